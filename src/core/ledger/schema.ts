@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+export const LedgerStatus = z.enum(['planned', 'approved', 'started', 'succeeded', 'failed', 'uncertain']);
+export const Idempotency = z.enum(['idempotent', 'conditional', 'non_idempotent']);
+export const ReplayPolicy = z.enum(['auto', 'ask', 'never']);
+
+/** One tool call's durable record; a new full copy is journaled on every transition. */
+export const LedgerEntry = z.object({
+  callId: z.string().min(1),
+  stepId: z.number().int().nonnegative(),
+  toolName: z.string(),
+  inputHash: z.string(),
+  status: LedgerStatus,
+  idempotency: Idempotency,
+  replayPolicy: ReplayPolicy,
+  sideEffects: z.array(z.string()),
+  plannedAt: z.number(),
+  startedAt: z.number().optional(),
+  finishedAt: z.number().optional(),
+  /** Blob hash of the recorded tool_result block (JSON). */
+  resultRef: z.string().optional(),
+  isError: z.boolean().optional(),
+  error: z.string().optional(),
+  /** How to undo the effect, or "not reversible". */
+  compensation: z.string(),
+  /** Why the entry got its current status (deny, reconciliation, person's choice...). */
+  reason: z.string().optional(),
+  patchIds: z.array(z.string()).optional(),
+});
+
+export type LedgerStatus = z.infer<typeof LedgerStatus>;
+export type Idempotency = z.infer<typeof Idempotency>;
+export type ReplayPolicy = z.infer<typeof ReplayPolicy>;
+export type LedgerEntry = z.infer<typeof LedgerEntry>;

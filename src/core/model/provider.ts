@@ -1,0 +1,56 @@
+import type { ContentBlock, MessageParam } from './messages';
+
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the input (from the tool's zod schema). */
+  readonly input_schema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  readonly model: string;
+  readonly system?: string;
+  readonly messages: readonly MessageParam[];
+  readonly tools: readonly ToolSpec[];
+  readonly maxTokens: number;
+  readonly signal?: AbortSignal;
+}
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn' | 'stop_sequence' | (string & {});
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadInputTokens?: number;
+  readonly cacheCreationInputTokens?: number;
+}
+
+export interface ModelResponse {
+  readonly id: string;
+  readonly model: string;
+  readonly content: readonly ContentBlock[];
+  readonly stopReason: StopReason;
+  readonly usage: Usage;
+}
+
+/** Streaming progress, for status bars and logs; never needed for correctness. */
+export type ModelEvent =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_use_start'; readonly name: string; readonly id: string }
+  | { readonly type: 'retry'; readonly attempt: number; readonly error: string };
+
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'auth' | 'bad_request' | 'rate_limit' | 'overloaded' | 'server' | 'network' | 'aborted' | 'invalid_response',
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+export interface ModelProvider {
+  readonly name: string;
+  complete(request: ModelRequest, onEvent?: (event: ModelEvent) => void): Promise<ModelResponse>;
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+export const ABSENT = 'absent';
+
+/** sha256 hex of the content (see hash.ts), or `absent` when the file does not exist. */
+export const ContentHash = z.union([z.literal(ABSENT), z.string().regex(/^[0-9a-f]{64}$/)]);
+
+export const PatchState = z.enum(['pending', 'accepted', 'rolled_back']);
+export const LiveState = z.enum(['applied', 'not_applied', 'conflict', 'missing']);
+
+export const Patch = z.object({
+  patchId: z.string().min(1),
+  runId: z.string().min(1),
+  stepId: z.number().int().nonnegative(),
+  toolCallId: z.string(),
+  /** Workspace-relative, forward slashes. */
+  path: z.string().min(1),
+  op: z.enum(['create', 'modify', 'delete']),
+  beforeHash: ContentHash,
+  afterHash: ContentHash,
+  /** Blob hashes of the contents; absent side has none. Omitted above the size cap. */
+  beforeBlob: z.string().optional(),
+  afterBlob: z.string().optional(),
+  /** Unified diff (package `diff`); empty for binary or over-cap content. */
+  diff: z.string(),
+  added: z.number().int().nonnegative(),
+  removed: z.number().int().nonnegative(),
+  binary: z.boolean(),
+  /** Set when content exceeded the size cap and is kept by hash only. */
+  contentOmitted: z.boolean().optional(),
+  /** The live buffer had unsaved user edits when the agent wrote; the agent did not save it. */
+  wroteDirtyBuffer: z.boolean().optional(),
+  createdAt: z.number(),
+  state: PatchState,
+});
+
+export type ContentHash = z.infer<typeof ContentHash>;
+export type PatchState = z.infer<typeof PatchState>;
+export type LiveState = z.infer<typeof LiveState>;
+export type Patch = z.infer<typeof Patch>;

@@ -1,0 +1,130 @@
+// Ports: everything the core needs from the outside world. Hosts (src/host/*) implement them;
+// the core itself never touches the file system, the network, a process or `vscode`.
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Log {
+  log(level: LogLevel, message: string, data?: Record<string, unknown>): void;
+}
+
+export const silentLog: Log = { log: () => undefined };
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Where live content came from: an open editor buffer (unsaved edits count) or the disk. */
+export type ContentSource = 'buffer' | 'disk';
+
+export interface LiveFile {
+  /** Workspace-relative path with forward slashes. */
+  readonly path: string;
+  /** Bytes as they are live: the buffer's text encoded as UTF-8, or the file's bytes on disk. */
+  readonly bytes: Uint8Array;
+  /** `hashContent(bytes)` from core/patches/hash (BOM-insensitive for text). */
+  readonly hash: string;
+  readonly source: ContentSource;
+  /** True when an open buffer holds edits that are not saved to disk. */
+  readonly dirty: boolean;
+}
+
+export interface DirEntry {
+  readonly name: string;
+  readonly kind: 'file' | 'dir' | 'symlink' | 'other';
+}
+
+export interface FileStat {
+  readonly kind: 'file' | 'dir' | 'symlink' | 'other';
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** Thrown by Workspace.write/delete when the live hash is not the expected before-hash. */
+export class StaleContentError extends Error {
+  constructor(
+    readonly path: string,
+    readonly expectedHash: string,
+    readonly actualHash: string,
+  ) {
+    super(`${path} changed since it was read (expected ${expectedHash.slice(0, 12)}, found ${actualHash.slice(0, 12)})`);
+    this.name = 'StaleContentError';
+  }
+}
+
+/** Thrown for a path outside every workspace folder, into `.git/` or the store, or otherwise refused. */
+export class PathRefusedError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`refused path "${path}": ${reason}`);
+    this.name = 'PathRefusedError';
+  }
+}
+
+/**
+ * The workspace as the agent sees it. Paths are workspace-relative (first folder) or
+ * `folderName/...` for multi-root; the adapter resolves symlinks and refuses escapes.
+ */
+export interface Workspace {
+  /** Absolute paths of the workspace folders. */
+  readonly roots: readonly string[];
+  /** Normalises and validates a path; throws PathRefusedError. Returns the workspace-relative form. */
+  normalize(path: string): Promise<string>;
+  /** Live content, or null when the file does not exist. */
+  read(path: string): Promise<LiveFile | null>;
+  /**
+   * Writes bytes if the live hash still equals expectedBeforeHash (`absent` for a create),
+   * else throws StaleContentError. Returns the live file after the write.
+   */
+  write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile>;
+  /** Deletes the file if its live hash equals expectedBeforeHash, else StaleContentError. */
+  delete(path: string, expectedBeforeHash: string): Promise<void>;
+  list(dir: string): Promise<DirEntry[]>;
+  stat(path: string): Promise<FileStat | null>;
+}
+
+export type ApprovalDecision = 'allow_once' | 'allow_for_run' | 'deny';
+
+export interface ApprovalRequest {
+  readonly runId: string;
+  readonly callId: string;
+  readonly toolName: string;
+  readonly summary: string;
+  readonly input: unknown;
+}
+
+export type UncertainChoice = 'run_again' | 'mark_done' | 'report_unknown';
+
+export interface UncertainRequest {
+  readonly runId: string;
+  readonly callId: string;
+  readonly toolName: string;
+  readonly summary: string;
+}
+
+/** Asks a person. A host with nobody to ask returns null from askUncertain. */
+export interface Approver {
+  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+  askUncertain(request: UncertainRequest, signal?: AbortSignal): Promise<UncertainChoice | null>;
+}
+
+export interface CommandResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  readonly truncated: boolean;
+  readonly durationMs: number;
+}
+
+/** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */
+export interface CommandRunner {
+  run(
+    command: string,
+    options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal },
+  ): Promise<CommandResult>;
+}

@@ -1,0 +1,109 @@
+import type { LedgerEntry } from '../ledger/schema';
+import type { MessageParam } from '../model/messages';
+import type { Patch } from '../patches/schema';
+import type {
+  ApprovalRecord,
+  Budget,
+  CheckpointRecord,
+  NewRecord,
+  NoteRecord,
+  RestoreRecord,
+  RunEndRecord,
+  RunRecord,
+  RunStatus,
+  StoredRecord,
+} from './records';
+
+/** A run's state folded from its journal (at its latest checkpoint or an earlier one). */
+export interface RunState {
+  readonly run: RunRecord;
+  readonly status: RunStatus;
+  readonly statusReason?: string;
+  /** Active history (after any branch). */
+  readonly messages: readonly MessageParam[];
+  /** Latest entry per callId, in planning order, active history only. */
+  readonly ledger: readonly LedgerEntry[];
+  /** Every patch of the run with its latest state (patches survive a session branch). */
+  readonly patches: readonly Patch[];
+  readonly approvals: readonly ApprovalRecord[];
+  readonly budget: Budget;
+  /** Checkpoints of the active history, oldest first. */
+  readonly checkpoints: readonly CheckpointRecord[];
+  /** Every checkpoint ever written, including those of abandoned branches. */
+  readonly allCheckpoints: readonly CheckpointRecord[];
+  readonly notes: readonly NoteRecord[];
+  readonly restores: readonly RestoreRecord[];
+  readonly ended?: RunEndRecord;
+  readonly lastSeq: number;
+  readonly stepId: number;
+}
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly task: string;
+  readonly createdAt: number;
+  readonly status: RunStatus;
+  readonly updatedAt: number;
+  readonly steps: number;
+  readonly damaged?: string;
+  /** True when a live writer holds the lease right now. */
+  readonly leased: boolean;
+}
+
+export interface VerifyReport {
+  readonly runId: string;
+  readonly ok: boolean;
+  readonly records: number;
+  /** A torn tail that was (or would be) cut: byte offset and length. */
+  readonly tornTail?: { offset: number; bytes: number };
+  /** Corruption before the tail: file and byte offset. */
+  readonly damage?: { file: string; offset: number; message: string };
+  readonly missingBlobs: readonly string[];
+}
+
+export class StoreError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'damaged' | 'future_version' | 'not_found' | 'lease_lost' | 'lease_held' | 'io' | 'invalid',
+    readonly file?: string,
+    readonly offset?: number,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export interface LeaseInfo {
+  readonly holderId: string;
+  readonly pid: number;
+  readonly hostname: string;
+  readonly acquiredAt: number;
+  readonly renewedAt: number;
+}
+
+/** Exclusive writer of one run. Every append is one commit group: one fsync. */
+export interface RunWriter {
+  readonly runId: string;
+  readonly holderId: string;
+  /** Appends records durably; resolves only once they are on disk. Throws StoreError('lease_lost') when the lease was taken over. */
+  append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]>;
+  renewLease(): Promise<void>;
+  /** Releases the lease; further appends fail. */
+  close(): Promise<void>;
+}
+
+export interface CheckpointStore {
+  /** Creates the run folder, writes the run record and holds the lease. */
+  createRun(run: Omit<RunRecord, 'v' | 'at' | 'type'>): Promise<RunWriter>;
+  /** Acquires the lease of an existing run (stale holders taken over after the lease timeout). */
+  openWriter(runId: string): Promise<RunWriter>;
+  readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState>;
+  readRecords(runId: string): Promise<readonly StoredRecord[]>;
+  listRuns(): Promise<readonly RunSummary[]>;
+  lease(runId: string): Promise<LeaseInfo | null>;
+  putBlob(bytes: Uint8Array): Promise<string>;
+  getBlob(hash: string): Promise<Uint8Array>;
+  verify(runId: string): Promise<VerifyReport>;
+  /** Deletes old completed runs beyond the quota and unreferenced blobs. */
+  collectGarbage(policy: { maxBytes?: number; maxRuns?: number }): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }>;
+}

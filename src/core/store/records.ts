@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import { MessageParam } from '../model/messages';
+import { LedgerEntry } from '../ledger/schema';
+import { Patch, PatchState } from '../patches/schema';
+
+/** Current format version of every record this build writes. */
+export const FORMAT_VERSION = 1;
+
+export const RunStatus = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']);
+
+export const CheckpointLabel = z.enum([
+  'run_start',
+  'before_model',
+  'after_model',
+  'tool_planned',
+  'tool_approved',
+  'tool_started',
+  'tool_finished',
+  'file_written',
+  'run_end',
+]);
+
+export const GitFacts = z.object({
+  isRepo: z.boolean(),
+  head: z.string().optional(),
+  branch: z.string().optional(),
+  dirtyPaths: z.array(z.string()),
+});
+
+export const RunSettings = z.object({
+  model: z.string(),
+  provider: z.string(),
+  maxTurns: z.number().int().positive(),
+  maxTokens: z.number().int().positive().optional(),
+  maxCostUsd: z.number().positive().optional(),
+  maxOutputTokensPerCall: z.number().int().positive(),
+});
+
+export const Budget = z.object({
+  turns: z.number().int().nonnegative(),
+  maxTurns: z.number().int().positive(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  /** Tokens in the current context window (last request's input + output). */
+  tokensUsed: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  maxTokens: z.number().int().positive().optional(),
+  maxCostUsd: z.number().positive().optional(),
+});
+
+const base = { v: z.number().int().positive(), at: z.number() };
+
+export const RunRecord = z.object({
+  ...base,
+  type: z.literal('run'),
+  runId: z.string().min(1),
+  task: z.string(),
+  createdAt: z.number(),
+  workspaceFolders: z.array(z.string()),
+  git: GitFacts,
+  settings: RunSettings,
+  system: z.string().optional(),
+});
+
+export const CheckpointRecord = z.object({
+  ...base,
+  type: z.literal('checkpoint'),
+  checkpointId: z.string().min(1),
+  stepId: z.number().int().nonnegative(),
+  label: CheckpointLabel,
+  /** Number of messages in the active history at this point (messagesRef). */
+  messageCount: z.number().int().nonnegative(),
+  /** Number of patches recorded so far (fileSnapshot). */
+  patchCount: z.number().int().nonnegative(),
+  callId: z.string().optional(),
+  status: RunStatus,
+  budget: Budget,
+});
+
+export const MessageRecord = z.object({
+  ...base,
+  type: z.literal('message'),
+  /** Position in the active history. */
+  index: z.number().int().nonnegative(),
+  stepId: z.number().int().nonnegative(),
+  message: MessageParam,
+});
+
+export const LedgerRecord = z.object({ ...base, type: z.literal('ledger'), entry: LedgerEntry });
+
+export const PatchRecord = z.object({ ...base, type: z.literal('patch'), patch: Patch });
+
+export const PatchStateRecord = z.object({
+  ...base,
+  type: z.literal('patch_state'),
+  patchId: z.string(),
+  state: PatchState,
+  reason: z.string().optional(),
+});
+
+export const ApprovalRecord = z.object({
+  ...base,
+  type: z.literal('approval'),
+  /** A call id, or a rule such as `tool:run_command` for allow_for_run. */
+  target: z.string(),
+  toolName: z.string(),
+  decision: z.enum(['allow_once', 'allow_for_run', 'deny']),
+});
+
+export const BudgetRecord = z.object({ ...base, type: z.literal('budget'), budget: Budget });
+
+export const NoteRecord = z.object({
+  ...base,
+  type: z.literal('note'),
+  kind: z.enum(['recovery', 'info', 'warning', 'error']),
+  text: z.string(),
+});
+
+export const StatusRecord = z.object({
+  ...base,
+  type: z.literal('status'),
+  status: RunStatus,
+  reason: z.string().optional(),
+});
+
+/** restore_session: the active history goes back to a checkpoint; the old tail stays in the journal. */
+export const BranchRecord = z.object({
+  ...base,
+  type: z.literal('branch'),
+  checkpointId: z.string(),
+  branchId: z.string(),
+});
+
+/** What a restore or rollback replaced, so that undo brings back the exact bytes. */
+export const RestoreRecord = z.object({
+  ...base,
+  type: z.literal('restore'),
+  restoreId: z.string(),
+  kind: z.enum(['rollback_files', 'restore_session', 'undo']),
+  /** For undo: the restoreId undone. */
+  undoes: z.string().optional(),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      /** Live content before the restore touched it (blob hash) or `absent`. */
+      replacedHash: z.string(),
+      replacedBlob: z.string().optional(),
+      /** Content the restore wrote, or `absent` when it deleted the file. */
+      writtenHash: z.string(),
+      writtenBlob: z.string().optional(),
+    }),
+  ),
+  patchIds: z.array(z.string()),
+  branchId: z.string().optional(),
+});
+
+export const RunEndRecord = z.object({
+  ...base,
+  type: z.literal('run_end'),
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  summary: z.string().optional(),
+});
+
+export const StoreRecord = z.discriminatedUnion('type', [
+  RunRecord,
+  CheckpointRecord,
+  MessageRecord,
+  LedgerRecord,
+  PatchRecord,
+  PatchStateRecord,
+  ApprovalRecord,
+  BudgetRecord,
+  NoteRecord,
+  StatusRecord,
+  BranchRecord,
+  RestoreRecord,
+  RunEndRecord,
+]);
+
+export type RunStatus = z.infer<typeof RunStatus>;
+export type CheckpointLabel = z.infer<typeof CheckpointLabel>;
+export type GitFacts = z.infer<typeof GitFacts>;
+export type RunSettings = z.infer<typeof RunSettings>;
+export type Budget = z.infer<typeof Budget>;
+export type RunRecord = z.infer<typeof RunRecord>;
+export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
+export type MessageRecord = z.infer<typeof MessageRecord>;
+export type LedgerRecord = z.infer<typeof LedgerRecord>;
+export type PatchRecord = z.infer<typeof PatchRecord>;
+export type PatchStateRecord = z.infer<typeof PatchStateRecord>;
+export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
+export type BudgetRecord = z.infer<typeof BudgetRecord>;
+export type NoteRecord = z.infer<typeof NoteRecord>;
+export type StatusRecord = z.infer<typeof StatusRecord>;
+export type BranchRecord = z.infer<typeof BranchRecord>;
+export type RestoreRecord = z.infer<typeof RestoreRecord>;
+export type RunEndRecord = z.infer<typeof RunEndRecord>;
+export type StoreRecord = z.infer<typeof StoreRecord>;
+
+/** A record as the writer hands it over: `v` and `at` are filled in by the store. */
+export type NewRecord = StoreRecord extends infer R ? (R extends StoreRecord ? Omit<R, 'v' | 'at'> : never) : never;
+
+/** A record as it comes back from the journal, with its sequence number. */
+export type StoredRecord = StoreRecord & { readonly seq: number };
