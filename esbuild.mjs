@@ -1,0 +1,38 @@
+// Builds the extension host bundle, the headless CLI, the webview bundle and the host test
+// bundle into dist/. `--watch` rebuilds on change; `--production` minifies without sourcemaps.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+const nodeCommon = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+
+const builds = [
+  { ...nodeCommon, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' },
+];
+if (existsSync('src/host/cli/main.ts')) {
+  builds.push({ ...nodeCommon, entryPoints: ['src/host/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } });
+}
+if (!production) {
+  // Host test suites run inside the extension host; mocha is bundled in, `vscode` is provided.
+  builds.push({ ...nodeCommon, entryPoints: ['test/host/index.ts'], outfile: 'dist/test/host/index.js', external: ['vscode'] });
+}
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log(`[esbuild] watching ${builds.length} bundles`);
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  console.log(`[esbuild] built ${builds.length} bundles${production ? ' (production)' : ''}`);
+}

@@ -1,0 +1,1 @@
+// Webview entry: replaced by the timeline UI.
