@@ -4,6 +4,13 @@ export const LedgerStatus = z.enum(['planned', 'approved', 'started', 'succeeded
 export const Idempotency = z.enum(['idempotent', 'conditional', 'non_idempotent']);
 export const ReplayPolicy = z.enum(['auto', 'ask', 'never']);
 
+/** A file write a conditional tool is about to make, recorded with `started` (write-ahead). */
+export const FileIntent = z.object({
+  path: z.string(),
+  beforeHash: z.string(),
+  afterHash: z.string(),
+});
+
 /** One tool call's durable record; a new full copy is journaled on every transition. */
 export const LedgerEntry = z.object({
   callId: z.string().min(1),
@@ -26,9 +33,12 @@ export const LedgerEntry = z.object({
   /** Why the entry got its current status (deny, reconciliation, person's choice...). */
   reason: z.string().optional(),
   patchIds: z.array(z.string()).optional(),
+  /** Write-ahead intents of file tools: what the call will change, known before it starts. */
+  intents: z.array(FileIntent).optional(),
 });
 
 export type LedgerStatus = z.infer<typeof LedgerStatus>;
 export type Idempotency = z.infer<typeof Idempotency>;
 export type ReplayPolicy = z.infer<typeof ReplayPolicy>;
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
+export type FileIntent = z.infer<typeof FileIntent>;

@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { FileIntent, Idempotency, ReplayPolicy } from '../ledger/schema';
+import type { Patch } from '../patches/schema';
+import type { CommandRunner, Workspace } from '../ports';
+
+/** A file change a tool intends to make, with the bytes (null = absent: create / delete). */
+export interface PreparedWrite extends FileIntent {
+  readonly before: Uint8Array | null;
+  readonly after: Uint8Array | null;
+}
+
+export interface ToolContext {
+  readonly runId: string;
+  readonly callId: string;
+  readonly stepId: number;
+  readonly workspace: Workspace;
+  readonly commands: CommandRunner;
+  readonly signal: AbortSignal;
+  /**
+   * Performs one prepared write durably: before/after blobs stored, Workspace.write (or delete)
+   * with the expected before-hash, patch record persisted (the file_written save point).
+   */
+  applyWrite(write: PreparedWrite): Promise<Patch>;
+}
+
+export interface ToolOutput {
+  /** Text of the tool_result block. */
+  readonly content: string;
+  readonly isError?: boolean;
+}
+
+export interface ToolDefinition<I = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<I>;
+  readonly idempotency: Idempotency;
+  readonly replayPolicy: ReplayPolicy;
+  readonly sideEffects: readonly string[];
+  /** How to undo the effect, or "not reversible". */
+  readonly compensation: string;
+  /** One line for the ledger, the approvals prompt and the timeline. */
+  summarize(input: I): string;
+  /**
+   * File tools: compute the writes from live content BEFORE the call is marked started, so the
+   * intents are on disk first (write-ahead) and a resume can probe them.
+   */
+  prepare?(input: I, ctx: ToolContext): Promise<readonly PreparedWrite[]>;
+  execute(input: I, ctx: ToolContext, prepared: readonly PreparedWrite[]): Promise<ToolOutput>;
+}
