@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+// The script a fake Anthropic server plays: a queue of responses and faults, one per request.
+
+export const ScriptTextBlock = z.object({ type: z.literal('text'), text: z.string() });
+export const ScriptToolUseBlock = z.object({
+  type: z.literal('tool_use'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.unknown(),
+  /**
+   * Raw JSON text streamed for the input instead of JSON.stringify(input): lets a script cut a
+   * tool_use mid-JSON, as the real API does when max_tokens is hit.
+   */
+  rawInputJson: z.string().optional(),
+});
+export const ScriptBlock = z.union([ScriptTextBlock, ScriptToolUseBlock]);
+
+export const ResponseStep = z.object({
+  id: z.string().optional(),
+  model: z.string().optional(),
+  content: z.array(ScriptBlock),
+  stop_reason: z.string().default('end_turn'),
+  usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() }).optional(),
+  /** Pause between streamed events, to let a test act mid-stream. */
+  eventDelayMs: z.number().nonnegative().optional(),
+});
+
+export const StatusFault = z.object({
+  fault: z.literal('status'),
+  status: z.number().int().min(400).max(599),
+  retryAfterSeconds: z.number().nonnegative().optional(),
+  retryAfterMs: z.number().nonnegative().optional(),
+  message: z.string().optional(),
+});
+/** Destroys the connection: before any byte by default, or after `afterEvents` streamed events. */
+export const ResetFault = z.object({ fault: z.literal('reset'), afterEvents: z.number().int().nonnegative().optional() });
+/** Accepts the request and says nothing for `ms`, then drops the connection. */
+export const StallFault = z.object({ fault: z.literal('stall'), ms: z.number().nonnegative() });
+
+export const Step = z.union([StatusFault, ResetFault, StallFault, ResponseStep]);
+export const Script = z.array(Step);
+
+export type ScriptBlock = z.infer<typeof ScriptBlock>;
+export type ResponseStep = z.input<typeof ResponseStep>;
+export type StatusFault = z.infer<typeof StatusFault>;
+export type ResetFault = z.infer<typeof ResetFault>;
+export type StallFault = z.infer<typeof StallFault>;
+export type FaultStep = StatusFault | ResetFault | StallFault;
+export type Step = ResponseStep | FaultStep;
+
+export function isFault(step: Step): step is FaultStep {
+  return 'fault' in step;
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+export function errorTypeOf(status: number): string {
+  return ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}

@@ -1,0 +1,268 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorTypeOf, isFault, ResponseStep, type ScriptBlock, type StatusFault, type Step } from './script';
+
+export type { Step, ResponseStep, FaultStep, ScriptBlock } from './script';
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Lower-cased header names; credentials (x-api-key, authorization) are kept as sent. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The credential as sent: `x-api-key`, or the token of `authorization: Bearer` (this SDK's way). */
+  readonly apiKeySeen: string | undefined;
+  /** Parsed JSON body (undefined when the body was not JSON). */
+  readonly body: unknown;
+}
+
+export type Responder = (request: RecordedRequest, index: number) => Step;
+export type ScriptEntry = Step | Responder;
+
+export interface FakeAnthropic {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  push(...steps: ScriptEntry[]): void;
+  close(): Promise<void>;
+}
+
+export interface FakeAnthropicOptions {
+  readonly port?: number;
+}
+
+/**
+ * A loopback server speaking the Anthropic Messages API (plain JSON and SSE streaming) that
+ * plays a script. A function as `script` answers every request; an array is a queue whose
+ * entries may themselves be functions. An exhausted queue answers 400 so a test fails loudly.
+ */
+export async function startFakeAnthropic(
+  script: readonly ScriptEntry[] | Responder = [],
+  options: FakeAnthropicOptions = {},
+): Promise<FakeAnthropic> {
+  const queue: ScriptEntry[] = typeof script === 'function' ? [] : [...script];
+  const fallback: Responder | undefined = typeof script === 'function' ? script : undefined;
+  const requests: RecordedRequest[] = [];
+  let messageCounter = 0;
+
+  const server = http.createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      const recorded = recordRequest(req, raw);
+      const index = requests.length;
+      requests.push(recorded);
+      if (req.method !== 'POST' || recorded.path !== '/v1/messages') {
+        return sendError(res, { fault: 'status', status: 404, message: `fake-anthropic: no route ${req.method} ${recorded.path}` });
+      }
+      if (recorded.body === undefined) {
+        return sendError(res, { fault: 'status', status: 400, message: 'fake-anthropic: body is not JSON' });
+      }
+      const step = nextStep(queue, fallback, recorded, index);
+      if (step === undefined) {
+        return sendError(res, { fault: 'status', status: 400, message: `fake-anthropic: script exhausted at request ${index}` });
+      }
+      messageCounter += 1;
+      return answer(req, res, step, recorded, `msg_fake_${messageCounter}`);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    push: (...steps) => void queue.push(...steps),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function nextStep(queue: ScriptEntry[], fallback: Responder | undefined, request: RecordedRequest, index: number): Step | undefined {
+  const entry = queue.shift() ?? fallback;
+  if (entry === undefined) return undefined;
+  return typeof entry === 'function' ? entry(request, index) : entry;
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(''));
+  });
+}
+
+function recordRequest(req: http.IncomingMessage, raw: string): RecordedRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = undefined;
+  }
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  return { method: req.method ?? 'GET', path, headers, apiKeySeen: credentialOf(headers), body };
+}
+
+function credentialOf(headers: Readonly<Record<string, string>>): string | undefined {
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers['authorization'] ?? '');
+  return headers['x-api-key'] ?? bearer?.[1];
+}
+
+async function answer(req: http.IncomingMessage, res: http.ServerResponse, step: Step, request: RecordedRequest, id: string): Promise<void> {
+  if (!isFault(step)) return sendMessage(res, ResponseStep.parse(step), request, id);
+  switch (step.fault) {
+    case 'status':
+      return sendError(res, step);
+    case 'stall':
+      await sleep(step.ms);
+      return resetSocket(req);
+    case 'reset': {
+      const afterEvents = step.afterEvents;
+      if (afterEvents === undefined || !wantsStream(request)) return resetSocket(req);
+      return streamMessage(res, { content: [{ type: 'text', text: 'partial response before a reset' }], stop_reason: 'end_turn' }, request, id, afterEvents).then(() =>
+        resetSocket(req),
+      );
+    }
+  }
+}
+
+function resetSocket(req: http.IncomingMessage): void {
+  const socket = req.socket;
+  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+function sendError(res: http.ServerResponse, fault: StatusFault): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'request-id': `req_fake_${Date.now()}` };
+  // A short explicit delay keeps the SDK's retry backoff fast in tests.
+  if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = String(fault.retryAfterMs);
+  if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
+  if (fault.retryAfterMs === undefined && fault.retryAfterSeconds === undefined) headers['retry-after-ms'] = '5';
+  const type = errorTypeOf(fault.status);
+  const body = { type: 'error', error: { type, message: fault.message ?? `fake ${type} (${fault.status})` } };
+  res.writeHead(fault.status, headers);
+  res.end(JSON.stringify(body));
+}
+
+type ParsedResponse = ReturnType<typeof ResponseStep.parse>;
+
+function wantsStream(request: RecordedRequest): boolean {
+  return typeof request.body === 'object' && request.body !== null && (request.body as { stream?: unknown }).stream === true;
+}
+
+function modelOf(step: ParsedResponse, request: RecordedRequest): string {
+  const requested = (request.body as { model?: unknown } | undefined)?.model;
+  return step.model ?? (typeof requested === 'string' ? requested : 'claude-fake');
+}
+
+function usageOf(step: ParsedResponse) {
+  return step.usage ?? { input_tokens: 100, output_tokens: 20 };
+}
+
+async function sendMessage(res: http.ServerResponse, step: ParsedResponse, request: RecordedRequest, id: string): Promise<void> {
+  if (wantsStream(request)) return streamMessage(res, step, request, id, Number.POSITIVE_INFINITY);
+  const usage = usageOf(step);
+  const message = {
+    id: step.id ?? id,
+    type: 'message',
+    role: 'assistant',
+    model: modelOf(step, request),
+    content: step.content.map(plainBlock),
+    stop_reason: step.stop_reason,
+    stop_sequence: null,
+    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+  res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${id}` });
+  res.end(JSON.stringify(message));
+}
+
+function plainBlock(block: ScriptBlock): Record<string, unknown> {
+  if (block.type === 'text') return { type: 'text', text: block.text };
+  return { type: 'tool_use', id: block.id, name: block.name, input: block.rawInputJson === undefined ? block.input : parseOrEmpty(block.rawInputJson) };
+}
+
+function parseOrEmpty(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return {};
+  }
+}
+
+/** Writes SSE events; stops after `limit` events (a reset fault cuts the stream there). */
+async function streamMessage(res: http.ServerResponse, step: ParsedResponse, request: RecordedRequest, id: string, limit: number): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${id}` });
+  const events = streamEvents(step, request, id);
+  let sent = 0;
+  for (const event of events) {
+    if (sent >= limit || res.destroyed) return;
+    if (sent > 0 && step.eventDelayMs) await sleep(step.eventDelayMs);
+    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    sent += 1;
+  }
+  res.end();
+}
+
+type StreamEvent = { type: string } & Record<string, unknown>;
+
+function streamEvents(step: ParsedResponse, request: RecordedRequest, id: string): StreamEvent[] {
+  const usage = usageOf(step);
+  const events: StreamEvent[] = [
+    {
+      type: 'message_start',
+      message: {
+        id: step.id ?? id,
+        type: 'message',
+        role: 'assistant',
+        model: modelOf(step, request),
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    },
+    { type: 'ping' },
+  ];
+  step.content.forEach((block, index) => events.push(...blockEvents(block, index)));
+  events.push({ type: 'message_delta', delta: { stop_reason: step.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  events.push({ type: 'message_stop' });
+  return events;
+}
+
+function blockEvents(block: ScriptBlock, index: number): StreamEvent[] {
+  if (block.type === 'text') {
+    return [
+      { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+      ...splitInto(block.text, 2).map((text) => ({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } })),
+      { type: 'content_block_stop', index },
+    ];
+  }
+  const json = block.rawInputJson ?? JSON.stringify(block.input ?? {});
+  // The real API opens with an empty partial_json chunk, then splits the JSON anywhere.
+  const chunks = ['', ...splitInto(json, 3)];
+  return [
+    { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } },
+    ...chunks.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
+    { type: 'content_block_stop', index },
+  ];
+}
+
+function splitInto(text: string, parts: number): string[] {
+  if (text.length === 0) return [];
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+  return pieces;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
