@@ -1,0 +1,213 @@
+import { systemClock, type Clock } from '../ports';
+import { StoreError, type CheckpointStore, type LeaseInfo, type RunState, type RunSummary, type RunWriter, type VerifyReport } from './contract';
+import { sha256Hex } from './hash';
+import { DEFAULT_LEASE_TIMEOUT_MS, isLeaseStale, leaseNeedsRenewal, newHolderId, newLease, unknownProcess, type ProcessIdentity } from './lease-policy';
+import { materialise } from './materialise';
+import type { NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
+import { blobRefs } from './refs';
+import { planRetention, type RetentionPolicy } from './retention';
+import { stampRecords } from './stamp';
+
+export interface MemoryStoreOptions {
+  readonly clock?: Clock;
+  readonly leaseTimeoutMs?: number;
+  readonly process?: ProcessIdentity;
+  /** Unreferenced blobs younger than this survive garbage collection (a writer may be about to name them). */
+  readonly blobGraceMs?: number;
+}
+
+interface MemoryRun {
+  readonly records: StoredRecord[];
+  bytes: number;
+  status: RunStatus;
+  updatedAt: number;
+  steps: number;
+  lease: LeaseInfo | null;
+}
+
+/** The CheckpointStore in memory, with the same semantics (lease included) as the file store. */
+export class MemoryCheckpointStore implements CheckpointStore {
+  private readonly runs = new Map<string, MemoryRun>();
+  private readonly blobs = new Map<string, { bytes: Uint8Array; putAt: number }>();
+  private readonly clock: Clock;
+  private readonly leaseTimeoutMs: number;
+  private readonly me: ProcessIdentity;
+  private readonly blobGraceMs: number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
+    this.me = options.process ?? unknownProcess;
+    this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
+  }
+
+  async createRun(run: Omit<RunRecord, 'v' | 'at' | 'type'>): Promise<RunWriter> {
+    if (this.runs.has(run.runId)) throw new StoreError(`run ${run.runId} already exists`, 'invalid');
+    const now = this.clock.now();
+    const [record] = stampRecords([{ ...run, type: 'run' }], 1, now);
+    const entry: MemoryRun = { records: [record!], bytes: JSON.stringify(record).length + 1, status: 'running', updatedAt: now, steps: 0, lease: null };
+    this.runs.set(run.runId, entry);
+    return this.acquire(run.runId, entry);
+  }
+
+  async openWriter(runId: string): Promise<RunWriter> {
+    return this.acquire(runId, this.runOf(runId));
+  }
+
+  async readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState> {
+    return materialise(this.runOf(runId).records, options);
+  }
+
+  async readRecords(runId: string): Promise<readonly StoredRecord[]> {
+    return [...this.runOf(runId).records];
+  }
+
+  async listRuns(): Promise<readonly RunSummary[]> {
+    const now = this.clock.now();
+    return [...this.runs.entries()].map(([runId, run]) => {
+      const first = run.records[0] as RunRecord;
+      return { runId, task: first.task, createdAt: first.createdAt, status: run.status, updatedAt: run.updatedAt, steps: run.steps, leased: this.isLive(run.lease, now) };
+    });
+  }
+
+  async lease(runId: string): Promise<LeaseInfo | null> {
+    return this.runOf(runId).lease;
+  }
+
+  async putBlob(bytes: Uint8Array): Promise<string> {
+    const hash = sha256Hex(bytes);
+    if (!this.blobs.has(hash)) this.blobs.set(hash, { bytes: new Uint8Array(bytes), putAt: this.clock.now() });
+    return hash;
+  }
+
+  async getBlob(hash: string): Promise<Uint8Array> {
+    const blob = this.blobs.get(hash);
+    if (!blob) throw new StoreError(`blob ${hash} not found`, 'not_found');
+    return new Uint8Array(blob.bytes);
+  }
+
+  async verify(runId: string): Promise<VerifyReport> {
+    const run = this.runOf(runId);
+    const missing = new Set<string>();
+    for (const record of run.records) for (const hash of blobRefs(record)) if (!this.blobs.has(hash)) missing.add(hash);
+    return { runId, ok: missing.size === 0, records: run.records.length, missingBlobs: [...missing] };
+  }
+
+  async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
+    const now = this.clock.now();
+    const usage = [...this.runs.entries()].map(([runId, run]) => ({
+      runId,
+      status: run.status,
+      updatedAt: run.updatedAt,
+      bytes: run.bytes,
+      protected: this.isLive(run.lease, now),
+      blobs: new Set(run.records.flatMap(blobRefs)),
+    }));
+    const sizes = new Map([...this.blobs.entries()].map(([hash, blob]) => [hash, blob.bytes.length]));
+    const removedRuns = planRetention(usage, sizes, policy);
+    let freedBytes = 0;
+    for (const runId of removedRuns) {
+      freedBytes += this.runs.get(runId)!.bytes;
+      this.runs.delete(runId);
+    }
+    const referenced = new Set(usage.filter((u) => !removedRuns.includes(u.runId)).flatMap((u) => [...u.blobs]));
+    let removedBlobs = 0;
+    for (const [hash, blob] of this.blobs) {
+      if (referenced.has(hash) || now - blob.putAt < this.blobGraceMs) continue;
+      this.blobs.delete(hash);
+      freedBytes += blob.bytes.length;
+      removedBlobs++;
+    }
+    return { removedRuns, removedBlobs, freedBytes };
+  }
+
+  private runOf(runId: string): MemoryRun {
+    const run = this.runs.get(runId);
+    if (!run) throw new StoreError(`run ${runId} not found`, 'not_found');
+    return run;
+  }
+
+  private isLive(lease: LeaseInfo | null, now: number): boolean {
+    return lease !== null && !isLeaseStale(lease, now, this.leaseTimeoutMs, this.me);
+  }
+
+  private acquire(runId: string, run: MemoryRun): RunWriter {
+    const now = this.clock.now();
+    if (this.isLive(run.lease, now)) throw new StoreError(`run ${runId} is held by ${run.lease!.holderId}`, 'lease_held');
+    const holderId = newHolderId();
+    run.lease = newLease(holderId, now, this.me);
+    return new MemoryRunWriter(this, runId, holderId, run);
+  }
+
+  /** @internal used by MemoryRunWriter */
+  appendTo(run: MemoryRun, holderId: string, records: readonly NewRecord[]): StoredRecord[] {
+    this.checkHolder(run, holderId);
+    const now = this.clock.now();
+    if (leaseNeedsRenewal(run.lease!, now, this.leaseTimeoutMs)) run.lease = { ...run.lease!, renewedAt: now };
+    const stamped = stampRecords(records, run.records.length + 1, now);
+    for (const record of stamped) {
+      for (const hash of blobRefs(record)) {
+        if (!this.blobs.has(hash)) throw new StoreError(`record names blob ${hash} that is not in the store`, 'invalid');
+      }
+    }
+    for (const record of stamped) {
+      run.records.push(record);
+      run.bytes += JSON.stringify(record).length + 1;
+      if (record.type === 'status' || record.type === 'checkpoint' || record.type === 'run_end') run.status = record.status;
+      if ('stepId' in record) run.steps = Math.max(run.steps, record.stepId);
+    }
+    run.updatedAt = now;
+    return stamped;
+  }
+
+  /** @internal */
+  renew(run: MemoryRun, holderId: string): void {
+    this.checkHolder(run, holderId);
+    run.lease = { ...run.lease!, renewedAt: this.clock.now() };
+  }
+
+  /** @internal */
+  release(run: MemoryRun, holderId: string): void {
+    if (run.lease?.holderId === holderId) run.lease = null;
+  }
+
+  private checkHolder(run: MemoryRun, holderId: string): void {
+    if (run.lease?.holderId !== holderId) throw new StoreError('the lease of this run was taken over by another writer', 'lease_lost');
+  }
+}
+
+class MemoryRunWriter implements RunWriter {
+  private stopped: StoreError | null = null;
+
+  constructor(
+    private readonly store: MemoryCheckpointStore,
+    readonly runId: string,
+    readonly holderId: string,
+    private readonly run: MemoryRun,
+  ) {}
+
+  async append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+    if (this.stopped) throw this.stopped;
+    try {
+      return this.store.appendTo(this.run, this.holderId, records);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'lease_lost') this.stopped = error;
+      throw error;
+    }
+  }
+
+  async renewLease(): Promise<void> {
+    if (this.stopped) throw this.stopped;
+    try {
+      this.store.renew(this.run, this.holderId);
+    } catch (error) {
+      if (error instanceof StoreError) this.stopped = error;
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.stopped) this.store.release(this.run, this.holderId);
+    this.stopped = new StoreError('this writer is closed', 'lease_lost');
+  }
+}

@@ -1,0 +1,197 @@
+import { strict as assert } from 'node:assert';
+import { StoreError, type CheckpointStore } from '../../../src/core/store/contract';
+import { bytesOf, checkpoint, ledgerEntry, ManualClock, message, runInput } from './fixtures';
+
+export interface StoreUnderTest {
+  /** A store over the shared storage; call twice to get two "processes" on the same root. */
+  open(): CheckpointStore;
+  dispose(): Promise<void>;
+}
+
+export type StoreFactory = (options: { clock: ManualClock; leaseTimeoutMs: number }) => Promise<StoreUnderTest>;
+
+const isStoreError = (code: StoreError['code']) => (e: unknown) => e instanceof StoreError && e.code === code;
+
+/** The behaviour every CheckpointStore must have, run against each implementation. */
+export function checkpointStoreConformance(name: string, factory: StoreFactory): void {
+  describe(`CheckpointStore conformance: ${name}`, () => {
+    let clock: ManualClock;
+    let sut: StoreUnderTest;
+    let store: CheckpointStore;
+    const leaseTimeoutMs = 10_000;
+
+    beforeEach(async () => {
+      clock = new ManualClock();
+      sut = await factory({ clock, leaseTimeoutMs });
+      store = sut.open();
+    });
+    afterEach(async () => sut.dispose());
+
+    it('creates a run, appends commit groups and reads them back', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      const stored = await writer.append([checkpoint('c0', 0, 'run_start', 0), message(0, 0, 'user', 'hello')]);
+      assert.deepEqual(stored.map((r) => r.seq), [2, 3]);
+      await writer.append([message(1, 1, 'assistant', 'hi')]);
+      const records = await store.readRecords('r1');
+      assert.deepEqual(records.map((r) => r.type), ['run', 'checkpoint', 'message', 'message']);
+      assert.ok(records.every((r) => r.v === 1));
+      const state = await sut.open().readRun('r1');
+      assert.equal(state.messages.length, 2);
+      assert.equal(state.lastSeq, 4);
+      assert.equal(state.run.task, 'fix the tests');
+      await writer.close();
+    });
+
+    it('refuses an invalid record and a duplicate run', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      await assert.rejects(writer.append([{ type: 'note', kind: 'nonsense', text: 'x' } as never]), isStoreError('invalid'));
+      await assert.rejects(store.createRun(runInput('r1')), isStoreError('invalid'));
+      await writer.append([message(0, 0, 'user', 'still fine')]);
+      assert.equal((await store.readRecords('r1')).length, 2);
+    });
+
+    it('materialises at checkpoints and follows branches', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      await writer.append([checkpoint('c0', 0, 'run_start', 0), message(0, 0, 'user', 'task')]);
+      await writer.append([message(1, 1, 'assistant', 'plan'), ledgerEntry('k1', 1, 'planned'), checkpoint('c1', 1, 'after_model', 2)]);
+      await writer.append([ledgerEntry('k1', 1, 'succeeded'), message(2, 1, 'user', 'result'), checkpoint('c2', 2, 'before_model', 3, 2)]);
+      const atC1 = await store.readRun('r1', { atCheckpoint: 'c1' });
+      assert.equal(atC1.messages.length, 2);
+      assert.equal(atC1.ledger[0]!.status, 'planned');
+      await writer.append([{ type: 'branch', checkpointId: 'c0', branchId: 'b1' }]);
+      const after = await store.readRun('r1');
+      assert.equal(after.messages.length, 0);
+      assert.equal(after.ledger.length, 0);
+      assert.equal(after.checkpoints.length, 1);
+      assert.equal(after.allCheckpoints.length, 3);
+      assert.equal(after.budget.turns, 2);
+      await assert.rejects(store.readRun('r1', { atCheckpoint: 'missing' }), isStoreError('not_found'));
+      await assert.rejects(store.readRun('nope'), isStoreError('not_found'));
+    });
+
+    it('lists runs with status and steps', async () => {
+      const w1 = await store.createRun(runInput('r1', 'first'));
+      await w1.append([checkpoint('c0', 3, 'before_model', 0)]);
+      clock.advance(10);
+      const w2 = await store.createRun(runInput('r2', 'second'));
+      await w2.append([{ type: 'run_end', status: 'completed' }]);
+      await w2.close();
+      const runs = [...(await sut.open().listRuns())].sort((a, b) => a.runId.localeCompare(b.runId));
+      assert.deepEqual(runs.map((r) => [r.runId, r.task, r.status, r.leased]), [['r1', 'first', 'running', true], ['r2', 'second', 'completed', false]]);
+      assert.equal(runs[0]!.steps, 3);
+      assert.ok(runs[1]!.updatedAt > runs[0]!.createdAt);
+    });
+
+    it('stores blobs by content, deduplicated', async () => {
+      const a = await store.putBlob(bytesOf('same bytes'));
+      const b = await store.putBlob(bytesOf('same bytes'));
+      assert.equal(a, b);
+      assert.match(a, /^[0-9a-f]{64}$/);
+      assert.equal(new TextDecoder().decode(await sut.open().getBlob(a)), 'same bytes');
+      await assert.rejects(store.getBlob('0'.repeat(64)), isStoreError('not_found'));
+    });
+
+    it('refuses a record naming a blob the store does not hold', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      await assert.rejects(writer.append([ledgerEntry('k1', 1, 'succeeded', 'f'.repeat(64))]), isStoreError('invalid'));
+      const ref = await store.putBlob(bytesOf('{"result":1}'));
+      await writer.append([ledgerEntry('k1', 1, 'succeeded', ref)]);
+      const report = await store.verify('r1');
+      assert.equal(report.ok, true);
+      assert.equal(report.records, 2);
+      assert.deepEqual(report.missingBlobs, []);
+    });
+
+    it('gives one writer per run', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      const other = sut.open();
+      await assert.rejects(other.openWriter('r1'), isStoreError('lease_held'));
+      const info = await other.lease('r1');
+      assert.equal(info?.holderId, writer.holderId);
+      await writer.close();
+      await assert.rejects(writer.append([message(0, 0, 'user', 'x')]), isStoreError('lease_lost'));
+      const second = await other.openWriter('r1');
+      await second.append([message(0, 0, 'user', 'x')]);
+      assert.equal((await store.readRecords('r1')).length, 2);
+    });
+
+    it('takes over a stale lease; the old writer gets lease_lost and stops', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      await writer.append([message(0, 0, 'user', 'a')]);
+      clock.advance(leaseTimeoutMs / 2);
+      await writer.renewLease();
+      clock.advance(leaseTimeoutMs - 1);
+      await assert.rejects(sut.open().openWriter('r1'), isStoreError('lease_held'));
+      clock.advance(2);
+      const taker = await sut.open().openWriter('r1');
+      await assert.rejects(writer.append([message(1, 0, 'assistant', 'lost')]), isStoreError('lease_lost'));
+      await assert.rejects(writer.renewLease(), isStoreError('lease_lost'));
+      await taker.append([message(1, 0, 'assistant', 'kept')]);
+      const state = await store.readRun('r1');
+      assert.equal(state.messages.length, 2);
+      assert.equal((state.messages[1]!.content as { text: string }[])[0]!.text, 'kept');
+      await writer.close();
+      assert.equal((await store.lease('r1'))?.holderId, taker.holderId);
+    });
+
+    it('a writer renews by itself when it appends after half the timeout', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      for (let i = 0; i < 5; i++) {
+        clock.advance(leaseTimeoutMs * 0.6);
+        await writer.append([message(i, 0, 'user', `m${i}`)]);
+      }
+      await assert.rejects(sut.open().openWriter('r1'), isStoreError('lease_held'));
+    });
+
+    it('collects old finished runs and unreferenced blobs, never live ones', async () => {
+      const shared = await store.putBlob(bytesOf('shared'));
+      const onlyOld = await store.putBlob(bytesOf('only in the old run'));
+      const finished = async (runId: string, refs: string[]) => {
+        const w = await store.createRun(runInput(runId));
+        await w.append(refs.map((ref, i) => ledgerEntry(`k${i}`, 1, 'succeeded', ref)));
+        await w.append([{ type: 'run_end', status: 'completed' }]);
+        await w.close();
+        clock.advance(1000);
+      };
+      await finished('old', [shared, onlyOld]);
+      await finished('mid', [shared]);
+      const paused = await store.createRun(runInput('paused'));
+      await paused.append([{ type: 'status', status: 'paused' }]);
+      await paused.close();
+      clock.advance(1000);
+      const live = await store.createRun(runInput('live'));
+      await live.append([{ type: 'run_end', status: 'failed' }]);
+      clock.advance(1000);
+      const interrupted = await store.createRun(runInput('interrupted'));
+      await interrupted.append([{ type: 'status', status: 'interrupted' }]);
+      await interrupted.close();
+      await finished('new', []);
+      clock.advance(60 * 60_000);
+      await live.renewLease();
+      const result = await store.collectGarbage({ maxRuns: 1 });
+      assert.deepEqual(result.removedRuns, ['old', 'mid', 'new']);
+      assert.equal(result.removedBlobs, 2);
+      assert.ok(result.freedBytes > 0);
+      const left = (await store.listRuns()).map((r) => r.runId).sort();
+      assert.deepEqual(left, ['interrupted', 'live', 'paused']);
+      await assert.rejects(store.getBlob(shared), isStoreError('not_found'));
+      const none = await store.collectGarbage({ maxBytes: 0 });
+      assert.deepEqual(none.removedRuns, []);
+    });
+
+    it('gc keeps runs within the quota and blobs still referenced', async () => {
+      const shared = await store.putBlob(bytesOf('shared'));
+      for (const runId of ['a', 'b']) {
+        const w = await store.createRun(runInput(runId));
+        await w.append([ledgerEntry('k', 1, 'succeeded', shared), { type: 'run_end', status: 'completed' }]);
+        await w.close();
+        clock.advance(1000);
+      }
+      clock.advance(60 * 60_000);
+      const result = await store.collectGarbage({ maxRuns: 1, maxBytes: 10_000_000 });
+      assert.deepEqual(result.removedRuns, ['a']);
+      assert.equal(result.removedBlobs, 0);
+      assert.equal(new TextDecoder().decode(await store.getBlob(shared)), 'shared');
+    });
+  });
+}
