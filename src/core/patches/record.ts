@@ -1,0 +1,109 @@
+import type { Clock, Log, Workspace } from '../ports';
+import type { CheckpointStore } from '../store/contract';
+import type { PreparedWrite } from '../tools/types';
+import { ABSENT, decodeText, hashOrAbsent, isBinary } from './hash';
+import { diffTexts } from './hunks';
+import type { Patch } from './schema';
+
+/** The blob half of the store: content-addressed, written durably before any record names it. */
+export type BlobStore = Pick<CheckpointStore, 'putBlob' | 'getBlob'>;
+
+/** Above this size (either side) content is kept by hash only. */
+export const DEFAULT_CONTENT_CAP_BYTES = 2 * 1024 * 1024;
+
+export interface WriteDeps {
+  readonly workspace: Workspace;
+  readonly blobs: BlobStore;
+  readonly clock: Clock;
+  readonly log: Log;
+  readonly newId: () => string;
+  readonly contentCapBytes?: number;
+}
+
+export interface WriteOrigin {
+  readonly runId: string;
+  readonly stepId: number;
+  readonly toolCallId: string;
+}
+
+/** Reads the LIVE content of path (buffer or disk) and describes writing `after` over it. */
+export async function prepareWrite(workspace: Workspace, path: string, after: Uint8Array | null): Promise<PreparedWrite> {
+  const normalized = await workspace.normalize(path);
+  const live = await workspace.read(normalized);
+  const before = live === null ? null : live.bytes;
+  return {
+    path: normalized,
+    beforeHash: live === null ? ABSENT : live.hash,
+    afterHash: hashOrAbsent(after),
+    before,
+    after,
+  };
+}
+
+function operation(write: PreparedWrite): Patch['op'] {
+  if (write.before === null) return 'create';
+  if (write.after === null) return 'delete';
+  return 'modify';
+}
+
+interface DiffSummary {
+  readonly diff: string;
+  readonly added: number;
+  readonly removed: number;
+  readonly binary: boolean;
+}
+
+function summarizeDiff(path: string, before: Uint8Array | null, after: Uint8Array | null): DiffSummary {
+  const beforeText = before === null ? { text: '', bom: false } : decodeText(before);
+  const afterText = after === null ? { text: '', bom: false } : decodeText(after);
+  if (beforeText === null || afterText === null) return { diff: '', added: 0, removed: 0, binary: true };
+  const { diff, added, removed } = diffTexts(path, beforeText.text, afterText.text);
+  return { diff, added, removed, binary: false };
+}
+
+function omittedSummary(write: PreparedWrite): DiffSummary {
+  const binary = [write.before, write.after].some((bytes) => bytes !== null && isBinary(bytes));
+  return { diff: '', added: 0, removed: 0, binary };
+}
+
+async function putIfPresent(blobs: BlobStore, bytes: Uint8Array | null): Promise<string | undefined> {
+  return bytes === null ? undefined : blobs.putBlob(bytes);
+}
+
+/**
+ * Performs one prepared write durably: before and after blobs first, then the write (or delete)
+ * through the Workspace with the expected before-hash (StaleContentError when live changed),
+ * then returns the Patch (state pending) for the caller to journal.
+ */
+export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, write: PreparedWrite): Promise<Patch> {
+  const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
+  const size = Math.max(write.before?.length ?? 0, write.after?.length ?? 0);
+  const omitted = size > cap;
+  const beforeBlob = omitted ? undefined : await putIfPresent(deps.blobs, write.before);
+  const afterBlob = omitted ? undefined : await putIfPresent(deps.blobs, write.after);
+  const liveBefore = await deps.workspace.read(write.path);
+  const wroteDirtyBuffer = liveBefore?.dirty === true;
+  if (write.after === null) await deps.workspace.delete(write.path, write.beforeHash);
+  else await deps.workspace.write(write.path, write.after, write.beforeHash);
+  if (omitted) {
+    deps.log.log('warn', `${write.path}: ${size} bytes is over the ${cap}-byte cap; content kept by hash only: no diff is shown and the patch cannot be rolled back (a created file can still be deleted)`, { path: write.path, size, cap });
+  }
+  const summary = omitted ? omittedSummary(write) : summarizeDiff(write.path, write.before, write.after);
+  return {
+    patchId: deps.newId(),
+    runId: origin.runId,
+    stepId: origin.stepId,
+    toolCallId: origin.toolCallId,
+    path: write.path,
+    op: operation(write),
+    beforeHash: write.beforeHash,
+    afterHash: write.afterHash,
+    ...(beforeBlob === undefined ? {} : { beforeBlob }),
+    ...(afterBlob === undefined ? {} : { afterBlob }),
+    ...summary,
+    ...(omitted ? { contentOmitted: true } : {}),
+    ...(wroteDirtyBuffer ? { wroteDirtyBuffer: true } : {}),
+    createdAt: deps.clock.now(),
+    state: 'pending',
+  };
+}
