@@ -1,0 +1,65 @@
+// Runs the host suites (dist/test/host/index.js, the extensionTestsPath contract) inside a real
+// VS Code extension host: code-server on loopback, opened by headless Chromium.
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { format } from 'node:util';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, startCodeServer, workbenchUrl } from '../support/code-server';
+
+const WORKBENCH_NOISE = [/^Ignoring fetching additional builtin/, /^\[AccountPolicyGate\]/, /^Updating additional builtin/, /^\[Service Worker\]/, /^Creating a socket/, /\/static\/out\/vs\//];
+const TEST_TIMEOUT_MS = Number(process.env.HOST_TEST_TIMEOUT_MS ?? 10 * 60_000);
+
+export async function runHostTests(options: { workspaceTrust?: boolean; env?: Record<string, string> } = {}): Promise<number> {
+  const testsPath = join(REPO_ROOT, 'dist/test/host/index.js');
+  if (!existsSync(testsPath)) throw new Error(`${testsPath} is missing: run node esbuild.mjs first`);
+  const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-ws-'));
+  const demo = join(REPO_ROOT, 'test/demo/workspace');
+  if (existsSync(demo)) cpSync(demo, workspace, { recursive: true });
+
+  const verbose = process.env.HOST_TEST_VERBOSE === '1';
+  const server = await startCodeServer({
+    workspaceTrust: options.workspaceTrust,
+    env: { AGENT_CHECKPOINTS_TEST_WORKSPACE: workspace, ...options.env },
+    log: verbose ? (l) => process.stderr.write(`[code-server] ${l}`) : undefined,
+  });
+  const profile = mkdtempSync(join(tmpdir(), 'agent-checkpoints-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    let settle!: (code: number) => void;
+    const exitCode = new Promise<number>((r) => (settle = r));
+    await page.exposeFunction('codeAutomationExit', (code: number) => settle(Number(code)));
+    let suiteStarted = false;
+    await page.exposeFunction('codeAutomationLog', (_type: string, args: unknown[]) => {
+      const text = format(...(Array.isArray(args) ? args : [args]));
+      if (text.startsWith('[host-tests]')) suiteStarted = true;
+      // The page also forwards the workbench's own console; show only the suites' output.
+      if (verbose || (suiteStarted && !WORKBENCH_NOISE.some((re) => re.test(text)))) process.stdout.write(`${text}\n`);
+    });
+    if (verbose) page.on('console', (m) => process.stderr.write(`[page] ${m.text()}\n`));
+    await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: testsPath }));
+    const timeout = new Promise<number>((r) => setTimeout(() => r(124), TEST_TIMEOUT_MS));
+    const code = await Promise.race([exitCode, timeout]);
+    if (code === 124) console.error(`host tests did not finish within ${TEST_TIMEOUT_MS} ms`);
+    return code;
+  } finally {
+    await context.close().catch(() => undefined);
+    await server.stop();
+    rmSync(profile, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const started = Date.now();
+  runHostTests()
+    .then((code) => {
+      console.log(`[host-tests] exit ${code} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      process.exit(code);
+    })
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,92 @@
+// A real workbench in code-server, opened by headless Chromium, for e2e tests and screenshots.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, startCodeServer, workbenchUrl, type RunningCodeServer } from './code-server';
+
+export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-results', 'screenshots');
+
+export interface Workbench {
+  readonly page: Page;
+  readonly workspace: string;
+  readonly server: RunningCodeServer;
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function openWorkbench(options: { env?: Record<string, string>; settings?: Record<string, unknown>; workspaceFrom?: string } = {}): Promise<Workbench> {
+  const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-ws-'));
+  const source = options.workspaceFrom ?? join(REPO_ROOT, 'test/demo/workspace');
+  if (existsSync(source)) cpSync(source, workspace, { recursive: true });
+  const server = await startCodeServer({ env: options.env, settings: options.settings });
+  const profile = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-chromium-'));
+  let context: BrowserContext | undefined;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT }));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.activitybar').waitFor({ timeout: 60_000 });
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    const ctx = context;
+    return {
+      page,
+      workspace,
+      server,
+      async screenshot(name) {
+        const file = join(SCREENSHOT_DIR, `${name}.png`);
+        await page.screenshot({ path: file });
+        return file;
+      },
+      async close() {
+        await ctx.close().catch(() => undefined);
+        await server.stop();
+        rmSync(profile, { recursive: true, force: true });
+        rmSync(workspace, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await context?.close().catch(() => undefined);
+    await server.stop();
+    throw err;
+  }
+}
+
+/**
+ * Opens the command palette and types a query; returns the visible entries' labels once one
+ * contains `expect` (contributions arrive a little after the workbench paints) or the time is up.
+ */
+export async function paletteEntries(page: Page, query: string, expect: string, timeoutMs = 30_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let labels: string[] = [];
+  while (Date.now() < deadline) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10_000 });
+    await input.fill(`>${query}`);
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    labels = await rows.evaluateAll((els) => els.map((e) => (e.getAttribute('aria-label') ?? e.textContent ?? '').trim()));
+    if (labels.some((l) => l.includes(expect))) return labels;
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(1_000);
+  }
+  return labels;
+}
+
+/** Opens the Agent Checkpoints container and returns the Timeline webview's inner frame. */
+export async function openTimeline(page: Page) {
+  await page.locator('.activitybar [aria-label^="Agent Checkpoints"]').first().click();
+  // A container with a single view shows it without a pane header: wait for its title instead.
+  await page.locator('.sidebar .composite.title', { hasText: /Timeline/i }).first().waitFor({ timeout: 20_000 });
+  const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
+  await frame.locator('body').waitFor({ timeout: 20_000 });
+  return frame;
+}
