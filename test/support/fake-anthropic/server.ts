@@ -127,9 +127,11 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, step:
     case 'reset': {
       const afterEvents = step.afterEvents;
       if (afterEvents === undefined || !wantsStream(request)) return resetSocket(req);
-      return streamMessage(res, { content: [{ type: 'text', text: 'partial response before a reset' }], stop_reason: 'end_turn' }, request, id, afterEvents).then(() =>
-        resetSocket(req),
-      );
+      const partial = { content: [{ type: 'text' as const, text: 'partial response before a reset' }], stop_reason: 'end_turn' };
+      await streamMessage(res, partial, request, id, afterEvents);
+      // Let the client receive what was written, so the cut lands mid-stream, not before headers.
+      await sleep(20);
+      return resetSocket(req);
     }
   }
 }
@@ -205,7 +207,7 @@ async function streamMessage(res: http.ServerResponse, step: ParsedResponse, req
   for (const event of events) {
     if (sent >= limit || res.destroyed) return;
     if (sent > 0 && step.eventDelayMs) await sleep(step.eventDelayMs);
-    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    await new Promise<void>((resolve) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`, () => resolve()));
     sent += 1;
   }
   res.end();

@@ -1,0 +1,177 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { z } from 'zod';
+import { describeError, scrubSecrets, toModelError } from './errors';
+import { ContentBlock } from './messages';
+import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelResponse } from './provider';
+
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MAX_RETRIES = 4;
+export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface AnthropicProviderOptions {
+  /** Passed to the SDK client only: never logged, never stored, scrubbed from errors. */
+  readonly apiKey: string;
+  /** Defaults to ANTHROPIC_BASE_URL (read by the SDK), then the public API. */
+  readonly baseURL?: string;
+  /** Used when a request names no model. */
+  readonly model?: string;
+  /** SDK retries for connection errors, 408/409/429/5xx/529; also bounds retries of a stream cut mid-way. */
+  readonly maxRetries?: number;
+  readonly timeoutMs?: number;
+  readonly fetch?: FetchFunction;
+  /** Stream the response (default) or ask for one plain JSON message. */
+  readonly streaming?: boolean;
+  /** Base delay before retrying a stream cut after its headers; doubled per attempt. */
+  readonly streamRetryDelayMs?: number;
+}
+
+const ApiMessage = z.looseObject({
+  id: z.string(),
+  model: z.string(),
+  content: z.array(ContentBlock),
+  stop_reason: z.string().nullable(),
+  usage: z.looseObject({
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cache_read_input_tokens: z.number().nullish(),
+    cache_creation_input_tokens: z.number().nullish(),
+  }),
+});
+
+/** What one call's fetch wrapper saw: attempts made and whether the last one got a 2xx. */
+interface AttemptLog {
+  attempts: number;
+  lastFailure: string | undefined;
+  lastResponseOk: boolean;
+}
+
+export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
+  const secrets = [options.apiKey];
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  return {
+    name: 'anthropic',
+    async complete(request, onEvent) {
+      const log: AttemptLog = { attempts: 0, lastFailure: undefined, lastResponseOk: false };
+      const emit = (event: ModelEvent) => safeEmit(onEvent, event);
+      const client = new Anthropic({
+        apiKey: options.apiKey,
+        ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+        maxRetries,
+        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        fetch: observingFetch(options.fetch ?? globalThis.fetch, log, emit, secrets),
+        logLevel: 'off',
+      });
+      for (let streamRetry = 0; ; streamRetry += 1) {
+        try {
+          const message = await callOnce(client, request, options, emit);
+          return toModelResponse(message);
+        } catch (error) {
+          const aborted = request.signal?.aborted === true;
+          const mapped = toModelError(error, secrets, aborted);
+          // The SDK does not retry a stream that broke after its headers; the call has no side
+          // effect, so asking again is safe.
+          const cutMidStream = log.lastResponseOk && isTransient(mapped);
+          if (!cutMidStream || streamRetry >= maxRetries) throw mapped;
+          log.lastFailure = mapped.message;
+          await sleep((options.streamRetryDelayMs ?? 500) * 2 ** streamRetry, request.signal, secrets);
+        }
+      }
+    },
+  };
+}
+
+function isTransient(error: ModelError): boolean {
+  // invalid_response included: a stream that simply ends early is as transient as a reset one.
+  return ['network', 'overloaded', 'server', 'rate_limit', 'invalid_response'].includes(error.kind);
+}
+
+function safeEmit(onEvent: ((event: ModelEvent) => void) | undefined, event: ModelEvent): void {
+  try {
+    onEvent?.(event);
+  } catch {
+    // Progress listeners must never break a model call.
+  }
+}
+
+function observingFetch(base: FetchFunction, log: AttemptLog, emit: (event: ModelEvent) => void, secrets: readonly string[]): FetchFunction {
+  return async (input, init) => {
+    log.attempts += 1;
+    if (log.attempts > 1) emit({ type: 'retry', attempt: log.attempts, error: log.lastFailure ?? 'unknown failure' });
+    log.lastResponseOk = false;
+    try {
+      const response = await base(input, init);
+      log.lastResponseOk = response.ok;
+      log.lastFailure = response.ok ? undefined : `HTTP ${response.status}`;
+      return response;
+    } catch (error) {
+      log.lastFailure = scrubSecrets(describeError(error), secrets);
+      throw error;
+    }
+  };
+}
+
+async function callOnce(client: Anthropic, request: ModelRequest, options: AnthropicProviderOptions, emit: (event: ModelEvent) => void): Promise<unknown> {
+  const params = toParams(request, options);
+  const requestOptions = request.signal ? { signal: request.signal } : {};
+  if (options.streaming === false) return client.messages.create({ ...params, stream: false } as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
+  const stream = client.messages.stream(params, requestOptions);
+  stream.on('text', (delta) => emit({ type: 'text', text: delta }));
+  stream.on('streamEvent', (event) => {
+    if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+      emit({ type: 'tool_use_start', name: event.content_block.name, id: event.content_block.id });
+    }
+  });
+  return stream.finalMessage();
+}
+
+type CreateParams = Parameters<Anthropic['messages']['stream']>[0];
+
+function toParams(request: ModelRequest, options: AnthropicProviderOptions): CreateParams {
+  // Our message and tool shapes are the API's own (validated by zod where they are built).
+  const params = {
+    model: request.model || options.model || DEFAULT_MODEL,
+    max_tokens: request.maxTokens,
+    messages: request.messages,
+    ...(request.system !== undefined ? { system: request.system } : {}),
+    ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+  };
+  return params as unknown as CreateParams;
+}
+
+/** Copies the SDK's message into plain data (its tool inputs can be lazy getters) and checks it. */
+function toModelResponse(message: unknown): ModelResponse {
+  const plain: unknown = JSON.parse(JSON.stringify(message));
+  const parsed = ApiMessage.safeParse(plain);
+  if (!parsed.success) throw new ModelError(`Anthropic API invalid_response: ${parsed.error.message}`, 'invalid_response');
+  const { id, model, content, stop_reason, usage } = parsed.data;
+  if (stop_reason === null) throw new ModelError('Anthropic API invalid_response: the message has no stop_reason', 'invalid_response');
+  return {
+    id,
+    model,
+    content,
+    stopReason: stop_reason,
+    usage: {
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      ...(usage.cache_read_input_tokens != null ? { cacheReadInputTokens: usage.cache_read_input_tokens } : {}),
+      ...(usage.cache_creation_input_tokens != null ? { cacheCreationInputTokens: usage.cache_creation_input_tokens } : {}),
+    },
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined, secrets: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const abort = () => {
+      clearTimeout(timer);
+      reject(toModelError(new Error('aborted'), secrets, true));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    if (signal?.aborted) return abort();
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}

@@ -1,0 +1,192 @@
+import { strict as assert } from 'node:assert';
+import { createAnthropicProvider, type AnthropicProviderOptions } from '../../../src/core/model/anthropic';
+import { ModelError, type ModelEvent, type ModelRequest } from '../../../src/core/model/provider';
+import { startFakeAnthropic, type FakeAnthropic, type ResponseStep, type Step } from '../../support/fake-anthropic/server';
+
+const KEY = 'sk-ant-unit-test-secret-0123456789';
+
+const request: ModelRequest = {
+  model: 'claude-test-model',
+  system: 'You are a test.',
+  messages: [{ role: 'user', content: 'Fix the bug.' }],
+  tools: [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+  maxTokens: 1000,
+};
+
+const parallelReads: ResponseStep = {
+  content: [
+    { type: 'text', text: 'I will read both files.' },
+    { type: 'tool_use', id: 'toolu_01', name: 'read_file', input: { path: 'src/greet.js' } },
+    { type: 'tool_use', id: 'toolu_02', name: 'read_file', input: { path: 'test.js', note: 'a "quoted" \\ value' } },
+  ],
+  stop_reason: 'tool_use',
+  usage: { input_tokens: 321, output_tokens: 45 },
+};
+
+async function expectModelError(promise: Promise<unknown>, kind: ModelError['kind']): Promise<ModelError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ModelError, `expected ModelError, got ${String(error)}`);
+    assert.equal(error.kind, kind, error.message);
+    return error;
+  }
+  assert.fail(`expected ModelError ${kind}`);
+}
+
+describe('anthropic provider through the real SDK', () => {
+  let fake: FakeAnthropic;
+  afterEach(async () => fake.close());
+
+  async function providerFor(script: Step[], extra: Partial<AnthropicProviderOptions> = {}) {
+    fake = await startFakeAnthropic(script);
+    return createAnthropicProvider({ apiKey: KEY, baseURL: fake.url, streamRetryDelayMs: 5, ...extra });
+  }
+
+  for (const streaming of [true, false]) {
+    it(`returns text and parallel tool_use blocks (${streaming ? 'streaming' : 'plain'})`, async () => {
+      const provider = await providerFor([parallelReads], { streaming });
+      const events: ModelEvent[] = [];
+      const response = await provider.complete(request, (e) => events.push(e));
+      assert.deepEqual(response.content, parallelReads.content);
+      assert.equal(response.stopReason, 'tool_use');
+      assert.equal(response.model, 'claude-test-model');
+      assert.deepEqual(response.usage, { inputTokens: 321, outputTokens: 45, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 });
+      const sent = fake.requests[0];
+      assert.equal(sent?.apiKeySeen, KEY);
+      const body = sent?.body as Record<string, unknown>;
+      assert.equal(body['stream'], streaming);
+      assert.equal(body['system'], 'You are a test.');
+      assert.deepEqual(body['messages'], request.messages);
+      assert.deepEqual(body['tools'], request.tools);
+      assert.equal(body['max_tokens'], 1000);
+      if (streaming) {
+        assert.equal(events.filter((e) => e.type === 'text').map((e) => (e.type === 'text' ? e.text : '')).join(''), 'I will read both files.');
+        assert.deepEqual(
+          events.filter((e) => e.type === 'tool_use_start'),
+          [
+            { type: 'tool_use_start', name: 'read_file', id: 'toolu_01' },
+            { type: 'tool_use_start', name: 'read_file', id: 'toolu_02' },
+          ],
+        );
+      }
+    });
+  }
+
+  it('retries 429 and 500 through the SDK, then succeeds, reporting each retry', async () => {
+    const provider = await providerFor([
+      { fault: 'status', status: 429, retryAfterMs: 5 },
+      { fault: 'status', status: 500, retryAfterSeconds: 0.005 },
+      parallelReads,
+    ]);
+    const events: ModelEvent[] = [];
+    const response = await provider.complete(request, (e) => events.push(e));
+    assert.equal(response.stopReason, 'tool_use');
+    assert.equal(fake.requests.length, 3);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'retry'),
+      [
+        { type: 'retry', attempt: 2, error: 'HTTP 429' },
+        { type: 'retry', attempt: 3, error: 'HTTP 500' },
+      ],
+    );
+  });
+
+  it('retries 529 overloaded, and maps it when retries run out', async () => {
+    const recovered = await providerFor([{ fault: 'status', status: 529 }, parallelReads]);
+    assert.equal((await recovered.complete(request)).stopReason, 'tool_use');
+    assert.equal(fake.requests.length, 2);
+    await fake.close();
+
+    const exhausted = await providerFor([{ fault: 'status', status: 529 }, { fault: 'status', status: 529 }], { maxRetries: 1 });
+    const error = await expectModelError(exhausted.complete(request), 'overloaded');
+    assert.equal(error.status, 529);
+    assert.equal(fake.requests.length, 2);
+  });
+
+  it('retries a connection reset before the response', async () => {
+    const provider = await providerFor([{ fault: 'reset' }, parallelReads]);
+    const events: ModelEvent[] = [];
+    const response = await provider.complete(request, (e) => events.push(e));
+    assert.equal(response.content.length, 3);
+    assert.equal(fake.requests.length, 2);
+    assert.equal(events.filter((e) => e.type === 'retry').length, 1);
+  });
+
+  it('retries a stream cut after its headers', async () => {
+    const provider = await providerFor([{ fault: 'reset', afterEvents: 3 }, parallelReads]);
+    const events: ModelEvent[] = [];
+    const response = await provider.complete(request, (e) => events.push(e));
+    assert.deepEqual(response.content, parallelReads.content);
+    assert.equal(fake.requests.length, 2);
+    const retries = events.filter((e) => e.type === 'retry');
+    assert.equal(retries.length, 1);
+    assert.match(retries[0]?.type === 'retry' ? retries[0].error : '', /network/);
+  });
+
+  it('gives network after the retries run out', async () => {
+    const provider = await providerFor([{ fault: 'reset', afterEvents: 2 }, { fault: 'reset', afterEvents: 2 }], { maxRetries: 1 });
+    await expectModelError(provider.complete(request), 'network');
+    assert.equal(fake.requests.length, 2);
+  });
+
+  it('aborts a stalled request quickly through the signal', async () => {
+    const provider = await providerFor([{ fault: 'stall', ms: 10_000 }]);
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 50);
+    await expectModelError(provider.complete({ ...request, signal: controller.signal }), 'aborted');
+    assert.ok(Date.now() - started < 2000, `abort took ${Date.now() - started} ms`);
+    assert.equal(fake.requests.length, 1);
+  });
+
+  it('aborts mid-stream through the signal', async () => {
+    const provider = await providerFor([{ ...parallelReads, eventDelayMs: 50 }]);
+    const controller = new AbortController();
+    const pending = provider.complete({ ...request, signal: controller.signal }, (e) => {
+      if (e.type === 'text') controller.abort();
+    });
+    await expectModelError(pending, 'aborted');
+  });
+
+  it('returns a tool_use truncated at max_tokens without crashing', async () => {
+    const provider = await providerFor([
+      {
+        content: [
+          { type: 'text', text: 'Writing the file.' },
+          { type: 'tool_use', id: 'toolu_cut', name: 'write_file', input: {}, rawInputJson: '{"path": "src/greet.js", "content": "function gre' },
+        ],
+        stop_reason: 'max_tokens',
+      },
+    ]);
+    const response = await provider.complete(request);
+    assert.equal(response.stopReason, 'max_tokens');
+    const last = response.content.at(-1);
+    assert.equal(last?.type, 'tool_use');
+    assert.equal((last as { id: string }).id, 'toolu_cut');
+    assert.equal(typeof (last as { input: unknown }).input, 'object');
+  });
+
+  it('maps 401 to auth and never puts the key in the message', async () => {
+    const provider = await providerFor([{ fault: 'status', status: 401, message: `invalid x-api-key ${KEY}` }]);
+    const error = await expectModelError(provider.complete(request), 'auth');
+    assert.equal(error.status, 401);
+    assert.equal(fake.requests.length, 1, 'auth errors are not retried');
+    assert.ok(!error.message.includes(KEY), error.message);
+    assert.ok(!String(error.stack).includes(KEY));
+    assert.match(error.message, /authentication_error/);
+  });
+
+  it('maps 400 to bad_request without retrying', async () => {
+    const provider = await providerFor([{ fault: 'status', status: 400, message: 'messages: field required' }]);
+    const error = await expectModelError(provider.complete(request), 'bad_request');
+    assert.match(error.message, /field required/);
+    assert.equal(fake.requests.length, 1);
+  });
+
+  it('uses the configured model when the request names none', async () => {
+    const provider = await providerFor([parallelReads], { model: 'claude-configured' });
+    await provider.complete({ ...request, model: '' });
+    assert.equal((fake.requests[0]?.body as { model: string }).model, 'claude-configured');
+  });
+});
