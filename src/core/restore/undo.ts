@@ -1,0 +1,63 @@
+import { ABSENT } from '../patches/hash';
+import type { NewRecord, RestoreRecord } from '../store/records';
+import type { FileWork } from './plan';
+import { restoreRecord, restoreRecordToNew, writeFiles, type FileFailure } from './rollback';
+import type { RestoreDeps } from './types';
+
+export interface UndoResult {
+  /** The `undo` restore record, appended before any write; absent when no file could be undone. */
+  readonly restore?: RestoreRecord;
+  readonly written: readonly string[];
+  /** Files the user changed since the restore: left alone. */
+  readonly conflicts: readonly FileFailure[];
+}
+
+async function bytesOf(deps: RestoreDeps, hash: string, blob: string | undefined): Promise<Uint8Array | null> {
+  if (hash === ABSENT) return null;
+  if (blob === undefined) throw new Error(`restore record has no blob for content ${hash.slice(0, 12)}`);
+  return deps.blobs.getBlob(blob);
+}
+
+/**
+ * Brings back the exact bytes a file restore replaced, for every file still as the restore left
+ * it (live hash = writtenHash); files changed since are reported and left alone. The undo is
+ * itself a restore record (kind `undo`), appended before the writes, so it can be undone too.
+ * Patches the restore rolled back go back to `pending`.
+ */
+export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord): Promise<UndoResult> {
+  const work: FileWork[] = [];
+  const conflicts: FileFailure[] = [];
+  for (const file of [...record.files].reverse()) {
+    const live = await deps.workspace.read(file.path);
+    const liveHash = live?.hash ?? ABSENT;
+    if (liveHash !== file.writtenHash) {
+      conflicts.push({ path: file.path, error: `${file.path} changed since restore ${record.restoreId}; left as it is` });
+      continue;
+    }
+    work.push({
+      plan: { path: file.path, status: 'revert', liveHash, resultHash: file.replacedHash, patches: [] },
+      live: live?.bytes ?? null,
+      result: await bytesOf(deps, file.replacedHash, file.replacedBlob),
+    });
+  }
+  if (work.length === 0) return { written: [], conflicts };
+  const files = work.map((w) => {
+    const original = record.files.find((f) => f.path === w.plan.path)!;
+    return {
+      path: original.path,
+      replacedHash: original.writtenHash,
+      ...(original.writtenBlob === undefined ? {} : { replacedBlob: original.writtenBlob }),
+      writtenHash: original.replacedHash,
+      ...(original.replacedBlob === undefined ? {} : { writtenBlob: original.replacedBlob }),
+    };
+  });
+  const undo = restoreRecord(deps, 'undo', files, [...record.patchIds], { undoes: record.restoreId });
+  await deps.journal.append([restoreRecordToNew(undo)]);
+  const { written, failed } = await writeFiles(deps, work);
+  // Undoing a rollback reopens its patches; undoing that undo rolls them back again.
+  const state = record.kind === 'undo' ? 'rolled_back' : 'pending';
+  const reopened: NewRecord[] = record.patchIds.map((patchId) => ({ type: 'patch_state', patchId, state, reason: `undo of ${record.restoreId}` }));
+  const notes: NewRecord[] = [...conflicts, ...failed].map((f) => ({ type: 'note', kind: 'warning', text: `undo left ${f.path} alone: ${f.error}` }));
+  if (reopened.length + notes.length > 0) await deps.journal.append([...reopened, ...notes]);
+  return { restore: undo, written, conflicts: [...conflicts, ...failed] };
+}
