@@ -69,6 +69,8 @@ export interface CodeServerOptions {
   /** Keep workspace trust on (for restricted-mode tests). */
   workspaceTrust?: boolean;
   port?: number;
+  /** A folder kept across starts (user data, extensions); default: a temp folder removed on stop. */
+  stateDir?: string;
   /** Extensions installed from a .vsix before start (npm start uses the development path instead). */
   log?: (line: string) => void;
 }
@@ -89,7 +91,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const node24 = join(installDir, 'node24/node_modules/node/bin/node');
   const entry = join(installDir, 'cs/node_modules/code-server/out/node/entry.js');
   const port = options.port ?? (await freePort());
-  const tempDir = mkdtempSync(join(tmpdir(), 'agent-checkpoints-cs-'));
+  const tempDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'agent-checkpoints-cs-'));
   const userDataDir = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
   for (const d of ['config', 'data', 'cache', 'tmp', 'user-data/User', 'extensions']) mkdirSync(join(tempDir, d), { recursive: true });
@@ -136,7 +138,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
       if (stopped) return;
       stopped = true;
       await killGroup(child);
-      rmSync(tempDir, { recursive: true, force: true });
+      if (!options.stateDir) rmSync(tempDir, { recursive: true, force: true });
     },
   };
 }

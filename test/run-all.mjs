@@ -1,0 +1,55 @@
+// `npm test`: typecheck, lint, unit, host (inside a real VS Code extension host) and e2e
+// (Playwright + Chromium against the real workbench). Runs every layer, prints each summary,
+// and exits non-zero when any layer failed.
+import { spawn } from 'node:child_process';
+import { ensureNodeModules, ensureOfflineVsCode, REPO_ROOT } from './bootstrap.mjs';
+
+const LAYERS = [
+  { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json', '--noEmit'] },
+  { name: 'lint', cmd: ['npx', 'eslint', '-c', 'test/lint/eslint.config.mjs', '.'] },
+  { name: 'unit', cmd: ['npx', 'mocha', '--config', 'test/unit/.mocharc.json'] },
+  { name: 'build', cmd: ['node', 'esbuild.mjs'] },
+  { name: 'host', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts'] },
+  { name: 'e2e', cmd: ['npx', 'mocha', '--config', 'test/e2e/.mocharc.json'] },
+];
+
+function run(layer) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    let output = '';
+    const child = spawn(layer.cmd[0], layer.cmd.slice(1), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tee = (stream, sink) =>
+      stream.on('data', (d) => {
+        output += d.toString();
+        sink.write(d);
+      });
+    tee(child.stdout, process.stdout);
+    tee(child.stderr, process.stderr);
+    child.on('close', (code) => {
+      const passing = [...output.matchAll(/^\s*(\d+) passing/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      const failing = [...output.matchAll(/^\s*(\d+) failing/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      const pending = [...output.matchAll(/^\s*(\d+) pending/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      resolve({ name: layer.name, code: code ?? 1, passing, failing, pending, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+ensureNodeModules();
+ensureOfflineVsCode();
+const results = [];
+for (const layer of LAYERS) {
+  console.log(`\n===== ${layer.name}: ${layer.cmd.join(' ')}`);
+  results.push(await run(layer));
+}
+console.log('\n===== summary');
+for (const r of results) {
+  const counts = r.passing || r.failing ? ` ${r.passing} passing, ${r.failing} failing${r.pending ? `, ${r.pending} pending` : ''}` : '';
+  console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name.padEnd(9)}${counts} (${r.seconds.toFixed(1)} s)`);
+}
+const passed = results.reduce((n, r) => n + r.passing, 0);
+const failedTests = results.reduce((n, r) => n + r.failing, 0);
+const failedLayers = results.filter((r) => r.code !== 0);
+// Failed layers without a mocha count (typecheck, lint, build) still count as failures.
+const failed = failedTests + failedLayers.filter((r) => r.failing === 0).length;
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failedLayers.length > 0 ? 1 : 0);
