@@ -1,3 +1,5 @@
+import type { GitFacts } from './store/records';
+
 // Ports: everything the core needs from the outside world. Hosts (src/host/*) implement them;
 // the core itself never touches the file system, the network, a process or `vscode`.
 
@@ -127,4 +129,9 @@ export interface CommandRunner {
     command: string,
     options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal },
   ): Promise<CommandResult>;
+}
+
+/** Read-only git facts of a workspace folder (repository, HEAD, dirty paths); never writes. */
+export interface GitReader {
+  facts(root: string): Promise<GitFacts>;
 }
