@@ -38,7 +38,14 @@ export const ResetFault = z.object({ fault: z.literal('reset'), afterEvents: z.n
 /** Accepts the request and says nothing for `ms`, then drops the connection. */
 export const StallFault = z.object({ fault: z.literal('stall'), ms: z.number().nonnegative() });
 
-export const Step = z.union([StatusFault, ResetFault, StallFault, ResponseStep]);
+/** Answers 200 and starts streaming, then sends an SSE `error` event (the API does this when overloaded mid-stream). */
+export const StreamErrorFault = z.object({
+  fault: z.literal('stream_error'),
+  errorType: z.string().default('overloaded_error'),
+  afterEvents: z.number().int().nonnegative().default(1),
+});
+
+export const Step = z.union([StatusFault, ResetFault, StallFault, StreamErrorFault, ResponseStep]);
 export const Script = z.array(Step);
 
 export type ScriptBlock = z.infer<typeof ScriptBlock>;
@@ -46,7 +53,8 @@ export type ResponseStep = z.input<typeof ResponseStep>;
 export type StatusFault = z.infer<typeof StatusFault>;
 export type ResetFault = z.infer<typeof ResetFault>;
 export type StallFault = z.infer<typeof StallFault>;
-export type FaultStep = StatusFault | ResetFault | StallFault;
+export type StreamErrorFault = z.input<typeof StreamErrorFault>;
+export type FaultStep = StatusFault | ResetFault | StallFault | StreamErrorFault;
 export type Step = ResponseStep | FaultStep;
 
 export function isFault(step: Step): step is FaultStep {

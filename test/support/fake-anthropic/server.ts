@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorTypeOf, isFault, ResponseStep, type ScriptBlock, type StatusFault, type Step } from './script';
+import { errorTypeOf, isFault, ResponseStep, StreamErrorFault, type ScriptBlock, type StatusFault, type Step } from './script';
 
 export type { Step, ResponseStep, FaultStep, ScriptBlock } from './script';
 
@@ -124,6 +124,15 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, step:
     case 'stall':
       await sleep(step.ms);
       return resetSocket(req);
+    case 'stream_error': {
+      const { errorType, afterEvents } = StreamErrorFault.parse(step);
+      const partial = { content: [{ type: 'text' as const, text: 'partial response before an error' }], stop_reason: 'end_turn' };
+      await streamMessage(res, partial, request, id, afterEvents);
+      if (res.writableEnded || res.destroyed) return;
+      const error = { type: 'error', error: { type: errorType, message: `fake ${errorType} mid-stream` } };
+      res.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
+      return;
+    }
     case 'reset': {
       const afterEvents = step.afterEvents;
       if (afterEvents === undefined || !wantsStream(request)) return resetSocket(req);
@@ -265,6 +274,7 @@ function splitInto(text: string, parts: number): string[] {
   return pieces;
 }
 
+/** Unref'd: a stall still pending when a test ends must not keep the process alive. */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

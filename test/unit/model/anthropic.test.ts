@@ -124,6 +124,17 @@ describe('anthropic provider through the real SDK', () => {
     assert.match(retries[0]?.type === 'retry' ? retries[0].error : '', /network/);
   });
 
+  it('retries an overloaded error sent inside the stream, and maps it when retries run out', async () => {
+    const recovered = await providerFor([{ fault: 'stream_error', errorType: 'overloaded_error' }, parallelReads]);
+    assert.deepEqual((await recovered.complete(request)).content, parallelReads.content);
+    assert.equal(fake.requests.length, 2);
+    await fake.close();
+
+    const exhausted = await providerFor([{ fault: 'stream_error' }, { fault: 'stream_error', afterEvents: 4 }], { maxRetries: 1 });
+    await expectModelError(exhausted.complete(request), 'overloaded');
+    assert.equal(fake.requests.length, 2);
+  });
+
   it('gives network after the retries run out', async () => {
     const provider = await providerFor([{ fault: 'reset', afterEvents: 2 }, { fault: 'reset', afterEvents: 2 }], { maxRetries: 1 });
     await expectModelError(provider.complete(request), 'network');
