@@ -53,6 +53,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   return {
     name: 'anthropic',
     async complete(request, onEvent) {
+      if (options.apiKey.trim() === '') throw new ModelError('Anthropic API auth: no API key was given', 'auth');
       const log: AttemptLog = { attempts: 0, lastFailure: undefined, lastResponseOk: false };
       const emit = (event: ModelEvent) => safeEmit(onEvent, event);
       const client = new Anthropic({

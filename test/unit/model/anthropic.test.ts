@@ -195,6 +195,26 @@ describe('anthropic provider through the real SDK', () => {
     assert.equal(fake.requests.length, 1);
   });
 
+  it('honours ANTHROPIC_BASE_URL when no baseURL is given', async () => {
+    fake = await startFakeAnthropic([parallelReads]);
+    const saved = process.env['ANTHROPIC_BASE_URL'];
+    process.env['ANTHROPIC_BASE_URL'] = fake.url;
+    try {
+      const response = await createAnthropicProvider({ apiKey: KEY }).complete(request);
+      assert.equal(response.stopReason, 'tool_use');
+      assert.equal(fake.requests.length, 1);
+    } finally {
+      if (saved === undefined) delete process.env['ANTHROPIC_BASE_URL'];
+      else process.env['ANTHROPIC_BASE_URL'] = saved;
+    }
+  });
+
+  it('refuses an empty API key without a request', async () => {
+    const provider = await providerFor([parallelReads], { apiKey: ' ' });
+    await expectModelError(provider.complete(request), 'auth');
+    assert.equal(fake.requests.length, 0);
+  });
+
   it('uses the configured model when the request names none', async () => {
     const provider = await providerFor([parallelReads], { model: 'claude-configured' });
     await provider.complete({ ...request, model: '' });
