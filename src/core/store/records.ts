@@ -75,6 +75,8 @@ export const CheckpointRecord = z.object({
   callId: z.string().optional(),
   status: RunStatus,
   budget: Budget,
+  /** after_model: the model's stop_reason, so a resume knows what the answer asked for. */
+  stopReason: z.string().optional(),
 });
 
 export const MessageRecord = z.object({

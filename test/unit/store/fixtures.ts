@@ -3,7 +3,7 @@ import type { Clock } from '../../../src/core/ports';
 import type { Budget, CheckpointLabel, NewRecord, RunRecord } from '../../../src/core/store/records';
 
 export class ManualClock implements Clock {
-  constructor(public time = 1_700_000_000_000) {}
+  constructor(public time = Date.now()) {}
   now(): number {
     return this.time;
   }

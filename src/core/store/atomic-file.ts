@@ -1,0 +1,42 @@
+import { joinPath, type StoreFs } from './fs-port';
+
+const encoder = new TextEncoder();
+
+export function tempName(name: string): string {
+  return `${name}.${globalThis.crypto.randomUUID().slice(0, 8)}.tmp`;
+}
+
+/** Writes bytes to a new file, durably: every byte synced before it is closed. */
+export async function writeNewFile(fs: StoreFs, path: string, bytes: Uint8Array): Promise<void> {
+  const handle = await fs.openExclusive(path);
+  try {
+    await fs.write(handle, bytes);
+    await fs.sync(handle);
+  } finally {
+    await fs.close(handle);
+  }
+}
+
+/** Replaces dir/name atomically: temp file, fsync, rename, fsync the folder. */
+export async function replaceFileAtomic(fs: StoreFs, dir: string, name: string, content: Uint8Array | string): Promise<void> {
+  const bytes = typeof content === 'string' ? encoder.encode(content) : content;
+  const temp = joinPath(dir, tempName(name));
+  try {
+    await writeNewFile(fs, temp, bytes);
+    await fs.rename(temp, joinPath(dir, name));
+  } catch (error) {
+    await fs.unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await fs.syncDir(dir);
+}
+
+/** Bytes of a file, or null when it does not exist. */
+export async function readIfExists(fs: StoreFs, path: string): Promise<Uint8Array | null> {
+  try {
+    return await fs.readFile(path);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return null;
+    throw error;
+  }
+}

@@ -1,0 +1,125 @@
+import { StoreError, type LeaseInfo } from './contract';
+import { readIfExists, replaceFileAtomic, tempName, writeNewFile } from './atomic-file';
+import { isExists, isNotFound, joinPath, type StoreFs } from './fs-port';
+import { isLeaseStale, LeaseFile, newLease, type ProcessIdentity } from './lease-policy';
+
+const LEASE = 'lease.json';
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface LeaseContext {
+  readonly fs: StoreFs;
+  readonly runDir: string;
+  readonly timeoutMs: number;
+  readonly me: ProcessIdentity;
+  readonly now: () => number;
+}
+
+type LeaseRead = { kind: 'none' } | { kind: 'held'; lease: LeaseInfo } | { kind: 'unreadable'; mtimeMs: number };
+
+async function readLeaseFile(ctx: LeaseContext): Promise<LeaseRead> {
+  const path = joinPath(ctx.runDir, LEASE);
+  const bytes = await readIfExists(ctx.fs, path);
+  if (bytes === null) return { kind: 'none' };
+  try {
+    return { kind: 'held', lease: LeaseFile.parse(JSON.parse(decoder.decode(bytes))) };
+  } catch {
+    const st = await ctx.fs.stat(path);
+    return st ? { kind: 'unreadable', mtimeMs: st.mtimeMs } : { kind: 'none' };
+  }
+}
+
+export async function readLease(ctx: LeaseContext): Promise<LeaseInfo | null> {
+  const read = await readLeaseFile(ctx);
+  return read.kind === 'held' ? read.lease : null;
+}
+
+export async function leaseIsLive(ctx: LeaseContext, abandoned: ReadonlySet<string>): Promise<boolean> {
+  const read = await readLeaseFile(ctx);
+  if (read.kind === 'none') return false;
+  if (read.kind === 'unreadable') return ctx.now() - read.mtimeMs <= ctx.timeoutMs;
+  return !abandoned.has(read.lease.holderId) && !isLeaseStale(read.lease, ctx.now(), ctx.timeoutMs, ctx.me);
+}
+
+/** Publishes a lease file that did not exist: the content is complete the instant the name appears. */
+async function publish(ctx: LeaseContext, lease: LeaseInfo): Promise<boolean> {
+  const temp = joinPath(ctx.runDir, tempName(LEASE));
+  await writeNewFile(ctx.fs, temp, encoder.encode(JSON.stringify(lease)));
+  try {
+    await ctx.fs.link(temp, joinPath(ctx.runDir, LEASE));
+    return true;
+  } catch (error) {
+    if (isExists(error)) return false;
+    throw error;
+  } finally {
+    await ctx.fs.unlink(temp).catch(() => undefined);
+    await ctx.fs.syncDir(ctx.runDir);
+  }
+}
+
+/**
+ * Moves a stale lease out of the way. Only one of several racing processes can rename the same
+ * file; the winner checks it moved the lease it judged stale, and puts back anything else.
+ */
+async function setAsideStale(ctx: LeaseContext, judged: LeaseRead, holderId: string): Promise<boolean> {
+  const path = joinPath(ctx.runDir, LEASE);
+  const aside = joinPath(ctx.runDir, `${LEASE}.stale-${holderId}`);
+  try {
+    await ctx.fs.rename(path, aside);
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+  const moved = await readIfExists(ctx.fs, aside);
+  const sameHolder = judged.kind !== 'held' || (moved !== null && decoder.decode(moved).includes(judged.lease.holderId));
+  if (!sameHolder && moved !== null) {
+    await ctx.fs.link(aside, path).catch(() => undefined);
+    await ctx.fs.unlink(aside).catch(() => undefined);
+    return false;
+  }
+  await ctx.fs.unlink(aside).catch(() => undefined);
+  return true;
+}
+
+/** Takes the lease for holderId: free, stale, or abandoned by this process; else lease_held. */
+export async function acquireLease(ctx: LeaseContext, holderId: string, abandoned: ReadonlySet<string>): Promise<LeaseInfo> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const current = await readLeaseFile(ctx);
+    if (current.kind !== 'none') {
+      const live = await leaseIsLive(ctx, abandoned);
+      if (live) {
+        const who = current.kind === 'held' ? `${current.lease.holderId} (pid ${current.lease.pid} on ${current.lease.hostname})` : 'a writer';
+        throw new StoreError(`run is held by ${who}`, 'lease_held', joinPath(ctx.runDir, LEASE));
+      }
+      if (!(await setAsideStale(ctx, current, holderId))) continue;
+    }
+    const lease = newLease(holderId, ctx.now(), ctx.me);
+    if (await publish(ctx, lease)) return lease;
+  }
+  throw new StoreError('another process took the lease at the same time', 'lease_held', joinPath(ctx.runDir, LEASE));
+}
+
+/** Throws lease_lost unless holderId still holds the lease. */
+export async function checkHolder(ctx: LeaseContext, holderId: string): Promise<LeaseInfo> {
+  const read = await readLeaseFile(ctx);
+  if (read.kind !== 'held' || read.lease.holderId !== holderId) {
+    throw new StoreError('the lease of this run was taken over by another writer; this writer stopped', 'lease_lost', joinPath(ctx.runDir, LEASE));
+  }
+  return read.lease;
+}
+
+export async function renewLease(ctx: LeaseContext, holderId: string): Promise<LeaseInfo> {
+  const lease = await checkHolder(ctx, holderId);
+  const renewed = { ...lease, renewedAt: ctx.now() };
+  await replaceFileAtomic(ctx.fs, ctx.runDir, LEASE, JSON.stringify(renewed));
+  return renewed;
+}
+
+export async function releaseLease(ctx: LeaseContext, holderId: string): Promise<void> {
+  const read = await readLeaseFile(ctx);
+  if (read.kind !== 'held' || read.lease.holderId !== holderId) return;
+  await ctx.fs.unlink(joinPath(ctx.runDir, LEASE)).catch((error: unknown) => {
+    if (!isNotFound(error)) throw error;
+  });
+  await ctx.fs.syncDir(ctx.runDir);
+}

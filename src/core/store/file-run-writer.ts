@@ -1,0 +1,181 @@
+import type { Clock } from '../ports';
+import { StoreError, type LeaseInfo, type RunWriter } from './contract';
+import type { FileBlobs } from './file-blobs';
+import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
+import { errorMessage, type StoreFileHandle, type StoreFs } from './fs-port';
+import { encodeGroup } from './journal-format';
+import { leaseNeedsRenewal } from './lease-policy';
+import type { NewRecord, StoredRecord } from './records';
+import { blobRefs } from './refs';
+import { writeStateFile, type RunStateFile } from './run-files';
+import { stampRecords } from './stamp';
+
+export interface WriterSetup {
+  readonly fs: StoreFs;
+  readonly clock: Clock;
+  readonly lease: LeaseContext;
+  readonly blobs: FileBlobs;
+  readonly journalPath: string;
+  readonly handle: StoreFileHandle;
+  readonly holderId: string;
+  readonly leaseInfo: LeaseInfo;
+  /** What state.json says now (lastSeq, journalBytes are the writer's starting point). */
+  readonly state: Omit<RunStateFile, 'v'>;
+  readonly stateIntervalMs: number;
+  /** Called when the writer stops after an I/O error, so its own process may take the run again. */
+  readonly onAbandon: (holderId: string) => void;
+}
+
+/** Appends commit groups to one run's journal while it holds the run's lease. */
+export class FileRunWriter implements RunWriter {
+  readonly runId: string;
+  readonly holderId: string;
+  private stopped: StoreError | null = null;
+  private state: Omit<RunStateFile, 'v'>;
+  private lease: LeaseInfo;
+  private stateWrittenAt: number;
+  private stateDirty = false;
+  private handleOpen = true;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly setup: WriterSetup) {
+    this.runId = setup.state.runId;
+    this.holderId = setup.holderId;
+    this.state = setup.state;
+    this.lease = setup.leaseInfo;
+    this.stateWrittenAt = setup.clock.now();
+  }
+
+  append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+    return this.serialised(() => this.appendNow(records));
+  }
+
+  renewLease(): Promise<void> {
+    return this.serialised(async () => {
+      this.throwIfStopped();
+      this.lease = await this.guard(() => renewLease(this.setup.lease, this.holderId), false);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.serialised(async () => {
+      if (!this.stopped) {
+        this.stopped = new StoreError('this writer is closed', 'lease_lost');
+        try {
+          if (this.stateDirty) await this.writeState();
+          await releaseLease(this.setup.lease, this.holderId);
+        } catch {
+          this.setup.onAbandon(this.holderId);
+        }
+      }
+      await this.closeHandle();
+    });
+  }
+
+  /** Appends run one at a time, in call order. */
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work, work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private throwIfStopped(): void {
+    if (this.stopped) throw this.stopped;
+  }
+
+  private async appendNow(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+    this.throwIfStopped();
+    if (records.length === 0) return [];
+    const { fs, clock, handle } = this.setup;
+    this.lease = await this.guard(() => checkHolder(this.setup.lease, this.holderId), true);
+    const now = clock.now();
+    if (leaseNeedsRenewal(this.lease, now, this.setup.lease.timeoutMs)) {
+      this.lease = await this.guard(() => renewLease(this.setup.lease, this.holderId), true);
+    }
+    const stamped = stampRecords(records, this.state.lastSeq + 1, now);
+    await this.checkBlobs(stamped);
+    const bytes = encodeGroup(stamped);
+    await this.guard(async () => {
+      const size = await fs.size(handle);
+      if (size !== this.state.journalBytes) {
+        throw new StoreError(`the journal changed under this writer (${size} bytes, expected ${this.state.journalBytes}); reopen the run`, 'lease_lost', this.setup.journalPath);
+      }
+      await fs.write(handle, bytes);
+      await fs.sync(handle);
+    }, true);
+    const before = this.state;
+    this.track(stamped, bytes.length, now);
+    await this.maybeWriteState(now, before);
+    return stamped;
+  }
+
+  private async checkBlobs(records: readonly StoredRecord[]): Promise<void> {
+    for (const record of records) {
+      for (const hash of blobRefs(record)) {
+        const present = await this.guard(() => this.setup.blobs.has(hash), false);
+        if (!present) throw new StoreError(`record names blob ${hash} that is not in the store`, 'invalid');
+      }
+    }
+  }
+
+  private track(records: readonly StoredRecord[], bytes: number, now: number): void {
+    let steps = this.state.steps;
+    let status = this.state.status;
+    for (const record of records) {
+      if ('stepId' in record) steps = Math.max(steps, record.stepId);
+      if (record.type === 'checkpoint' || record.type === 'status' || record.type === 'run_end') status = record.status;
+    }
+    this.stateDirty = true;
+    this.state = { ...this.state, steps, status, lastSeq: this.state.lastSeq + records.length, journalBytes: this.state.journalBytes + bytes, updatedAt: now };
+  }
+
+  /** state.json is a listing cache: rewritten when the status or step changes, else at most every interval. */
+  private async maybeWriteState(now: number, before: Omit<RunStateFile, 'v'>): Promise<void> {
+    const changed = before.status !== this.state.status || before.steps !== this.state.steps;
+    if (!changed && now - this.stateWrittenAt < this.setup.stateIntervalMs) return;
+    try {
+      await this.writeState();
+    } catch {
+      // The records are durable in the journal, which stays the truth; the next append retries.
+    }
+  }
+
+  private async writeState(): Promise<void> {
+    await writeStateFile(this.setup.fs, this.setup.lease.runDir, this.state);
+    this.stateDirty = false;
+    this.stateWrittenAt = this.setup.clock.now();
+  }
+
+  /**
+   * Runs one I/O step. A lost lease stops the writer; any other failure stops it too when
+   * `fatal` (bytes may be half written), after cutting the journal back to its last known end.
+   */
+  private async guard<T>(step: () => Promise<T>, fatal: boolean): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof StoreError) {
+        if (error.code === 'lease_lost') this.stop(error);
+        throw error;
+      }
+      const failure = new StoreError(`store I/O failed for run ${this.runId}: ${errorMessage(error)}`, 'io', this.setup.journalPath);
+      if (fatal) {
+        this.stop(failure);
+        await this.closeHandle();
+        await this.setup.fs.truncate(this.setup.journalPath, this.state.journalBytes).catch(() => undefined);
+        this.setup.onAbandon(this.holderId);
+      }
+      throw failure;
+    }
+  }
+
+  private async closeHandle(): Promise<void> {
+    if (!this.handleOpen) return;
+    this.handleOpen = false;
+    await this.setup.fs.close(this.setup.handle).catch(() => undefined);
+  }
+
+  private stop(error: StoreError): void {
+    if (!this.stopped) this.stopped = error;
+  }
+}

@@ -1,0 +1,295 @@
+import { systemClock, type Clock } from '../ports';
+import { StoreError, type CheckpointStore, type LeaseInfo, type RunState, type RunSummary, type RunWriter, type VerifyReport } from './contract';
+import { readIfExists } from './atomic-file';
+import { FileBlobs } from './file-blobs';
+import { collectFileGarbage } from './file-gc';
+import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext } from './file-lease';
+import { FileRunWriter } from './file-run-writer';
+import { errorMessage, isExists, isNotFound, joinPath, type StoreFs } from './fs-port';
+import { encodeGroup, scanJournal, type JournalScan } from './journal-format';
+import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
+import { materialise } from './materialise';
+import { MIGRATIONS, type MigrationTable } from './migrations';
+import type { RunRecord, StoredRecord } from './records';
+import { blobRefs } from './refs';
+import type { RetentionPolicy } from './retention';
+import { JOURNAL, readDamageFile, readStateFile, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
+import { stampRecords } from './stamp';
+
+export interface FileStoreOptions {
+  readonly fs: StoreFs;
+  /** Folder that holds runs/ and blobs/. */
+  readonly root: string;
+  readonly clock?: Clock;
+  readonly leaseTimeoutMs?: number;
+  readonly process?: ProcessIdentity;
+  readonly migrations?: MigrationTable;
+  /** Unreferenced blobs younger than this survive garbage collection (a writer may be about to name them). */
+  readonly blobGraceMs?: number;
+  /** state.json is rewritten at most this often unless the status changes. */
+  readonly stateIntervalMs?: number;
+}
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** The durable CheckpointStore: one folder per run (journal, state, lease) and shared blobs. */
+export class FileCheckpointStore implements CheckpointStore {
+  readonly fs: StoreFs;
+  readonly root: string;
+  readonly runsDir: string;
+  readonly blobs: FileBlobs;
+  readonly clock: Clock;
+  readonly leaseTimeoutMs: number;
+  readonly me: ProcessIdentity;
+  readonly migrations: MigrationTable;
+  readonly blobGraceMs: number;
+  private readonly stateIntervalMs: number;
+  /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
+  readonly abandoned = new Set<string>();
+  private rootReady = false;
+
+  constructor(options: FileStoreOptions) {
+    this.fs = options.fs;
+    this.root = options.root;
+    this.runsDir = joinPath(options.root, 'runs');
+    this.blobs = new FileBlobs(options.fs, joinPath(options.root, 'blobs'));
+    this.clock = options.clock ?? systemClock;
+    this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
+    this.me = options.process ?? unknownProcess;
+    this.migrations = options.migrations ?? MIGRATIONS;
+    this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
+    this.stateIntervalMs = options.stateIntervalMs ?? 1000;
+  }
+
+  runDir(runId: string): string {
+    if (!RUN_ID.test(runId)) throw new StoreError(`not a valid run id: ${JSON.stringify(runId)}`, 'invalid');
+    return joinPath(this.runsDir, runId);
+  }
+
+  journalPath(runId: string): string {
+    return joinPath(this.runDir(runId), JOURNAL);
+  }
+
+  leaseContext(runId: string): LeaseContext {
+    return { fs: this.fs, runDir: this.runDir(runId), timeoutMs: this.leaseTimeoutMs, me: this.me, now: () => this.clock.now() };
+  }
+
+  async createRun(run: Omit<RunRecord, 'v' | 'at' | 'type'>): Promise<RunWriter> {
+    const dir = this.runDir(run.runId);
+    const journal = this.journalPath(run.runId);
+    const now = this.clock.now();
+    const stamped = stampRecords([{ ...run, type: 'run' }], 1, now);
+    await this.ensureRoot();
+    if (await this.fs.stat(journal)) throw new StoreError(`run ${run.runId} already exists`, 'invalid', journal);
+    await this.fs.mkdirp(dir);
+    await this.fs.syncDir(this.runsDir);
+    const holderId = newHolderId();
+    const ctx = this.leaseContext(run.runId);
+    const lease = await acquireLease(ctx, holderId, this.abandoned);
+    try {
+      const handle = await this.fs.openExclusive(journal).catch((error: unknown) => {
+        throw isExists(error) ? new StoreError(`run ${run.runId} already exists`, 'invalid', journal) : error;
+      });
+      const bytes = encodeGroup(stamped);
+      const state: Omit<RunStateFile, 'v'> = { runId: run.runId, task: run.task, createdAt: run.createdAt, status: 'running', lastSeq: 1, updatedAt: now, steps: 0, journalBytes: bytes.length };
+      try {
+        await this.fs.write(handle, bytes);
+        await this.fs.sync(handle);
+        await this.fs.syncDir(dir);
+        await writeStateFile(this.fs, dir, state);
+      } catch (error) {
+        await this.fs.close(handle).catch(() => undefined);
+        throw error;
+      }
+      return this.writer(run.runId, handle, holderId, lease, state);
+    } catch (error) {
+      await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
+      throw this.asStoreError(error, journal);
+    }
+  }
+
+  async openWriter(runId: string): Promise<RunWriter> {
+    const journal = this.journalPath(runId);
+    if (!(await this.fs.stat(journal))) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+    const holderId = newHolderId();
+    const ctx = this.leaseContext(runId);
+    const lease = await acquireLease(ctx, holderId, this.abandoned);
+    try {
+      const bytes = await this.fs.readFile(journal);
+      const scan = this.checkedScan(runId, bytes);
+      let tornTailCut: RunStateFile['tornTailCut'];
+      if (scan.tornTail) {
+        await this.fs.truncate(journal, scan.goodLength);
+        tornTailCut = { ...scan.tornTail, at: this.clock.now() };
+      }
+      const state = this.stateFromRecords(runId, scan, tornTailCut ?? (await readStateFile(this.fs, ctx.runDir))?.tornTailCut);
+      const handle = await this.fs.openAppend(journal);
+      try {
+        await writeStateFile(this.fs, ctx.runDir, state);
+      } catch (error) {
+        await this.fs.close(handle).catch(() => undefined);
+        throw error;
+      }
+      return this.writer(runId, handle, holderId, lease, state);
+    } catch (error) {
+      await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
+      throw this.asStoreError(error, journal);
+    }
+  }
+
+  async readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState> {
+    return materialise(await this.readRecords(runId), options);
+  }
+
+  async readRecords(runId: string): Promise<readonly StoredRecord[]> {
+    const journal = this.journalPath(runId);
+    const bytes = await readIfExists(this.fs, journal);
+    if (bytes === null) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+    return this.checkedScan(runId, bytes).records;
+  }
+
+  async listRuns(): Promise<readonly RunSummary[]> {
+    let names: string[];
+    try {
+      names = await this.fs.readdir(this.runsDir);
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+    const summaries: RunSummary[] = [];
+    for (const name of names.sort()) {
+      const summary = await this.summaryOf(name);
+      if (summary) summaries.push(summary);
+    }
+    return summaries;
+  }
+
+  async lease(runId: string): Promise<LeaseInfo | null> {
+    return readLease(this.leaseContext(runId));
+  }
+
+  async putBlob(bytes: Uint8Array): Promise<string> {
+    await this.ensureRoot();
+    return this.blobs.put(bytes);
+  }
+
+  async getBlob(hash: string): Promise<Uint8Array> {
+    return this.blobs.get(hash);
+  }
+
+  async verify(runId: string): Promise<VerifyReport> {
+    const journal = this.journalPath(runId);
+    const bytes = await readIfExists(this.fs, journal);
+    if (bytes === null) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+    let scan: JournalScan;
+    try {
+      scan = scanJournal(bytes, journal, this.migrations);
+    } catch (error) {
+      const message = errorMessage(error);
+      return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
+    }
+    const missing = new Set<string>();
+    for (const record of scan.records) for (const hash of blobRefs(record)) if (!(await this.blobs.has(hash))) missing.add(hash);
+    const tornTail = scan.tornTail ?? (await readStateFile(this.fs, this.runDir(runId)))?.tornTailCut;
+    const report: VerifyReport = {
+      runId,
+      ok: !scan.damage && missing.size === 0 && scan.records.length > 0,
+      records: scan.records.length,
+      missingBlobs: [...missing],
+      ...(tornTail ? { tornTail: { offset: tornTail.offset, bytes: tornTail.bytes } } : {}),
+      ...(scan.damage ? { damage: { file: journal, ...scan.damage } } : {}),
+    };
+    if (scan.damage) await this.recordDamage(runId, journal, scan.damage);
+    return report;
+  }
+
+  async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
+    return collectFileGarbage(this, policy);
+  }
+
+  /** @internal Scans a journal; damage is recorded beside it and thrown, nothing is changed. */
+  checkedScan(runId: string, bytes: Uint8Array): JournalScan {
+    const journal = this.journalPath(runId);
+    const scan = scanJournal(bytes, journal, this.migrations);
+    if (scan.damage) {
+      void this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
+      throw new StoreError(`${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`, 'damaged', journal, scan.damage.offset);
+    }
+    if (scan.records.length === 0 || scan.records[0]!.type !== 'run') {
+      throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
+    }
+    return scan;
+  }
+
+  private async recordDamage(runId: string, journal: string, damage: { offset: number; message: string }): Promise<void> {
+    await writeDamageFile(this.fs, this.runDir(runId), { file: journal, ...damage, at: this.clock.now() });
+  }
+
+  private stateFromRecords(runId: string, scan: JournalScan, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
+    const state = materialise(scan.records);
+    const last = scan.records[scan.records.length - 1]!;
+    const steps = scan.records.reduce((max, r) => ('stepId' in r ? Math.max(max, r.stepId) : max), 0);
+    return {
+      runId,
+      task: state.run.task,
+      createdAt: state.run.createdAt,
+      status: state.status,
+      lastSeq: last.seq,
+      updatedAt: last.at,
+      steps,
+      journalBytes: scan.goodLength,
+      ...(tornTailCut ? { tornTailCut } : {}),
+    };
+  }
+
+  private async summaryOf(runId: string): Promise<RunSummary | null> {
+    if (!RUN_ID.test(runId)) return null;
+    const dir = this.runDir(runId);
+    const journal = joinPath(dir, JOURNAL);
+    if (!(await this.fs.stat(journal))) return null;
+    const leased = await leaseIsLive(this.leaseContext(runId), this.abandoned);
+    const damage = await readDamageFile(this.fs, dir);
+    const state = await readStateFile(this.fs, dir);
+    const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
+    if (state) {
+      const { task, createdAt, status, updatedAt, steps } = state;
+      return { runId, task, createdAt, status, updatedAt, steps, leased, ...(damaged ? { damaged } : {}) };
+    }
+    try {
+      const bytes = await this.fs.readFile(journal);
+      const s = this.stateFromRecords(runId, this.checkedScan(runId, bytes), undefined);
+      return { runId, task: s.task, createdAt: s.createdAt, status: s.status, updatedAt: s.updatedAt, steps: s.steps, leased };
+    } catch (error) {
+      return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
+    }
+  }
+
+  private writer(runId: string, handle: Awaited<ReturnType<StoreFs['openAppend']>>, holderId: string, lease: LeaseInfo, state: Omit<RunStateFile, 'v'>): RunWriter {
+    return new FileRunWriter({
+      fs: this.fs,
+      clock: this.clock,
+      lease: this.leaseContext(runId),
+      blobs: this.blobs,
+      journalPath: this.journalPath(runId),
+      handle,
+      holderId,
+      leaseInfo: lease,
+      state,
+      stateIntervalMs: this.stateIntervalMs,
+      onAbandon: (id) => this.abandoned.add(id),
+    });
+  }
+
+  private async ensureRoot(): Promise<void> {
+    if (this.rootReady) return;
+    await this.fs.mkdirp(this.runsDir);
+    await this.fs.mkdirp(this.blobs.root);
+    await this.fs.syncDir(this.root);
+    this.rootReady = true;
+  }
+
+  private asStoreError(error: unknown, file: string): StoreError {
+    if (error instanceof StoreError) return error;
+    return new StoreError(`store I/O failed on ${file}: ${errorMessage(error)}`, 'io', file);
+  }
+}

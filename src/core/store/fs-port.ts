@@ -1,0 +1,67 @@
+// The file operations the file store needs, one method each, so that a test can wrap the port
+// and fail or crash at any single operation. Paths are absolute with forward slashes.
+// Errors carry a Node-style `code` (ENOENT, EEXIST, ENOSPC, EIO...).
+
+/** An open file; only the port that opened it knows what is inside. */
+export interface StoreFileHandle {
+  readonly path: string;
+}
+
+export interface StoreFileStat {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly isDirectory: boolean;
+}
+
+export interface StoreFs {
+  /** Opens for appending, creating the file when it does not exist. */
+  openAppend(path: string): Promise<StoreFileHandle>;
+  /** Creates a new file for writing; fails with EEXIST when it exists. */
+  openExclusive(path: string): Promise<StoreFileHandle>;
+  /** Writes all bytes at the end of the file (not durable until sync). */
+  write(handle: StoreFileHandle, bytes: Uint8Array): Promise<void>;
+  /** fsync: everything written through this handle is on disk when it resolves. */
+  sync(handle: StoreFileHandle): Promise<void>;
+  close(handle: StoreFileHandle): Promise<void>;
+  /** Size of the open file as the file system sees it now. */
+  size(handle: StoreFileHandle): Promise<number>;
+  readFile(path: string): Promise<Uint8Array>;
+  /** Cuts a file back to `length` bytes and syncs it. */
+  truncate(path: string, length: number): Promise<void>;
+  /** Atomically replaces `to` with `from`. */
+  rename(from: string, to: string): Promise<void>;
+  /** Atomically creates `to` as another name of `from`; fails with EEXIST when `to` exists. */
+  link(from: string, to: string): Promise<void>;
+  /** fsync of a directory, so that names created, renamed or removed in it are durable. */
+  syncDir(path: string): Promise<void>;
+  /** mkdir -p */
+  mkdirp(path: string): Promise<void>;
+  readdir(path: string): Promise<string[]>;
+  /** null when nothing exists at the path. */
+  stat(path: string): Promise<StoreFileStat | null>;
+  unlink(path: string): Promise<void>;
+  /** Removes an empty directory. */
+  rmdir(path: string): Promise<void>;
+}
+
+export function fsErrorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+export const isNotFound = (error: unknown): boolean => fsErrorCode(error) === 'ENOENT';
+export const isExists = (error: unknown): boolean => fsErrorCode(error) === 'EEXIST';
+
+export function joinPath(...parts: string[]): string {
+  return parts
+    .map((part, i) => (i === 0 ? part.replace(/\/+$/, '') : part.replace(/^\/+|\/+$/g, '')))
+    .filter((part, i) => i === 0 || part.length > 0)
+    .join('/');
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

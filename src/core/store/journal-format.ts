@@ -1,0 +1,151 @@
+import { StoreError } from './contract';
+import { crc32 } from './crc32';
+import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
+import { StoreRecord, type StoredRecord } from './records';
+
+// One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
+// "r":<record>,"c":"<crc32>"}. The crc covers every byte of the line before `,"c":`.
+// A commit group is all-or-nothing: a group without its closing line is a torn tail; bad bytes
+// are a torn tail only when no readable line of a later group follows them.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const CRC_SUFFIX_LENGTH = ',"c":"00000000"}'.length;
+const NEWLINE = 0x0a;
+
+function hex8(value: number): string {
+  return value.toString(16).padStart(8, '0');
+}
+
+/** The bytes of one commit group, ready to append. */
+export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
+  const first = records[0]?.seq ?? 0;
+  const last = records[records.length - 1]?.seq ?? 0;
+  const lines = records.map((stored) => {
+    const { seq, ...record } = stored;
+    const head = encoder.encode(`{"s":${seq},"b":${first},"e":${last},"r":${JSON.stringify(record)}`);
+    const tail = encoder.encode(`,"c":"${hex8(crc32(head))}"}\n`);
+    const line = new Uint8Array(head.length + tail.length);
+    line.set(head);
+    line.set(tail, head.length);
+    return line;
+  });
+  const out = new Uint8Array(lines.reduce((n, l) => n + l.length, 0));
+  let at = 0;
+  for (const line of lines) {
+    out.set(line, at);
+    at += line.length;
+  }
+  return out;
+}
+
+export interface JournalScan {
+  readonly records: StoredRecord[];
+  /** Byte length of the good part: the end of the last complete commit group. */
+  readonly goodLength: number;
+  /** Bytes after goodLength that a writer cuts (an unfinished commit group). */
+  readonly tornTail?: { offset: number; bytes: number };
+  /** Corruption before the tail: the journal cannot be used as it is. */
+  readonly damage?: { offset: number; message: string };
+}
+
+interface Frame {
+  readonly seq: number;
+  readonly groupFirst: number;
+  readonly closesGroup: boolean;
+  readonly raw: Record<string, unknown>;
+}
+
+/** A line whose checksum holds, or null (torn or flipped bytes). */
+function readFrame(bytes: Uint8Array, start: number, end: number): Frame | null {
+  if (end - start <= CRC_SUFFIX_LENGTH) return null;
+  const suffixStart = end - CRC_SUFFIX_LENGTH;
+  let text: string;
+  try {
+    text = decoder.decode(bytes.subarray(start, end));
+  } catch {
+    return null;
+  }
+  const suffix = text.slice(text.length - CRC_SUFFIX_LENGTH);
+  const match = /^,"c":"([0-9a-f]{8})"\}$/.exec(suffix);
+  if (!match || hex8(crc32(bytes.subarray(start, suffixStart))) !== match[1]) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const frame = parsed as { s?: unknown; b?: unknown; e?: unknown; r?: unknown };
+  if (typeof frame.s !== 'number' || typeof frame.b !== 'number' || typeof frame.e !== 'number') return null;
+  if (typeof frame.r !== 'object' || frame.r === null || Array.isArray(frame.r)) return null;
+  return { seq: frame.s, groupFirst: frame.b, closesGroup: frame.s === frame.e, raw: frame.r as Record<string, unknown> };
+}
+
+function validRecord(frame: Frame, file: string, offset: number, migrations: MigrationTable): StoredRecord {
+  const upgraded = upgradeRecord(frame.raw, file, migrations);
+  const parsed = StoreRecord.safeParse(upgraded);
+  if (!parsed.success) {
+    throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${parsed.error.message}`, 'damaged', file, offset);
+  }
+  return { ...parsed.data, seq: frame.seq };
+}
+
+/** After a bad line: does a readable line of another commit group follow it? */
+function laterGroupSurvives(bytes: Uint8Array, from: number, groupFirst: number): boolean {
+  let start = from;
+  for (let nl = bytes.indexOf(NEWLINE, start); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
+    const frame = readFrame(bytes, start, nl);
+    if (frame && frame.groupFirst !== groupFirst) return true;
+    start = nl + 1;
+  }
+  return false;
+}
+
+/**
+ * Reads a journal: every line checked (checksum, sequence, version, schema). An unfinished or
+ * garbled last commit group is a torn tail; anything bad before it is damage.
+ * Throws StoreError('future_version'|'damaged') for a checksum-valid record that cannot be read.
+ */
+export function scanJournal(bytes: Uint8Array, file: string, migrations: MigrationTable = MIGRATIONS): JournalScan {
+  const records: StoredRecord[] = [];
+  let groupRecords = 0;
+  let goodLength = 0;
+  let start = 0;
+  let badAt = -1;
+  for (let nl = bytes.indexOf(NEWLINE, start); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
+    const frame = readFrame(bytes, start, nl);
+    if (!frame) {
+      badAt = start;
+      break;
+    }
+    if (frame.seq !== records.length + 1 || frame.groupFirst !== groupRecords + 1) {
+      const message = `sequence ${frame.seq} (group from ${frame.groupFirst}) where ${records.length + 1} (group from ${groupRecords + 1}) was expected`;
+      return { records: records.slice(0, groupRecords), goodLength, damage: { offset: start, message } };
+    }
+    try {
+      records.push(validRecord(frame, file, start, migrations));
+    } catch (error) {
+      if (error instanceof StoreError && error.code !== 'future_version') {
+        return { records: records.slice(0, groupRecords), goodLength, damage: { offset: start, message: error.message } };
+      }
+      throw error;
+    }
+    start = nl + 1;
+    if (frame.closesGroup) {
+      groupRecords = records.length;
+      goodLength = start;
+    }
+  }
+  if (badAt !== -1 && laterGroupSurvives(bytes, nl0(bytes, badAt), groupRecords + 1)) {
+    return { records: records.slice(0, groupRecords), goodLength, damage: { offset: badAt, message: 'checksum mismatch before the last commit group' } };
+  }
+  const kept = records.slice(0, groupRecords);
+  if (goodLength === bytes.length) return { records: kept, goodLength };
+  return { records: kept, goodLength, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
+}
+
+/** Offset just after the line that starts at `start`. */
+function nl0(bytes: Uint8Array, start: number): number {
+  const nl = bytes.indexOf(NEWLINE, start);
+  return nl === -1 ? bytes.length : nl + 1;
+}

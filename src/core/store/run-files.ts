@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { readIfExists, replaceFileAtomic } from './atomic-file';
+import { joinPath, type StoreFs } from './fs-port';
+import { FORMAT_VERSION, RunStatus } from './records';
+
+export const JOURNAL = 'journal.jsonl';
+export const STATE = 'state.json';
+export const DAMAGE = 'damage.json';
+
+/** state.json: enough to list a run without reading its journal. The journal stays the truth. */
+export const RunStateFile = z.object({
+  v: z.number().int().positive(),
+  runId: z.string(),
+  task: z.string(),
+  createdAt: z.number(),
+  status: RunStatus,
+  lastSeq: z.number().int().nonnegative(),
+  updatedAt: z.number(),
+  steps: z.number().int().nonnegative(),
+  journalBytes: z.number().int().nonnegative(),
+  /** The last torn tail a writer cut when it opened the run. */
+  tornTailCut: z.object({ offset: z.number(), bytes: z.number(), at: z.number() }).optional(),
+});
+export type RunStateFile = z.infer<typeof RunStateFile>;
+
+export const DamageFile = z.object({ file: z.string(), offset: z.number(), message: z.string(), at: z.number() });
+export type DamageFile = z.infer<typeof DamageFile>;
+
+const decoder = new TextDecoder();
+
+async function readJson<T>(fs: StoreFs, path: string, schema: z.ZodType<T>): Promise<T | null> {
+  const bytes = await readIfExists(fs, path);
+  if (bytes === null) return null;
+  try {
+    return schema.parse(JSON.parse(decoder.decode(bytes)));
+  } catch {
+    return null;
+  }
+}
+
+export async function readStateFile(fs: StoreFs, runDir: string): Promise<RunStateFile | null> {
+  const state = await readJson(fs, joinPath(runDir, STATE), RunStateFile);
+  return state && state.v <= FORMAT_VERSION ? state : null;
+}
+
+export async function writeStateFile(fs: StoreFs, runDir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {
+  await replaceFileAtomic(fs, runDir, STATE, JSON.stringify({ v: FORMAT_VERSION, ...state }));
+}
+
+export async function readDamageFile(fs: StoreFs, runDir: string): Promise<DamageFile | null> {
+  return readJson(fs, joinPath(runDir, DAMAGE), DamageFile);
+}
+
+export async function writeDamageFile(fs: StoreFs, runDir: string, damage: DamageFile): Promise<void> {
+  await replaceFileAtomic(fs, runDir, DAMAGE, JSON.stringify(damage));
+}
