@@ -1,5 +1,6 @@
 import { ABSENT } from '../patches/hash';
-import type { NewRecord, RestoreRecord } from '../store/records';
+import type { NewRecord, RestoreRecord, StoredRecord } from '../store/records';
+import { undoSessionRestore } from './session';
 import type { FileWork } from './plan';
 import { restoreRecord, restoreRecordToNew, writeFiles, type FileFailure } from './rollback';
 import type { RestoreDeps } from './types';
@@ -60,4 +61,10 @@ export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord):
   const notes: NewRecord[] = [...conflicts, ...failed].map((f) => ({ type: 'note', kind: 'warning', text: `undo left ${f.path} alone: ${f.error}` }));
   if (reopened.length + notes.length > 0) await deps.journal.append([...reopened, ...notes]);
   return { restore: undo, written, conflicts: [...conflicts, ...failed] };
+}
+
+/** Undo of any restore: a session branch goes back to the head it left; files get their exact bytes back. */
+export async function undoRestore(deps: RestoreDeps, records: readonly StoredRecord[], record: RestoreRecord): Promise<UndoResult> {
+  if (record.branchId !== undefined) return { restore: await undoSessionRestore(deps, records, record), written: [], conflicts: [] };
+  return undoFileRestore(deps, record);
 }
