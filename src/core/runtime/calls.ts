@@ -1,0 +1,195 @@
+import { inputHash } from '../ledger/canonical';
+import type { LedgerEntry } from '../ledger/schema';
+import { transition, type EntryChanges } from '../ledger/transitions';
+import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
+import { applyPreparedWrite } from '../patches/record';
+import type { Patch } from '../patches/schema';
+import { StaleContentError, PathRefusedError } from '../ports';
+import { ToolError } from '../tools/errors';
+import { describeInputError, type AnyTool, type ToolRegistry } from '../tools/registry';
+import type { PreparedWrite, ToolContext, ToolOutput } from '../tools/types';
+import { ApprovalUnavailableError, describe, guardStore, StorageFailure } from './errors';
+import { ruleTarget, type RunSession } from './session';
+import { CANCELLED_REASON } from './types';
+
+/** Stops the run at a safe point with a reason (cancelled, approval needed). */
+export class PauseSignal extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'PauseSignal';
+  }
+}
+
+export interface CallEnv {
+  readonly session: RunSession;
+  readonly tools: ToolRegistry;
+  readonly signal: AbortSignal;
+  /** tool_use ids whose input was cut off at max_tokens. */
+  readonly truncated: ReadonlySet<string>;
+}
+
+export const TRUNCATED_INPUT_MESSAGE =
+  'the input of this tool call was cut off at the output token limit (max_tokens), so the call was not run. Send it again with a smaller input (for example, split a large file into several writes).';
+
+export function resultBlock(toolUseId: string, content: string, isError: boolean): ToolResultBlock {
+  return { type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) };
+}
+
+export function checkCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw new PauseSignal(CANCELLED_REASON);
+}
+
+/** The `planned` ledger entry of one tool_use block, before anything about it happens. */
+export function plannedEntry(toolUse: ToolUseBlock, tool: AnyTool | undefined, stepId: number, now: number): LedgerEntry {
+  return {
+    callId: toolUse.id,
+    stepId,
+    toolName: toolUse.name,
+    inputHash: inputHash(toolUse.input),
+    status: 'planned',
+    idempotency: tool?.idempotency ?? 'idempotent',
+    replayPolicy: tool?.replayPolicy ?? 'auto',
+    sideEffects: [...(tool?.sideEffects ?? [])],
+    plannedAt: now,
+    compensation: tool?.compensation ?? 'nothing to undo (the call was not run)',
+  };
+}
+
+/** Records a terminal (or status-unknown) result: blob first, then the ledger entry and tool_finished. */
+export async function recordResult(env: CallEnv, entry: LedgerEntry, to: LedgerEntry['status'], output: ToolOutput, changes: EntryChanges = {}): Promise<ToolResultBlock> {
+  const block = resultBlock(entry.callId, output.content, output.isError === true);
+  const resultRef = await env.session.putResult(block);
+  const next = transition(entry, to, {
+    ...changes,
+    finishedAt: env.session.deps.clock.now(),
+    resultRef,
+    ...(output.isError ? { isError: true, error: firstLine(output.content) } : {}),
+  });
+  await env.session.save('tool_finished', [{ type: 'ledger', entry: next }], { callId: entry.callId });
+  return block;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+export function parseInput(tool: AnyTool, toolUse: ToolUseBlock): { ok: true; input: unknown } | { ok: false; message: string } {
+  const parsed = tool.input.safeParse(toolUse.input);
+  return parsed.success ? { ok: true, input: parsed.data } : { ok: false, message: describeInputError(tool.name, parsed.error) };
+}
+
+/** A planned (or approved) call: approval, prepare, started, execute, finished. */
+export async function runPlannedCall(env: CallEnv, toolUse: ToolUseBlock, entry: LedgerEntry): Promise<ToolResultBlock> {
+  checkCancelled(env.signal);
+  const tool = env.tools.get(toolUse.name);
+  if (env.truncated.has(toolUse.id)) return recordResult(env, entry, 'failed', { content: TRUNCATED_INPUT_MESSAGE, isError: true }, { reason: 'input cut off at max_tokens' });
+  if (tool === undefined) {
+    const known = env.tools.list().map((t) => t.name).join(', ');
+    return recordResult(env, entry, 'failed', { content: `unknown tool "${toolUse.name}"; the tools are: ${known}`, isError: true }, { reason: 'unknown tool' });
+  }
+  const parsed = parseInput(tool, toolUse);
+  if (!parsed.ok) return recordResult(env, entry, 'failed', { content: parsed.message, isError: true }, { reason: 'invalid input' });
+  const approved = await approve(env, tool, parsed.input, entry);
+  if (approved.status === 'failed') return env.session.recordedResult(approved.resultRef!);
+  return prepareAndExecute(env, tool, parsed.input, approved);
+}
+
+/** Asks for approval when the policy says so; records the decision. Returns the entry after it. */
+async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry): Promise<LedgerEntry> {
+  const { session } = env;
+  if (entry.status !== 'planned' || entry.replayPolicy !== 'ask' || session.approvals.allowedTools.has(tool.name)) return entry;
+  if (session.approvals.deniedCalls.has(entry.callId)) return denied(env, tool, input, entry, false);
+  if (session.approvals.allowedCalls.has(entry.callId)) {
+    const next = transition(entry, 'approved', { reason: 'allowed once' });
+    await session.save('tool_approved', [{ type: 'ledger', entry: next }], { callId: entry.callId });
+    return next;
+  }
+  const request = { runId: session.runId, callId: entry.callId, toolName: tool.name, summary: tool.summarize(input), input };
+  let decision;
+  try {
+    decision = await session.deps.approver.approve(request, env.signal);
+  } catch (error) {
+    checkCancelled(env.signal);
+    if (error instanceof ApprovalUnavailableError) throw new PauseSignal(`approval needed: ${request.summary} (${error.message})`);
+    throw error;
+  }
+  checkCancelled(env.signal);
+  if (decision === 'deny') return denied(env, tool, input, entry, true);
+  const target = decision === 'allow_for_run' ? ruleTarget(tool.name) : entry.callId;
+  const next = transition(entry, 'approved', { reason: decision === 'allow_for_run' ? `allowed for the run (${tool.name})` : 'allowed once' });
+  await session.save('tool_approved', [{ type: 'approval', target, toolName: tool.name, decision }, { type: 'ledger', entry: next }], { callId: entry.callId });
+  return next;
+}
+
+async function denied(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry, recordApproval: boolean): Promise<LedgerEntry> {
+  const block = resultBlock(entry.callId, `The user denied this call (${tool.summarize(input)}); it was not run. Do not try it again; continue without it or explain what you need.`, true);
+  const resultRef = await env.session.putResult(block);
+  const next = transition(entry, 'failed', { finishedAt: env.session.deps.clock.now(), resultRef, isError: true, error: 'denied by the user', reason: 'denied by the user' });
+  const approval = recordApproval ? [{ type: 'approval' as const, target: entry.callId, toolName: tool.name, decision: 'deny' as const }] : [];
+  await env.session.save('tool_finished', [...approval, { type: 'ledger', entry: next }], { callId: entry.callId });
+  return next;
+}
+
+/** prepare() (write-ahead intents), then started, then execute. */
+export async function prepareAndExecute(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry): Promise<ToolResultBlock> {
+  checkCancelled(env.signal);
+  const ctx = toolContext(env, entry);
+  let prepared: readonly PreparedWrite[] = [];
+  if (tool.prepare) {
+    try {
+      prepared = await tool.prepare(input, ctx);
+    } catch (error) {
+      if (!isToolFailure(error)) throw error;
+      return recordResult(env, entry, 'failed', { content: describe(error), isError: true }, { reason: 'could not prepare the change' });
+    }
+  }
+  const intents = prepared.map(({ path, beforeHash, afterHash }) => ({ path, beforeHash, afterHash }));
+  const started = transition(entry, 'started', { startedAt: env.session.deps.clock.now(), ...(tool.prepare ? { intents } : {}) });
+  await env.session.save('tool_started', [{ type: 'ledger', entry: started }], { callId: entry.callId });
+  return execute(env, tool, input, started, prepared, ctx);
+}
+
+async function execute(env: CallEnv, tool: AnyTool, input: unknown, started: LedgerEntry, prepared: readonly PreparedWrite[], ctx: ToolContextWithPatches): Promise<ToolResultBlock> {
+  let output: ToolOutput;
+  try {
+    output = await tool.execute(input, ctx, prepared);
+  } catch (error) {
+    if (error instanceof StorageFailure || error instanceof PauseSignal) throw error;
+    output = { content: `${tool.name} failed: ${describe(error)}`, isError: true };
+  }
+  const patchIds = ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {};
+  return recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, patchIds);
+}
+
+function isToolFailure(error: unknown): boolean {
+  return error instanceof ToolError || error instanceof StaleContentError || error instanceof PathRefusedError || (error instanceof Error && !(error instanceof StorageFailure) && !(error instanceof PauseSignal));
+}
+
+type ToolContextWithPatches = ToolContext & { readonly patchIds: string[] };
+
+function toolContext(env: CallEnv, entry: LedgerEntry): ToolContextWithPatches {
+  const { session } = env;
+  const { deps } = session;
+  const patchIds: string[] = [];
+  const blobs = {
+    putBlob: (bytes: Uint8Array) => guardStore(() => deps.store.putBlob(bytes)),
+    getBlob: (hash: string) => guardStore(() => deps.store.getBlob(hash)),
+  };
+  const newId = deps.newId ?? (() => `p${deps.clock.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
+  return {
+    runId: session.runId,
+    callId: entry.callId,
+    stepId: entry.stepId,
+    workspace: deps.workspace,
+    commands: deps.commands,
+    signal: env.signal,
+    patchIds,
+    async applyWrite(write: PreparedWrite): Promise<Patch> {
+      const patch = await applyPreparedWrite({ workspace: deps.workspace, blobs, clock: deps.clock, log: deps.log, newId }, { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId }, write);
+      await session.save('file_written', [{ type: 'patch', patch }], { callId: entry.callId });
+      patchIds.push(patch.patchId);
+      return patch;
+    },
+  };
+}

@@ -1,0 +1,8 @@
+export { AgentRuntime, newRunId } from './runtime';
+export type { GitReader, OutcomeStatus, RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
+export { CANCELLED_REASON } from './types';
+export { ApprovalUnavailableError, ResumeError, StorageFailure } from './errors';
+export { STATUS_UNKNOWN_MESSAGE, type CallReport, type ReconcileOutcome } from './reconcile';
+export { RECOVERY_NOTE_MARKER, recoveryNote } from './recovery-note';
+export { limitReached } from './budget';
+export { classifyLatestPatches } from './resume';

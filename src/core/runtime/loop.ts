@@ -1,0 +1,134 @@
+import { toolUsesOf, type ContentBlock, type MessageParam } from '../model/messages';
+import { costOf } from '../model/pricing';
+import { ModelError } from '../model/provider';
+import { describe, StorageFailure } from './errors';
+import { limitReached, withTurnStarted, withUsage } from './budget';
+import { checkCancelled, PauseSignal, plannedEntry, type CallEnv } from './calls';
+import { reconcileCalls, type CallReport } from './reconcile';
+import { normaliseMessage, type RunSession } from './session';
+import { CANCELLED_REASON, type RunOutcome } from './types';
+
+export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous answer was cut off at the output token limit. Continue exactly where it stopped.';
+
+/** Builds the recovery note once reconciliation knows what happened to each call. */
+export type NoteBuilder = (reports: readonly CallReport[]) => string;
+
+/** Runs `body`, turning every way a run can stop early into a paused outcome. */
+export async function runGuarded(session: RunSession, signal: AbortSignal, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
+  try {
+    return await body();
+  } catch (error) {
+    return pause(session, stopReasonOf(error, signal), !(error instanceof StorageFailure && error.leaseLost));
+  }
+}
+
+function stopReasonOf(error: unknown, signal: AbortSignal): string {
+  if (error instanceof PauseSignal) return error.reason;
+  if (signal.aborted || (error instanceof ModelError && error.kind === 'aborted')) return CANCELLED_REASON;
+  if (error instanceof StorageFailure) {
+    return error.leaseLost ? 'another process took over this run (lease lost); this one stopped writing' : error.message;
+  }
+  if (error instanceof ModelError) return `model error (${error.kind}${error.status !== undefined ? ` ${error.status}` : ''}): ${error.message}`;
+  return `internal error: ${describe(error)}`;
+}
+
+export async function pause(session: RunSession, reason: string, record = true): Promise<RunOutcome> {
+  if (record) {
+    try {
+      await session.commit([{ type: 'status', status: 'paused', reason }]);
+    } catch (error) {
+      session.deps.log.log('error', `could not record the pause of run ${session.runId}: ${describe(error)}`);
+    }
+  }
+  session.deps.log.log('info', `run ${session.runId} paused: ${reason}`);
+  return { runId: session.runId, status: 'paused', reason };
+}
+
+export async function endRun(session: RunSession, status: 'completed' | 'failed', summary: string): Promise<RunOutcome> {
+  await session.commit([session.checkpoint('run_end', [], { status }), { type: 'run_end', status, summary }]);
+  return { runId: session.runId, status, reason: summary };
+}
+
+/** The model loop: budget check, before_model, call, after_model, then the calls of the answer. */
+export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
+  const { session } = env;
+  for (;;) {
+    checkCancelled(env.signal);
+    const limit = limitReached(session.budget);
+    if (limit !== null) return pause(session, limit);
+    const { message, stopReason } = await modelStep(env);
+    const outcome = await continueAfterAnswer(env, message, stopReason);
+    if (outcome !== null) return outcome;
+  }
+}
+
+async function modelStep(env: CallEnv): Promise<{ message: MessageParam; stopReason: string }> {
+  const { session, tools } = env;
+  const { deps, run } = session;
+  session.stepId += 1;
+  await session.save('before_model', [{ type: 'budget', budget: withTurnStarted(session.budget) }]);
+  const response = await deps.model.complete(
+    {
+      model: run.settings.model,
+      ...(run.system !== undefined ? { system: run.system } : {}),
+      messages: [...session.messages],
+      tools: tools.specs(),
+      maxTokens: run.settings.maxOutputTokensPerCall,
+      signal: env.signal,
+    },
+    (event) => session.emit({ type: 'model', runId: session.runId, event }),
+  );
+  const message = normaliseMessage({ role: 'assistant', content: response.content });
+  const now = deps.clock.now();
+  const planned = toolUsesOf(message).map((toolUse) => plannedEntry(toolUse, tools.get(toolUse.name), session.stepId, now));
+  const cost = deps.costOf ? deps.costOf(response.model, response.usage) : costOf(response.model || run.settings.model, response.usage).usd;
+  const budget = withUsage(session.budget, response.usage, cost);
+  await session.save(
+    'after_model',
+    [session.messageRecord(message), ...planned.map((entry) => ({ type: 'ledger' as const, entry })), { type: 'budget', budget }],
+    { stopReason: response.stopReason },
+  );
+  session.lastStopReason = response.stopReason;
+  return { message, stopReason: response.stopReason };
+}
+
+function truncatedToolUse(message: MessageParam, stopReason: string | undefined): Set<string> {
+  if (stopReason !== 'max_tokens' || typeof message.content === 'string') return new Set();
+  const last = message.content[message.content.length - 1];
+  return last?.type === 'tool_use' && typeof last.id === 'string' ? new Set([last.id]) : new Set();
+}
+
+function textOf(message: MessageParam): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
+}
+
+function summaryOf(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > 500 ? `${trimmed.slice(0, 500)}…` : trimmed;
+}
+
+/**
+ * What an assistant answer asks for next: its calls' results, a continuation, or the end.
+ * Returns null to go on with the next model call. With `note`, the recovery note rides along.
+ */
+export async function continueAfterAnswer(env: CallEnv, message: MessageParam, stopReason: string | undefined, note?: NoteBuilder): Promise<RunOutcome | null> {
+  const { session } = env;
+  if (stopReason === 'refusal') return endRun(session, 'failed', `the model refused to continue${textOf(message) ? `: ${summaryOf(textOf(message))}` : ''}`);
+  const toolUses = toolUsesOf(message);
+  if (toolUses.length > 0) {
+    const { results, reports } = await reconcileCalls({ ...env, truncated: truncatedToolUse(message, stopReason) }, toolUses);
+    const content: ContentBlock[] = [...results];
+    if (note) content.push({ type: 'text', text: note(reports) });
+    await session.commit([session.messageRecord({ role: 'user', content })]);
+    return null;
+  }
+  if (stopReason === 'max_tokens') {
+    const content: ContentBlock[] = [{ type: 'text', text: CONTINUE_AFTER_MAX_TOKENS }];
+    if (note) content.push({ type: 'text', text: note([]) });
+    await session.commit([session.messageRecord({ role: 'user', content })]);
+    return null;
+  }
+  if (stopReason === 'pause_turn') return null;
+  return endRun(session, 'completed', summaryOf(textOf(message)) || 'completed');
+}

@@ -1,0 +1,79 @@
+import type { LedgerEntry } from '../ledger/schema';
+import type { LiveState, Patch } from '../patches/schema';
+import type { CallReport } from './reconcile';
+
+export const RECOVERY_NOTE_MARKER = '[recovery note]';
+
+export interface PatchLiveState {
+  readonly patch: Patch;
+  readonly live: LiveState;
+}
+
+export interface RecoveryFacts {
+  /** The latest checkpoint the run resumed from. */
+  readonly checkpointId: string;
+  readonly checkpointLabel: string;
+  /** The step whose model call and tool results were all recorded. */
+  readonly lastCompletedStep: number;
+  /** Reconciliation of the interrupted step (empty when nothing was in flight). */
+  readonly reports: readonly CallReport[];
+  /** Earlier non-idempotent calls of the run that finished: never to be repeated. */
+  readonly earlierEffects: readonly LedgerEntry[];
+  /** The latest patch per file, classified against live content now. */
+  readonly files: readonly PatchLiveState[];
+}
+
+const MUST_NOT_REPEAT = new Set(['reused', 'applied_before', 'marked_done']);
+const MAX_EARLIER = 10;
+
+function changedByUser(files: readonly PatchLiveState[]): string[] {
+  return files
+    .filter(({ live }) => live !== 'applied')
+    .map(({ patch, live }) => {
+      if (live === 'missing') return `${patch.path}: deleted since the agent wrote it`;
+      if (live === 'not_applied') return `${patch.path}: back to its content before the agent's change`;
+      return `${patch.path}: edited since the agent wrote it`;
+    });
+}
+
+/** The text block that tells the model, precisely, what happened around the interruption. */
+export function recoveryNote(facts: RecoveryFacts): string {
+  const lines = [
+    `${RECOVERY_NOTE_MARKER} This run was interrupted and has been resumed from checkpoint ${facts.checkpointId} (${facts.checkpointLabel}). The last fully completed step is step ${facts.lastCompletedStep}.`,
+  ];
+  const done = facts.reports.filter((r) => MUST_NOT_REPEAT.has(r.outcome) && r.status === 'succeeded');
+  const unknown = facts.reports.filter((r) => r.outcome === 'unknown');
+  const rerun = facts.reports.filter((r) => r.outcome === 'ran_again' || r.outcome === 'ran');
+  const conflicts = facts.reports.filter((r) => r.outcome === 'conflict');
+  if (done.length > 0) {
+    lines.push('Calls of the interrupted step that already succeeded (their results above are the recorded ones); do not repeat them:');
+    for (const r of done) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}${r.outcome === 'applied_before' ? ' (found applied)' : r.outcome === 'marked_done' ? ' (confirmed by the user)' : ''}`);
+  }
+  if (unknown.length > 0) {
+    lines.push('Calls whose outcome is unknown (they may or may not have taken effect; check before acting):');
+    for (const r of unknown) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}`);
+  }
+  if (rerun.length > 0) {
+    lines.push('Calls that had not run, or were safe to run again, and were run after the resume:');
+    for (const r of rerun) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}`);
+  }
+  if (conflicts.length > 0) {
+    lines.push('Calls not applied because the file changed in the meantime:');
+    for (const r of conflicts) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}`);
+  }
+  const earlier = facts.earlierEffects.slice(-MAX_EARLIER);
+  if (earlier.length > 0) {
+    lines.push('Earlier calls with external effects that completed; do not repeat them:');
+    for (const e of earlier) lines.push(`- ${e.toolName} ${e.callId} (step ${e.stepId})`);
+  }
+  const changed = changedByUser(facts.files);
+  if (changed.length > 0) {
+    lines.push('Files changed by someone else since the agent wrote them (read them again before editing):');
+    for (const line of changed) lines.push(`- ${line}`);
+  } else if (facts.files.length > 0) {
+    lines.push('Files the agent wrote are unchanged since.');
+  }
+  if (facts.reports.length === 0) lines.push('No tool call was in flight.');
+  lines.push('Continue the task from here.');
+  return lines.join('\n');
+}

@@ -1,0 +1,123 @@
+import type { LedgerEntry } from '../ledger/schema';
+import { transition } from '../ledger/transitions';
+import { toolUsesOf, type MessageParam } from '../model/messages';
+import { classifyPatch } from '../patches/classify';
+import type { LiveState, Patch } from '../patches/schema';
+import type { Workspace } from '../ports';
+import { StoreError, type RunState, type RunWriter } from '../store/contract';
+import type { NewRecord } from '../store/records';
+import type { ToolRegistry } from '../tools/registry';
+import { limitReached } from './budget';
+import type { CallEnv } from './calls';
+import { ResumeError } from './errors';
+import { continueAfterAnswer, endRun, loopSteps, runGuarded, type NoteBuilder } from './loop';
+import { RECOVERY_NOTE_MARKER, recoveryNote, type PatchLiveState } from './recovery-note';
+import { RunSession } from './session';
+import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
+
+function toResumeError(runId: string, error: unknown): unknown {
+  if (!(error instanceof StoreError)) return error;
+  const where = error.file !== undefined ? ` (${error.file}${error.offset !== undefined ? ` at byte ${error.offset}` : ''})` : '';
+  switch (error.code) {
+    case 'not_found':
+      return new ResumeError(`run ${runId} not found: ${error.message}`, 'not_found');
+    case 'lease_held':
+      return new ResumeError(`run ${runId} is being written by another process: ${error.message}`, 'lease_held');
+    case 'future_version':
+      return new ResumeError(`run ${runId} was written by a newer version${where}: ${error.message}; nothing was changed`, 'future_version');
+    case 'damaged':
+    case 'invalid':
+      return new ResumeError(`run ${runId} is damaged${where}: ${error.message}; nothing was changed`, 'damaged');
+    default:
+      return error;
+  }
+}
+
+/** The latest patch of each file the agent wrote (and did not roll back), classified against live content. */
+export async function classifyLatestPatches(workspace: Workspace, patches: readonly Patch[]): Promise<PatchLiveState[]> {
+  const latest = new Map<string, Patch>();
+  for (const patch of patches) if (patch.state !== 'rolled_back') latest.set(patch.path, patch);
+  const states: PatchLiveState[] = [];
+  for (const patch of latest.values()) states.push({ patch, live: await liveStateOf(workspace, patch) });
+  return states;
+}
+
+async function liveStateOf(workspace: Workspace, patch: Patch): Promise<LiveState> {
+  return classifyPatch(patch, await workspace.read(patch.path));
+}
+
+function isNoteOnly(message: MessageParam | undefined): boolean {
+  if (message?.role !== 'user' || typeof message.content === 'string') return false;
+  return message.content.length === 1 && message.content[0]?.type === 'text' && String(message.content[0].text).startsWith(RECOVERY_NOTE_MARKER);
+}
+
+/** Resumes a run: lease, state, started -> uncertain, reconciliation, recovery note, loop. */
+export async function resumeRun(deps: RuntimeDeps, tools: ToolRegistry, emit: RuntimeListener, runId: string, signal: AbortSignal): Promise<RunOutcome> {
+  let writer: RunWriter;
+  try {
+    writer = await deps.store.openWriter(runId);
+  } catch (error) {
+    throw toResumeError(runId, error);
+  }
+  try {
+    let state: RunState;
+    try {
+      state = await deps.store.readRun(runId);
+    } catch (error) {
+      throw toResumeError(runId, error);
+    }
+    if (state.ended) return { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` };
+    const session = new RunSession(deps, writer, state.run, emit, state);
+    const env: CallEnv = { session, tools, signal, truncated: new Set() };
+    return await runGuarded(session, signal, () => continueRun(env, state));
+  } finally {
+    await writer.close().catch(() => undefined);
+  }
+}
+
+async function continueRun(env: CallEnv, state: RunState): Promise<RunOutcome> {
+  const { session } = env;
+  const uncertain = [...session.ledger.values()]
+    .filter((entry) => entry.status === 'started')
+    .map((entry) => transition(entry, 'uncertain', { reason: 'the run stopped while this call was running' }));
+  const records: NewRecord[] = uncertain.map((entry) => ({ type: 'ledger', entry }));
+  await session.commit([...records, { type: 'status', status: 'running', reason: 'resumed' }]);
+  if (session.messages.length === 0) {
+    await session.save('run_start', [session.messageRecord({ role: 'user', content: state.run.task })]);
+    return loopSteps(env);
+  }
+  const note = await noteBuilder(env, state);
+  const last = session.messages[session.messages.length - 1]!;
+  if (last.role === 'assistant') {
+    const stopReason = session.lastStopReason;
+    const dangling = toolUsesOf(last).length > 0 || stopReason === 'max_tokens';
+    if (!dangling && stopReason === 'pause_turn') return loopSteps(env);
+    const outcome = await continueAfterAnswer(env, last, stopReason, dangling ? note : undefined);
+    if (outcome !== null) return outcome;
+  } else if (!isNoteOnly(last) && limitReached(session.budget) === null) {
+    await session.commit([session.messageRecord({ role: 'user', content: [{ type: 'text', text: note([]) }] })]);
+  }
+  return loopSteps(env);
+}
+
+async function noteBuilder(env: CallEnv, state: RunState): Promise<NoteBuilder> {
+  const { session } = env;
+  const files = await classifyLatestPatches(session.deps.workspace, state.patches);
+  const checkpoint = state.checkpoints[state.checkpoints.length - 1];
+  const last = session.messages[session.messages.length - 1];
+  const inFlight = last?.role === 'assistant' && toolUsesOf(last).length > 0;
+  const lastCompletedStep = inFlight ? Math.max(0, session.stepId - 1) : session.stepId;
+  const earlierEffects: LedgerEntry[] = state.ledger.filter(
+    (entry) => entry.idempotency === 'non_idempotent' && entry.status === 'succeeded' && entry.stepId <= lastCompletedStep,
+  );
+  return (reports) =>
+    recoveryNote({
+      checkpointId: checkpoint?.checkpointId ?? 'none',
+      checkpointLabel: checkpoint ? `${checkpoint.label}, step ${checkpoint.stepId}` : 'no checkpoint',
+      lastCompletedStep,
+      reports,
+      earlierEffects,
+      files,
+    });
+}
+

@@ -1,0 +1,87 @@
+import { systemClock } from '../ports';
+import type { GitFacts } from '../store/records';
+import { createToolRegistry, type ToolRegistry } from '../tools/registry';
+import type { CallEnv } from './calls';
+import { guardStore } from './errors';
+import { loopSteps, runGuarded } from './loop';
+import { resumeRun } from './resume';
+import { RunSession, type RunInfo } from './session';
+import type { RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
+
+const NO_GIT: GitFacts = { isRepo: false, dirtyPaths: [] };
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** Sortable, readable run id: 20260130-142501-k3f9qz. */
+export function newRunId(now: number): string {
+  const d = new Date(now);
+  const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+  return `${stamp}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/**
+ * The agent: runs and resumes durable tool-use runs. Every save point is on disk before the
+ * effect it announces; `onEvent` lets hosts follow progress.
+ */
+export class AgentRuntime {
+  private readonly listeners = new Set<RuntimeListener>();
+  private readonly tools: ToolRegistry;
+
+  constructor(private readonly deps: RuntimeDeps) {
+    this.tools = deps.tools ?? createToolRegistry();
+  }
+
+  /** Subscribes to runtime events; returns the unsubscribe function. */
+  onEvent(listener: RuntimeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Starts a new run. Throws only when the run cannot even be created in the store. */
+  async start(request: StartRequest & { runId?: string }, signal: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
+    const { deps } = this;
+    const clock = deps.clock ?? systemClock;
+    const root = deps.workspace.roots[0];
+    const git = deps.git && root !== undefined ? await deps.git.facts(root).catch(() => NO_GIT) : NO_GIT;
+    const run: RunInfo = {
+      runId: request.runId ?? deps.newId?.() ?? newRunId(clock.now()),
+      task: request.task,
+      createdAt: clock.now(),
+      workspaceFolders: [...deps.workspace.roots],
+      git,
+      settings: request.settings,
+      ...(request.system !== undefined ? { system: request.system } : {}),
+    };
+    const writer = await guardStore(() => deps.store.createRun(run));
+    const session = new RunSession(deps, writer, run, this.emit);
+    const env: CallEnv = { session, tools: this.tools, signal, truncated: new Set() };
+    try {
+      return await runGuarded(session, signal, async () => {
+        await session.save('run_start', [session.messageRecord({ role: 'user', content: request.task })]);
+        return loopSteps(env);
+      });
+    } finally {
+      await writer.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Resumes a run after any interruption. A run that already ended is not resumed (its outcome
+   * says so); a missing, damaged, newer-format or held run throws ResumeError.
+   */
+  resume(runId: string, signal: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
+    return resumeRun(this.deps, this.tools, this.emit, runId, signal);
+  }
+
+  private readonly emit = (event: RuntimeEvent): void => {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.deps.log.log('warn', `runtime event listener failed: ${String(error)}`);
+      }
+    }
+  };
+}

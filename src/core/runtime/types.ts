@@ -1,0 +1,53 @@
+import type { LedgerEntry } from '../ledger/schema';
+import type { ModelEvent, ModelProvider, Usage } from '../model/provider';
+import type { Approver, Clock, CommandRunner, GitReader, Log, Workspace } from '../ports';
+import type { CheckpointStore } from '../store/contract';
+import type { CheckpointRecord, RunSettings, RunStatus, StoredRecord } from '../store/records';
+import type { ToolRegistry } from '../tools/registry';
+
+export type { GitReader };
+
+export type RuntimeEvent =
+  /** A commit group reached the disk (every save point). */
+  | { readonly type: 'records'; readonly runId: string; readonly records: readonly StoredRecord[] }
+  | { readonly type: 'checkpoint'; readonly runId: string; readonly checkpoint: CheckpointRecord }
+  | { readonly type: 'ledger'; readonly runId: string; readonly entry: LedgerEntry }
+  /** Streaming progress of the model call (text deltas, tool_use starts, retries). */
+  | { readonly type: 'model'; readonly runId: string; readonly event: ModelEvent }
+  | { readonly type: 'status'; readonly runId: string; readonly status: RunStatus; readonly reason?: string };
+
+export type RuntimeListener = (event: RuntimeEvent) => void;
+
+export interface RuntimeDeps {
+  readonly store: CheckpointStore;
+  readonly workspace: Workspace;
+  readonly model: ModelProvider;
+  readonly approver: Approver;
+  readonly commands: CommandRunner;
+  readonly clock: Clock;
+  readonly log: Log;
+  readonly git?: GitReader;
+  /** Defaults to the built-in tools without overrides. */
+  readonly tools?: ToolRegistry;
+  /** USD cost of one call's usage; defaults to the pricing table of core/model/pricing (0 for an unpriced model). */
+  readonly costOf?: (model: string, usage: Usage) => number;
+  /** Ids of runs and patches; defaults to time + random. */
+  readonly newId?: () => string;
+}
+
+export interface StartRequest {
+  readonly task: string;
+  readonly settings: RunSettings;
+  readonly system?: string;
+}
+
+export type OutcomeStatus = 'completed' | 'failed' | 'paused' | 'cancelled';
+
+export interface RunOutcome {
+  readonly runId: string;
+  readonly status: OutcomeStatus;
+  readonly reason?: string;
+}
+
+/** Why a run paused because of the user's AbortSignal. */
+export const CANCELLED_REASON = 'cancelled';

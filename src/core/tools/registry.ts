@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ReplayPolicy } from '../ledger/schema';
+import type { ToolSpec } from '../model/provider';
+import { deleteFileTool } from './delete-file';
+import { editFileTool } from './edit-file';
+import { listDirTool } from './list-dir';
+import { readFileTool } from './read-file';
+import { runCommandTool } from './run-command';
+import { searchTextTool } from './search-text';
+import type { ToolDefinition } from './types';
+import { writeFileTool } from './write-file';
+
+/** Configuration: `{ [toolName]: { replayPolicy } }`. */
+export const ToolPolicyOverrides = z.record(z.string(), z.strictObject({ replayPolicy: ReplayPolicy.optional() }));
+export type ToolPolicyOverrides = z.infer<typeof ToolPolicyOverrides>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds tools of every input type
+export type AnyTool = ToolDefinition<any>;
+
+export const BUILTIN_TOOLS: readonly AnyTool[] = [
+  readFileTool,
+  listDirTool,
+  searchTextTool,
+  writeFileTool,
+  editFileTool,
+  deleteFileTool,
+  runCommandTool,
+];
+
+export interface ToolRegistry {
+  get(name: string): AnyTool | undefined;
+  list(): readonly AnyTool[];
+  /** Definitions for the Messages API `tools` parameter. */
+  specs(): ToolSpec[];
+}
+
+export function toolSpec(tool: AnyTool): ToolSpec {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+  return { name: tool.name, description: tool.description, input_schema: schema };
+}
+
+export function createToolRegistry(options: { tools?: readonly AnyTool[]; overrides?: ToolPolicyOverrides } = {}): ToolRegistry {
+  const overrides = ToolPolicyOverrides.parse(options.overrides ?? {});
+  const byName = new Map<string, AnyTool>();
+  for (const tool of options.tools ?? BUILTIN_TOOLS) {
+    if (byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
+    const policy = overrides[tool.name]?.replayPolicy;
+    byName.set(tool.name, policy === undefined ? tool : { ...tool, replayPolicy: policy });
+  }
+  const specs = [...byName.values()].map(toolSpec);
+  return {
+    get: (name) => byName.get(name),
+    list: () => [...byName.values()],
+    specs: () => specs,
+  };
+}
+
+/** The zod error of a tool input, as one readable paragraph for an is_error tool_result. */
+export function describeInputError(toolName: string, error: z.ZodError): string {
+  return `invalid input for ${toolName}: ${z.prettifyError(error)}`;
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { CommandResult } from '../ports';
+import { ToolError } from './errors';
+import type { ToolDefinition } from './types';
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+export const MAX_COMMAND_TIMEOUT_MS = 600_000;
+export const MAX_COMMAND_OUTPUT_BYTES = 64 * 1024;
+
+const RunCommandInput = z.strictObject({
+  command: z.string().min(1).describe('Shell command, run in the workspace folder with the host environment.'),
+  timeout_ms: z.number().int().positive().max(MAX_COMMAND_TIMEOUT_MS).optional().describe('Kill the command after this many milliseconds (default 120000).'),
+});
+type RunCommandInput = z.infer<typeof RunCommandInput>;
+
+export function formatCommandResult(result: CommandResult): string {
+  const status = result.timedOut
+    ? 'timed out (killed)'
+    : result.exitCode === null
+      ? `killed by signal ${result.signal ?? 'unknown'}`
+      : `exit code ${result.exitCode}`;
+  const parts = [`${status} after ${result.durationMs} ms${result.truncated ? ' (output truncated)' : ''}`];
+  if (result.stdout !== '') parts.push(`--- stdout ---\n${result.stdout}`);
+  if (result.stderr !== '') parts.push(`--- stderr ---\n${result.stderr}`);
+  return parts.join('\n');
+}
+
+export const runCommandTool: ToolDefinition<RunCommandInput> = {
+  name: 'run_command',
+  description: 'Run a shell command in the workspace folder and return its exit code and (bounded) output.',
+  input: RunCommandInput,
+  idempotency: 'non_idempotent',
+  replayPolicy: 'ask',
+  sideEffects: ['runs a process with the user\'s permissions; may change anything it can reach'],
+  compensation: 'not reversible',
+  summarize: (input) => `run: ${input.command}`,
+  async execute(input, ctx) {
+    const cwd = ctx.workspace.roots[0];
+    if (cwd === undefined) throw new ToolError('the workspace has no folder to run the command in');
+    const result = await ctx.commands.run(input.command, {
+      cwd,
+      timeoutMs: input.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      maxOutputBytes: MAX_COMMAND_OUTPUT_BYTES,
+      signal: ctx.signal,
+    });
+    return { content: formatCommandResult(result), isError: result.timedOut || result.exitCode !== 0 };
+  },
+};

@@ -1,0 +1,34 @@
+import { decodeText } from '../patches/hash';
+import type { LiveFile, Workspace } from '../ports';
+import { ToolError } from './errors';
+
+/** Text of the tool_result is capped so one huge file cannot fill the context window. */
+export const MAX_RESULT_CHARS = 100_000;
+
+export function capText(text: string, max = MAX_RESULT_CHARS): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n[... truncated: ${text.length - max} more characters]`;
+}
+
+export async function readExisting(workspace: Workspace, path: string): Promise<LiveFile> {
+  const normalized = await workspace.normalize(path);
+  const live = await workspace.read(normalized);
+  if (live === null) throw new ToolError(`${normalized} does not exist`);
+  return live;
+}
+
+export function textOf(file: LiveFile): { text: string; bom: boolean } {
+  const decoded = decodeText(file.bytes);
+  if (decoded === null) throw new ToolError(`${file.path} is a binary file (${file.bytes.length} bytes); it cannot be read or edited as text`);
+  return decoded;
+}
+
+export function childPath(dir: string, name: string): string {
+  return dir === '' || dir === '.' ? name : `${dir.replace(/\/+$/, '')}/${name}`;
+}
+
+export function countOccurrences(haystack: string, needle: string): number {
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++;
+  return count;
+}

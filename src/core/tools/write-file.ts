@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { encodeText, hasUtf8Bom } from '../patches/hash';
+import { prepareWrite } from '../patches/record';
+import { applyAll, FILE_COMPENSATION } from './file-writes';
+import type { ToolDefinition } from './types';
+
+const WriteFileInput = z.strictObject({
+  path: z.string().min(1).describe('Workspace-relative path; missing folders are created.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+type WriteFileInput = z.infer<typeof WriteFileInput>;
+
+export const writeFileTool: ToolDefinition<WriteFileInput> = {
+  name: 'write_file',
+  description: 'Create a file or replace its whole content.',
+  input: WriteFileInput,
+  idempotency: 'conditional',
+  replayPolicy: 'auto',
+  sideEffects: ['writes a workspace file'],
+  compensation: FILE_COMPENSATION,
+  summarize: (input) => `write ${input.path} (${input.content.length} chars)`,
+  async prepare(input, ctx) {
+    const path = await ctx.workspace.normalize(input.path);
+    const live = await ctx.workspace.read(path);
+    const bom = live !== null && hasUtf8Bom(live.bytes);
+    return [await prepareWrite(ctx.workspace, path, encodeText(input.content, bom))];
+  },
+  execute: (_input, ctx, prepared) =>
+    applyAll(ctx, prepared, (write) => `${write.beforeHash === 'absent' ? 'created' : 'wrote'} ${write.path} (${write.after?.length ?? 0} bytes)`),
+};

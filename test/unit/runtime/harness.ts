@@ -1,0 +1,156 @@
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createAnthropicProvider } from '../../../src/core/model/anthropic';
+import type { ModelProvider } from '../../../src/core/model/provider';
+import type { ApprovalDecision, ApprovalRequest, Approver, CommandRunner, UncertainChoice, UncertainRequest } from '../../../src/core/ports';
+import { silentLog } from '../../../src/core/ports';
+import { AgentRuntime } from '../../../src/core/runtime/runtime';
+import type { RuntimeDeps, RuntimeEvent } from '../../../src/core/runtime/types';
+import type { CheckpointStore } from '../../../src/core/store/contract';
+import { MemoryCheckpointStore } from '../../../src/core/store/memory-store';
+import type { RunSettings, StoredRecord } from '../../../src/core/store/records';
+import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
+import { NodeWorkspace } from '../../../src/host/node/node-workspace';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { startFakeAnthropic, type FakeAnthropic, type ResponseStep, type ScriptEntry } from '../../support/fake-anthropic/server';
+
+export const SETTINGS: RunSettings = { model: 'claude-sonnet-4-5', provider: 'anthropic', maxTurns: 20, maxOutputTokensPerCall: 1024 };
+
+/** An approver that answers from queues and remembers every question. */
+export class ScriptedApprover implements Approver {
+  readonly approvals: ApprovalRequest[] = [];
+  readonly uncertain: UncertainRequest[] = [];
+  constructor(
+    private readonly decisions: ApprovalDecision[] = [],
+    private readonly choices: (UncertainChoice | null)[] = [],
+  ) {}
+  async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
+    this.approvals.push(request);
+    const decision = this.decisions.shift();
+    if (decision === undefined) throw new Error(`unexpected approval request for ${request.callId}`);
+    return decision;
+  }
+  async askUncertain(request: UncertainRequest): Promise<UncertainChoice | null> {
+    this.uncertain.push(request);
+    return this.choices.shift() ?? null;
+  }
+}
+
+/** Counts commands; runs them for real in the workspace. */
+export function countingRunner(): CommandRunner & { commands: string[] } {
+  const real = createNodeCommandRunner();
+  const commands: string[] = [];
+  return {
+    commands,
+    run(command, options) {
+      commands.push(command);
+      return real.run(command, options);
+    },
+  };
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `ac-${prefix}-`));
+}
+
+export function writeFiles(root: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+}
+
+export function readText(root: string, path: string): string {
+  return readFileSync(join(root, path), 'utf8');
+}
+
+export type StoreKind = 'memory' | 'file';
+
+export interface Harness {
+  readonly root: string;
+  readonly store: CheckpointStore;
+  readonly fake: FakeAnthropic;
+  readonly approver: ScriptedApprover;
+  readonly commands: ReturnType<typeof countingRunner>;
+  readonly events: RuntimeEvent[];
+  runtime(overrides?: Partial<RuntimeDeps>): AgentRuntime;
+  records(runId: string): Promise<readonly StoredRecord[]>;
+  close(): Promise<void>;
+}
+
+export async function harness(options: { files?: Record<string, string>; script?: ScriptEntry[]; approver?: ScriptedApprover; store?: StoreKind } = {}): Promise<Harness> {
+  const root = tempDir('ws');
+  const storeDir = tempDir('store');
+  writeFiles(root, options.files ?? {});
+  const fake = await startFakeAnthropic(options.script ?? []);
+  const store: CheckpointStore = options.store === 'file' ? openFileStore(storeDir) : new MemoryCheckpointStore();
+  const approver = options.approver ?? new ScriptedApprover();
+  const commands = countingRunner();
+  const events: RuntimeEvent[] = [];
+  const model: ModelProvider = createAnthropicProvider({ apiKey: 'sk-test-key', baseURL: fake.url, maxRetries: 3, streamRetryDelayMs: 5 });
+  return {
+    root,
+    store,
+    fake,
+    approver,
+    commands,
+    events,
+    runtime(overrides = {}) {
+      const runtime = new AgentRuntime({
+        store,
+        workspace: new NodeWorkspace({ roots: [root], storeDir }),
+        model,
+        approver,
+        commands,
+        clock: { now: () => Date.now() },
+        log: silentLog,
+        ...overrides,
+      });
+      runtime.onEvent((event) => events.push(event));
+      return runtime;
+    },
+    records: (runId) => store.readRecords(runId),
+    async close() {
+      await fake.close();
+      rmSync(root, { recursive: true, force: true });
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function toolUse(id: string, name: string, input: unknown): ResponseStep['content'][number] {
+  return { type: 'tool_use', id, name, input };
+}
+
+export function reply(content: ResponseStep['content'], stop_reason = 'tool_use', usage = { input_tokens: 100, output_tokens: 20 }): ResponseStep {
+  return { content, stop_reason, usage };
+}
+
+export function answer(text: string): ResponseStep {
+  return reply([{ type: 'text', text }], 'end_turn');
+}
+
+/** Save point labels (with call ids) in journal order, plus `message` markers for user messages. */
+export function savePoints(records: readonly StoredRecord[]): string[] {
+  return records.flatMap((r) => {
+    if (r.type === 'checkpoint') return [r.callId ? `${r.label}:${r.callId}` : r.label];
+    if (r.type === 'message' && r.message.role === 'user') return ['user_message'];
+    return [];
+  });
+}
+
+/** The messages of the n-th request the fake server received. */
+export function requestMessages(fake: FakeAnthropic, n: number): unknown[] {
+  const body = fake.requests[n]?.body as { messages?: unknown[] } | undefined;
+  if (!body?.messages) throw new Error(`request ${n} has no messages`);
+  return body.messages;
+}
+
+/** The tool_result blocks of the last user message of a request. */
+export function lastToolResults(fake: FakeAnthropic, n: number): { tool_use_id: string; content: string; is_error?: boolean }[] {
+  const messages = requestMessages(fake, n) as { role: string; content: unknown }[];
+  const last = messages[messages.length - 1]!;
+  if (!Array.isArray(last.content)) return [];
+  return (last.content as { type: string }[]).filter((b) => b.type === 'tool_result') as never;
+}
