@@ -60,6 +60,7 @@ export async function recordResult(env: CallEnv, entry: LedgerEntry, to: LedgerE
   const block = resultBlock(entry.callId, output.content, output.isError === true);
   const resultRef = await env.session.putResult(block);
   const next = transition(entry, to, {
+    reason: undefined,
     ...changes,
     finishedAt: env.session.deps.clock.now(),
     resultRef,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ToolDefinition } from './types';
-import { capText } from './text';
+import { capText, normalizeDir } from './text';
 
 const ListDirInput = z.strictObject({
   path: z.string().default('.').describe('Workspace-relative folder; "." for the workspace root.'),
@@ -17,7 +17,7 @@ export const listDirTool: ToolDefinition<ListDirInput> = {
   compensation: 'nothing to undo (read only)',
   summarize: (input) => `list ${input.path}`,
   async execute(input, ctx) {
-    const dir = await ctx.workspace.normalize(input.path);
+    const dir = await normalizeDir(ctx.workspace, input.path);
     const entries = await ctx.workspace.list(dir);
     const names = entries
       .map((entry) => (entry.kind === 'dir' ? `${entry.name}/` : entry.name))

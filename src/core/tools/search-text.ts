@@ -3,7 +3,7 @@ import { decodeText } from '../patches/hash';
 import type { Workspace } from '../ports';
 import { ToolError } from './errors';
 import type { ToolDefinition } from './types';
-import { capText, childPath } from './text';
+import { capText, childPath, normalizeDir } from './text';
 
 const SKIPPED_FOLDERS = new Set(['.git', 'node_modules', '.hg', '.svn']);
 const MAX_FILES = 5_000;
@@ -51,7 +51,7 @@ export const searchTextTool: ToolDefinition<SearchTextInput> = {
   summarize: (input) => `search "${input.pattern}" in ${input.path}`,
   async execute(input, ctx) {
     const matches = matcherOf(input);
-    const root = await ctx.workspace.normalize(input.path);
+    const root = await normalizeDir(ctx.workspace, input.path);
     const hits: string[] = [];
     for await (const path of walkFiles(ctx.workspace, root, { files: MAX_FILES })) {
       const file = await ctx.workspace.read(path);

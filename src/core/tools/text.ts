@@ -32,3 +32,10 @@ export function countOccurrences(haystack: string, needle: string): number {
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++;
   return count;
 }
+
+/** A folder path for Workspace.list: the workspace root stays "." (normalize refuses the root itself). */
+export async function normalizeDir(workspace: Workspace, path: string): Promise<string> {
+  const trimmed = path.trim().replace(/\\/g, '/');
+  if (trimmed === '' || trimmed === '.' || trimmed === './' || trimmed === '/') return '.';
+  return workspace.normalize(trimmed);
+}

@@ -15,7 +15,7 @@ import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { startFakeAnthropic, type FakeAnthropic, type ResponseStep, type ScriptEntry } from '../../support/fake-anthropic/server';
 
-export const SETTINGS: RunSettings = { model: 'claude-sonnet-4-5', provider: 'anthropic', maxTurns: 20, maxOutputTokensPerCall: 1024 };
+export const SETTINGS: RunSettings = { model: 'claude-sonnet-4-6', provider: 'anthropic', maxTurns: 20, maxOutputTokensPerCall: 1024 };
 
 /** An approver that answers from queues and remembers every question. */
 export class ScriptedApprover implements Approver {

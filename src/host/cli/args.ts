@@ -1,0 +1,94 @@
+import { parseArgs } from 'node:util';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `usage:
+  agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--max-turns N] [--yes]
+                        [--provider anthropic|replay] [--replay FILE] [--base-url URL]
+  agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--provider ...] [--replay FILE] [--base-url URL]
+  agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
+exit codes: 0 completed, 1 failed, 2 bad usage or input, 3 paused`;
+
+export interface CliOptions {
+  readonly command: 'run' | 'resume' | 'status';
+  readonly workspace?: string;
+  readonly store?: string;
+  readonly task?: string;
+  readonly model?: string;
+  readonly maxTurns?: number;
+  readonly yes: boolean;
+  readonly provider?: 'anthropic' | 'replay';
+  readonly replay?: string;
+  readonly baseUrl?: string;
+  readonly run?: string;
+  readonly json: boolean;
+}
+
+const OPTIONS = {
+  workspace: { type: 'string' },
+  store: { type: 'string' },
+  task: { type: 'string' },
+  model: { type: 'string' },
+  'max-turns': { type: 'string' },
+  yes: { type: 'boolean', default: false },
+  provider: { type: 'string' },
+  replay: { type: 'string' },
+  'base-url': { type: 'string' },
+  run: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
+  run: ['workspace', 'store', 'task', 'model', 'max-turns', 'yes', 'provider', 'replay', 'base-url'],
+  resume: ['workspace', 'store', 'run', 'yes', 'provider', 'replay', 'base-url'],
+  status: ['store', 'workspace', 'run', 'json'],
+};
+
+function positiveInt(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--${name} must be a positive integer, got "${text}"`);
+  return Number(text);
+}
+
+export function parseCli(argv: readonly string[]): CliOptions {
+  const [command, ...rest] = argv;
+  if (command !== 'run' && command !== 'resume' && command !== 'status') {
+    throw new UsageError(command === undefined ? 'missing command (run, resume or status)' : `unknown command "${command}" (run, resume or status)`);
+  }
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: false, strict: true }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined && value !== false && !ALLOWED[command].includes(name)) throw new UsageError(`--${name} is not an option of ${command}`);
+  }
+  const str = (name: string): string | undefined => values[name] as string | undefined;
+  const provider = str('provider');
+  if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay') throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
+  if ((command === 'run' || command === 'resume') && str('workspace') === undefined) throw new UsageError(`${command} needs --workspace DIR`);
+  if (command === 'run' && (str('task') ?? '').trim() === '') throw new UsageError('run needs --task TEXT');
+  if (command === 'status' && str('store') === undefined && str('workspace') === undefined) throw new UsageError('status needs --store DIR or --workspace DIR');
+  if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
+  const maxTurns = positiveInt('max-turns', str('max-turns'));
+  return {
+    command,
+    yes: values['yes'] === true,
+    json: values['json'] === true,
+    ...(str('workspace') !== undefined ? { workspace: str('workspace') } : {}),
+    ...(str('store') !== undefined ? { store: str('store') } : {}),
+    ...(str('task') !== undefined ? { task: str('task') } : {}),
+    ...(str('model') !== undefined ? { model: str('model') } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(provider !== undefined ? { provider } : {}),
+    ...(str('replay') !== undefined ? { replay: str('replay') } : {}),
+    ...(str('base-url') !== undefined ? { baseUrl: str('base-url') } : {}),
+    ...(str('run') !== undefined ? { run: str('run') } : {}),
+  };
+}

@@ -1,0 +1,176 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createAnthropicProvider, DEFAULT_MODEL } from '../../core/model/anthropic';
+import type { ModelProvider } from '../../core/model/provider';
+import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
+import type { Log } from '../../core/ports';
+import { ResumeError } from '../../core/runtime/errors';
+import { AgentRuntime } from '../../core/runtime/runtime';
+import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
+import { StoreError, type CheckpointStore } from '../../core/store/contract';
+import type { RunSettings } from '../../core/store/records';
+import { createNodeCommandRunner } from '../node/command-runner';
+import { nodeGitReader } from '../node/git-facts';
+import { NodeWorkspace } from '../node/node-workspace';
+import { defaultStoreDir } from '../node/state-dir';
+import { openFileStore } from '../node/store-factory';
+import { createCliApprover } from './approver';
+import { parseCli, USAGE, UsageError, type CliOptions } from './args';
+import { latestResumable, readStatus, statusJson } from './status';
+
+export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
+const DEFAULT_MAX_TURNS = 50;
+const MAX_OUTPUT_TOKENS = 8192;
+
+function line(text: string): void {
+  process.stderr.write(`${text}\n`);
+}
+
+const stderrLog: Log = {
+  log(level, message) {
+    if (level === 'warn' || level === 'error') line(`${level}: ${message}`);
+  },
+};
+
+function workspaceDir(options: CliOptions): string {
+  const dir = resolve(options.workspace!);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`workspace ${dir} is not a folder`);
+  return dir;
+}
+
+function storeDir(options: CliOptions): string {
+  return options.store !== undefined ? resolve(options.store) : defaultStoreDir(options.workspace!);
+}
+
+function providerOf(options: CliOptions, recorded?: string): ModelProvider {
+  const kind = options.provider ?? (recorded === 'replay' ? 'replay' : 'anthropic');
+  if (kind === 'replay') {
+    if (options.replay === undefined) throw new UsageError('the replay provider needs --replay FILE');
+    const file = resolve(options.replay);
+    if (!existsSync(file)) throw new UsageError(`replay file ${file} does not exist`);
+    return createReplayProvider(readFileSync(file, 'utf8'), { source: file });
+  }
+  const apiKey = process.env['ANTHROPIC_API_KEY'];
+  if (apiKey === undefined || apiKey === '') throw new UsageError('ANTHROPIC_API_KEY is not set (or use --provider replay --replay FILE)');
+  return createAnthropicProvider({ apiKey, ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}), ...(options.model !== undefined ? { model: options.model } : {}) });
+}
+
+function describeEvent(event: RuntimeEvent): string | undefined {
+  if (event.type === 'ledger') {
+    const e = event.entry;
+    if (e.status === 'started') return `  ${e.toolName} ${e.callId} started`;
+    if (e.status === 'succeeded' || e.status === 'failed' || e.status === 'uncertain') return `  ${e.toolName} ${e.callId} ${e.status}${e.reason ? ` (${e.reason})` : ''}`;
+    return undefined;
+  }
+  if (event.type === 'checkpoint' && event.checkpoint.label === 'before_model') return `step ${event.checkpoint.stepId}: asking the model`;
+  if (event.type === 'model' && event.event.type === 'retry') return `  model retry ${event.event.attempt}: ${event.event.error}`;
+  return undefined;
+}
+
+function runtimeFor(options: CliOptions, store: CheckpointStore, dir: string, storePath: string, model: ModelProvider): AgentRuntime {
+  const runtime = new AgentRuntime({
+    store,
+    workspace: new NodeWorkspace({ roots: [dir], storeDir: storePath }),
+    model,
+    approver: createCliApprover({ yes: options.yes, interactive: process.stdin.isTTY === true && process.stderr.isTTY === true }),
+    commands: createNodeCommandRunner(),
+    clock: { now: () => Date.now() },
+    log: stderrLog,
+    git: nodeGitReader,
+  });
+  runtime.onEvent((event) => {
+    const text = describeEvent(event);
+    if (text !== undefined) line(text);
+  });
+  return runtime;
+}
+
+function cancelOnSignals(): AbortSignal {
+  const controller = new AbortController();
+  const stop = (): void => {
+    line('cancelling at the next safe point...');
+    controller.abort();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return controller.signal;
+}
+
+function report(outcome: RunOutcome): number {
+  line(`run ${outcome.runId}: ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`);
+  if (outcome.status === 'completed') return EXIT.completed;
+  if (outcome.status === 'failed') return EXIT.failed;
+  return EXIT.paused;
+}
+
+async function runCommand(options: CliOptions): Promise<number> {
+  const dir = workspaceDir(options);
+  const storePath = storeDir(options);
+  const model = providerOf(options);
+  const provider = options.provider ?? 'anthropic';
+  const settings: RunSettings = {
+    model: options.model ?? DEFAULT_MODEL,
+    provider,
+    maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
+    maxOutputTokensPerCall: MAX_OUTPUT_TOKENS,
+  };
+  const runtime = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
+  line(`store: ${storePath}`);
+  return report(await runtime.start({ task: options.task!, settings }, cancelOnSignals()));
+}
+
+async function resumeCommand(options: CliOptions): Promise<number> {
+  const dir = workspaceDir(options);
+  const storePath = storeDir(options);
+  const store = openFileStore(storePath);
+  const runId = options.run ?? latestResumable(await store.listRuns())?.runId;
+  if (runId === undefined) throw new UsageError(`no resumable run in ${storePath}`);
+  const state = await store.readRun(runId);
+  if (state.ended) {
+    line(`run ${runId} already ${state.ended.status}; nothing to resume`);
+    return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
+  }
+  const runtime = runtimeFor(options, store, dir, storePath, providerOf(options, state.run.settings.provider));
+  return report(await runtime.resume(runId, cancelOnSignals()));
+}
+
+async function statusCommand(options: CliOptions): Promise<number> {
+  const storePath = storeDir(options);
+  const state = await readStatus(openFileStore(storePath), options.run);
+  if (state === undefined) throw new UsageError(`no runs in ${storePath}`);
+  const json = statusJson(state);
+  if (options.json) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  else {
+    process.stdout.write(`run ${state.run.runId}: ${state.status}${state.statusReason ? ` (${state.statusReason})` : ''}\n`);
+    process.stdout.write(`steps ${state.stepId}, turns ${state.budget.turns}/${state.budget.maxTurns}, tokens ${state.budget.inputTokens + state.budget.outputTokens}\n`);
+    for (const e of state.ledger) process.stdout.write(`  ${e.callId} ${e.toolName} ${e.status}\n`);
+  }
+  return EXIT.completed;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    const options = parseCli(argv);
+    if (options.command === 'run') return await runCommand(options);
+    if (options.command === 'resume') return await resumeCommand(options);
+    return await statusCommand(options);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      line(`error: ${error.message}`);
+      if (/command/.test(error.message)) line(USAGE);
+      return EXIT.usage;
+    }
+    if (error instanceof ResumeError || error instanceof ReplayScriptError || error instanceof StoreError) {
+      line(`error: ${error.message}`);
+      return EXIT.usage;
+    }
+    line(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.failed;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
