@@ -10,7 +10,7 @@ import { encodeGroup, scanJournal, type JournalScan } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { materialise } from './materialise';
 import { MIGRATIONS, type MigrationTable } from './migrations';
-import type { RunRecord, StoredRecord } from './records';
+import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import { blobRefs } from './refs';
 import type { RetentionPolicy } from './retention';
 import { JOURNAL, readDamageFile, readStateFile, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
@@ -24,6 +24,8 @@ export interface FileStoreOptions {
   readonly leaseTimeoutMs?: number;
   readonly process?: ProcessIdentity;
   readonly migrations?: MigrationTable;
+  /** The newest format this store reads (FORMAT_VERSION); tests of migrations set it. */
+  readonly readVersion?: number;
   /** Unreferenced blobs younger than this survive garbage collection (a writer may be about to name them). */
   readonly blobGraceMs?: number;
   /** state.json is rewritten at most this often unless the status changes. */
@@ -42,6 +44,7 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly leaseTimeoutMs: number;
   readonly me: ProcessIdentity;
   readonly migrations: MigrationTable;
+  readonly readVersion: number;
   readonly blobGraceMs: number;
   private readonly stateIntervalMs: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
@@ -57,6 +60,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
     this.me = options.process ?? unknownProcess;
     this.migrations = options.migrations ?? MIGRATIONS;
+    this.readVersion = options.readVersion ?? FORMAT_VERSION;
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
   }
@@ -183,7 +187,7 @@ export class FileCheckpointStore implements CheckpointStore {
     if (bytes === null) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
     let scan: JournalScan;
     try {
-      scan = scanJournal(bytes, journal, this.migrations);
+      scan = scanJournal(bytes, journal, this.migrations, this.readVersion);
     } catch (error) {
       const message = errorMessage(error);
       return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
@@ -210,7 +214,7 @@ export class FileCheckpointStore implements CheckpointStore {
   /** @internal Scans a journal; damage is recorded beside it and thrown, nothing is changed. */
   checkedScan(runId: string, bytes: Uint8Array): JournalScan {
     const journal = this.journalPath(runId);
-    const scan = scanJournal(bytes, journal, this.migrations);
+    const scan = scanJournal(bytes, journal, this.migrations, this.readVersion);
     if (scan.damage) {
       void this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
       throw new StoreError(`${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`, 'damaged', journal, scan.damage.offset);

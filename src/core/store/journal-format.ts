@@ -1,7 +1,7 @@
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
 import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
-import { StoreRecord, type StoredRecord } from './records';
+import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
 // "r":<record>,"c":"<crc32>"}. The crc covers every byte of the line before `,"c":`.
@@ -81,8 +81,8 @@ function readFrame(bytes: Uint8Array, start: number, end: number): Frame | null 
   return { seq: frame.s, groupFirst: frame.b, closesGroup: frame.s === frame.e, raw: frame.r as Record<string, unknown> };
 }
 
-function validRecord(frame: Frame, file: string, offset: number, migrations: MigrationTable): StoredRecord {
-  const upgraded = upgradeRecord(frame.raw, file, migrations);
+function validRecord(frame: Frame, file: string, offset: number, migrations: MigrationTable, readVersion: number): StoredRecord {
+  const upgraded = upgradeRecord(frame.raw, file, migrations, readVersion);
   const parsed = StoreRecord.safeParse(upgraded);
   if (!parsed.success) {
     throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${parsed.error.message}`, 'damaged', file, offset);
@@ -90,8 +90,30 @@ function validRecord(frame: Frame, file: string, offset: number, migrations: Mig
   return { ...parsed.data, seq: frame.seq };
 }
 
-/** After a bad line: does a readable line of another commit group follow it? */
-function laterGroupSurvives(bytes: Uint8Array, from: number, groupFirst: number): boolean {
+const FRAME_START = encoder.encode('{"s":');
+
+/** A readable line of another group hidden inside a bad line whose newline was lost. */
+function hiddenFrameInside(bytes: Uint8Array, start: number, end: number, groupFirst: number): boolean {
+  for (let at = indexOfBytes(bytes, FRAME_START, start + 1, end); at !== -1; at = indexOfBytes(bytes, FRAME_START, at + 1, end)) {
+    const frame = readFrame(bytes, at, end);
+    if (frame && frame.groupFirst !== groupFirst) return true;
+  }
+  return false;
+}
+
+function indexOfBytes(bytes: Uint8Array, needle: Uint8Array, from: number, end: number): number {
+  for (let at = from; at <= end - needle.length; at++) {
+    let match = true;
+    for (let k = 0; k < needle.length && match; k++) match = bytes[at + k] === needle[k];
+    if (match) return at;
+  }
+  return -1;
+}
+
+/** After a bad line: does a readable line of another commit group follow it (or hide in it)? */
+function laterGroupSurvives(bytes: Uint8Array, badStart: number, from: number, groupFirst: number): boolean {
+  const badEnd = bytes[from - 1] === NEWLINE ? from - 1 : from;
+  if (hiddenFrameInside(bytes, badStart, badEnd, groupFirst)) return true;
   let start = from;
   for (let nl = bytes.indexOf(NEWLINE, start); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
     const frame = readFrame(bytes, start, nl);
@@ -106,7 +128,7 @@ function laterGroupSurvives(bytes: Uint8Array, from: number, groupFirst: number)
  * garbled last commit group is a torn tail; anything bad before it is damage.
  * Throws StoreError('future_version'|'damaged') for a checksum-valid record that cannot be read.
  */
-export function scanJournal(bytes: Uint8Array, file: string, migrations: MigrationTable = MIGRATIONS): JournalScan {
+export function scanJournal(bytes: Uint8Array, file: string, migrations: MigrationTable = MIGRATIONS, readVersion = FORMAT_VERSION): JournalScan {
   const records: StoredRecord[] = [];
   let groupRecords = 0;
   let goodLength = 0;
@@ -123,7 +145,7 @@ export function scanJournal(bytes: Uint8Array, file: string, migrations: Migrati
       return { records: records.slice(0, groupRecords), goodLength, damage: { offset: start, message } };
     }
     try {
-      records.push(validRecord(frame, file, start, migrations));
+      records.push(validRecord(frame, file, start, migrations, readVersion));
     } catch (error) {
       if (error instanceof StoreError && error.code !== 'future_version') {
         return { records: records.slice(0, groupRecords), goodLength, damage: { offset: start, message: error.message } };
@@ -136,7 +158,7 @@ export function scanJournal(bytes: Uint8Array, file: string, migrations: Migrati
       goodLength = start;
     }
   }
-  if (badAt !== -1 && laterGroupSurvives(bytes, nl0(bytes, badAt), groupRecords + 1)) {
+  if (badAt !== -1 && laterGroupSurvives(bytes, badAt, nl0(bytes, badAt), groupRecords + 1)) {
     return { records: records.slice(0, groupRecords), goodLength, damage: { offset: badAt, message: 'checksum mismatch before the last commit group' } };
   }
   const kept = records.slice(0, groupRecords);

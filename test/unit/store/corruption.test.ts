@@ -1,0 +1,116 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StoreError } from '../../../src/core/store/contract';
+import { scanJournal, type JournalScan } from '../../../src/core/store/journal-format';
+import type { StoredRecord } from '../../../src/core/store/records';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { checkpoint, ledgerEntry, message, runInput } from './fixtures';
+
+/** A small journal: 4 commit groups, one of them 3 records long. */
+async function smallJournal(root: string): Promise<{ bytes: Buffer; records: readonly StoredRecord[]; groupEnds: number[] }> {
+  const store = openFileStore(root);
+  const writer = await store.createRun(runInput('r1'));
+  await writer.append([checkpoint('c0', 0, 'run_start', 0)]);
+  await writer.append([message(0, 1, 'assistant', 'héllo ✓'), ledgerEntry('k1', 1, 'planned'), checkpoint('c1', 1, 'after_model', 1)]);
+  await writer.append([ledgerEntry('k1', 1, 'succeeded')]);
+  await writer.close();
+  const bytes = readFileSync(store.journalPath('r1'));
+  const records = await store.readRecords('r1');
+  const lineEnds = [...bytes.entries()].filter(([, b]) => b === 0x0a).map(([i]) => i + 1);
+  const groupEnds = [0, lineEnds[0]!, lineEnds[1]!, lineEnds[4]!, lineEnds[5]!];
+  assert.equal(groupEnds[4], bytes.length);
+  return { bytes, records, groupEnds };
+}
+
+type Outcome = 'clean' | 'torn' | 'damaged' | 'crash';
+
+function classify(bytes: Uint8Array, original: readonly StoredRecord[]): { outcome: Outcome; scan?: JournalScan } {
+  let scan: JournalScan;
+  try {
+    scan = scanJournal(bytes, 'journal.jsonl');
+  } catch (error) {
+    return { outcome: error instanceof StoreError ? 'damaged' : 'crash' };
+  }
+  assert.deepEqual(scan.records, original.slice(0, scan.records.length), 'kept records are an intact prefix');
+  if (scan.damage) return { outcome: 'damaged', scan };
+  return { outcome: scan.tornTail ? 'torn' : 'clean', scan };
+}
+
+describe('journal corruption', () => {
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'store-corrupt-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('every truncation: a group boundary is a clean prefix, anything else a torn tail cut back to the last group', async () => {
+    const { bytes, records, groupEnds } = await smallJournal(root);
+    const counts: Record<Outcome, number> = { clean: 0, torn: 0, damaged: 0, crash: 0 };
+    for (let length = 0; length < bytes.length; length++) {
+      const { outcome, scan } = classify(bytes.subarray(0, length), records);
+      counts[outcome]++;
+      const lastGroupEnd = Math.max(...groupEnds.filter((end) => end <= length));
+      if (outcome === 'torn') assert.equal(scan!.goodLength, lastGroupEnd);
+      if (outcome === 'clean') assert.ok(groupEnds.includes(length), `clean at ${length}`);
+    }
+    assert.deepEqual(counts, { clean: 4, torn: bytes.length - 4, damaged: 0, crash: 0 });
+  });
+
+  it('every byte flipped: 100% detected, either cut as the torn last group or damaged', async () => {
+    const { bytes, records, groupEnds } = await smallJournal(root);
+    const lastGroupStart = groupEnds[3]!;
+    const counts: Record<Outcome, number> = { clean: 0, torn: 0, damaged: 0, crash: 0 };
+    for (const mask of [0x01, 0x80, 0xff]) {
+      for (let at = 0; at < bytes.length; at++) {
+        const flipped = Buffer.from(bytes);
+        flipped[at] = flipped[at]! ^ mask;
+        const { outcome, scan } = classify(flipped, records);
+        counts[outcome]++;
+        // A torn cut only ever drops the last commit group (all-or-nothing), never an earlier one.
+        if (outcome === 'torn') assert.ok(scan!.goodLength <= at && scan!.goodLength === lastGroupStart, `torn cut at ${scan!.goodLength} for a flip at ${at}`);
+      }
+    }
+    assert.equal(counts.crash, 0);
+    assert.equal(counts.clean, 0, 'no flipped byte goes unnoticed');
+    assert.equal(counts.torn + counts.damaged, bytes.length * 3);
+    assert.ok(counts.damaged > counts.torn, `mid-file flips are damage (${JSON.stringify(counts)})`);
+  });
+
+  it('a writer cuts a torn tail on open and keeps appending; verify records the cut', async () => {
+    const { bytes } = await smallJournal(root);
+    const store = openFileStore(root);
+    const journal = store.journalPath('r1');
+    const torn = Buffer.from('{"s":7,"b":7,"e":7,"r":{"v":1,"typ');
+    writeFileSync(journal, Buffer.concat([bytes, torn]));
+    assert.equal((await store.readRecords('r1')).length, 6, 'a reader ignores the torn tail without touching the file');
+    assert.equal(statSync(journal).size, bytes.length + torn.length);
+    const writer = await store.openWriter('r1');
+    assert.equal(statSync(journal).size, bytes.length);
+    await writer.append([message(1, 2, 'user', 'after the cut')]);
+    await writer.close();
+    const records = await store.readRecords('r1');
+    assert.deepEqual(records.map((r) => r.seq), [1, 2, 3, 4, 5, 6, 7]);
+    const report = await store.verify('r1');
+    assert.deepEqual(report.tornTail, { offset: bytes.length, bytes: torn.length });
+    assert.equal(report.ok, true);
+  });
+
+  it('mid-file corruption: damaged with file and offset, listed as damaged, nothing changed', async () => {
+    const { bytes, groupEnds } = await smallJournal(root);
+    const store = openFileStore(root);
+    const journal = store.journalPath('r1');
+    const corrupt = Buffer.from(bytes);
+    const at = groupEnds[1]! + 20;
+    corrupt[at] = corrupt[at]! ^ 0x04;
+    writeFileSync(journal, corrupt);
+    await assert.rejects(store.readRun('r1'), (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.file === journal && e.offset === groupEnds[1]);
+    await assert.rejects(store.openWriter('r1'), (e: unknown) => e instanceof StoreError && e.code === 'damaged');
+    const report = await store.verify('r1');
+    assert.equal(report.ok, false);
+    assert.equal(report.damage?.offset, groupEnds[1]);
+    const listed = await store.listRuns();
+    assert.match(listed[0]!.damaged ?? '', /journal\.jsonl at byte/);
+    assert.deepEqual(readFileSync(journal), corrupt, 'the damaged journal is left as it was');
+    assert.equal(await store.lease('r1'), null, 'a refused writer leaves no lease behind');
+  });
+});

@@ -1,0 +1,69 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StoreError } from '../../../src/core/store/contract';
+import { encodeGroup } from '../../../src/core/store/journal-format';
+import { MIGRATIONS, upgradeRecord, type MigrationTable } from '../../../src/core/store/migrations';
+import type { StoredRecord } from '../../../src/core/store/records';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { runInput } from './fixtures';
+
+/** A pretend history for the test only: format 1 notes had `body`, format 2 renamed it `text`. */
+const table: MigrationTable = new Map([
+  [1, (raw: Record<string, unknown>) => (raw.type === 'note' && 'body' in raw ? (({ body, ...rest }) => ({ ...rest, text: body }))(raw) : raw)],
+]);
+
+function writeJournal(root: string, runId: string, raws: Record<string, unknown>[]): string {
+  const dir = join(root, 'runs', runId);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'journal.jsonl');
+  const groups = raws.map((raw, i) => encodeGroup([{ ...raw, seq: i + 1 } as unknown as StoredRecord]));
+  writeFileSync(file, Buffer.concat(groups));
+  return file;
+}
+
+const runRaw = (v: number) => ({ ...runInput('old'), type: 'run', v, at: 1 });
+
+describe('format migrations', () => {
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'store-mig-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('today there is one format and an empty table', () => {
+    assert.equal(MIGRATIONS.size, 0);
+  });
+
+  it('upgrades a raw record one version at a time and refuses a gap', () => {
+    const upgraded = upgradeRecord({ v: 1, type: 'note', kind: 'info', body: 'old words', at: 1 }, 'f', table, 2);
+    assert.deepEqual(upgraded, { v: 2, type: 'note', kind: 'info', text: 'old words', at: 1 });
+    assert.throws(() => upgradeRecord({ v: 1, type: 'note' }, 'f', new Map(), 2), /no migration from format 1/);
+  });
+
+  it('an older journal is read through the injected table; the file is not rewritten', async () => {
+    const file = writeJournal(root, 'old', [runRaw(1), { v: 1, at: 2, type: 'note', kind: 'info', body: 'old words' }]);
+    const before = readFileSync(file);
+    const store = openFileStore(root, { migrations: table, readVersion: 2 });
+    const state = await store.readRun('old');
+    assert.equal(state.notes[0]!.text, 'old words');
+    assert.equal(state.notes[0]!.v, 2);
+    assert.deepEqual(readFileSync(file), before);
+  });
+
+  it('a future version is a clear error naming the file, and nothing is deleted', async () => {
+    const file = writeJournal(root, 'new', [runRaw(1), { v: 99, at: 2, type: 'note', kind: 'info', text: 'from the future' }]);
+    const before = readFileSync(file);
+    const store = openFileStore(root);
+    await assert.rejects(store.readRun('new'), (e: unknown) => e instanceof StoreError && e.code === 'future_version' && e.file === file && e.message.includes(file));
+    await assert.rejects(store.openWriter('new'), (e: unknown) => e instanceof StoreError && e.code === 'future_version');
+    const report = await store.verify('new');
+    assert.equal(report.ok, false);
+    assert.match(report.damage?.message ?? '', /newer version/);
+    const listed = await store.listRuns();
+    assert.match(listed[0]!.damaged ?? '', /newer version/);
+    const gc = await store.collectGarbage({ maxRuns: 0, maxBytes: 0 });
+    assert.deepEqual(gc.removedRuns, []);
+    assert.ok(existsSync(file));
+    assert.deepEqual(readFileSync(file), before);
+  });
+});
