@@ -13,7 +13,7 @@ import type { RunSettings, StoredRecord } from '../../../src/core/store/records'
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { startFakeAnthropic, type FakeAnthropic, type ResponseStep, type ScriptEntry } from '../../support/fake-anthropic/server';
+import { startFakeAnthropic, type FakeAnthropic, type Responder, type ResponseStep, type ScriptEntry } from '../../support/fake-anthropic/server';
 
 export const SETTINGS: RunSettings = { model: 'claude-sonnet-4-6', provider: 'anthropic', maxTurns: 20, maxOutputTokensPerCall: 1024 };
 
@@ -79,7 +79,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(options: { files?: Record<string, string>; script?: ScriptEntry[]; approver?: ScriptedApprover; store?: StoreKind } = {}): Promise<Harness> {
+export async function harness(options: { files?: Record<string, string>; script?: ScriptEntry[] | Responder; approver?: ScriptedApprover; store?: StoreKind } = {}): Promise<Harness> {
   const root = tempDir('ws');
   const storeDir = tempDir('store');
   writeFiles(root, options.files ?? {});
@@ -153,4 +153,19 @@ export function lastToolResults(fake: FakeAnthropic, n: number): { tool_use_id: 
   const last = messages[messages.length - 1]!;
   if (!Array.isArray(last.content)) return [];
   return (last.content as { type: string }[]).filter((b) => b.type === 'tool_result') as never;
+}
+
+/** Answers by the number of assistant messages in the request, so a resumed run gets the next answer. */
+export function byTurn(steps: readonly ResponseStep[]): Responder {
+  return (request) => {
+    const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
+    const turn = messages.filter((m) => m.role === 'assistant').length;
+    const step = steps[Math.min(turn, steps.length - 1)];
+    if (!step) throw new Error('empty script');
+    return step;
+  };
+}
+
+export function startedCalls(events: readonly RuntimeEvent[]): string[] {
+  return events.flatMap((e) => (e.type === 'ledger' && e.entry.status === 'started' ? [e.entry.callId] : []));
 }

@@ -1,0 +1,66 @@
+import type { CheckpointStore, RunWriter } from '../../../src/core/store/contract';
+import type { NewRecord, StoredRecord } from '../../../src/core/store/records';
+
+export class SimulatedCrash extends Error {
+  constructor() {
+    super('simulated crash');
+    this.name = 'SimulatedCrash';
+  }
+}
+
+/**
+ * Wraps a store so that the `crashAtGroup`-th commit group (1-based, over the whole process)
+ * and every later one fail without reaching the store: the journal ends exactly where a crash
+ * at that save point would leave it. `when` can pick the group by its records instead.
+ */
+export function crashingStore(inner: CheckpointStore, when: (records: readonly NewRecord[], group: number) => boolean): CheckpointStore & { crashed: () => boolean } {
+  let group = 0;
+  let crashed = false;
+  const wrap = (writer: RunWriter): RunWriter => ({
+    runId: writer.runId,
+    holderId: writer.holderId,
+    async append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+      group += 1;
+      if (crashed || when(records, group)) {
+        crashed = true;
+        throw new SimulatedCrash();
+      }
+      return writer.append(records);
+    },
+    renewLease: () => writer.renewLease(),
+    close: () => writer.close(),
+  });
+  return {
+    crashed: () => crashed,
+    createRun: async (run) => wrap(await inner.createRun(run)),
+    openWriter: async (runId) => wrap(await inner.openWriter(runId)),
+    readRun: (runId, options) => inner.readRun(runId, options),
+    readRecords: (runId) => inner.readRecords(runId),
+    listRuns: () => inner.listRuns(),
+    lease: (runId) => inner.lease(runId),
+    putBlob: (bytes) => inner.putBlob(bytes),
+    getBlob: (hash) => inner.getBlob(hash),
+    verify: (runId) => inner.verify(runId),
+    collectGarbage: (policy) => inner.collectGarbage(policy),
+  };
+}
+
+/** Crash when a group holds a checkpoint with this label (and call id). */
+export function atSavePoint(label: string, callId?: string, occurrence = 1): (records: readonly NewRecord[]) => boolean {
+  let seen = 0;
+  return (records) => {
+    const hit = records.some((r) => r.type === 'checkpoint' && r.label === label && (callId === undefined || r.callId === callId));
+    if (hit) seen += 1;
+    return hit && seen === occurrence;
+  };
+}
+
+/** Crash at the group that appends the user message with tool results (after every call finished). */
+export function atToolResultsMessage(occurrence = 1): (records: readonly NewRecord[]) => boolean {
+  let seen = 0;
+  return (records) => {
+    const hit = records.some((r) => r.type === 'message' && r.message.role === 'user' && Array.isArray(r.message.content) && r.message.content.some((b) => b.type === 'tool_result'));
+    if (hit) seen += 1;
+    return hit && seen === occurrence;
+  };
+}

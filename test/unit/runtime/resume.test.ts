@@ -1,0 +1,207 @@
+import { strict as assert } from 'node:assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { STATUS_UNKNOWN_MESSAGE } from '../../../src/core/runtime/reconcile';
+import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime/recovery-note';
+import { createToolRegistry } from '../../../src/core/tools/registry';
+import { atSavePoint, crashingStore } from './crash-store';
+import { answer, byTurn, harness, lastToolResults, readText, reply, requestMessages, ScriptedApprover, SETTINGS, startedCalls, toolUse, type Harness } from './harness';
+
+type Choice = 'run_again' | 'mark_done' | 'report_unknown' | null;
+
+describe('resume and reconciliation', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  /** Starts a run that crashes at the save point, then resumes it with a healthy store. */
+  async function crashThenResume(crashAt: (records: never[]) => boolean, setup: Parameters<typeof harness>[0], between?: (h: Harness) => void, overrides = {}) {
+    h = await harness(setup);
+    const crashing = crashingStore(h.store, crashAt as never);
+    const first = await h.runtime({ store: crashing, ...overrides }).start({ task: 'task', settings: SETTINGS });
+    assert.equal(first.status, 'paused');
+    assert.ok(crashing.crashed(), 'the crash point was reached');
+    between?.(h);
+    const requestsBefore = h.fake.requests.length;
+    const second = await h.runtime(overrides).resume(first.runId);
+    return { runId: first.runId, outcome: second, requestsBefore };
+  }
+
+  function noteOf(messages: unknown[]): string {
+    const last = messages[messages.length - 1] as { content: { type: string; text?: string }[] };
+    const text = last.content.find((b) => b.type === 'text' && b.text?.startsWith(RECOVERY_NOTE_MARKER));
+    assert.ok(text?.text, 'the last user message carries the recovery note');
+    return text.text;
+  }
+
+  it('a cut after a plain-text answer: nothing to reconcile, the run completes without a model call', async () => {
+    const { outcome, requestsBefore } = await crashThenResume(atSavePoint('run_end'), { script: byTurn([answer('All done.')]) });
+    assert.equal(outcome.status, 'completed');
+    assert.equal(h!.fake.requests.length, requestsBefore);
+    assert.equal(outcome.reason, 'All done.');
+  });
+
+  it('a dangling read_file is run again, its result appended, and the run continues', async () => {
+    const { runId, outcome } = await crashThenResume(atSavePoint('tool_finished', 't1'), {
+      files: { 'a.txt': 'hello' },
+      script: byTurn([reply([toolUse('t1', 'read_file', { path: 'a.txt' })]), answer('ok')]),
+    });
+    assert.equal(outcome.status, 'completed');
+    assert.equal(h!.fake.requests.length, 2);
+    const results = lastToolResults(h!.fake, 1);
+    assert.deepEqual(results.map((r) => [r.tool_use_id, r.content]), [['t1', 'hello']]);
+    const note = noteOf(requestMessages(h!.fake, 1));
+    assert.match(note, /read_file t1: read a\.txt/);
+    assert.match(note, /checkpoint c\d+ \(tool_started, step 1\)/);
+    assert.match(note, /last fully completed step is step 0/);
+    const statuses = (await h!.records(runId)).flatMap((r) => (r.type === 'ledger' ? [r.entry.status] : []));
+    assert.deepEqual(statuses, ['planned', 'started', 'uncertain', 'started', 'succeeded']);
+    assert.deepEqual(startedCalls(h!.events), ['t1', 't1']);
+  });
+
+  for (const [choice, expectRuns, expectStatus] of [
+    [null, 1, 'uncertain'],
+    ['report_unknown', 1, 'uncertain'],
+    ['mark_done', 1, 'succeeded'],
+    ['run_again', 2, 'succeeded'],
+  ] as [Choice, number, string][]) {
+    it(`a dangling run_command is never re-run automatically (person chooses ${String(choice)})`, async () => {
+      const approver = new ScriptedApprover(['allow_once'], [choice]);
+      const { runId, outcome } = await crashThenResume(atSavePoint('tool_finished', 't1'), {
+        approver,
+        script: byTurn([reply([toolUse('t1', 'run_command', { command: 'echo ran' })]), answer('ok')]),
+      });
+      assert.equal(outcome.status, 'completed');
+      assert.equal(h!.commands.commands.length, expectRuns);
+      assert.equal(approver.uncertain.length, 1);
+      const [result] = lastToolResults(h!.fake, 1);
+      if (choice === null || choice === 'report_unknown') {
+        assert.equal(result!.content, STATUS_UNKNOWN_MESSAGE);
+        assert.equal(result!.is_error, true);
+        assert.match(noteOf(requestMessages(h!.fake, 1)), /outcome is unknown[\s\S]*run_command t1/);
+      }
+      const state = await h!.store.readRun(runId);
+      assert.equal(state.ledger[0]!.status, expectStatus);
+    });
+  }
+
+  it('policy never: the model receives the status-unknown result and nobody is asked', async () => {
+    const approver = new ScriptedApprover([], []);
+    const tools = createToolRegistry({ overrides: { run_command: { replayPolicy: 'never' } } });
+    const { outcome } = await crashThenResume(
+      atSavePoint('tool_finished', 't1'),
+      { approver, script: byTurn([reply([toolUse('t1', 'run_command', { command: 'true' })]), answer('ok')]) },
+      undefined,
+      { tools },
+    );
+    assert.equal(outcome.status, 'completed');
+    assert.equal(h!.commands.commands.length, 1);
+    assert.equal(approver.uncertain.length, 0);
+    assert.equal(approver.approvals.length, 0);
+    assert.equal(lastToolResults(h!.fake, 1)[0]!.content, STATUS_UNKNOWN_MESSAGE);
+  });
+
+  const editScript = byTurn([reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]), answer('ok')]);
+
+  it('a dangling edit_file found at afterHash is reported applied, not run again', async () => {
+    const { runId, outcome } = await crashThenResume(atSavePoint('file_written', 't1'), { files: { 'a.txt': 'one\n' }, script: editScript });
+    assert.equal(outcome.status, 'completed');
+    assert.equal(readText(h!.root, 'a.txt'), 'two\n');
+    assert.match(lastToolResults(h!.fake, 1)[0]!.content, /was applied before the interruption/);
+    assert.equal((await h!.store.readRun(runId)).ledger[0]!.status, 'succeeded');
+    assert.deepEqual(startedCalls(h!.events), ['t1']);
+  });
+
+  it('a dangling edit_file found at beforeHash is run', async () => {
+    const { runId, outcome } = await crashThenResume(atSavePoint('file_written', 't1'), { files: { 'a.txt': 'one\n' }, script: editScript }, (hh) =>
+      writeFileSync(join(hh.root, 'a.txt'), 'one\n'),
+    );
+    assert.equal(outcome.status, 'completed');
+    assert.equal(readText(h!.root, 'a.txt'), 'two\n');
+    assert.equal(lastToolResults(h!.fake, 1)[0]!.content, 'edited a.txt');
+    const state = await h!.store.readRun(runId);
+    assert.equal(state.ledger[0]!.status, 'succeeded');
+    assert.equal(state.patches.length, 1);
+  });
+
+  it('a dangling edit_file whose file changed since is a conflict naming the path, the file left alone', async () => {
+    const { runId, outcome } = await crashThenResume(atSavePoint('file_written', 't1'), { files: { 'a.txt': 'one\n' }, script: editScript }, (hh) =>
+      writeFileSync(join(hh.root, 'a.txt'), 'user text\n'),
+    );
+    assert.equal(outcome.status, 'completed');
+    assert.equal(readText(h!.root, 'a.txt'), 'user text\n');
+    const [result] = lastToolResults(h!.fake, 1);
+    assert.equal(result!.is_error, true);
+    assert.match(result!.content, /conflict: a\.txt changed/);
+    assert.equal((await h!.store.readRun(runId)).ledger[0]!.status, 'failed');
+  });
+
+  it('several dangling calls of mixed classes in one step; messages before the note are byte-identical', async () => {
+    const approver = new ScriptedApprover(['allow_once'], [null]);
+    const { runId, outcome } = await crashThenResume(atSavePoint('tool_finished', 't3'), {
+      approver,
+      files: { 'a.txt': 'one\n', 'b.txt': 'bee\n' },
+      script: byTurn([
+        reply([toolUse('t0', 'read_file', { path: 'b.txt' })]),
+        reply([
+          { type: 'text', text: 'Several things at once.' },
+          toolUse('t1', 'read_file', { path: 'b.txt' }),
+          toolUse('t2', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' }),
+          toolUse('t3', 'run_command', { command: 'echo hi' }),
+          toolUse('t4', 'list_dir', { path: '.' }),
+        ]),
+        answer('ok'),
+      ]),
+    });
+    assert.equal(outcome.status, 'completed');
+    assert.deepEqual(h!.commands.commands, ['echo hi']);
+    assert.deepEqual(startedCalls(h!.events), ['t0', 't1', 't2', 't3', 't4']);
+    const results = lastToolResults(h!.fake, 2);
+    assert.deepEqual(results.map((r) => r.tool_use_id), ['t1', 't2', 't3', 't4']);
+    assert.equal(results[0]!.content, 'bee\n');
+    assert.equal(results[1]!.content, 'edited a.txt');
+    assert.equal(results[2]!.content, STATUS_UNKNOWN_MESSAGE);
+    assert.match(results[3]!.content, /a\.txt\nb\.txt/);
+    const note = noteOf(requestMessages(h!.fake, 2));
+    assert.match(note, /already succeeded[^\n]*\n- read_file t1[^\n]*\n- edit_file t2/);
+    assert.match(note, /outcome is unknown[^\n]*\n- run_command t3: run: echo hi/);
+    assert.match(note, /run after the resume[^\n]*\n- list_dir t4/);
+    assert.match(note, /last fully completed step is step 1/);
+    const before = requestMessages(h!.fake, 1);
+    const after = requestMessages(h!.fake, 2);
+    assert.equal(JSON.stringify(after.slice(0, before.length)), JSON.stringify(before));
+    assert.equal(after.length, before.length + 2);
+    const state = await h!.store.readRun(runId);
+    assert.deepEqual(state.ledger.map((e) => e.status), ['succeeded', 'succeeded', 'succeeded', 'uncertain', 'succeeded']);
+  });
+
+  it('files the user changed since are named in the recovery note', async () => {
+    const { outcome } = await crashThenResume(
+      atSavePoint('before_model', undefined, 3),
+      {
+        files: { 'a.txt': 'one\n' },
+        script: byTurn([reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]), reply([toolUse('t2', 'read_file', { path: 'a.txt' })]), answer('ok')]),
+      },
+      (hh) => writeFileSync(join(hh.root, 'a.txt'), 'two\nand the user\n'),
+    );
+    assert.equal(outcome.status, 'completed');
+    const messages = requestMessages(h!.fake, 2) as { role: string; content: { type: string; text: string }[] }[];
+    const last = messages[messages.length - 1]!;
+    assert.equal(last.role, 'user');
+    assert.equal(last.content.length, 1, 'the note is its own user message when nothing was in flight');
+    assert.match(last.content[0]!.text, /a\.txt: edited since the agent wrote it/);
+    assert.match(last.content[0]!.text, /No tool call was in flight/);
+  });
+
+  it('a completed run says so and is not resumed; an unknown run is a clear error', async () => {
+    h = await harness({ script: byTurn([answer('done')]) });
+    const done = await h.runtime().start({ task: 'x', settings: SETTINGS });
+    const again = await h.runtime().resume(done.runId);
+    assert.equal(again.status, 'completed');
+    assert.match(again.reason!, /already ended/);
+    assert.equal(h.fake.requests.length, 1);
+    await assert.rejects(h.runtime().resume('no-such-run'), /run no-such-run not found/);
+  });
+});
