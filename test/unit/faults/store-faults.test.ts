@@ -1,0 +1,39 @@
+import * as assert from 'node:assert/strict';
+import { FAULT_CODES } from '../../support/faults/failing-fs';
+import { ioErrorPoint, measureWorkload, powerLossPoint, type PointResult } from '../../support/faults/store-faults';
+
+const GROUPS = 8;
+const SEEDS_PER_SYNC = 6;
+
+function failures(results: readonly PointResult[]): string[] {
+  return results.filter((r) => !r.ok).map((r) => `${r.point}: ${r.problem}`);
+}
+
+describe('faults: store under power loss and I/O errors', () => {
+  let syncs = 0;
+  let ops = 0;
+
+  before(async () => {
+    ({ syncs, ops } = await measureWorkload(GROUPS));
+  });
+
+  it(`power loss before every fsync, ${SEEDS_PER_SYNC} keep/drop/garble draws each: a prefix with every acknowledged record`, async () => {
+    const results: PointResult[] = [];
+    for (let atSync = 1; atSync <= syncs + 1; atSync++) {
+      for (let seed = 1; seed <= SEEDS_PER_SYNC; seed++) results.push(await powerLossPoint(GROUPS, atSync, atSync * 7919 + seed));
+    }
+    assert.ok(results.length >= 200, `${results.length} power-loss points`);
+    assert.deepEqual(failures(results).slice(0, 5), []);
+  });
+
+  for (const code of FAULT_CODES) {
+    it(`${code} at every operation (once, then sticky): a clear error, 0 corruptions, the run continues once cleared`, async () => {
+      const results: PointResult[] = [];
+      for (let atOp = 1; atOp <= ops + 1; atOp++) {
+        results.push(await ioErrorPoint(GROUPS, atOp, code, false));
+        results.push(await ioErrorPoint(GROUPS, atOp, code, true));
+      }
+      assert.deepEqual(failures(results).slice(0, 5), []);
+    });
+  }
+});
