@@ -1,1 +1,103 @@
-// Webview entry: replaced by the timeline UI.
+// Timeline webview entry (bundled to dist/webview.js). Talks to the host only through the
+// zod-checked protocol; keeps expanded rows, scroll and selection with vscode.setState.
+import { z } from 'zod';
+import type { WebviewToHost } from '../protocol/messages';
+import { dispatchHostMessage } from './dispatch';
+import { TimelineModel } from './model';
+import { openRestoreDialog } from './restoreDialog';
+import type { ActionId } from './rowContent';
+import { Rpc } from './rpc';
+import { loadState } from './state';
+import type { FlatRow } from './tree';
+import { TimelineView } from './view';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+// The CSP forbids eval: tell zod up front instead of letting it probe with `new Function`.
+z.config({ jitless: true });
+
+const vscode = acquireVsCodeApi();
+const post = (message: WebviewToHost) => vscode.postMessage(message);
+
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  node.className = className;
+  return node;
+}
+
+const app = document.getElementById('app') ?? document.body;
+const status = element('div', 'status');
+status.setAttribute('role', 'status');
+status.setAttribute('aria-live', 'polite');
+const tree = element('div', 'tree');
+tree.setAttribute('role', 'tree');
+tree.setAttribute('aria-label', 'Agent runs: steps, tool calls and patches');
+tree.tabIndex = 0;
+const empty = element('div', 'empty');
+empty.textContent = 'No agent runs yet. Start one with the "Agent: Run" command.';
+app.append(status, tree, empty);
+
+let statusTimer: ReturnType<typeof setTimeout> | undefined;
+function notice(level: 'info' | 'error', text: string): void {
+  status.textContent = text;
+  status.className = `status visible tone-${level === 'error' ? 'error' : 'plain'}`;
+  if (statusTimer !== undefined) clearTimeout(statusTimer);
+  statusTimer = setTimeout(() => (status.className = 'status'), level === 'error' ? 15_000 : 6_000);
+}
+
+const model = new TimelineModel();
+const rpc = new Rpc(post);
+
+async function runAction(id: ActionId, row: FlatRow): Promise<void> {
+  const runId = row.run.runId;
+  const patchId = row.patch?.patchId;
+  switch (id) {
+    case 'restore': {
+      const checkpointId = row.kind === 'call' ? row.call?.checkpointId : row.step?.checkpointId;
+      if (!checkpointId) return;
+      const where = row.kind === 'call' ? `before ${row.call!.toolName} (step ${row.step!.stepId})` : `the start of step ${row.step!.stepId}`;
+      const outcome = await openRestoreDialog(app, rpc, { runId, checkpointId, title: `Restore to ${where}` });
+      if (outcome) notice('info', outcome.message);
+      return;
+    }
+    case 'openDiff':
+    case 'accept':
+    case 'rollback': {
+      if (!patchId) return;
+      const method = id === 'rollback' ? 'rollbackPatch' : id;
+      notice('info', (await rpc.request(method, { runId, patchId })).message);
+      return;
+    }
+    case 'undoRestore':
+      notice('info', (await rpc.request('undoLastRestore', { runId })).message);
+      return;
+    case 'resume':
+    case 'cancel':
+      notice('info', (await rpc.request(id, { runId })).message);
+      return;
+  }
+}
+
+const view = new TimelineView(tree, empty, {
+  model,
+  action: (id, row) => void runAction(id, row).catch((error: Error) => notice('error', error.message)),
+  save: (state) => vscode.setState(state),
+  now: () => Date.now(),
+}, loadState(vscode.getState()));
+
+window.addEventListener('message', (event: MessageEvent) => {
+  dispatchHostMessage(event.data, {
+    model,
+    rpc,
+    changed: (reason) => view.refresh(reason),
+    notice,
+    logError: (text) => console.error(text),
+  });
+});
+
+post({ type: 'ready' });

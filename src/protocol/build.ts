@@ -1,0 +1,207 @@
+import type { LedgerEntry } from '../core/ledger/schema';
+import type { MessageParam } from '../core/model/messages';
+import type { LiveState, Patch } from '../core/patches/schema';
+import type { RunState } from '../core/store/contract';
+import type { CheckpointRecord } from '../core/store/records';
+import type { RunDeltaMessage } from './messages';
+import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunView, StepRow } from './viewModel';
+
+// Turns a run's folded state into what the Timeline renders, and works out the smallest
+// update between two renderings. Pure: the host calls it, unit tests call it.
+
+const INPUT_MAX = 80;
+const PREFERRED_INPUT_KEYS = ['path', 'file', 'command', 'query', 'url', 'pattern', 'name'];
+/** Side effects that stay inside workspace files: patches cover those, restore can undo them. */
+const FILE_EFFECT = /^(fs|file|files|workspace|read)([.:_-]|$)/i;
+
+export function isExternalEffect(effect: string): boolean {
+  return effect.trim() !== '' && effect !== 'none' && !FILE_EFFECT.test(effect);
+}
+
+export function isReversible(compensation: string): boolean {
+  const text = compensation.trim().toLowerCase();
+  return text !== '' && text !== 'not reversible';
+}
+
+/** One line from a tool input: a telling field when there is one, else compact JSON. */
+export function summarizeInput(input: unknown): string {
+  let text: string;
+  if (typeof input === 'string') text = input;
+  else if (input && typeof input === 'object' && !Array.isArray(input)) {
+    const record = input as Record<string, unknown>;
+    const key = PREFERRED_INPUT_KEYS.find((k) => typeof record[k] === 'string');
+    const firstString = Object.values(record).find((v): v is string => typeof v === 'string');
+    text = key ? (record[key] as string) : firstString ?? JSON.stringify(input);
+  } else text = input === undefined ? '' : JSON.stringify(input);
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > INPUT_MAX ? `${line.slice(0, INPUT_MAX - 1)}…` : line;
+}
+
+function toolInputs(messages: readonly MessageParam[]): Map<string, unknown> {
+  const inputs = new Map<string, unknown>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_use' && typeof block.id === 'string') inputs.set(block.id, block.input);
+    }
+  }
+  return inputs;
+}
+
+export function patchView(patch: Patch, live: LiveState | undefined): PatchView {
+  if (patch.state === 'accepted') return 'accepted';
+  if (patch.state === 'rolled_back') return 'rolled_back';
+  return live ?? 'unknown';
+}
+
+function patchRow(patch: Patch, live: ReadonlyMap<string, LiveState>): PatchRow {
+  return {
+    patchId: patch.patchId,
+    path: patch.path,
+    op: patch.op,
+    added: patch.added,
+    removed: patch.removed,
+    binary: patch.binary,
+    state: patchView(patch, live.get(patch.patchId)),
+  };
+}
+
+export function effectOf(entry: LedgerEntry): EffectRow | undefined {
+  const effects = entry.sideEffects.filter(isExternalEffect);
+  if (effects.length === 0) return undefined;
+  const reversible = isReversible(entry.compensation);
+  return { effects, compensation: reversible ? entry.compensation : 'not reversible', reversible };
+}
+
+interface CallContext {
+  inputs: Map<string, unknown>;
+  patchesByCall: Map<string, Patch[]>;
+  firstCheckpointOfCall: Map<string, string>;
+  live: ReadonlyMap<string, LiveState>;
+}
+
+function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
+  const row: CallRow = {
+    callId: entry.callId,
+    toolName: entry.toolName,
+    input: summarizeInput(ctx.inputs.get(entry.callId)),
+    status: entry.status,
+    idempotency: entry.idempotency,
+    policy: entry.replayPolicy,
+    plannedAt: entry.plannedAt,
+    isError: entry.isError === true || entry.status === 'failed',
+    patches: (ctx.patchesByCall.get(entry.callId) ?? []).map((p) => patchRow(p, ctx.live)),
+  };
+  if (entry.startedAt !== undefined && entry.finishedAt !== undefined) row.durationMs = Math.max(0, entry.finishedAt - entry.startedAt);
+  const detail = entry.error ?? entry.reason;
+  if (detail !== undefined) row.detail = detail;
+  const checkpointId = ctx.firstCheckpointOfCall.get(entry.callId);
+  if (checkpointId !== undefined) row.checkpointId = checkpointId;
+  const effect = effectOf(entry);
+  if (effect) row.effect = effect;
+  return row;
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+function stepRows(checkpoints: readonly CheckpointRecord[], ledger: readonly LedgerEntry[], ctx: CallContext): StepRow[] {
+  const steps: StepRow[] = [];
+  const byStep = groupBy(checkpoints, (c) => c.stepId);
+  for (const [stepId, group] of byStep) {
+    const first = group[0]!;
+    const last = group[group.length - 1]!;
+    steps.push({ stepId, checkpointId: first.checkpointId, label: last.label, at: first.at, endAt: last.at, checkpoints: group.length, calls: [] });
+  }
+  steps.sort((a, b) => a.stepId - b.stepId);
+  for (const entry of ledger) {
+    const step = stepFor(steps, entry.stepId);
+    if (step) step.calls.push(callRow(entry, ctx));
+  }
+  return steps;
+}
+
+/** The step holding stepId, or the latest one before it (a call whose step has no checkpoint yet). */
+function stepFor(steps: readonly StepRow[], stepId: number): StepRow | undefined {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    if (steps[i]!.stepId <= stepId) return steps[i];
+  }
+  return undefined;
+}
+
+function undoableRestores(state: RunState): number {
+  const undone = new Set(state.restores.filter((r) => r.kind === 'undo' && r.undoes).map((r) => r.undoes));
+  return state.restores.filter((r) => r.kind !== 'undo' && !undone.has(r.restoreId)).length;
+}
+
+function updatedAt(state: RunState): number {
+  const times = [state.run.createdAt, state.allCheckpoints.at(-1)?.at, state.notes.at(-1)?.at, state.restores.at(-1)?.at, state.ended?.at];
+  return Math.max(...times.filter((t): t is number => t !== undefined));
+}
+
+export function runHeader(state: RunState, active: boolean): RunHeader {
+  const header: RunHeader = {
+    runId: state.run.runId,
+    task: state.run.task,
+    status: state.status,
+    createdAt: state.run.createdAt,
+    updatedAt: updatedAt(state),
+    inputTokens: state.budget.inputTokens,
+    outputTokens: state.budget.outputTokens,
+    costUsd: state.budget.costUsd,
+    model: state.run.settings.model,
+    undoableRestores: undoableRestores(state),
+    active,
+  };
+  if (state.statusReason !== undefined) header.statusReason = state.statusReason;
+  return header;
+}
+
+export function buildRunView(state: RunState, live: ReadonlyMap<string, LiveState>, active: boolean): RunView {
+  const firstCheckpointOfCall = new Map<string, string>();
+  for (const c of state.checkpoints) {
+    if (c.callId !== undefined && !firstCheckpointOfCall.has(c.callId)) firstCheckpointOfCall.set(c.callId, c.checkpointId);
+  }
+  const ctx: CallContext = {
+    inputs: toolInputs(state.messages),
+    patchesByCall: groupBy(state.patches, (p) => p.toolCallId),
+    firstCheckpointOfCall,
+    live,
+  };
+  return { header: runHeader(state, active), steps: stepRows(state.checkpoints, state.ledger, ctx) };
+}
+
+/** Structural equality of plain JSON data. */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** The update that turns `prev` into `next`, or null when nothing changed. */
+export function runDelta(prev: RunView | undefined, next: RunView): RunDeltaMessage | null {
+  const prevSteps = prev?.steps ?? [];
+  let from = 0;
+  while (from < prevSteps.length && from < next.steps.length && sameData(prevSteps[from], next.steps[from])) from++;
+  const stepsChanged = from < prevSteps.length || from < next.steps.length;
+  if (prev && !stepsChanged && sameData(prev.header, next.header)) return null;
+  return { type: 'runDelta', header: next.header, fromStep: from, steps: next.steps.slice(from) };
+}
+
+/** Applies a delta to a run view (what the webview does with it). */
+export function applyRunDelta(prev: RunView | undefined, delta: RunDeltaMessage): RunView {
+  const kept = (prev?.steps ?? []).slice(0, delta.fromStep);
+  return { header: delta.header, steps: kept.concat(delta.steps) };
+}

@@ -1,0 +1,2 @@
+export * from './viewModel';
+export * from './messages';

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { Idempotency, LedgerStatus, ReplayPolicy } from '../core/ledger/schema';
+import { CheckpointLabel, RunStatus } from '../core/store/records';
+
+// What the Timeline webview renders. Built by the host from a RunState (see build.ts); kept
+// lean because a 10,000-step run crosses the boundary and is parsed on arrival.
+
+/**
+ * A patch as the person sees it: its recorded state, or for a pending patch its live state
+ * (`unknown` until the host has compared it with the live file).
+ */
+export const PatchView = z.enum(['applied', 'not_applied', 'conflict', 'missing', 'accepted', 'rolled_back', 'unknown']);
+
+export const PatchRow = z.object({
+  patchId: z.string().min(1),
+  path: z.string().min(1),
+  op: z.enum(['create', 'modify', 'delete']),
+  added: z.number().int().nonnegative(),
+  removed: z.number().int().nonnegative(),
+  binary: z.boolean(),
+  state: PatchView,
+});
+
+/** A side effect outside the workspace files that a restore cannot take back. */
+export const EffectRow = z.object({
+  effects: z.array(z.string()),
+  /** How to undo it, or "not reversible". */
+  compensation: z.string(),
+  reversible: z.boolean(),
+});
+
+export const CallRow = z.object({
+  callId: z.string().min(1),
+  toolName: z.string(),
+  /** One line summary of the tool input. */
+  input: z.string(),
+  status: LedgerStatus,
+  idempotency: Idempotency,
+  policy: ReplayPolicy,
+  plannedAt: z.number(),
+  durationMs: z.number().nonnegative().optional(),
+  isError: z.boolean(),
+  /** Error text or why the entry got its status. */
+  detail: z.string().optional(),
+  /** The checkpoint right before this call (restore target), when there is one. */
+  checkpointId: z.string().optional(),
+  effect: EffectRow.optional(),
+  patches: z.array(PatchRow),
+});
+
+export const StepRow = z.object({
+  stepId: z.number().int().nonnegative(),
+  /** The first checkpoint of the step: restoring it goes back to before the step. */
+  checkpointId: z.string().min(1),
+  /** Label of the step's latest checkpoint (how far the step got). */
+  label: CheckpointLabel,
+  at: z.number(),
+  endAt: z.number(),
+  checkpoints: z.number().int().nonnegative(),
+  calls: z.array(CallRow),
+});
+
+export const RunHeader = z.object({
+  runId: z.string().min(1),
+  task: z.string(),
+  status: RunStatus,
+  statusReason: z.string().optional(),
+  createdAt: z.number(),
+  /** Time of the run's latest record. */
+  updatedAt: z.number(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  model: z.string(),
+  /** Restores that can still be undone. */
+  undoableRestores: z.number().int().nonnegative(),
+  /** A live writer holds the run right now. */
+  active: z.boolean(),
+});
+
+export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });
+
+/** What happens to one file when a checkpoint is restored. */
+export const FileRestoreAction = z.enum(['revert', 'conflict', 'already', 'skip']);
+
+export const RestoreMode = z.enum(['files', 'session', 'both']);
+
+export const RestoreFile = z.object({
+  path: z.string(),
+  action: FileRestoreAction,
+  /** Why: which patches, what the user changed, why it is skipped. */
+  detail: z.string().optional(),
+});
+
+export const RestorePreview = z.object({
+  runId: z.string(),
+  checkpointId: z.string(),
+  mode: RestoreMode,
+  /** Conflicts first. */
+  files: z.array(RestoreFile),
+  /** Messages of the conversation dropped by a session restore. */
+  messagesDropped: z.number().int().nonnegative().optional(),
+  /** Calls after the checkpoint whose effects outside the files a restore cannot undo. */
+  externalEffects: z.array(z.object({ callId: z.string(), toolName: z.string(), effect: EffectRow })),
+  /** Handed back with the confirmation so the host knows what the person saw. */
+  previewId: z.string(),
+});
+
+export type PatchView = z.infer<typeof PatchView>;
+export type PatchRow = z.infer<typeof PatchRow>;
+export type EffectRow = z.infer<typeof EffectRow>;
+export type CallRow = z.infer<typeof CallRow>;
+export type StepRow = z.infer<typeof StepRow>;
+export type RunHeader = z.infer<typeof RunHeader>;
+export type RunView = z.infer<typeof RunView>;
+export type FileRestoreAction = z.infer<typeof FileRestoreAction>;
+export type RestoreMode = z.infer<typeof RestoreMode>;
+export type RestoreFile = z.infer<typeof RestoreFile>;
+export type RestorePreview = z.infer<typeof RestorePreview>;
+
+const RESTORE_ORDER: Record<FileRestoreAction, number> = { conflict: 0, revert: 1, already: 2, skip: 3 };
+
+/** Conflicts first, then what will change, then what will not; by path within each group. */
+export function sortRestoreFiles(files: readonly RestoreFile[]): RestoreFile[] {
+  return [...files].sort((a, b) => RESTORE_ORDER[a.action] - RESTORE_ORDER[b.action] || a.path.localeCompare(b.path));
+}

@@ -1,0 +1,154 @@
+import type { RestoreOutcome } from '../protocol/messages';
+import { sortRestoreFiles, type FileRestoreAction, type RestoreMode, type RestorePreview } from '../protocol/viewModel';
+import type { Rpc } from './rpc';
+
+// Restore is never one click: the person sees what happens to each file (conflicts first) and
+// which outside effects stay, then confirms. The host checks the confirmation names the preview.
+
+export interface RestoreTarget {
+  readonly runId: string;
+  readonly checkpointId: string;
+  readonly title: string;
+}
+
+const MODES: ReadonlyArray<{ mode: RestoreMode; text: string; title: string }> = [
+  { mode: 'files', text: 'Files', title: 'Put the files the agent wrote back as they were at this checkpoint' },
+  { mode: 'session', text: 'Session', title: 'Take the conversation and run state back to this checkpoint; files stay' },
+  { mode: 'both', text: 'Both', title: 'Files and session' },
+];
+
+const ACTION_LOOK: Record<FileRestoreAction, { icon: string; tone: string; text: string }> = {
+  conflict: { icon: 'warning', tone: 'warning', text: 'conflict: changed since, left as it is' },
+  revert: { icon: 'discard', tone: 'info', text: 'will be put back' },
+  already: { icon: 'check', tone: 'muted', text: 'already as at the checkpoint' },
+  skip: { icon: 'circle-slash', tone: 'muted', text: 'skipped' },
+};
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function previewLines(preview: RestorePreview): HTMLElement[] {
+  const lines: HTMLElement[] = [];
+  const files = sortRestoreFiles(preview.files);
+  if (preview.mode !== 'session') {
+    if (files.length === 0) lines.push(el('li', 'preview-line', 'No file the agent wrote needs to change.'));
+    for (const file of files) {
+      const look = ACTION_LOOK[file.action];
+      const line = el('li', `preview-line action-${file.action}`);
+      line.append(el('span', `codicon codicon-${look.icon} tone-${look.tone}`), el('span', 'path', file.path), el('span', 'desc', file.detail ? `${look.text}: ${file.detail}` : look.text));
+      line.title = `${file.path}: ${look.text}${file.detail ? `\n${file.detail}` : ''}`;
+      lines.push(line);
+    }
+  }
+  if (preview.mode !== 'files') {
+    const dropped = preview.messagesDropped ?? 0;
+    lines.push(el('li', 'preview-line', dropped > 0 ? `${dropped} message(s) after this checkpoint leave the conversation (kept in the journal).` : 'The conversation goes back to this checkpoint.'));
+  }
+  for (const item of preview.externalEffects) {
+    const line = el('li', 'preview-line effect');
+    const undo = item.effect.reversible ? `not undone by restore; to undo: ${item.effect.compensation}` : 'not reversible';
+    line.append(el('span', 'codicon codicon-warning tone-warning'), el('span', 'path', `${item.toolName}: ${item.effect.effects.join(', ')}`), el('span', 'desc', undo));
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** Opens the preview-then-confirm dialog; resolves with the outcome, or undefined when cancelled. */
+export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTarget): Promise<RestoreOutcome | undefined> {
+  return new Promise((resolve, reject) => {
+    const previous = document.activeElement as HTMLElement | null;
+    const backdrop = el('div', 'dialog-backdrop');
+    const dialog = el('div', 'dialog');
+    dialog.setAttribute('role', 'dialog');
+    dialog.setAttribute('aria-modal', 'true');
+    dialog.setAttribute('aria-labelledby', 'restore-title');
+    const heading = el('h2', 'dialog-title', target.title);
+    heading.id = 'restore-title';
+    const modes = el('div', 'modes');
+    modes.setAttribute('role', 'radiogroup');
+    modes.setAttribute('aria-label', 'What to restore');
+    const list = el('ul', 'preview-list');
+    list.setAttribute('aria-live', 'polite');
+    const confirm = el('button', 'primary', 'Restore');
+    const cancel = el('button', 'secondary', 'Cancel');
+    const buttons = el('div', 'dialog-buttons');
+    buttons.append(confirm, cancel);
+    dialog.append(heading, modes, list, buttons);
+    backdrop.appendChild(dialog);
+    host.appendChild(backdrop);
+
+    let current: RestorePreview | undefined;
+    let mode: RestoreMode = 'files';
+    let generation = 0;
+    const close = (outcome: RestoreOutcome | undefined) => {
+      backdrop.remove();
+      previous?.focus();
+      resolve(outcome);
+    };
+    const load = async () => {
+      const mine = ++generation;
+      current = undefined;
+      confirm.disabled = true;
+      list.replaceChildren(el('li', 'preview-line muted', 'Checking each file against its live content…'));
+      try {
+        const preview = await rpc.request('restorePreview', { runId: target.runId, checkpointId: target.checkpointId, mode });
+        if (mine !== generation) return;
+        current = preview;
+        list.replaceChildren(...previewLines(preview));
+        confirm.disabled = false;
+        confirm.textContent = mode === 'files' ? 'Restore files' : mode === 'session' ? 'Restore session' : 'Restore files and session';
+      } catch (error) {
+        if (mine === generation) list.replaceChildren(el('li', 'preview-line tone-error', `Preview failed: ${(error as Error).message}`));
+      }
+    };
+    for (const option of MODES) {
+      const radio = el('button', 'mode', option.text);
+      radio.setAttribute('role', 'radio');
+      radio.title = option.title;
+      radio.setAttribute('aria-checked', String(option.mode === mode));
+      radio.addEventListener('click', () => {
+        mode = option.mode;
+        for (const r of modes.children) r.setAttribute('aria-checked', String(r === radio));
+        void load();
+      });
+      modes.appendChild(radio);
+    }
+    confirm.addEventListener('click', () => {
+      if (!current) return;
+      confirm.disabled = true;
+      const { runId, checkpointId, previewId } = current;
+      rpc.request('restore', { runId, checkpointId, mode: current.mode, previewId }).then(close, (error: Error) => {
+        backdrop.remove();
+        previous?.focus();
+        reject(error);
+      });
+    });
+    cancel.addEventListener('click', () => close(undefined));
+    dialog.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        close(undefined);
+      } else if (event.key === 'Tab') trapTab(event, dialog);
+    });
+    cancel.focus();
+    void load();
+  });
+}
+
+function trapTab(event: KeyboardEvent, dialog: HTMLElement): void {
+  const focusable = [...dialog.querySelectorAll<HTMLElement>('button:not([disabled])')];
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  if (!first || !last) return;
+  if (event.shiftKey && document.activeElement === first) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && document.activeElement === last) {
+    event.preventDefault();
+    first.focus();
+  }
+}

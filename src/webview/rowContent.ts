@@ -1,0 +1,173 @@
+import type { LedgerStatus } from '../core/ledger/schema';
+import type { RunStatus } from '../core/store/records';
+import type { PatchView } from '../protocol/viewModel';
+import { formatCost, formatDuration, formatTime, formatTokens } from './format';
+import type { FlatRow } from './tree';
+
+// What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
+// colour of each ledger status and patch state are tested without a DOM.
+
+export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
+
+export type ActionId = 'restore' | 'resume' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
+
+export interface RowAction {
+  readonly id: ActionId;
+  readonly icon: string;
+  readonly title: string;
+}
+
+export interface RowContent {
+  readonly icon: string;
+  readonly spin: boolean;
+  readonly tone: Tone;
+  readonly label: string;
+  readonly description: string;
+  readonly badges: readonly string[];
+  readonly title: string;
+  readonly actions: readonly RowAction[];
+}
+
+export const LEDGER_LOOK: Record<LedgerStatus, { icon: string; tone: Tone; text: string }> = {
+  planned: { icon: 'circle-large-outline', tone: 'muted', text: 'planned' },
+  approved: { icon: 'thumbsup', tone: 'accent', text: 'approved' },
+  started: { icon: 'loading', tone: 'info', text: 'started' },
+  succeeded: { icon: 'pass-filled', tone: 'ok', text: 'succeeded' },
+  failed: { icon: 'error', tone: 'error', text: 'failed' },
+  uncertain: { icon: 'question', tone: 'warning', text: 'uncertain: may or may not have taken effect' },
+};
+
+export const PATCH_LOOK: Record<PatchView, { icon: string; tone: Tone; text: string }> = {
+  applied: { icon: 'diff-modified', tone: 'info', text: 'applied' },
+  not_applied: { icon: 'circle-slash', tone: 'muted', text: 'not applied' },
+  conflict: { icon: 'warning', tone: 'warning', text: 'conflict: the file changed since the agent wrote it' },
+  missing: { icon: 'question', tone: 'warning', text: 'file missing' },
+  accepted: { icon: 'verified-filled', tone: 'ok', text: 'accepted' },
+  rolled_back: { icon: 'discard', tone: 'muted', text: 'rolled back' },
+  unknown: { icon: 'circle-large-outline', tone: 'muted', text: 'checking live file' },
+};
+
+export const RUN_LOOK: Record<RunStatus, { icon: string; tone: Tone }> = {
+  running: { icon: 'sync', tone: 'info' },
+  paused: { icon: 'debug-pause', tone: 'warning' },
+  completed: { icon: 'pass', tone: 'ok' },
+  failed: { icon: 'error', tone: 'error' },
+  cancelled: { icon: 'circle-slash', tone: 'muted' },
+  interrupted: { icon: 'debug-disconnect', tone: 'warning' },
+};
+
+const IDEMPOTENCY_TEXT = { idempotent: 'idempotent', conditional: 'conditional', non_idempotent: 'not idempotent' } as const;
+const RESUMABLE: readonly RunStatus[] = ['paused', 'interrupted', 'failed'];
+const CANCELLABLE: readonly RunStatus[] = ['running', 'paused', 'interrupted'];
+const PENDING: readonly PatchView[] = ['applied', 'not_applied', 'conflict', 'missing', 'unknown'];
+
+function runContent(row: FlatRow, now: number): RowContent {
+  const h = row.run;
+  const look = RUN_LOOK[h.status];
+  const tokens = h.inputTokens + h.outputTokens;
+  const facts = [formatTime(h.createdAt, now), formatDuration(h.updatedAt - h.createdAt), formatTokens(tokens), formatCost(h.costUsd)];
+  const actions: RowAction[] = [];
+  if (RESUMABLE.includes(h.status) && !h.active) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
+  if (CANCELLABLE.includes(h.status)) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
+  if (h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
+  const reason = h.statusReason ? `: ${h.statusReason}` : '';
+  return {
+    icon: look.icon,
+    spin: h.status === 'running',
+    tone: look.tone,
+    label: h.task.split('\n')[0] ?? '',
+    description: facts.join(' · '),
+    badges: [h.status],
+    title: `${h.task}\nStatus: ${h.status}${reason}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}`,
+    actions,
+  };
+}
+
+function canRestore(row: FlatRow): boolean {
+  return !(row.run.active && row.run.status === 'running');
+}
+
+function stepContent(row: FlatRow, now: number): RowContent {
+  const step = row.step!;
+  const effects = step.calls.filter((c) => c.effect).length;
+  const actions: RowAction[] = canRestore(row) ? [{ id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` }] : [];
+  return {
+    icon: 'git-commit',
+    spin: false,
+    tone: 'plain',
+    label: `Step ${step.stepId}`,
+    description: `${step.label} · ${formatTime(step.at, now)}${step.endAt > step.at ? ` · ${formatDuration(step.endAt - step.at)}` : ''}`,
+    badges: effects > 0 ? [`${effects} external`] : [],
+    title: `Step ${step.stepId}: ${step.calls.length} tool call(s), ${step.checkpoints} checkpoint(s), last ${step.label}\nCheckpoint ${step.checkpointId}${effects > 0 ? `\n${effects} call(s) with effects outside the files` : ''}`,
+    actions,
+  };
+}
+
+function callContent(row: FlatRow): RowContent {
+  const call = row.call!;
+  const look = LEDGER_LOOK[call.status];
+  const badges = [IDEMPOTENCY_TEXT[call.idempotency], `replay ${call.policy}`];
+  if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
+  if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
+  const actions: RowAction[] = call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
+  const lines = [`${call.toolName}(${call.input})`, `Status: ${look.text}`, `Idempotency: ${IDEMPOTENCY_TEXT[call.idempotency]} · replay policy: ${call.policy}`];
+  if (call.detail) lines.push(call.detail);
+  if (call.effect) lines.push(`External effect: ${call.effect.effects.join(', ')} · undo: ${call.effect.compensation}`);
+  return { icon: look.icon, spin: call.status === 'started', tone: look.tone, label: call.toolName, description: call.input, badges, title: lines.join('\n'), actions };
+}
+
+function effectContent(row: FlatRow): RowContent {
+  const effect = row.call!.effect!;
+  return {
+    icon: effect.reversible ? 'link-external' : 'warning',
+    spin: false,
+    tone: effect.reversible ? 'accent' : 'warning',
+    label: effect.effects.join(', '),
+    description: effect.reversible ? `undo: ${effect.compensation}` : 'not reversible',
+    badges: [],
+    title: `Effect outside the workspace files: restoring a checkpoint does not undo it.\n${effect.reversible ? `To undo: ${effect.compensation}` : 'It cannot be undone.'}`,
+    actions: [],
+  };
+}
+
+function patchContent(row: FlatRow): RowContent {
+  const patch = row.patch!;
+  const look = PATCH_LOOK[patch.state];
+  const pending = PENDING.includes(patch.state);
+  const actions: RowAction[] = [];
+  if (!patch.binary) actions.push({ id: 'openDiff', icon: 'diff', title: 'Open diff' });
+  if (pending) actions.push({ id: 'accept', icon: 'check', title: 'Accept patch' });
+  if (patch.state === 'applied' || patch.state === 'conflict') actions.push({ id: 'rollback', icon: 'discard', title: 'Roll back patch' });
+  const counts = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
+  return {
+    icon: look.icon,
+    spin: false,
+    tone: look.tone,
+    label: patch.path,
+    description: `${counts} · ${patch.state.replace('_', ' ')}`,
+    badges: patch.op === 'modify' ? [] : [patch.op],
+    title: `${patch.path} (${patch.op})\n${counts}\nState: ${look.text}`,
+    actions,
+  };
+}
+
+export function describeRow(row: FlatRow, now: number): RowContent {
+  switch (row.kind) {
+    case 'run':
+      return runContent(row, now);
+    case 'step':
+      return stepContent(row, now);
+    case 'call':
+      return callContent(row);
+    case 'effect':
+      return effectContent(row);
+    case 'patch':
+      return patchContent(row);
+  }
+}
+
+/** The action Enter runs on a row, when it has one other than expanding. */
+export function defaultAction(row: FlatRow): ActionId | undefined {
+  if (row.kind === 'patch' && !row.patch!.binary) return 'openDiff';
+  return undefined;
+}

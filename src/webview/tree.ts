@@ -1,0 +1,86 @@
+import type { CallRow, PatchRow, RunHeader, RunView, StepRow } from '../protocol/viewModel';
+
+// The timeline as a flat list of visible rows: what the virtualised list and keyboard model
+// work on. A row is visible when all its ancestors are expanded.
+
+export type RowKind = 'run' | 'step' | 'call' | 'effect' | 'patch';
+
+export interface FlatRow {
+  readonly key: string;
+  readonly kind: RowKind;
+  /** 1-based depth (aria-level). */
+  readonly level: number;
+  readonly expandable: boolean;
+  readonly expanded: boolean;
+  /** Index of the parent row in the flat list, -1 for a run. */
+  readonly parent: number;
+  /** 1-based position among siblings and the sibling count (aria-posinset / aria-setsize). */
+  readonly posinset: number;
+  readonly setsize: number;
+  readonly run: RunHeader;
+  readonly step?: StepRow;
+  readonly call?: CallRow;
+  readonly patch?: PatchRow;
+}
+
+const SEP = '\u001f';
+
+export const rowKey = {
+  run: (runId: string) => `r${SEP}${runId}`,
+  step: (runId: string, stepId: number) => `s${SEP}${runId}${SEP}${stepId}`,
+  call: (runId: string, callId: string) => `c${SEP}${runId}${SEP}${callId}`,
+  effect: (runId: string, callId: string) => `e${SEP}${runId}${SEP}${callId}`,
+  patch: (runId: string, callId: string, patchId: string) => `p${SEP}${runId}${SEP}${callId}${SEP}${patchId}`,
+};
+
+function callChildren(call: CallRow): number {
+  return call.patches.length + (call.effect ? 1 : 0);
+}
+
+/** Newest run first, then each expanded node's children in order. */
+export function flatten(runs: readonly RunView[], expanded: ReadonlySet<string>): FlatRow[] {
+  const rows: FlatRow[] = [];
+  runs.forEach((run, runIndex) => {
+    const header = run.header;
+    const key = rowKey.run(header.runId);
+    const open = expanded.has(key) && run.steps.length > 0;
+    const runRow = rows.push({ key, kind: 'run', level: 1, expandable: run.steps.length > 0, expanded: open, parent: -1, posinset: runIndex + 1, setsize: runs.length, run: header }) - 1;
+    if (open) pushSteps(rows, run, runRow, expanded);
+  });
+  return rows;
+}
+
+function pushSteps(rows: FlatRow[], run: RunView, parent: number, expanded: ReadonlySet<string>): void {
+  const header = run.header;
+  const count = run.steps.length;
+  for (let i = 0; i < count; i++) {
+    const step = run.steps[i]!;
+    const key = rowKey.step(header.runId, step.stepId);
+    const expandable = step.calls.length > 0;
+    const open = expandable && expanded.has(key);
+    const stepRow = rows.push({ key, kind: 'step', level: 2, expandable, expanded: open, parent, posinset: i + 1, setsize: count, run: header, step }) - 1;
+    if (open) pushCalls(rows, header, step, stepRow, expanded);
+  }
+}
+
+function pushCalls(rows: FlatRow[], header: RunHeader, step: StepRow, parent: number, expanded: ReadonlySet<string>): void {
+  step.calls.forEach((call, i) => {
+    const key = rowKey.call(header.runId, call.callId);
+    const children = callChildren(call);
+    const open = children > 0 && expanded.has(key);
+    const callRow = rows.push({ key, kind: 'call', level: 3, expandable: children > 0, expanded: open, parent, posinset: i + 1, setsize: step.calls.length, run: header, step, call }) - 1;
+    if (!open) return;
+    let pos = 1;
+    if (call.effect) {
+      rows.push({ key: rowKey.effect(header.runId, call.callId), kind: 'effect', level: 4, expandable: false, expanded: false, parent: callRow, posinset: pos++, setsize: children, run: header, step, call });
+    }
+    for (const patch of call.patches) {
+      rows.push({ key: rowKey.patch(header.runId, call.callId, patch.patchId), kind: 'patch', level: 4, expandable: false, expanded: false, parent: callRow, posinset: pos++, setsize: children, run: header, step, call, patch });
+    }
+  });
+}
+
+export function indexOfKey(rows: readonly FlatRow[], key: string | null): number {
+  if (key === null) return -1;
+  return rows.findIndex((r) => r.key === key);
+}

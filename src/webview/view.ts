@@ -1,0 +1,252 @@
+import { navigate } from './keyboard';
+import type { TimelineModel } from './model';
+import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
+import { newlySeen, type SavedState } from './state';
+import { flatten, indexOfKey, type FlatRow } from './tree';
+import { maxScrollTop, pageSize, revealScrollTop, visibleWindow } from './virtual';
+
+export const ROW_HEIGHT = 22;
+const OVERSCAN = 6;
+const INDENT_PX = 14;
+
+export interface ViewHost {
+  readonly model: TimelineModel;
+  action(id: ActionId, row: FlatRow): void;
+  save(state: SavedState): void;
+  now(): number;
+}
+
+function span(className: string, text?: string): HTMLSpanElement {
+  const el = document.createElement('span');
+  el.className = className;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** The virtualised tree: only rows near the viewport are in the DOM, each ROW_HEIGHT tall. */
+export class TimelineView {
+  private rows: FlatRow[] = [];
+  private readonly expanded: Set<string>;
+  private selectedKey: string | null;
+  private seenRuns: string[];
+  private readonly canvas: HTMLDivElement;
+  private readonly slots: HTMLDivElement[] = [];
+  private readonly signatures = new WeakMap<HTMLElement, string>();
+  private pendingScrollTop: number | undefined;
+  private renderQueued = false;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly tree: HTMLElement,
+    private readonly empty: HTMLElement,
+    private readonly host: ViewHost,
+    saved: SavedState,
+  ) {
+    this.expanded = new Set(saved.expanded);
+    this.selectedKey = saved.selected;
+    this.seenRuns = saved.seenRuns;
+    this.pendingScrollTop = saved.scrollTop;
+    this.canvas = document.createElement('div');
+    this.canvas.className = 'canvas';
+    tree.appendChild(this.canvas);
+    tree.addEventListener('scroll', () => this.queueRender(true));
+    tree.addEventListener('keydown', (e) => this.onKey(e));
+    tree.addEventListener('click', (e) => this.onClick(e));
+    tree.addEventListener('dblclick', (e) => this.onDoubleClick(e));
+    window.addEventListener('resize', () => this.queueRender(false));
+  }
+
+  /** Re-flattens after the model changed and paints the visible rows now. */
+  refresh(reason: 'snapshot' | 'delta' | 'live' | 'removed'): void {
+    const wasAtBottom = this.rows.length > 0 && this.tree.scrollTop >= maxScrollTop(this.rows.length, this.tree.clientHeight, ROW_HEIGHT) - 2;
+    this.expandNewRuns();
+    this.rows = flatten(this.host.model.list(), this.expanded);
+    this.canvas.style.height = `${this.rows.length * ROW_HEIGHT}px`;
+    this.empty.hidden = this.rows.length > 0;
+    if (this.pendingScrollTop !== undefined && reason === 'snapshot') {
+      this.tree.scrollTop = this.pendingScrollTop;
+      this.pendingScrollTop = undefined;
+    } else if (wasAtBottom && reason === 'delta') {
+      this.tree.scrollTop = maxScrollTop(this.rows.length, this.tree.clientHeight, ROW_HEIGHT);
+    }
+    this.render();
+  }
+
+  /** Rows in the DOM right now (the virtualisation at work). */
+  get domRows(): number {
+    return this.canvas.childElementCount;
+  }
+
+  private expandNewRuns(): void {
+    const ids = this.host.model.list().map((r) => r.header.runId);
+    const { expandRunId, seen } = newlySeen(ids, this.seenRuns);
+    if (seen.length === this.seenRuns.length) return;
+    this.seenRuns = seen;
+    if (expandRunId !== undefined) this.expanded.add(`r\u001f${expandRunId}`);
+    this.scheduleSave();
+  }
+
+  private queueRender(save: boolean): void {
+    if (save) this.scheduleSave();
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    requestAnimationFrame(() => {
+      this.renderQueued = false;
+      this.render();
+    });
+  }
+
+  private render(): void {
+    const win = visibleWindow(this.tree.scrollTop, this.tree.clientHeight, ROW_HEIGHT, this.rows.length, OVERSCAN);
+    const count = win.end - win.start;
+    while (this.slots.length < count) {
+      const slot = document.createElement('div');
+      slot.className = 'row';
+      slot.setAttribute('role', 'treeitem');
+      this.canvas.appendChild(slot);
+      this.slots.push(slot);
+    }
+    while (this.slots.length > count) this.slots.pop()!.remove();
+    const now = this.host.now();
+    for (let i = 0; i < count; i++) this.paintRow(this.slots[i]!, win.start + i, now);
+    const selected = indexOfKey(this.rows, this.selectedKey);
+    if (selected >= win.start && selected < win.end) this.tree.setAttribute('aria-activedescendant', `tl-row-${selected}`);
+    else this.tree.removeAttribute('aria-activedescendant');
+  }
+
+  private paintRow(el: HTMLDivElement, index: number, now: number): void {
+    const row = this.rows[index]!;
+    const content = describeRow(row, now);
+    const selected = row.key === this.selectedKey;
+    const signature = `${index}|${row.key}|${row.expanded}|${row.expandable}|${selected}|${row.setsize}|${JSON.stringify(content)}`;
+    if (this.signatures.get(el) === signature) return;
+    this.signatures.set(el, signature);
+    el.id = `tl-row-${index}`;
+    el.dataset.index = String(index);
+    el.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
+    el.style.paddingLeft = `${(row.level - 1) * INDENT_PX + 4}px`;
+    el.className = `row kind-${row.kind}${selected ? ' selected' : ''}`;
+    el.setAttribute('aria-level', String(row.level));
+    el.setAttribute('aria-setsize', String(row.setsize));
+    el.setAttribute('aria-posinset', String(row.posinset));
+    el.setAttribute('aria-selected', String(selected));
+    if (row.expandable) el.setAttribute('aria-expanded', String(row.expanded));
+    else el.removeAttribute('aria-expanded');
+    el.title = content.title;
+    el.setAttribute('data-vscode-context', JSON.stringify(contextOf(row)));
+    el.replaceChildren(...this.rowChildren(row, content, selected));
+  }
+
+  private rowChildren(row: FlatRow, content: RowContent, selected: boolean): HTMLElement[] {
+    const twistie = span(`twistie codicon ${row.expandable ? (row.expanded ? 'codicon-chevron-down' : 'codicon-chevron-right') : 'codicon-blank'}`);
+    twistie.dataset.twistie = '1';
+    const icon = span(`icon codicon codicon-${content.icon} tone-${content.tone}${content.spin ? ' codicon-modifier-spin' : ''}`);
+    const children: HTMLElement[] = [twistie, icon, span('label', content.label), span('desc', content.description)];
+    if (content.badges.length > 0) {
+      const badges = span('badges');
+      for (const text of content.badges) badges.appendChild(span('badge', text));
+      children.push(badges);
+    }
+    if (content.actions.length > 0) {
+      const actions = span('actions');
+      for (const action of content.actions) {
+        const button = document.createElement('button');
+        button.className = `action codicon codicon-${action.icon}`;
+        button.title = action.title;
+        button.setAttribute('aria-label', action.title);
+        button.tabIndex = selected ? 0 : -1;
+        button.dataset.action = action.id;
+        actions.appendChild(button);
+      }
+      children.push(actions);
+    }
+    return children;
+  }
+
+  private select(index: number): void {
+    const row = this.rows[index];
+    if (!row) return;
+    this.selectedKey = row.key;
+    const top = revealScrollTop(index, this.tree.scrollTop, this.tree.clientHeight, ROW_HEIGHT);
+    if (top !== this.tree.scrollTop) this.tree.scrollTop = top;
+    this.render();
+    this.scheduleSave();
+  }
+
+  private setExpanded(index: number, expand: boolean): void {
+    const row = this.rows[index];
+    if (!row || !row.expandable) return;
+    if (expand) this.expanded.add(row.key);
+    else this.expanded.delete(row.key);
+    this.selectedKey = row.key;
+    this.refresh('live');
+    this.scheduleSave();
+  }
+
+  private activate(index: number): void {
+    const row = this.rows[index];
+    if (!row) return;
+    const action = defaultAction(row);
+    if (action) this.host.action(action, row);
+    else if (row.expandable) this.setExpanded(index, !row.expanded);
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if ((event.target as HTMLElement).closest('button')) return;
+    const selected = indexOfKey(this.rows, this.selectedKey);
+    const effect = navigate(this.rows, selected, event.key, pageSize(this.tree.clientHeight, ROW_HEIGHT));
+    if (effect.kind === 'none') return;
+    event.preventDefault();
+    if (effect.kind === 'select') this.select(effect.index);
+    else if (effect.kind === 'expand') this.setExpanded(effect.index, effect.expand);
+    else this.activate(effect.index);
+  }
+
+  private rowIndexOf(event: Event): number {
+    const rowEl = (event.target as HTMLElement).closest<HTMLElement>('.row');
+    return rowEl?.dataset.index === undefined ? -1 : Number(rowEl.dataset.index);
+  }
+
+  private onClick(event: MouseEvent): void {
+    const index = this.rowIndexOf(event);
+    const row = this.rows[index];
+    if (!row) return;
+    const target = event.target as HTMLElement;
+    const button = target.closest<HTMLElement>('button[data-action]');
+    this.selectedKey = row.key;
+    if (button) this.host.action(button.dataset.action as ActionId, row);
+    else if (target.dataset.twistie) this.setExpanded(index, !row.expanded);
+    else this.select(index);
+    if (!button) this.tree.focus();
+  }
+
+  private onDoubleClick(event: MouseEvent): void {
+    if ((event.target as HTMLElement).closest('button')) return;
+    const index = this.rowIndexOf(event);
+    if (index >= 0) this.activate(index);
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer !== undefined) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.host.save(this.snapshotState());
+    }, 150);
+  }
+
+  snapshotState(): SavedState {
+    return { expanded: [...this.expanded], scrollTop: this.tree.scrollTop, selected: this.selectedKey, seenRuns: this.seenRuns };
+  }
+}
+
+/** `data-vscode-context` of a row: what `webview/context` menu entries receive and test in `when`. */
+export function contextOf(row: FlatRow): Record<string, unknown> {
+  const context: Record<string, unknown> = { webviewSection: row.kind, runId: row.run.runId, preventDefaultContextMenuItems: true };
+  if (row.patch) {
+    context.patchId = row.patch.patchId;
+    context.patchState = row.patch.state;
+  }
+  if (row.kind === 'step' && row.step) context.checkpointId = row.step.checkpointId;
+  if (row.kind === 'call' && row.call?.checkpointId) context.checkpointId = row.call.checkpointId;
+  return context;
+}
