@@ -1,23 +1,19 @@
 import * as vscode from 'vscode';
+import { createApi, type AgentCheckpointsApi } from './host/vscode/api';
+import { registerCommands } from './host/vscode/commands';
+import { offerInterruptedRuns } from './host/vscode/interrupted';
+import { createServices } from './host/vscode/services';
 import { registerTimelineView, TimelineResolution } from './host/vscode/timeline-placeholder';
 
-/** What the extension exports: a small surface for host tests and other extensions. */
-export interface AgentCheckpointsApi {
-  whenTimelineResolved(): Promise<void>;
-}
+export type { AgentCheckpointsApi };
 
 export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi {
+  const services = createServices(context);
   const timeline = new TimelineResolution();
-  context.subscriptions.push(
-    vscode.commands.registerCommand('agentCheckpoints.run', () =>
-      vscode.window.showInformationMessage('Agent Checkpoints: the agent runtime is not built yet.'),
-    ),
-    vscode.commands.registerCommand('agentCheckpoints.resume', () =>
-      vscode.window.showInformationMessage('Agent Checkpoints: there is no run to resume yet.'),
-    ),
-    registerTimelineView(context, timeline),
-  );
-  return { whenTimelineResolved: () => timeline.resolved };
+  context.subscriptions.push(...registerCommands(services), registerTimelineView(context, timeline));
+  void services.keys.refresh();
+  void offerInterruptedRuns(services).catch((error: unknown) => services.log.log('warn', `interrupted runs not offered: ${String(error)}`));
+  return createApi(services, () => timeline.resolved);
 }
 
 export function deactivate(): void {}

@@ -1,0 +1,181 @@
+import * as vscode from 'vscode';
+import { createAnthropicProvider } from '../../core/model/anthropic';
+import type { ModelProvider } from '../../core/model/provider';
+import { createReplayProvider } from '../../core/model/replay';
+import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
+import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
+import type { CheckpointStore, RunSummary } from '../../core/store/contract';
+import { createToolRegistry } from '../../core/tools/registry';
+import type { ApiKeys } from './api-key';
+import { RunTrace } from './run-trace';
+import { runSettingsOf, type ExtensionSettings } from './settings';
+
+export class NoApiKeyError extends Error {
+  constructor() {
+    super('no Anthropic API key: run "Agent: Set API Key" or set ANTHROPIC_API_KEY (or set agentCheckpoints.provider to "replay")');
+    this.name = 'NoApiKeyError';
+  }
+}
+
+export interface ActiveRun {
+  readonly runId: string;
+  readonly task: string;
+  readonly kind: 'start' | 'resume';
+  readonly abort: AbortController;
+  readonly done: Promise<RunOutcome | undefined>;
+}
+
+export interface ControllerDeps {
+  readonly store: CheckpointStore;
+  readonly workspace: Workspace;
+  readonly approver: Approver;
+  readonly commands: CommandRunner;
+  readonly git: GitReader;
+  readonly clock: Clock;
+  readonly log: Log;
+  readonly apiKeys: ApiKeys;
+  readonly settings: () => ExtensionSettings;
+  /** Absolute path of a workspace-relative or absolute replay file. */
+  readonly resolveFile: (path: string) => vscode.Uri;
+}
+
+/** A run is resumable when it stopped without an end and nobody writes it now. */
+export function isResumable(run: RunSummary): boolean {
+  if (run.damaged !== undefined) return false;
+  return run.status === 'paused' || run.status === 'interrupted' || (run.status === 'running' && !run.leased);
+}
+
+/** Interrupted: left `running` (or marked interrupted) with no live writer: a crash, a kill, a closed window. */
+export function isInterrupted(run: RunSummary): boolean {
+  return run.damaged === undefined && !run.leased && (run.status === 'running' || run.status === 'interrupted');
+}
+
+/**
+ * Owns the one run this window executes at a time: builds the model provider and runtime from
+ * the settings and the key, starts, resumes and cancels, and re-broadcasts runtime events.
+ */
+export class AgentController implements vscode.Disposable {
+  private active: ActiveRun | undefined;
+  private readonly events = new vscode.EventEmitter<RuntimeEvent>();
+  private readonly started = new vscode.EventEmitter<ActiveRun>();
+  private readonly finished = new vscode.EventEmitter<{ run: ActiveRun; outcome: RunOutcome | undefined; error?: unknown }>();
+  readonly onEvent = this.events.event;
+  readonly onDidStart = this.started.event;
+  readonly onDidFinish = this.finished.event;
+
+  constructor(private readonly deps: ControllerDeps) {}
+
+  get current(): ActiveRun | undefined {
+    return this.active;
+  }
+
+  isRunning(runId: string): boolean {
+    return this.active?.runId === runId;
+  }
+
+  async resumableRuns(): Promise<RunSummary[]> {
+    const runs = await this.deps.store.listRuns();
+    return runs.filter((r) => isResumable(r) && !this.isRunning(r.runId)).sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  private async modelProvider(settings: ExtensionSettings): Promise<ModelProvider> {
+    if (settings.provider === 'replay') {
+      if (settings.replayFile === '') throw new Error('agentCheckpoints.provider is "replay" but agentCheckpoints.replayFile is empty');
+      const uri = this.deps.resolveFile(settings.replayFile);
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      return createReplayProvider(text, { source: uri.fsPath, model: settings.model });
+    }
+    const key = await this.deps.apiKeys.get();
+    if (!key) throw new NoApiKeyError();
+    this.deps.log.log('info', `model ${settings.model} through the Anthropic API (key from ${key.source})${settings.baseUrl !== '' ? ` at ${settings.baseUrl}` : ''}`);
+    return createAnthropicProvider({ apiKey: key.key, model: settings.model, ...(settings.baseUrl !== '' ? { baseURL: settings.baseUrl } : {}) });
+  }
+
+  private async runtime(settings: ExtensionSettings): Promise<AgentRuntime> {
+    const runtime = new AgentRuntime({
+      store: this.deps.store,
+      workspace: this.deps.workspace,
+      model: await this.modelProvider(settings),
+      approver: this.deps.approver,
+      commands: this.deps.commands,
+      clock: this.deps.clock,
+      log: this.deps.log,
+      git: this.deps.git,
+      tools: createToolRegistry({ overrides: settings.toolPolicies }),
+    });
+    const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
+    runtime.onEvent((event) => {
+      trace.handle(event);
+      this.events.fire(event);
+    });
+    return runtime;
+  }
+
+  private launch(runId: string, task: string, kind: ActiveRun['kind'], body: (signal: AbortSignal) => Promise<RunOutcome>): ActiveRun {
+    const abort = new AbortController();
+    let resolveDone!: (outcome: RunOutcome | undefined) => void;
+    const done = new Promise<RunOutcome | undefined>((r) => (resolveDone = r));
+    const run: ActiveRun = { runId, task, kind, abort, done };
+    this.active = run;
+    this.started.fire(run);
+    const began = this.deps.clock.now();
+    void body(abort.signal).then(
+      (outcome) => {
+        this.deps.log.log('info', `[${runId}] ${kind} ended ${outcome.status} after ${this.deps.clock.now() - began} ms${outcome.reason !== undefined ? `: ${outcome.reason}` : ''}`);
+        this.settle(run, outcome);
+        resolveDone(outcome);
+      },
+      (error: unknown) => {
+        this.deps.log.log('error', `[${runId}] ${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.settle(run, undefined, error);
+        resolveDone(undefined);
+      },
+    );
+    return run;
+  }
+
+  private settle(run: ActiveRun, outcome: RunOutcome | undefined, error?: unknown): void {
+    if (this.active === run) this.active = undefined;
+    this.finished.fire({ run, outcome, ...(error !== undefined ? { error } : {}) });
+  }
+
+  /** Starts a run; throws before anything is recorded when the provider cannot be built. */
+  async start(task: string): Promise<ActiveRun> {
+    this.refuseWhileBusy();
+    const settings = this.deps.settings();
+    const runtime = await this.runtime(settings);
+    this.refuseWhileBusy();
+    const runId = newRunId(this.deps.clock.now());
+    this.deps.log.log('info', `[${runId}] start: ${task.length > 200 ? `${task.slice(0, 200)}...` : task}`);
+    return this.launch(runId, task, 'start', (signal) => runtime.start({ runId, task, settings: runSettingsOf(settings) }, signal));
+  }
+
+  async resume(runId: string): Promise<ActiveRun> {
+    this.refuseWhileBusy();
+    const runtime = await this.runtime(this.deps.settings());
+    this.refuseWhileBusy();
+    const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
+    if (summary?.leased) throw new ResumeError(`run ${runId} is being written by another window or process`, 'lease_held');
+    this.deps.log.log('info', `[${runId}] resume`);
+    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal));
+  }
+
+  private refuseWhileBusy(): void {
+    if (this.active) throw new Error(`run ${this.active.runId} is still running: cancel it or wait for it to finish`);
+  }
+
+  /** Cancels the current run (it pauses at the next safe point); false when nothing runs. */
+  cancel(): boolean {
+    if (!this.active) return false;
+    this.deps.log.log('info', `[${this.active.runId}] cancel requested`);
+    this.active.abort.abort();
+    return true;
+  }
+
+  dispose(): void {
+    this.active?.abort.abort();
+    this.events.dispose();
+    this.started.dispose();
+    this.finished.dispose();
+  }
+}

@@ -1,0 +1,44 @@
+import type { RunOutcome } from '../../core/runtime';
+import { offerInterruptedRuns, type OfferResult } from './interrupted';
+import type { Prompts } from './prompts';
+import type { Services } from './services';
+
+/** What the extension exports: a small surface for host tests (and other extensions). */
+export interface AgentCheckpointsApi {
+  whenTimelineResolved(): Promise<void>;
+  /** The checkpoint store's root folder (the workspace storage). */
+  readonly storagePath: string;
+  /** The extension's log folder (the "Agent Checkpoints" channel is written under it). */
+  readonly logPath: string;
+  runningRunId(): string | undefined;
+  /** The outcome of the run in progress, or undefined at once when none runs. */
+  whenIdle(): Promise<RunOutcome | undefined>;
+  /** Replaces every dialog, input box and quick pick (tests); undefined restores VS Code's. */
+  usePrompts(prompts: Prompts | undefined): void;
+  /** The offer made on activation: interrupted runs with Resume / Show in Timeline / Dismiss. */
+  offerInterruptedRuns(): Promise<OfferResult[]>;
+  /** Recent log lines as written to the channel (redacted). */
+  logText(): string;
+  /** Pretends the workspace is (un)trusted; undefined follows `vscode.workspace.isTrusted`. */
+  setTrustOverride(trusted: boolean | undefined): void;
+  refreshContextKeys(): Promise<void>;
+  statusText(): string;
+}
+
+export function createApi(s: Services, whenTimelineResolved: () => Promise<void>): AgentCheckpointsApi {
+  return {
+    whenTimelineResolved,
+    storagePath: s.storagePath,
+    logPath: s.context.logUri.fsPath,
+    runningRunId: () => s.controller.current?.runId,
+    whenIdle: async () => s.controller.current?.done,
+    usePrompts: (prompts) => s.prompts.use(prompts),
+    offerInterruptedRuns: () => offerInterruptedRuns(s),
+    logText: () => s.logTail.join('\n'),
+    setTrustOverride: (trusted) => {
+      s.trustOverride = trusted;
+    },
+    refreshContextKeys: () => s.keys.refresh(),
+    statusText: () => s.presenter.statusText,
+  };
+}

@@ -1,0 +1,82 @@
+import type { ApprovalDecision, ApprovalRequest, Approver, UncertainChoice, UncertainRequest } from '../../core/ports';
+import type { Prompts } from './prompts';
+
+export const ALLOW_ONCE = 'Allow once';
+export const ALLOW_FOR_RUN = 'Allow for this run';
+export const DENY = 'Deny';
+export const RUN_AGAIN = 'Run again';
+export const MARK_DONE = 'Mark as done';
+export const REPORT_UNKNOWN = 'Report unknown';
+
+const DECISIONS: Record<string, ApprovalDecision> = { [ALLOW_ONCE]: 'allow_once', [ALLOW_FOR_RUN]: 'allow_for_run', [DENY]: 'deny' };
+const CHOICES: Record<string, UncertainChoice> = { [RUN_AGAIN]: 'run_again', [MARK_DONE]: 'mark_done', [REPORT_UNKNOWN]: 'report_unknown' };
+
+class AbortedError extends Error {
+  constructor() {
+    super('cancelled while waiting for an answer');
+    this.name = 'AbortError';
+  }
+}
+
+/** The answer, or a rejection as soon as the run is cancelled (the dialog may stay up; its answer is ignored). */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return answer;
+  if (signal.aborted) return Promise.reject(new AbortedError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function inputPreview(input: unknown): string {
+  const text = JSON.stringify(input, null, 2) ?? '';
+  return text.length > 600 ? `${text.slice(0, 600)}\n...` : text;
+}
+
+/** The Approver port as modal dialogs. Dismissing an approval denies it; dismissing an uncertain call reports it unknown. */
+export class DialogApprover implements Approver {
+  constructor(private readonly prompts: Prompts) {}
+
+  async approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision> {
+    const answer = await untilAborted(
+      this.prompts.message(
+        'warning',
+        `The agent wants to ${request.summary}`,
+        { modal: true, detail: `Tool ${request.toolName}, call ${request.callId}\n\n${inputPreview(request.input)}\n\nYour decision is recorded in the run.` },
+        ALLOW_ONCE,
+        ALLOW_FOR_RUN,
+        DENY,
+      ),
+      signal,
+    );
+    return (answer !== undefined ? DECISIONS[answer] : undefined) ?? 'deny';
+  }
+
+  async askUncertain(request: UncertainRequest, signal?: AbortSignal): Promise<UncertainChoice | null> {
+    const answer = await untilAborted(
+      this.prompts.message(
+        'warning',
+        `The run stopped while "${request.summary}" was running: it may or may not have taken effect.`,
+        {
+          modal: true,
+          detail: `Tool ${request.toolName}, call ${request.callId}. It is not safe to repeat automatically.\n\nRun again: execute it once more.\nMark as done: tell the agent it completed.\nReport unknown: tell the agent its outcome is unknown.`,
+        },
+        RUN_AGAIN,
+        MARK_DONE,
+        REPORT_UNKNOWN,
+      ),
+      signal,
+    );
+    return (answer !== undefined ? CHOICES[answer] : undefined) ?? 'report_unknown';
+  }
+}

@@ -1,0 +1,153 @@
+import * as vscode from 'vscode';
+import { ABSENT, decodeText, hashContent } from '../../core/patches/hash';
+import { StaleContentError, type DirEntry, type FileStat, type LiveFile, type Log, type Workspace } from '../../core/ports';
+import { ROOT_PATH, WorkspacePaths, type ResolvedPath } from './workspace-paths';
+
+const utf8 = new TextEncoder();
+
+function kindOf(type: vscode.FileType): DirEntry['kind'] {
+  if (type & vscode.FileType.SymbolicLink) return 'symlink';
+  if (type & vscode.FileType.Directory) return 'dir';
+  return type & vscode.FileType.File ? 'file' : 'other';
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof vscode.FileSystemError && error.code === 'FileNotFound';
+}
+
+/** The end-of-line a text asks for, or undefined when it has no line break. */
+function eolOf(text: string): vscode.EndOfLine | undefined {
+  if (text.includes('\r\n')) return vscode.EndOfLine.CRLF;
+  return text.includes('\n') ? vscode.EndOfLine.LF : undefined;
+}
+
+/**
+ * The Workspace port over VS Code. An open document is read through its live buffer (unsaved
+ * edits count) and written through a WorkspaceEdit, so the editor and its undo stack stay
+ * coherent; the agent saves a document it wrote only when it was clean before. Files that are
+ * not open go through `workspace.fs`.
+ */
+export class LiveWorkspace implements Workspace {
+  readonly roots: readonly string[];
+  private readonly paths: WorkspacePaths;
+  /** One write at a time per file, so a check-then-write pair is never interleaved. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(roots: readonly string[], storeDir: string | undefined, private readonly log: Log) {
+    this.roots = roots;
+    this.paths = new WorkspacePaths(roots, storeDir);
+  }
+
+  async normalize(path: string): Promise<string> {
+    return (await this.paths.resolve(path)).relative;
+  }
+
+  private documentOf(resolved: ResolvedPath): vscode.TextDocument | undefined {
+    return vscode.workspace.textDocuments.find(
+      (doc) => doc.uri.scheme === 'file' && !doc.isClosed && (doc.uri.fsPath === resolved.real || doc.uri.fsPath === resolved.lexical),
+    );
+  }
+
+  private async readResolved(resolved: ResolvedPath): Promise<LiveFile | null> {
+    const doc = this.documentOf(resolved);
+    if (doc) {
+      const bytes = utf8.encode(doc.getText());
+      return { path: resolved.relative, bytes, hash: hashContent(bytes), source: 'buffer', dirty: doc.isDirty };
+    }
+    try {
+      const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(resolved.real));
+      return { path: resolved.relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async read(path: string): Promise<LiveFile | null> {
+    return this.readResolved(await this.paths.resolve(path));
+  }
+
+  private serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return next;
+  }
+
+  private async expectLive(resolved: ResolvedPath, expected: string): Promise<LiveFile | null> {
+    const live = await this.readResolved(resolved);
+    const actual = live === null ? ABSENT : live.hash;
+    if (actual !== expected) throw new StaleContentError(resolved.relative, expected, actual);
+    return live;
+  }
+
+  async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
+    const resolved = await this.paths.resolve(path);
+    return this.serialized(resolved.real, async () => {
+      await this.expectLive(resolved, expectedBeforeHash);
+      const doc = this.documentOf(resolved);
+      if (doc) await this.writeDocument(doc, resolved, bytes);
+      else await vscode.workspace.fs.writeFile(vscode.Uri.file(resolved.real), bytes);
+      const after = await this.readResolved(resolved);
+      if (after === null) throw new Error(`${resolved.relative} is missing right after it was written`);
+      return after;
+    });
+  }
+
+  private async writeDocument(doc: vscode.TextDocument, resolved: ResolvedPath, bytes: Uint8Array): Promise<void> {
+    const decoded = decodeText(bytes);
+    const wasDirty = doc.isDirty;
+    if (decoded === null) {
+      if (wasDirty) throw new Error(`${resolved.relative} is open with unsaved edits; binary content cannot be written into it`);
+      await vscode.workspace.fs.writeFile(doc.uri, bytes);
+      return;
+    }
+    const version = doc.version;
+    const edits = [vscode.TextEdit.replace(doc.validateRange(new vscode.Range(0, 0, doc.lineCount, 0)), decoded.text)];
+    const eol = eolOf(decoded.text);
+    if (eol !== undefined && eol !== doc.eol) edits.push(vscode.TextEdit.setEndOfLine(eol));
+    const edit = new vscode.WorkspaceEdit();
+    edit.set(doc.uri, edits);
+    // A keystroke between the hash check and here would change the version: refuse, never overwrite it.
+    if (doc.version !== version) throw new StaleContentError(resolved.relative, hashContent(bytes), 'changed during the write');
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      throw new Error(`VS Code refused the edit of ${resolved.relative} (the document changed or is read-only)`);
+    }
+    if (wasDirty) {
+      this.log.log('info', `${resolved.relative}: written into a buffer with unsaved user edits; not saved by the agent`, { path: resolved.relative });
+      return;
+    }
+    if (!(await doc.save())) this.log.log('warn', `${resolved.relative}: the agent's edit is in the editor but VS Code did not save it`, { path: resolved.relative });
+  }
+
+  async delete(path: string, expectedBeforeHash: string): Promise<void> {
+    const resolved = await this.paths.resolve(path);
+    await this.serialized(resolved.real, async () => {
+      await this.expectLive(resolved, expectedBeforeHash);
+      await vscode.workspace.fs.delete(vscode.Uri.file(resolved.real), { recursive: false, useTrash: false });
+    });
+  }
+
+  async list(dir: string): Promise<DirEntry[]> {
+    const resolved = dir === '' || dir === ROOT_PATH ? undefined : await this.paths.resolve(dir);
+    const absolute = resolved?.real ?? this.roots[0];
+    if (absolute === undefined) return [];
+    const entries = await vscode.workspace.fs.readDirectory(vscode.Uri.file(absolute));
+    return entries.filter(([name]) => name !== '.git').map(([name, type]) => ({ name, kind: kindOf(type) }));
+  }
+
+  async stat(path: string): Promise<FileStat | null> {
+    const resolved = await this.paths.resolve(path);
+    try {
+      const stat = await vscode.workspace.fs.stat(vscode.Uri.file(resolved.lexical));
+      return { kind: kindOf(stat.type), size: stat.size, mtimeMs: stat.mtime };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+}

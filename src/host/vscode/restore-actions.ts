@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock, Log, Workspace } from '../../core/ports';
+import { planRollback, rollbackFiles, type RollbackResult } from '../../core/restore/rollback';
+import { restoreBoth, restoreSession } from '../../core/restore/session';
+import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
+import { undoRestore, type UndoResult } from '../../core/restore/undo';
+import type { CheckpointStore, RunState } from '../../core/store/contract';
+import type { RestoreRecord } from '../../core/store/records';
+
+export type RestoreWhat = 'files' | 'session' | 'both';
+
+export class RunBusyError extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} is running in this window: cancel it before restoring or rolling back`);
+    this.name = 'RunBusyError';
+  }
+}
+
+/** The newest restore of a run that no later undo has undone, or undefined. */
+export function lastUndoableRestore(state: Pick<RunState, 'restores'>): RestoreRecord | undefined {
+  const undone = new Set(state.restores.flatMap((r) => (r.undoes !== undefined ? [r.undoes] : [])));
+  return [...state.restores].reverse().find((r) => !undone.has(r.restoreId) && r.kind !== 'undo');
+}
+
+export interface RestoreActionsDeps {
+  readonly store: CheckpointStore;
+  readonly workspace: Workspace;
+  readonly clock: Clock;
+  readonly log: Log;
+  /** True while this window's runtime writes the run. */
+  readonly isRunning: (runId: string) => boolean;
+}
+
+/**
+ * rollback_files, restore_session, both, undo and accept, each under the run's writer lease so
+ * that nothing else writes the run meanwhile. Used by the commands and by the timeline.
+ */
+export class RestoreActions {
+  constructor(private readonly deps: RestoreActionsDeps) {}
+
+  private async withWriter<T>(runId: string, work: (deps: RestoreDeps) => Promise<T>): Promise<T> {
+    if (this.deps.isRunning(runId)) throw new RunBusyError(runId);
+    const writer = await this.deps.store.openWriter(runId);
+    try {
+      return await work({ workspace: this.deps.workspace, blobs: this.deps.store, journal: writer, clock: this.deps.clock, log: this.deps.log, newId: randomUUID });
+    } finally {
+      await writer.close().catch(() => undefined);
+    }
+  }
+
+  /** What a rollback would do against live content now; touches and records nothing. */
+  async planRollback(runId: string, target: RollbackTarget, force = false): Promise<RollbackPlan> {
+    const state = await this.deps.store.readRun(runId);
+    return (await planRollback({ workspace: this.deps.workspace, blobs: this.deps.store }, state, target, force)).plan;
+  }
+
+  async rollback(runId: string, target: RollbackTarget, options: Omit<RollbackOptions, 'dryRun'> = {}): Promise<RollbackResult> {
+    return this.withWriter(runId, async (deps) => rollbackFiles(deps, await this.deps.store.readRun(runId), target, options));
+  }
+
+  async restoreCheckpoint(runId: string, checkpointId: string, what: RestoreWhat, force = false): Promise<{ files?: RollbackResult; restore?: RestoreRecord }> {
+    return this.withWriter(runId, async (deps) => {
+      const state = await this.deps.store.readRun(runId);
+      if (what === 'files') return { files: await rollbackFiles(deps, state, { kind: 'checkpoint', checkpointId }, { force }) };
+      const records = await this.deps.store.readRecords(runId);
+      if (what === 'session') return { restore: (await restoreSession(deps, records, state, checkpointId)).restore };
+      const both = await restoreBoth(deps, records, state, checkpointId, { force });
+      return { files: both.files, restore: both.session.restore };
+    });
+  }
+
+  /** Undoes the newest restore of the run not undone yet; undefined when there is none. */
+  async undoLastRestore(runId: string): Promise<UndoResult | undefined> {
+    return this.withWriter(runId, async (deps) => {
+      const record = lastUndoableRestore(await this.deps.store.readRun(runId));
+      if (!record) return undefined;
+      return undoRestore(deps, await this.deps.store.readRecords(runId), record);
+    });
+  }
+
+  async accept(runId: string, patchId: string): Promise<void> {
+    await this.withWriter(runId, async (deps) => {
+      await deps.journal.append([{ type: 'patch_state', patchId, state: 'accepted', reason: 'accepted by the user' }]);
+    });
+  }
+}

@@ -1,0 +1,164 @@
+import * as vscode from 'vscode';
+import type { RunOutcome } from '../../core/runtime';
+import { CANCELLED_REASON } from '../../core/runtime';
+import type { RunSummary } from '../../core/store/contract';
+import { NoApiKeyError, type ActiveRun } from './agent-controller';
+import type { Services } from './services';
+import { mayRunAgent } from './trust';
+
+export const COMMANDS = {
+  run: 'agentCheckpoints.run',
+  resume: 'agentCheckpoints.resume',
+  cancel: 'agentCheckpoints.cancel',
+  setApiKey: 'agentCheckpoints.setApiKey',
+  showLog: 'agentCheckpoints.showLog',
+  restoreCheckpoint: 'agentCheckpoints.restoreCheckpoint',
+  rollbackPatch: 'agentCheckpoints.rollbackPatch',
+  undoRestore: 'agentCheckpoints.undoRestore',
+  showTimeline: 'agentCheckpoints.timeline.focus',
+} as const;
+
+const SET_API_KEY = 'Set API Key';
+const RESUME = 'Resume';
+const SHOW_LOG = 'Show Log';
+const SHOW_TIMELINE = 'Show in Timeline';
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 90) return `${s} s ago`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min ago`;
+  return new Date(ms).toLocaleString();
+}
+
+export function trustDeps(s: Services) {
+  return { isTrusted: () => s.isTrusted(), prompts: s.prompts, manageTrust: () => vscode.commands.executeCommand('workbench.trust.manage') };
+}
+
+interface ContextChoice extends vscode.QuickPickItem {
+  readonly context: string;
+}
+
+/** The selection, or the active file, offered as context for the task. */
+function contextChoices(editor: vscode.TextEditor | undefined): ContextChoice[] {
+  const choices: ContextChoice[] = [{ label: 'No extra context', context: '' }];
+  if (!editor || editor.document.uri.scheme !== 'file') return choices;
+  const path = vscode.workspace.asRelativePath(editor.document.uri, false);
+  const selection = editor.selection;
+  if (!selection.isEmpty) {
+    const text = editor.document.getText(selection);
+    const lines = `${selection.start.line + 1}-${selection.end.line + 1}`;
+    choices.push({ label: `Include the selection (${path}:${lines})`, context: `\n\nContext: the user selected lines ${lines} of ${path}:\n\`\`\`\n${text}\n\`\`\`` });
+  }
+  choices.push({ label: `Mention the active file (${path})`, context: `\n\nContext: the active file is ${path}.` });
+  return choices;
+}
+
+async function askTask(s: Services): Promise<string | undefined> {
+  const task = await s.prompts.inputBox({ title: 'Agent: Run', prompt: 'What should the agent do?', placeHolder: 'e.g. add a test for parseConfig and make it pass', ignoreFocusOut: true });
+  if (task === undefined || task.trim() === '') return undefined;
+  const choices = contextChoices(vscode.window.activeTextEditor);
+  if (choices.length === 1) return task.trim();
+  const picked = await s.prompts.quickPick(choices, { title: 'Agent: Run', placeHolder: 'Context to give the agent with the task' });
+  if (picked === undefined) return undefined;
+  return `${task.trim()}${picked.context}`;
+}
+
+async function launch(s: Services, what: string, begin: () => Promise<ActiveRun>): Promise<{ runId: string } | undefined> {
+  try {
+    const run = await begin();
+    void s.keys.refresh();
+    return { runId: run.runId };
+  } catch (error) {
+    s.log.log('error', `${what}: ${describeError(error)}`);
+    const actions = error instanceof NoApiKeyError ? [SET_API_KEY] : [SHOW_LOG];
+    void s.prompts.message('error', `${what}: ${describeError(error)}`, {}, ...actions).then((choice) => {
+      if (choice === SET_API_KEY) void vscode.commands.executeCommand(COMMANDS.setApiKey);
+      if (choice === SHOW_LOG) s.channel.show(true);
+    });
+    return undefined;
+  }
+}
+
+export async function runAgent(s: Services, arg?: { task?: string }): Promise<{ runId: string } | undefined> {
+  if (!mayRunAgent(trustDeps(s), 'Agent: Run')) return undefined;
+  if (s.controller.current) {
+    void s.prompts.message('info', `A run is already in progress (${s.controller.current.runId}). Cancel it or wait for it to finish.`, {});
+    return undefined;
+  }
+  const task = typeof arg?.task === 'string' && arg.task.trim() !== '' ? arg.task : await askTask(s);
+  if (task === undefined) return undefined;
+  return launch(s, 'Agent: Run', () => s.controller.start(task));
+}
+
+interface RunChoice extends vscode.QuickPickItem {
+  readonly runId: string;
+}
+
+export function runItem(run: RunSummary): RunChoice {
+  return { label: run.task.split('\n')[0] || run.runId, description: `${run.status} · step ${run.steps} · ${ago(run.updatedAt)}`, detail: run.runId, runId: run.runId };
+}
+
+export async function resumeRun(s: Services, arg?: { runId?: string }): Promise<{ runId: string } | undefined> {
+  if (!mayRunAgent(trustDeps(s), 'Agent: Resume')) return undefined;
+  let runId = typeof arg?.runId === 'string' ? arg.runId : undefined;
+  if (runId === undefined) {
+    const runs = await s.controller.resumableRuns();
+    if (runs.length === 0) {
+      void s.prompts.message('info', 'There is no paused or interrupted run to resume.', {});
+      return undefined;
+    }
+    runId = (await s.prompts.quickPick(runs.map(runItem), { title: 'Agent: Resume', placeHolder: 'Paused and interrupted runs, newest first' }))?.runId;
+    if (runId === undefined) return undefined;
+  }
+  const chosen = runId;
+  return launch(s, 'Agent: Resume', () => s.controller.resume(chosen));
+}
+
+export function cancelRun(s: Services): boolean {
+  const cancelled = s.controller.cancel();
+  if (!cancelled) void s.prompts.message('info', 'No agent run is in progress.', {});
+  return cancelled;
+}
+
+export async function setApiKey(s: Services): Promise<void> {
+  const key = await s.prompts.inputBox({
+    title: 'Agent: Set API Key',
+    prompt: 'Anthropic API key, kept in VS Code\'s secret storage (never in settings or the run store). Leave empty to remove the stored key.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (key === undefined) return;
+  if (key.trim() === '') {
+    await s.apiKeys.clear();
+    void s.prompts.message('info', 'The stored API key was removed; ANTHROPIC_API_KEY from the environment is used if set.', {});
+    return;
+  }
+  await s.apiKeys.set(key);
+  s.log.log('info', 'API key stored in secret storage');
+  void s.prompts.message('info', 'API key stored in VS Code\'s secret storage.', {});
+}
+
+/** Tells the person how a run ended, with the next step as an action. */
+export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome | undefined, error: unknown): void {
+  void s.keys.refresh();
+  if (!outcome) {
+    void s.prompts.message('error', `Agent run ${run.runId} stopped with an error: ${describeError(error)}`, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
+    return;
+  }
+  if (outcome.status === 'completed') {
+    void s.prompts.message('info', `Agent run completed${outcome.reason ? `: ${outcome.reason.slice(0, 200)}` : '.'}`, {}, SHOW_TIMELINE).then((c) => c === SHOW_TIMELINE && vscode.commands.executeCommand(COMMANDS.showTimeline));
+    return;
+  }
+  if (outcome.status === 'paused') {
+    const why = outcome.reason === CANCELLED_REASON ? 'cancelled' : outcome.reason ?? 'paused';
+    void s.prompts.message(outcome.reason === CANCELLED_REASON ? 'info' : 'warning', `Agent run paused (${why}). Nothing is lost: resume it any time.`, {}, RESUME).then((c) => {
+      if (c === RESUME) void resumeRun(s, { runId: outcome.runId });
+    });
+    return;
+  }
+  void s.prompts.message('error', `Agent run ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
+}

@@ -1,0 +1,110 @@
+import * as vscode from 'vscode';
+import * as nodePath from 'node:path';
+import { systemClock, type Log } from '../../core/ports';
+import type { FileCheckpointStore } from '../../core/store/file-store';
+import { createNodeCommandRunner } from '../node/command-runner';
+import { nodeGitReader } from '../node/git-facts';
+import { openFileStore } from '../node/store-factory';
+import { AgentController } from './agent-controller';
+import { API_KEY_ENV, ApiKeys } from './api-key';
+import { DialogApprover } from './approvals';
+import { ContextKeys } from './context-keys';
+import { LiveWorkspace } from './live-workspace';
+import { createOutputLog, redact } from './output-log';
+import { SwitchablePrompts } from './prompts';
+import { RestoreActions } from './restore-actions';
+import { RunPresenter } from './run-presenter';
+import { readSettings } from './settings';
+
+export const LOG_CHANNEL_NAME = 'Agent Checkpoints';
+const LOG_TAIL_LINES = 2000;
+
+/** Everything the commands and views share, built once per activation. */
+export interface Services {
+  readonly context: vscode.ExtensionContext;
+  readonly storagePath: string;
+  readonly store: FileCheckpointStore;
+  readonly workspace: LiveWorkspace;
+  readonly channel: vscode.LogOutputChannel;
+  readonly log: Log;
+  /** The lines written to the channel (already redacted), newest last. */
+  readonly logTail: string[];
+  readonly prompts: SwitchablePrompts;
+  readonly apiKeys: ApiKeys;
+  readonly controller: AgentController;
+  readonly restore: RestoreActions;
+  readonly keys: ContextKeys;
+  readonly presenter: RunPresenter;
+  /** `vscode.workspace.isTrusted`, unless a test pretends otherwise. */
+  isTrusted(): boolean;
+  trustOverride: boolean | undefined;
+}
+
+/** Store root: the workspace's storage, or the global storage when no folder is open. */
+export function storageRootOf(context: vscode.ExtensionContext): vscode.Uri {
+  return context.storageUri ?? context.globalStorageUri;
+}
+
+/** The host environment for agent commands, without the API key. */
+function commandEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env[API_KEY_ENV];
+  return env;
+}
+
+function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () => readonly string[]): Log {
+  const base = createOutputLog(channel, secrets);
+  return {
+    log(level, message, data) {
+      base.log(level, message, data);
+      tail.push(redact(`[${level}] ${message}${data ? ` ${JSON.stringify(data)}` : ''}`, secrets()));
+      if (tail.length > LOG_TAIL_LINES) tail.splice(0, tail.length - LOG_TAIL_LINES);
+    },
+  };
+}
+
+export function createServices(context: vscode.ExtensionContext): Services {
+  const storagePath = storageRootOf(context).fsPath;
+  const channel = vscode.window.createOutputChannel(LOG_CHANNEL_NAME, { log: true });
+  const apiKeys = new ApiKeys(context.secrets);
+  const logTail: string[] = [];
+  const log = teeLog(channel, logTail, () => apiKeys.known());
+  const store = openFileStore(storagePath);
+  const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const workspace = new LiveWorkspace(roots, storagePath, log);
+  const prompts = new SwitchablePrompts();
+  const controller = new AgentController({
+    store,
+    workspace,
+    approver: new DialogApprover(prompts),
+    commands: createNodeCommandRunner({ env: commandEnv() }),
+    git: nodeGitReader,
+    clock: systemClock,
+    log,
+    apiKeys,
+    settings: () => readSettings(),
+    resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
+  });
+  const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
+  const keys = new ContextKeys(store, log, () => controller.current?.runId);
+  const presenter = new RunPresenter(controller);
+  context.subscriptions.push(channel, controller, presenter);
+  const services: Services = {
+    context,
+    storagePath,
+    store,
+    workspace,
+    channel,
+    log,
+    logTail,
+    prompts,
+    apiKeys,
+    controller,
+    restore,
+    keys,
+    presenter,
+    trustOverride: undefined,
+    isTrusted: () => services.trustOverride ?? vscode.workspace.isTrusted,
+  };
+  return services;
+}
