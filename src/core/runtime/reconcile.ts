@@ -3,7 +3,7 @@ import type { FileIntent, LedgerEntry } from '../ledger/schema';
 import { hasRecordedResult, transition } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
 import type { AnyTool } from '../tools/registry';
-import { checkCancelled, parseInput, plannedEntry, prepareAndExecute, recordResult, runPlannedCall, type CallEnv } from './calls';
+import { checkCancelled, parseInput, plannedEntry, prepareAndExecute, recordResult, resultBlock, runPlannedCall, type CallEnv } from './calls';
 import type { RunSession } from './session';
 
 export const STATUS_UNKNOWN_MESSAGE =
@@ -78,6 +78,11 @@ async function reconcileOne(env: CallEnv, toolUse: ToolUseBlock, tool: AnyTool |
     return { block, outcome: entry.status === 'uncertain' ? 'unknown' : 'reused' };
   }
   if (entry.status === 'planned' || entry.status === 'approved') return { block: await runPlannedCall(env, toolUse, entry), outcome: 'ran' };
+  if (entry.status === 'succeeded' || entry.status === 'failed') {
+    // Finished without a recorded result (an older record): say what the ledger knows, run nothing.
+    const content = entry.status === 'failed' ? `${toolUse.name} failed: ${entry.error ?? 'no details recorded'}` : `${toolUse.name} completed before the interruption; its output was not recorded.`;
+    return { block: resultBlock(toolUse.id, content, entry.status === 'failed'), outcome: 'reused' };
+  }
   if (entry.status !== 'uncertain' || tool === undefined) return reportUnknown(env, entry);
   const parsed = parseInput(tool, toolUse);
   if (!parsed.ok) return reportUnknown(env, entry);

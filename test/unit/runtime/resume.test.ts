@@ -205,3 +205,24 @@ describe('resume and reconciliation', () => {
     await assert.rejects(h.runtime().resume('no-such-run'), /run no-such-run not found/);
   });
 });
+
+describe('resume of a damaged run (file store)', () => {
+  it('says what is damaged and changes nothing', async () => {
+    const { readFileSync: read, writeFileSync: write, readdirSync } = await import('node:fs');
+    const h = await harness({ store: 'file', files: { 'a.txt': 'A' }, script: byTurn([reply([toolUse('t1', 'read_file', { path: 'a.txt' })]), answer('ok')]) });
+    try {
+      const crashing = crashingStore(h.store, atSavePoint('run_end'));
+      const first = await h.runtime({ store: crashing }).start({ task: 'x', settings: SETTINGS });
+      const root = (h.store as unknown as { runsDir: string }).runsDir;
+      const journal = join(root, readdirSync(root).find((d) => d === first.runId)!, 'journal.jsonl');
+      const text = read(journal, 'utf8');
+      const middle = text.indexOf('"label":"after_model"');
+      write(journal, `${text.slice(0, middle)}"label":"aftor_model"${text.slice(middle + 21)}`);
+      const damaged = read(journal, 'utf8');
+      await assert.rejects(h.runtime().resume(first.runId), (error: Error) => error.name === 'ResumeError' && /is damaged/.test(error.message) && error.message.includes('journal'));
+      assert.equal(read(journal, 'utf8'), damaged, 'nothing was changed');
+    } finally {
+      await h.close();
+    }
+  });
+});
