@@ -1,7 +1,21 @@
 import { activationSuite } from './suite/activation.test';
+import { agentRunSuite } from './suite/agent-run.test';
+import { cancelResumeSuite } from './suite/cancel-resume.test';
+import { interruptedSuite } from './suite/interrupted.test';
+import { liveWorkspaceSuite } from './suite/live-workspace.test';
+import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
 
 /**
  * Every host suite, in order. Each file exports a function that calls describe/it, because the
  * bundle evaluates imports before mocha has put describe/it on the global object.
+ * The secrets suite runs last: it scans the store every earlier run wrote.
  */
-export const HOST_SUITES: ReadonlyArray<() => void> = [activationSuite];
+export const HOST_SUITES: ReadonlyArray<() => void> = [
+  activationSuite,
+  liveWorkspaceSuite,
+  trustSuite,
+  agentRunSuite,
+  cancelResumeSuite,
+  interruptedSuite,
+  secretsSuite,
+];

@@ -1,0 +1,144 @@
+import { promises as fs } from 'node:fs';
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentCheckpointsApi } from '../../../src/host/vscode/api';
+import type { MessageKind, MessageOptions, Prompts } from '../../../src/host/vscode/prompts';
+import { startFakeAnthropic, type FakeAnthropic, type ScriptEntry } from '../../support/fake-anthropic/server';
+import { EXTENSION_ID } from './activation.test';
+
+/** A key shaped like a real one, so both the exact-value and the key-shape scrubbing are exercised. */
+export const TEST_API_KEY = 'sk-ant-api03-hosttest-0123456789abcdefSECRET';
+
+/** A model id the SDK has no deprecation notice for. */
+export const FAKE_MODEL = 'claude-host-test';
+
+export async function extensionApi(): Promise<AgentCheckpointsApi> {
+  const ext = vscode.extensions.getExtension<AgentCheckpointsApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not installed`);
+  return ext.activate();
+}
+
+export function extensionPath(): string {
+  return vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+}
+
+export function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('the host tests need a workspace folder');
+  return folder.uri.fsPath;
+}
+
+export interface ShownMessage {
+  readonly kind: MessageKind;
+  readonly text: string;
+  readonly actions: readonly string[];
+}
+
+type MessageAnswer = (message: ShownMessage) => string | undefined;
+
+/** Prompts that answer from a script and record every message shown. */
+export class ScriptedPrompts implements Prompts {
+  readonly messages: ShownMessage[] = [];
+  readonly inputs: string[] = [];
+  readonly answers: Array<{ match: RegExp; action: string }> = [];
+  pick: (items: readonly vscode.QuickPickItem[]) => vscode.QuickPickItem | undefined = (items) => items[0];
+
+  /** Answers messages whose text matches with the action (first match wins). */
+  answer(match: RegExp, action: string): this {
+    this.answers.push({ match, action });
+    return this;
+  }
+
+  async inputBox(): Promise<string | undefined> {
+    return this.inputs.shift();
+  }
+
+  async quickPick<T extends vscode.QuickPickItem>(items: readonly T[]): Promise<T | undefined> {
+    return this.pick(items) as T | undefined;
+  }
+
+  async message(kind: MessageKind, text: string, _options: MessageOptions, ...actions: string[]): Promise<string | undefined> {
+    const shown = { kind, text, actions };
+    this.messages.push(shown);
+    const answer: MessageAnswer = (m) => this.answers.find((a) => a.match.test(m.text) && m.actions.includes(a.action))?.action;
+    return answer(shown);
+  }
+
+  saw(match: RegExp): ShownMessage | undefined {
+    return this.messages.find((m) => match.test(m.text));
+  }
+}
+
+export interface FakeModel {
+  readonly server: FakeAnthropic;
+  readonly prompts: ScriptedPrompts;
+  dispose(): Promise<void>;
+}
+
+const config = () => vscode.workspace.getConfiguration('agentCheckpoints');
+
+/**
+ * Points the extension at a loopback fake Messages API, stores the test key through
+ * "Agent: Set API Key" (scripted input box) and installs scripted prompts.
+ */
+export async function useFakeModel(api: AgentCheckpointsApi, script: readonly ScriptEntry[]): Promise<FakeModel> {
+  const server = await startFakeAnthropic(script);
+  await config().update('provider', 'anthropic', vscode.ConfigurationTarget.Global);
+  await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+  await config().update('model', FAKE_MODEL, vscode.ConfigurationTarget.Global);
+  const prompts = new ScriptedPrompts();
+  api.usePrompts(prompts);
+  prompts.inputs.push(TEST_API_KEY);
+  await vscode.commands.executeCommand('agentCheckpoints.setApiKey');
+  return {
+    server,
+    prompts,
+    async dispose() {
+      api.usePrompts(undefined);
+      await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('model', undefined, vscode.ConfigurationTarget.Global);
+      await server.close();
+    },
+  };
+}
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function writeWorkspaceFile(relative: string, text: string): Promise<vscode.Uri> {
+  const path = nodePath.join(workspaceRoot(), relative);
+  await fs.mkdir(nodePath.dirname(path), { recursive: true });
+  await fs.writeFile(path, text);
+  return vscode.Uri.file(path);
+}
+
+export async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    const path = nodePath.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}
+
+export function toolUse(id: string, name: string, input: unknown) {
+  return { content: [{ type: 'tool_use' as const, id, name, input }], stop_reason: 'tool_use' };
+}
+
+export function finalAnswer(text: string) {
+  return { content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' };
+}

@@ -1,0 +1,67 @@
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { extensionApi, extensionPath, FAKE_MODEL, finalAnswer, TEST_API_KEY, toolUse, useFakeModel, waitFor, workspaceRoot } from './helpers';
+
+async function readOrEmpty(path: string): Promise<string> {
+  return fs.readFile(path, 'utf8').catch(() => '');
+}
+
+export function interruptedSuite(): void {
+  describe('a run interrupted outside the window', () => {
+    it('is offered on activation and resumes without repeating its non-idempotent call', async () => {
+      const api = await extensionApi();
+      const counter = nodePath.join(await fs.mkdtemp(nodePath.join(tmpdir(), 'agent-host-kill-')), 'executions.txt');
+      const fake = await useFakeModel(api, [
+        toolUse('toolu_cli_cmd', 'run_command', { command: `echo ran >> "${counter}"; sleep 3` }),
+        finalAnswer('Done after the interruption.'),
+      ]);
+      try {
+        const cli = spawn(
+          process.execPath,
+          [nodePath.join(extensionPath(), 'dist/cli.js'), 'run', '--workspace', workspaceRoot(), '--store', api.storagePath, '--task', 'Append to the counter once', '--base-url', fake.server.url, '--model', FAKE_MODEL, '--yes'],
+          { env: { ...process.env, ANTHROPIC_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let output = '';
+        cli.stdout.on('data', (c: Buffer) => (output += c.toString()));
+        cli.stderr.on('data', (c: Buffer) => (output += c.toString()));
+        const exited = new Promise<void>((resolve) => cli.once('exit', () => resolve()));
+        await waitFor(`the headless run to start the command\n${output}`, async () => (await readOrEmpty(counter)) === 'ran\n');
+        cli.kill('SIGKILL');
+        await exited;
+
+        const store = openFileStore(api.storagePath);
+        const runs = await store.listRuns();
+        const killed = runs.find((r) => r.task === 'Append to the counter once');
+        assert.ok(killed, `the headless run is in the extension's store:\n${output}`);
+        assert.equal(killed.status, 'running');
+        assert.equal(killed.leased, false, 'the killed writer\'s lease is stale');
+
+        fake.prompts.answer(/was interrupted at step/, 'Resume');
+        fake.prompts.answer(/may or may not have taken effect/, 'Mark as done');
+        const offers = await api.offerInterruptedRuns();
+        const offer = offers.find((o) => o.runId === killed.runId);
+        assert.deepEqual(offer, { runId: killed.runId, choice: 'resume', resumed: true }, JSON.stringify(fake.prompts.messages));
+        const outcome = await api.whenIdle();
+        assert.equal(outcome?.status, 'completed', `${JSON.stringify(outcome)}\n${api.logText()}`);
+        assert.ok(fake.prompts.saw(/may or may not have taken effect/), 'the person was asked about the uncertain call');
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal(await readOrEmpty(counter), 'ran\n', 'the non-idempotent command ran once');
+
+        const state = await store.readRun(killed.runId);
+        const entry = state.ledger.find((e) => e.callId === 'toolu_cli_cmd');
+        assert.equal(entry?.status, 'succeeded');
+        assert.match(entry?.reason ?? '', /marked done/);
+        const lastRequest = JSON.stringify(fake.server.requests.at(-1)?.body ?? {});
+        assert.ok(lastRequest.includes(RECOVERY_NOTE_MARKER), 'the model got a recovery note');
+        assert.equal(fake.server.requests.length, 2, 'one model call by the killed runner, one after the resume');
+      } finally {
+        await fake.dispose();
+      }
+    });
+  });
+}
