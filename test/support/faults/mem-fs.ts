@@ -1,5 +1,5 @@
 import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../../src/core/store/fs-port';
-import { Prng } from './prng';
+import type { Prng } from './prng';
 
 // An in-memory StoreFs with two layers, as a disk with a volatile page cache sees it:
 // - file content: `durable` is what the last fsync put on disk; writes since then are pending.
