@@ -1,0 +1,53 @@
+import type * as vscode from 'vscode';
+import type { LiveState } from '../../../core/patches/schema';
+import type { RunState, RunSummary } from '../../../core/store/contract';
+import type { RestoreFile, RestoreMode } from '../../../protocol/viewModel';
+
+/** What changed, so the Timeline re-reads only that. */
+export type TimelineChange =
+  /** A run was created or deleted. */
+  | { readonly kind: 'runs' }
+  /** Records were appended to a run (new step, ledger transition, patch, status...). */
+  | { readonly kind: 'records'; readonly runId: string }
+  /** Live content of files changed (typing, save, revert, external change); workspace-relative paths. */
+  | { readonly kind: 'live'; readonly paths: readonly string[] };
+
+/** What a restore does (dry run) or did, per file the agent wrote. */
+export interface RestorePlan {
+  /** Conflicts first. */
+  readonly files: readonly RestoreFile[];
+  /** Messages a session restore takes out of the active history. */
+  readonly messagesDropped?: number;
+}
+
+export interface RollbackResult {
+  readonly revertedHunks: number;
+  /** Hunks that do not apply to the live content: left alone. */
+  readonly conflictHunks: number;
+}
+
+/**
+ * Everything the Timeline needs from the rest of the extension. The host implements it over
+ * the store, the restore engine and the runtime; the Timeline never touches core directly.
+ * Every action rejects with an Error whose message is shown to the person as is.
+ */
+export interface TimelineBackend {
+  readonly onDidChange: vscode.Event<TimelineChange>;
+  listRuns(): Promise<readonly RunSummary[]>;
+  readRun(runId: string): Promise<RunState>;
+  /** Live state of each pending patch of the run (by patchId), from live buffers. */
+  liveStates(runId: string): Promise<ReadonlyMap<string, LiveState>>;
+  /** Bytes of a content blob (a patch's beforeBlob). */
+  readBlob(hash: string): Promise<Uint8Array>;
+  /** The live file of a workspace-relative path, or undefined when outside every folder. */
+  fileUri(path: string): vscode.Uri | undefined;
+  /** With dryRun: what would happen, nothing written. Without: does it (recording what it replaces first). */
+  restoreCheckpoint(runId: string, checkpointId: string, mode: RestoreMode, options: { dryRun: boolean }): Promise<RestorePlan>;
+  accept(runId: string, patchId: string): Promise<void>;
+  /** Whole patch, or one hunk (index in the patch's unified diff, as `diff.parsePatch` numbers them). */
+  rollbackPatch(runId: string, patchId: string, hunk?: number): Promise<RollbackResult>;
+  /** Undoes the run's latest restore or rollback that is not undone yet. */
+  undoLastRestore(runId: string): Promise<RestorePlan>;
+  resume(runId: string): Promise<void>;
+  cancel(runId: string): Promise<void>;
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { TimelineBackend } from './backend';
+import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
+import { COMMANDS, PatchCodeLensProvider } from './codeLens';
+import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
+import { openPatchDiff } from './diff';
+import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
+import { RequestHandler } from './requests';
+import { TimelineSync } from './sync';
+
+export type { RestorePlan, RollbackResult, TimelineBackend, TimelineChange } from './backend';
+export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
+export { COMMANDS } from './codeLens';
+export { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
+export { RequestHandler } from './requests';
+export { TimelineSync } from './sync';
+
+export interface TimelineOptions {
+  /** Where refused messages and failures are reported (the extension's output channel). */
+  readonly log?: (message: string) => void;
+  readonly debounceMs?: number;
+}
+
+export interface TimelineRegistration extends vscode.Disposable {
+  /** Resolves when the view is first shown and its webview set up. */
+  readonly whenResolved: Promise<void>;
+  readonly provider: TimelineViewProvider;
+}
+
+function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): string | undefined {
+  if (!vscode.workspace.getWorkspaceFolder(uri)) return undefined;
+  const path = vscode.workspace.asRelativePath(uri, false).split('\\').join('/');
+  return backend.fileUri(path)?.toString() === uri.toString() ? path : undefined;
+}
+
+/** The Timeline view, the before-content documents, the patch CodeLens and the patch commands. */
+export function registerTimeline(context: vscode.ExtensionContext, backend: TimelineBackend, options: TimelineOptions = {}): TimelineRegistration {
+  const log = options.log ?? ((message: string) => console.error(message));
+  const sync = new TimelineSync(backend);
+  const patchOf = async (runId: string, patchId: string) => {
+    const patch = await sync.findPatch(runId, patchId);
+    if (!patch) throw new Error(`Patch ${patchId} of run ${runId} not found`);
+    return patch;
+  };
+  const openDiff = async (runId: string, patchId: string) => {
+    const patch = await patchOf(runId, patchId);
+    await openPatchDiff(patch, backend.fileUri(patch.path));
+  };
+  const requests = new RequestHandler({ backend, state: (runId) => sync.state(runId), openDiff, newId: randomUUID });
+  const provider = new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs);
+  const lenses = new PatchCodeLensProvider({ relativePath: (uri) => relativePathOf(backend, uri), pendingPatchesOf: (path) => sync.pendingPatchesOf(path) });
+  const whenResolved = new Promise<void>((resolve) => {
+    const once = provider.onDidResolve(() => {
+      once.dispose();
+      resolve();
+    });
+  });
+
+  const patchCommand = (name: string, action: (args: PatchCommandArgs) => Promise<string | undefined>) =>
+    vscode.commands.registerCommand(name, async (arg: unknown) => {
+      const args = patchArgsOf(arg);
+      if (!args) return void vscode.window.showWarningMessage('Agent Checkpoints: open a patch diff or pick a patch in the Timeline first.');
+      try {
+        const message = await action(args);
+        if (message) vscode.window.setStatusBarMessage(`Agent Checkpoints: ${message}`, 5000);
+      } catch (error) {
+        void vscode.window.showErrorMessage(`Agent Checkpoints: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      lenses.refresh();
+    });
+
+  const disposables: vscode.Disposable[] = [
+    provider,
+    lenses,
+    vscode.window.registerWebviewViewProvider(TIMELINE_VIEW_ID, provider),
+    vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) })),
+    vscode.languages.registerCodeLensProvider([{ scheme: 'file' }, { scheme: 'vscode-remote' }], lenses),
+    backend.onDidChange((change) => {
+      if (change.kind === 'records') sync.invalidate({ runs: false, records: [change.runId] });
+      provider.change(change);
+      lenses.refresh();
+    }),
+    trackDiffContext(),
+    patchCommand(COMMANDS.openDiff, async ({ runId, patchId }) => {
+      await openDiff(runId, patchId);
+      return undefined;
+    }),
+    patchCommand(COMMANDS.acceptPatch, async ({ runId, patchId }) => {
+      await backend.accept(runId, patchId);
+      return 'patch accepted';
+    }),
+    patchCommand(COMMANDS.rollbackPatch, async ({ runId, patchId }) => {
+      const result = await backend.rollbackPatch(runId, patchId);
+      return `rolled back ${result.revertedHunks} hunk(s)${result.conflictHunks > 0 ? `, ${result.conflictHunks} in conflict left alone` : ''}`;
+    }),
+    patchCommand(COMMANDS.rollbackHunk, async ({ runId, patchId, hunk }) => {
+      if (hunk === undefined) throw new Error('no hunk given');
+      const result = await backend.rollbackPatch(runId, patchId, hunk);
+      return result.conflictHunks > 0 ? `hunk ${hunk + 1} is in conflict: left alone` : `hunk ${hunk + 1} rolled back`;
+    }),
+  ];
+  context.subscriptions.push(...disposables);
+  return { whenResolved, provider, dispose: () => disposables.forEach((d) => d.dispose()) };
+}

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { WebviewToHost, parseMessage, type HostToWebview } from '../../../protocol/messages';
+import type { TimelineChange } from './backend';
+import { timelineHtml } from './html';
+import type { RequestHandler } from './requests';
+import { ChangeQueue, type TimelineSync } from './sync';
+
+export const TIMELINE_VIEW_ID = 'agentCheckpoints.timeline';
+
+export function newNonce(): string {
+  return randomBytes(24).toString('base64');
+}
+
+/**
+ * The Timeline webview view. Hidden views are disposed by VS Code (no retainContextWhenHidden):
+ * the webview keeps its own state with setState and asks for a snapshot with `ready`.
+ */
+export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private readonly queue = new ChangeQueue();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private work: Promise<void> = Promise.resolve();
+  private viewSubscriptions: vscode.Disposable[] = [];
+  private readonly resolvedEmitter = new vscode.EventEmitter<vscode.WebviewView>();
+  readonly onDidResolve = this.resolvedEmitter.event;
+  /** Messages refused because they did not parse (for tests and diagnostics). */
+  rejectedMessages = 0;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly sync: TimelineSync,
+    private readonly requests: RequestHandler,
+    private readonly log: (message: string) => void,
+    private readonly debounceMs = 150,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.disposeView();
+    this.view = view;
+    this.ready = false;
+    const webview = view.webview;
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    webview.html = timelineHtml({
+      nonce: newNonce(),
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+      styleUris: [vscode.Uri.joinPath(media, 'codicons', 'codicon.css'), vscode.Uri.joinPath(media, 'timeline.css')].map((u) => webview.asWebviewUri(u).toString()),
+    });
+    this.viewSubscriptions = [
+      webview.onDidReceiveMessage((data: unknown) => this.serialise(() => this.receive(data))),
+      view.onDidDispose(() => {
+        if (this.view === view) this.disposeView();
+      }),
+    ];
+    this.resolvedEmitter.fire(view);
+  }
+
+  /** Gathers a change; pushed to the webview after the debounce (well within a second). */
+  change(change: TimelineChange): void {
+    this.queue.add(change);
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.serialise(() => this.flush());
+    }, this.debounceMs);
+  }
+
+  private serialise(task: () => Promise<void>): Promise<void> {
+    this.work = this.work.then(task).catch((error: unknown) => this.log(`timeline: ${error instanceof Error ? error.message : String(error)}`));
+    return this.work;
+  }
+
+  private async receive(data: unknown): Promise<void> {
+    const parsed = parseMessage(WebviewToHost, data);
+    if (!parsed.ok) {
+      this.rejectedMessages++;
+      this.log(`timeline: rejected webview message: ${parsed.error}`);
+      return;
+    }
+    const message = parsed.value;
+    if (message.type === 'ready') {
+      this.ready = true;
+      this.queue.drain();
+      await this.post(await this.sync.snapshot().catch((error: Error) => {
+        void this.post({ type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` });
+        return { type: 'snapshot' as const, runs: [] };
+      }));
+      return;
+    }
+    await this.post(await this.requests.handle(message));
+  }
+
+  private async flush(): Promise<void> {
+    if (this.queue.empty) return;
+    const batch = this.queue.drain();
+    if (!this.view || !this.ready) {
+      this.sync.invalidate(batch);
+      return;
+    }
+    for (const message of await this.sync.apply(batch)) await this.post(message);
+  }
+
+  private async post(message: HostToWebview): Promise<void> {
+    if (this.view) await this.view.webview.postMessage(message);
+  }
+
+  private disposeView(): void {
+    for (const d of this.viewSubscriptions) d.dispose();
+    this.viewSubscriptions = [];
+    this.view = undefined;
+    this.ready = false;
+  }
+
+  dispose(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.disposeView();
+    this.resolvedEmitter.dispose();
+  }
+}

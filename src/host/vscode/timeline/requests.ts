@@ -1,0 +1,130 @@
+import type { RunState } from '../../../core/store/contract';
+import { effectOf } from '../../../protocol/build';
+import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
+import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
+import type { RestorePlan, TimelineBackend } from './backend';
+
+export interface RequestDeps {
+  readonly backend: TimelineBackend;
+  state(runId: string): Promise<RunState>;
+  openDiff(runId: string, patchId: string): Promise<void>;
+  /** A fresh unguessable id. */
+  newId(): string;
+}
+
+interface IssuedPreview {
+  readonly runId: string;
+  readonly checkpointId: string;
+  readonly mode: RestoreMode;
+  readonly files: string;
+}
+
+const MAX_PREVIEWS = 20;
+
+/** Calls after the checkpoint with effects outside the files: a restore leaves them as they are. */
+export function externalEffectsAfter(state: RunState, checkpointId: string): RestorePreview['externalEffects'] {
+  const checkpoint = state.allCheckpoints.find((c) => c.checkpointId === checkpointId);
+  if (!checkpoint) return [];
+  return state.ledger
+    .filter((e) => (e.startedAt ?? e.plannedAt) >= checkpoint.at && e.status !== 'planned' && e.status !== 'approved')
+    .flatMap((e) => {
+      const effect = effectOf(e);
+      return effect ? [{ callId: e.callId, toolName: e.toolName, effect }] : [];
+    });
+}
+
+function filesKey(plan: RestorePlan): string {
+  return JSON.stringify(sortRestoreFiles(plan.files).map((f) => [f.path, f.action]));
+}
+
+function summarize(plan: RestorePlan, verb: string): string {
+  const count = (action: string) => plan.files.filter((f) => f.action === action).length;
+  const reverted = count('revert');
+  const conflicts = count('conflict');
+  const parts = [`${verb} ${reverted} file${reverted === 1 ? '' : 's'}`];
+  if (conflicts > 0) parts.push(`${conflicts} in conflict left as they are`);
+  if (plan.messagesDropped) parts.push(`conversation back ${plan.messagesDropped} message(s)`);
+  return `${parts.join('; ')}.`;
+}
+
+function outcome(plan: RestorePlan, verb: string): RestoreOutcome {
+  return { message: summarize(plan, verb), files: sortRestoreFiles(plan.files) };
+}
+
+/**
+ * Answers webview requests through the backend. A restore runs only with the id of a preview
+ * this handler issued for the same checkpoint and mode, and only if a fresh dry run still
+ * says the same for every file; otherwise the person is asked to look again.
+ */
+export class RequestHandler {
+  private readonly previews = new Map<string, IssuedPreview>();
+
+  constructor(private readonly deps: RequestDeps) {}
+
+  async handle(request: RequestMessage): Promise<ReplyMessage> {
+    try {
+      const result = await this.dispatch(request);
+      return { type: 'reply', requestId: request.requestId, ok: true, result };
+    } catch (error) {
+      return { type: 'reply', requestId: request.requestId, ok: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private async dispatch(request: RequestMessage): Promise<unknown> {
+    const { backend } = this.deps;
+    switch (request.method) {
+      case 'restorePreview':
+        return this.preview(request.params.runId, request.params.checkpointId, request.params.mode);
+      case 'restore':
+        return this.restore(request.params);
+      case 'openDiff':
+        await this.deps.openDiff(request.params.runId, request.params.patchId);
+        return { message: 'Diff opened.' };
+      case 'accept':
+        await backend.accept(request.params.runId, request.params.patchId);
+        return { message: 'Patch accepted.' };
+      case 'rollbackPatch': {
+        const result = await backend.rollbackPatch(request.params.runId, request.params.patchId, request.params.hunk);
+        const conflicts = result.conflictHunks > 0 ? `; ${result.conflictHunks} hunk(s) in conflict left as they are` : '';
+        return { ...result, message: `Rolled back ${result.revertedHunks} hunk(s)${conflicts}.` };
+      }
+      case 'undoLastRestore':
+        return outcome(await backend.undoLastRestore(request.params.runId), 'Undo put back');
+      case 'resume':
+        await backend.resume(request.params.runId);
+        return { message: 'Run resumed.' };
+      case 'cancel':
+        await backend.cancel(request.params.runId);
+        return { message: 'Run cancelled.' };
+    }
+  }
+
+  async preview(runId: string, checkpointId: string, mode: RestoreMode): Promise<RestorePreview> {
+    const plan = await this.deps.backend.restoreCheckpoint(runId, checkpointId, mode, { dryRun: true });
+    const previewId = this.deps.newId();
+    this.previews.set(previewId, { runId, checkpointId, mode, files: filesKey(plan) });
+    while (this.previews.size > MAX_PREVIEWS) this.previews.delete(this.previews.keys().next().value!);
+    const preview: RestorePreview = {
+      runId,
+      checkpointId,
+      mode,
+      files: sortRestoreFiles(plan.files),
+      externalEffects: externalEffectsAfter(await this.deps.state(runId), checkpointId),
+      previewId,
+    };
+    if (plan.messagesDropped !== undefined) preview.messagesDropped = plan.messagesDropped;
+    return preview;
+  }
+
+  private async restore(params: { runId: string; checkpointId: string; mode: RestoreMode; previewId: string }): Promise<RestoreOutcome> {
+    const issued = this.previews.get(params.previewId);
+    if (!issued || issued.runId !== params.runId || issued.checkpointId !== params.checkpointId || issued.mode !== params.mode) {
+      throw new Error('This restore was not previewed: open the preview again.');
+    }
+    this.previews.delete(params.previewId);
+    const fresh = await this.deps.backend.restoreCheckpoint(params.runId, params.checkpointId, params.mode, { dryRun: true });
+    if (filesKey(fresh) !== issued.files) throw new Error('Files changed since the preview: nothing was restored. Open the preview again.');
+    const done = await this.deps.backend.restoreCheckpoint(params.runId, params.checkpointId, params.mode, { dryRun: false });
+    return outcome(done, 'Restored');
+  }
+}

@@ -1,0 +1,160 @@
+import type { Patch } from '../../../core/patches/schema';
+import type { RunState, RunSummary } from '../../../core/store/contract';
+import { buildRunView, patchView, runDelta } from '../../../protocol/build';
+import type { HostToWebview, SnapshotMessage } from '../../../protocol/messages';
+import type { PatchView, RunView } from '../../../protocol/viewModel';
+import type { TimelineBackend, TimelineChange } from './backend';
+
+type SyncBackend = Pick<TimelineBackend, 'listRuns' | 'readRun' | 'liveStates'>;
+
+/** Changes gathered while the debounce timer runs; drained as one batch. */
+export class ChangeQueue {
+  private runs = false;
+  private readonly records = new Set<string>();
+  private readonly paths = new Set<string>();
+
+  add(change: TimelineChange): void {
+    if (change.kind === 'runs') this.runs = true;
+    else if (change.kind === 'records') this.records.add(change.runId);
+    else for (const path of change.paths) this.paths.add(path);
+  }
+
+  get empty(): boolean {
+    return !this.runs && this.records.size === 0 && this.paths.size === 0;
+  }
+
+  drain(): { runs: boolean; records: string[]; paths: string[] } {
+    const batch = { runs: this.runs, records: [...this.records], paths: [...this.paths] };
+    this.runs = false;
+    this.records.clear();
+    this.paths.clear();
+    return batch;
+  }
+}
+
+/**
+ * Keeps what the webview was last sent, per run, and turns store changes into the smallest
+ * messages: a snapshot on `ready`, then run deltas and patch live-state changes.
+ */
+export class TimelineSync {
+  private readonly sent = new Map<string, RunView>();
+  private readonly states = new Map<string, RunState>();
+  private summaries = new Map<string, RunSummary>();
+
+  constructor(private readonly backend: SyncBackend) {}
+
+  /** The run's folded state, read once and kept until its records change. */
+  async state(runId: string): Promise<RunState> {
+    const cached = this.states.get(runId);
+    if (cached) return cached;
+    const state = await this.backend.readRun(runId);
+    this.states.set(runId, state);
+    return state;
+  }
+
+  async findPatch(runId: string, patchId: string): Promise<Patch | undefined> {
+    return (await this.state(runId)).patches.find((p) => p.patchId === patchId);
+  }
+
+  /** Pending patches of every run that wrote `path`, oldest first. */
+  async pendingPatchesOf(path: string): Promise<Patch[]> {
+    if (this.summaries.size === 0) await this.refreshSummaries();
+    const found: Patch[] = [];
+    for (const runId of this.summaries.keys()) {
+      const state = await this.state(runId);
+      for (const patch of state.patches) if (patch.path === path && patch.state === 'pending') found.push(patch);
+    }
+    return found.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  private async refreshSummaries(): Promise<RunSummary[]> {
+    const list = await this.backend.listRuns();
+    this.summaries = new Map(list.filter((s) => s.damaged === undefined).map((s) => [s.runId, s]));
+    return [...this.summaries.values()];
+  }
+
+  private async view(runId: string): Promise<RunView> {
+    const state = await this.state(runId);
+    const live = await this.backend.liveStates(runId);
+    return buildRunView(state, live, this.summaries.get(runId)?.leased ?? false);
+  }
+
+  async snapshot(): Promise<SnapshotMessage> {
+    this.sent.clear();
+    const runs: RunView[] = [];
+    for (const summary of await this.refreshSummaries()) {
+      const view = await this.view(summary.runId);
+      this.sent.set(summary.runId, view);
+      runs.push(view);
+    }
+    return { type: 'snapshot', runs };
+  }
+
+  /** Messages for one batch of changes, in order. */
+  async apply(batch: { runs: boolean; records: readonly string[]; paths: readonly string[] }): Promise<HostToWebview[]> {
+    const messages: HostToWebview[] = [];
+    const touched = new Set(batch.records);
+    if (batch.runs) {
+      const before = new Set(this.summaries.keys());
+      const list = await this.refreshSummaries();
+      for (const runId of before) {
+        if (this.summaries.has(runId)) continue;
+        this.forget(runId);
+        messages.push({ type: 'runRemoved', runId });
+      }
+      for (const summary of list) if (!this.sent.has(summary.runId) || summary.leased !== this.sent.get(summary.runId)?.header.active) touched.add(summary.runId);
+    }
+    for (const runId of touched) {
+      this.states.delete(runId);
+      if (!this.summaries.has(runId)) await this.refreshSummaries();
+      if (!this.summaries.has(runId)) continue;
+      const next = await this.view(runId);
+      const delta = runDelta(this.sent.get(runId), next);
+      this.sent.set(runId, next);
+      if (delta) messages.push(delta);
+    }
+    if (batch.paths.length > 0) messages.push(...(await this.liveChanged(new Set(batch.paths), touched)));
+    return messages;
+  }
+
+  /** While no webview listens: drop what the batch made stale, build nothing. */
+  invalidate(batch: { runs: boolean; records: readonly string[] }): void {
+    if (batch.runs) this.summaries.clear();
+    for (const runId of batch.records) this.states.delete(runId);
+  }
+
+  private forget(runId: string): void {
+    this.sent.delete(runId);
+    this.states.delete(runId);
+  }
+
+  private async liveChanged(paths: ReadonlySet<string>, alreadyFresh: ReadonlySet<string>): Promise<HostToWebview[]> {
+    const messages: HostToWebview[] = [];
+    for (const [runId, view] of this.sent) {
+      if (alreadyFresh.has(runId)) continue;
+      const state = await this.state(runId);
+      const affected = state.patches.filter((p) => p.state === 'pending' && paths.has(p.path));
+      if (affected.length === 0) continue;
+      const live = await this.backend.liveStates(runId);
+      const changes = affected.map((p) => ({ patchId: p.patchId, state: patchView(p, live.get(p.patchId)) }));
+      const changed = changes.filter((c) => currentState(view, c.patchId) !== c.state);
+      if (changed.length === 0) continue;
+      this.sent.set(runId, withPatchStates(view, new Map(changed.map((c) => [c.patchId, c.state]))));
+      messages.push({ type: 'patchLive', runId, changes: changed });
+    }
+    return messages;
+  }
+}
+
+function currentState(view: RunView, patchId: string): string | undefined {
+  for (const step of view.steps) for (const call of step.calls) for (const patch of call.patches) if (patch.patchId === patchId) return patch.state;
+  return undefined;
+}
+
+function withPatchStates(view: RunView, states: ReadonlyMap<string, PatchView>): RunView {
+  const steps = view.steps.map((step) => {
+    if (!step.calls.some((c) => c.patches.some((p) => states.has(p.patchId)))) return step;
+    return { ...step, calls: step.calls.map((call) => ({ ...call, patches: call.patches.map((p) => (states.has(p.patchId) ? { ...p, state: states.get(p.patchId)! } : p)) })) };
+  });
+  return { header: view.header, steps };
+}
