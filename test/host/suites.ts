@@ -4,6 +4,7 @@ import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
+import { timelineBackendSuite } from './suite/timeline-backend.test';
 
 /**
  * Every host suite, in order. Each file exports a function that calls describe/it, because the
@@ -17,5 +18,6 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   agentRunSuite,
   cancelResumeSuite,
   interruptedSuite,
+  timelineBackendSuite,
   secretsSuite,
 ];

@@ -2,6 +2,7 @@ import type { RunOutcome } from '../../core/runtime';
 import { offerInterruptedRuns, type OfferResult } from './interrupted';
 import type { Prompts } from './prompts';
 import type { Services } from './services';
+import type { TimelineBackend } from './timeline/backend';
 
 /** What the extension exports: a small surface for host tests (and other extensions). */
 export interface AgentCheckpointsApi {
@@ -23,10 +24,13 @@ export interface AgentCheckpointsApi {
   setTrustOverride(trusted: boolean | undefined): void;
   refreshContextKeys(): Promise<void>;
   statusText(): string;
+  /** The backend the Timeline view is built on. */
+  readonly timelineBackend: TimelineBackend;
 }
 
-export function createApi(s: Services, whenTimelineResolved: () => Promise<void>): AgentCheckpointsApi {
+export function createApi(s: Services, timelineBackend: TimelineBackend, whenTimelineResolved: () => Promise<void>): AgentCheckpointsApi {
   return {
+    timelineBackend,
     whenTimelineResolved,
     storagePath: s.storagePath,
     logPath: s.context.logUri.fsPath,

@@ -1,0 +1,186 @@
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+import { classifyPatch } from '../../core/patches/classify';
+import type { LiveState } from '../../core/patches/schema';
+import type { LiveFile } from '../../core/ports';
+import type { RollbackResult as CoreRollbackResult } from '../../core/restore/rollback';
+import type { FileRollbackPlan } from '../../core/restore/types';
+import type { RestoreFile, RestoreMode } from '../../protocol/viewModel';
+import { sortRestoreFiles } from '../../protocol/viewModel';
+import type { RestorePlan, RollbackResult, TimelineBackend, TimelineChange } from './timeline/backend';
+import type { Services } from './services';
+import { RESTRICTED_MODE_MESSAGE } from './trust';
+
+const LIVE_DEBOUNCE_MS = 150;
+
+function restoreFileOf(file: FileRollbackPlan): RestoreFile {
+  return { path: file.path, action: file.status, ...(file.reason !== undefined ? { detail: file.reason } : {}) };
+}
+
+function hunkCounts(result: CoreRollbackResult): RollbackResult {
+  const hunks = result.plan.files.flatMap((f) => f.patches.flatMap((p) => p.hunks));
+  const reverted = result.written.length > 0 ? hunks.filter((h) => h === 'revert').length : 0;
+  return { revertedHunks: reverted, conflictHunks: hunks.filter((h) => h === 'conflict').length };
+}
+
+/**
+ * The Timeline's view of the extension: runs from the store, live patch states from the live
+ * workspace, actions through the restore engine and the controller, and change events from the
+ * runtime, the editors, the file system and the store folder (runs written by another process).
+ */
+export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposable {
+  private readonly changes = new vscode.EventEmitter<TimelineChange>();
+  readonly onDidChange = this.changes.event;
+  private readonly disposables: vscode.Disposable[] = [];
+  private pendingLive = new Set<string>();
+  private liveTimer: NodeJS.Timeout | undefined;
+  private readonly recordTimers = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly s: Services) {
+    this.disposables.push(
+      this.changes,
+      s.controller.onEvent((event) => {
+        if (event.type === 'records') this.changes.fire({ kind: 'records', runId: event.runId });
+      }),
+      s.controller.onDidStart(() => this.changes.fire({ kind: 'runs' })),
+      s.controller.onDidFinish(({ run }) => {
+        this.changes.fire({ kind: 'runs' });
+        this.changes.fire({ kind: 'records', runId: run.runId });
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => this.liveChanged(e.document.uri)),
+      vscode.workspace.onDidSaveTextDocument((doc) => this.liveChanged(doc.uri)),
+      vscode.workspace.onDidCloseTextDocument((doc) => this.liveChanged(doc.uri)),
+      ...this.watchers(),
+    );
+  }
+
+  private watchers(): vscode.Disposable[] {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const watchers = folders.map((folder) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*')));
+    const store = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.s.storagePath), 'runs/*/*'));
+    const out: vscode.Disposable[] = [...watchers, store];
+    for (const w of watchers) out.push(w.onDidChange((u) => this.liveChanged(u)), w.onDidCreate((u) => this.liveChanged(u)), w.onDidDelete((u) => this.liveChanged(u)));
+    const storeChanged = (uri: vscode.Uri) => this.storeChanged(uri);
+    out.push(store.onDidChange(storeChanged), store.onDidCreate(storeChanged), store.onDidDelete(storeChanged));
+    return out;
+  }
+
+  private liveChanged(uri: vscode.Uri): void {
+    if (uri.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(uri)) return;
+    this.pendingLive.add(vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1));
+    this.liveTimer ??= setTimeout(() => {
+      this.liveTimer = undefined;
+      const paths = [...this.pendingLive];
+      this.pendingLive = new Set();
+      this.changes.fire({ kind: 'live', paths });
+    }, LIVE_DEBOUNCE_MS);
+  }
+
+  /** A journal written by another process (the headless runner, another window). */
+  private storeChanged(uri: vscode.Uri): void {
+    const runId = nodePath.basename(nodePath.dirname(uri.fsPath));
+    if (this.s.controller.isRunning(runId) || this.recordTimers.has(runId)) return;
+    this.recordTimers.set(
+      runId,
+      setTimeout(() => {
+        this.recordTimers.delete(runId);
+        this.changes.fire({ kind: 'runs' });
+        this.changes.fire({ kind: 'records', runId });
+      }, LIVE_DEBOUNCE_MS),
+    );
+  }
+
+  private afterAction(runId: string): void {
+    this.changes.fire({ kind: 'records', runId });
+    void this.s.keys.refresh();
+  }
+
+  listRuns() {
+    return this.s.store.listRuns();
+  }
+
+  readRun(runId: string) {
+    return this.s.store.readRun(runId);
+  }
+
+  async liveStates(runId: string): Promise<ReadonlyMap<string, LiveState>> {
+    const state = await this.s.store.readRun(runId);
+    const live = new Map<string, LiveFile | null>();
+    const states = new Map<string, LiveState>();
+    for (const patch of state.patches) {
+      if (patch.state !== 'pending') continue;
+      if (!live.has(patch.path)) live.set(patch.path, await this.s.workspace.read(patch.path).catch(() => null));
+      states.set(patch.patchId, classifyPatch(patch, live.get(patch.path) ?? null));
+    }
+    return states;
+  }
+
+  readBlob(hash: string): Promise<Uint8Array> {
+    return this.s.store.getBlob(hash);
+  }
+
+  fileUri(path: string): vscode.Uri | undefined {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+    const [first, ...rest] = path.split('/');
+    const named = folders.length > 1 ? folders.find((f) => f.name === first) : undefined;
+    const folder = named ?? folders[0];
+    if (!folder) return undefined;
+    const absolute = nodePath.resolve(folder.uri.fsPath, named ? rest.join('/') : path);
+    const rel = nodePath.relative(folder.uri.fsPath, absolute);
+    if (rel === '' || rel.startsWith('..') || nodePath.isAbsolute(rel)) return undefined;
+    return vscode.Uri.file(absolute);
+  }
+
+  async restoreCheckpoint(runId: string, checkpointId: string, mode: RestoreMode, options: { dryRun: boolean }): Promise<RestorePlan> {
+    const state = await this.s.store.readRun(runId);
+    const checkpoint = state.allCheckpoints.find((c) => c.checkpointId === checkpointId);
+    if (!checkpoint) throw new Error(`run ${runId} has no checkpoint ${checkpointId}`);
+    const messagesDropped = mode === 'files' ? undefined : Math.max(0, state.messages.length - checkpoint.messageCount);
+    const withDropped = (files: RestoreFile[]): RestorePlan => ({ files: sortRestoreFiles(files), ...(messagesDropped !== undefined ? { messagesDropped } : {}) });
+    if (options.dryRun) {
+      if (mode === 'session') return withDropped([]);
+      const plan = await this.s.restore.planRollback(runId, { kind: 'checkpoint', checkpointId });
+      return withDropped(plan.files.map(restoreFileOf));
+    }
+    const result = await this.s.restore.restoreCheckpoint(runId, checkpointId, mode);
+    this.afterAction(runId);
+    return withDropped(result.files ? result.files.plan.files.map(restoreFileOf) : []);
+  }
+
+  async accept(runId: string, patchId: string): Promise<void> {
+    await this.s.restore.accept(runId, patchId);
+    this.afterAction(runId);
+  }
+
+  async rollbackPatch(runId: string, patchId: string, hunk?: number): Promise<RollbackResult> {
+    const target = hunk === undefined ? { kind: 'patch' as const, patchId } : { kind: 'hunk' as const, patchId, hunkIndex: hunk };
+    const result = await this.s.restore.rollback(runId, target);
+    this.afterAction(runId);
+    return hunkCounts(result);
+  }
+
+  async undoLastRestore(runId: string): Promise<RestorePlan> {
+    const result = await this.s.restore.undoLastRestore(runId);
+    if (!result) throw new Error('this run has no restore or rollback left to undo');
+    this.afterAction(runId);
+    const written: RestoreFile[] = result.written.map((path) => ({ path, action: 'revert' }));
+    const conflicts: RestoreFile[] = result.conflicts.map((c) => ({ path: c.path, action: 'conflict', detail: c.error }));
+    return { files: sortRestoreFiles([...written, ...conflicts]) };
+  }
+
+  async resume(runId: string): Promise<void> {
+    if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
+    await this.s.controller.resume(runId);
+  }
+
+  async cancel(runId: string): Promise<void> {
+    if (!this.s.controller.isRunning(runId)) throw new Error(`run ${runId} is not running in this window`);
+    this.s.controller.cancel();
+  }
+
+  dispose(): void {
+    if (this.liveTimer) clearTimeout(this.liveTimer);
+    for (const t of this.recordTimers.values()) clearTimeout(t);
+    for (const d of this.disposables) d.dispose();
+  }
+}
