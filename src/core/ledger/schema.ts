@@ -9,6 +9,9 @@ export const FileIntent = z.object({
   path: z.string(),
   beforeHash: z.string(),
   afterHash: z.string(),
+  /** Blobs of both sides, stored before `started` so a write cut before its patch record can still be recorded. */
+  beforeBlob: z.string().optional(),
+  afterBlob: z.string().optional(),
 });
 
 /** One tool call's durable record; a new full copy is journaled on every transition. */

@@ -1,5 +1,6 @@
 import type { Clock, Log, Workspace } from '../ports';
 import type { CheckpointStore } from '../store/contract';
+import type { FileIntent } from '../ledger/schema';
 import type { PreparedWrite } from '../tools/types';
 import { ABSENT, decodeText, hashOrAbsent, isBinary } from './hash';
 import { diffTexts } from './hunks';
@@ -41,8 +42,8 @@ export async function prepareWrite(workspace: Workspace, path: string, after: Ui
 }
 
 function operation(write: PreparedWrite): Patch['op'] {
-  if (write.before === null) return 'create';
-  if (write.after === null) return 'delete';
+  if (write.beforeHash === ABSENT) return 'create';
+  if (write.afterHash === ABSENT) return 'delete';
   return 'modify';
 }
 
@@ -70,25 +71,31 @@ async function putIfPresent(blobs: BlobStore, bytes: Uint8Array | null): Promise
   return bytes === null ? undefined : blobs.putBlob(bytes);
 }
 
-/**
- * Performs one prepared write durably: before and after blobs first, then the write (or delete)
- * through the Workspace with the expected before-hash (StaleContentError when live changed),
- * then returns the Patch (state pending) for the caller to journal.
- */
-export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, write: PreparedWrite): Promise<Patch> {
+export interface StoredWriteBlobs {
+  readonly beforeBlob?: string;
+  readonly afterBlob?: string;
+  readonly omitted: boolean;
+}
+
+/** Stores both sides of a write as blobs (nothing over the size cap); idempotent thanks to content addressing. */
+export async function storeWriteBlobs(deps: Pick<WriteDeps, 'blobs' | 'contentCapBytes'>, write: Pick<PreparedWrite, 'before' | 'after'>): Promise<StoredWriteBlobs> {
   const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
-  const size = Math.max(write.before?.length ?? 0, write.after?.length ?? 0);
-  const omitted = size > cap;
-  const beforeBlob = omitted ? undefined : await putIfPresent(deps.blobs, write.before);
-  const afterBlob = omitted ? undefined : await putIfPresent(deps.blobs, write.after);
-  const liveBefore = await deps.workspace.read(write.path);
-  const wroteDirtyBuffer = liveBefore?.dirty === true;
-  if (write.after === null) await deps.workspace.delete(write.path, write.beforeHash);
-  else await deps.workspace.write(write.path, write.after, write.beforeHash);
-  if (omitted) {
-    deps.log.log('warn', `${write.path}: ${size} bytes is over the ${cap}-byte cap; content kept by hash only: no diff is shown and the patch cannot be rolled back (a created file can still be deleted)`, { path: write.path, size, cap });
-  }
-  const summary = omitted ? omittedSummary(write) : summarizeDiff(write.path, write.before, write.after);
+  const omitted = Math.max(write.before?.length ?? 0, write.after?.length ?? 0) > cap;
+  if (omitted) return { omitted };
+  const beforeBlob = await putIfPresent(deps.blobs, write.before);
+  const afterBlob = await putIfPresent(deps.blobs, write.after);
+  return { omitted, ...(beforeBlob === undefined ? {} : { beforeBlob }), ...(afterBlob === undefined ? {} : { afterBlob }) };
+}
+
+/** The patch record of a write whose blobs are stored. */
+export function patchOfWrite(
+  deps: Pick<WriteDeps, 'clock' | 'newId'>,
+  origin: WriteOrigin,
+  write: PreparedWrite,
+  blobs: StoredWriteBlobs,
+  wroteDirtyBuffer: boolean,
+): Patch {
+  const summary = blobs.omitted ? omittedSummary(write) : summarizeDiff(write.path, write.before, write.after);
   return {
     patchId: deps.newId(),
     runId: origin.runId,
@@ -98,12 +105,44 @@ export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, w
     op: operation(write),
     beforeHash: write.beforeHash,
     afterHash: write.afterHash,
-    ...(beforeBlob === undefined ? {} : { beforeBlob }),
-    ...(afterBlob === undefined ? {} : { afterBlob }),
+    ...(blobs.beforeBlob === undefined ? {} : { beforeBlob: blobs.beforeBlob }),
+    ...(blobs.afterBlob === undefined ? {} : { afterBlob: blobs.afterBlob }),
     ...summary,
-    ...(omitted ? { contentOmitted: true } : {}),
+    ...(blobs.omitted ? { contentOmitted: true } : {}),
     ...(wroteDirtyBuffer ? { wroteDirtyBuffer: true } : {}),
     createdAt: deps.clock.now(),
     state: 'pending',
   };
+}
+
+/**
+ * Performs one prepared write durably: before and after blobs first, then the write (or delete)
+ * through the Workspace with the expected before-hash (StaleContentError when live changed),
+ * then returns the Patch (state pending) for the caller to journal.
+ */
+export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, write: PreparedWrite): Promise<Patch> {
+  const blobs = await storeWriteBlobs(deps, write);
+  const liveBefore = await deps.workspace.read(write.path);
+  const wroteDirtyBuffer = liveBefore?.dirty === true;
+  if (write.after === null) await deps.workspace.delete(write.path, write.beforeHash);
+  else await deps.workspace.write(write.path, write.after, write.beforeHash);
+  if (blobs.omitted) {
+    const size = Math.max(write.before?.length ?? 0, write.after?.length ?? 0);
+    const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
+    deps.log.log('warn', `${write.path}: ${size} bytes is over the ${cap}-byte cap; content kept by hash only: no diff is shown and the patch cannot be rolled back (a created file can still be deleted)`, { path: write.path, size, cap });
+  }
+  return patchOfWrite(deps, origin, write, blobs, wroteDirtyBuffer);
+}
+
+/**
+ * The patch of a write that happened before an interruption but whose patch record was never
+ * journaled: rebuilt from the write-ahead intent and the blobs stored before the call started.
+ */
+export async function recoverPatch(deps: Pick<WriteDeps, 'blobs' | 'clock' | 'newId'>, origin: WriteOrigin, intent: FileIntent): Promise<Patch> {
+  const before = intent.beforeBlob === undefined ? null : await deps.blobs.getBlob(intent.beforeBlob);
+  const after = intent.afterBlob === undefined ? null : await deps.blobs.getBlob(intent.afterBlob);
+  const omitted = (intent.beforeHash !== ABSENT && before === null) || (intent.afterHash !== ABSENT && after === null);
+  const write: PreparedWrite = { path: intent.path, beforeHash: intent.beforeHash, afterHash: intent.afterHash, before, after };
+  const blobs: StoredWriteBlobs = { omitted, ...(intent.beforeBlob ? { beforeBlob: intent.beforeBlob } : {}), ...(intent.afterBlob ? { afterBlob: intent.afterBlob } : {}) };
+  return patchOfWrite(deps, origin, write, blobs, false);
 }

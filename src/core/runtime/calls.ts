@@ -1,8 +1,8 @@
 import { inputHash } from '../ledger/canonical';
-import type { LedgerEntry } from '../ledger/schema';
+import type { FileIntent, LedgerEntry } from '../ledger/schema';
 import { transition, type EntryChanges } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
-import { applyPreparedWrite } from '../patches/record';
+import { applyPreparedWrite, recoverPatch, storeWriteBlobs } from '../patches/record';
 import type { Patch } from '../patches/schema';
 import { StaleContentError, PathRefusedError } from '../ports';
 import { ToolError } from '../tools/errors';
@@ -145,7 +145,12 @@ export async function prepareAndExecute(env: CallEnv, tool: AnyTool, input: unkn
       return recordResult(env, entry, 'failed', { content: describe(error), isError: true }, { reason: 'could not prepare the change' });
     }
   }
-  const intents = prepared.map(({ path, beforeHash, afterHash }) => ({ path, beforeHash, afterHash }));
+  // Blobs of both sides go to the store before `started`, so a write cut before its patch record can still be recorded on resume.
+  const intents = [];
+  for (const write of prepared) {
+    const blobs = await guardStore(() => storeWriteBlobs({ blobs: env.session.deps.store }, write));
+    intents.push({ path: write.path, beforeHash: write.beforeHash, afterHash: write.afterHash, ...(blobs.beforeBlob ? { beforeBlob: blobs.beforeBlob } : {}), ...(blobs.afterBlob ? { afterBlob: blobs.afterBlob } : {}) });
+  }
   const started = transition(entry, 'started', { startedAt: env.session.deps.clock.now(), ...(tool.prepare ? { intents } : {}) });
   await env.session.save('tool_started', [{ type: 'ledger', entry: started }], { callId: entry.callId });
   return execute(env, tool, input, started, prepared, ctx);
@@ -163,6 +168,28 @@ async function execute(env: CallEnv, tool: AnyTool, input: unknown, started: Led
   return recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, patchIds);
 }
 
+/** Journals patches for writes of an interrupted call that happened but were never recorded. */
+export async function recoverMissingPatches(env: CallEnv, entry: LedgerEntry, intents: readonly FileIntent[]): Promise<string[]> {
+  const { session } = env;
+  const { deps } = session;
+  const patchIds: string[] = [];
+  for (const intent of intents) {
+    const recorded = session.patchOf(entry.callId, intent.path);
+    if (recorded !== undefined) {
+      patchIds.push(recorded);
+      continue;
+    }
+    const patch = await guardStore(() => recoverPatch({ blobs: deps.store, clock: deps.clock, newId: newPatchId(deps) }, { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId }, intent));
+    await session.save('file_written', [{ type: 'patch', patch }], { callId: entry.callId });
+    patchIds.push(patch.patchId);
+  }
+  return patchIds;
+}
+
+function newPatchId(deps: RunSession['deps']): () => string {
+  return deps.newId ?? (() => `p${deps.clock.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
+}
+
 function isToolFailure(error: unknown): boolean {
   return error instanceof ToolError || error instanceof StaleContentError || error instanceof PathRefusedError || (error instanceof Error && !(error instanceof StorageFailure) && !(error instanceof PauseSignal));
 }
@@ -177,7 +204,7 @@ function toolContext(env: CallEnv, entry: LedgerEntry): ToolContextWithPatches {
     putBlob: (bytes: Uint8Array) => guardStore(() => deps.store.putBlob(bytes)),
     getBlob: (hash: string) => guardStore(() => deps.store.getBlob(hash)),
   };
-  const newId = deps.newId ?? (() => `p${deps.clock.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
+  const newId = newPatchId(deps);
   return {
     runId: session.runId,
     callId: entry.callId,

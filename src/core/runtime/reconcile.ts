@@ -3,7 +3,7 @@ import type { FileIntent, LedgerEntry } from '../ledger/schema';
 import { hasRecordedResult, transition } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
 import type { AnyTool } from '../tools/registry';
-import { checkCancelled, parseInput, plannedEntry, prepareAndExecute, recordResult, resultBlock, runPlannedCall, type CallEnv } from './calls';
+import { checkCancelled, parseInput, plannedEntry, prepareAndExecute, recoverMissingPatches, recordResult, resultBlock, runPlannedCall, type CallEnv } from './calls';
 import type { RunSession } from './session';
 
 export const STATUS_UNKNOWN_MESSAGE =
@@ -122,7 +122,8 @@ async function probeAndSettle(env: CallEnv, tool: AnyTool, input: unknown, entry
   if (verdict.kind === 'applied') {
     const paths = intents.map((intent) => intent.path).join(', ');
     const content = `${tool.summarize(input)}: was applied before the interruption (${paths} already has the intended content); it was not run again.`;
-    const block = await recordResult(env, entry, 'succeeded', { content }, { reason: 'probe: live content equals the intended result' });
+    const patchIds = await recoverMissingPatches(env, entry, intents);
+    const block = await recordResult(env, entry, 'succeeded', { content }, { reason: 'probe: live content equals the intended result', ...(patchIds.length > 0 ? { patchIds } : {}) });
     return { block, outcome: 'applied_before' };
   }
   const content = `${tool.summarize(input)}: not applied, conflict: ${verdict.paths.join(', ')} changed after this call was prepared and has neither the content it expected nor the content it would have written. Read the file(s) again before changing them.`;

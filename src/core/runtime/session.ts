@@ -45,6 +45,8 @@ export class RunSession {
   status: RunStatus;
   private checkpointCount: number;
   private patchCount: number;
+  /** Patch id by `callId\0path`, to find the writes a call already recorded. */
+  private readonly patchesByCall = new Map<string, string>();
   lastStopReason: string | undefined;
 
   constructor(
@@ -62,7 +64,13 @@ export class RunSession {
     this.status = state?.status ?? 'running';
     this.checkpointCount = state?.allCheckpoints.length ?? 0;
     this.patchCount = state?.patches.length ?? 0;
+    for (const patch of state?.patches ?? []) this.patchesByCall.set(`${patch.toolCallId}\0${patch.path}`, patch.patchId);
     this.lastStopReason = [...(state?.checkpoints ?? [])].reverse().find((c) => c.label === 'after_model')?.stopReason;
+  }
+
+  /** The patch a call recorded for a path, if any. */
+  patchOf(callId: string, path: string): string | undefined {
+    return this.patchesByCall.get(`${callId}\0${path}`);
   }
 
   get runId(): string {
@@ -126,6 +134,7 @@ export class RunSession {
         return;
       case 'patch':
         this.patchCount += 1;
+        this.patchesByCall.set(`${record.patch.toolCallId}\0${record.patch.path}`, record.patch.patchId);
         return;
       case 'budget':
         this.budget = { ...record.budget };

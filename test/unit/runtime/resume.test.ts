@@ -110,8 +110,16 @@ describe('resume and reconciliation', () => {
     assert.equal(outcome.status, 'completed');
     assert.equal(readText(h!.root, 'a.txt'), 'two\n');
     assert.match(lastToolResults(h!.fake, 1)[0]!.content, /was applied before the interruption/);
-    assert.equal((await h!.store.readRun(runId)).ledger[0]!.status, 'succeeded');
+    const state = await h!.store.readRun(runId);
+    assert.equal(state.ledger[0]!.status, 'succeeded');
     assert.deepEqual(startedCalls(h!.events), ['t1']);
+    // The write happened but its patch record was cut: resume records it from the write-ahead intent and blobs.
+    assert.equal(state.patches.length, 1);
+    const patch = state.patches[0]!;
+    assert.deepEqual([patch.path, patch.op, patch.toolCallId, patch.added, patch.removed], ['a.txt', 'modify', 't1', 1, 1]);
+    assert.deepEqual(state.ledger[0]!.patchIds, [patch.patchId]);
+    assert.equal(new TextDecoder().decode(await h!.store.getBlob(patch.beforeBlob!)), 'one\n');
+    assert.equal(new TextDecoder().decode(await h!.store.getBlob(patch.afterBlob!)), 'two\n');
   });
 
   it('a dangling edit_file found at beforeHash is run', async () => {
