@@ -13,7 +13,7 @@ export const COMMANDS = {
   setApiKey: 'agentCheckpoints.setApiKey',
   showLog: 'agentCheckpoints.showLog',
   restoreCheckpoint: 'agentCheckpoints.restoreCheckpoint',
-  rollbackPatch: 'agentCheckpoints.rollbackPatch',
+  rollbackPatch: 'agentCheckpoints.rollbackPatchPick',
   undoRestore: 'agentCheckpoints.undoRestore',
   showTimeline: 'agentCheckpoints.timeline.focus',
 } as const;

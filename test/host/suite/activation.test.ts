@@ -14,7 +14,10 @@ export function activationSuite(): void {
 
     it('registers the Agent commands', async () => {
       const commands = await vscode.commands.getCommands(true);
-      for (const id of ['agentCheckpoints.run', 'agentCheckpoints.resume']) {
+      const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
+      const contributed = pkg.contributes.commands.map((c) => c.command);
+      for (const id of ['agentCheckpoints.run', 'agentCheckpoints.resume', 'agentCheckpoints.cancel', 'agentCheckpoints.setApiKey', 'agentCheckpoints.showLog', 'agentCheckpoints.restoreCheckpoint', 'agentCheckpoints.rollbackPatchPick', 'agentCheckpoints.undoRestore']) {
+        assert.ok(contributed.includes(id), `${id} is not contributed`);
         assert.ok(commands.includes(id), `${id} is not registered`);
       }
     });
