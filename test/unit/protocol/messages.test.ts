@@ -1,0 +1,77 @@
+import { strict as assert } from 'node:assert';
+import { HostToWebview, METHODS, ReplyMessage, RequestMessage, WebviewToHost, parseMessage } from '../../../src/protocol/messages';
+import { buildRunView } from '../../../src/protocol/build';
+import { sortRestoreFiles } from '../../../src/protocol/viewModel';
+import { sampleRun } from '../webview/fixtures';
+
+const PARAMS: Record<string, unknown> = {
+  restorePreview: { runId: 'r', checkpointId: 'c', mode: 'files' },
+  restore: { runId: 'r', checkpointId: 'c', mode: 'both', previewId: 'p' },
+  openDiff: { runId: 'r', patchId: 'p' },
+  accept: { runId: 'r', patchId: 'p' },
+  rollbackPatch: { runId: 'r', patchId: 'p', hunk: 2 },
+  undoLastRestore: { runId: 'r' },
+  resume: { runId: 'r' },
+  cancel: { runId: 'r' },
+};
+
+describe('protocol messages', () => {
+  it('accepts a well-formed request for every method', () => {
+    assert.deepEqual(METHODS.sort(), Object.keys(PARAMS).sort());
+    for (const method of METHODS) {
+      const parsed = WebviewToHost.safeParse({ type: 'request', requestId: 'w1', method, params: PARAMS[method] });
+      assert.ok(parsed.success, `${method}: ${parsed.success ? '' : parsed.error.message}`);
+    }
+    assert.ok(WebviewToHost.safeParse({ type: 'ready' }).success);
+  });
+
+  it('rejects requests without an id, with an unknown method, or with wrong params', () => {
+    const bad = [
+      { type: 'request', method: 'accept', params: PARAMS.accept },
+      { type: 'request', requestId: '', method: 'accept', params: PARAMS.accept },
+      { type: 'request', requestId: 'w1', method: 'deleteEverything', params: {} },
+      { type: 'request', requestId: 'w1', method: 'restore', params: { runId: 'r', checkpointId: 'c', mode: 'files' } },
+      { type: 'request', requestId: 'w1', method: 'restorePreview', params: { runId: 'r', checkpointId: 'c', mode: 'everything' } },
+      { type: 'request', requestId: 'w1', method: 'rollbackPatch', params: { runId: 'r', patchId: 'p', hunk: -1 } },
+      { type: 'request', requestId: 'x'.repeat(101), method: 'cancel', params: { runId: 'r' } },
+      null,
+      'ready',
+      { type: 'snapshot', runs: [] },
+    ];
+    for (const message of bad) assert.equal(WebviewToHost.safeParse(message).success, false, JSON.stringify(message));
+  });
+
+  it('replies carry a result when ok and an error otherwise', () => {
+    assert.ok(ReplyMessage.safeParse({ type: 'reply', requestId: 'w1', ok: true, result: { message: 'x' } }).success);
+    assert.ok(ReplyMessage.safeParse({ type: 'reply', requestId: 'w1', ok: false, error: 'no' }).success);
+    assert.equal(ReplyMessage.safeParse({ type: 'reply', requestId: 'w1', ok: false }).success, false);
+    assert.equal(ReplyMessage.safeParse({ type: 'reply', requestId: 'w1', ok: true, error: 'both' }).success, false);
+  });
+
+  it('a built snapshot parses, and a damaged one does not', () => {
+    const { state, live } = sampleRun(30);
+    const snapshot = { type: 'snapshot', runs: [buildRunView(state, live, false)] };
+    assert.ok(HostToWebview.safeParse(snapshot).success);
+    const damaged = structuredClone(snapshot);
+    (damaged.runs[0]!.steps[3]!.calls[0] as { status: string }).status = 'done';
+    const result = parseMessage(HostToWebview, damaged);
+    assert.equal(result.ok, false);
+    assert.match(result.ok ? '' : result.error, /malformed message at runs\.0\.steps\.3\.calls\.0\.status/);
+  });
+
+  it('a request message type checks against its params', () => {
+    const message: RequestMessage = { type: 'request', requestId: 'w2', method: 'resume', params: { runId: 'r' } };
+    assert.ok(RequestMessage.safeParse(message).success);
+  });
+
+  it('sorts restore files conflicts first, then reverts, then the rest', () => {
+    const sorted = sortRestoreFiles([
+      { path: 'b', action: 'skip' },
+      { path: 'z', action: 'revert' },
+      { path: 'y', action: 'conflict' },
+      { path: 'a', action: 'already' },
+      { path: 'a', action: 'conflict' },
+    ]);
+    assert.deepEqual(sorted.map((f) => `${f.action}:${f.path}`), ['conflict:a', 'conflict:y', 'revert:z', 'already:a', 'skip:b']);
+  });
+});
