@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { createApi, type AgentCheckpointsApi } from './host/vscode/api';
 import { registerCommands } from './host/vscode/commands';
 import { offerInterruptedRuns } from './host/vscode/interrupted';

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { RollbackResult } from '../../core/restore/rollback';
 import type { RestoreWhat } from './restore-actions';
 import type { RunSummary } from '../../core/store/contract';

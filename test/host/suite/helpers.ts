@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentCheckpointsApi } from '../../../src/host/vscode/api';
@@ -121,7 +121,7 @@ export async function writeWorkspaceFile(relative: string, text: string): Promis
 
 export async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
-  let entries: import('node:fs').Dirent[];
+  let entries: Dirent[];
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
   } catch {
