@@ -36,14 +36,27 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** Runs commands through the platform shell in a new process group, with the host environment. */
+/** Variables that hold the agent's own credentials: a command the model asks for never sees them. */
+export const WITHHELD_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+
+export function commandEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const name of WITHHELD_ENV) delete copy[name];
+  return copy;
+}
+
+/**
+ * Runs commands through the platform shell in a new process group, with the host environment
+ * minus the agent's credentials (so `echo $ANTHROPIC_API_KEY` cannot put the key in a result).
+ */
 export function createNodeCommandRunner(options: { env?: NodeJS.ProcessEnv } = {}): CommandRunner {
+  const env = commandEnvironment(options.env ?? process.env);
   return {
     run(command, { cwd, timeoutMs, maxOutputBytes, signal }) {
       const started = Date.now();
       return new Promise<CommandResult>((resolve, reject) => {
         if (signal?.aborted) return reject(new Error('command not started: cancelled'));
-        const child = spawn(command, { cwd, env: options.env ?? process.env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(command, { cwd, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
         const half = Math.max(1, Math.floor(maxOutputBytes / 2));
         const stdout = new BoundedOutput(half);
         const stderr = new BoundedOutput(half);

@@ -120,6 +120,12 @@ describe('node command runner', () => {
     assert.equal(result.stdout, '');
   });
 
+  it('never hands the agent\'s API key to a command', async () => {
+    const keyed = createNodeCommandRunner({ env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test-WITHHELD', KEEP_ME: 'visible' } });
+    const result = await keyed.run('echo "key=[$ANTHROPIC_API_KEY] keep=[$KEEP_ME]"', { cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    assert.equal(result.stdout.trim(), 'key=[] keep=[visible]');
+  });
+
   it('bounds the output', async () => {
     const result = await runner.run("head -c 100000 /dev/zero | tr '\\0' x", { cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     assert.equal(result.truncated, true);
