@@ -1,0 +1,232 @@
+// npm run bench:store: the file store against a rewrite-the-whole-JSON-per-step baseline,
+// side by side in one process. Prints one JSON object.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { RunWriter } from '../../src/core/store/contract';
+import type { StoreFileHandle, StoreFs } from '../../src/core/store/fs-port';
+import type { NewRecord, StoredRecord } from '../../src/core/store/records';
+import { encodeGroup } from '../../src/core/store/journal-format';
+import { stampRecords } from '../../src/core/store/stamp';
+import { NodeStoreFs } from '../../src/host/node/node-store-fs';
+import { openFileStore } from '../../src/host/node/store-factory';
+
+const STEPS = 1000;
+const RESUME_STEPS = 10_000;
+
+/** The Node port, counting every byte written through it. */
+class CountingFs extends NodeStoreFs {
+  written = 0;
+  constructor(private readonly skipSync = false) {
+    super();
+  }
+  override async write(handle: StoreFileHandle, bytes: Uint8Array): Promise<void> {
+    this.written += bytes.length;
+    await super.write(handle, bytes);
+  }
+  override async sync(handle: StoreFileHandle): Promise<void> {
+    if (!this.skipSync) await super.sync(handle);
+  }
+  override async syncDir(path: string): Promise<void> {
+    if (!this.skipSync) await super.syncDir(path);
+  }
+}
+
+const words = 'the quick brown fox jumps over the lazy dog while the agent edits src/index.ts and runs the tests; ';
+const text = (bytes: number, seed: number) => `${seed} ${words.repeat(Math.ceil(bytes / words.length))}`.slice(0, bytes);
+const budget = (turns: number) => ({ turns, maxTurns: 100_000, inputTokens: turns * 2100, outputTokens: turns * 400, tokensUsed: 9000, costUsd: turns * 0.012 });
+
+function checkpointRecord(step: number, label: 'before_model' | 'after_model' | 'tool_started' | 'tool_finished', messageCount: number, callId?: string): NewRecord {
+  return {
+    type: 'checkpoint', checkpointId: `cp-${step}-${label}-${callId ?? ''}`, stepId: step, label, messageCount, patchCount: step,
+    status: 'running', budget: budget(step), ...(callId ? { callId } : {}),
+  };
+}
+
+function ledgerRecord(step: number, callId: string, status: 'planned' | 'started' | 'succeeded', resultRef?: string): NewRecord {
+  return {
+    type: 'ledger',
+    entry: {
+      callId, stepId: step, toolName: 'edit_file', inputHash: 'a'.repeat(64), status, idempotency: 'conditional', replayPolicy: 'auto',
+      sideEffects: ['writes src/index.ts'], plannedAt: step * 1000, ...(status !== 'planned' ? { startedAt: step * 1000 + 5 } : {}),
+      ...(status === 'succeeded' ? { finishedAt: step * 1000 + 50, resultRef: resultRef! } : {}),
+      compensation: 'roll back the patch', intents: [{ path: 'src/index.ts', beforeHash: 'b'.repeat(64), afterHash: 'c'.repeat(64) }],
+    },
+  };
+}
+
+interface Sink {
+  /** One commit group, durable when it resolves; returns the new record data in bytes. */
+  commit(records: NewRecord[]): Promise<number>;
+  blob(bytes: Uint8Array): Promise<string>;
+  endStep(): Promise<void>;
+}
+
+/** One realistic step: before_model, an assistant message of several KB with one or two tool calls, their ledger transitions, a tool_result message. */
+async function step(sink: Sink, n: number): Promise<number> {
+  const calls = n % 3 === 0 ? [`tu-${n}-a`, `tu-${n}-b`] : [`tu-${n}-a`];
+  const base = 2 * (n - 1);
+  let bytes = await sink.commit([checkpointRecord(n, 'before_model', base)]);
+  const assistant: NewRecord = {
+    type: 'message', index: base, stepId: n,
+    message: { role: 'assistant', content: [{ type: 'text', text: text(3000, n) }, ...calls.map((id) => ({ type: 'tool_use', id, name: 'edit_file', input: { path: 'src/index.ts', edits: text(400, n) } }))] },
+  };
+  bytes += await sink.commit([assistant, ...calls.map((id) => ledgerRecord(n, id, 'planned')), checkpointRecord(n, 'after_model', base + 1)]);
+  const results: { type: string; tool_use_id: string; content: string }[] = [];
+  for (const id of calls) {
+    bytes += await sink.commit([ledgerRecord(n, id, 'started'), checkpointRecord(n, 'tool_started', base + 1, id)]);
+    const result = { type: 'tool_result', tool_use_id: id, content: text(2500, n) };
+    results.push(result);
+    const blobBytes = new TextEncoder().encode(JSON.stringify(result));
+    const ref = await sink.blob(blobBytes);
+    bytes += blobBytes.length;
+    bytes += await sink.commit([ledgerRecord(n, id, 'succeeded', ref), checkpointRecord(n, 'tool_finished', base + 1, id)]);
+  }
+  bytes += await sink.commit([{ type: 'message', index: base + 1, stepId: n, message: { role: 'user', content: results } }]);
+  await sink.endStep();
+  return bytes;
+}
+
+const recordBytes = (records: readonly StoredRecord[]) => records.reduce((sum, r) => sum + JSON.stringify(r).length + 1, 0);
+
+function storeSink(writer: RunWriter, putBlob: (b: Uint8Array) => Promise<string>): Sink {
+  return { commit: async (records) => recordBytes(await writer.append(records)), blob: putBlob, endStep: async () => undefined };
+}
+
+/** Baseline: the whole run state as one JSON file, rewritten (temp, fsync, rename, fsync dir) every step. */
+function baselineSink(fs: CountingFs, dir: string): Sink & { state: Record<string, unknown[]> } {
+  const state: Record<string, unknown[]> = { records: [], blobs: [] };
+  let seq = 0;
+  return {
+    state,
+    commit: async (records) => {
+      const stamped = records.map((r) => ({ ...r, v: 1, at: Date.now(), seq: ++seq }));
+      state.records!.push(...stamped);
+      return stamped.reduce((sum, r) => sum + JSON.stringify(r).length + 1, 0);
+    },
+    blob: async (bytes) => {
+      state.blobs!.push(new TextDecoder().decode(bytes));
+      return 'f'.repeat(64);
+    },
+    endStep: async () => {
+      const temp = join(dir, 'state.json.tmp');
+      const handle = await fs.openAppend(temp);
+      await fs.write(handle, new TextEncoder().encode(JSON.stringify(state)));
+      await fs.sync(handle);
+      await fs.close(handle);
+      await fs.rename(temp, join(dir, 'state.json'));
+      await fs.syncDir(dir);
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function measureRun(sink: Sink): Promise<{ newBytes: number; stepRatio: number; p99: number }> {
+  const times: number[] = [];
+  let newBytes = 0;
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  for (let n = 1; n <= STEPS; n++) {
+    const t = performance.now();
+    newBytes += await step(sink, n);
+    times.push(performance.now() - t);
+  }
+  loop.disable();
+  // "step 10" and "step 1000": medians of the 20-step windows around them.
+  const stepRatio = median(times.slice(STEPS - 20)) / median(times.slice(0, 20));
+  return { newBytes, stepRatio, p99: loop.percentile(99) / 1e6 };
+}
+
+/**
+ * A 10,000-step run in the store's own format, built fast: the same records stamped and framed
+ * as the writer does, written in one go (the fixture's write speed is not what is measured).
+ */
+export async function buildStoreRun(root: string, steps: number): Promise<void> {
+  const fs = new CountingFs(true);
+  const store = openFileStore(root, { fs });
+  const writer = await store.createRun({ runId: 'big', task: 'resume bench', createdAt: Date.now(), workspaceFolders: ['/ws'], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 } });
+  await writer.close();
+  const groups: Uint8Array[] = [];
+  let seq = 1;
+  const sink: Sink = {
+    commit: async (records) => {
+      const stamped = stampRecords(records, seq + 1, Date.now());
+      seq += stamped.length;
+      groups.push(encodeGroup(stamped));
+      return 0;
+    },
+    blob: (b) => store.putBlob(b),
+    endStep: async () => undefined,
+  };
+  for (let n = 1; n <= steps; n++) await step(sink, n);
+  const handle = await fs.openAppend(store.journalPath('big'));
+  for (const group of groups) await fs.write(handle, group);
+  await fs.close(handle);
+}
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'store-bench-'));
+  try {
+    const fs = new CountingFs();
+    const store = openFileStore(join(root, 'store'), { fs });
+    const writer = await store.createRun({ runId: 'bench', task: 'bench', createdAt: Date.now(), workspaceFolders: ['/ws'], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 } });
+    const before = fs.written;
+    const run = await measureRun(storeSink(writer, (b) => store.putBlob(b)));
+    await writer.close();
+    const storeWritten = fs.written - before;
+    progress('store run');
+
+    const baseFs = new CountingFs();
+    const baseDir = join(root, 'baseline');
+    await baseFs.mkdirp(baseDir);
+    const baseSink = baselineSink(baseFs, baseDir);
+    const base = await measureRun(baseSink);
+    progress('baseline run');
+
+    await buildStoreRun(join(root, 'resume'), RESUME_STEPS);
+    progress('resume fixture');
+    let t = performance.now();
+    const resumed = await openFileStore(join(root, 'resume')).readRun('big');
+    const resumeMs = performance.now() - t;
+    if (resumed.stepId !== RESUME_STEPS) throw new Error(`resume read ${resumed.stepId} steps`);
+    const journalBytes = (await new NodeStoreFs().stat(join(root, 'resume', 'runs', 'big', 'journal.jsonl')))!.size;
+
+    // Baseline resume: the same 10,000-step state as one JSON file.
+    const big = baselineSink(new CountingFs(true), baseDir);
+    for (let n = 1; n <= RESUME_STEPS; n++) await step({ ...big, endStep: async () => undefined }, n);
+    await big.endStep();
+    t = performance.now();
+    const parsed = JSON.parse(new TextDecoder().decode(await new NodeStoreFs().readFile(join(baseDir, 'state.json')))) as { records: unknown[] };
+    const baselineResumeMs = performance.now() - t;
+    if (parsed.records.length === 0) throw new Error('baseline resume read nothing');
+
+    console.log(JSON.stringify({
+      steps: STEPS,
+      new_bytes: run.newBytes,
+      bytes_written: storeWritten,
+      bytes_ratio: round(storeWritten / run.newBytes),
+      step_ratio: round(run.stepRatio),
+      resume_ms: round(resumeMs),
+      resume_steps: RESUME_STEPS,
+      resume_journal_mb: round(journalBytes / 2 ** 20),
+      eventloop_p99_ms: round(run.p99),
+      rss_mb: round(process.memoryUsage().rss / 2 ** 20),
+      baseline_bytes_written: baseFs.written,
+      baseline_bytes_ratio: round(baseFs.written / base.newBytes),
+      baseline_step_ratio: round(base.stepRatio),
+      baseline_resume_ms: round(baselineResumeMs),
+      baseline_eventloop_p99_ms: round(base.p99),
+    }));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const started = performance.now();
+const progress = (what: string) => process.stderr.write(`${what} done at ${Math.round(performance.now() - started)} ms\n`);
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+if (require.main === module) void main();
