@@ -10,6 +10,7 @@ const LAYERS = [
   { name: 'unit', cmd: ['npx', 'mocha', '--config', 'test/unit/.mocharc.json'] },
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'host', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts'] },
+  { name: 'host-restricted', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts', '--restricted'] },
   { name: 'e2e', cmd: ['npx', 'mocha', '--config', 'test/e2e/.mocharc.json'] },
 ];
 
@@ -44,7 +45,7 @@ for (const layer of LAYERS) {
 console.log('\n===== summary');
 for (const r of results) {
   const counts = r.passing || r.failing ? ` ${r.passing} passing, ${r.failing} failing${r.pending ? `, ${r.pending} pending` : ''}` : '';
-  console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name.padEnd(9)}${counts} (${r.seconds.toFixed(1)} s)`);
+  console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name.padEnd(16)}${counts} (${r.seconds.toFixed(1)} s)`);
 }
 const passed = results.reduce((n, r) => n + r.passing, 0);
 const failedTests = results.reduce((n, r) => n + r.failing, 0);

@@ -10,8 +10,8 @@ import { CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, startCodeServer, workbenchUrl } fro
 const WORKBENCH_NOISE = [/^Ignoring fetching additional builtin/, /^\[AccountPolicyGate\]/, /^Updating additional builtin/, /^\[Service Worker\]/, /^Creating a socket/, /\/static\/out\/vs\//];
 const TEST_TIMEOUT_MS = Number(process.env.HOST_TEST_TIMEOUT_MS ?? 10 * 60_000);
 
-export async function runHostTests(options: { workspaceTrust?: boolean; env?: Record<string, string> } = {}): Promise<number> {
-  const testsPath = join(REPO_ROOT, 'dist/test/host/index.js');
+export async function runHostTests(options: { workspaceTrust?: boolean; env?: Record<string, string>; entry?: string } = {}): Promise<number> {
+  const testsPath = join(REPO_ROOT, 'dist/test/host', options.entry ?? 'index.js');
   if (!existsSync(testsPath)) throw new Error(`${testsPath} is missing: run node esbuild.mjs first`);
   const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-ws-'));
   const demo = join(REPO_ROOT, 'test/demo/workspace');
@@ -20,6 +20,8 @@ export async function runHostTests(options: { workspaceTrust?: boolean; env?: Re
   const verbose = process.env.HOST_TEST_VERBOSE === '1';
   const server = await startCodeServer({
     workspaceTrust: options.workspaceTrust,
+    // With trust on, the folder stays untrusted (Restricted Mode) without a startup prompt.
+    settings: options.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } : undefined,
     env: { AGENT_CHECKPOINTS_TEST_WORKSPACE: workspace, ...options.env },
     log: verbose ? (l) => process.stderr.write(`[code-server] ${l}`) : undefined,
   });
@@ -53,7 +55,9 @@ export async function runHostTests(options: { workspaceTrust?: boolean; env?: Re
 
 if (require.main === module) {
   const started = Date.now();
-  runHostTests()
+  // `--restricted`: the folder opens in Restricted Mode (workspace trust on) and only the restricted suite runs.
+  const restricted = process.argv.includes('--restricted');
+  runHostTests(restricted ? { workspaceTrust: true, entry: 'restricted.js' } : {})
     .then((code) => {
       console.log(`[host-tests] exit ${code} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
       process.exit(code);
