@@ -25,10 +25,16 @@ function pad(n: number): string {
   return String(n).padStart(2, '0');
 }
 
+/** HH:MM:SS local time. */
+export function formatClock(at: number): string {
+  const d = new Date(at);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
 /** HH:MM:SS today, else YYYY-MM-DD HH:MM. */
 export function formatTime(at: number, now: number): string {
   const d = new Date(at);
-  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  const time = formatClock(at);
   if (new Date(now).toDateString() === d.toDateString()) return time;
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time.slice(0, 5)}`;
 }

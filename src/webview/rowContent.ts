@@ -1,7 +1,7 @@
 import type { LedgerStatus } from '../core/ledger/schema';
 import type { RunStatus } from '../core/store/records';
 import type { PatchView } from '../protocol/viewModel';
-import { formatCost, formatDuration, formatTime, formatTokens } from './format';
+import { formatClock, formatCost, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
@@ -96,7 +96,7 @@ function stepContent(row: FlatRow, now: number): RowContent {
     spin: false,
     tone: 'plain',
     label: `Step ${step.stepId}`,
-    description: `${step.label} · ${formatTime(step.at, now)}${step.endAt > step.at ? ` · ${formatDuration(step.endAt - step.at)}` : ''}`,
+    description: `${step.label} · ${formatClock(step.at)}${step.endAt > step.at ? ` · ${formatDuration(step.endAt - step.at)}` : ''}`,
     badges: effects > 0 ? [`${effects} external`] : [],
     title: `Step ${step.stepId}: ${step.calls.length} tool call(s), ${step.checkpoints} checkpoint(s), last ${step.label}\nCheckpoint ${step.checkpointId}${effects > 0 ? `\n${effects} call(s) with effects outside the files` : ''}`,
     actions,
