@@ -70,6 +70,7 @@ describe('journal corruption', () => {
         if (outcome === 'torn') assert.ok(scan!.goodLength <= at && scan!.goodLength === lastGroupStart, `torn cut at ${scan!.goodLength} for a flip at ${at}`);
       }
     }
+    if (process.env.STORE_COUNTS) console.log(JSON.stringify({ bytes: bytes.length, ...counts }));
     assert.equal(counts.crash, 0);
     assert.equal(counts.clean, 0, 'no flipped byte goes unnoticed');
     assert.equal(counts.torn + counts.damaged, bytes.length * 3);
