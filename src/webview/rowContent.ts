@@ -87,7 +87,7 @@ function canRestore(row: FlatRow): boolean {
   return !(row.run.active && row.run.status === 'running');
 }
 
-function stepContent(row: FlatRow, now: number): RowContent {
+function stepContent(row: FlatRow): RowContent {
   const step = row.step!;
   const effects = step.calls.filter((c) => c.effect).length;
   const actions: RowAction[] = canRestore(row) ? [{ id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` }] : [];
@@ -156,7 +156,7 @@ export function describeRow(row: FlatRow, now: number): RowContent {
     case 'run':
       return runContent(row, now);
     case 'step':
-      return stepContent(row, now);
+      return stepContent(row);
     case 'call':
       return callContent(row);
     case 'effect':
