@@ -5,6 +5,7 @@ import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
 import { timelineBackendSuite } from './suite/timeline-backend.test';
+import { timelineSuite } from './suite/timeline.test';
 
 /**
  * Every host suite, in order. Each file exports a function that calls describe/it, because the
@@ -19,5 +20,6 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   cancelResumeSuite,
   interruptedSuite,
   timelineBackendSuite,
+  timelineSuite,
   secretsSuite,
 ];

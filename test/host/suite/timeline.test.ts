@@ -68,7 +68,12 @@ export function timelineSuite(): void {
     const requests = new RequestHandler({ backend, state: (id) => sync.state(id), openDiff: async () => {}, newId: () => `p${Date.now()}` });
     const extensionUri = vscode.Uri.file('/ext');
     const provider = new TimelineViewProvider(extensionUri, sync, requests, (m) => logs.push(m), 20);
-    after(() => provider.dispose());
+    // As registerTimeline does: backend changes reach the provider.
+    const forwarding = changes.event((change) => provider.change(change));
+    after(() => {
+      forwarding.dispose();
+      provider.dispose();
+    });
 
     it('resolves with scripts on and resources limited to dist/ and media/', () => {
       const fake = fakeView();
