@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../core/ledger/schema';
+import { hasExternalEffect, type LedgerEntry } from '../core/ledger/schema';
 import type { MessageParam } from '../core/model/messages';
 import type { LiveState, Patch } from '../core/patches/schema';
 import type { RunState } from '../core/store/contract';
@@ -67,6 +67,7 @@ function patchRow(patch: Patch, live: ReadonlyMap<string, LiveState>): PatchRow 
 }
 
 export function effectOf(entry: LedgerEntry): EffectRow | undefined {
+  if (!hasExternalEffect(entry)) return undefined;
   const effects = entry.sideEffects.filter(isExternalEffect);
   if (effects.length === 0) return undefined;
   const reversible = isReversible(entry.compensation);

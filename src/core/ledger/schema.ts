@@ -45,3 +45,12 @@ export type Idempotency = z.infer<typeof Idempotency>;
 export type ReplayPolicy = z.infer<typeof ReplayPolicy>;
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 export type FileIntent = z.infer<typeof FileIntent>;
+
+/**
+ * True when a call may have changed something outside the workspace files. File tools record
+ * write-ahead intents and their writes become patches (rolled back with the files), so only
+ * calls without intents that were started count; a call that never started changed nothing.
+ */
+export function hasExternalEffect(entry: Pick<LedgerEntry, 'sideEffects' | 'intents' | 'status'>): boolean {
+  return entry.sideEffects.length > 0 && entry.intents === undefined && entry.status !== 'planned' && entry.status !== 'approved';
+}

@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../ledger/schema';
+import { hasExternalEffect, type LedgerEntry } from '../ledger/schema';
 import type { RunState } from '../store/contract';
 import type { BranchRecord, CheckpointRecord, NewRecord, RestoreRecord, StoredRecord } from '../store/records';
 import { rollbackFiles, restoreRecord, restoreRecordToNew, RollbackTargetError, type RollbackResult } from './rollback';
@@ -51,7 +51,7 @@ export function effectsAfter(records: readonly StoredRecord[], state: Pick<RunSt
     if (i <= cut && (r.entry.status === 'succeeded' || r.entry.status === 'failed')) finishedBefore.add(r.entry.callId);
   });
   return state.ledger
-    .filter((e) => e.sideEffects.length > 0 && started.has(e.callId) && !finishedBefore.has(e.callId))
+    .filter((e) => hasExternalEffect(e) && started.has(e.callId) && !finishedBefore.has(e.callId))
     .map((e) => ({ callId: e.callId, toolName: e.toolName, status: e.status, sideEffects: e.sideEffects, ...compensationOf(e), patchIds: e.patchIds ?? [] }));
 }
 
