@@ -106,7 +106,7 @@ export async function planFile(workspace: Workspace, blobs: BlobStore, target: F
     const step = await undoPatch(blobs, patch, content, target.hunk, force);
     steps.push(step.plan);
     if (step.plan.status === 'conflict') {
-      conflict = `${patch.patchId}: ${step.plan.reason ?? 'conflict'}`;
+      conflict = `${step.plan.reason ?? 'conflict'} (the agent's change of step ${patch.stepId})`;
       continue;
     }
     content = step.content;
