@@ -1,0 +1,48 @@
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCli, killRuns, measureCliRun, type KillPlan, type KillRunResult } from '../../support/faults/kill-harness';
+
+// kill -9 of the real headless CLI (bundled from src/host/cli/main.ts into a temp folder) against the fake
+// Anthropic server: every save point of the script, then seeded random instants (resumes killed
+// too), each resumed to completion. KILL_RUNS overrides the number of random runs.
+
+const RANDOM_RUNS = Number(process.env['KILL_RUNS'] ?? 190);
+const CONCURRENCY = 3;
+
+function failures(results: readonly KillRunResult[]): string[] {
+  return results.filter((r) => !r.ok).map((r) => `${r.point}: ${r.problems.join('; ')}`);
+}
+
+describe('faults: kill -9 of the headless CLI, then resume', function () {
+  this.timeout(600_000);
+  let syncs = 0;
+  let activeMs = 0;
+  let dir = '';
+  let cli = '';
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ac-kill-cli-'));
+    cli = await buildCli(dir);
+    const clean = await measureCliRun(cli);
+    syncs = clean.syncs;
+    activeMs = Math.max(100, clean.ms - clean.startupMs);
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('at every save point (right after each journal fsync) and at random instants: 0 duplicates, 0 lost acknowledged records, every run resumes', async () => {
+    const plans: KillPlan[] = [];
+    for (let afterSync = 1; afterSync <= syncs; afterSync++) plans.push({ kind: 'savePoint', afterSync });
+    for (let seed = 1; seed <= RANDOM_RUNS; seed++) plans.push({ kind: 'random', maxDelayMs: Math.round(activeMs * 1.3), seed, resumeKills: seed % 3 });
+    const results = await killRuns(plans, CONCURRENCY, { cli });
+    const kills = results.reduce((n, r) => n + r.kills, 0);
+    assert.ok(results.length >= 200, `${results.length} kill runs`);
+    assert.deepEqual(failures(results).slice(0, 5), []);
+    assert.equal(results.reduce((n, r) => n + r.duplicates, 0), 0, 'duplicated non-idempotent executions');
+    assert.equal(results.reduce((n, r) => n + r.lostAcknowledged, 0), 0, 'lost acknowledged records');
+    assert.ok(kills >= 200, `${kills} processes killed`);
+    assert.ok(results.some((r) => r.executions === 0), 'some cut fell between tool_started and the command (status unknown)');
+  });
+});
