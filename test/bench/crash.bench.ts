@@ -1,7 +1,8 @@
 // Crash-safety figures: kill -9 of the headless CLI (dist/cli.js; `npm run bench:crash` builds it)
 // at every save point and at seeded random instants until --kills N processes were killed, each
 // run resumed to completion; power loss before every fsync (store workload and agent run, several
-// keep/drop/garble draws); ENOSPC/EIO/EPERM/EBUSY at every operation. Prints ONE JSON object.
+// keep/drop/garble draws) and before every operation of the agent run; ENOSPC/EIO/EPERM/EBUSY at
+// every operation. Prints ONE JSON object.
 //   npm run bench:crash -- --kills 1000 [--concurrency 3] [--draws 3]
 import { parseArgs } from 'node:util';
 import { ioErrorAgentPoint, measureAgentRun, powerLossAgentPoint, type AgentPointResult } from '../support/faults/agent-faults';
@@ -50,11 +51,13 @@ async function powerLossPhase(): Promise<{ store: PointResult[]; agent: AgentPoi
   for (let atSync = 1; atSync <= storeSyncs + 1; atSync++) {
     for (let draw = 0; draw < DRAWS * 2; draw++) store.push(await powerLossPoint(STORE_GROUPS, atSync, atSync * 7919 + draw));
   }
-  const { syncs } = await measureAgentRun();
+  const { syncs, ops } = await measureAgentRun();
   const agent: AgentPointResult[] = [];
   for (let atSync = 1; atSync <= syncs; atSync++) {
     for (let draw = 0; draw < DRAWS; draw++) agent.push(await powerLossAgentPoint({ atSync }, atSync * 131 + draw, draw));
   }
+  // Cuts between fsyncs too: before every operation of the run, one draw each.
+  for (let atOp = 1; atOp <= ops; atOp++) agent.push(await powerLossAgentPoint({ atOp }, atOp * 977, atOp % 2));
   progress(`power loss: ${store.length} store points, ${agent.length} agent points`);
   return { store, agent };
 }

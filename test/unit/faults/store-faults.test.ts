@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { CrashingFs } from '../../support/faults/crashing-fs';
 import { FAULT_CODES } from '../../support/faults/failing-fs';
+import { checkRecovered, faultStore, FIRST_PROCESS, NEXT_PROCESS, storeWorkload } from '../../support/faults/store-workload';
 import { ioErrorPoint, measureWorkload, powerLossPoint, type PointResult } from '../../support/faults/store-faults';
 
 const GROUPS = 8;
@@ -36,4 +38,23 @@ describe('faults: store under power loss and I/O errors', () => {
       assert.deepEqual(failures(results).slice(0, 5), []);
     });
   }
+
+  // Bug (src/core/store/file-store.ts, ensureRoot): when the store folder does not exist yet,
+  // mkdirp creates it but only the store folder itself is fsynced, never its parent, so the
+  // store folder's own name is not durable: a power cut after createRun and append resolved
+  // can lose the whole store, acknowledged records included. VS Code's storageUri and the
+  // CLI's --store DIR are often created this way. Fix: fsync the parent of each folder mkdirp
+  // created (at least the parent of the root) before the first record is acknowledged.
+  it('power loss when the store folder did not exist before the run: acknowledged records survive', async () => {
+    const lost: string[] = [];
+    for (let seed = 1; seed <= 20; seed++) {
+      const fs = new CrashingFs();
+      const result = await storeWorkload(faultStore(fs, FIRST_PROCESS), 2);
+      assert.equal(result.error, undefined);
+      fs.cutPower();
+      const check = await checkRecovered(faultStore(fs.restart(seed).fs, NEXT_PROCESS), result);
+      if (!check.ok) lost.push(`seed ${seed}: ${check.problem}`);
+    }
+    assert.deepEqual(lost, []);
+  });
 });
