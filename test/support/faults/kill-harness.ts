@@ -107,6 +107,7 @@ class KillRun {
   resumes = 0;
   lost = 0;
   url = '';
+  requestCount: () => Promise<number> = async () => 0;
 
   constructor(readonly cli: string) {
     mkdirSync(this.ws);
@@ -168,6 +169,15 @@ class KillRun {
   }
 }
 
+/** A completed run says so and is not resumed: exit 0, no model request, no command run. */
+async function checkNotResumedAgain(run: KillRun, requestsBefore: number): Promise<void> {
+  const executions = run.executions();
+  const again = await runCli(run.cli, ['resume', ...run.commonArgs(), ...(run.runId ? ['--run', run.runId] : [])]);
+  if (again.code !== 0 || !/already completed|nothing to resume/.test(again.stderr)) run.problems.push(`resume of the completed run: exit ${again.code}: ${again.stderr.trim()}`);
+  if (run.executions() !== executions) run.problems.push('resuming the completed run ran the command again');
+  if (requestsBefore !== (await run.requestCount())) run.problems.push('resuming the completed run called the model');
+}
+
 /** One run of the script, killed as planned, resumed until it completes, then checked. */
 export async function killRun(plan: KillPlan, cli = CLI_PATH): Promise<KillRunResult> {
   const started = Date.now();
@@ -176,6 +186,7 @@ export async function killRun(plan: KillPlan, cli = CLI_PATH): Promise<KillRunRe
   const run = new KillRun(cli);
   const fake = await startFakeAnthropic(scriptResponder(run.counter));
   run.url = fake.url;
+  run.requestCount = async () => fake.requests.length;
   let completed = false;
   try {
     for (let n = 0; n < MAX_PROCESSES && !completed && run.problems.length === 0; n++) {
@@ -193,6 +204,7 @@ export async function killRun(plan: KillPlan, cli = CLI_PATH): Promise<KillRunRe
       else if (!killed) run.problems.push(`${args[0]} exited ${result.code}: ${result.stderr.trim().split('\n').slice(-2).join(' / ')}`);
     }
     if (!completed && run.problems.length === 0) run.problems.push(`not completed after ${MAX_PROCESSES} processes`);
+    if (completed && plan.kind === 'savePoint') await checkNotResumedAgain(run, fake.requests.length);
     const requests = fake.requests.map((r) => ((r.body as { messages?: MessageParam[] } | undefined)?.messages ?? []) as MessageParam[]);
     const { duplicates, executions } = completed ? await run.finish(requests) : { duplicates: Math.max(0, run.executions() - 1), executions: run.executions() };
     const seconds = (Date.now() - started) / 1000;

@@ -8,7 +8,7 @@ import { buildCli, killRuns, measureCliRun, type KillPlan, type KillRunResult } 
 // Anthropic server: every save point of the script, then seeded random instants (resumes killed
 // too), each resumed to completion. KILL_RUNS overrides the number of random runs.
 
-const RANDOM_RUNS = Number(process.env['KILL_RUNS'] ?? 190);
+const RANDOM_RUNS = Number(process.env['KILL_RUNS'] ?? 185);
 const CONCURRENCY = 3;
 
 function failures(results: readonly KillRunResult[]): string[] {
