@@ -72,11 +72,15 @@ function runCli(cli: string, args: readonly string[], options: { env?: Record<st
 
 /** Records of complete commit groups in a run's journal, as a separate process reads it now. */
 function journalRecords(store: string, runId: string): StoredRecord[] {
+  return scanRun(store, runId).records;
+}
+
+function scanRun(store: string, runId: string): { records: StoredRecord[]; tornBytes: number } {
   const path = join(store, 'runs', runId, 'journal.jsonl');
-  if (!existsSync(path)) return [];
+  if (!existsSync(path)) return { records: [], tornBytes: 0 };
   const scan = scanJournal(new Uint8Array(readFileSync(path)), path);
   if (scan.damage) throw new Error(`${path} damaged at ${scan.damage.offset}: ${scan.damage.message}`);
-  return scan.records;
+  return { records: scan.records, tornBytes: scan.tornTail?.bytes ?? 0 };
 }
 
 /** The run folder holding a complete run record (a kill during creation may leave an empty one). */
@@ -128,7 +132,10 @@ class KillRun {
     if (this.runId === undefined) return;
     let records: StoredRecord[];
     try {
-      records = journalRecords(this.store, this.runId);
+      const scan = scanRun(this.store, this.runId);
+      records = scan.records;
+      // A process that ended by itself leaves no torn tail: any tail a kill left was cut on resume.
+      if (!killed && scan.tornBytes > 0) this.problems.push(`a torn tail of ${scan.tornBytes} bytes after a clean exit`);
     } catch (error) {
       this.problems.push(`the journal does not open: ${(error as Error).message}`);
       return;
