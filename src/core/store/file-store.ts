@@ -5,7 +5,7 @@ import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext } from './file-lease';
 import { FileRunWriter } from './file-run-writer';
-import { errorMessage, isExists, isNotFound, joinPath, type StoreFs } from './fs-port';
+import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
 import { encodeGroup, scanJournal, type JournalScan } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { materialise } from './materialise';
@@ -286,9 +286,9 @@ export class FileCheckpointStore implements CheckpointStore {
 
   private async ensureRoot(): Promise<void> {
     if (this.rootReady) return;
-    await this.fs.mkdirp(this.runsDir);
-    await this.fs.mkdirp(this.blobs.root);
-    await this.fs.syncDir(this.root);
+    // The store folder itself is often new (VS Code's storageUri, the CLI's --store): its name must be durable too.
+    await mkdirpDurable(this.fs, this.runsDir);
+    await mkdirpDurable(this.fs, this.blobs.root);
     this.rootReady = true;
   }
 

@@ -62,6 +62,28 @@ export function joinPath(...parts: string[]): string {
     .join('/');
 }
 
+/** The folder that holds `path` (POSIX-style paths, as the store uses them); '/' for the top. */
+export function parentPath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  const cut = trimmed.lastIndexOf('/');
+  return cut <= 0 ? '/' : trimmed.slice(0, cut);
+}
+
+/**
+ * mkdir -p that makes every folder it created durable: the parent of each new folder is
+ * fsynced, so a power cut cannot lose a new folder's name (and all that is under it).
+ */
+export async function mkdirpDurable(fs: StoreFs, dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = dir; (await fs.stat(at)) === null; at = parentPath(at)) {
+    missing.push(at);
+    if (at === '/') break;
+  }
+  if (missing.length === 0) return;
+  await fs.mkdirp(dir);
+  for (const created of missing.reverse()) await fs.syncDir(parentPath(created));
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
