@@ -1,6 +1,7 @@
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
 import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
+import { eagerRaw, lazyRecord, readFrame, type Frame } from './journal-frame';
 import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
@@ -9,12 +10,25 @@ import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
 // are a torn tail only when no readable line of a later group follows them.
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
-const CRC_SUFFIX_LENGTH = ',"c":"00000000"}'.length;
 const NEWLINE = 0x0a;
 
 function hex8(value: number): string {
   return value.toString(16).padStart(8, '0');
+}
+
+/** The record as written: without its seq; a message record's message, a ledger record's entry last (journal-frame reads them so). */
+function recordBody(stored: StoredRecord): Record<string, unknown> {
+  const { seq: _seq, ...record } = stored;
+  if (record.type === 'message') {
+    const { v, at, type, index, stepId, message, ...rest } = record;
+    return { v, at, type, index, stepId, ...rest, message };
+  }
+  if (record.type === 'ledger') {
+    const { v, at, type, entry, ...rest } = record;
+    const { callId, stepId, ...fields } = entry;
+    return { v, at, type, ...rest, entry: { callId, stepId, ...fields } };
+  }
+  return record;
 }
 
 /** The bytes of one commit group, ready to append. */
@@ -22,8 +36,7 @@ export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
   const first = records[0]?.seq ?? 0;
   const last = records[records.length - 1]?.seq ?? 0;
   const lines = records.map((stored) => {
-    const { seq, ...record } = stored;
-    const head = encoder.encode(`{"s":${seq},"b":${first},"e":${last},"r":${JSON.stringify(record)}`);
+    const head = encoder.encode(`{"s":${stored.seq},"b":${first},"e":${last},"r":${JSON.stringify(recordBody(stored))}`);
     const tail = encoder.encode(`,"c":"${hex8(crc32(head))}"}\n`);
     const line = new Uint8Array(head.length + tail.length);
     line.set(head);
@@ -49,45 +62,17 @@ export interface JournalScan {
   readonly damage?: { offset: number; message: string };
 }
 
-interface Frame {
-  readonly seq: number;
-  readonly groupFirst: number;
-  readonly closesGroup: boolean;
-  readonly raw: Record<string, unknown>;
-}
-
-/** A line whose checksum holds, or null (torn or flipped bytes). */
-function readFrame(bytes: Uint8Array, start: number, end: number): Frame | null {
-  if (end - start <= CRC_SUFFIX_LENGTH) return null;
-  const suffixStart = end - CRC_SUFFIX_LENGTH;
-  let text: string;
-  try {
-    text = decoder.decode(bytes.subarray(start, end));
-  } catch {
-    return null;
-  }
-  const suffix = text.slice(text.length - CRC_SUFFIX_LENGTH);
-  const match = /^,"c":"([0-9a-f]{8})"\}$/.exec(suffix);
-  if (!match || hex8(crc32(bytes.subarray(start, suffixStart))) !== match[1]) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const frame = parsed as { s?: unknown; b?: unknown; e?: unknown; r?: unknown };
-  if (typeof frame.s !== 'number' || typeof frame.b !== 'number' || typeof frame.e !== 'number') return null;
-  if (typeof frame.r !== 'object' || frame.r === null || Array.isArray(frame.r)) return null;
-  return { seq: frame.s, groupFirst: frame.b, closesGroup: frame.s === frame.e, raw: frame.r as Record<string, unknown> };
-}
-
 function validRecord(frame: Frame, file: string, offset: number, migrations: MigrationTable, readVersion: number): StoredRecord {
-  const upgraded = upgradeRecord(frame.raw, file, migrations, readVersion);
+  if (frame.lazy && frame.raw.v === readVersion) return lazyRecord({ ...frame, lazy: frame.lazy }, file, offset);
+  const upgraded = upgradeRecord(eagerRaw(frame, file, offset), file, migrations, readVersion);
   const parsed = StoreRecord.safeParse(upgraded);
   if (!parsed.success) {
     throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${parsed.error.message}`, 'damaged', file, offset);
   }
-  return { ...parsed.data, seq: frame.seq };
+  // parsed.data is a fresh object of zod's: numbering it in place spares a copy of every record.
+  const record = parsed.data as StoreRecord & { seq: number };
+  record.seq = frame.seq;
+  return record;
 }
 
 const FRAME_START = encoder.encode('{"s":');

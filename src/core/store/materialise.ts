@@ -1,11 +1,13 @@
-import type { LedgerEntry } from '../ledger/schema';
 import type { MessageParam } from '../model/messages';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
+import { ledgerKeyOf } from './lazy-record';
 import type {
   ApprovalRecord,
   Budget,
   CheckpointRecord,
+  LedgerRecord,
+  MessageRecord,
   NoteRecord,
   RestoreRecord,
   RunEndRecord,
@@ -19,7 +21,8 @@ import type {
  * Everything else in RunState is global and survives a branch.
  */
 interface ActiveHistory {
-  messages: MessageParam[];
+  /** Message records, not messages: a record read from a journal decodes its message on first read. */
+  messages: MessageRecord[];
   /** callIds in planning order. */
   callIds: string[];
   callIdSet: Set<string>;
@@ -31,7 +34,8 @@ interface GlobalState {
   run: RunRecord;
   status: RunStatus;
   statusReason: string | undefined;
-  latestEntry: Map<string, LedgerEntry>;
+  /** Latest ledger record per callId: only these entries are ever decoded (lazy-record.ts). */
+  latestEntry: Map<string, LedgerRecord>;
   patches: Map<string, Patch>;
   approvals: ApprovalRecord[];
   budget: Budget;
@@ -68,16 +72,17 @@ function foldActive(history: ActiveHistory, record: StoredRecord): void {
         throw new StoreError(`message seq ${record.seq} has index ${record.index} beyond the history (${history.messages.length})`, 'invalid');
       }
       history.messages.length = record.index;
-      history.messages.push(record.message);
+      history.messages.push(record);
       history.stepId = Math.max(history.stepId, record.stepId);
       return;
     }
     case 'ledger': {
-      if (!history.callIdSet.has(record.entry.callId)) {
-        history.callIdSet.add(record.entry.callId);
-        history.callIds.push(record.entry.callId);
+      const { callId, stepId } = ledgerKeyOf(record);
+      if (!history.callIdSet.has(callId)) {
+        history.callIdSet.add(callId);
+        history.callIds.push(callId);
       }
-      history.stepId = Math.max(history.stepId, record.entry.stepId);
+      history.stepId = Math.max(history.stepId, stepId);
       return;
     }
     case 'checkpoint': {
@@ -129,7 +134,7 @@ function foldGlobal(state: GlobalState, record: StoredRecord): void {
       setStatus(state, record.status, undefined);
       return;
     case 'ledger':
-      state.latestEntry.set(record.entry.callId, record.entry);
+      state.latestEntry.set(ledgerKeyOf(record).callId, record);
       return;
     case 'patch':
       state.patches.set(record.patch.patchId, record.patch);
@@ -202,12 +207,20 @@ export function materialise(records: readonly StoredRecord[], options?: { atChec
   return toRunState(state, history);
 }
 
+/** `messages` decoded on first read and kept: a resume of everything else never pays for them. */
+function withMessagesOnRead(state: Omit<RunState, 'messages'>, records: readonly MessageRecord[]): RunState {
+  let messages: readonly MessageParam[] | undefined;
+  return Object.defineProperty(state, 'messages', {
+    enumerable: true,
+    get: () => (messages ??= records.map((record) => record.message)),
+  }) as RunState;
+}
+
 function toRunState(state: GlobalState, history: ActiveHistory): RunState {
-  const ledger = history.callIds.map((callId) => state.latestEntry.get(callId)!);
-  const result: RunState = {
+  const ledger = history.callIds.map((callId) => state.latestEntry.get(callId)!.entry);
+  const result: Omit<RunState, 'messages'> = {
     run: state.run,
     status: state.status,
-    messages: history.messages,
     ledger,
     patches: [...state.patches.values()],
     approvals: state.approvals,
@@ -221,5 +234,5 @@ function toRunState(state: GlobalState, history: ActiveHistory): RunState {
     ...(state.statusReason !== undefined ? { statusReason: state.statusReason } : {}),
     ...(state.ended ? { ended: state.ended } : {}),
   };
-  return result;
+  return withMessagesOnRead(result, history.messages);
 }

@@ -1,0 +1,228 @@
+import { Buffer } from 'node:buffer';
+import { StoreError } from './contract';
+import { crc32 } from './crc32';
+import { lazyLedgerRecord, lazyMessageRecord, type LedgerKey } from './lazy-record';
+import { LedgerRecord, MessageRecord, type StoredRecord } from './records';
+
+// Reading one journal line. The checksum is checked on the raw bytes before anything is decoded,
+// so every later step works on bytes proven to be what the writer wrote. The bulky part of a
+// message record (its message) and of a ledger record (its entry) stays as those bytes, parsed on
+// first read (lazy-record.ts): a resume of the ledger, budget, checkpoints and patches parses only
+// the ledger entries that are still current, and no message.
+
+export const CRC_SUFFIX_LENGTH = ',"c":"00000000"}'.length;
+const CRC_SUFFIX_HEAD = Buffer.from(',"c":"');
+const CRC_SUFFIX_CLOSE = Buffer.from('"}');
+const CLOSE_BRACE = 0x7d;
+
+/** A line whose checksum holds. */
+export interface Frame {
+  readonly seq: number;
+  readonly groupFirst: number;
+  readonly closesGroup: boolean;
+  /** The record, or with `lazy` the record's fields beside its lazy part. */
+  readonly raw: Record<string, unknown>;
+  readonly lazy?: LazyFramePart;
+}
+
+export interface LazyFramePart {
+  readonly name: 'message' | 'entry';
+  /** The part's JSON text as written: bytes start..end of the journal. */
+  readonly journal: Buffer;
+  readonly start: number;
+  readonly end: number;
+  /** A ledger entry's callId and stepId, read from the head of the same bytes. */
+  readonly key?: LedgerKey;
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function hexDigit(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x61 + 10;
+  return -1;
+}
+
+function bytesAt(bytes: Uint8Array, at: number, expected: Uint8Array, end: number): boolean {
+  if (at < 0 || at + expected.length > end) return false;
+  for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
+  return true;
+}
+
+/** The checksum the line's suffix states, or -1 when the suffix is not a checksum. */
+function statedCrc(bytes: Buffer, suffixStart: number, end: number): number {
+  if (!bytesAt(bytes, suffixStart, CRC_SUFFIX_HEAD, end) || !bytesAt(bytes, end - CRC_SUFFIX_CLOSE.length, CRC_SUFFIX_CLOSE, end)) return -1;
+  let value = 0;
+  for (let at = suffixStart + CRC_SUFFIX_HEAD.length; at < end - CRC_SUFFIX_CLOSE.length; at++) {
+    const digit = hexDigit(bytes[at]!);
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+// The writer frames every record as `{"s":..,"b":..,"e":..,"r":` + record + the checksum suffix,
+// with the record's fields in schema order and a message record's message, a ledger record's entry
+// last (encodeGroup). Such a part is exactly the bytes between its key and the `}` that closes the
+// record. A line in any other arrangement is parsed whole.
+const lit = (text: string) => Buffer.from(text);
+const FRAME_S = lit('{"s":');
+const FRAME_B = lit(',"b":');
+const FRAME_E = lit(',"e":');
+const FRAME_R = lit(',"r":');
+const RECORD_V = lit('{"v":');
+const RECORD_AT = lit(',"at":');
+const MESSAGE_HEAD = lit(',"type":"message","index":');
+const MESSAGE_STEP = lit(',"stepId":');
+const MESSAGE_KEY = lit(',"message":');
+const LEDGER_HEAD = lit(',"type":"ledger","entry":');
+const ENTRY_CALL = lit('{"callId":');
+const ENTRY_STEP = lit(',"stepId":');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Reads a frame head left to right; any byte out of place makes the read fail (-1 / undefined). */
+class Cursor {
+  constructor(
+    readonly bytes: Buffer,
+    public at: number,
+    readonly end: number,
+  ) {}
+
+  literal(expected: Buffer): boolean {
+    if (!bytesAt(this.bytes, this.at, expected, this.end)) return false;
+    this.at += expected.length;
+    return true;
+  }
+
+  /** A non-negative JSON integer of at most 15 digits. */
+  integer(): number {
+    const start = this.at;
+    let value = 0;
+    while (this.at < this.end && this.at - start < 15) {
+      const byte = this.bytes[this.at]!;
+      if (byte < 0x30 || byte > 0x39) break;
+      value = value * 10 + (byte - 0x30);
+      this.at++;
+    }
+    if (this.at === start || (this.bytes[start] === 0x30 && this.at - start > 1)) return -1;
+    return value;
+  }
+
+  /** A JSON string without escapes or control characters, ASCII only. */
+  plainString(): string | undefined {
+    if (this.bytes[this.at] !== QUOTE) return undefined;
+    const start = this.at + 1;
+    for (let at = start; at < this.end; at++) {
+      const byte = this.bytes[at]!;
+      if (byte === QUOTE) {
+        this.at = at + 1;
+        return this.bytes.toString('latin1', start, at);
+      }
+      if (byte === BACKSLASH || byte < 0x20 || byte > 0x7e) return undefined;
+    }
+    return undefined;
+  }
+}
+
+function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, unknown>; lazy: LazyFramePart } | null {
+  const partEnd = cursor.end - 1;
+  if (cursor.bytes[partEnd] !== CLOSE_BRACE) return null;
+  const mark = cursor.at;
+  if (cursor.literal(MESSAGE_HEAD)) {
+    const index = cursor.integer();
+    if (index < 0 || !cursor.literal(MESSAGE_STEP)) return null;
+    const stepId = cursor.integer();
+    if (stepId < 0 || !cursor.literal(MESSAGE_KEY) || cursor.at >= partEnd) return null;
+    return { raw: { v, at, type: 'message', index, stepId }, lazy: { name: 'message', journal: cursor.bytes, start: cursor.at, end: partEnd } };
+  }
+  cursor.at = mark;
+  if (!cursor.literal(LEDGER_HEAD)) return null;
+  const partStart = cursor.at;
+  if (!cursor.literal(ENTRY_CALL)) return null;
+  const callId = cursor.plainString();
+  if (callId === undefined || !cursor.literal(ENTRY_STEP)) return null;
+  const stepId = cursor.integer();
+  if (stepId < 0) return null;
+  return { raw: { v, at, type: 'ledger' }, lazy: { name: 'entry', journal: cursor.bytes, start: partStart, end: partEnd, key: { callId, stepId } } };
+}
+
+/** A record in the writer's arrangement: message and ledger records lazy, any other parsed now. */
+function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame | null {
+  const cursor = new Cursor(bytes, start, suffixStart);
+  if (!cursor.literal(FRAME_S)) return null;
+  const seq = cursor.integer();
+  if (seq < 0 || !cursor.literal(FRAME_B)) return null;
+  const groupFirst = cursor.integer();
+  if (groupFirst < 0 || !cursor.literal(FRAME_E)) return null;
+  const last = cursor.integer();
+  if (last < 0 || !cursor.literal(FRAME_R)) return null;
+  const frame = { seq, groupFirst, closesGroup: seq === last };
+  const bodyStart = cursor.at;
+  if (cursor.literal(RECORD_V)) {
+    const v = cursor.integer();
+    if (v >= 0 && cursor.literal(RECORD_AT)) {
+      const at = cursor.integer();
+      const part = at >= 0 ? lazyPart(cursor, v, at) : null;
+      if (part) return { ...frame, ...part };
+    }
+  }
+  const raw = parseJson(bytes, bodyStart, suffixStart);
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { ...frame, raw: raw as Record<string, unknown> } : null;
+}
+
+function parseJson(bytes: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8', start, end)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Any other arrangement of a line: the whole line as JSON. */
+function parsedFrame(bytes: Buffer, start: number, end: number): Frame | null {
+  const frame = parseJson(bytes, start, end) as { s?: unknown; b?: unknown; e?: unknown; r?: unknown } | undefined;
+  if (typeof frame !== 'object' || frame === null) return null;
+  if (typeof frame.s !== 'number' || typeof frame.b !== 'number' || typeof frame.e !== 'number') return null;
+  if (typeof frame.r !== 'object' || frame.r === null || Array.isArray(frame.r)) return null;
+  return { seq: frame.s, groupFirst: frame.b, closesGroup: frame.s === frame.e, raw: frame.r as Record<string, unknown> };
+}
+
+/** A line whose checksum holds, or null (torn or flipped bytes). */
+export function readFrame(input: Uint8Array, start: number, end: number): Frame | null {
+  if (end - start <= CRC_SUFFIX_LENGTH) return null;
+  const bytes = asBuffer(input);
+  const suffixStart = end - CRC_SUFFIX_LENGTH;
+  const stated = statedCrc(bytes, suffixStart, end);
+  if (stated < 0 || crc32(bytes.subarray(start, suffixStart)) !== stated) return null;
+  return framedRecord(bytes, start, suffixStart) ?? parsedFrame(bytes, start, end);
+}
+
+/** The record with its lazy part decoded: for records that need migrating or a version check. */
+export function eagerRaw(frame: Frame, file: string, offset: number): Record<string, unknown> {
+  if (!frame.lazy) return frame.raw;
+  const text = frame.lazy.journal.toString('utf8', frame.lazy.start, frame.lazy.end);
+  try {
+    return { ...frame.raw, [frame.lazy.name]: JSON.parse(text) as unknown };
+  } catch (error) {
+    throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} is not JSON: ${(error as Error).message}`, 'damaged', file, offset);
+  }
+}
+
+const MessageRecordHead = MessageRecord.omit({ message: true });
+const LedgerRecordHead = LedgerRecord.omit({ entry: true });
+
+/** A current-format record with a lazy part: the fields beside the part checked now, the part on first read. */
+export function lazyRecord(frame: Frame & { lazy: LazyFramePart }, file: string, offset: number): StoredRecord {
+  const schema = frame.lazy.name === 'message' ? MessageRecordHead : LedgerRecordHead;
+  const head = schema.safeParse(frame.raw);
+  if (!head.success) {
+    throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${head.error.message}`, 'damaged', file, offset);
+  }
+  const { journal, start, end } = frame.lazy;
+  const part = { journal, start, end, file, offset, seq: frame.seq };
+  if (head.data.type === 'message') return lazyMessageRecord(head.data, part);
+  return lazyLedgerRecord(head.data as Omit<LedgerRecord, 'entry'>, frame.lazy.key!, part);
+}

@@ -1,0 +1,90 @@
+import type { Buffer } from 'node:buffer';
+import type { z } from 'zod';
+import { LedgerEntry } from '../ledger/schema';
+import { MessageParam } from '../model/messages';
+import { StoreError } from './contract';
+import type { LedgerRecord, MessageRecord, StoredRecord } from './records';
+
+// Records read from a journal whose bulky part (a message, a ledger entry) stays as the bytes the
+// writer wrote, already proven by the line's checksum. The part is parsed and checked against its
+// schema on first read and then kept; until then nothing is allocated for it. The part is an own
+// enumerable property (a getter), so spreading, JSON and deep equality see a plain record.
+
+export interface LazyPart {
+  /** The part's JSON text as written: bytes start..end of the journal (checksum verified). */
+  readonly journal: Buffer;
+  readonly start: number;
+  readonly end: number;
+  readonly file: string;
+  readonly offset: number;
+  readonly seq: number;
+  value?: unknown;
+}
+
+const PART = Symbol('lazy part');
+type Holder = { [PART]: LazyPart };
+
+/** What a ledger record's entry says about itself without decoding it: the two fields a fold needs. */
+export interface LedgerKey {
+  readonly callId: string;
+  readonly stepId: number;
+}
+const LEDGER_KEY = Symbol('ledger key');
+
+function decodePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(part.journal.toString('utf8', part.start, part.end));
+  } catch (error) {
+    throw new StoreError(`${part.file}: ${what} of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`, 'damaged', part.file, part.offset);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new StoreError(`${part.file}: ${what} of record ${part.seq} at byte ${part.offset} does not match its schema: ${parsed.error.message}`, 'damaged', part.file, part.offset);
+  }
+  return parsed.data;
+}
+
+// One getter function per kind, shared by every record, so the records share their hidden class.
+function messageGetter(this: Holder): MessageParam {
+  const part = this[PART];
+  return (part.value ??= decodePart(part, MessageParam, 'message')) as MessageParam;
+}
+
+function entryGetter(this: Holder): LedgerEntry {
+  const part = this[PART];
+  return (part.value ??= decodePart(part, LedgerEntry, 'ledger entry')) as LedgerEntry;
+}
+
+function withLazyPart(record: object, name: string, get: (this: Holder) => unknown, part: LazyPart): void {
+  Object.defineProperty(record, PART, { value: part });
+  Object.defineProperty(record, name, { get, enumerable: true });
+}
+
+/** A message record whose message is decoded on first read; `head` holds the other fields, checked. */
+export function lazyMessageRecord(head: Omit<MessageRecord, 'message'>, part: LazyPart): StoredRecord {
+  const record = head as Omit<MessageRecord, 'message'> & { seq: number };
+  record.seq = part.seq;
+  withLazyPart(record, 'message', messageGetter, part);
+  return record as StoredRecord;
+}
+
+/** A ledger record whose entry is decoded on first read; `key` is read from the same bytes. */
+export function lazyLedgerRecord(head: Omit<LedgerRecord, 'entry'>, key: LedgerKey, part: LazyPart): StoredRecord {
+  const record = head as Omit<LedgerRecord, 'entry'> & { seq: number };
+  record.seq = part.seq;
+  Object.defineProperty(record, LEDGER_KEY, { value: key });
+  withLazyPart(record, 'entry', entryGetter, part);
+  return record as StoredRecord;
+}
+
+/** callId and stepId of a ledger record, without decoding a lazy entry. */
+export function ledgerKeyOf(record: LedgerRecord): LedgerKey {
+  return (record as LedgerRecord & { [LEDGER_KEY]?: LedgerKey })[LEDGER_KEY] ?? record.entry;
+}
+
+/** Decodes a record's lazy part now; throws the StoreError of a part that fails its schema. */
+export function decodeLazyPart(record: StoredRecord): void {
+  if (record.type === 'message') void record.message;
+  else if (record.type === 'ledger') void record.entry;
+}
