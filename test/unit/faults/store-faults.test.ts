@@ -39,12 +39,9 @@ describe('faults: store under power loss and I/O errors', () => {
     });
   }
 
-  // Bug (src/core/store/file-store.ts, ensureRoot): when the store folder does not exist yet,
-  // mkdirp creates it but only the store folder itself is fsynced, never its parent, so the
-  // store folder's own name is not durable: a power cut after createRun and append resolved
-  // can lose the whole store, acknowledged records included. VS Code's storageUri and the
-  // CLI's --store DIR are often created this way. Fix: fsync the parent of each folder mkdirp
-  // created (at least the parent of the root) before the first record is acknowledged.
+  // Found by this harness (src/core/store/file-store.ts ensureRoot, fixed in ef925d5): a store
+  // folder created by mkdirp had only itself fsynced, never its parent, so its own name was not
+  // durable and a power cut after createRun and append resolved could lose the whole store.
   it('power loss when the store folder did not exist before the run: acknowledged records survive', async () => {
     const lost: string[] = [];
     for (let seed = 1; seed <= 20; seed++) {
