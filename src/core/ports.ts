@@ -78,10 +78,21 @@ export interface Workspace {
   /** Live content, or null when the file does not exist. */
   read(path: string): Promise<LiveFile | null>;
   /**
+   * Optional: whether an open buffer holds unsaved edits of path (`LiveFile.dirty`) without
+   * reading its content. A workspace without buffers answers false; callers fall back to read.
+   */
+  isDirty?(path: string): Promise<boolean>;
+  /**
    * Writes bytes if the live hash still equals expectedBeforeHash (`absent` for a create),
    * else throws StaleContentError. Returns the live file after the write.
    */
   write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile>;
+  /**
+   * Optional: `write`, with the new content staged (made durable aside) while `ready` settles; the
+   * live file is checked against expectedBeforeHash and replaced only once `ready` resolved, and
+   * not at all when it rejects. Lets a caller store what the write replaces at the same time.
+   */
+  writeWhenReady?(path: string, bytes: Uint8Array, expectedBeforeHash: string, ready: Promise<unknown>): Promise<LiveFile>;
   /** Deletes the file if its live hash equals expectedBeforeHash, else StaleContentError. */
   delete(path: string, expectedBeforeHash: string): Promise<void>;
   list(dir: string): Promise<DirEntry[]>;

@@ -115,23 +115,44 @@ export function patchOfWrite(
   };
 }
 
+async function isDirtyNow(workspace: Workspace, path: string): Promise<boolean> {
+  if (workspace.isDirty) return workspace.isDirty(path);
+  return (await workspace.read(path))?.dirty === true;
+}
+
 /**
  * Performs one prepared write durably: before and after blobs first, then the write (or delete)
  * through the Workspace with the expected before-hash (StaleContentError when live changed),
  * then returns the Patch (state pending) for the caller to journal.
  */
 export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, write: PreparedWrite): Promise<Patch> {
-  const blobs = await storeWriteBlobs(deps, write);
-  const liveBefore = await deps.workspace.read(write.path);
-  const wroteDirtyBuffer = liveBefore?.dirty === true;
-  if (write.after === null) await deps.workspace.delete(write.path, write.beforeHash);
-  else await deps.workspace.write(write.path, write.after, write.beforeHash);
+  const blobs = await storeBlobsThenWrite(deps, write);
   if (blobs.omitted) {
     const size = Math.max(write.before?.length ?? 0, write.after?.length ?? 0);
     const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
     deps.log.log('warn', `${write.path}: ${size} bytes is over the ${cap}-byte cap; content kept by hash only: no diff is shown and the patch cannot be rolled back (a created file can still be deleted)`, { path: write.path, size, cap });
   }
-  return patchOfWrite(deps, origin, write, blobs, wroteDirtyBuffer);
+  return patchOfWrite(deps, origin, write, blobs, blobs.wroteDirtyBuffer);
+}
+
+/**
+ * The blobs, durable, then the write: a workspace that can stage a write (writeWhenReady) writes
+ * the new content aside while the blobs are stored and replaces the live file only after.
+ */
+async function storeBlobsThenWrite(deps: WriteDeps, write: PreparedWrite): Promise<StoredWriteBlobs & { wroteDirtyBuffer: boolean }> {
+  const { workspace } = deps;
+  const wroteDirtyBuffer = await isDirtyNow(workspace, write.path);
+  if (write.after === null || !workspace.writeWhenReady) {
+    const blobs = await storeWriteBlobs(deps, write);
+    if (write.after === null) await workspace.delete(write.path, write.beforeHash);
+    else await workspace.write(write.path, write.after, write.beforeHash);
+    return { ...blobs, wroteDirtyBuffer };
+  }
+  const stored = storeWriteBlobs(deps, write);
+  const [blobs, written] = await Promise.allSettled([stored, workspace.writeWhenReady(write.path, write.after, write.beforeHash, stored)]);
+  if (blobs.status === 'rejected') throw blobs.reason;
+  if (written.status === 'rejected') throw written.reason;
+  return { ...blobs.value, wroteDirtyBuffer };
 }
 
 /**

@@ -8,6 +8,7 @@ import { BLOB_HASH } from './refs';
 export class FileBlobs {
   private readonly known = new Set<string>();
   private readonly dirsMade = new Set<string>();
+  private listedDirs: Promise<Set<string>> | undefined;
 
   constructor(
     private readonly fs: StoreFs,
@@ -24,8 +25,11 @@ export class FileBlobs {
     const existing = await this.fs.stat(this.pathOf(hash));
     if (existing?.size !== bytes.length) {
       const dir = joinPath(this.root, hash.slice(0, 2));
-      await this.ensureDir(dir);
-      await replaceFileAtomic(this.fs, dir, hash, bytes);
+      // A new prefix folder's own name is made durable while the blob is written into it;
+      // put resolves only once both are on disk.
+      const prefix = await this.ensureDir(dir);
+      await Promise.all([prefix.durable, replaceFileAtomic(this.fs, dir, hash, bytes)]);
+      this.dirsMade.add(dir);
     }
     this.known.add(hash);
     return hash;
@@ -78,12 +82,21 @@ export class FileBlobs {
     }
   }
 
-  private async ensureDir(dir: string): Promise<void> {
-    if (this.dirsMade.has(dir)) return;
-    if (!(await this.fs.stat(dir))) {
-      await this.fs.mkdirp(dir);
-      await this.fs.syncDir(this.root);
+  /** Prefix folders that exist, listed once per store instead of checked once per prefix. */
+  private async existingDirs(): Promise<ReadonlySet<string>> {
+    this.listedDirs ??= this.readdirOrEmpty(this.root).then((names) => new Set(names.map((name) => joinPath(this.root, name))));
+    try {
+      return await this.listedDirs;
+    } catch (error) {
+      this.listedDirs = undefined;
+      throw error;
     }
-    this.dirsMade.add(dir);
+  }
+
+  /** Creates dir when missing; `durable` is the pending fsync of the blobs folder that makes it durable. */
+  private async ensureDir(dir: string): Promise<{ durable: Promise<void> | undefined }> {
+    if (this.dirsMade.has(dir) || (await this.existingDirs()).has(dir)) return { durable: undefined };
+    await this.fs.mkdirp(dir);
+    return { durable: this.fs.syncDir(this.root) };
   }
 }

@@ -87,7 +87,9 @@ export class FileRunWriter implements RunWriter {
     this.throwIfStopped();
     if (records.length === 0) return [];
     const { fs, clock, handle } = this.setup;
-    this.lease = await this.guard(() => checkHolder(this.setup.lease, this.holderId), true);
+    // Both checks read, independently: the lease file and the journal's size, in one round trip.
+    const [lease, size] = await this.guard(() => Promise.all([checkHolder(this.setup.lease, this.holderId), fs.size(handle)]), true);
+    this.lease = lease;
     const now = clock.now();
     if (leaseNeedsRenewal(this.lease, now, this.setup.lease.timeoutMs)) {
       this.lease = await this.guard(() => renewLease(this.setup.lease, this.holderId), true);
@@ -96,7 +98,6 @@ export class FileRunWriter implements RunWriter {
     await this.checkBlobs(stamped);
     const bytes = encodeGroup(stamped);
     await this.guard(async () => {
-      const size = await fs.size(handle);
       if (size !== this.state.journalBytes) {
         throw new StoreError(`the journal changed under this writer (${size} bytes, expected ${this.state.journalBytes}); reopen the run`, 'lease_lost', this.setup.journalPath);
       }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs, type Stats } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
 import { PathRefusedError, StaleContentError, type DirEntry, type FileStat, type LiveFile, type Workspace } from '../../core/ports';
@@ -110,36 +110,52 @@ export class NodeWorkspace implements Workspace {
 
   async read(path: string): Promise<LiveFile | null> {
     const { relative, absolute } = await this.resolve(path);
-    const bytes = await readOrNull(absolute);
-    if (bytes === null) return null;
-    return { path: relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
+    const live = await readLive(absolute);
+    if (live === null) return null;
+    return { path: relative, bytes: live.bytes, hash: hashContent(live.bytes), source: 'disk', dirty: false };
   }
 
-  private async expectHash(path: string, absolute: string, expected: string): Promise<fsStatsOrNull> {
-    const stats: fsStatsOrNull = await fs.stat(absolute).catch(nullOnMissing);
-    const bytes = stats === null ? null : await readOrNull(absolute);
-    const actual = bytes === null ? ABSENT : hashContent(bytes);
+  /** Disk is the live content here: nothing is ever unsaved. */
+  async isDirty(_path: string): Promise<boolean> {
+    return false;
+  }
+
+  private async expectHash(path: string, absolute: string, expected: string): Promise<void> {
+    const live = await readLive(absolute);
+    const actual = live === null ? ABSENT : hashContent(live.bytes);
     if (actual !== expected) throw new StaleContentError(path, expected, actual);
-    return stats;
   }
 
   async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
+    return this.replace(path, bytes, expectedBeforeHash, undefined);
+  }
+
+  async writeWhenReady(path: string, bytes: Uint8Array, expectedBeforeHash: string, ready: Promise<unknown>): Promise<LiveFile> {
+    return this.replace(path, bytes, expectedBeforeHash, ready);
+  }
+
+  /**
+   * Temp file written, given the live file's mode and fsynced; then (after `ready`) the live
+   * content checked against the expected hash right before the rename; then the folder fsynced.
+   */
+  private async replace(path: string, bytes: Uint8Array, expectedBeforeHash: string, ready: Promise<unknown> | undefined): Promise<LiveFile> {
     const { relative, absolute } = await this.resolve(path);
-    const stats = await this.expectHash(relative, absolute, expectedBeforeHash);
     const dir = nodePath.dirname(absolute);
-    await fs.mkdir(dir, { recursive: true });
     const temp = nodePath.join(dir, `.${nodePath.basename(absolute)}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await fs.open(temp, 'wx', stats ? stats.mode & 0o7777 : 0o666);
-    try {
-      await handle.writeFile(bytes);
-      if (stats) await handle.chmod(stats.mode & 0o7777);
-      await handle.sync();
-    } finally {
-      await handle.close();
+    if (expectedBeforeHash === ABSENT) {
+      // A create may need its folder: made only for a write that is not stale.
+      await ready;
+      await this.expectHash(relative, absolute, ABSENT);
+      await fs.mkdir(dir, { recursive: true });
     }
+    const staged = stageTemp(temp, bytes, absolute);
     try {
+      await staged;
+      await ready;
+      await this.expectHash(relative, absolute, expectedBeforeHash);
       await fs.rename(temp, absolute);
     } catch (error) {
+      await staged.catch(() => undefined);
       await fs.rm(temp, { force: true });
       throw error;
     }
@@ -168,17 +184,48 @@ export class NodeWorkspace implements Workspace {
   }
 }
 
-type fsStatsOrNull = Stats | null;
-
 function nullOnMissing(error: NodeJS.ErrnoException): null {
   if (error.code === 'ENOENT') return null;
   throw error;
 }
 
-async function readOrNull(absolute: string): Promise<Uint8Array | null> {
+/** A new temp file holding bytes with the mode of the file it replaces (when there is one), fsynced and closed. */
+async function stageTemp(temp: string, bytes: Uint8Array, replaces: string): Promise<void> {
+  const mode = fs.stat(replaces).then((stats) => stats.mode & 0o7777, nullOnMissing);
+  mode.catch(() => undefined);
+  const handle = await fs.open(temp, 'wx', 0o666);
   try {
-    return new Uint8Array(await fs.readFile(absolute));
-  } catch (error) {
-    return nullOnMissing(error as NodeJS.ErrnoException);
+    await handle.writeFile(bytes);
+    const replacedMode = await mode;
+    if (replacedMode !== null) await handle.chmod(replacedMode);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Bytes of a file, or null when it does not exist: open, fstat, one read for a file that does not grow meanwhile, close. */
+async function readLive(absolute: string): Promise<{ bytes: Uint8Array } | null> {
+  const handle = await fs.open(absolute, 'r').catch(nullOnMissing);
+  if (handle === null) return null;
+  try {
+    const stats = await handle.stat();
+    let bytes = new Uint8Array(stats.size + 1);
+    let length = 0;
+    for (;;) {
+      if (length === bytes.length) {
+        const grown = new Uint8Array(bytes.length * 2);
+        grown.set(bytes);
+        bytes = grown;
+      }
+      const wanted = bytes.length - length;
+      const { bytesRead } = await handle.read(bytes, length, wanted, length);
+      length += bytesRead;
+      // A short read of a regular file is its end; a file that grew since fstat fills the buffer and reads on.
+      if (bytesRead < wanted) break;
+    }
+    return { bytes: bytes.subarray(0, length) };
+  } finally {
+    await handle.close();
   }
 }
