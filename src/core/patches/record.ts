@@ -77,13 +77,12 @@ export interface StoredWriteBlobs {
   readonly omitted: boolean;
 }
 
-/** Stores both sides of a write as blobs (nothing over the size cap); idempotent thanks to content addressing. */
+/** Stores both sides of a write as blobs, side by side (nothing over the size cap); idempotent thanks to content addressing. */
 export async function storeWriteBlobs(deps: Pick<WriteDeps, 'blobs' | 'contentCapBytes'>, write: Pick<PreparedWrite, 'before' | 'after'>): Promise<StoredWriteBlobs> {
   const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
   const omitted = Math.max(write.before?.length ?? 0, write.after?.length ?? 0) > cap;
   if (omitted) return { omitted };
-  const beforeBlob = await putIfPresent(deps.blobs, write.before);
-  const afterBlob = await putIfPresent(deps.blobs, write.after);
+  const [beforeBlob, afterBlob] = await Promise.all([putIfPresent(deps.blobs, write.before), putIfPresent(deps.blobs, write.after)]);
   return { omitted, ...(beforeBlob === undefined ? {} : { beforeBlob }), ...(afterBlob === undefined ? {} : { afterBlob }) };
 }
 
@@ -137,7 +136,8 @@ export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, w
 
 /**
  * The blobs, durable, then the write: a workspace that can stage a write (writeWhenReady) writes
- * the new content aside while the blobs are stored and replaces the live file only after.
+ * the new content aside while the blobs are stored, and replaces the live file only once both
+ * are durable (a blob that fails leaves the live file untouched).
  */
 async function storeBlobsThenWrite(deps: WriteDeps, write: PreparedWrite): Promise<StoredWriteBlobs & { wroteDirtyBuffer: boolean }> {
   const { workspace } = deps;

@@ -22,15 +22,17 @@ export class FileBlobs {
   async put(bytes: Uint8Array): Promise<string> {
     const hash = sha256Hex(bytes);
     if (this.known.has(hash)) return hash;
-    const existing = await this.fs.stat(this.pathOf(hash));
+    const dir = joinPath(this.root, hash.slice(0, 2));
+    // The prefix folder is made (when missing) while the blob is looked for: a blob that exists has one.
+    const [existing, prefix] = await Promise.all([this.fs.stat(this.pathOf(hash)), this.ensureDir(dir)]);
     if (existing?.size !== bytes.length) {
-      const dir = joinPath(this.root, hash.slice(0, 2));
       // A new prefix folder's own name is made durable while the blob is written into it;
       // put resolves only once both are on disk.
-      const prefix = await this.ensureDir(dir);
       await Promise.all([prefix.durable, replaceFileAtomic(this.fs, dir, hash, bytes)]);
-      this.dirsMade.add(dir);
+    } else {
+      await prefix.durable;
     }
+    this.dirsMade.add(dir);
     this.known.add(hash);
     return hash;
   }
@@ -97,6 +99,8 @@ export class FileBlobs {
   private async ensureDir(dir: string): Promise<{ durable: Promise<void> | undefined }> {
     if (this.dirsMade.has(dir) || (await this.existingDirs()).has(dir)) return { durable: undefined };
     await this.fs.mkdirp(dir);
-    return { durable: this.fs.syncDir(this.root) };
+    const durable = this.fs.syncDir(this.root);
+    durable.catch(() => undefined); // awaited by put, unless put already failed for another reason
+    return { durable };
   }
 }

@@ -63,7 +63,7 @@ export interface JournalScan {
 }
 
 function validRecord(frame: Frame, file: string, offset: number, migrations: MigrationTable, readVersion: number): StoredRecord {
-  if (frame.lazy && frame.raw.v === readVersion) return lazyRecord({ ...frame, lazy: frame.lazy }, file, offset);
+  if (frame.lazy && frame.raw.v === readVersion) return lazyRecord(frame, frame.lazy, file, offset);
   const upgraded = upgradeRecord(eagerRaw(frame, file, offset), file, migrations, readVersion);
   const parsed = StoreRecord.safeParse(upgraded);
   if (!parsed.success) {

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
 import { lazyLedgerRecord, lazyMessageRecord, type LedgerKey } from './lazy-record';
-import { LedgerRecord, MessageRecord, type StoredRecord } from './records';
+import type { LedgerRecord, MessageRecord, StoredRecord } from './records';
 
 // Reading one journal line. The checksum is checked on the raw bytes before anything is decoded,
 // so every later step works on bytes proven to be what the writer wrote. The bulky part of a
@@ -143,7 +143,7 @@ function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, 
   const partStart = cursor.at;
   if (!cursor.literal(ENTRY_CALL)) return null;
   const callId = cursor.plainString();
-  if (callId === undefined || !cursor.literal(ENTRY_STEP)) return null;
+  if (!callId || !cursor.literal(ENTRY_STEP)) return null;
   const stepId = cursor.integer();
   if (stepId < 0) return null;
   return { raw: { v, at, type: 'ledger' }, lazy: { name: 'entry', journal: cursor.bytes, start: partStart, end: partEnd, key: { callId, stepId } } };
@@ -159,18 +159,18 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame 
   if (groupFirst < 0 || !cursor.literal(FRAME_E)) return null;
   const last = cursor.integer();
   if (last < 0 || !cursor.literal(FRAME_R)) return null;
-  const frame = { seq, groupFirst, closesGroup: seq === last };
+  const closesGroup = seq === last;
   const bodyStart = cursor.at;
   if (cursor.literal(RECORD_V)) {
     const v = cursor.integer();
-    if (v >= 0 && cursor.literal(RECORD_AT)) {
+    if (v > 0 && cursor.literal(RECORD_AT)) {
       const at = cursor.integer();
       const part = at >= 0 ? lazyPart(cursor, v, at) : null;
-      if (part) return { ...frame, ...part };
+      if (part) return { seq, groupFirst, closesGroup, raw: part.raw, lazy: part.lazy };
     }
   }
   const raw = parseJson(bytes, bodyStart, suffixStart);
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { ...frame, raw: raw as Record<string, unknown> } : null;
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { seq, groupFirst, closesGroup, raw: raw as Record<string, unknown> } : null;
 }
 
 function parseJson(bytes: Buffer, start: number, end: number): unknown {
@@ -211,18 +211,14 @@ export function eagerRaw(frame: Frame, file: string, offset: number): Record<str
   }
 }
 
-const MessageRecordHead = MessageRecord.omit({ message: true });
-const LedgerRecordHead = LedgerRecord.omit({ entry: true });
-
-/** A current-format record with a lazy part: the fields beside the part checked now, the part on first read. */
-export function lazyRecord(frame: Frame & { lazy: LazyFramePart }, file: string, offset: number): StoredRecord {
-  const schema = frame.lazy.name === 'message' ? MessageRecordHead : LedgerRecordHead;
-  const head = schema.safeParse(frame.raw);
-  if (!head.success) {
-    throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${head.error.message}`, 'damaged', file, offset);
-  }
-  const { journal, start, end } = frame.lazy;
-  const part = { journal, start, end, file, offset, seq: frame.seq };
-  if (head.data.type === 'message') return lazyMessageRecord(head.data, part);
-  return lazyLedgerRecord(head.data as Omit<LedgerRecord, 'entry'>, frame.lazy.key!, part);
+/**
+ * A current-format record with a lazy part. The byte reader accepted exactly the fields its
+ * schema puts beside the part (`v` the current version, `at`, `type`, and a message's `index`
+ * and `stepId`), each a non-negative integer as the schema asks; the part meets its own schema
+ * when first read.
+ */
+export function lazyRecord(frame: Frame, lazy: LazyFramePart, file: string, offset: number): StoredRecord {
+  const part = { journal: lazy.journal, start: lazy.start, end: lazy.end, file, offset, seq: frame.seq };
+  if (lazy.name === 'message') return lazyMessageRecord(frame.raw as Omit<MessageRecord, 'message'>, part);
+  return lazyLedgerRecord(frame.raw as Omit<LedgerRecord, 'entry'>, lazy.key!, part);
 }

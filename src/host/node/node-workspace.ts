@@ -150,9 +150,10 @@ export class NodeWorkspace implements Workspace {
     }
     const staged = stageTemp(temp, bytes, absolute);
     try {
-      await staged;
       await ready;
-      await this.expectHash(relative, absolute, expectedBeforeHash);
+      // Checked while the temp file's fsync finishes: the check stays closer to the rename than
+      // a check made before the temp file was written.
+      await Promise.all([staged, this.expectHash(relative, absolute, expectedBeforeHash)]);
       await fs.rename(temp, absolute);
     } catch (error) {
       await staged.catch(() => undefined);
