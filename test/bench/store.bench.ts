@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { RunWriter } from '../../src/core/store/contract';
-import type { StoreFileHandle, StoreFs } from '../../src/core/store/fs-port';
+import type { StoreFileHandle } from '../../src/core/store/fs-port';
 import type { NewRecord, StoredRecord } from '../../src/core/store/records';
 import { encodeGroup } from '../../src/core/store/journal-format';
 import { stampRecords } from '../../src/core/store/stamp';

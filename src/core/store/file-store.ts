@@ -13,6 +13,7 @@ import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import { blobRefs } from './refs';
 import type { RetentionPolicy } from './retention';
+import { firstUndecodable } from './lazy-record';
 import { JOURNAL, readDamageFile, readStateFile, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
@@ -30,6 +31,10 @@ export interface FileStoreOptions {
   readonly blobGraceMs?: number;
   /** state.json is rewritten at most this often unless the status changes. */
   readonly stateIntervalMs?: number;
+}
+
+function decodes(record: StoredRecord): boolean {
+  return firstUndecodable([record]) === undefined;
 }
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -192,6 +197,9 @@ export class FileCheckpointStore implements CheckpointStore {
       const message = errorMessage(error);
       return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
     }
+    // Messages and ledger entries are checked against their schemas when first read; verify reads them all.
+    const undecodable = scan.damage ? undefined : firstUndecodable(scan.records);
+    if (undecodable) scan = { ...scan, records: scan.records.slice(0, scan.records.findIndex((r) => !decodes(r))), damage: undecodable };
     const missing = new Set<string>();
     for (const record of scan.records) for (const hash of blobRefs(record)) if (!(await this.blobs.has(hash))) missing.add(hash);
     const tornTail = scan.tornTail ?? (await readStateFile(this.fs, this.runDir(runId)))?.tornTailCut;

@@ -83,8 +83,16 @@ export function ledgerKeyOf(record: LedgerRecord): LedgerKey {
   return (record as LedgerRecord & { [LEDGER_KEY]?: LedgerKey })[LEDGER_KEY] ?? record.entry;
 }
 
-/** Decodes a record's lazy part now; throws the StoreError of a part that fails its schema. */
-export function decodeLazyPart(record: StoredRecord): void {
-  if (record.type === 'message') void record.message;
-  else if (record.type === 'ledger') void record.entry;
+/** Decodes every lazy part now (verify); the first that fails its schema, with its byte offset. */
+export function firstUndecodable(records: readonly StoredRecord[]): { offset: number; message: string } | undefined {
+  for (const record of records) {
+    try {
+      if (record.type === 'message') void record.message;
+      else if (record.type === 'ledger') void record.entry;
+    } catch (error) {
+      if (error instanceof StoreError && error.offset !== undefined) return { offset: error.offset, message: error.message };
+      throw error;
+    }
+  }
+  return undefined;
 }
