@@ -73,6 +73,19 @@ function timeShadowCommit(gitDir: string, workTree: string, message: string, dur
   return performance.now() - started;
 }
 
+/** git may still run a detached `gc --auto` in the shadow repository: retry the clean-up for a while. */
+async function removeWhenGitIsDone(dir: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (attempt >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), 'ac-snapshot-bench-'));
   try {
@@ -141,7 +154,7 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(result));
   } finally {
-    rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    await removeWhenGitIsDone(base);
   }
 }
 

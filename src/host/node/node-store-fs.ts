@@ -66,7 +66,8 @@ export class NodeStoreFs implements StoreFs {
     try {
       await dir.sync();
     } finally {
-      await dir.close();
+      // The names are durable once sync resolved: closing the folder need not hold the caller up.
+      dir.close().catch(() => undefined);
     }
   }
   async mkdirp(path: string): Promise<void> {

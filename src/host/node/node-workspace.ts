@@ -50,7 +50,8 @@ async function fsyncDir(dir: string): Promise<void> {
   try {
     await handle.sync();
   } finally {
-    await handle.close();
+    // The names are durable once sync resolved: closing the folder need not hold the caller up.
+    handle.close().catch(() => undefined);
   }
 }
 
