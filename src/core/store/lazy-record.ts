@@ -11,8 +11,8 @@ import type { LedgerRecord, MessageRecord, StoredRecord } from './records';
 // enumerable property (a getter), so spreading, JSON and deep equality see a plain record.
 
 export interface LazyPart {
-  /** The part's JSON text as written: bytes start..end of the journal (checksum verified). */
-  readonly journal: Buffer;
+  /** The part's JSON text as written: bytes start..end of the journal (checksum verified); let go once decoded. */
+  journal: Buffer | null;
   readonly start: number;
   readonly end: number;
   readonly file: string;
@@ -32,9 +32,15 @@ export interface LedgerKey {
 const LEDGER_KEY = Symbol('ledger key');
 
 function decodePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string): T {
+  const value = parsePart(part, schema, what);
+  part.journal = null; // the whole journal stays in memory only while a part still needs it
+  return value;
+}
+
+function parsePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(part.journal.toString('utf8', part.start, part.end));
+    raw = JSON.parse(part.journal!.toString('utf8', part.start, part.end));
   } catch (error) {
     throw new StoreError(`${part.file}: ${what} of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`, 'damaged', part.file, part.offset);
   }
