@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { limitReached } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
-import { continueAfterAnswer, endRun, loopSteps, runGuarded, type NoteBuilder } from './loop';
+import { continueAfterAnswer, loopSteps, runGuarded, type NoteBuilder } from './loop';
 import { RECOVERY_NOTE_MARKER, recoveryNote, type PatchLiveState } from './recovery-note';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';

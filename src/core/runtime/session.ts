@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '../ledger/schema';
 import { MessageParam, ToolResultBlock } from '../model/messages';
 import type { RunWriter, RunState } from '../store/contract';
-import type { ApprovalRecord, Budget, CheckpointLabel, CheckpointRecord, NewRecord, RunRecord, RunStatus, StoredRecord } from '../store/records';
+import type { ApprovalRecord, Budget, CheckpointLabel, NewRecord, RunRecord, RunStatus, StoredRecord } from '../store/records';
 import { guardStore } from './errors';
 import type { RuntimeDeps, RuntimeListener } from './types';
 
