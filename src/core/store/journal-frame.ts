@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
-import { lazyLedgerRecord, lazyMessageRecord, type LedgerKey } from './lazy-record';
+import { readCheckpointRecord } from './checkpoint-bytes';
+import { lazyLedgerRecord, lazyMessageRecord, type LazyPart } from './lazy-record';
 import type { LedgerRecord, MessageRecord, StoredRecord } from './records';
 
 // Reading one journal line. The checksum is checked on the raw bytes before anything is decoded,
@@ -23,16 +24,15 @@ export interface Frame {
   /** The record, or with `lazy` the record's fields beside its lazy part. */
   readonly raw: Record<string, unknown>;
   readonly lazy?: LazyFramePart;
+  /** `raw` is a complete current-format record already checked field by field against its schema by the byte reader. */
+  readonly checked?: boolean;
 }
 
-export interface LazyFramePart {
-  readonly name: 'message' | 'entry';
-  /** The part's JSON text as written: bytes start..end of the journal. */
-  readonly journal: Buffer;
-  readonly start: number;
-  readonly end: number;
-  /** A ledger entry's callId and stepId, read from the head of the same bytes. */
-  readonly key?: LedgerKey;
+/** A lazy part as the byte reader finds it; lazyRecord names its file and offset. */
+export type LazyFramePart = LazyPart & { readonly name: 'message' | 'entry' };
+
+function framePart(name: 'message' | 'entry', journal: Buffer, start: number, end: number, key: LazyPart['key']): LazyFramePart {
+  return { name, journal, start, end, file: '', offset: 0, seq: 0, key, value: undefined };
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -83,8 +83,8 @@ const ENTRY_STEP = lit(',"stepId":');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Reads a frame head left to right; any byte out of place makes the read fail (-1 / undefined). */
-class Cursor {
+/** Reads a frame head left to right; any byte out of place makes the read fail (-1 / undefined / NaN). */
+export class Cursor {
   constructor(
     readonly bytes: Buffer,
     public at: number,
@@ -125,6 +125,40 @@ class Cursor {
     }
     return undefined;
   }
+
+  /** A non-negative finite JSON number (integer, fraction, exponent). */
+  number(): number {
+    const start = this.at;
+    if (this.peek() === 0x30) this.at++;
+    else if (this.digits() === 0) return Number.NaN;
+    if (this.peek() === 0x2e) {
+      this.at++;
+      if (this.digits() === 0) return Number.NaN;
+    }
+    const e = this.peek();
+    if (e === 0x65 || e === 0x45) {
+      this.at++;
+      const sign = this.peek();
+      if (sign === 0x2b || sign === 0x2d) this.at++;
+      if (this.digits() === 0) return Number.NaN;
+    }
+    const value = Number(this.bytes.toString('latin1', start, this.at));
+    return Number.isFinite(value) ? value : Number.NaN;
+  }
+
+  private peek(): number {
+    return this.at < this.end ? this.bytes[this.at]! : -1;
+  }
+
+  private digits(): number {
+    const start = this.at;
+    while (this.at < this.end) {
+      const byte = this.bytes[this.at]!;
+      if (byte < 0x30 || byte > 0x39) break;
+      this.at++;
+    }
+    return this.at - start;
+  }
 }
 
 function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, unknown>; lazy: LazyFramePart } | null {
@@ -136,7 +170,7 @@ function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, 
     if (index < 0 || !cursor.literal(MESSAGE_STEP)) return null;
     const stepId = cursor.integer();
     if (stepId < 0 || !cursor.literal(MESSAGE_KEY) || cursor.at >= partEnd) return null;
-    return { raw: { v, at, type: 'message', index, stepId }, lazy: { name: 'message', journal: cursor.bytes, start: cursor.at, end: partEnd } };
+    return { raw: { v, at, type: 'message', index, stepId }, lazy: framePart('message', cursor.bytes, cursor.at, partEnd, undefined) };
   }
   cursor.at = mark;
   if (!cursor.literal(LEDGER_HEAD)) return null;
@@ -146,7 +180,7 @@ function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, 
   if (!callId || !cursor.literal(ENTRY_STEP)) return null;
   const stepId = cursor.integer();
   if (stepId < 0) return null;
-  return { raw: { v, at, type: 'ledger' }, lazy: { name: 'entry', journal: cursor.bytes, start: partStart, end: partEnd, key: { callId, stepId } } };
+  return { raw: { v, at, type: 'ledger' }, lazy: framePart('entry', cursor.bytes, partStart, partEnd, { callId, stepId }) };
 }
 
 /** A record in the writer's arrangement: message and ledger records lazy, any other parsed now. */
@@ -165,8 +199,12 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame 
     const v = cursor.integer();
     if (v > 0 && cursor.literal(RECORD_AT)) {
       const at = cursor.integer();
+      const afterAt = cursor.at;
       const part = at >= 0 ? lazyPart(cursor, v, at) : null;
       if (part) return { seq, groupFirst, closesGroup, raw: part.raw, lazy: part.lazy };
+      cursor.at = afterAt;
+      const checkpoint = at >= 0 ? readCheckpointRecord(cursor, v, at) : null;
+      if (checkpoint) return { seq, groupFirst, closesGroup, raw: checkpoint, checked: true };
     }
   }
   const raw = parseJson(bytes, bodyStart, suffixStart);
@@ -203,7 +241,7 @@ export function readFrame(input: Uint8Array, start: number, end: number): Frame 
 /** The record with its lazy part decoded: for records that need migrating or a version check. */
 export function eagerRaw(frame: Frame, file: string, offset: number): Record<string, unknown> {
   if (!frame.lazy) return frame.raw;
-  const text = frame.lazy.journal.toString('utf8', frame.lazy.start, frame.lazy.end);
+  const text = frame.lazy.journal!.toString('utf8', frame.lazy.start, frame.lazy.end);
   try {
     return { ...frame.raw, [frame.lazy.name]: JSON.parse(text) as unknown };
   } catch (error) {
@@ -218,7 +256,9 @@ export function eagerRaw(frame: Frame, file: string, offset: number): Record<str
  * when first read.
  */
 export function lazyRecord(frame: Frame, lazy: LazyFramePart, file: string, offset: number): StoredRecord {
-  const part = { journal: lazy.journal, start: lazy.start, end: lazy.end, file, offset, seq: frame.seq };
-  if (lazy.name === 'message') return lazyMessageRecord(frame.raw as Omit<MessageRecord, 'message'>, part);
-  return lazyLedgerRecord(frame.raw as Omit<LedgerRecord, 'entry'>, lazy.key!, part);
+  lazy.file = file;
+  lazy.offset = offset;
+  lazy.seq = frame.seq;
+  if (lazy.name === 'message') return lazyMessageRecord(frame.raw as Omit<MessageRecord, 'message'>, lazy);
+  return lazyLedgerRecord(frame.raw as Omit<LedgerRecord, 'entry'>, lazy);
 }

@@ -15,10 +15,12 @@ export interface LazyPart {
   journal: Buffer | null;
   readonly start: number;
   readonly end: number;
-  readonly file: string;
-  readonly offset: number;
-  readonly seq: number;
-  value?: unknown;
+  file: string;
+  offset: number;
+  seq: number;
+  /** A ledger entry's callId and stepId, read from the head of the same bytes. */
+  readonly key: LedgerKey | undefined;
+  value: unknown;
 }
 
 const PART = Symbol('lazy part');
@@ -29,7 +31,6 @@ export interface LedgerKey {
   readonly callId: string;
   readonly stepId: number;
 }
-const LEDGER_KEY = Symbol('ledger key');
 
 function decodePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string): T {
   const value = parsePart(part, schema, what);
@@ -62,31 +63,37 @@ function entryGetter(this: Holder): LedgerEntry {
   return (part.value ??= decodePart(part, LedgerEntry, 'ledger entry')) as LedgerEntry;
 }
 
-function withLazyPart(record: object, name: string, get: (this: Holder) => unknown, part: LazyPart): void {
-  Object.defineProperty(record, PART, { value: part });
-  Object.defineProperty(record, name, { get, enumerable: true });
+// Descriptors shared by every record: defining a property allocates nothing per record but the part.
+const partDescriptor: PropertyDescriptor = { value: undefined };
+const messageDescriptor: PropertyDescriptor = { get: messageGetter, enumerable: true };
+const entryDescriptor: PropertyDescriptor = { get: entryGetter, enumerable: true };
+
+function withLazyPart(record: object, name: string, descriptor: PropertyDescriptor, part: LazyPart): void {
+  partDescriptor.value = part;
+  Object.defineProperty(record, PART, partDescriptor);
+  partDescriptor.value = undefined;
+  Object.defineProperty(record, name, descriptor);
 }
 
 /** A message record whose message is decoded on first read; `head` holds the other fields, checked. */
 export function lazyMessageRecord(head: Omit<MessageRecord, 'message'>, part: LazyPart): StoredRecord {
   const record = head as Omit<MessageRecord, 'message'> & { seq: number };
   record.seq = part.seq;
-  withLazyPart(record, 'message', messageGetter, part);
+  withLazyPart(record, 'message', messageDescriptor, part);
   return record as StoredRecord;
 }
 
-/** A ledger record whose entry is decoded on first read; `key` is read from the same bytes. */
-export function lazyLedgerRecord(head: Omit<LedgerRecord, 'entry'>, key: LedgerKey, part: LazyPart): StoredRecord {
+/** A ledger record whose entry is decoded on first read; the part's `key` is read from the same bytes. */
+export function lazyLedgerRecord(head: Omit<LedgerRecord, 'entry'>, part: LazyPart): StoredRecord {
   const record = head as Omit<LedgerRecord, 'entry'> & { seq: number };
   record.seq = part.seq;
-  Object.defineProperty(record, LEDGER_KEY, { value: key });
-  withLazyPart(record, 'entry', entryGetter, part);
+  withLazyPart(record, 'entry', entryDescriptor, part);
   return record as StoredRecord;
 }
 
 /** callId and stepId of a ledger record, without decoding a lazy entry. */
 export function ledgerKeyOf(record: LedgerRecord): LedgerKey {
-  return (record as LedgerRecord & { [LEDGER_KEY]?: LedgerKey })[LEDGER_KEY] ?? record.entry;
+  return (record as LedgerRecord & Partial<Holder>)[PART]?.key ?? record.entry;
 }
 
 /** Decodes every lazy part now (verify); the first that fails its schema, with its byte offset. */
