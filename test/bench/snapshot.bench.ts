@@ -3,7 +3,7 @@
 // repository (`git add -A && git commit`) of the 50k one.
 // Prints ONE JSON object.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,11 +26,20 @@ function buildWorkspace(dir: string, files: number): void {
   }
 }
 
+/** Bytes under dir; a file that vanishes meanwhile (git's detached gc removes its lock and loose objects) counts 0. */
 function duBytes(dir: string): number {
   let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  for (const entry of entries) {
     const full = join(dir, entry.name);
-    total += entry.isDirectory() ? duBytes(full) : statSync(full).size;
+    if (entry.isDirectory()) total += duBytes(full);
+    else total += statSync(full, { throwIfNoEntry: false })?.size ?? 0;
   }
   return total;
 }

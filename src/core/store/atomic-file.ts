@@ -1,4 +1,4 @@
-import { joinPath, type StoreFs } from './fs-port';
+import { isExists, joinPath, type StoreFileHandle, type StoreFs } from './fs-port';
 
 const encoder = new TextEncoder();
 
@@ -15,6 +15,33 @@ export async function writeNewFile(fs: StoreFs, path: string, bytes: Uint8Array)
   } finally {
     await fs.close(handle);
   }
+}
+
+/**
+ * Creates dir/name, which must not exist, durably: the file's fsync and the folder's fsync run
+ * side by side, and both have finished when it resolves. Returns false (nothing written) when
+ * the name exists. A crash before it resolves may leave a torn file under the final name, so
+ * only content that can prove itself (a content-addressed blob, checked against its hash when
+ * read) may be written this way. A failed write leaves what it wrote: removing it could remove
+ * a sound copy another process put there meanwhile.
+ */
+export async function createFileDurably(fs: StoreFs, dir: string, name: string, bytes: Uint8Array): Promise<boolean> {
+  let handle: StoreFileHandle;
+  try {
+    handle = await fs.openExclusive(joinPath(dir, name));
+  } catch (error) {
+    if (isExists(error)) return false;
+    throw error;
+  }
+  try {
+    await fs.write(handle, bytes);
+  } catch (error) {
+    await fs.close(handle).catch(() => undefined);
+    throw error;
+  }
+  const synced = await Promise.allSettled([fs.sync(handle).finally(() => fs.close(handle)), fs.syncDir(dir)]);
+  for (const step of synced) if (step.status === 'rejected') throw step.reason;
+  return true;
 }
 
 /** Replaces dir/name atomically: temp file, fsync, rename, fsync the folder. */

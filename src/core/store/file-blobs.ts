@@ -1,12 +1,14 @@
 import { StoreError } from './contract';
-import { replaceFileAtomic } from './atomic-file';
+import { createFileDurably, replaceFileAtomic } from './atomic-file';
 import { isNotFound, joinPath, type StoreFs } from './fs-port';
 import { sha256Hex } from './hash';
 import { BLOB_HASH } from './refs';
 
 /** Content-addressed blobs: blobs/ab/<sha256>, each durable before its hash is returned. */
 export class FileBlobs {
+  /** Blobs this store wrote (or rewrote) itself, durably: a put of one of them does nothing. */
   private readonly known = new Set<string>();
+  private readonly storing = new Map<string, Promise<void>>();
   private readonly dirsMade = new Set<string>();
   private listedDirs: Promise<Set<string>> | undefined;
 
@@ -22,19 +24,36 @@ export class FileBlobs {
   async put(bytes: Uint8Array): Promise<string> {
     const hash = sha256Hex(bytes);
     if (this.known.has(hash)) return hash;
-    const dir = joinPath(this.root, hash.slice(0, 2));
-    // The prefix folder is made (when missing) while the blob is looked for: a blob that exists has one.
-    const [existing, prefix] = await Promise.all([this.fs.stat(this.pathOf(hash)), this.ensureDir(dir)]);
-    if (existing?.size !== bytes.length) {
-      // A new prefix folder's own name is made durable while the blob is written into it;
-      // put resolves only once both are on disk.
-      await Promise.all([prefix.durable, replaceFileAtomic(this.fs, dir, hash, bytes)]);
-    } else {
-      await prefix.durable;
+    // One store per hash at a time: a second put of the same bytes (before and after alike) waits
+    // for the first instead of finding its file half written.
+    let storing = this.storing.get(hash);
+    if (storing === undefined) {
+      storing = this.store(hash, bytes).finally(() => this.storing.delete(hash));
+      this.storing.set(hash, storing);
     }
+    await storing;
+    return hash;
+  }
+
+  /**
+   * Written straight under its final name (exclusive create, file and folder fsynced side by
+   * side): a crash may leave it torn there, which `get` detects by its hash. So a blob found
+   * already there is never trusted, whatever its size (it may be torn, or written but not yet
+   * fsynced by a process that died): it is replaced, temp + fsync + rename + folder fsync.
+   */
+  private async store(hash: string, bytes: Uint8Array): Promise<void> {
+    const dir = joinPath(this.root, hash.slice(0, 2));
+    const prefix = await this.ensureDir(dir);
+    // A new prefix folder's own name is made durable while the blob is written into it;
+    // the blob is stored only once both are on disk.
+    const written = (async () => {
+      if (!(await createFileDurably(this.fs, dir, hash, bytes))) await replaceFileAtomic(this.fs, dir, hash, bytes);
+    })();
+    const [blob, folder] = await Promise.allSettled([written, prefix.durable]);
+    if (blob.status === 'rejected') throw blob.reason;
+    if (folder.status === 'rejected') throw folder.reason;
     this.dirsMade.add(dir);
     this.known.add(hash);
-    return hash;
   }
 
   async get(hash: string): Promise<Uint8Array> {
@@ -50,11 +69,10 @@ export class FileBlobs {
     return bytes;
   }
 
+  /** Whether a file holds the name; `known` is kept for blobs this store put itself, durable and whole. */
   async has(hash: string): Promise<boolean> {
     if (this.known.has(hash)) return true;
-    const found = (await this.fs.stat(this.pathOf(hash))) !== null;
-    if (found) this.known.add(hash);
-    return found;
+    return (await this.fs.stat(this.pathOf(hash))) !== null;
   }
 
   /** Every blob with its size and age. */

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, realpathSync, renameSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
+import { FolderSync, nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp } from './live-file-io';
 import { PathRefusedError, StaleContentError, type DirEntry, type FileStat, type LiveFile, type Workspace } from '../../core/ports';
 
 export interface NodeWorkspaceOptions {
@@ -22,12 +23,13 @@ function isInside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
 }
 
-async function realpathOfDeepest(path: string): Promise<string> {
+/** Synchronous: a cached path lookup takes microseconds, a thread-pool round trip far more. */
+function realpathOfDeepest(path: string): string {
   const pending: string[] = [];
   let current = path;
   for (;;) {
     try {
-      const real = await fs.realpath(current);
+      const real = realpathSync.native(current);
       return nodePath.join(real, ...pending.reverse());
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
@@ -43,16 +45,6 @@ function kindOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLi
   if (entry.isSymbolicLink()) return 'symlink';
   if (entry.isFile()) return 'file';
   return entry.isDirectory() ? 'dir' : 'other';
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    // The names are durable once sync resolved: closing the folder need not hold the caller up.
-    handle.close().catch(() => undefined);
-  }
 }
 
 /** The workspace over Node fs (CLI, tests): disk is the live content; writes are durable. */
@@ -95,14 +87,14 @@ export class NodeWorkspace implements Workspace {
     if (input.length === 0 || input.includes('\0')) throw new PathRefusedError(input, 'empty or NUL in path');
     const roots = await this.rootsResolved();
     const { absolute } = await this.lexical(input, roots);
-    const real = await realpathOfDeepest(absolute);
+    const real = realpathOfDeepest(absolute);
     const root = roots.find((r) => isInside(real, r.real));
     if (!root) throw new PathRefusedError(input, `resolves (symlinks followed) to ${real}, outside every workspace folder`);
     const rel = nodePath.relative(root.real, real).split(nodePath.sep).join('/');
     if (rel === '') throw new PathRefusedError(input, 'is a workspace folder itself, not a file');
     if (rel.split('/').includes('.git') || input.replace(/\\/g, '/').split('/').includes('.git')) throw new PathRefusedError(input, '`.git/` is never touched');
     if (this.options.storeDir !== undefined) {
-      const store = await realpathOfDeepest(nodePath.resolve(this.options.storeDir));
+      const store = realpathOfDeepest(nodePath.resolve(this.options.storeDir));
       if (isInside(real, store)) throw new PathRefusedError(input, 'inside the checkpoint store');
     }
     const relative = root === roots[0] ? rel : `${root.name}/${rel}`;
@@ -111,9 +103,9 @@ export class NodeWorkspace implements Workspace {
 
   async read(path: string): Promise<LiveFile | null> {
     const { relative, absolute } = await this.resolve(path);
-    const live = await readLive(absolute);
-    if (live === null) return null;
-    return { path: relative, bytes: live.bytes, hash: hashContent(live.bytes), source: 'disk', dirty: false };
+    const bytes = await readLive(absolute);
+    if (bytes === null) return null;
+    return { path: relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
   }
 
   /** Disk is the live content here: nothing is ever unsaved. */
@@ -122,9 +114,7 @@ export class NodeWorkspace implements Workspace {
   }
 
   private async expectHash(path: string, absolute: string, expected: string): Promise<void> {
-    const live = await readLive(absolute);
-    const actual = live === null ? ABSENT : hashContent(live.bytes);
-    if (actual !== expected) throw new StaleContentError(path, expected, actual);
+    throwWhenStale(path, expected, await readLive(absolute));
   }
 
   async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
@@ -149,27 +139,32 @@ export class NodeWorkspace implements Workspace {
       await this.expectHash(relative, absolute, ABSENT);
       await fs.mkdir(dir, { recursive: true });
     }
+    const folder = new FolderSync(dir);
     const staged = stageTemp(temp, bytes, absolute);
     try {
-      await ready;
-      // Checked while the temp file's fsync finishes: the check stays closer to the rename than
-      // a check made before the temp file was written.
-      await Promise.all([staged, this.expectHash(relative, absolute, expectedBeforeHash)]);
-      await fs.rename(temp, absolute);
+      await Promise.all([ready, staged]);
+      await checkThenRename(relative, absolute, expectedBeforeHash, temp);
     } catch (error) {
+      folder.release();
       await staged.catch(() => undefined);
       await fs.rm(temp, { force: true });
       throw error;
     }
-    await fsyncDir(dir);
+    await folder.sync();
     return { path: relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
   }
 
   async delete(path: string, expectedBeforeHash: string): Promise<void> {
     const { relative, absolute } = await this.resolve(path);
-    await this.expectHash(relative, absolute, expectedBeforeHash);
-    await fs.unlink(absolute);
-    await fsyncDir(nodePath.dirname(absolute));
+    const folder = new FolderSync(nodePath.dirname(absolute));
+    try {
+      await this.expectHash(relative, absolute, expectedBeforeHash);
+      await fs.unlink(absolute);
+    } catch (error) {
+      folder.release();
+      throw error;
+    }
+    await folder.sync();
   }
 
   async list(dir: string): Promise<DirEntry[]> {
@@ -186,48 +181,23 @@ export class NodeWorkspace implements Workspace {
   }
 }
 
-function nullOnMissing(error: NodeJS.ErrnoException): null {
-  if (error.code === 'ENOENT') return null;
-  throw error;
+function throwWhenStale(path: string, expected: string, live: Uint8Array | null): void {
+  const actual = live === null ? ABSENT : hashContent(live);
+  if (actual !== expected) throw new StaleContentError(path, expected, actual);
 }
 
-/** A new temp file holding bytes with the mode of the file it replaces (when there is one), fsynced and closed. */
-async function stageTemp(temp: string, bytes: Uint8Array, replaces: string): Promise<void> {
-  const mode = fs.stat(replaces).then((stats) => stats.mode & 0o7777, nullOnMissing);
-  mode.catch(() => undefined);
-  const handle = await fs.open(temp, 'wx', 0o666);
-  try {
-    await handle.writeFile(bytes);
-    const replacedMode = await mode;
-    if (replacedMode !== null) await handle.chmod(replacedMode);
-    await handle.sync();
-  } finally {
-    await handle.close();
+/**
+ * The live content checked against the expected hash, then the temp file renamed over it. For a
+ * small file both happen synchronously, one right after the other: no other work of this
+ * process runs between them, and another writer has microseconds, not round trips, to slip in.
+ */
+async function checkThenRename(path: string, absolute: string, expected: string, temp: string): Promise<void> {
+  const now = readSmallNow(absolute);
+  if (now !== 'large') {
+    throwWhenStale(path, expected, now);
+    renameSync(temp, absolute);
+    return;
   }
-}
-
-/** Bytes of a file, or null when it does not exist: open, fstat, one read for a file that does not grow meanwhile, close. */
-async function readLive(absolute: string): Promise<{ bytes: Uint8Array } | null> {
-  const handle = await fs.open(absolute, 'r').catch(nullOnMissing);
-  if (handle === null) return null;
-  try {
-    const stats = await handle.stat();
-    let bytes = new Uint8Array(stats.size + 1);
-    let length = 0;
-    for (;;) {
-      if (length === bytes.length) {
-        const grown = new Uint8Array(bytes.length * 2);
-        grown.set(bytes);
-        bytes = grown;
-      }
-      const wanted = bytes.length - length;
-      const { bytesRead } = await handle.read(bytes, length, wanted, length);
-      length += bytesRead;
-      // A short read of a regular file is its end; a file that grew since fstat fills the buffer and reads on.
-      if (bytesRead < wanted) break;
-    }
-    return { bytes: bytes.subarray(0, length) };
-  } finally {
-    await handle.close();
-  }
+  throwWhenStale(path, expected, await readInBackground(absolute));
+  await renameInBackground(temp, absolute);
 }

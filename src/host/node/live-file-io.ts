@@ -1,0 +1,134 @@
+import * as fs from 'node:fs';
+
+// File I/O of the Node workspace on the path of one recorded edit. The callback API on raw
+// descriptors: each fs.promises FileHandle call costs an extra round trip on these tiny files.
+// Small files are read with synchronous calls: a few microseconds of the event loop instead of
+// four thread-pool round trips, and a hash check immediately followed by the rename.
+
+/** Files up to this size are read synchronously; larger ones through the thread pool. */
+export const SYNC_READ_MAX_BYTES = 256 * 1024;
+
+function call<T>(start: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    start((error, value) => (error ? reject(error) : resolve(value)));
+  });
+}
+
+const voidCall = (start: (done: (error: NodeJS.ErrnoException | null) => void) => void): Promise<void> =>
+  call<void>((done) => start((error) => done(error, undefined)));
+
+export function nullOnMissing(error: NodeJS.ErrnoException): null {
+  if (error.code === 'ENOENT') return null;
+  throw error;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/** Reads the open file to its end: one read for a file that does not grow after `size` was taken. */
+function readToEnd(size: number, readAt: (bytes: Uint8Array, offset: number, length: number) => number | Promise<number>): Uint8Array | Promise<Uint8Array> {
+  let bytes = new Uint8Array(size + 1);
+  let length = 0;
+  const step = (bytesRead: number): Uint8Array | null => {
+    const wanted = bytes.length - length;
+    length += bytesRead;
+    // A short read of a regular file is its end; a file that grew since fstat fills the buffer and reads on.
+    if (bytesRead < wanted) return bytes.subarray(0, length);
+    const grown = new Uint8Array(bytes.length * 2);
+    grown.set(bytes);
+    bytes = grown;
+    return null;
+  };
+  const loop = (): Uint8Array | Promise<Uint8Array> => {
+    for (;;) {
+      const read = readAt(bytes, length, bytes.length - length);
+      if (typeof read !== 'number') return read.then((n) => step(n) ?? loop());
+      const done = step(read);
+      if (done) return done;
+    }
+  };
+  return loop();
+}
+
+/** Bytes of a small file read now (synchronously), null when missing, 'large' when over the sync limit. */
+export function readSmallNow(absolute: string): Uint8Array | null | 'large' {
+  let fd: number;
+  try {
+    fd = fs.openSync(absolute, 'r');
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  try {
+    const { size } = fs.fstatSync(fd);
+    if (size > SYNC_READ_MAX_BYTES) return 'large';
+    return readToEnd(size, (bytes, offset, length) => fs.readSync(fd, bytes, offset, length, offset)) as Uint8Array;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Bytes of a file, or null when it does not exist: open, fstat, read to the end, close. */
+export async function readInBackground(absolute: string): Promise<Uint8Array | null> {
+  const fd = await call<number>((done) => fs.open(absolute, 'r', done)).catch(nullOnMissing);
+  if (fd === null) return null;
+  try {
+    const { size } = await call<fs.Stats>((done) => fs.fstat(fd, done));
+    return await readToEnd(size, (bytes, offset, length) => call<number>((done) => fs.read(fd, bytes, offset, length, offset, done)));
+  } finally {
+    await voidCall((done) => fs.close(fd, done));
+  }
+}
+
+/** Bytes of a file (small ones read synchronously), or null when it does not exist. */
+export async function readLive(absolute: string): Promise<Uint8Array | null> {
+  const now = readSmallNow(absolute);
+  return now === 'large' ? readInBackground(absolute) : now;
+}
+
+/** A new temp file holding bytes with the mode of the file it replaces (when there is one), fsynced and closed. */
+export async function stageTemp(temp: string, bytes: Uint8Array, replaces: string): Promise<void> {
+  const mode = call<fs.Stats>((done) => fs.stat(replaces, done)).then((stats) => stats.mode & 0o7777, nullOnMissing);
+  mode.catch(() => undefined);
+  const fd = await call<number>((done) => fs.open(temp, 'wx', 0o666, done));
+  try {
+    let written = 0;
+    while (written < bytes.length) written += await call<number>((done) => fs.write(fd, bytes, written, bytes.length - written, null, done));
+    const replacedMode = await mode;
+    if (replacedMode !== null) await voidCall((done) => fs.fchmod(fd, replacedMode, done));
+    await voidCall((done) => fs.fsync(fd, done));
+  } finally {
+    await voidCall((done) => fs.close(fd, done));
+  }
+}
+
+/** A folder opened ahead of the fsync that will make a rename in it durable. */
+export class FolderSync {
+  private readonly fd: Promise<number>;
+
+  constructor(dir: string) {
+    this.fd = call<number>((done) => fs.open(dir, 'r', done));
+    this.fd.catch(() => undefined); // reported by sync(); dropped by release()
+  }
+
+  /** fsync of the folder: the names changed in it are durable when it resolves. Closes it. */
+  async sync(): Promise<void> {
+    const fd = await this.fd;
+    try {
+      await voidCall((done) => fs.fsync(fd, done));
+    } finally {
+      // The names are durable once fsync resolved: closing the folder need not hold the caller up.
+      fs.close(fd, () => undefined);
+    }
+  }
+
+  /** Closes the folder without syncing it (the write did not happen). */
+  release(): void {
+    this.fd.then((fd) => fs.close(fd, () => undefined), () => undefined);
+  }
+}
+
+export async function renameInBackground(from: string, to: string): Promise<void> {
+  await voidCall((done) => fs.rename(from, to, done));
+}
