@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 // Small files are read with synchronous calls: a few microseconds of the event loop instead of
 // four thread-pool round trips, and a hash check immediately followed by the rename.
 
-/** Files up to this size are read synchronously; larger ones through the thread pool. */
+/** Files up to this size are read (and written, without fsync) synchronously; larger ones through the thread pool. */
 export const SYNC_READ_MAX_BYTES = 256 * 1024;
 
 function call<T>(start: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
@@ -87,45 +87,38 @@ export async function readLive(absolute: string): Promise<Uint8Array | null> {
   return now === 'large' ? readInBackground(absolute) : now;
 }
 
+/** Writes all bytes at the file's position: a small buffer synchronously (into the page cache, no fsync). */
+async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  if (bytes.length <= SYNC_READ_MAX_BYTES) {
+    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written, null);
+    return;
+  }
+  while (written < bytes.length) written += await call<number>((done) => fs.write(fd, bytes, written, bytes.length - written, null, done));
+}
+
 /** A new temp file holding bytes with the mode of the file it replaces (when there is one), fsynced and closed. */
 export async function stageTemp(temp: string, bytes: Uint8Array, replaces: string): Promise<void> {
   const mode = call<fs.Stats>((done) => fs.stat(replaces, done)).then((stats) => stats.mode & 0o7777, nullOnMissing);
   mode.catch(() => undefined);
   const fd = await call<number>((done) => fs.open(temp, 'wx', 0o666, done));
   try {
-    let written = 0;
-    while (written < bytes.length) written += await call<number>((done) => fs.write(fd, bytes, written, bytes.length - written, null, done));
+    await writeAll(fd, bytes);
     const replacedMode = await mode;
-    if (replacedMode !== null) await voidCall((done) => fs.fchmod(fd, replacedMode, done));
+    if (replacedMode !== null) fs.fchmodSync(fd, replacedMode);
     await voidCall((done) => fs.fsync(fd, done));
   } finally {
-    await voidCall((done) => fs.close(fd, done));
+    fs.closeSync(fd);
   }
 }
 
-/** A folder opened ahead of the fsync that will make a rename in it durable. */
-export class FolderSync {
-  private readonly fd: Promise<number>;
-
-  constructor(dir: string) {
-    this.fd = call<number>((done) => fs.open(dir, 'r', done));
-    this.fd.catch(() => undefined); // reported by sync(); dropped by release()
-  }
-
-  /** fsync of the folder: the names changed in it are durable when it resolves. Closes it. */
-  async sync(): Promise<void> {
-    const fd = await this.fd;
-    try {
-      await voidCall((done) => fs.fsync(fd, done));
-    } finally {
-      // The names are durable once fsync resolved: closing the folder need not hold the caller up.
-      fs.close(fd, () => undefined);
-    }
-  }
-
-  /** Closes the folder without syncing it (the write did not happen). */
-  release(): void {
-    this.fd.then((fd) => fs.close(fd, () => undefined), () => undefined);
+/** fsync of a folder, so that the names changed in it are durable. Opening and closing it are lookups of microseconds: made synchronously. */
+export async function syncFolder(dir: string): Promise<void> {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    await voidCall((done) => fs.fsync(fd, done));
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

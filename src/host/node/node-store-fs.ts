@@ -92,10 +92,10 @@ export class NodeStoreFs implements StoreFs {
     await fsyncFd(nodeHandle(handle).fd);
   }
   async close(handle: StoreFileHandle): Promise<void> {
-    await closeFd(nodeHandle(handle).fd);
+    fs.closeSync(nodeHandle(handle).fd);
   }
   async size(handle: StoreFileHandle): Promise<number> {
-    return (await call<fs.Stats>((done) => fs.fstat(nodeHandle(handle).fd, done))).size;
+    return fs.fstatSync(nodeHandle(handle).fd).size;
   }
   async readFile(path: string): Promise<Uint8Array> {
     return readSmallNow(path) ?? call<Buffer>((done) => fs.readFile(path, done));
@@ -117,12 +117,12 @@ export class NodeStoreFs implements StoreFs {
   }
   async syncDir(path: string): Promise<void> {
     if (process.platform === 'win32') return; // directories cannot be opened for fsync on Windows; renames are durable there
-    const fd = await openFd(path, 'r');
+    // Opening and closing a folder are lookups of microseconds: made synchronously, only the fsync waits.
+    const fd = fs.openSync(path, 'r');
     try {
       await fsyncFd(fd);
     } finally {
-      // The names are durable once fsync resolved: closing the folder need not hold the caller up.
-      fs.close(fd, () => undefined);
+      fs.closeSync(fd);
     }
   }
   async mkdirp(path: string): Promise<void> {

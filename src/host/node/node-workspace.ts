@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, realpathSync, renameSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
-import { FolderSync, nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp } from './live-file-io';
+import { nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp, syncFolder } from './live-file-io';
 import { PathRefusedError, StaleContentError, type DirEntry, type FileStat, type LiveFile, type Workspace } from '../../core/ports';
 
 export interface NodeWorkspaceOptions {
@@ -139,32 +139,24 @@ export class NodeWorkspace implements Workspace {
       await this.expectHash(relative, absolute, ABSENT);
       await fs.mkdir(dir, { recursive: true });
     }
-    const folder = new FolderSync(dir);
     const staged = stageTemp(temp, bytes, absolute);
     try {
       await Promise.all([ready, staged]);
       await checkThenRename(relative, absolute, expectedBeforeHash, temp);
     } catch (error) {
-      folder.release();
       await staged.catch(() => undefined);
       await fs.rm(temp, { force: true });
       throw error;
     }
-    await folder.sync();
+    await syncFolder(dir);
     return { path: relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
   }
 
   async delete(path: string, expectedBeforeHash: string): Promise<void> {
     const { relative, absolute } = await this.resolve(path);
-    const folder = new FolderSync(nodePath.dirname(absolute));
-    try {
-      await this.expectHash(relative, absolute, expectedBeforeHash);
-      await fs.unlink(absolute);
-    } catch (error) {
-      folder.release();
-      throw error;
-    }
-    await folder.sync();
+    await this.expectHash(relative, absolute, expectedBeforeHash);
+    await fs.unlink(absolute);
+    await syncFolder(nodePath.dirname(absolute));
   }
 
   async list(dir: string): Promise<DirEntry[]> {
