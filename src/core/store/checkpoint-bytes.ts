@@ -1,6 +1,6 @@
 import type { Buffer } from 'node:buffer';
 import type { Cursor } from './journal-frame';
-import { CheckpointLabel, RunStatus, type Budget, type CheckpointRecord } from './records';
+import { CheckpointLabel, RunStatus, type Budget, type StoredRecord } from './records';
 
 // A checkpoint record read straight from its bytes, in the arrangement the writer gives it (the
 // schema's field order, as zod outputs it). Every field is checked here exactly as the
@@ -74,8 +74,8 @@ function readBudget(cursor: Cursor): Budget | null {
   return cursor.literal(CLOSE) ? budget : null;
 }
 
-/** The checkpoint record whose fields follow `{"v":v,"at":at`, or null to leave it to the schema. */
-export function readCheckpointRecord(cursor: Cursor, v: number, at: number): CheckpointRecord | null {
+/** The checkpoint record (numbered `seq`) whose fields follow `{"v":v,"at":at`, or null to leave it to the schema. */
+export function readCheckpointRecord(cursor: Cursor, v: number, at: number, seq: number): StoredRecord | null {
   if (!cursor.literal(HEAD)) return null;
   const checkpointId = cursor.plainString();
   if (!checkpointId) return null;
@@ -91,11 +91,12 @@ export function readCheckpointRecord(cursor: Cursor, v: number, at: number): Che
   if (!budget) return null;
   const stopReason = optionalString(cursor, STOP_REASON);
   if (stopReason === null || !cursor.literal(CLOSE) || cursor.at !== cursor.end) return null;
-  // Fields in the schema's order, as zod would output them.
-  const record: CheckpointRecord =
-    callId === undefined
-      ? { v, at, type: 'checkpoint', checkpointId, stepId, label, messageCount, patchCount, status, budget }
-      : { v, at, type: 'checkpoint', checkpointId, stepId, label, messageCount, patchCount, callId, status, budget };
-  if (stopReason !== undefined) record.stopReason = stopReason;
-  return record;
+  // Fields in the schema's order, as zod would output them, then the sequence number; one literal per shape.
+  const type = 'checkpoint';
+  if (callId === undefined) {
+    if (stopReason === undefined) return { v, at, type, checkpointId, stepId, label, messageCount, patchCount, status, budget, seq };
+    return { v, at, type, checkpointId, stepId, label, messageCount, patchCount, status, budget, stopReason, seq };
+  }
+  if (stopReason === undefined) return { v, at, type, checkpointId, stepId, label, messageCount, patchCount, callId, status, budget, seq };
+  return { v, at, type, checkpointId, stepId, label, messageCount, patchCount, callId, status, budget, stopReason, seq };
 }

@@ -64,11 +64,7 @@ export interface JournalScan {
 
 function validRecord(frame: Frame, file: string, offset: number, migrations: MigrationTable, readVersion: number): StoredRecord {
   if (frame.lazy && frame.raw.v === readVersion) return lazyRecord(frame, frame.lazy, file, offset);
-  if (frame.checked && frame.raw.v === readVersion) {
-    const checked = frame.raw as StoreRecord & { seq: number };
-    checked.seq = frame.seq;
-    return checked;
-  }
+  if (frame.checked && frame.raw.v === readVersion) return frame.raw as StoredRecord;
   const upgraded = upgradeRecord(eagerRaw(frame, file, offset), file, migrations, readVersion);
   const parsed = StoreRecord.safeParse(upgraded);
   if (!parsed.success) {

@@ -24,7 +24,7 @@ export interface Frame {
   /** The record, or with `lazy` the record's fields beside its lazy part. */
   readonly raw: Record<string, unknown>;
   readonly lazy?: LazyFramePart;
-  /** `raw` is a complete current-format record already checked field by field against its schema by the byte reader. */
+  /** `raw` is a complete record, numbered, already checked field by field against its schema by the byte reader. */
   readonly checked?: boolean;
 }
 
@@ -161,7 +161,7 @@ export class Cursor {
   }
 }
 
-function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, unknown>; lazy: LazyFramePart } | null {
+function lazyPart(cursor: Cursor, v: number, at: number, seq: number): { raw: Record<string, unknown>; lazy: LazyFramePart } | null {
   const partEnd = cursor.end - 1;
   if (cursor.bytes[partEnd] !== CLOSE_BRACE) return null;
   const mark = cursor.at;
@@ -170,7 +170,7 @@ function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, 
     if (index < 0 || !cursor.literal(MESSAGE_STEP)) return null;
     const stepId = cursor.integer();
     if (stepId < 0 || !cursor.literal(MESSAGE_KEY) || cursor.at >= partEnd) return null;
-    return { raw: { v, at, type: 'message', index, stepId }, lazy: framePart('message', cursor.bytes, cursor.at, partEnd, undefined) };
+    return { raw: { v, at, type: 'message', index, stepId, seq }, lazy: framePart('message', cursor.bytes, cursor.at, partEnd, undefined) };
   }
   cursor.at = mark;
   if (!cursor.literal(LEDGER_HEAD)) return null;
@@ -180,7 +180,7 @@ function lazyPart(cursor: Cursor, v: number, at: number): { raw: Record<string, 
   if (!callId || !cursor.literal(ENTRY_STEP)) return null;
   const stepId = cursor.integer();
   if (stepId < 0) return null;
-  return { raw: { v, at, type: 'ledger' }, lazy: framePart('entry', cursor.bytes, partStart, partEnd, { callId, stepId }) };
+  return { raw: { v, at, type: 'ledger', seq }, lazy: framePart('entry', cursor.bytes, partStart, partEnd, { callId, stepId }) };
 }
 
 /** A record in the writer's arrangement: message and ledger records lazy, any other parsed now. */
@@ -200,10 +200,10 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame 
     if (v > 0 && cursor.literal(RECORD_AT)) {
       const at = cursor.integer();
       const afterAt = cursor.at;
-      const part = at >= 0 ? lazyPart(cursor, v, at) : null;
+      const part = at >= 0 ? lazyPart(cursor, v, at, seq) : null;
       if (part) return { seq, groupFirst, closesGroup, raw: part.raw, lazy: part.lazy };
       cursor.at = afterAt;
-      const checkpoint = at >= 0 ? readCheckpointRecord(cursor, v, at) : null;
+      const checkpoint = at >= 0 ? readCheckpointRecord(cursor, v, at, seq) : null;
       if (checkpoint) return { seq, groupFirst, closesGroup, raw: checkpoint, checked: true };
     }
   }
@@ -234,7 +234,7 @@ export function readFrame(input: Uint8Array, start: number, end: number): Frame 
   const bytes = asBuffer(input);
   const suffixStart = end - CRC_SUFFIX_LENGTH;
   const stated = statedCrc(bytes, suffixStart, end);
-  if (stated < 0 || crc32(bytes.subarray(start, suffixStart)) !== stated) return null;
+  if (stated < 0 || crc32(new Uint8Array(bytes.buffer, bytes.byteOffset + start, suffixStart - start)) !== stated) return null;
   return framedRecord(bytes, start, suffixStart) ?? parsedFrame(bytes, start, end);
 }
 
@@ -259,6 +259,6 @@ export function lazyRecord(frame: Frame, lazy: LazyFramePart, file: string, offs
   lazy.file = file;
   lazy.offset = offset;
   lazy.seq = frame.seq;
-  if (lazy.name === 'message') return lazyMessageRecord(frame.raw as Omit<MessageRecord, 'message'>, lazy);
-  return lazyLedgerRecord(frame.raw as Omit<LedgerRecord, 'entry'>, lazy);
+  if (lazy.name === 'message') return lazyMessageRecord(frame.raw as Omit<MessageRecord, 'message'> & { seq: number }, lazy);
+  return lazyLedgerRecord(frame.raw as Omit<LedgerRecord, 'entry'> & { seq: number }, lazy);
 }

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { LedgerEntry } from '../ledger/schema';
 import { MessageParam } from '../model/messages';
 import { StoreError } from './contract';
+import { checkedLedgerEntry } from './ledger-entry-check';
 import type { LedgerRecord, MessageRecord, StoredRecord } from './records';
 
 // Records read from a journal whose bulky part (a message, a ledger entry) stays as the bytes the
@@ -32,19 +33,24 @@ export interface LedgerKey {
   readonly stepId: number;
 }
 
-function decodePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string): T {
-  const value = parsePart(part, schema, what);
+/** A hand check that returns what the schema would, or undefined to ask the schema. */
+type QuickCheck<T> = (raw: unknown) => T | undefined;
+
+function decodePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string, quick?: QuickCheck<T>): T {
+  const value = parsePart(part, schema, what, quick);
   part.journal = null; // the whole journal stays in memory only while a part still needs it
   return value;
 }
 
-function parsePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string): T {
+function parsePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string, quick: QuickCheck<T> | undefined): T {
   let raw: unknown;
   try {
     raw = JSON.parse(part.journal!.toString('utf8', part.start, part.end));
   } catch (error) {
     throw new StoreError(`${part.file}: ${what} of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`, 'damaged', part.file, part.offset);
   }
+  const checked = quick?.(raw);
+  if (checked !== undefined) return checked;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new StoreError(`${part.file}: ${what} of record ${part.seq} at byte ${part.offset} does not match its schema: ${parsed.error.message}`, 'damaged', part.file, part.offset);
@@ -60,7 +66,7 @@ function messageGetter(this: Holder): MessageParam {
 
 function entryGetter(this: Holder): LedgerEntry {
   const part = this[PART];
-  return (part.value ??= decodePart(part, LedgerEntry, 'ledger entry')) as LedgerEntry;
+  return (part.value ??= decodePart(part, LedgerEntry, 'ledger entry', checkedLedgerEntry)) as LedgerEntry;
 }
 
 // Descriptors shared by every record: defining a property allocates nothing per record but the part.
@@ -75,18 +81,16 @@ function withLazyPart(record: object, name: string, descriptor: PropertyDescript
   Object.defineProperty(record, name, descriptor);
 }
 
-/** A message record whose message is decoded on first read; `head` holds the other fields, checked. */
-export function lazyMessageRecord(head: Omit<MessageRecord, 'message'>, part: LazyPart): StoredRecord {
-  const record = head as Omit<MessageRecord, 'message'> & { seq: number };
-  record.seq = part.seq;
+/** A message record whose message is decoded on first read; `head` holds the other fields (seq included), checked. */
+export function lazyMessageRecord(head: Omit<MessageRecord, 'message'> & { seq: number }, part: LazyPart): StoredRecord {
+  const record = head;
   withLazyPart(record, 'message', messageDescriptor, part);
   return record as StoredRecord;
 }
 
 /** A ledger record whose entry is decoded on first read; the part's `key` is read from the same bytes. */
-export function lazyLedgerRecord(head: Omit<LedgerRecord, 'entry'>, part: LazyPart): StoredRecord {
-  const record = head as Omit<LedgerRecord, 'entry'> & { seq: number };
-  record.seq = part.seq;
+export function lazyLedgerRecord(head: Omit<LedgerRecord, 'entry'> & { seq: number }, part: LazyPart): StoredRecord {
+  const record = head;
   withLazyPart(record, 'entry', entryDescriptor, part);
   return record as StoredRecord;
 }
