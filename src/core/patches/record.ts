@@ -79,11 +79,18 @@ export interface StoredWriteBlobs {
 
 /** Stores both sides of a write as blobs, side by side (nothing over the size cap); idempotent thanks to content addressing. */
 export async function storeWriteBlobs(deps: Pick<WriteDeps, 'blobs' | 'contentCapBytes'>, write: Pick<PreparedWrite, 'before' | 'after'>): Promise<StoredWriteBlobs> {
-  const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
-  const omitted = Math.max(write.before?.length ?? 0, write.after?.length ?? 0) > cap;
+  const omitted = isOverCap(deps, write);
   if (omitted) return { omitted };
   const [beforeBlob, afterBlob] = await Promise.all([putIfPresent(deps.blobs, write.before), putIfPresent(deps.blobs, write.after)]);
   return { omitted, ...(beforeBlob === undefined ? {} : { beforeBlob }), ...(afterBlob === undefined ? {} : { afterBlob }) };
+}
+
+function isOverCap(deps: Pick<WriteDeps, 'contentCapBytes'>, write: Pick<PreparedWrite, 'before' | 'after'>): boolean {
+  return Math.max(write.before?.length ?? 0, write.after?.length ?? 0) > (deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES);
+}
+
+function summaryOf(write: PreparedWrite, omitted: boolean): DiffSummary {
+  return omitted ? omittedSummary(write) : summarizeDiff(write.path, write.before, write.after);
 }
 
 /** The patch record of a write whose blobs are stored. */
@@ -93,8 +100,8 @@ export function patchOfWrite(
   write: PreparedWrite,
   blobs: StoredWriteBlobs,
   wroteDirtyBuffer: boolean,
+  summary: DiffSummary = summaryOf(write, blobs.omitted),
 ): Patch {
-  const summary = blobs.omitted ? omittedSummary(write) : summarizeDiff(write.path, write.before, write.after);
   return {
     patchId: deps.newId(),
     runId: origin.runId,
@@ -114,6 +121,22 @@ export function patchOfWrite(
   };
 }
 
+/**
+ * The diff summary, computed once the I/O already under way has been handed to the system
+ * (after the pending callbacks run): the diff then costs no time of its own on the way to disk.
+ */
+function summaryWhileWriting(write: PreparedWrite, omitted: boolean): Promise<DiffSummary> {
+  return new Promise((resolve, reject) => {
+    setImmediate(() => {
+      try {
+        resolve(summaryOf(write, omitted));
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
 async function isDirtyNow(workspace: Workspace, path: string): Promise<boolean> {
   if (workspace.isDirty) return workspace.isDirty(path);
   return (await workspace.read(path))?.dirty === true;
@@ -125,13 +148,18 @@ async function isDirtyNow(workspace: Workspace, path: string): Promise<boolean> 
  * then returns the Patch (state pending) for the caller to journal.
  */
 export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, write: PreparedWrite): Promise<Patch> {
-  const blobs = await storeBlobsThenWrite(deps, write);
-  if (blobs.omitted) {
+  const written = storeBlobsThenWrite(deps, write);
+  const summary = summaryWhileWriting(write, isOverCap(deps, write));
+  const [blobs, diff] = await Promise.allSettled([written, summary]);
+  if (blobs.status === 'rejected') throw blobs.reason;
+  if (diff.status === 'rejected') throw diff.reason;
+  const stored = blobs.value;
+  if (stored.omitted) {
     const size = Math.max(write.before?.length ?? 0, write.after?.length ?? 0);
     const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
     deps.log.log('warn', `${write.path}: ${size} bytes is over the ${cap}-byte cap; content kept by hash only: no diff is shown and the patch cannot be rolled back (a created file can still be deleted)`, { path: write.path, size, cap });
   }
-  return patchOfWrite(deps, origin, write, blobs, blobs.wroteDirtyBuffer);
+  return patchOfWrite(deps, origin, write, stored, stored.wroteDirtyBuffer, diff.value);
 }
 
 /**

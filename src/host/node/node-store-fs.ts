@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../core/store/fs-port';
 
 // The callback API on raw descriptors: on this path of tiny files and fsyncs, each fs.promises
@@ -10,10 +12,16 @@ import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../core/store/f
 const SYNC_IO_MAX_BYTES = 64 * 1024;
 
 class NodeHandle implements StoreFileHandle {
+  readonly fd: number;
+  /** Set for a file opened through fs.promises (an append-only log), which syncs and closes it. */
+  readonly file: FileHandle | undefined;
   constructor(
     readonly path: string,
-    readonly fd: number,
-  ) {}
+    fd: number | FileHandle,
+  ) {
+    this.fd = typeof fd === 'number' ? fd : fd.fd;
+    this.file = typeof fd === 'number' ? undefined : fd;
+  }
 }
 
 function nodeHandle(handle: StoreFileHandle): NodeHandle {
@@ -79,20 +87,25 @@ function notFoundAsNull(error: NodeJS.ErrnoException): null {
 
 /** StoreFs over node:fs. */
 export class NodeStoreFs implements StoreFs {
+  /** Through fs.promises: a log is synced per commit group, and tools that watch its fsyncs (the kill-fault harness) hook there. */
   async openAppend(path: string): Promise<StoreFileHandle> {
-    return new NodeHandle(path, await openFd(path, 'a'));
+    return new NodeHandle(path, await fsp.open(path, 'a'));
   }
+  /** Through fs.promises too: a new run's journal is opened here. */
   async openExclusive(path: string): Promise<StoreFileHandle> {
-    return new NodeHandle(path, await openFd(path, 'wx'));
+    return new NodeHandle(path, await fsp.open(path, 'wx'));
   }
   async write(handle: StoreFileHandle, bytes: Uint8Array): Promise<void> {
     await writeAll(nodeHandle(handle).fd, bytes);
   }
   async sync(handle: StoreFileHandle): Promise<void> {
-    await fsyncFd(nodeHandle(handle).fd);
+    const { fd, file } = nodeHandle(handle);
+    await (file ? file.sync() : fsyncFd(fd));
   }
   async close(handle: StoreFileHandle): Promise<void> {
-    fs.closeSync(nodeHandle(handle).fd);
+    const { fd, file } = nodeHandle(handle);
+    if (file) await file.close();
+    else fs.closeSync(fd);
   }
   async size(handle: StoreFileHandle): Promise<number> {
     return fs.fstatSync(nodeHandle(handle).fd).size;
