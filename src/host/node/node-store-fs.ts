@@ -3,25 +3,20 @@ import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../core/store/fs-port';
 
-// The callback API on raw descriptors: on this path of tiny files and fsyncs, each fs.promises
-// FileHandle call costs a measurable extra round trip (~0.1 ms per write + fsync), and a store
-// write is several of them. Small reads and writes (no fsync) go through the synchronous calls:
-// a few microseconds of the event loop against a thread-pool round trip each.
+// Files the store writes are fs.promises handles (tools that watch a journal's fsyncs, the
+// kill-fault harness among them, hook FileHandle.sync). Everything else is cheaper: small reads
+// and writes (no fsync) and folder opens go through the synchronous calls, a few microseconds
+// of the event loop against a thread-pool round trip each; the rest through the callback API,
+// which costs less per call than fs.promises on this path of tiny files and fsyncs.
 
 /** Reads and writes up to this size are made synchronously. */
 const SYNC_IO_MAX_BYTES = 64 * 1024;
 
 class NodeHandle implements StoreFileHandle {
-  readonly fd: number;
-  /** Set for a file opened through fs.promises (an append-only log), which syncs and closes it. */
-  readonly file: FileHandle | undefined;
   constructor(
     readonly path: string,
-    fd: number | FileHandle,
-  ) {
-    this.fd = typeof fd === 'number' ? fd : fd.fd;
-    this.file = typeof fd === 'number' ? undefined : fd;
-  }
+    readonly file: FileHandle,
+  ) {}
 }
 
 function nodeHandle(handle: StoreFileHandle): NodeHandle {
@@ -87,28 +82,23 @@ function notFoundAsNull(error: NodeJS.ErrnoException): null {
 
 /** StoreFs over node:fs. */
 export class NodeStoreFs implements StoreFs {
-  /** Through fs.promises: a log is synced per commit group, and tools that watch its fsyncs (the kill-fault harness) hook there. */
   async openAppend(path: string): Promise<StoreFileHandle> {
     return new NodeHandle(path, await fsp.open(path, 'a'));
   }
-  /** Through fs.promises too: a new run's journal is opened here. */
   async openExclusive(path: string): Promise<StoreFileHandle> {
     return new NodeHandle(path, await fsp.open(path, 'wx'));
   }
   async write(handle: StoreFileHandle, bytes: Uint8Array): Promise<void> {
-    await writeAll(nodeHandle(handle).fd, bytes);
+    await writeAll(nodeHandle(handle).file.fd, bytes);
   }
   async sync(handle: StoreFileHandle): Promise<void> {
-    const { fd, file } = nodeHandle(handle);
-    await (file ? file.sync() : fsyncFd(fd));
+    await nodeHandle(handle).file.sync();
   }
   async close(handle: StoreFileHandle): Promise<void> {
-    const { fd, file } = nodeHandle(handle);
-    if (file) await file.close();
-    else fs.closeSync(fd);
+    await nodeHandle(handle).file.close();
   }
   async size(handle: StoreFileHandle): Promise<number> {
-    return fs.fstatSync(nodeHandle(handle).fd).size;
+    return fs.fstatSync(nodeHandle(handle).file.fd).size;
   }
   async readFile(path: string): Promise<Uint8Array> {
     return readSmallNow(path) ?? call<Buffer>((done) => fs.readFile(path, done));
