@@ -71,7 +71,8 @@ function foldActive(history: ActiveHistory, record: StoredRecord): void {
       if (record.index > history.messages.length) {
         throw new StoreError(`message seq ${record.seq} has index ${record.index} beyond the history (${history.messages.length})`, 'invalid');
       }
-      history.messages.length = record.index;
+      // Truncating only when a message rewrites history: setting an array's length is not free.
+      if (record.index < history.messages.length) history.messages.length = record.index;
       history.messages.push(record);
       history.stepId = Math.max(history.stepId, record.stepId);
       return;
