@@ -39,7 +39,10 @@ export async function createFileDurably(fs: StoreFs, dir: string, name: string, 
     await fs.close(handle).catch(() => undefined);
     throw error;
   }
-  const synced = await Promise.allSettled([fs.sync(handle).finally(() => fs.close(handle)), fs.syncDir(dir)]);
+  const synced = await Promise.allSettled([fs.sync(handle), fs.syncDir(dir)]);
+  // Once its fsync returned the content is on disk: the close need not hold the caller up.
+  const closed = fs.close(handle);
+  closed.catch(() => undefined);
   for (const step of synced) if (step.status === 'rejected') throw step.reason;
   return true;
 }
