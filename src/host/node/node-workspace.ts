@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs, realpathSync, renameSync } from 'node:fs';
+import { promises as fs, renameSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
+import { isInside, realpathOfDeepest } from './path-rules';
 import { nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp, syncFolder } from './live-file-io';
 import { PathRefusedError, StaleContentError, type DirEntry, type FileStat, type LiveFile, type Workspace } from '../../core/ports';
 
@@ -16,29 +17,6 @@ interface Root {
   readonly path: string;
   readonly real: string;
   readonly name: string;
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = nodePath.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
-}
-
-/** Synchronous: a cached path lookup takes microseconds, a thread-pool round trip far more. */
-function realpathOfDeepest(path: string): string {
-  const pending: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      const real = realpathSync.native(current);
-      return nodePath.join(real, ...pending.reverse());
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
-      const parent = nodePath.dirname(current);
-      if (parent === current) return path;
-      pending.push(nodePath.basename(current));
-      current = parent;
-    }
-  }
 }
 
 function kindOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): DirEntry['kind'] {

@@ -1,6 +1,6 @@
-import { promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
 import { PathRefusedError } from '../../core/ports';
+import { isInside, realpathOfDeepest } from '../node/path-rules';
 
 /** The workspace-relative form of the root folder itself (what `list_dir "."` asks for). */
 export const ROOT_PATH = '.';
@@ -20,29 +20,6 @@ export interface ResolvedPath {
   readonly real: string;
 }
 
-function isInside(child: string, parent: string): boolean {
-  const rel = nodePath.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
-}
-
-/** realpath of the deepest existing ancestor, plus the part that does not exist yet. */
-async function realpathAllowMissing(path: string): Promise<string> {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return nodePath.join(await fs.realpath(current), ...missing.reverse());
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      const parent = nodePath.dirname(current);
-      if (parent === current) return path;
-      missing.push(nodePath.basename(current));
-      current = parent;
-    }
-  }
-}
-
 /**
  * The path rules every agent file access goes through: inside a workspace folder after
  * resolving symlinks, never under `.git/`, never inside the checkpoint store.
@@ -57,12 +34,12 @@ export class WorkspacePaths {
   ) {}
 
   private resolvedFolders(): Promise<Folder[]> {
-    this.folders ??= Promise.all(this.roots.map(async (path) => ({ path, real: await realpathAllowMissing(path), name: nodePath.basename(path) })));
+    this.folders ??= Promise.all(this.roots.map(async (path) => ({ path, real: realpathOfDeepest(path), name: nodePath.basename(path) })));
     return this.folders;
   }
 
   private resolvedStore(): Promise<string | undefined> {
-    this.storeReal ??= this.storeDir === undefined ? Promise.resolve(undefined) : realpathAllowMissing(nodePath.resolve(this.storeDir));
+    this.storeReal ??= this.storeDir === undefined ? Promise.resolve(undefined) : Promise.resolve(realpathOfDeepest(nodePath.resolve(this.storeDir)));
     return this.storeReal;
   }
 
@@ -87,7 +64,7 @@ export class WorkspacePaths {
     if (input.length === 0 || input.includes('\0')) throw new PathRefusedError(input, 'empty path or NUL in path');
     const folders = await this.resolvedFolders();
     const { absolute } = this.lexical(input, folders);
-    const real = await realpathAllowMissing(absolute);
+    const real = realpathOfDeepest(absolute);
     const folder = folders.find((f) => isInside(real, f.real));
     if (!folder) throw new PathRefusedError(input, `resolves (symlinks followed) to ${real}, outside every workspace folder`);
     const rel = nodePath.relative(folder.real, real).split(nodePath.sep).join('/');
