@@ -24,6 +24,8 @@ export interface WriterSetup {
   readonly stateIntervalMs: number;
   /** Called when the writer stops after an I/O error, so its own process may take the run again. */
   readonly onAbandon: (holderId: string) => void;
+  /** Called before the writer first changes the journal, and when it closes. */
+  readonly onFirstChange?: () => void;
 }
 
 /** Appends commit groups to one run's journal while it holds the run's lease. */
@@ -38,7 +40,7 @@ export class FileRunWriter implements RunWriter {
   private handleOpen = true;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly setup: WriterSetup) {
+  constructor(private setup: WriterSetup) {
     this.runId = setup.state.runId;
     this.holderId = setup.holderId;
     this.state = setup.state;
@@ -47,6 +49,7 @@ export class FileRunWriter implements RunWriter {
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+    this.changing();
     return this.serialised(() => this.appendNow(records));
   }
 
@@ -58,6 +61,7 @@ export class FileRunWriter implements RunWriter {
   }
 
   close(): Promise<void> {
+    this.changing();
     return this.serialised(async () => {
       if (!this.stopped) {
         this.stopped = new StoreError('this writer is closed', 'lease_lost');
@@ -174,6 +178,13 @@ export class FileRunWriter implements RunWriter {
     if (!this.handleOpen) return;
     this.handleOpen = false;
     await this.setup.fs.close(this.setup.handle).catch(() => undefined);
+  }
+
+  private changing(): void {
+    const onFirstChange = this.setup.onFirstChange;
+    if (!onFirstChange) return;
+    this.setup = { ...this.setup, onFirstChange: undefined };
+    onFirstChange();
   }
 
   private stop(error: StoreError): void {

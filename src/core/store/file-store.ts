@@ -1,14 +1,13 @@
 import { systemClock, type Clock } from '../ports';
 import { StoreError, type CheckpointStore, type LeaseInfo, type RunState, type RunSummary, type RunWriter, type VerifyReport } from './contract';
-import { readIfExists } from './atomic-file';
 import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext } from './file-lease';
 import { FileRunWriter } from './file-run-writer';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
-import { encodeGroup, scanJournal, type JournalScan } from './journal-format';
+import { encodeGroup, JournalScanner, type JournalScan } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
-import { materialise } from './materialise';
+import { latestStatus, materialise } from './materialise';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import { blobRefs } from './refs';
@@ -54,6 +53,12 @@ export class FileCheckpointStore implements CheckpointStore {
   private readonly stateIntervalMs: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
+  /**
+   * The records openWriter just read, handed to the next readRecords/readRun of the same run
+   * (a resume opens the writer, then reads the run: one read of the journal, not two). Dropped
+   * when that writer first appends or closes; while its lease is held nobody else can write.
+   */
+  private readonly openedRecords = new Map<string, readonly StoredRecord[]>();
   private rootReady = false;
 
   constructor(options: FileStoreOptions) {
@@ -124,8 +129,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const ctx = this.leaseContext(runId);
     const lease = await acquireLease(ctx, holderId, this.abandoned);
     try {
-      const bytes = await this.fs.readFile(journal);
-      const scan = this.checkedScan(runId, bytes);
+      const scan = this.checkedScan(runId, await this.scanJournalOf(runId));
       let tornTailCut: RunStateFile['tornTailCut'];
       if (scan.tornTail) {
         await this.fs.truncate(journal, scan.goodLength);
@@ -139,7 +143,12 @@ export class FileCheckpointStore implements CheckpointStore {
         await this.fs.close(handle).catch(() => undefined);
         throw error;
       }
-      return this.writer(runId, handle, holderId, lease, state);
+      const opened = scan.records;
+      this.openedRecords.set(runId, opened);
+      const dropOpened = () => {
+        if (this.openedRecords.get(runId) === opened) this.openedRecords.delete(runId);
+      };
+      return this.writer(runId, handle, holderId, lease, state, dropOpened);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
@@ -151,10 +160,29 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {
+    const opened = this.openedRecords.get(runId);
+    if (opened) {
+      this.openedRecords.delete(runId);
+      return opened;
+    }
+    return this.checkedScan(runId, await this.scanJournalOf(runId)).records;
+  }
+
+  /**
+   * @internal The run's journal scanned; with a port that reads in pieces, each piece is parsed
+   * while the next is read. Throws not_found when the run has no journal.
+   */
+  async scanJournalOf(runId: string): Promise<JournalScan> {
     const journal = this.journalPath(runId);
-    const bytes = await readIfExists(this.fs, journal);
-    if (bytes === null) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
-    return this.checkedScan(runId, bytes).records;
+    const scanner = new JournalScanner(journal, this.migrations, this.readVersion);
+    let bytes: Uint8Array;
+    try {
+      bytes = this.fs.readFileInPieces ? await this.fs.readFileInPieces(journal, (prefix) => scanner.feed(prefix)) : await this.fs.readFile(journal);
+    } catch (error) {
+      if (isNotFound(error)) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+      throw error;
+    }
+    return scanner.finish(bytes);
   }
 
   async listRuns(): Promise<readonly RunSummary[]> {
@@ -188,12 +216,11 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async verify(runId: string): Promise<VerifyReport> {
     const journal = this.journalPath(runId);
-    const bytes = await readIfExists(this.fs, journal);
-    if (bytes === null) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
     let scan: JournalScan;
     try {
-      scan = scanJournal(bytes, journal, this.migrations, this.readVersion);
+      scan = await this.scanJournalOf(runId);
     } catch (error) {
+      if (error instanceof StoreError && error.code === 'not_found') throw error;
       const message = errorMessage(error);
       return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
     }
@@ -219,10 +246,9 @@ export class FileCheckpointStore implements CheckpointStore {
     return collectFileGarbage(this, policy);
   }
 
-  /** @internal Scans a journal; damage is recorded beside it and thrown, nothing is changed. */
-  checkedScan(runId: string, bytes: Uint8Array): JournalScan {
+  /** @internal A journal's scan, checked: damage is recorded beside it and thrown, nothing is changed. */
+  checkedScan(runId: string, scan: JournalScan): JournalScan {
     const journal = this.journalPath(runId);
-    const scan = scanJournal(bytes, journal, this.migrations, this.readVersion);
     if (scan.damage) {
       void this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
       throw new StoreError(`${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`, 'damaged', journal, scan.damage.offset);
@@ -238,14 +264,15 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   private stateFromRecords(runId: string, scan: JournalScan, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
-    const state = materialise(scan.records);
+    const run = scan.records[0] as RunRecord;
     const last = scan.records[scan.records.length - 1]!;
-    const steps = scan.records.reduce((max, r) => ('stepId' in r ? Math.max(max, r.stepId) : max), 0);
+    let steps = 0;
+    for (const record of scan.records) if ('stepId' in record && record.stepId > steps) steps = record.stepId;
     return {
       runId,
-      task: state.run.task,
-      createdAt: state.run.createdAt,
-      status: state.status,
+      task: run.task,
+      createdAt: run.createdAt,
+      status: latestStatus(scan.records),
       lastSeq: last.seq,
       updatedAt: last.at,
       steps,
@@ -268,15 +295,14 @@ export class FileCheckpointStore implements CheckpointStore {
       return { runId, task, createdAt, status, updatedAt, steps, leased, ...(damaged ? { damaged } : {}) };
     }
     try {
-      const bytes = await this.fs.readFile(journal);
-      const s = this.stateFromRecords(runId, this.checkedScan(runId, bytes), undefined);
+      const s = this.stateFromRecords(runId, this.checkedScan(runId, await this.scanJournalOf(runId)), undefined);
       return { runId, task: s.task, createdAt: s.createdAt, status: s.status, updatedAt: s.updatedAt, steps: s.steps, leased };
     } catch (error) {
       return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
     }
   }
 
-  private writer(runId: string, handle: Awaited<ReturnType<StoreFs['openAppend']>>, holderId: string, lease: LeaseInfo, state: Omit<RunStateFile, 'v'>): RunWriter {
+  private writer(runId: string, handle: Awaited<ReturnType<StoreFs['openAppend']>>, holderId: string, lease: LeaseInfo, state: Omit<RunStateFile, 'v'>, onFirstChange?: () => void): RunWriter {
     return new FileRunWriter({
       fs: this.fs,
       clock: this.clock,
@@ -289,6 +315,7 @@ export class FileCheckpointStore implements CheckpointStore {
       state,
       stateIntervalMs: this.stateIntervalMs,
       onAbandon: (id) => this.abandoned.add(id),
+      ...(onFirstChange ? { onFirstChange } : {}),
     });
   }
 

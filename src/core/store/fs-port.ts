@@ -26,6 +26,13 @@ export interface StoreFs {
   /** Size of the open file as the file system sees it now. */
   size(handle: StoreFileHandle): Promise<number>;
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * Reads a whole file piece by piece: `onBytes` gets each longer prefix read so far while the next
+   * piece is being read, so the caller parses as the bytes arrive; resolves to the whole file (as
+   * long as it was when opened). When `onBytes` throws, the read stops and the error is passed on.
+   * Optional: without it the store reads with readFile.
+   */
+  readFileInPieces?(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array>;
   /** Cuts a file back to `length` bytes and syncs it. */
   truncate(path: string, length: number): Promise<void>;
   /** Atomically replaces `to` with `from`. */

@@ -110,46 +110,75 @@ function laterGroupSurvives(bytes: Uint8Array, badStart: number, from: number, g
 }
 
 /**
- * Reads a journal: every line checked (checksum, sequence, version, schema). An unfinished or
- * garbled last commit group is a torn tail; anything bad before it is damage.
- * Throws StoreError('future_version'|'damaged') for a checksum-valid record that cannot be read.
+ * Reads a journal as its bytes arrive: `feed` reads every whole line of the bytes read so far
+ * (each call a longer view of the same file), so a caller can parse while the next piece is read;
+ * `finish` judges the end once the whole file is there. Every line is checked (checksum, sequence,
+ * version, schema). An unfinished or garbled last commit group is a torn tail; anything bad
+ * before it is damage. Throws StoreError('future_version') for a checksum-valid record it cannot read.
  */
-export function scanJournal(bytes: Uint8Array, file: string, migrations: MigrationTable = MIGRATIONS, readVersion = FORMAT_VERSION): JournalScan {
-  const records: StoredRecord[] = [];
-  let groupRecords = 0;
-  let goodLength = 0;
-  let start = 0;
-  let badAt = -1;
-  for (let nl = bytes.indexOf(NEWLINE, start); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
-    const frame = readFrame(bytes, start, nl);
-    if (!frame) {
-      badAt = start;
-      break;
-    }
-    if (frame.seq !== records.length + 1 || frame.groupFirst !== groupRecords + 1) {
-      const message = `sequence ${frame.seq} (group from ${frame.groupFirst}) where ${records.length + 1} (group from ${groupRecords + 1}) was expected`;
-      return { records: records.slice(0, groupRecords), goodLength, damage: { offset: start, message } };
-    }
-    try {
-      records.push(validRecord(frame, file, start, migrations, readVersion));
-    } catch (error) {
-      if (error instanceof StoreError && error.code !== 'future_version') {
-        return { records: records.slice(0, groupRecords), goodLength, damage: { offset: start, message: error.message } };
+export class JournalScanner {
+  private readonly records: StoredRecord[] = [];
+  private groupRecords = 0;
+  private goodLength = 0;
+  private start = 0;
+  private badAt = -1;
+  private damage: { offset: number; message: string } | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly migrations: MigrationTable = MIGRATIONS,
+    private readonly readVersion = FORMAT_VERSION,
+  ) {}
+
+  /** Reads the whole lines of `bytes` not read yet; `bytes` starts at the file's first byte. */
+  feed(bytes: Uint8Array): void {
+    if (this.badAt !== -1 || this.damage) return;
+    const { records } = this;
+    for (let nl = bytes.indexOf(NEWLINE, this.start); nl !== -1; nl = bytes.indexOf(NEWLINE, this.start)) {
+      const frame = readFrame(bytes, this.start, nl);
+      if (!frame) {
+        this.badAt = this.start;
+        return;
       }
-      throw error;
-    }
-    start = nl + 1;
-    if (frame.closesGroup) {
-      groupRecords = records.length;
-      goodLength = start;
+      if (frame.seq !== records.length + 1 || frame.groupFirst !== this.groupRecords + 1) {
+        const message = `sequence ${frame.seq} (group from ${frame.groupFirst}) where ${records.length + 1} (group from ${this.groupRecords + 1}) was expected`;
+        this.damage = { offset: this.start, message };
+        return;
+      }
+      try {
+        records.push(validRecord(frame, this.file, this.start, this.migrations, this.readVersion));
+      } catch (error) {
+        if (error instanceof StoreError && error.code !== 'future_version') {
+          this.damage = { offset: this.start, message: error.message };
+          return;
+        }
+        throw error;
+      }
+      this.start = nl + 1;
+      if (frame.closesGroup) {
+        this.groupRecords = records.length;
+        this.goodLength = this.start;
+      }
     }
   }
-  if (badAt !== -1 && laterGroupSurvives(bytes, badAt, nl0(bytes, badAt), groupRecords + 1)) {
-    return { records: records.slice(0, groupRecords), goodLength, damage: { offset: badAt, message: 'checksum mismatch before the last commit group' } };
+
+  /** The scan of the whole file: `bytes` is all of it (what was fed, and any rest). */
+  finish(bytes: Uint8Array): JournalScan {
+    this.feed(bytes);
+    const { goodLength } = this;
+    const kept = this.groupRecords === this.records.length ? this.records : this.records.slice(0, this.groupRecords);
+    if (this.damage) return { records: kept, goodLength, damage: this.damage };
+    if (this.badAt !== -1 && laterGroupSurvives(bytes, this.badAt, nl0(bytes, this.badAt), this.groupRecords + 1)) {
+      return { records: kept, goodLength, damage: { offset: this.badAt, message: 'checksum mismatch before the last commit group' } };
+    }
+    if (goodLength === bytes.length) return { records: kept, goodLength };
+    return { records: kept, goodLength, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
   }
-  const kept = records.slice(0, groupRecords);
-  if (goodLength === bytes.length) return { records: kept, goodLength };
-  return { records: kept, goodLength, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
+}
+
+/** Reads a whole journal at once (JournalScanner). */
+export function scanJournal(bytes: Uint8Array, file: string, migrations: MigrationTable = MIGRATIONS, readVersion = FORMAT_VERSION): JournalScan {
+  return new JournalScanner(file, migrations, readVersion).finish(bytes);
 }
 
 /** Offset just after the line that starts at `start`. */

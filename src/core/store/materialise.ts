@@ -208,6 +208,15 @@ export function materialise(records: readonly StoredRecord[], options?: { atChec
   return toRunState(state, history);
 }
 
+/** The run's status as materialise would fold it, from the last record that sets one, without folding the rest. */
+export function latestStatus(records: readonly StoredRecord[]): RunStatus {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.type === 'checkpoint' || record.type === 'status' || record.type === 'run_end') return record.status;
+  }
+  return 'running';
+}
+
 /** `messages` decoded on first read and kept: a resume of everything else never pays for them. */
 function withMessagesOnRead(state: Omit<RunState, 'messages'>, records: readonly MessageRecord[]): RunState {
   let messages: readonly MessageParam[] | undefined;
