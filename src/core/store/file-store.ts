@@ -56,9 +56,10 @@ export class FileCheckpointStore implements CheckpointStore {
   /**
    * The records openWriter just read, handed to the next readRecords/readRun of the same run
    * (a resume opens the writer, then reads the run: one read of the journal, not two). Dropped
-   * when that writer first appends or closes; while its lease is held nobody else can write.
+   * when that writer first appends or closes, and not used when the journal's size changed (a
+   * writer that took the lease over meanwhile).
    */
-  private readonly openedRecords = new Map<string, readonly StoredRecord[]>();
+  private readonly openedRecords = new Map<string, JournalScan>();
   private rootReady = false;
 
   constructor(options: FileStoreOptions) {
@@ -143,7 +144,7 @@ export class FileCheckpointStore implements CheckpointStore {
         await this.fs.close(handle).catch(() => undefined);
         throw error;
       }
-      const opened = scan.records;
+      const opened = { records: scan.records, goodLength: scan.goodLength };
       this.openedRecords.set(runId, opened);
       const dropOpened = () => {
         if (this.openedRecords.get(runId) === opened) this.openedRecords.delete(runId);
@@ -163,7 +164,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const opened = this.openedRecords.get(runId);
     if (opened) {
       this.openedRecords.delete(runId);
-      return opened;
+      if ((await this.fs.stat(this.journalPath(runId)))?.size === opened.goodLength) return opened.records;
     }
     return this.checkedScan(runId, await this.scanJournalOf(runId)).records;
   }

@@ -127,6 +127,22 @@ describe('journal read in pieces', () => {
     await writer.close();
   });
 
+  it('a journal that changed after openWriter (its lease taken over) is read again', async () => {
+    const fs = new CountingReads();
+    const store = openFileStore(root, { fs, leaseTimeoutMs: 1 });
+    const created = await store.createRun(runInput('r1'));
+    await created.close();
+    const stale = await store.openWriter('r1');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const taker = await openFileStore(root, { leaseTimeoutMs: 1 }).openWriter('r1');
+    await taker.append([message(0, 1, 'user', 'written by the new holder')]);
+    fs.journalReads = 0;
+    assert.equal((await store.readRun('r1')).messages.length, 1);
+    assert.equal(fs.journalReads, 1);
+    await taker.close();
+    await stale.close().catch(() => undefined);
+  });
+
   it('a writer that appends before readRun: readRun still sees every record', async () => {
     const store = openFileStore(root, { fs: new CountingReads() });
     const created = await store.createRun(runInput('r1'));
