@@ -74,6 +74,30 @@ function readBudget(cursor: Cursor): Budget | null {
   return cursor.literal(CLOSE) ? budget : null;
 }
 
+// The checkpoints of one step mostly carry the same budget: a budget whose bytes equal the last
+// one read is that object again (records are never mutated), sparing its parse and allocation.
+// Its bytes are copied, so no journal is kept alive by this.
+const BUDGET_BYTES_MAX = 512;
+const lastBudget = { bytes: globalThis.Buffer.alloc(BUDGET_BYTES_MAX), length: 0, value: null as Budget | null };
+
+function budgetAt(cursor: Cursor): Budget | null {
+  const start = cursor.at;
+  const last = lastBudget;
+  // The cached bytes are a whole budget ending at its one `}`: equal bytes here are that budget.
+  if (last.value && start + last.length <= cursor.end && cursor.bytes.compare(last.bytes, 0, last.length, start, start + last.length) === 0) {
+    cursor.at = start + last.length;
+    return last.value;
+  }
+  const budget = readBudget(cursor);
+  if (!budget) return null;
+  if (cursor.at - start <= BUDGET_BYTES_MAX) {
+    cursor.bytes.copy(last.bytes, 0, start, cursor.at);
+    last.length = cursor.at - start;
+    last.value = budget;
+  }
+  return budget;
+}
+
 /** The checkpoint record (numbered `seq`) whose fields follow `{"v":v,"at":at`, or null to leave it to the schema. */
 export function readCheckpointRecord(cursor: Cursor, v: number, at: number, seq: number): StoredRecord | null {
   if (!cursor.literal(HEAD)) return null;
@@ -87,7 +111,7 @@ export function readCheckpointRecord(cursor: Cursor, v: number, at: number, seq:
   const callId = optionalString(cursor, CALL_ID);
   const status = enumAfter(cursor, STATUS, STATUSES);
   if (callId === null || !status) return null;
-  const budget = readBudget(cursor);
+  const budget = budgetAt(cursor);
   if (!budget) return null;
   const stopReason = optionalString(cursor, STOP_REASON);
   if (stopReason === null || !cursor.literal(CLOSE) || cursor.at !== cursor.end) return null;

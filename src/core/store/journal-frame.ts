@@ -18,21 +18,35 @@ const CLOSE_BRACE = 0x7d;
 
 /** A line whose checksum holds. */
 export interface Frame {
-  readonly seq: number;
-  readonly groupFirst: number;
-  readonly closesGroup: boolean;
+  seq: number;
+  groupFirst: number;
+  closesGroup: boolean;
   /** The record, or with `lazy` the record's fields beside its lazy part. */
-  readonly raw: Record<string, unknown>;
-  readonly lazy?: LazyFramePart;
+  raw: Record<string, unknown>;
+  lazy: LazyFramePart | undefined;
   /** `raw` is a complete record, numbered, already checked field by field against its schema by the byte reader. */
-  readonly checked?: boolean;
+  checked: boolean;
+}
+
+// A resume reads about 100,000 lines: one frame and one cursor serve them all, so reading a line
+// allocates only what the record keeps. readFrame's result is valid until its next call.
+const frame: Frame = { seq: 0, groupFirst: 0, closesGroup: false, raw: {}, lazy: undefined, checked: false };
+
+function framed(seq: number, groupFirst: number, closesGroup: boolean, raw: Record<string, unknown>, lazy: LazyFramePart | undefined, checked: boolean): Frame {
+  frame.seq = seq;
+  frame.groupFirst = groupFirst;
+  frame.closesGroup = closesGroup;
+  frame.raw = raw;
+  frame.lazy = lazy;
+  frame.checked = checked;
+  return frame;
 }
 
 /** A lazy part as the byte reader finds it; lazyRecord names its file and offset. */
 export type LazyFramePart = LazyPart & { readonly name: 'message' | 'entry' };
 
-function framePart(name: 'message' | 'entry', journal: Buffer, start: number, end: number, key: LazyPart['key']): LazyFramePart {
-  return { name, journal, start, end, file: '', offset: 0, seq: 0, key, value: undefined };
+function framePart(name: 'message' | 'entry', journal: Buffer, start: number, end: number, callId: string, stepId: number): LazyFramePart {
+  return { name, journal, start, end, file: '', offset: 0, seq: 0, callId, stepId, value: undefined };
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -85,11 +99,16 @@ const BACKSLASH = 0x5c;
 
 /** Reads a frame head left to right; any byte out of place makes the read fail (-1 / undefined / NaN). */
 export class Cursor {
-  constructor(
-    readonly bytes: Buffer,
-    public at: number,
-    readonly end: number,
-  ) {}
+  bytes: Buffer = Buffer.alloc(0);
+  at = 0;
+  end = 0;
+
+  reset(bytes: Buffer, at: number, end: number): this {
+    this.bytes = bytes;
+    this.at = at;
+    this.end = end;
+    return this;
+  }
 
   literal(expected: Buffer): boolean {
     if (!bytesAt(this.bytes, this.at, expected, this.end)) return false;
@@ -161,7 +180,8 @@ export class Cursor {
   }
 }
 
-function lazyPart(cursor: Cursor, v: number, at: number, seq: number): { raw: Record<string, unknown>; lazy: LazyFramePart } | null {
+/** A message or ledger record with its part left as bytes, as the shared frame; or null. */
+function lazyFrame(cursor: Cursor, v: number, at: number, seq: number, groupFirst: number, closesGroup: boolean): Frame | null {
   const partEnd = cursor.end - 1;
   if (cursor.bytes[partEnd] !== CLOSE_BRACE) return null;
   const mark = cursor.at;
@@ -170,7 +190,8 @@ function lazyPart(cursor: Cursor, v: number, at: number, seq: number): { raw: Re
     if (index < 0 || !cursor.literal(MESSAGE_STEP)) return null;
     const stepId = cursor.integer();
     if (stepId < 0 || !cursor.literal(MESSAGE_KEY) || cursor.at >= partEnd) return null;
-    return { raw: { v, at, type: 'message', index, stepId, seq }, lazy: framePart('message', cursor.bytes, cursor.at, partEnd, undefined) };
+    const part = framePart('message', cursor.bytes, cursor.at, partEnd, '', stepId);
+    return framed(seq, groupFirst, closesGroup, { v, at, type: 'message', index, stepId, seq }, part, false);
   }
   cursor.at = mark;
   if (!cursor.literal(LEDGER_HEAD)) return null;
@@ -180,12 +201,14 @@ function lazyPart(cursor: Cursor, v: number, at: number, seq: number): { raw: Re
   if (!callId || !cursor.literal(ENTRY_STEP)) return null;
   const stepId = cursor.integer();
   if (stepId < 0) return null;
-  return { raw: { v, at, type: 'ledger', seq }, lazy: framePart('entry', cursor.bytes, partStart, partEnd, { callId, stepId }) };
+  return framed(seq, groupFirst, closesGroup, { v, at, type: 'ledger', seq }, framePart('entry', cursor.bytes, partStart, partEnd, callId, stepId), false);
 }
 
 /** A record in the writer's arrangement: message and ledger records lazy, any other parsed now. */
+const lineCursor = new Cursor();
+
 function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame | null {
-  const cursor = new Cursor(bytes, start, suffixStart);
+  const cursor = lineCursor.reset(bytes, start, suffixStart);
   if (!cursor.literal(FRAME_S)) return null;
   const seq = cursor.integer();
   if (seq < 0 || !cursor.literal(FRAME_B)) return null;
@@ -200,15 +223,15 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame 
     if (v > 0 && cursor.literal(RECORD_AT)) {
       const at = cursor.integer();
       const afterAt = cursor.at;
-      const part = at >= 0 ? lazyPart(cursor, v, at, seq) : null;
-      if (part) return { seq, groupFirst, closesGroup, raw: part.raw, lazy: part.lazy };
+      const lazy = at >= 0 ? lazyFrame(cursor, v, at, seq, groupFirst, closesGroup) : null;
+      if (lazy) return lazy;
       cursor.at = afterAt;
       const checkpoint = at >= 0 ? readCheckpointRecord(cursor, v, at, seq) : null;
-      if (checkpoint) return { seq, groupFirst, closesGroup, raw: checkpoint, checked: true };
+      if (checkpoint) return framed(seq, groupFirst, closesGroup, checkpoint, undefined, true);
     }
   }
   const raw = parseJson(bytes, bodyStart, suffixStart);
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { seq, groupFirst, closesGroup, raw: raw as Record<string, unknown> } : null;
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? framed(seq, groupFirst, closesGroup, raw as Record<string, unknown>, undefined, false) : null;
 }
 
 function parseJson(bytes: Buffer, start: number, end: number): unknown {
@@ -221,14 +244,14 @@ function parseJson(bytes: Buffer, start: number, end: number): unknown {
 
 /** Any other arrangement of a line: the whole line as JSON. */
 function parsedFrame(bytes: Buffer, start: number, end: number): Frame | null {
-  const frame = parseJson(bytes, start, end) as { s?: unknown; b?: unknown; e?: unknown; r?: unknown } | undefined;
-  if (typeof frame !== 'object' || frame === null) return null;
-  if (typeof frame.s !== 'number' || typeof frame.b !== 'number' || typeof frame.e !== 'number') return null;
-  if (typeof frame.r !== 'object' || frame.r === null || Array.isArray(frame.r)) return null;
-  return { seq: frame.s, groupFirst: frame.b, closesGroup: frame.s === frame.e, raw: frame.r as Record<string, unknown> };
+  const line = parseJson(bytes, start, end) as { s?: unknown; b?: unknown; e?: unknown; r?: unknown } | undefined;
+  if (typeof line !== 'object' || line === null) return null;
+  if (typeof line.s !== 'number' || typeof line.b !== 'number' || typeof line.e !== 'number') return null;
+  if (typeof line.r !== 'object' || line.r === null || Array.isArray(line.r)) return null;
+  return framed(line.s, line.b, line.s === line.e, line.r as Record<string, unknown>, undefined, false);
 }
 
-/** A line whose checksum holds, or null (torn or flipped bytes). */
+/** A line whose checksum holds, or null (torn or flipped bytes). The frame is shared: read it before the next call. */
 export function readFrame(input: Uint8Array, start: number, end: number): Frame | null {
   if (end - start <= CRC_SUFFIX_LENGTH) return null;
   const bytes = asBuffer(input);

@@ -19,8 +19,9 @@ export interface LazyPart {
   file: string;
   offset: number;
   seq: number;
-  /** A ledger entry's callId and stepId, read from the head of the same bytes. */
-  readonly key: LedgerKey | undefined;
+  /** A ledger entry's callId and stepId, read from the head of the same bytes ('' and the step for a message). */
+  readonly callId: string;
+  readonly stepId: number;
   value: unknown;
 }
 
@@ -97,7 +98,7 @@ export function lazyLedgerRecord(head: Omit<LedgerRecord, 'entry'> & { seq: numb
 
 /** callId and stepId of a ledger record, without decoding a lazy entry. */
 export function ledgerKeyOf(record: LedgerRecord): LedgerKey {
-  return (record as LedgerRecord & Partial<Holder>)[PART]?.key ?? record.entry;
+  return (record as LedgerRecord & Partial<Holder>)[PART] ?? record.entry;
 }
 
 /** Decodes every lazy part now (verify); the first that fails its schema, with its byte offset. */

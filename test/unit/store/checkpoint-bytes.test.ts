@@ -71,4 +71,21 @@ describe('checkpoint records read from their bytes', () => {
     });
     fc.assert(fc.property(checkpoints, (raw) => expectSameAsSchema(raw as Record<string, unknown>)), { numRuns: 400 });
   });
+
+  it('checkpoints in a row that share or change their budget read as the schema reads each', () => {
+    const pool = [budget, { ...budget, turns: 4 }, { ...budget, maxTokens: 9000 }, { ...budget, costUsd: 0.3 }, { ...budget, maxTurns: 0 }, { ...budget, costUsd: '0.3' }];
+    const rows = fc.array(fc.record({ budget: fc.constantFrom(...pool), stepId: fc.nat(5) }), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(rows, (picked) => {
+        const raws = picked.map((row, i) => ({ ...valid, checkpointId: `cp-${i}`, stepId: row.stepId, budget: row.budget }));
+        const records = [RUN, ...raws].map((r, i) => ({ ...r, seq: i + 1 }) as unknown as StoredRecord);
+        const scan = scanJournal(Buffer.concat(records.map((record) => encodeGroup([record]))), FILE);
+        const firstBad = raws.findIndex((raw) => !StoreRecord.safeParse(raw).success);
+        const good = firstBad === -1 ? raws : raws.slice(0, firstBad);
+        assert.deepEqual(scan.records.slice(1), good.map((raw, i) => ({ ...StoreRecord.parse(raw), seq: i + 2 })));
+        assert.equal(scan.damage !== undefined, firstBad !== -1, 'a budget the schema rejects is damage even after an identical-looking one');
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
