@@ -1,6 +1,6 @@
 // One resume of a big run, as a new process (an extension host or CLI that starts) makes it:
 // the writer's lease taken, the journal read and the run's state materialised, as resumeRun does.
-// Prints one JSON object; run by store.bench.ts.
+// Prints one JSON object; store.bench.ts bundles it (as the extension ships) and runs it.
 import { performance } from 'node:perf_hooks';
 import { openFileStore } from '../../src/host/node/store-factory';
 

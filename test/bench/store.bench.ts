@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { buildSync } from 'esbuild';
 import type { RunWriter } from '../../src/core/store/contract';
 import type { StoreFileHandle } from '../../src/core/store/fs-port';
 import type { NewRecord, StoredRecord } from '../../src/core/store/records';
@@ -12,6 +13,7 @@ import { encodeGroup } from '../../src/core/store/journal-format';
 import { stampRecords } from '../../src/core/store/stamp';
 import { NodeStoreFs } from '../../src/host/node/node-store-fs';
 import { openFileStore } from '../../src/host/node/store-factory';
+import { ensureCodeServer } from '../support/code-server';
 
 const STEPS = 1000;
 const RESUME_STEPS = 10_000;
@@ -173,11 +175,35 @@ interface ResumeFigures {
   readonly resume_with_messages_ms: number;
 }
 
-/** One resume in a new Node process (the same loader as this one), timed inside it. */
-function resumeInNewProcess(root: string, runId: string, steps: number): ResumeFigures {
-  const child = join(__dirname, 'store-resume-child.ts');
-  const out = execFileSync(process.execPath, [...process.execArgv, child, root, runId, String(steps)], { encoding: 'utf8' });
+/** The resume child bundled as the extension and the CLI ship (esbuild.mjs's Node options). */
+function bundleResumeChild(outDir: string): string {
+  const outfile = join(outDir, 'store-resume-child.js');
+  buildSync({ entryPoints: [join(__dirname, 'store-resume-child.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+  return outfile;
+}
+
+/** One resume in a new process of `node`, timed inside it. */
+function resumeInNewProcess(node: string, child: string, root: string, runId: string, steps: number): ResumeFigures {
+  const out = execFileSync(node, [child, root, runId, String(steps)], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!) as ResumeFigures;
+}
+
+/** Medians of RESUME_PROCESSES fresh processes, alternating the runtimes so both meet the same disk and host. */
+function resumeFigures(runtimes: readonly string[], child: string, root: string): Map<string, ResumeFigures[]> {
+  const byRuntime = new Map(runtimes.map((node) => [node, [] as ResumeFigures[]]));
+  for (let i = 0; i < RESUME_PROCESSES; i++) {
+    for (const node of runtimes) byRuntime.get(node)!.push(resumeInNewProcess(node, child, root, 'big', RESUME_STEPS));
+  }
+  return byRuntime;
+}
+
+/** The Node the extension host runs on here: the offline VS Code's (code-server's engine). */
+function extensionHostNode(): string {
+  return join(ensureCodeServer(), 'node24/node_modules/node/bin/node');
+}
+
+function versionOf(node: string): string {
+  return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 }
 
 async function main(): Promise<void> {
@@ -205,7 +231,11 @@ async function main(): Promise<void> {
     // CLI): take the writer's lease, read the journal, materialise the state (ledger, budget,
     // checkpoints, patches decoded and checked; messages proven by their checksums, parsed on first
     // read). resume_with_messages_ms adds reading every message. Medians of fresh processes.
-    const resumes = Array.from({ length: RESUME_PROCESSES }, () => resumeInNewProcess(join(root, 'resume'), 'big', RESUME_STEPS));
+    // Both in the shipped (bundled) form: in this Node (the CLI's) and in the extension host's Node.
+    const hostNode = extensionHostNode();
+    const byRuntime = resumeFigures([process.execPath, hostNode], bundleResumeChild(root), join(root, 'resume'));
+    const resumes = byRuntime.get(process.execPath)!;
+    const hostResumes = byRuntime.get(hostNode)!;
     const resumeMs = median(resumes.map((r) => r.resume_ms));
     const resumeWithMessagesMs = median(resumes.map((r) => r.resume_with_messages_ms));
     const journalBytes = (await new NodeStoreFs().stat(join(root, 'resume', 'runs', 'big', 'journal.jsonl')))!.size;
@@ -229,6 +259,10 @@ async function main(): Promise<void> {
       resume_ms_max: round(Math.max(...resumes.map((r) => r.resume_ms))),
       resume_with_messages_ms: round(resumeWithMessagesMs),
       resume_processes: RESUME_PROCESSES,
+      resume_node: process.version,
+      resume_ms_extension_host: round(median(hostResumes.map((r) => r.resume_ms))),
+      resume_ms_extension_host_max: round(Math.max(...hostResumes.map((r) => r.resume_ms))),
+      resume_extension_host_node: versionOf(hostNode),
       resume_steps: RESUME_STEPS,
       resume_journal_mb: round(journalBytes / 2 ** 20),
       eventloop_p99_ms: round(run.p99),
