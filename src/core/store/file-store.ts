@@ -36,6 +36,14 @@ function decodes(record: StoredRecord): boolean {
   return firstUndecodable([record]) === undefined;
 }
 
+function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
+  const { v, tornTailCut, ...rest } = stored;
+  const { tornTailCut: cut, ...fields } = state;
+  const sameCut = tornTailCut === cut || (tornTailCut !== undefined && cut !== undefined && tornTailCut.offset === cut.offset && tornTailCut.bytes === cut.bytes && tornTailCut.at === cut.at);
+  const keys = Object.keys(fields) as (keyof typeof fields)[];
+  return v === FORMAT_VERSION && sameCut && keys.length === Object.keys(rest).length && keys.every((key) => rest[key] === fields[key]);
+}
+
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The durable CheckpointStore: one folder per run (journal, state, lease) and shared blobs. */
@@ -136,10 +144,12 @@ export class FileCheckpointStore implements CheckpointStore {
         await this.fs.truncate(journal, scan.goodLength);
         tornTailCut = { ...scan.tornTail, at: this.clock.now() };
       }
-      const state = this.stateFromRecords(runId, scan, tornTailCut ?? (await readStateFile(this.fs, ctx.runDir))?.tornTailCut);
+      const stored = await readStateFile(this.fs, ctx.runDir);
+      const state = this.stateFromRecords(runId, scan, tornTailCut ?? stored?.tornTailCut);
       const handle = await this.fs.openAppend(journal);
       try {
-        await writeStateFile(this.fs, ctx.runDir, state);
+        // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
+        if (!stored || !sameState(stored, state)) await writeStateFile(this.fs, ctx.runDir, state);
       } catch (error) {
         await this.fs.close(handle).catch(() => undefined);
         throw error;

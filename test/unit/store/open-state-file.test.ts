@@ -1,0 +1,89 @@
+import { strict as assert } from 'node:assert';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunStateFile } from '../../../src/core/store/run-files';
+import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { checkpoint, message, runInput } from './fixtures';
+
+/** Counts state.json replacements (the rename that makes a new one current). */
+class CountingStateWrites extends NodeStoreFs {
+  stateWrites = 0;
+  override async rename(from: string, to: string): Promise<void> {
+    if (to.endsWith('state.json')) this.stateWrites++;
+    await super.rename(from, to);
+  }
+}
+
+describe('opening a writer and the state file', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'open-state-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  async function closedRun(): Promise<string> {
+    const store = openFileStore(root);
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([message(0, 1, 'user', 'go'), checkpoint('c1', 1, 'after_model', 1)]);
+    await writer.close();
+    return join(root, 'runs', 'r1', 'state.json');
+  }
+
+  const stateOf = (path: string) => RunStateFile.parse(JSON.parse(readFileSync(path, 'utf8')));
+
+  it('a run its writer closed cleanly is opened without rewriting its state file', async () => {
+    const path = await closedRun();
+    const before = readFileSync(path, 'utf8');
+    const fs = new CountingStateWrites();
+    const writer = await openFileStore(root, { fs }).openWriter('r1');
+    assert.equal(fs.stateWrites, 0);
+    assert.equal(readFileSync(path, 'utf8'), before);
+    await writer.append([checkpoint('c2', 2, 'before_model', 1)]);
+    await writer.close();
+    assert.equal(stateOf(path).lastSeq, 4, 'the writer still brings the state file up to date when it writes');
+  });
+
+  it('a state file that lags the journal (a writer cut off before it rewrote it) is rewritten on open', async () => {
+    const path = await closedRun();
+    const current = stateOf(path);
+    writeFileSync(path, JSON.stringify({ ...current, lastSeq: 1, steps: 0 }));
+    const fs = new CountingStateWrites();
+    const store = openFileStore(root, { fs });
+    const writer = await store.openWriter('r1');
+    assert.equal(fs.stateWrites, 1);
+    assert.deepEqual(stateOf(path), current);
+    assert.equal((await store.listRuns())[0]!.steps, 1);
+    await writer.close();
+  });
+
+  it('a state file that is missing or unreadable is written on open', async () => {
+    for (const damage of [(path: string) => rmSync(path), (path: string) => writeFileSync(path, '{"v":1,"runId":')]) {
+      const path = await closedRun();
+      const current = stateOf(path);
+      damage(path);
+      const fs = new CountingStateWrites();
+      const writer = await openFileStore(root, { fs }).openWriter('r1');
+      assert.equal(fs.stateWrites, 1);
+      assert.deepEqual(stateOf(path), current);
+      await writer.close();
+      rmSync(join(root, 'runs'), { recursive: true, force: true });
+    }
+  });
+
+  it('a torn tail cut on open is recorded in the state file', async () => {
+    const path = await closedRun();
+    const journal = join(root, 'runs', 'r1', 'journal.jsonl');
+    const goodLength = readFileSync(journal).length;
+    appendFileSync(journal, '{"s":4,"b":4,"e":4,"r":{"v":1');
+    const fs = new CountingStateWrites();
+    const writer = await openFileStore(root, { fs }).openWriter('r1');
+    assert.equal(fs.stateWrites, 1);
+    assert.deepEqual(
+      { offset: stateOf(path).tornTailCut?.offset, bytes: stateOf(path).tornTailCut?.bytes },
+      { offset: goodLength, bytes: '{"s":4,"b":4,"e":4,"r":{"v":1'.length },
+    );
+    await writer.close();
+  });
+});
