@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
 import { readCheckpointRecord } from './checkpoint-bytes';
+import { readPatchRecord } from './patch-bytes';
 import { lazyLedgerRecord, lazyMessageRecord, type LazyPart } from './lazy-record';
 import type { LedgerRecord, MessageRecord, StoredRecord } from './records';
 
@@ -107,6 +108,11 @@ export class Cursor {
     this.bytes = bytes;
     this.at = at;
     this.end = end;
+    return this;
+  }
+
+  moveTo(at: number): this {
+    this.at = at;
     return this;
   }
 
@@ -226,8 +232,8 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame 
       const lazy = at >= 0 ? lazyFrame(cursor, v, at, seq, groupFirst, closesGroup) : null;
       if (lazy) return lazy;
       cursor.at = afterAt;
-      const checkpoint = at >= 0 ? readCheckpointRecord(cursor, v, at, seq) : null;
-      if (checkpoint) return framed(seq, groupFirst, closesGroup, checkpoint, undefined, true);
+      const checked = at >= 0 ? (readCheckpointRecord(cursor, v, at, seq) ?? readPatchRecord(cursor.moveTo(afterAt), v, at, seq)) : null;
+      if (checked) return framed(seq, groupFirst, closesGroup, checked, undefined, true);
     }
   }
   const raw = parseJson(bytes, bodyStart, suffixStart);

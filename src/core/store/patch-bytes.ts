@@ -1,0 +1,147 @@
+import type { Buffer } from 'node:buffer';
+import type { Cursor } from './journal-frame';
+import { PatchState } from '../patches/schema';
+import type { Patch } from '../patches/schema';
+import type { StoredRecord } from './records';
+
+// A patch record read straight from its bytes, in the arrangement the writer gives it (the Patch
+// schema's field order, as zod outputs it). Every field is checked here exactly as the schema
+// checks it; the diff, a JSON string with escapes, is decoded by JSON.parse alone. A record in
+// any other arrangement, or with a field this reader is not sure of (escapes in any other string,
+// a negative or long number, an unknown field), is left to JSON.parse and the schema. An agent
+// that edits writes one per file it changes: without this a resume parsed each through zod.
+
+const lit = (text: string): Buffer => globalThis.Buffer.from(text);
+const HEAD = lit(',"type":"patch","patch":{"patchId":');
+const RUN_ID = lit(',"runId":');
+const STEP_ID = lit(',"stepId":');
+const TOOL_CALL_ID = lit(',"toolCallId":');
+const PATH = lit(',"path":');
+const OP = lit(',"op":');
+const BEFORE_HASH = lit(',"beforeHash":');
+const AFTER_HASH = lit(',"afterHash":');
+const BEFORE_BLOB = lit(',"beforeBlob":');
+const AFTER_BLOB = lit(',"afterBlob":');
+const DIFF = lit(',"diff":');
+const ADDED = lit(',"added":');
+const REMOVED = lit(',"removed":');
+const BINARY = lit(',"binary":');
+const CONTENT_OMITTED = lit(',"contentOmitted":');
+const WROTE_DIRTY = lit(',"wroteDirtyBuffer":');
+const CREATED_AT = lit(',"createdAt":');
+const STATE = lit(',"state":');
+const CLOSE_BOTH = lit('}}');
+const TRUE = lit('true');
+const FALSE = lit('false');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+type Choices<T extends string> = readonly (readonly [T, Buffer])[];
+const choices = <T extends string>(options: readonly T[]): Choices<T> => options.map((option) => [option, lit(JSON.stringify(option))] as const);
+const OPS = choices(['create', 'modify', 'delete'] as const);
+const STATES = choices(PatchState.options);
+const HASH = /^[0-9a-f]{64}$/;
+
+function oneOf<T extends string>(cursor: Cursor, key: Buffer, allowed: Choices<T>): T | undefined {
+  if (!cursor.literal(key)) return undefined;
+  for (const [value, bytes] of allowed) if (cursor.literal(bytes)) return value;
+  return undefined;
+}
+
+/** A required plain string after `key` (at least `min` characters), or undefined. */
+function stringAfter(cursor: Cursor, key: Buffer, min: number): string | undefined {
+  if (!cursor.literal(key)) return undefined;
+  const value = cursor.plainString();
+  return value !== undefined && value.length >= min ? value : undefined;
+}
+
+/** An optional field: absent (undefined), present (its value) or unreadable (null). */
+function optional<T>(cursor: Cursor, key: Buffer, read: () => T | undefined): T | undefined | null {
+  if (!cursor.literal(key)) return undefined;
+  return read() ?? null;
+}
+
+function boolean(cursor: Cursor): boolean | undefined {
+  if (cursor.literal(TRUE)) return true;
+  if (cursor.literal(FALSE)) return false;
+  return undefined;
+}
+
+function hashAfter(cursor: Cursor, key: Buffer): string | undefined {
+  const value = stringAfter(cursor, key, 1);
+  return value !== undefined && (value === 'absent' || HASH.test(value)) ? value : undefined;
+}
+
+/** A JSON string with any escapes, decoded by JSON.parse; undefined when it is not one. */
+function jsonString(cursor: Cursor): string | undefined {
+  const { bytes } = cursor;
+  if (bytes[cursor.at] !== QUOTE) return undefined;
+  for (let quote = bytes.indexOf(QUOTE, cursor.at + 1); quote !== -1 && quote < cursor.end; quote = bytes.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 1) continue;
+    try {
+      const value: unknown = JSON.parse(bytes.toString('utf8', cursor.at, quote + 1));
+      if (typeof value !== 'string') return undefined;
+      cursor.at = quote + 1;
+      return value;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function counts(cursor: Cursor): { added: number; removed: number; binary: boolean } | undefined {
+  const added = cursor.literal(ADDED) ? cursor.integer() : -1;
+  const removed = cursor.literal(REMOVED) ? cursor.integer() : -1;
+  const binary = cursor.literal(BINARY) ? boolean(cursor) : undefined;
+  return added < 0 || removed < 0 || binary === undefined ? undefined : { added, removed, binary };
+}
+
+/** The patch after `"patchId":`, fields in the schema's order, or null. */
+function readPatch(cursor: Cursor): Patch | null {
+  const patchId = cursor.plainString();
+  const runId = stringAfter(cursor, RUN_ID, 1);
+  const stepId = cursor.literal(STEP_ID) ? cursor.integer() : -1;
+  const toolCallId = stringAfter(cursor, TOOL_CALL_ID, 0);
+  const path = stringAfter(cursor, PATH, 1);
+  const op = oneOf(cursor, OP, OPS);
+  if (!patchId || runId === undefined || stepId < 0 || toolCallId === undefined || path === undefined || !op) return null;
+  const beforeHash = hashAfter(cursor, BEFORE_HASH);
+  const afterHash = hashAfter(cursor, AFTER_HASH);
+  if (beforeHash === undefined || afterHash === undefined) return null;
+  const beforeBlob = optional(cursor, BEFORE_BLOB, () => cursor.plainString());
+  const afterBlob = optional(cursor, AFTER_BLOB, () => cursor.plainString());
+  if (beforeBlob === null || afterBlob === null || !cursor.literal(DIFF)) return null;
+  const diff = jsonString(cursor);
+  const sides = diff === undefined ? undefined : counts(cursor);
+  if (diff === undefined || !sides) return null;
+  const contentOmitted = optional(cursor, CONTENT_OMITTED, () => boolean(cursor));
+  const wroteDirtyBuffer = optional(cursor, WROTE_DIRTY, () => boolean(cursor));
+  if (contentOmitted === null || wroteDirtyBuffer === null || !cursor.literal(CREATED_AT)) return null;
+  const createdAt = cursor.number();
+  const state = oneOf(cursor, STATE, STATES);
+  if (Number.isNaN(createdAt) || !state) return null;
+  // The schema's order, optional fields only when present: what zod outputs.
+  const patch: Patch = { patchId, runId, stepId, toolCallId, path, op, beforeHash, afterHash } as Patch;
+  if (beforeBlob !== undefined) patch.beforeBlob = beforeBlob;
+  if (afterBlob !== undefined) patch.afterBlob = afterBlob;
+  patch.diff = diff;
+  patch.added = sides.added;
+  patch.removed = sides.removed;
+  patch.binary = sides.binary;
+  if (contentOmitted !== undefined) patch.contentOmitted = contentOmitted;
+  if (wroteDirtyBuffer !== undefined) patch.wroteDirtyBuffer = wroteDirtyBuffer;
+  patch.createdAt = createdAt;
+  patch.state = state;
+  return patch;
+}
+
+/** The patch record (numbered `seq`) whose fields follow `{"v":v,"at":at`, or null to leave it to the schema. */
+export function readPatchRecord(cursor: Cursor, v: number, at: number, seq: number): StoredRecord | null {
+  if (!cursor.literal(HEAD)) return null;
+  const patch = readPatch(cursor);
+  if (!patch || !cursor.literal(CLOSE_BOTH) || cursor.at !== cursor.end) return null;
+  return { v, at, type: 'patch', patch, seq };
+}
