@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { formatPatch, structuredPatch } from 'diff';
 import { buildSync } from 'esbuild';
 import type { RunWriter } from '../../src/core/store/contract';
 import type { StoreFileHandle } from '../../src/core/store/fs-port';
@@ -41,11 +42,49 @@ const words = 'the quick brown fox jumps over the lazy dog while the agent edits
 const text = (bytes: number, seed: number) => `${seed} ${words.repeat(Math.ceil(bytes / words.length))}`.slice(0, bytes);
 const budget = (turns: number) => ({ turns, maxTurns: 100_000, inputTokens: turns * 2100, outputTokens: turns * 400, tokensUsed: 9000, costUsd: turns * 0.012 });
 
-function checkpointRecord(step: number, label: 'before_model' | 'after_model' | 'tool_started' | 'tool_finished', messageCount: number, callId?: string): NewRecord {
+function checkpointRecord(step: number, label: 'before_model' | 'after_model' | 'tool_started' | 'file_written' | 'tool_finished', messageCount: number, callId?: string): NewRecord {
   return {
     type: 'checkpoint', checkpointId: `cp-${step}-${label}-${callId ?? ''}`, stepId: step, label, messageCount, patchCount: step,
     status: 'running', budget: budget(step), ...(callId ? { callId } : {}),
   };
+}
+
+const sourceLines = Array.from({ length: 60 }, (_, i) => `export const value${i} = compute(${i}, 'src/index.ts'); // line ${i}\n`);
+
+/** src/index.ts after edit number `edit` (0: as it started): each edit rewrites three lines. */
+function sourceAt(edit: number): string {
+  const lines = [...sourceLines];
+  for (let k = Math.max(1, edit - 19); k <= edit; k++) {
+    const at = (k * 7) % 57;
+    for (let i = at; i < at + 3; i++) lines[i] = `export const value${i} = compute(${i} + ${k}, "src/index.ts"); // edited by edit ${k}\n`;
+  }
+  return lines.join('');
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+/** Edits made before step n: one call a step, two every third step. */
+const editsBefore = (n: number) => n - 1 + Math.floor((n - 1) / 3);
+
+/**
+ * What edit_file records for edit number `edit`: both contents as blobs (the before one already
+ * stored by the edit before it), then the patch with its unified diff, as record.ts makes it.
+ * Returns the patch record and the new bytes (the after blob; the first edit's before blob too).
+ */
+async function patchRecord(sink: Sink, step: number, callId: string, edit: number): Promise<{ record: NewRecord; bytes: number }> {
+  const before = sourceAt(edit - 1);
+  const after = sourceAt(edit);
+  const beforeBlob = await sink.blob(utf8(before));
+  const afterBlob = await sink.blob(utf8(after));
+  const diff = formatPatch(structuredPatch('src/index.ts', 'src/index.ts', before, after, undefined, undefined, { context: 3 }));
+  const record: NewRecord = {
+    type: 'patch',
+    patch: {
+      patchId: `p-${callId}`, runId: 'big', stepId: step, toolCallId: callId, path: 'src/index.ts', op: 'modify',
+      beforeHash: beforeBlob, afterHash: afterBlob, beforeBlob, afterBlob, diff, added: 3, removed: 3, binary: false, createdAt: step * 1000 + 20, state: 'pending',
+    },
+  };
+  return { record, bytes: utf8(after).length + (edit === 1 ? utf8(before).length : 0) };
 }
 
 function ledgerRecord(step: number, callId: string, status: 'planned' | 'started' | 'succeeded', resultRef?: string): NewRecord {
@@ -67,7 +106,10 @@ interface Sink {
   endStep(): Promise<void>;
 }
 
-/** One realistic step: before_model, an assistant message of several KB with one or two tool calls, their ledger transitions, a tool_result message. */
+/**
+ * One realistic step: before_model, an assistant message of several KB with one or two edit_file
+ * calls, their ledger transitions, each call's patch (file_written), a tool_result message.
+ */
 async function step(sink: Sink, n: number): Promise<number> {
   const calls = n % 3 === 0 ? [`tu-${n}-a`, `tu-${n}-b`] : [`tu-${n}-a`];
   const base = 2 * (n - 1);
@@ -80,6 +122,8 @@ async function step(sink: Sink, n: number): Promise<number> {
   const results: { type: string; tool_use_id: string; content: string }[] = [];
   for (const id of calls) {
     bytes += await sink.commit([ledgerRecord(n, id, 'started'), checkpointRecord(n, 'tool_started', base + 1, id)]);
+    const patch = await patchRecord(sink, n, id, editsBefore(n) + calls.indexOf(id) + 1);
+    bytes += patch.bytes + (await sink.commit([patch.record, checkpointRecord(n, 'file_written', base + 1, id)]));
     const result = { type: 'tool_result', tool_use_id: id, content: text(2500, n) };
     results.push(result);
     const blobBytes = new TextEncoder().encode(JSON.stringify(result));
