@@ -1,4 +1,4 @@
-import type { Buffer } from 'node:buffer';
+import { choices, enumAfter, intAfter, lit, optionalString } from './byte-fields';
 import type { Cursor } from './journal-frame';
 import { CheckpointLabel, RunStatus, type Budget, type StoredRecord } from './records';
 
@@ -9,7 +9,6 @@ import { CheckpointLabel, RunStatus, type Budget, type StoredRecord } from './re
 // JSON.parse and the schema. Checkpoints are most of a journal's records: this spares a resume
 // a JSON parse and a schema walk for each.
 
-const lit = (text: string): Buffer => globalThis.Buffer.from(text);
 const HEAD = lit(',"type":"checkpoint","checkpointId":');
 const STEP = lit(',"stepId":');
 const LABEL = lit(',"label":');
@@ -28,28 +27,8 @@ const MAX_COST = lit(',"maxCostUsd":');
 const STOP_REASON = lit(',"stopReason":');
 const CLOSE = lit('}');
 
-/** Each allowed value with its JSON bytes: a match yields the schema's own string, no new one. */
-type Choices<T extends string> = readonly (readonly [T, Buffer])[];
-const choices = <T extends string>(options: readonly T[]): Choices<T> => options.map((option) => [option, lit(JSON.stringify(option))] as const);
 const LABELS = choices(CheckpointLabel.options);
 const STATUSES = choices(RunStatus.options);
-
-/** A non-negative integer after `key`, or -1. */
-function intAfter(cursor: Cursor, key: Buffer): number {
-  return cursor.literal(key) ? cursor.integer() : -1;
-}
-
-function enumAfter<T extends string>(cursor: Cursor, key: Buffer, allowed: Choices<T>): T | undefined {
-  if (!cursor.literal(key)) return undefined;
-  for (const [value, bytes] of allowed) if (cursor.literal(bytes)) return value;
-  return undefined;
-}
-
-/** An optional string field: absent (undefined), present (the string) or unreadable (null). */
-function optionalString(cursor: Cursor, key: Buffer): string | undefined | null {
-  if (!cursor.literal(key)) return undefined;
-  return cursor.plainString() ?? null;
-}
 
 function readBudget(cursor: Cursor): Budget | null {
   const turns = intAfter(cursor, BUDGET);

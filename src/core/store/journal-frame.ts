@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
+import { lit } from './byte-fields';
 import { readCheckpointRecord } from './checkpoint-bytes';
 import { readPatchRecord } from './patch-bytes';
 import { lazyLedgerRecord, lazyMessageRecord, type LazyPart } from './lazy-record';
@@ -82,7 +83,6 @@ function statedCrc(bytes: Buffer, suffixStart: number, end: number): number {
 // with the record's fields in schema order and a message record's message, a ledger record's entry
 // last (encodeGroup). Such a part is exactly the bytes between its key and the `}` that closes the
 // record. A line in any other arrangement is parsed whole.
-const lit = (text: string) => Buffer.from(text);
 const FRAME_S = lit('{"s":');
 const FRAME_B = lit(',"b":');
 const FRAME_E = lit(',"e":');

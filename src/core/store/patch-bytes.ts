@@ -1,4 +1,5 @@
 import type { Buffer } from 'node:buffer';
+import { choices, enumAfter, intAfter, lit, optionalString } from './byte-fields';
 import type { Cursor } from './journal-frame';
 import { PatchState } from '../patches/schema';
 import type { Patch } from '../patches/schema';
@@ -11,7 +12,6 @@ import type { StoredRecord } from './records';
 // a negative or long number, an unknown field), is left to JSON.parse and the schema. An agent
 // that edits writes one per file it changes: without this a resume parsed each through zod.
 
-const lit = (text: string): Buffer => globalThis.Buffer.from(text);
 const HEAD = lit(',"type":"patch","patch":{"patchId":');
 const RUN_ID = lit(',"runId":');
 const STEP_ID = lit(',"stepId":');
@@ -36,17 +36,9 @@ const FALSE = lit('false');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-type Choices<T extends string> = readonly (readonly [T, Buffer])[];
-const choices = <T extends string>(options: readonly T[]): Choices<T> => options.map((option) => [option, lit(JSON.stringify(option))] as const);
 const OPS = choices(['create', 'modify', 'delete'] as const);
 const STATES = choices(PatchState.options);
 const HASH = /^[0-9a-f]{64}$/;
-
-function oneOf<T extends string>(cursor: Cursor, key: Buffer, allowed: Choices<T>): T | undefined {
-  if (!cursor.literal(key)) return undefined;
-  for (const [value, bytes] of allowed) if (cursor.literal(bytes)) return value;
-  return undefined;
-}
 
 /** A required plain string after `key` (at least `min` characters), or undefined. */
 function stringAfter(cursor: Cursor, key: Buffer, min: number): string | undefined {
@@ -55,10 +47,10 @@ function stringAfter(cursor: Cursor, key: Buffer, min: number): string | undefin
   return value !== undefined && value.length >= min ? value : undefined;
 }
 
-/** An optional field: absent (undefined), present (its value) or unreadable (null). */
-function optional<T>(cursor: Cursor, key: Buffer, read: () => T | undefined): T | undefined | null {
+/** An optional boolean field: absent (undefined), present (its value) or unreadable (null). */
+function optionalBoolean(cursor: Cursor, key: Buffer): boolean | undefined | null {
   if (!cursor.literal(key)) return undefined;
-  return read() ?? null;
+  return boolean(cursor) ?? null;
 }
 
 function boolean(cursor: Cursor): boolean | undefined {
@@ -93,8 +85,8 @@ function jsonString(cursor: Cursor): string | undefined {
 }
 
 function counts(cursor: Cursor): { added: number; removed: number; binary: boolean } | undefined {
-  const added = cursor.literal(ADDED) ? cursor.integer() : -1;
-  const removed = cursor.literal(REMOVED) ? cursor.integer() : -1;
+  const added = intAfter(cursor, ADDED);
+  const removed = intAfter(cursor, REMOVED);
   const binary = cursor.literal(BINARY) ? boolean(cursor) : undefined;
   return added < 0 || removed < 0 || binary === undefined ? undefined : { added, removed, binary };
 }
@@ -103,25 +95,25 @@ function counts(cursor: Cursor): { added: number; removed: number; binary: boole
 function readPatch(cursor: Cursor): Patch | null {
   const patchId = cursor.plainString();
   const runId = stringAfter(cursor, RUN_ID, 1);
-  const stepId = cursor.literal(STEP_ID) ? cursor.integer() : -1;
+  const stepId = intAfter(cursor, STEP_ID);
   const toolCallId = stringAfter(cursor, TOOL_CALL_ID, 0);
   const path = stringAfter(cursor, PATH, 1);
-  const op = oneOf(cursor, OP, OPS);
+  const op = enumAfter(cursor, OP, OPS);
   if (!patchId || runId === undefined || stepId < 0 || toolCallId === undefined || path === undefined || !op) return null;
   const beforeHash = hashAfter(cursor, BEFORE_HASH);
   const afterHash = hashAfter(cursor, AFTER_HASH);
   if (beforeHash === undefined || afterHash === undefined) return null;
-  const beforeBlob = optional(cursor, BEFORE_BLOB, () => cursor.plainString());
-  const afterBlob = optional(cursor, AFTER_BLOB, () => cursor.plainString());
+  const beforeBlob = optionalString(cursor, BEFORE_BLOB);
+  const afterBlob = optionalString(cursor, AFTER_BLOB);
   if (beforeBlob === null || afterBlob === null || !cursor.literal(DIFF)) return null;
   const diff = jsonString(cursor);
   const sides = diff === undefined ? undefined : counts(cursor);
   if (diff === undefined || !sides) return null;
-  const contentOmitted = optional(cursor, CONTENT_OMITTED, () => boolean(cursor));
-  const wroteDirtyBuffer = optional(cursor, WROTE_DIRTY, () => boolean(cursor));
+  const contentOmitted = optionalBoolean(cursor, CONTENT_OMITTED);
+  const wroteDirtyBuffer = optionalBoolean(cursor, WROTE_DIRTY);
   if (contentOmitted === null || wroteDirtyBuffer === null || !cursor.literal(CREATED_AT)) return null;
   const createdAt = cursor.number();
-  const state = oneOf(cursor, STATE, STATES);
+  const state = enumAfter(cursor, STATE, STATES);
   if (Number.isNaN(createdAt) || !state) return null;
   // The schema's order, optional fields only when present: what zod outputs.
   const patch: Patch = { patchId, runId, stepId, toolCallId, path, op, beforeHash, afterHash } as Patch;
