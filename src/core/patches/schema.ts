@@ -2,8 +2,11 @@ import { z } from 'zod';
 
 export const ABSENT = 'absent';
 
+/** A sha256 in lowercase hex: content hashes and blob names. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** sha256 hex of the content (see hash.ts), or `absent` when the file does not exist. */
-export const ContentHash = z.union([z.literal(ABSENT), z.string().regex(/^[0-9a-f]{64}$/)]);
+export const ContentHash = z.union([z.literal(ABSENT), z.string().regex(SHA256_HEX)]);
 
 export const PatchState = z.enum(['pending', 'accepted', 'rolled_back']);
 export const LiveState = z.enum(['applied', 'not_applied', 'conflict', 'missing']);

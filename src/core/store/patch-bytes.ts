@@ -1,8 +1,7 @@
 import type { Buffer } from 'node:buffer';
 import { choices, enumAfter, intAfter, lit, optionalString } from './byte-fields';
 import type { Cursor } from './journal-frame';
-import { PatchState } from '../patches/schema';
-import type { Patch } from '../patches/schema';
+import { ABSENT, Patch, PatchState, SHA256_HEX } from '../patches/schema';
 import type { StoredRecord } from './records';
 
 // A patch record read straight from its bytes, in the arrangement the writer gives it (the Patch
@@ -36,9 +35,8 @@ const FALSE = lit('false');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-const OPS = choices(['create', 'modify', 'delete'] as const);
+const OPS = choices(Patch.shape.op.options);
 const STATES = choices(PatchState.options);
-const HASH = /^[0-9a-f]{64}$/;
 
 /** A required plain string after `key` (at least `min` characters), or undefined. */
 function stringAfter(cursor: Cursor, key: Buffer, min: number): string | undefined {
@@ -61,7 +59,7 @@ function boolean(cursor: Cursor): boolean | undefined {
 
 function hashAfter(cursor: Cursor, key: Buffer): string | undefined {
   const value = stringAfter(cursor, key, 1);
-  return value !== undefined && (value === 'absent' || HASH.test(value)) ? value : undefined;
+  return value !== undefined && (value === ABSENT || SHA256_HEX.test(value)) ? value : undefined;
 }
 
 /** A JSON string with any escapes, decoded by JSON.parse; undefined when it is not one. */

@@ -1,6 +1,7 @@
+import { SHA256_HEX } from '../patches/schema';
 import type { StoreRecord } from './records';
 
-export const BLOB_HASH = /^[0-9a-f]{64}$/;
+export const BLOB_HASH = SHA256_HEX;
 
 /** Blob hashes a record names: patch contents, recorded tool results, restore contents. */
 export function blobRefs(record: StoreRecord): string[] {
