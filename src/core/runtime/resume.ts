@@ -103,7 +103,7 @@ async function continueRun(env: CallEnv, state: RunState): Promise<RunOutcome> {
 async function noteBuilder(env: CallEnv, state: RunState): Promise<NoteBuilder> {
   const { session } = env;
   const files = await classifyLatestPatches(session.deps.workspace, state.patches);
-  const checkpoint = state.checkpoints[state.checkpoints.length - 1];
+  const checkpoint = state.latestCheckpoint;
   const last = session.messages[session.messages.length - 1];
   const inFlight = last?.role === 'assistant' && toolUsesOf(last).length > 0;
   const lastCompletedStep = inFlight ? Math.max(0, session.stepId - 1) : session.stepId;

@@ -62,10 +62,10 @@ export class RunSession {
     this.budget = state ? { ...state.budget } : initialBudgetOf(run);
     this.stepId = state?.stepId ?? 0;
     this.status = state?.status ?? 'running';
-    this.checkpointCount = state?.allCheckpoints.length ?? 0;
+    this.checkpointCount = state?.checkpointCount ?? 0;
     this.patchCount = state?.patches.length ?? 0;
     for (const patch of state?.patches ?? []) this.patchesByCall.set(`${patch.toolCallId}\0${patch.path}`, patch.patchId);
-    this.lastStopReason = [...(state?.checkpoints ?? [])].reverse().find((c) => c.label === 'after_model')?.stopReason;
+    this.lastStopReason = state?.lastStopReason;
   }
 
   /** The patch a call recorded for a path, if any. */

@@ -27,10 +27,16 @@ export interface RunState {
   readonly patches: readonly Patch[];
   readonly approvals: readonly ApprovalRecord[];
   readonly budget: Budget;
-  /** Checkpoints of the active history, oldest first. */
+  /** Checkpoints of the active history, oldest first (messages and checkpoints are decoded when first read). */
   readonly checkpoints: readonly CheckpointRecord[];
   /** Every checkpoint ever written, including those of abandoned branches. */
   readonly allCheckpoints: readonly CheckpointRecord[];
+  /** allCheckpoints.length (known without decoding a checkpoint). */
+  readonly checkpointCount: number;
+  /** The last checkpoint of the active history. */
+  readonly latestCheckpoint?: CheckpointRecord;
+  /** The stop reason of the active history's latest answer (its last after_model checkpoint). */
+  readonly lastStopReason?: string;
   readonly notes: readonly NoteRecord[];
   readonly restores: readonly RestoreRecord[];
   readonly ended?: RunEndRecord;

@@ -28,7 +28,7 @@ async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSu
   const { bytes } = await folderBytes(store, dir);
   const state = await readStateFile(store.fs, dir);
   try {
-    const records = store.checkedScan(runId, await store.scanJournalOf(runId)).records;
+    const records = store.checkedScan(runId, await store.scanJournalOf(runId)).log.records();
     const blobs = new Set(records.flatMap(blobRefs));
     const usage: RunUsage = {
       runId,

@@ -6,13 +6,13 @@ import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext }
 import { FileRunWriter } from './file-run-writer';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
 import { encodeGroup, JournalScanner, type JournalScan } from './journal-format';
+import type { JournalLog } from './journal-log';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { latestStatus, materialise } from './materialise';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import { blobRefs } from './refs';
 import type { RetentionPolicy } from './retention';
-import { firstUndecodable } from './lazy-record';
 import { JOURNAL, readDamageFile, readStateFile, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
@@ -30,10 +30,6 @@ export interface FileStoreOptions {
   readonly blobGraceMs?: number;
   /** state.json is rewritten at most this often unless the status changes. */
   readonly stateIntervalMs?: number;
-}
-
-function decodes(record: StoredRecord): boolean {
-  return firstUndecodable([record]) === undefined;
 }
 
 function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
@@ -154,7 +150,7 @@ export class FileCheckpointStore implements CheckpointStore {
         await this.fs.close(handle).catch(() => undefined);
         throw error;
       }
-      const opened = { records: scan.records, goodLength: scan.goodLength };
+      const opened = { log: scan.log, goodLength: scan.goodLength };
       this.openedRecords.set(runId, opened);
       const dropOpened = () => {
         if (this.openedRecords.get(runId) === opened) this.openedRecords.delete(runId);
@@ -167,16 +163,20 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState> {
-    return materialise(await this.readRecords(runId), options);
+    return materialise(await this.readLog(runId), options);
   }
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {
+    return (await this.readLog(runId)).records();
+  }
+
+  private async readLog(runId: string): Promise<JournalLog> {
     const opened = this.openedRecords.get(runId);
     if (opened) {
       this.openedRecords.delete(runId);
-      if ((await this.fs.stat(this.journalPath(runId)))?.size === opened.goodLength) return opened.records;
+      if ((await this.fs.stat(this.journalPath(runId)))?.size === opened.goodLength) return opened.log;
     }
-    return this.checkedScan(runId, await this.scanJournalOf(runId)).records;
+    return this.checkedScan(runId, await this.scanJournalOf(runId)).log;
   }
 
   /**
@@ -235,16 +235,17 @@ export class FileCheckpointStore implements CheckpointStore {
       const message = errorMessage(error);
       return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
     }
-    // Messages and ledger entries are checked against their schemas when first read; verify reads them all.
-    const undecodable = scan.damage ? undefined : firstUndecodable(scan.records);
-    if (undecodable) scan = { ...scan, records: scan.records.slice(0, scan.records.findIndex((r) => !decodes(r))), damage: undecodable };
+    // Messages, ledger entries and checkpoints are checked against their schemas when first read; verify reads them all.
+    const decoded = scan.log.decodeAll();
+    const { records } = decoded;
+    if (decoded.damage && !scan.damage) scan = { ...scan, damage: decoded.damage };
     const missing = new Set<string>();
-    for (const record of scan.records) for (const hash of blobRefs(record)) if (!(await this.blobs.has(hash))) missing.add(hash);
+    for (const record of records) for (const hash of blobRefs(record)) if (!(await this.blobs.has(hash))) missing.add(hash);
     const tornTail = scan.tornTail ?? (await readStateFile(this.fs, this.runDir(runId)))?.tornTailCut;
     const report: VerifyReport = {
       runId,
-      ok: !scan.damage && missing.size === 0 && scan.records.length > 0,
-      records: scan.records.length,
+      ok: !scan.damage && missing.size === 0 && records.length > 0,
+      records: records.length,
       missingBlobs: [...missing],
       ...(tornTail ? { tornTail: { offset: tornTail.offset, bytes: tornTail.bytes } } : {}),
       ...(scan.damage ? { damage: { file: journal, ...scan.damage } } : {}),
@@ -264,7 +265,7 @@ export class FileCheckpointStore implements CheckpointStore {
       void this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
       throw new StoreError(`${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`, 'damaged', journal, scan.damage.offset);
     }
-    if (scan.records.length === 0 || scan.records[0]!.type !== 'run') {
+    if (scan.log.length === 0 || scan.log.typeAt(0) !== 'run') {
       throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
     }
     return scan;
@@ -275,18 +276,17 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   private stateFromRecords(runId: string, scan: JournalScan, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
-    const run = scan.records[0] as RunRecord;
-    const last = scan.records[scan.records.length - 1]!;
-    let steps = 0;
-    for (const record of scan.records) if ('stepId' in record && record.stepId > steps) steps = record.stepId;
+    const { log } = scan;
+    const run = log.record(0) as RunRecord;
+    const last = log.record(log.length - 1);
     return {
       runId,
       task: run.task,
       createdAt: run.createdAt,
-      status: latestStatus(scan.records),
+      status: latestStatus(log),
       lastSeq: last.seq,
       updatedAt: last.at,
-      steps,
+      steps: log.maxStepId,
       journalBytes: scan.goodLength,
       ...(tornTailCut ? { tornTailCut } : {}),
     };

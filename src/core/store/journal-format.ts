@@ -1,8 +1,9 @@
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
-import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
-import { eagerRaw, lazyRecord, readFrame, type Frame } from './journal-frame';
-import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
+import { MIGRATIONS, type MigrationTable } from './migrations';
+import { asBuffer, readFrame, type Frame } from './journal-frame';
+import { JournalLog, wholeRecord } from './journal-log';
+import { FORMAT_VERSION, type StoredRecord } from './records';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
 // "r":<record>,"c":"<crc32>"}. The crc covers every byte of the line before `,"c":`.
@@ -53,27 +54,14 @@ export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
 }
 
 export interface JournalScan {
-  readonly records: StoredRecord[];
+  /** The records of every complete commit group. */
+  readonly log: JournalLog;
   /** Byte length of the good part: the end of the last complete commit group. */
   readonly goodLength: number;
   /** Bytes after goodLength that a writer cuts (an unfinished commit group). */
   readonly tornTail?: { offset: number; bytes: number };
   /** Corruption before the tail: the journal cannot be used as it is. */
   readonly damage?: { offset: number; message: string };
-}
-
-function validRecord(frame: Frame, file: string, offset: number, migrations: MigrationTable, readVersion: number): StoredRecord {
-  if (frame.lazy && frame.raw.v === readVersion) return lazyRecord(frame, frame.lazy, file, offset);
-  if (frame.checked && frame.raw.v === readVersion) return frame.raw as StoredRecord;
-  const upgraded = upgradeRecord(eagerRaw(frame, file, offset), file, migrations, readVersion);
-  const parsed = StoreRecord.safeParse(upgraded);
-  if (!parsed.success) {
-    throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${parsed.error.message}`, 'damaged', file, offset);
-  }
-  // parsed.data is a fresh object of zod's: numbering it in place spares a copy of every record.
-  const record = parsed.data as StoreRecord & { seq: number };
-  record.seq = frame.seq;
-  return record;
 }
 
 const FRAME_START = encoder.encode('{"s":');
@@ -117,7 +105,7 @@ function laterGroupSurvives(bytes: Uint8Array, badStart: number, from: number, g
  * before it is damage. Throws StoreError('future_version') for a checksum-valid record it cannot read.
  */
 export class JournalScanner {
-  private readonly records: StoredRecord[] = [];
+  private readonly log: JournalLog;
   private groupRecords = 0;
   private goodLength = 0;
   private start = 0;
@@ -128,25 +116,28 @@ export class JournalScanner {
     private readonly file: string,
     private readonly migrations: MigrationTable = MIGRATIONS,
     private readonly readVersion = FORMAT_VERSION,
-  ) {}
+  ) {
+    this.log = new JournalLog(file, migrations, readVersion);
+  }
 
   /** Reads the whole lines of `bytes` not read yet; `bytes` starts at the file's first byte. */
   feed(bytes: Uint8Array): void {
     if (this.badAt !== -1 || this.damage) return;
-    const { records } = this;
+    const { log } = this;
+    log.setBytes(asBuffer(bytes));
     for (let nl = bytes.indexOf(NEWLINE, this.start); nl !== -1; nl = bytes.indexOf(NEWLINE, this.start)) {
-      const frame = readFrame(bytes, this.start, nl);
+      const frame = readFrame(bytes, this.start, nl, true);
       if (!frame) {
         this.badAt = this.start;
         return;
       }
-      if (frame.seq !== records.length + 1 || frame.groupFirst !== this.groupRecords + 1) {
-        const message = `sequence ${frame.seq} (group from ${frame.groupFirst}) where ${records.length + 1} (group from ${this.groupRecords + 1}) was expected`;
+      if (frame.seq !== log.length + 1 || frame.groupFirst !== this.groupRecords + 1) {
+        const message = `sequence ${frame.seq} (group from ${frame.groupFirst}) where ${log.length + 1} (group from ${this.groupRecords + 1}) was expected`;
         this.damage = { offset: this.start, message };
         return;
       }
       try {
-        records.push(validRecord(frame, this.file, this.start, this.migrations, this.readVersion));
+        this.add(frame, bytes, nl);
       } catch (error) {
         if (error instanceof StoreError && error.code !== 'future_version') {
           this.damage = { offset: this.start, message: error.message };
@@ -156,23 +147,31 @@ export class JournalScanner {
       }
       this.start = nl + 1;
       if (frame.closesGroup) {
-        this.groupRecords = records.length;
+        this.groupRecords = log.length;
         this.goodLength = this.start;
       }
     }
   }
 
+  private add(frame: Frame, bytes: Uint8Array, end: number): void {
+    const { log, start } = this;
+    if (frame.part !== null && frame.v === this.readVersion) log.addPart(frame, start, end);
+    else if (frame.checked && frame.raw.v === this.readVersion) log.addChecked(frame.raw as StoredRecord, start, end);
+    else log.addRecord(wholeRecord(frame, bytes, this.file, start, this.migrations, this.readVersion), start, end);
+  }
+
   /** The scan of the whole file: `bytes` is all of it (what was fed, and any rest). */
   finish(bytes: Uint8Array): JournalScan {
     this.feed(bytes);
-    const { goodLength } = this;
-    const kept = this.groupRecords === this.records.length ? this.records : this.records.slice(0, this.groupRecords);
-    if (this.damage) return { records: kept, goodLength, damage: this.damage };
+    const { goodLength, log } = this;
+    log.setBytes(asBuffer(bytes));
+    log.truncate(this.groupRecords);
+    if (this.damage) return { log, goodLength, damage: this.damage };
     if (this.badAt !== -1 && laterGroupSurvives(bytes, this.badAt, nl0(bytes, this.badAt), this.groupRecords + 1)) {
-      return { records: kept, goodLength, damage: { offset: this.badAt, message: 'checksum mismatch before the last commit group' } };
+      return { log, goodLength, damage: { offset: this.badAt, message: 'checksum mismatch before the last commit group' } };
     }
-    if (goodLength === bytes.length) return { records: kept, goodLength };
-    return { records: kept, goodLength, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
+    if (goodLength === bytes.length) return { log, goodLength };
+    return { log, goodLength, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
   }
 }
 

@@ -4,14 +4,15 @@ import { crc32 } from './crc32';
 import { lit } from './byte-fields';
 import { readCheckpointRecord } from './checkpoint-bytes';
 import { readPatchRecord } from './patch-bytes';
-import { lazyLedgerRecord, lazyMessageRecord, type LazyPart } from './lazy-record';
-import type { LedgerRecord, MessageRecord, StoredRecord } from './records';
+import { lazyLedgerRecord, lazyMessageRecord, lazyPart } from './lazy-record';
+import type { StoredRecord } from './records';
 
 // Reading one journal line. The checksum is checked on the raw bytes before anything is decoded,
 // so every later step works on bytes proven to be what the writer wrote. The bulky part of a
 // message record (its message) and of a ledger record (its entry) stays as those bytes, parsed on
-// first read (lazy-record.ts): a resume of the ledger, budget, checkpoints and patches parses only
-// the ledger entries that are still current, and no message.
+// first read (lazy-record.ts). A scan also leaves a checkpoint as bytes once its stepId is read
+// (journal-log.ts reads the rest when the record is asked for): a resume parses only the ledger
+// entries that are still current, the patches, and the checkpoints whose status and budget it keeps.
 
 export const CRC_SUFFIX_LENGTH = ',"c":"00000000"}'.length;
 const CRC_SUFFIX_HEAD = Buffer.from(',"c":"');
@@ -23,35 +24,58 @@ export interface Frame {
   seq: number;
   groupFirst: number;
   closesGroup: boolean;
-  /** The record, or with `lazy` the record's fields beside its lazy part. */
+  /**
+   * A record in the writer's arrangement that stays as bytes, its fields below: a message or
+   * ledger record (its message or entry the part), or, when a scan asks for it, a checkpoint
+   * (the whole record the part, read only up to its stepId). Null for a record in `raw`.
+   */
+  part: 'message' | 'entry' | 'checkpoint' | null;
+  v: number;
+  at: number;
+  /** A message's index (-1 for a ledger record). */
+  index: number;
+  /** A message's stepId, or a ledger entry's. */
+  stepId: number;
+  /** A ledger entry's callId ('' for a message). */
+  callId: string;
+  /** The part's JSON text: bytes partStart..partEnd of the line's buffer. */
+  partStart: number;
+  partEnd: number;
+  /** The record, when `part` is null. */
   raw: Record<string, unknown>;
-  lazy: LazyFramePart | undefined;
   /** `raw` is a complete record, numbered, already checked field by field against its schema by the byte reader. */
   checked: boolean;
 }
 
 // A resume reads about 100,000 lines: one frame and one cursor serve them all, so reading a line
 // allocates only what the record keeps. readFrame's result is valid until its next call.
-const frame: Frame = { seq: 0, groupFirst: 0, closesGroup: false, raw: {}, lazy: undefined, checked: false };
+const NO_RECORD: Record<string, unknown> = Object.freeze({});
+const frame: Frame = { seq: 0, groupFirst: 0, closesGroup: false, part: null, v: 0, at: 0, index: -1, stepId: 0, callId: '', partStart: 0, partEnd: 0, raw: NO_RECORD, checked: false };
 
-function framed(seq: number, groupFirst: number, closesGroup: boolean, raw: Record<string, unknown>, lazy: LazyFramePart | undefined, checked: boolean): Frame {
+function framed(seq: number, groupFirst: number, closesGroup: boolean, raw: Record<string, unknown>, checked: boolean): Frame {
   frame.seq = seq;
   frame.groupFirst = groupFirst;
   frame.closesGroup = closesGroup;
+  frame.part = null;
   frame.raw = raw;
-  frame.lazy = lazy;
   frame.checked = checked;
   return frame;
 }
 
-/** A lazy part as the byte reader finds it; lazyRecord names its file and offset. */
-export type LazyFramePart = LazyPart & { readonly name: 'message' | 'entry' };
-
-function framePart(name: 'message' | 'entry', journal: Buffer, start: number, end: number, callId: string, stepId: number): LazyFramePart {
-  return { name, journal, start, end, file: '', offset: 0, seq: 0, callId, stepId, value: undefined };
+/** The shared frame as a message (index >= 0) or ledger record whose part stays as bytes. */
+function framedPart(part: 'message' | 'entry' | 'checkpoint', v: number, at: number, index: number, stepId: number, callId: string, partStart: number, partEnd: number): Frame {
+  frame.part = part;
+  frame.v = v;
+  frame.at = at;
+  frame.index = index;
+  frame.stepId = stepId;
+  frame.callId = callId;
+  frame.partStart = partStart;
+  frame.partEnd = partEnd;
+  return frame;
 }
 
-function asBuffer(bytes: Uint8Array): Buffer {
+export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -136,6 +160,20 @@ export class Cursor {
     return value;
   }
 
+  /** Moves past what plainString reads, without making the string. */
+  skipPlainString(): boolean {
+    if (this.bytes[this.at] !== QUOTE) return false;
+    for (let at = this.at + 1; at < this.end; at++) {
+      const byte = this.bytes[at]!;
+      if (byte === QUOTE) {
+        this.at = at + 1;
+        return true;
+      }
+      if (byte === BACKSLASH || byte < 0x20 || byte > 0x7e) return false;
+    }
+    return false;
+  }
+
   /** A JSON string without escapes or control characters, ASCII only. */
   plainString(): string | undefined {
     if (this.bytes[this.at] !== QUOTE) return undefined;
@@ -196,8 +234,8 @@ function lazyFrame(cursor: Cursor, v: number, at: number, seq: number, groupFirs
     if (index < 0 || !cursor.literal(MESSAGE_STEP)) return null;
     const stepId = cursor.integer();
     if (stepId < 0 || !cursor.literal(MESSAGE_KEY) || cursor.at >= partEnd) return null;
-    const part = framePart('message', cursor.bytes, cursor.at, partEnd, '', stepId);
-    return framed(seq, groupFirst, closesGroup, { v, at, type: 'message', index, stepId, seq }, part, false);
+    framed(seq, groupFirst, closesGroup, NO_RECORD, false);
+    return framedPart('message', v, at, index, stepId, '', cursor.at, partEnd);
   }
   cursor.at = mark;
   if (!cursor.literal(LEDGER_HEAD)) return null;
@@ -207,13 +245,28 @@ function lazyFrame(cursor: Cursor, v: number, at: number, seq: number, groupFirs
   if (!callId || !cursor.literal(ENTRY_STEP)) return null;
   const stepId = cursor.integer();
   if (stepId < 0) return null;
-  return framed(seq, groupFirst, closesGroup, { v, at, type: 'ledger', seq }, framePart('entry', cursor.bytes, partStart, partEnd, callId, stepId), false);
+  framed(seq, groupFirst, closesGroup, NO_RECORD, false);
+  return framedPart('entry', v, at, -1, stepId, callId, partStart, partEnd);
 }
 
-/** A record in the writer's arrangement: message and ledger records lazy, any other parsed now. */
+const CHECKPOINT_HEAD = lit(',"type":"checkpoint","checkpointId":');
+
+/** A checkpoint read up to its stepId (the rest is read when the record is asked for); or null. */
+function checkpointFrame(cursor: Cursor, bodyStart: number, v: number, at: number, seq: number, groupFirst: number, closesGroup: boolean): Frame | null {
+  if (!cursor.literal(CHECKPOINT_HEAD) || !cursor.skipPlainString() || !cursor.literal(ENTRY_STEP)) return null;
+  const stepId = cursor.integer();
+  if (stepId < 0) return null;
+  framed(seq, groupFirst, closesGroup, NO_RECORD, false);
+  return framedPart('checkpoint', v, at, -1, stepId, '', bodyStart, cursor.end);
+}
+
+/**
+ * A record in the writer's arrangement: message and ledger records lazy, with `checkpointHeads`
+ * checkpoints too, any other parsed now.
+ */
 const lineCursor = new Cursor();
 
-function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame | null {
+function framedRecord(bytes: Buffer, start: number, suffixStart: number, checkpointHeads: boolean): Frame | null {
   const cursor = lineCursor.reset(bytes, start, suffixStart);
   if (!cursor.literal(FRAME_S)) return null;
   const seq = cursor.integer();
@@ -231,13 +284,15 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number): Frame 
       const afterAt = cursor.at;
       const lazy = at >= 0 ? lazyFrame(cursor, v, at, seq, groupFirst, closesGroup) : null;
       if (lazy) return lazy;
+      const head = checkpointHeads && at >= 0 ? checkpointFrame(cursor.moveTo(afterAt), bodyStart, v, at, seq, groupFirst, closesGroup) : null;
+      if (head) return head;
       cursor.at = afterAt;
       const checked = at >= 0 ? (readCheckpointRecord(cursor, v, at, seq) ?? readPatchRecord(cursor.moveTo(afterAt), v, at, seq)) : null;
-      if (checked) return framed(seq, groupFirst, closesGroup, checked, undefined, true);
+      if (checked) return framed(seq, groupFirst, closesGroup, checked, true);
     }
   }
   const raw = parseJson(bytes, bodyStart, suffixStart);
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? framed(seq, groupFirst, closesGroup, raw as Record<string, unknown>, undefined, false) : null;
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? framed(seq, groupFirst, closesGroup, raw as Record<string, unknown>, false) : null;
 }
 
 function parseJson(bytes: Buffer, start: number, end: number): unknown {
@@ -254,40 +309,46 @@ function parsedFrame(bytes: Buffer, start: number, end: number): Frame | null {
   if (typeof line !== 'object' || line === null) return null;
   if (typeof line.s !== 'number' || typeof line.b !== 'number' || typeof line.e !== 'number') return null;
   if (typeof line.r !== 'object' || line.r === null || Array.isArray(line.r)) return null;
-  return framed(line.s, line.b, line.s === line.e, line.r as Record<string, unknown>, undefined, false);
+  return framed(line.s, line.b, line.s === line.e, line.r as Record<string, unknown>, false);
 }
 
-/** A line whose checksum holds, or null (torn or flipped bytes). The frame is shared: read it before the next call. */
-export function readFrame(input: Uint8Array, start: number, end: number): Frame | null {
+/**
+ * A line whose checksum holds, or null (torn or flipped bytes). The frame is shared: read it
+ * before the next call. With `checkpointHeads`, a checkpoint is read only up to its stepId.
+ */
+export function readFrame(input: Uint8Array, start: number, end: number, checkpointHeads = false): Frame | null {
   if (end - start <= CRC_SUFFIX_LENGTH) return null;
   const bytes = asBuffer(input);
   const suffixStart = end - CRC_SUFFIX_LENGTH;
   const stated = statedCrc(bytes, suffixStart, end);
   if (stated < 0 || crc32(new Uint8Array(bytes.buffer, bytes.byteOffset + start, suffixStart - start)) !== stated) return null;
-  return framedRecord(bytes, start, suffixStart) ?? parsedFrame(bytes, start, end);
+  return framedRecord(bytes, start, suffixStart, checkpointHeads) ?? parsedFrame(bytes, start, end);
 }
 
-/** The record with its lazy part decoded: for records that need migrating or a version check. */
-export function eagerRaw(frame: Frame, file: string, offset: number): Record<string, unknown> {
-  if (!frame.lazy) return frame.raw;
-  const text = frame.lazy.journal!.toString('utf8', frame.lazy.start, frame.lazy.end);
+/** The record with its part decoded: for records that need migrating or a version check. */
+export function eagerRaw(frame: Frame, bytes: Uint8Array, file: string, offset: number): Record<string, unknown> {
+  if (frame.part === null) return frame.raw;
+  const text = asBuffer(bytes).toString('utf8', frame.partStart, frame.partEnd);
+  let part: unknown;
   try {
-    return { ...frame.raw, [frame.lazy.name]: JSON.parse(text) as unknown };
+    part = JSON.parse(text) as unknown;
   } catch (error) {
     throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} is not JSON: ${(error as Error).message}`, 'damaged', file, offset);
   }
+  const { v, at } = frame;
+  if (frame.part === 'checkpoint') return part as Record<string, unknown>;
+  return frame.part === 'message' ? { v, at, type: 'message', index: frame.index, stepId: frame.stepId, message: part } : { v, at, type: 'ledger', entry: part };
 }
 
 /**
- * A current-format record with a lazy part. The byte reader accepted exactly the fields its
- * schema puts beside the part (`v` the current version, `at`, `type`, and a message's `index`
+ * A current-format record whose part stays as bytes. The byte reader accepted exactly the fields
+ * its schema puts beside the part (`v` the current version, `at`, `type`, and a message's `index`
  * and `stepId`), each a non-negative integer as the schema asks; the part meets its own schema
  * when first read.
  */
-export function lazyRecord(frame: Frame, lazy: LazyFramePart, file: string, offset: number): StoredRecord {
-  lazy.file = file;
-  lazy.offset = offset;
-  lazy.seq = frame.seq;
-  if (lazy.name === 'message') return lazyMessageRecord(frame.raw as Omit<MessageRecord, 'message'> & { seq: number }, lazy);
-  return lazyLedgerRecord(frame.raw as Omit<LedgerRecord, 'entry'> & { seq: number }, lazy);
+export function lazyRecord(frame: Frame, bytes: Uint8Array, file: string, offset: number): StoredRecord {
+  const { v, at, seq } = frame;
+  const part = lazyPart(asBuffer(bytes), frame.partStart, frame.partEnd, file, offset, seq, frame.callId, frame.stepId);
+  if (frame.part === 'message') return lazyMessageRecord({ v, at, type: 'message', index: frame.index, stepId: frame.stepId, seq }, part);
+  return lazyLedgerRecord({ v, at, type: 'ledger', seq }, part);
 }

@@ -25,6 +25,11 @@ export interface LazyPart {
   value: unknown;
 }
 
+/** A part of the bytes start..end of `journal`, read from `file` at line `offset`, record `seq`. */
+export function lazyPart(journal: Buffer, start: number, end: number, file: string, offset: number, seq: number, callId: string, stepId: number): LazyPart {
+  return { journal, start, end, file, offset, seq, callId, stepId, value: undefined };
+}
+
 const PART = Symbol('lazy part');
 type Holder = { [PART]: LazyPart };
 
@@ -59,15 +64,23 @@ function parsePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string, quick:
   return parsed.data;
 }
 
-// One getter function per kind, shared by every record, so the records share their hidden class.
-function messageGetter(this: Holder): MessageParam {
-  const part = this[PART];
+/** The message of a part, parsed and checked now (a journal's message read without its record). */
+export function messageOfPart(part: LazyPart): MessageParam {
   return (part.value ??= decodePart(part, MessageParam, 'message')) as MessageParam;
 }
 
-function entryGetter(this: Holder): LedgerEntry {
-  const part = this[PART];
+/** The ledger entry of a part, parsed and checked now. */
+export function entryOfPart(part: LazyPart): LedgerEntry {
   return (part.value ??= decodePart(part, LedgerEntry, 'ledger entry', checkedLedgerEntry)) as LedgerEntry;
+}
+
+// One getter function per kind, shared by every record, so the records share their hidden class.
+function messageGetter(this: Holder): MessageParam {
+  return messageOfPart(this[PART]);
+}
+
+function entryGetter(this: Holder): LedgerEntry {
+  return entryOfPart(this[PART]);
 }
 
 // Descriptors shared by every record: defining a property allocates nothing per record but the part.

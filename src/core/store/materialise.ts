@@ -1,49 +1,38 @@
 import type { MessageParam } from '../model/messages';
-import type { Patch } from '../patches/schema';
+import type { Patch, PatchState } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
-import { ledgerKeyOf } from './lazy-record';
-import type {
-  ApprovalRecord,
-  Budget,
-  CheckpointRecord,
-  LedgerRecord,
-  MessageRecord,
-  NoteRecord,
-  RestoreRecord,
-  RunEndRecord,
-  RunRecord,
-  RunStatus,
-  StoredRecord,
-} from './records';
+import { ArrayLog, type RecordLog } from './record-log';
+import type { ApprovalRecord, Budget, CheckpointRecord, NoteRecord, RestoreRecord, RunEndRecord, RunRecord, RunStatus, StoredRecord } from './records';
 
 /**
  * The active history: what a session branch (restore_session) takes back to a checkpoint.
- * Everything else in RunState is global and survives a branch.
+ * Everything else in RunState is global and survives a branch. Records are named by their
+ * position in the log: a line of a journal is decoded only if the state keeps it.
  */
 interface ActiveHistory {
-  /** Message records, not messages: a record read from a journal decodes its message on first read. */
-  messages: MessageRecord[];
+  messages: number[];
   /** callIds in planning order. */
   callIds: string[];
   callIdSet: Set<string>;
-  checkpoints: CheckpointRecord[];
+  checkpoints: number[];
   stepId: number;
 }
 
 interface GlobalState {
   run: RunRecord;
-  status: RunStatus;
-  statusReason: string | undefined;
-  /** Latest ledger record per callId: only these entries are ever decoded (lazy-record.ts). */
-  latestEntry: Map<string, LedgerRecord>;
-  patches: Map<string, Patch>;
+  /** The last record that set the status (checkpoint, status, run_end), or -1. */
+  statusAt: number;
+  /** The last record that set the budget (checkpoint, budget), or -1. */
+  budgetAt: number;
+  /** Latest ledger record per callId: only these entries are ever decoded. */
+  latestEntry: Map<string, number>;
+  /** Latest patch record per patchId, with the state a later patch_state gave it. */
+  patches: Map<string, { at: number; state: PatchState | undefined }>;
   approvals: ApprovalRecord[];
-  budget: Budget;
-  allCheckpoints: CheckpointRecord[];
+  allCheckpoints: number[];
   notes: NoteRecord[];
   restores: RestoreRecord[];
   ended: RunEndRecord | undefined;
-  lastSeq: number;
 }
 
 export function initialBudget(run: RunRecord): Budget {
@@ -64,31 +53,32 @@ function cloneHistory(h: ActiveHistory): ActiveHistory {
 /** Active history after each branch record (by record index), so nested branches are folded once. */
 type BranchCache = Map<number, ActiveHistory>;
 
-/** Folds one record into the active history (records outside it are ignored). */
-function foldActive(history: ActiveHistory, record: StoredRecord): void {
-  switch (record.type) {
+/** Folds record i into the active history (records outside it are ignored). */
+function foldActive(log: RecordLog, history: ActiveHistory, i: number): void {
+  switch (log.typeAt(i)) {
     case 'message': {
-      if (record.index > history.messages.length) {
-        throw new StoreError(`message seq ${record.seq} has index ${record.index} beyond the history (${history.messages.length})`, 'invalid');
+      const index = log.messageIndexAt(i);
+      if (index > history.messages.length) {
+        throw new StoreError(`message seq ${log.seqAt(i)} has index ${index} beyond the history (${history.messages.length})`, 'invalid');
       }
       // Truncating only when a message rewrites history: setting an array's length is not free.
-      if (record.index < history.messages.length) history.messages.length = record.index;
-      history.messages.push(record);
-      history.stepId = Math.max(history.stepId, record.stepId);
+      if (index < history.messages.length) history.messages.length = index;
+      history.messages.push(i);
+      history.stepId = Math.max(history.stepId, log.stepIdAt(i));
       return;
     }
     case 'ledger': {
-      const { callId, stepId } = ledgerKeyOf(record);
+      const callId = log.callIdAt(i);
       if (!history.callIdSet.has(callId)) {
         history.callIdSet.add(callId);
         history.callIds.push(callId);
       }
-      history.stepId = Math.max(history.stepId, stepId);
+      history.stepId = Math.max(history.stepId, log.stepIdAt(i));
       return;
     }
     case 'checkpoint': {
-      history.checkpoints.push(record);
-      history.stepId = Math.max(history.stepId, record.stepId);
+      history.checkpoints.push(i);
+      history.stepId = Math.max(history.stepId, log.stepIdAt(i));
       return;
     }
     default:
@@ -97,81 +87,82 @@ function foldActive(history: ActiveHistory, record: StoredRecord): void {
 }
 
 /** The active history as it was right after the record at endIndex. */
-function activeHistoryUpTo(records: readonly StoredRecord[], endIndex: number, cache: BranchCache): ActiveHistory {
+function activeHistoryUpTo(log: RecordLog, endIndex: number, cache: BranchCache): ActiveHistory {
   let history = emptyHistory();
   for (let i = 0; i <= endIndex; i++) {
-    const record = records[i]!;
-    if (record.type === 'branch') history = branchTo(records, i, record.checkpointId, cache);
-    else foldActive(history, record);
+    if (log.typeAt(i) === 'branch') history = branchTo(log, i, branchTarget(log, i), cache);
+    else foldActive(log, history, i);
   }
   return history;
 }
 
-function branchTo(records: readonly StoredRecord[], branchIndex: number, checkpointId: string, cache: BranchCache): ActiveHistory {
+function branchTarget(log: RecordLog, i: number): string {
+  return (log.record(i) as Extract<StoredRecord, { type: 'branch' }>).checkpointId;
+}
+
+function branchTo(log: RecordLog, branchIndex: number, checkpointId: string, cache: BranchCache): ActiveHistory {
   const cached = cache.get(branchIndex);
   if (cached) return cloneHistory(cached);
-  const target = findCheckpointIndex(records, checkpointId, branchIndex);
-  const history = activeHistoryUpTo(records, target, cache);
-  const checkpoint = records[target] as CheckpointRecord;
+  const target = findCheckpointIndex(log, checkpointId, branchIndex);
+  const history = activeHistoryUpTo(log, target, cache);
+  const checkpoint = log.record(target) as CheckpointRecord;
   if (history.messages.length > checkpoint.messageCount) history.messages.length = checkpoint.messageCount;
   cache.set(branchIndex, cloneHistory(history));
   return history;
 }
 
-function findCheckpointIndex(records: readonly StoredRecord[], checkpointId: string, before: number): number {
-  for (let i = Math.min(before, records.length) - 1; i >= 0; i--) {
-    const record = records[i]!;
-    if (record.type === 'checkpoint' && record.checkpointId === checkpointId) return i;
+function findCheckpointIndex(log: RecordLog, checkpointId: string, before: number): number {
+  for (let i = Math.min(before, log.length) - 1; i >= 0; i--) {
+    if (log.typeAt(i) === 'checkpoint' && (log.record(i) as CheckpointRecord).checkpointId === checkpointId) return i;
   }
   throw new StoreError(`checkpoint ${checkpointId} not found`, 'not_found');
 }
 
-function foldGlobal(state: GlobalState, record: StoredRecord): void {
-  state.lastSeq = record.seq;
-  switch (record.type) {
+function foldGlobal(log: RecordLog, state: GlobalState, i: number): void {
+  switch (log.typeAt(i)) {
     case 'checkpoint':
-      state.allCheckpoints.push(record);
-      state.budget = record.budget;
-      setStatus(state, record.status, undefined);
+      state.allCheckpoints.push(i);
+      state.budgetAt = i;
+      state.statusAt = i;
       return;
     case 'ledger':
-      state.latestEntry.set(ledgerKeyOf(record).callId, record);
+      state.latestEntry.set(log.callIdAt(i), i);
       return;
     case 'patch':
-      state.patches.set(record.patch.patchId, record.patch);
+      state.patches.set(log.patchAt(i).patchId, { at: i, state: undefined });
       return;
     case 'patch_state': {
+      const record = log.record(i) as Extract<StoredRecord, { type: 'patch_state' }>;
       const patch = state.patches.get(record.patchId);
-      if (patch) state.patches.set(record.patchId, { ...patch, state: record.state });
+      if (patch) patch.state = record.state;
       return;
     }
-    case 'approval':
-      state.approvals.push(record);
-      return;
     case 'budget':
-      state.budget = record.budget;
-      return;
-    case 'note':
-      state.notes.push(record);
-      return;
-    case 'restore':
-      state.restores.push(record);
+      state.budgetAt = i;
       return;
     case 'status':
-      setStatus(state, record.status, record.reason);
+      state.statusAt = i;
       return;
     case 'run_end':
-      state.ended = record;
-      setStatus(state, record.status, record.summary);
+      state.ended = log.record(i) as RunEndRecord;
+      state.statusAt = i;
+      return;
+    case 'approval':
+    case 'note':
+    case 'restore':
+      foldKept(log, state, i);
       return;
     default:
       return;
   }
 }
 
-function setStatus(state: GlobalState, status: RunStatus, reason: string | undefined): void {
-  state.status = status;
-  state.statusReason = reason;
+/** Records the state keeps whole (few in any run). */
+function foldKept(log: RecordLog, state: GlobalState, i: number): void {
+  const record = log.record(i);
+  if (record.type === 'approval') state.approvals.push(record);
+  else if (record.type === 'note') state.notes.push(record);
+  else if (record.type === 'restore') state.restores.push(record);
 }
 
 /**
@@ -179,70 +170,119 @@ function setStatus(state: GlobalState, status: RunStatus, reason: string | undef
  * ledger membership, checkpoints, stepId) back to the named checkpoint; everything else is
  * global. With `atCheckpoint`, the state as it was right after that checkpoint record.
  */
-export function materialise(records: readonly StoredRecord[], options?: { atCheckpoint?: string }): RunState {
-  const first = records[0];
+export function materialise(source: readonly StoredRecord[] | RecordLog, options?: { atCheckpoint?: string }): RunState {
+  const log = Array.isArray(source) ? new ArrayLog(source) : (source as RecordLog);
+  const first = log.length > 0 ? log.record(0) : undefined;
   if (!first || first.type !== 'run') throw new StoreError('journal does not start with a run record', 'invalid');
-  const end = options?.atCheckpoint === undefined ? records.length - 1 : findCheckpointIndex(records, options.atCheckpoint, records.length);
+  const end = options?.atCheckpoint === undefined ? log.length - 1 : findCheckpointIndex(log, options.atCheckpoint, log.length);
   const state: GlobalState = {
     run: first,
-    status: 'running',
-    statusReason: undefined,
+    statusAt: -1,
+    budgetAt: -1,
     latestEntry: new Map(),
     patches: new Map(),
     approvals: [],
-    budget: initialBudget(first),
     allCheckpoints: [],
     notes: [],
     restores: [],
     ended: undefined,
-    lastSeq: first.seq,
   };
   const cache: BranchCache = new Map();
   let history = emptyHistory();
   for (let i = 0; i <= end; i++) {
-    const record = records[i]!;
-    foldGlobal(state, record);
-    if (record.type === 'branch') history = branchTo(records, i, record.checkpointId, cache);
-    else foldActive(history, record);
+    foldGlobal(log, state, i);
+    if (log.typeAt(i) === 'branch') history = branchTo(log, i, branchTarget(log, i), cache);
+    else foldActive(log, history, i);
   }
-  return toRunState(state, history);
+  return toRunState(log, state, history, log.seqAt(end));
+}
+
+/** The record that last set the status (see foldGlobal), or -1. */
+function lastStatusIndex(log: RecordLog): number {
+  for (let i = log.length - 1; i >= 0; i--) {
+    const type = log.typeAt(i);
+    if (type === 'checkpoint' || type === 'status' || type === 'run_end') return i;
+  }
+  return -1;
 }
 
 /** The run's status as materialise would fold it, from the last record that sets one, without folding the rest. */
-export function latestStatus(records: readonly StoredRecord[]): RunStatus {
-  for (let i = records.length - 1; i >= 0; i--) {
-    const record = records[i]!;
-    if (record.type === 'checkpoint' || record.type === 'status' || record.type === 'run_end') return record.status;
+export function latestStatus(source: readonly StoredRecord[] | RecordLog): RunStatus {
+  const log = Array.isArray(source) ? new ArrayLog(source) : (source as RecordLog);
+  const at = lastStatusIndex(log);
+  return at < 0 ? 'running' : statusOf(log.record(at)).status;
+}
+
+function statusOf(record: StoredRecord): { status: RunStatus; reason: string | undefined } {
+  if (record.type === 'status') return { status: record.status, reason: record.reason };
+  if (record.type === 'run_end') return { status: record.status, reason: record.summary };
+  return { status: (record as CheckpointRecord).status, reason: undefined };
+}
+
+function budgetOf(log: RecordLog, state: GlobalState): Budget {
+  if (state.budgetAt < 0) return initialBudget(state.run);
+  return (log.record(state.budgetAt) as Extract<StoredRecord, { type: 'checkpoint' | 'budget' }>).budget;
+}
+
+function patchesOf(log: RecordLog, state: GlobalState): Patch[] {
+  const patches: Patch[] = [];
+  for (const { at, state: patchState } of state.patches.values()) {
+    const patch = log.patchAt(at);
+    patches.push(patchState === undefined ? patch : { ...patch, state: patchState });
   }
-  return 'running';
+  return patches;
 }
 
-/** `messages` decoded on first read and kept: a resume of everything else never pays for them. */
-function withMessagesOnRead(state: Omit<RunState, 'messages'>, records: readonly MessageRecord[]): RunState {
-  let messages: readonly MessageParam[] | undefined;
-  return Object.defineProperty(state, 'messages', {
-    enumerable: true,
-    get: () => (messages ??= records.map((record) => record.message)),
-  }) as RunState;
+/** The stop reason of the latest answer (after_model checkpoint) of the active history. */
+function lastStopReason(checkpointAt: (i: number) => CheckpointRecord, checkpoints: readonly number[]): string | undefined {
+  for (let k = checkpoints.length - 1; k >= 0; k--) {
+    const checkpoint = checkpointAt(checkpoints[k]!);
+    if (checkpoint.label === 'after_model') return checkpoint.stopReason;
+  }
+  return undefined;
 }
 
-function toRunState(state: GlobalState, history: ActiveHistory): RunState {
-  const ledger = history.callIds.map((callId) => state.latestEntry.get(callId)!.entry);
-  const result: Omit<RunState, 'messages'> = {
+type LazyFields = Pick<RunState, 'messages' | 'checkpoints' | 'allCheckpoints'>;
+
+/** Each field decoded on first read and kept: a resume never pays for the messages and checkpoints it does not read. */
+function withFieldsOnRead(state: Omit<RunState, keyof LazyFields>, fields: { [K in keyof LazyFields]: () => LazyFields[K] }): RunState {
+  for (const [name, decode] of Object.entries(fields) as [keyof LazyFields, () => unknown][]) {
+    let value: unknown;
+    Object.defineProperty(state, name, { enumerable: true, get: () => (value ??= decode()) });
+  }
+  return state as RunState;
+}
+
+function toRunState(log: RecordLog, state: GlobalState, history: ActiveHistory, lastSeq: number): RunState {
+  const decoded = new Map<number, CheckpointRecord>();
+  const checkpointAt = (i: number): CheckpointRecord => {
+    let checkpoint = decoded.get(i);
+    if (!checkpoint) decoded.set(i, (checkpoint = log.record(i) as CheckpointRecord));
+    return checkpoint;
+  };
+  const status = state.statusAt < 0 ? { status: 'running' as const, reason: undefined } : statusOf(log.record(state.statusAt));
+  const latest = history.checkpoints.at(-1);
+  const stopReason = lastStopReason(checkpointAt, history.checkpoints);
+  const result: Omit<RunState, keyof LazyFields> = {
     run: state.run,
-    status: state.status,
-    ledger,
-    patches: [...state.patches.values()],
+    status: status.status,
+    ledger: history.callIds.map((callId) => log.ledgerEntryAt(state.latestEntry.get(callId)!)),
+    patches: patchesOf(log, state),
     approvals: state.approvals,
-    budget: state.budget,
-    checkpoints: history.checkpoints,
-    allCheckpoints: state.allCheckpoints,
+    budget: budgetOf(log, state),
+    checkpointCount: state.allCheckpoints.length,
     notes: state.notes,
     restores: state.restores,
-    lastSeq: state.lastSeq,
+    lastSeq,
     stepId: history.stepId,
-    ...(state.statusReason !== undefined ? { statusReason: state.statusReason } : {}),
+    ...(status.reason !== undefined ? { statusReason: status.reason } : {}),
+    ...(latest !== undefined ? { latestCheckpoint: checkpointAt(latest) } : {}),
+    ...(stopReason !== undefined ? { lastStopReason: stopReason } : {}),
     ...(state.ended ? { ended: state.ended } : {}),
   };
-  return withMessagesOnRead(result, history.messages);
+  return withFieldsOnRead(result, {
+    messages: (): readonly MessageParam[] => history.messages.map((i) => log.messageAt(i)),
+    checkpoints: () => history.checkpoints.map(checkpointAt),
+    allCheckpoints: () => state.allCheckpoints.map(checkpointAt),
+  });
 }

@@ -80,7 +80,7 @@ function scanRun(store: string, runId: string): { records: StoredRecord[]; tornB
   if (!existsSync(path)) return { records: [], tornBytes: 0 };
   const scan = scanJournal(new Uint8Array(readFileSync(path)), path);
   if (scan.damage) throw new Error(`${path} damaged at ${scan.damage.offset}: ${scan.damage.message}`);
-  return { records: scan.records, tornBytes: scan.tornTail?.bytes ?? 0 };
+  return { records: scan.log.records(), tornBytes: scan.tornTail?.bytes ?? 0 };
 }
 
 /** The run folder holding a complete run record (a kill during creation may leave an empty one). */

@@ -1,10 +1,12 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
+import { StoreError } from '../../../src/core/store/contract';
 import { encodeGroup, scanJournal } from '../../../src/core/store/journal-format';
 import { StoreRecord, type StoredRecord } from '../../../src/core/store/records';
 
 // The byte reader of checkpoint records must agree with JSON.parse + the schema on every input:
 // the same record (fields and their order) when the schema accepts it, damage when it does not.
+// A scan reads a checkpoint only up to its stepId; the record is read (and checked) when asked for.
 
 const FILE = 'runs/r/journal.jsonl';
 const RUN = { v: 1, at: 5, type: 'run', runId: 'r', task: 't', createdAt: 1, workspaceFolders: [], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 5, maxOutputTokensPerCall: 10 } };
@@ -15,8 +17,23 @@ function journalOf(raw: Record<string, unknown>): Uint8Array {
   return Buffer.concat([encodeGroup(records.slice(0, 1)), encodeGroup(records.slice(1))]);
 }
 
+/** The records of a journal, or the damage that its scan found or that reading its records threw (a damaged StoreError naming the line). */
+function readBack(bytes: Uint8Array): { records: StoredRecord[]; damage?: string } {
+  const scan = scanJournal(bytes, FILE);
+  const kept: StoredRecord[] = [];
+  for (let i = 0; i < scan.log.length; i++) {
+    try {
+      kept.push(scan.log.record(i));
+    } catch (error) {
+      assert.ok(error instanceof StoreError && error.code === 'damaged' && error.file === FILE && typeof error.offset === 'number', String(error));
+      return { records: kept, damage: error.message };
+    }
+  }
+  return { records: kept, ...(scan.damage ? { damage: scan.damage.message } : {}) };
+}
+
 function expectSameAsSchema(raw: Record<string, unknown>): void {
-  const scan = scanJournal(journalOf(raw), FILE);
+  const scan = readBack(journalOf(raw));
   const parsed = StoreRecord.safeParse(JSON.parse(JSON.stringify(raw)));
   if (!parsed.success) {
     assert.ok(scan.damage, `accepted what the schema rejects: ${JSON.stringify(raw)}`);
@@ -79,7 +96,7 @@ describe('checkpoint records read from their bytes', () => {
       fc.property(rows, (picked) => {
         const raws = picked.map((row, i) => ({ ...valid, checkpointId: `cp-${i}`, stepId: row.stepId, budget: row.budget }));
         const records = [RUN, ...raws].map((r, i) => ({ ...r, seq: i + 1 }) as unknown as StoredRecord);
-        const scan = scanJournal(Buffer.concat(records.map((record) => encodeGroup([record]))), FILE);
+        const scan = readBack(Buffer.concat(records.map((record) => encodeGroup([record]))));
         const firstBad = raws.findIndex((raw) => !StoreRecord.safeParse(raw).success);
         const good = firstBad === -1 ? raws : raws.slice(0, firstBad);
         assert.deepEqual(scan.records.slice(1), good.map((raw, i) => ({ ...StoreRecord.parse(raw), seq: i + 2 })));

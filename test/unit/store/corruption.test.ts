@@ -33,7 +33,8 @@ function classify(bytes: Uint8Array, original: readonly StoredRecord[]): { outco
   } catch (error) {
     return { outcome: error instanceof StoreError ? 'damaged' : 'crash' };
   }
-  assert.deepEqual(scan.records, original.slice(0, scan.records.length), 'kept records are an intact prefix');
+  const kept = scan.log.records();
+  assert.deepEqual(kept, original.slice(0, kept.length), 'kept records are an intact prefix');
   if (scan.damage) return { outcome: 'damaged', scan };
   return { outcome: scan.tornTail ? 'torn' : 'clean', scan };
 }

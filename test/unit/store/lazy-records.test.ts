@@ -71,6 +71,41 @@ describe('journal records read lazily', () => {
     assert.match(report.damage?.message ?? '', /ledger entry of record 2/);
   });
 
+  it('a checkpoint that fails its schema opens; reading it throws a damaged StoreError naming file and offset, and verify reports it', async () => {
+    const budget = { turns: 1, maxTurns: 5, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
+    const good = (id: string, stepId: number) => ({ type: 'checkpoint', checkpointId: id, stepId, label: 'after_model', messageCount: 0, patchCount: 0, status: 'paused', budget, stopReason: 'end_turn' });
+    const file = writeRawJournal(root, 'r5', [
+      { ...runInput('r5'), type: 'run' },
+      good('c1', 1),
+      { ...good('c2', 2), label: 'bogus' },
+      good('c3', 3),
+    ]);
+    const store = openFileStore(root);
+    const state = await store.readRun('r5');
+    assert.equal(state.stepId, 3);
+    assert.equal(state.status, 'paused');
+    assert.equal(state.checkpointCount, 3);
+    assert.equal(state.latestCheckpoint?.checkpointId, 'c3');
+    assert.equal(state.lastStopReason, 'end_turn');
+    const expectedOffset = lineOffset(readFileSync(file), 2);
+    const namesLine = (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.file === file.replace(/\\/g, '/') && error.offset === expectedOffset;
+    assert.throws(() => state.checkpoints, namesLine);
+    assert.throws(() => state.allCheckpoints, namesLine);
+    const report = await store.verify('r5');
+    assert.equal(report.ok, false);
+    assert.equal(report.damage?.offset, expectedOffset);
+    assert.equal(report.records, 2, 'verify counts the records before the damage');
+  });
+
+  it('a latest checkpoint that fails its schema fails readRun clearly: status and budget come from it', async () => {
+    writeRawJournal(root, 'r6', [
+      { ...runInput('r6'), type: 'run' },
+      { type: 'checkpoint', checkpointId: 'c1', stepId: 1, label: 'before_model', messageCount: 0, patchCount: 0, status: 'asleep', budget: {} },
+    ]);
+    const store = openFileStore(root);
+    await assert.rejects(store.readRun('r6'), (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.offset !== undefined && /does not match its schema/.test(error.message));
+  });
+
   it('a flipped byte inside a message is caught by its checksum when the run is opened, before any message is read', async () => {
     const store = openFileStore(root);
     const writer = await store.createRun(runInput('r4'));

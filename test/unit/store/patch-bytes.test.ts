@@ -23,7 +23,7 @@ function expectSameAsSchema(raw: Record<string, unknown>): void {
     return;
   }
   assert.equal(scan.damage, undefined, JSON.stringify(raw));
-  const read = scan.records[1];
+  const read = scan.log.records()[1];
   assert.deepEqual(read, { ...parsed.data, seq: 2 });
   assert.equal(JSON.stringify(read), JSON.stringify({ ...parsed.data, seq: 2 }), 'fields in the schema order');
 }

@@ -96,7 +96,8 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
   }
   const budget = checkpoints[checkpoints.length - 1]!.budget;
   const state: RunState = {
-    run, status, messages, ledger, patches, approvals: [], budget, checkpoints, allCheckpoints: checkpoints,
+    run, status, messages, ledger, patches, approvals: [], budget, checkpoints, allCheckpoints: checkpoints, checkpointCount: checkpoints.length,
+    latestCheckpoint: checkpoints[checkpoints.length - 1]!,
     notes: [], restores: [], lastSeq: checkpoints.length + ledger.length, stepId: steps,
   };
   return { state, live };
