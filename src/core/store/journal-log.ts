@@ -52,8 +52,8 @@ export class JournalLog implements RecordLog {
   /** A message's index; for a record whose part stays as bytes, also where that part starts (partStarts). */
   private indexes = new Float64Array(FIRST_CAPACITY);
   private partStarts = new Float64Array(FIRST_CAPACITY);
-  /** By line: a ledger entry's callId, or ''. */
-  private callIds: string[] = [];
+  /** By line: a ledger entry's callId, a patch's patchId, or ''. */
+  private keys: string[] = [];
   /** By line: the record when it is kept whole (patches, rare kinds, migrated records), else undefined. */
   private kept: (StoredRecord | undefined)[] = [];
 
@@ -87,7 +87,8 @@ export class JournalLog implements RecordLog {
   /** A record decoded whole (parsed and checked by its schema). */
   addRecord(record: StoredRecord, start: number, end: number): void {
     const stepId = record.type === 'ledger' ? record.entry.stepId : record.type === 'message' || record.type === 'checkpoint' ? record.stepId : 0;
-    const i = this.push(record.type, start, end, stepId, record.type === 'ledger' ? record.entry.callId : '', record);
+    const key = record.type === 'ledger' ? record.entry.callId : record.type === 'patch' ? record.patch.patchId : '';
+    const i = this.push(record.type, start, end, stepId, key, record);
     this.indexes[i] = record.type === 'message' ? record.index : -1;
     if (record.type === 'message' || record.type === 'checkpoint') this.countStep(record.stepId);
   }
@@ -96,7 +97,7 @@ export class JournalLog implements RecordLog {
   truncate(length: number): void {
     if (length >= this.length) return;
     this.length = length;
-    this.callIds.length = length;
+    this.keys.length = length;
     this.kept.length = length;
     this.maxStepId = 0;
     for (let i = 0; i < length; i++) {
@@ -158,7 +159,11 @@ export class JournalLog implements RecordLog {
   }
 
   callIdAt(i: number): string {
-    return this.callIds[i]!;
+    return this.keys[i]!;
+  }
+
+  patchIdAt(i: number): string {
+    return this.keys[i]!;
   }
 
   messageAt(i: number): MessageParam {
@@ -174,20 +179,20 @@ export class JournalLog implements RecordLog {
   }
 
   patchAt(i: number): Patch {
-    return (this.kept[i] as Extract<StoredRecord, { type: 'patch' }>).patch;
+    return ((this.kept[i] ?? this.record(i)) as Extract<StoredRecord, { type: 'patch' }>).patch;
   }
 
   private partOf(i: number) {
     // A part ends at the `}` before the checksum suffix that closes its record (journal-frame).
     const partEnd = this.ends[i]! - CRC_SUFFIX_LENGTH - 1;
-    return lazyPart(this.bytes, this.partStarts[i]!, partEnd, this.file, this.starts[i]!, i + 1, this.callIds[i]!, this.steps[i]!);
+    return lazyPart(this.bytes, this.partStarts[i]!, partEnd, this.file, this.starts[i]!, i + 1, this.keys[i]!, this.steps[i]!);
   }
 
   private countStep(stepId: number): void {
     if (stepId > this.maxStepId) this.maxStepId = stepId;
   }
 
-  private push(type: StoredRecord['type'], start: number, end: number, stepId: number, callId: string, kept: StoredRecord | undefined): number {
+  private push(type: StoredRecord['type'], start: number, end: number, stepId: number, key: string, kept: StoredRecord | undefined): number {
     const i = this.length;
     if (i === this.types.length) this.grow();
     this.types[i] = TYPE_CODES.get(type)!;
@@ -195,7 +200,7 @@ export class JournalLog implements RecordLog {
     this.ends[i] = end;
     this.steps[i] = stepId;
     this.indexes[i] = -1;
-    this.callIds.push(callId);
+    this.keys.push(key);
     this.kept.push(kept);
     this.length = i + 1;
     return i;

@@ -129,7 +129,7 @@ function foldGlobal(log: RecordLog, state: GlobalState, i: number): void {
       state.latestEntry.set(log.callIdAt(i), i);
       return;
     case 'patch':
-      state.patches.set(log.patchAt(i).patchId, { at: i, state: undefined });
+      state.patches.set(log.patchIdAt(i), { at: i, state: undefined });
       return;
     case 'patch_state': {
       const record = log.record(i) as Extract<StoredRecord, { type: 'patch_state' }>;

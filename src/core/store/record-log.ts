@@ -22,6 +22,8 @@ export interface RecordLog {
   messageIndexAt(i: number): number;
   /** A ledger entry's callId. */
   callIdAt(i: number): string;
+  /** A patch record's patchId. */
+  patchIdAt(i: number): string;
   messageAt(i: number): MessageParam;
   ledgerEntryAt(i: number): LedgerEntry;
   patchAt(i: number): Patch;
@@ -61,6 +63,11 @@ export class ArrayLog implements RecordLog {
   callIdAt(i: number): string {
     const record = this.records[i]!;
     return record.type === 'ledger' ? ledgerKeyOf(record).callId : '';
+  }
+
+  patchIdAt(i: number): string {
+    const record = this.records[i]!;
+    return record.type === 'patch' ? record.patch.patchId : '';
   }
 
   messageAt(i: number): MessageParam {
