@@ -13,18 +13,19 @@ function crcTable(): Uint32Array {
   return table;
 }
 
-function crc32Portable(bytes: Uint8Array): number {
+function crc32Portable(bytes: Uint8Array, previous = 0): number {
   const t = crcTable();
-  let crc = 0xffffffff;
+  let crc = (previous ^ 0xffffffff) >>> 0;
   for (let i = 0; i < bytes.length; i++) crc = t[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 
 // zlib.crc32 is native from Node 20.15; older runtimes get the table version.
-const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+const native = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
 
-export function crc32(bytes: Uint8Array): number {
-  return native ? native(bytes) : crc32Portable(bytes);
+/** The crc32 of `bytes`; with `previous`, of the bytes whose crc32 that was followed by `bytes`. */
+export function crc32(bytes: Uint8Array, previous = 0): number {
+  return native ? native(bytes, previous) : crc32Portable(bytes, previous);
 }
 
 export { crc32Portable };

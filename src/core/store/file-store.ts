@@ -3,10 +3,13 @@ import { StoreError, type CheckpointStore, type LeaseInfo, type RunState, type R
 import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext } from './file-lease';
-import { FileRunWriter } from './file-run-writer';
+import { crc32 } from './crc32';
+import { FileRunWriter, type WriterLines } from './file-run-writer';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
-import { encodeGroup, JournalScanner, type JournalScan } from './journal-format';
-import type { JournalLog } from './journal-log';
+import { encodeGroup, JournalScanner, type IndexedPrefix, type JournalScan } from './journal-format';
+import { readIndexFile } from './journal-index';
+import { addLinesOf, type JournalLog, type ReadOptions } from './journal-log';
+import { LineColumns } from './line-columns';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { latestStatus, materialise } from './materialise';
 import { MIGRATIONS, type MigrationTable } from './migrations';
@@ -30,7 +33,11 @@ export interface FileStoreOptions {
   readonly blobGraceMs?: number;
   /** state.json is rewritten at most this often unless the status changes. */
   readonly stateIntervalMs?: number;
+  /** Journals shorter than this get no resume index (journal-index.ts). */
+  readonly indexMinBytes?: number;
 }
+
+const INDEX_MIN_BYTES = 1 << 20;
 
 function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
   const { v, tornTailCut, ...rest } = stored;
@@ -55,6 +62,7 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly readVersion: number;
   readonly blobGraceMs: number;
   private readonly stateIntervalMs: number;
+  private readonly indexMinBytes: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   /**
@@ -63,7 +71,7 @@ export class FileCheckpointStore implements CheckpointStore {
    * when that writer first appends or closes, and not used when the journal's size changed (a
    * writer that took the lease over meanwhile).
    */
-  private readonly openedRecords = new Map<string, JournalScan>();
+  private readonly openedRecords = new Map<string, { log: JournalLog; goodLength: number }>();
   private rootReady = false;
 
   constructor(options: FileStoreOptions) {
@@ -78,6 +86,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.readVersion = options.readVersion ?? FORMAT_VERSION;
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
+    this.indexMinBytes = options.indexMinBytes ?? INDEX_MIN_BYTES;
   }
 
   runDir(runId: string): string {
@@ -120,7 +129,9 @@ export class FileCheckpointStore implements CheckpointStore {
         await this.fs.close(handle).catch(() => undefined);
         throw error;
       }
-      return this.writer(run.runId, handle, holderId, lease, state);
+      const columns = new LineColumns();
+      addLinesOf(columns, bytes, 0, this.readOptions(journal));
+      return this.writer(run.runId, handle, holderId, lease, state, { columns, crc: crc32(bytes), indexedBytes: 0 });
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
@@ -155,7 +166,8 @@ export class FileCheckpointStore implements CheckpointStore {
       const dropOpened = () => {
         if (this.openedRecords.get(runId) === opened) this.openedRecords.delete(runId);
       };
-      return this.writer(runId, handle, holderId, lease, state, dropOpened);
+      const lines = { columns: scan.log.columns.clone(), crc: scan.crc, indexedBytes: scan.indexedBytes };
+      return this.writer(runId, handle, holderId, lease, state, lines, dropOpened);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
@@ -181,11 +193,19 @@ export class FileCheckpointStore implements CheckpointStore {
 
   /**
    * @internal The run's journal scanned; with a port that reads in pieces, each piece is parsed
-   * while the next is read. Throws not_found when the run has no journal.
+   * while the next is read. With `useIndex`, the lines the resume index holds are not read again
+   * when the bytes they cover are unchanged. Throws not_found when the run has no journal.
    */
-  async scanJournalOf(runId: string): Promise<JournalScan> {
+  async scanJournalOf(runId: string, useIndex = true): Promise<JournalScan> {
+    const indexed = useIndex ? await readIndexFile(this.fs, this.runDir(runId), this.readVersion) : null;
+    const scan = await this.scanWith(runId, indexed);
+    // Damage is reported only as every line shows it, never on an index's word.
+    return scan.index === 'used' && scan.damage ? this.scanWith(runId, null) : scan;
+  }
+
+  private async scanWith(runId: string, indexed: IndexedPrefix | null): Promise<JournalScan> {
     const journal = this.journalPath(runId);
-    const scanner = new JournalScanner(journal, this.migrations, this.readVersion);
+    const scanner = new JournalScanner(journal, this.migrations, this.readVersion, indexed ?? undefined);
     let bytes: Uint8Array;
     try {
       bytes = this.fs.readFileInPieces ? await this.fs.readFileInPieces(journal, (prefix) => scanner.feed(prefix)) : await this.fs.readFile(journal);
@@ -229,7 +249,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const journal = this.journalPath(runId);
     let scan: JournalScan;
     try {
-      scan = await this.scanJournalOf(runId);
+      scan = await this.scanJournalOf(runId, false);
     } catch (error) {
       if (error instanceof StoreError && error.code === 'not_found') throw error;
       const message = errorMessage(error);
@@ -313,7 +333,19 @@ export class FileCheckpointStore implements CheckpointStore {
     }
   }
 
-  private writer(runId: string, handle: Awaited<ReturnType<StoreFs['openAppend']>>, holderId: string, lease: LeaseInfo, state: Omit<RunStateFile, 'v'>, onFirstChange?: () => void): RunWriter {
+  private readOptions(journal: string): ReadOptions {
+    return { file: journal, migrations: this.migrations, readVersion: this.readVersion };
+  }
+
+  private writer(
+    runId: string,
+    handle: Awaited<ReturnType<StoreFs['openAppend']>>,
+    holderId: string,
+    lease: LeaseInfo,
+    state: Omit<RunStateFile, 'v'>,
+    lines: Pick<WriterLines, 'columns' | 'crc' | 'indexedBytes'>,
+    onFirstChange?: () => void,
+  ): RunWriter {
     return new FileRunWriter({
       fs: this.fs,
       clock: this.clock,
@@ -326,6 +358,7 @@ export class FileCheckpointStore implements CheckpointStore {
       state,
       stateIntervalMs: this.stateIntervalMs,
       onAbandon: (id) => this.abandoned.add(id),
+      lines: { ...lines, read: this.readOptions(this.journalPath(runId)), indexMinBytes: this.indexMinBytes },
       ...(onFirstChange ? { onFirstChange } : {}),
     });
   }

@@ -1,8 +1,9 @@
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
 import { MIGRATIONS, type MigrationTable } from './migrations';
-import { asBuffer, readFrame, type Frame } from './journal-frame';
-import { JournalLog, wholeRecord } from './journal-log';
+import { asBuffer, readFrame } from './journal-frame';
+import { JournalLog } from './journal-log';
+import type { LineColumns } from './line-columns';
 import { FORMAT_VERSION, type StoredRecord } from './records';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
@@ -62,6 +63,19 @@ export interface JournalScan {
   readonly tornTail?: { offset: number; bytes: number };
   /** Corruption before the tail: the journal cannot be used as it is. */
   readonly damage?: { offset: number; message: string };
+  /** crc32 of the bytes before goodLength (what a resume index of them records). */
+  readonly crc: number;
+  /** The resume index offered: used (its prefix unchanged), rejected (read every line instead), or none. */
+  readonly index: 'used' | 'rejected' | 'none';
+  /** The bytes whose lines came from the index (0 unless used). */
+  readonly indexedBytes: number;
+}
+
+/** What a resume index (journal-index.ts) says of a journal's first bytes. */
+export interface IndexedPrefix {
+  readonly columns: LineColumns;
+  readonly journalBytes: number;
+  readonly journalCrc: number;
 }
 
 const FRAME_START = encoder.encode('{"s":');
@@ -105,7 +119,14 @@ function laterGroupSurvives(bytes: Uint8Array, badStart: number, from: number, g
  * before it is damage. Throws StoreError('future_version') for a checksum-valid record it cannot read.
  */
 export class JournalScanner {
-  private readonly log: JournalLog;
+  private log: JournalLog;
+  /** The index offered, until the bytes it covers have been read and checked. */
+  private pending: IndexedPrefix | undefined;
+  private index: JournalScan['index'];
+  /** crc32 of the bytes before crcEnd. */
+  private crc = 0;
+  private crcEnd = 0;
+  private indexedBytes = 0;
   private groupRecords = 0;
   private goodLength = 0;
   private start = 0;
@@ -116,17 +137,21 @@ export class JournalScanner {
     private readonly file: string,
     private readonly migrations: MigrationTable = MIGRATIONS,
     private readonly readVersion = FORMAT_VERSION,
+    indexed?: IndexedPrefix,
   ) {
     this.log = new JournalLog(file, migrations, readVersion);
+    this.pending = indexed;
+    this.index = indexed ? 'rejected' : 'none';
   }
 
   /** Reads the whole lines of `bytes` not read yet; `bytes` starts at the file's first byte. */
   feed(bytes: Uint8Array): void {
     if (this.badAt !== -1 || this.damage) return;
+    if (this.pending && !this.settleIndex(bytes)) return;
     const { log } = this;
     log.setBytes(asBuffer(bytes));
     for (let nl = bytes.indexOf(NEWLINE, this.start); nl !== -1; nl = bytes.indexOf(NEWLINE, this.start)) {
-      const frame = readFrame(bytes, this.start, nl, true);
+      const frame = readFrame(bytes, this.start, nl, true, this.file);
       if (!frame) {
         this.badAt = this.start;
         return;
@@ -137,7 +162,7 @@ export class JournalScanner {
         return;
       }
       try {
-        this.add(frame, bytes, nl);
+        log.add(frame, this.start, nl);
       } catch (error) {
         if (error instanceof StoreError && error.code !== 'future_version') {
           this.damage = { offset: this.start, message: error.message };
@@ -151,27 +176,58 @@ export class JournalScanner {
         this.goodLength = this.start;
       }
     }
+    this.crcUpTo(bytes, this.goodLength);
   }
 
-  private add(frame: Frame, bytes: Uint8Array, end: number): void {
-    const { log, start } = this;
-    if (frame.part !== null && frame.v === this.readVersion) log.addPart(frame, start, end);
-    else if (frame.checked && frame.raw.v === this.readVersion) log.addChecked(frame.raw as StoredRecord, start, end);
-    else log.addRecord(wholeRecord(frame, bytes, this.file, start, this.migrations, this.readVersion), start, end);
+  /**
+   * While the bytes an index covers are still arriving, only their crc is taken (false: nothing
+   * more to do yet). Once they are all here: the index's lines are the scan's when that crc is
+   * the index's, else every line is read from the first.
+   */
+  private settleIndex(bytes: Uint8Array): boolean {
+    const indexed = this.pending!;
+    this.crcUpTo(bytes, Math.min(bytes.length, indexed.journalBytes));
+    if (bytes.length < indexed.journalBytes) return false;
+    if (this.crc !== indexed.journalCrc) {
+      this.dropIndex();
+      return true;
+    }
+    this.pending = undefined;
+    this.index = 'used';
+    this.log = new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns);
+    this.groupRecords = indexed.columns.length;
+    this.start = this.goodLength = this.indexedBytes = indexed.journalBytes;
+    return true;
+  }
+
+  private dropIndex(): void {
+    this.pending = undefined;
+    this.crc = 0;
+    this.crcEnd = 0;
+  }
+
+  private crcUpTo(bytes: Uint8Array, end: number): void {
+    if (end <= this.crcEnd) return;
+    this.crc = crc32(bytes.subarray(this.crcEnd, end), this.crc);
+    this.crcEnd = end;
   }
 
   /** The scan of the whole file: `bytes` is all of it (what was fed, and any rest). */
   finish(bytes: Uint8Array): JournalScan {
+    // A journal shorter than its index was cut (a torn tail) after the index was written: read every line.
+    if (this.pending && bytes.length < this.pending.journalBytes) this.dropIndex();
     this.feed(bytes);
     const { goodLength, log } = this;
     log.setBytes(asBuffer(bytes));
     log.truncate(this.groupRecords);
-    if (this.damage) return { log, goodLength, damage: this.damage };
+    this.crcUpTo(bytes, goodLength);
+    const scan = { log, goodLength, crc: this.crc, index: this.index, indexedBytes: this.indexedBytes };
+    if (this.damage) return { ...scan, damage: this.damage };
     if (this.badAt !== -1 && laterGroupSurvives(bytes, this.badAt, nl0(bytes, this.badAt), this.groupRecords + 1)) {
-      return { log, goodLength, damage: { offset: this.badAt, message: 'checksum mismatch before the last commit group' } };
+      return { ...scan, damage: { offset: this.badAt, message: 'checksum mismatch before the last commit group' } };
     }
-    if (goodLength === bytes.length) return { log, goodLength };
-    return { log, goodLength, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
+    if (goodLength === bytes.length) return scan;
+    return { ...scan, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
   }
 }
 

@@ -127,6 +127,9 @@ export class Cursor {
   bytes: Buffer = Buffer.alloc(0);
   at = 0;
   end = 0;
+  /** The file the bytes are from and where the line starts in it, for errors found later. */
+  file = '';
+  lineStart = 0;
 
   reset(bytes: Buffer, at: number, end: number): this {
     this.bytes = bytes;
@@ -266,8 +269,10 @@ function checkpointFrame(cursor: Cursor, bodyStart: number, v: number, at: numbe
  */
 const lineCursor = new Cursor();
 
-function framedRecord(bytes: Buffer, start: number, suffixStart: number, checkpointHeads: boolean): Frame | null {
+function framedRecord(bytes: Buffer, start: number, suffixStart: number, checkpointHeads: boolean, file: string): Frame | null {
   const cursor = lineCursor.reset(bytes, start, suffixStart);
+  cursor.file = file;
+  cursor.lineStart = start;
   if (!cursor.literal(FRAME_S)) return null;
   const seq = cursor.integer();
   if (seq < 0 || !cursor.literal(FRAME_B)) return null;
@@ -316,13 +321,13 @@ function parsedFrame(bytes: Buffer, start: number, end: number): Frame | null {
  * A line whose checksum holds, or null (torn or flipped bytes). The frame is shared: read it
  * before the next call. With `checkpointHeads`, a checkpoint is read only up to its stepId.
  */
-export function readFrame(input: Uint8Array, start: number, end: number, checkpointHeads = false): Frame | null {
+export function readFrame(input: Uint8Array, start: number, end: number, checkpointHeads = false, file = ''): Frame | null {
   if (end - start <= CRC_SUFFIX_LENGTH) return null;
   const bytes = asBuffer(input);
   const suffixStart = end - CRC_SUFFIX_LENGTH;
   const stated = statedCrc(bytes, suffixStart, end);
   if (stated < 0 || crc32(new Uint8Array(bytes.buffer, bytes.byteOffset + start, suffixStart - start)) !== stated) return null;
-  return framedRecord(bytes, start, suffixStart, checkpointHeads) ?? parsedFrame(bytes, start, end);
+  return framedRecord(bytes, start, suffixStart, checkpointHeads, file) ?? parsedFrame(bytes, start, end);
 }
 
 /** The record with its part decoded: for records that need migrating or a version check. */
