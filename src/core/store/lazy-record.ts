@@ -88,11 +88,41 @@ const partDescriptor: PropertyDescriptor = { value: undefined };
 const messageDescriptor: PropertyDescriptor = { get: messageGetter, enumerable: true };
 const entryDescriptor: PropertyDescriptor = { get: entryGetter, enumerable: true };
 
-function withLazyPart(record: object, name: string, descriptor: PropertyDescriptor, part: LazyPart): void {
+function withLazyPart(record: object, name: string, descriptor: PropertyDescriptor, part: LazyPart, holder: symbol = PART): void {
   partDescriptor.value = part;
-  Object.defineProperty(record, PART, partDescriptor);
+  Object.defineProperty(record, holder, partDescriptor);
   partDescriptor.value = undefined;
   Object.defineProperty(record, name, descriptor);
+}
+
+// A patch's diff (most of a patch's bytes, read only to show or undo it) is a JSON string decoded
+// on first read, from a copy of its bytes: a patch may outlive the journal it was read from.
+const DIFF = Symbol('lazy diff');
+
+function diffGetter(this: { [DIFF]: LazyPart }): string {
+  const part = this[DIFF];
+  if (part.value === undefined) {
+    let value: unknown;
+    try {
+      value = JSON.parse(part.journal!.toString('utf8', part.start, part.end));
+    } catch (error) {
+      throw new StoreError(`${part.file}: diff of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`, 'damaged', part.file, part.offset);
+    }
+    if (typeof value !== 'string') throw new StoreError(`${part.file}: diff of record ${part.seq} at byte ${part.offset} is not a string`, 'damaged', part.file, part.offset);
+    part.value = value;
+    part.journal = null;
+  }
+  return part.value as string;
+}
+
+const diffDescriptor: PropertyDescriptor = { get: diffGetter, enumerable: true };
+
+/** Gives `patch` its `diff` (the JSON string at bytes start..end) as a property decoded on first read. */
+export function withLazyDiff(patch: object, bytes: Buffer, start: number, end: number, file: string, offset: number, seq: number): void {
+  // allocUnsafe takes small buffers from Node's shared pool: a copy costs a memcpy, not an allocation.
+  const copy = globalThis.Buffer.allocUnsafe(end - start);
+  bytes.copy(copy, 0, start, end);
+  withLazyPart(patch, 'diff', diffDescriptor, lazyPart(copy, 0, copy.length, file, offset, seq, '', 0), DIFF);
 }
 
 /** A message record whose message is decoded on first read; `head` holds the other fields (seq included), checked. */

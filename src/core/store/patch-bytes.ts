@@ -2,11 +2,13 @@ import type { Buffer } from 'node:buffer';
 import { choices, enumAfter, intAfter, lit, optionalString } from './byte-fields';
 import type { Cursor } from './journal-frame';
 import { ABSENT, Patch, PatchState, SHA256_HEX } from '../patches/schema';
+import { withLazyDiff } from './lazy-record';
 import type { StoredRecord } from './records';
 
 // A patch record read straight from its bytes, in the arrangement the writer gives it (the Patch
 // schema's field order, as zod outputs it). Every field is checked here exactly as the schema
-// checks it; the diff, a JSON string with escapes, is decoded by JSON.parse alone. A record in
+// checks it; the diff, a JSON string with escapes, is decoded by JSON.parse alone, when it is
+// first read (a resume reads every patch, and no diff). A record in
 // any other arrangement, or with a field this reader is not sure of (escapes in any other string,
 // a negative or long number, an unknown field), is left to JSON.parse and the schema. An agent
 // that edits writes one per file it changes: without this a resume parsed each through zod.
@@ -62,24 +64,18 @@ function hashAfter(cursor: Cursor, key: Buffer): string | undefined {
   return value !== undefined && (value === ABSENT || SHA256_HEX.test(value)) ? value : undefined;
 }
 
-/** A JSON string with any escapes, decoded by JSON.parse; undefined when it is not one. */
-function jsonString(cursor: Cursor): string | undefined {
+/** Moves past a JSON string (escapes and all: its closing quote is the first one no backslash escapes); false when there is none. */
+function skipJsonString(cursor: Cursor): boolean {
   const { bytes } = cursor;
-  if (bytes[cursor.at] !== QUOTE) return undefined;
+  if (bytes[cursor.at] !== QUOTE) return false;
   for (let quote = bytes.indexOf(QUOTE, cursor.at + 1); quote !== -1 && quote < cursor.end; quote = bytes.indexOf(QUOTE, quote + 1)) {
     let backslashes = 0;
     while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
     if (backslashes % 2 === 1) continue;
-    try {
-      const value: unknown = JSON.parse(bytes.toString('utf8', cursor.at, quote + 1));
-      if (typeof value !== 'string') return undefined;
-      cursor.at = quote + 1;
-      return value;
-    } catch {
-      return undefined;
-    }
+    cursor.at = quote + 1;
+    return true;
   }
-  return undefined;
+  return false;
 }
 
 function counts(cursor: Cursor): { added: number; removed: number; binary: boolean } | undefined {
@@ -89,8 +85,8 @@ function counts(cursor: Cursor): { added: number; removed: number; binary: boole
   return added < 0 || removed < 0 || binary === undefined ? undefined : { added, removed, binary };
 }
 
-/** The patch after `"patchId":`, fields in the schema's order, or null. */
-function readPatch(cursor: Cursor): Patch | null {
+/** The patch (of record `seq`) after `"patchId":`, fields in the schema's order, or null. */
+function readPatch(cursor: Cursor, seq: number): Patch | null {
   const patchId = cursor.plainString();
   const runId = stringAfter(cursor, RUN_ID, 1);
   const stepId = intAfter(cursor, STEP_ID);
@@ -104,9 +100,11 @@ function readPatch(cursor: Cursor): Patch | null {
   const beforeBlob = optionalString(cursor, BEFORE_BLOB);
   const afterBlob = optionalString(cursor, AFTER_BLOB);
   if (beforeBlob === null || afterBlob === null || !cursor.literal(DIFF)) return null;
-  const diff = jsonString(cursor);
-  const sides = diff === undefined ? undefined : counts(cursor);
-  if (diff === undefined || !sides) return null;
+  const diffStart = cursor.at;
+  if (!skipJsonString(cursor)) return null;
+  const diffEnd = cursor.at;
+  const sides = counts(cursor);
+  if (!sides) return null;
   const contentOmitted = optionalBoolean(cursor, CONTENT_OMITTED);
   const wroteDirtyBuffer = optionalBoolean(cursor, WROTE_DIRTY);
   if (contentOmitted === null || wroteDirtyBuffer === null || !cursor.literal(CREATED_AT)) return null;
@@ -117,7 +115,7 @@ function readPatch(cursor: Cursor): Patch | null {
   const patch: Patch = { patchId, runId, stepId, toolCallId, path, op, beforeHash, afterHash } as Patch;
   if (beforeBlob !== undefined) patch.beforeBlob = beforeBlob;
   if (afterBlob !== undefined) patch.afterBlob = afterBlob;
-  patch.diff = diff;
+  withLazyDiff(patch, cursor.bytes, diffStart, diffEnd, cursor.file, cursor.lineStart, seq);
   patch.added = sides.added;
   patch.removed = sides.removed;
   patch.binary = sides.binary;
@@ -131,7 +129,7 @@ function readPatch(cursor: Cursor): Patch | null {
 /** The patch record (numbered `seq`) whose fields follow `{"v":v,"at":at`, or null to leave it to the schema. */
 export function readPatchRecord(cursor: Cursor, v: number, at: number, seq: number): StoredRecord | null {
   if (!cursor.literal(HEAD)) return null;
-  const patch = readPatch(cursor);
+  const patch = readPatch(cursor, seq);
   if (!patch || !cursor.literal(CLOSE_BOTH) || cursor.at !== cursor.end) return null;
   return { v, at, type: 'patch', patch, seq };
 }
