@@ -2,7 +2,7 @@ import { StoreError } from './contract';
 import { crc32 } from './crc32';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { asBuffer, readFrame } from './journal-frame';
-import { JournalLog } from './journal-log';
+import { JournalLog, resumeLines } from './journal-log';
 import type { LineColumns } from './line-columns';
 import { FORMAT_VERSION, type StoredRecord } from './records';
 
@@ -122,6 +122,8 @@ export class JournalScanner {
   private log: JournalLog;
   /** The index offered, until the bytes it covers have been read and checked. */
   private pending: IndexedPrefix | undefined;
+  /** The index's lines, whose resume records are decoded as their bytes arrive: used only if the crc then holds. */
+  private ahead: { log: JournalLog; lines: number[]; next: number } | undefined;
   private index: JournalScan['index'];
   /** crc32 of the bytes before crcEnd. */
   private crc = 0;
@@ -151,7 +153,7 @@ export class JournalScanner {
     const { log } = this;
     log.setBytes(asBuffer(bytes));
     for (let nl = bytes.indexOf(NEWLINE, this.start); nl !== -1; nl = bytes.indexOf(NEWLINE, this.start)) {
-      const frame = readFrame(bytes, this.start, nl, true, this.file);
+      const frame = readFrame(bytes, this.start, nl, 'scan', this.file);
       if (!frame) {
         this.badAt = this.start;
         return;
@@ -186,7 +188,9 @@ export class JournalScanner {
    */
   private settleIndex(bytes: Uint8Array): boolean {
     const indexed = this.pending!;
-    this.crcUpTo(bytes, Math.min(bytes.length, indexed.journalBytes));
+    const covered = Math.min(bytes.length, indexed.journalBytes);
+    this.crcUpTo(bytes, covered);
+    this.decodeAhead(indexed, bytes, covered);
     if (bytes.length < indexed.journalBytes) return false;
     if (this.crc !== indexed.journalCrc) {
       this.dropIndex();
@@ -194,14 +198,24 @@ export class JournalScanner {
     }
     this.pending = undefined;
     this.index = 'used';
-    this.log = new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns);
+    this.log = this.ahead!.log;
+    this.ahead = undefined;
     this.groupRecords = indexed.columns.length;
     this.start = this.goodLength = this.indexedBytes = indexed.journalBytes;
     return true;
   }
 
+  /** Decodes the records a resume reads whose lines end before `end`, while the next piece is read. */
+  private decodeAhead(indexed: IndexedPrefix, bytes: Uint8Array, end: number): void {
+    const ahead = (this.ahead ??= { log: new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns), lines: resumeLines(indexed.columns), next: 0 });
+    ahead.log.setBytes(asBuffer(bytes));
+    const { lines, log } = ahead;
+    while (ahead.next < lines.length && indexed.columns.endOf(lines[ahead.next]!) < end) log.prefetch(lines[ahead.next++]!);
+  }
+
   private dropIndex(): void {
     this.pending = undefined;
+    this.ahead = undefined;
     this.crc = 0;
     this.crcEnd = 0;
   }

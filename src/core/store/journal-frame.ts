@@ -318,16 +318,24 @@ function parsedFrame(bytes: Buffer, start: number, end: number): Frame | null {
 }
 
 /**
- * A line whose checksum holds, or null (torn or flipped bytes). The frame is shared: read it
- * before the next call. With `checkpointHeads`, a checkpoint is read only up to its stepId.
+ * How a line is read: `scan` (its checksum checked, a checkpoint only up to its stepId), `full`
+ * (its checksum checked, every record whole), `reread` (a line already proven, by its own
+ * checksum or the resume index's checksum of the bytes it lies in: not checked again).
  */
-export function readFrame(input: Uint8Array, start: number, end: number, checkpointHeads = false, file = ''): Frame | null {
+export type FrameMode = 'scan' | 'full' | 'reread';
+
+/**
+ * A line whose checksum holds, or null (torn or flipped bytes). The frame is shared: read it
+ * before the next call. `file` names the journal in errors found later (a lazily read part).
+ */
+export function readFrame(input: Uint8Array, start: number, end: number, mode: FrameMode = 'full', file = ''): Frame | null {
   if (end - start <= CRC_SUFFIX_LENGTH) return null;
   const bytes = asBuffer(input);
   const suffixStart = end - CRC_SUFFIX_LENGTH;
   const stated = statedCrc(bytes, suffixStart, end);
-  if (stated < 0 || crc32(new Uint8Array(bytes.buffer, bytes.byteOffset + start, suffixStart - start)) !== stated) return null;
-  return framedRecord(bytes, start, suffixStart, checkpointHeads, file) ?? parsedFrame(bytes, start, end);
+  if (stated < 0) return null;
+  if (mode !== 'reread' && crc32(new Uint8Array(bytes.buffer, bytes.byteOffset + start, suffixStart - start)) !== stated) return null;
+  return framedRecord(bytes, start, suffixStart, mode === 'scan', file) ?? parsedFrame(bytes, start, end);
 }
 
 /** The record with its part decoded: for records that need migrating or a version check. */

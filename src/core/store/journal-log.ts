@@ -63,17 +63,32 @@ export function addLine(columns: LineColumns, frame: Frame, bytes: Uint8Array, s
 export function addLinesOf(columns: LineColumns, bytes: Uint8Array, base: number, options: ReadOptions): void {
   let start = 0;
   for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
-    const frame = readFrame(bytes, start, nl, true);
+    const frame = readFrame(bytes, start, nl, 'scan');
     if (!frame) throw new StoreError(`${options.file}: a line just framed at byte ${base + start} does not read`, 'invalid', options.file, base + start);
     addLine(columns, frame, bytes, start, nl, options, base);
     start = nl + 1;
   }
 }
 
+/** The lines whose records every resume decodes: each call's latest ledger record, every patch; in file order. */
+export function resumeLines(columns: LineColumns): number[] {
+  const latest = new Map<string, number>();
+  const lines: number[] = [];
+  for (let i = 0; i < columns.length; i++) {
+    const type = columns.typeAt(i);
+    if (type === 'ledger') latest.set(columns.keyAt(i), i);
+    else if (type === 'patch') lines.push(i);
+  }
+  for (const i of latest.values()) lines.push(i);
+  return lines.sort((a, b) => a - b);
+}
+
 export class JournalLog implements RecordLog {
   private bytes: Buffer = Buffer.alloc(0);
   /** By line: the record when the scan decoded it anyway (patches, rare kinds, migrated records). */
   private kept: (StoredRecord | undefined)[] = [];
+  /** By line: a ledger entry decoded ahead (prefetch). */
+  private entries: (LedgerEntry | undefined)[] = [];
   private readonly options: ReadOptions;
 
   constructor(
@@ -108,6 +123,22 @@ export class JournalLog implements RecordLog {
   truncate(length: number): void {
     this.columns.truncate(length);
     if (this.kept.length > length) this.kept.length = length;
+    if (this.entries.length > length) this.entries.length = length;
+  }
+
+  /**
+   * Decodes line i's ledger entry or patch now, ahead of the state asking for it (while the rest
+   * of the journal is still being read). A line that fails is left as it is: the state's read
+   * then throws, naming it.
+   */
+  prefetch(i: number): void {
+    try {
+      const type = this.typeAt(i);
+      if (type === 'ledger') this.entries[i] = this.ledgerEntryAt(i);
+      else if (type === 'patch') this.kept[i] ??= this.record(i);
+    } catch {
+      // thrown again when the state reads the line
+    }
   }
 
   /** Every record, built now. */
@@ -147,7 +178,7 @@ export class JournalLog implements RecordLog {
     const kept = this.kept[i];
     if (kept) return kept;
     const start = this.columns.startOf(i);
-    const frame = readFrame(this.bytes, start, this.columns.endOf(i), false, this.file);
+    const frame = readFrame(this.bytes, start, this.columns.endOf(i), 'reread', this.file);
     // The line was read (or its prefix checked) when the journal was opened: only bytes changed in memory since fail here.
     if (!frame || frame.seq !== i + 1) throw new StoreError(`${this.file}: record ${i + 1} at byte ${start} no longer reads`, 'damaged', this.file, start);
     if (frame.part !== null && !this.columns.isWhole(i)) return lazyRecord(frame, this.bytes, this.file, start);
@@ -177,6 +208,8 @@ export class JournalLog implements RecordLog {
   }
 
   ledgerEntryAt(i: number): LedgerEntry {
+    const decoded = this.entries[i];
+    if (decoded) return decoded;
     if (this.kept[i] || this.columns.isWhole(i)) return (this.record(i) as Extract<StoredRecord, { type: 'ledger' }>).entry;
     return entryOfPart(this.partOf(i));
   }
