@@ -1,7 +1,7 @@
 import type { Buffer } from 'node:buffer';
-import { choices, enumAfter, intAfter, lit, optionalString } from './byte-fields';
+import { choices, enumAfter, intAfter, lit } from './byte-fields';
 import type { Cursor } from './journal-frame';
-import { ABSENT, Patch, PatchState, SHA256_HEX } from '../patches/schema';
+import { ABSENT, Patch, PatchState } from '../patches/schema';
 import { withLazyDiff } from './lazy-record';
 import type { StoredRecord } from './records';
 
@@ -59,9 +59,39 @@ function boolean(cursor: Cursor): boolean | undefined {
   return undefined;
 }
 
+const ABSENT_STRING = lit(JSON.stringify(ABSENT));
+const HASH_LENGTH = 64;
+
+function isLowerHex(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66);
+}
+
+/** A content hash after `key` (what the schema's ContentHash accepts: ABSENT, or SHA256_HEX), checked on its bytes before it is made a string; or undefined. */
 function hashAfter(cursor: Cursor, key: Buffer): string | undefined {
-  const value = stringAfter(cursor, key, 1);
-  return value !== undefined && (value === ABSENT || SHA256_HEX.test(value)) ? value : undefined;
+  if (!cursor.literal(key)) return undefined;
+  if (cursor.literal(ABSENT_STRING)) return ABSENT;
+  const { bytes } = cursor;
+  const start = cursor.at + 1;
+  if (bytes[cursor.at] !== QUOTE || start + HASH_LENGTH >= cursor.end || bytes[start + HASH_LENGTH] !== QUOTE) return undefined;
+  for (let at = start; at < start + HASH_LENGTH; at++) if (!isLowerHex(bytes[at]!)) return undefined;
+  cursor.at = start + HASH_LENGTH + 1;
+  return bytes.toString('latin1', start, start + HASH_LENGTH);
+}
+
+/** An optional blob name after `key`; when its bytes are those of `hash` (a blob is named by its content's hash), that same string. */
+function blobAfter(cursor: Cursor, key: Buffer, hash: string): string | undefined | null {
+  if (!cursor.literal(key)) return undefined;
+  const start = cursor.at + 1;
+  if (hash.length === HASH_LENGTH && cursor.bytes[cursor.at] === QUOTE && start + HASH_LENGTH < cursor.end && cursor.bytes[start + HASH_LENGTH] === QUOTE && sameAscii(cursor.bytes, start, hash)) {
+    cursor.at = start + HASH_LENGTH + 1;
+    return hash;
+  }
+  return cursor.plainString() ?? null;
+}
+
+function sameAscii(bytes: Buffer, start: number, text: string): boolean {
+  for (let k = 0; k < text.length; k++) if (bytes[start + k] !== text.charCodeAt(k)) return false;
+  return true;
 }
 
 /** Moves past a JSON string (escapes and all: its closing quote is the first one no backslash escapes); false when there is none. */
@@ -97,8 +127,8 @@ function readPatch(cursor: Cursor, seq: number): Patch | null {
   const beforeHash = hashAfter(cursor, BEFORE_HASH);
   const afterHash = hashAfter(cursor, AFTER_HASH);
   if (beforeHash === undefined || afterHash === undefined) return null;
-  const beforeBlob = optionalString(cursor, BEFORE_BLOB);
-  const afterBlob = optionalString(cursor, AFTER_BLOB);
+  const beforeBlob = blobAfter(cursor, BEFORE_BLOB, beforeHash);
+  const afterBlob = blobAfter(cursor, AFTER_BLOB, afterHash);
   if (beforeBlob === null || afterBlob === null || !cursor.literal(DIFF)) return null;
   const diffStart = cursor.at;
   if (!skipJsonString(cursor)) return null;

@@ -51,6 +51,9 @@ describe('patch records read from their bytes', () => {
       { ...valid, patch: bare },
       { ...valid, patch: { ...patch, op: 'create', beforeHash: 'absent', contentOmitted: true, wroteDirtyBuffer: false } },
       { ...valid, patch: { ...patch, diff: '', binary: true, toolCallId: '', beforeBlob: '', state: 'rolled_back', createdAt: 0.5 } },
+      // Blob names of a hash's length that are not that hash, and a blob named where the hash is absent.
+      { ...valid, patch: { ...patch, beforeBlob: hash('c'), afterBlob: `${hash('c').slice(0, 63)}d` } },
+      { ...valid, patch: { ...patch, beforeHash: 'absent', beforeBlob: 'absent' } },
     ];
     for (const raw of variants) {
       expectSameAsSchema(raw);
