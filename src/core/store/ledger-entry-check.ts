@@ -1,4 +1,4 @@
-import type { FileIntent, LedgerEntry } from '../ledger/schema';
+import type { LedgerEntry } from '../ledger/schema';
 import { Idempotency, LedgerStatus, ReplayPolicy } from '../ledger/schema';
 
 // The LedgerEntry schema checked by hand on a JSON.parse result, for the entries a resume decodes.
@@ -28,67 +28,72 @@ function onlyKeys(raw: Raw, known: ReadonlySet<string>): boolean {
   return true;
 }
 
+const ENTRY_ORDER = new Map([...ENTRY_KEYS].map((key, i) => [key, i]));
+const INTENT_ORDER = new Map([...INTENT_KEYS].map((key, i) => [key, i]));
+
+/** Whether raw's keys (all known) come in the schema's order: then raw is already what zod would return. */
+function inOrder(raw: Raw, order: ReadonlyMap<string, number>): boolean {
+  let last = -1;
+  for (const key in raw) {
+    const at = order.get(key)!;
+    if (at < last) return false;
+    last = at;
+  }
+  return true;
+}
+
+/** An entry as the writer writes it (the schema's order, intents too) needs no copy: JSON.parse's object is used as it is. */
+function asWritten(raw: Raw): boolean {
+  if (!inOrder(raw, ENTRY_ORDER)) return false;
+  if (raw.intents === undefined) return true;
+  for (const item of raw.intents as Raw[]) if (!inOrder(item, INTENT_ORDER)) return false;
+  return true;
+}
+
 function strings(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
   for (const item of value) if (typeof item !== 'string') return undefined;
   return value as string[];
 }
 
-function intent(raw: unknown): FileIntent | undefined {
-  if (!isObject(raw) || !onlyKeys(raw, INTENT_KEYS)) return undefined;
+function validIntent(raw: unknown): raw is Raw {
+  if (!isObject(raw) || !onlyKeys(raw, INTENT_KEYS)) return false;
   const { path, beforeHash, afterHash, beforeBlob, afterBlob } = raw;
-  if (!isString(path) || !isString(beforeHash) || !isString(afterHash) || !optional(beforeBlob, isString) || !optional(afterBlob, isString)) return undefined;
-  const out: FileIntent = { path, beforeHash, afterHash };
-  if (beforeBlob !== undefined) out.beforeBlob = beforeBlob as string;
-  if (afterBlob !== undefined) out.afterBlob = afterBlob as string;
+  return isString(path) && isString(beforeHash) && isString(afterHash) && optional(beforeBlob, isString) && optional(afterBlob, isString);
+}
+
+function validIntents(value: unknown): value is Raw[] {
+  return Array.isArray(value) && value.every(validIntent);
+}
+
+/** Fields in the schema's order, optional ones only when present: what zod outputs. */
+function ordered(raw: Raw, keys: ReadonlySet<string>): Raw {
+  const out: Raw = {};
+  for (const key of keys) if (raw[key] !== undefined) out[key] = raw[key];
   return out;
 }
 
-function intents(value: unknown): FileIntent[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const out: FileIntent[] = [];
-  for (const item of value) {
-    const checked = intent(item);
-    if (!checked) return undefined;
-    out.push(checked);
-  }
-  return out;
-}
-
-function requiredFields(raw: Raw): LedgerEntry | undefined {
+function validRequired(raw: Raw): boolean {
   const { callId, stepId, toolName, inputHash, status, idempotency, replayPolicy, plannedAt, compensation } = raw;
-  if (!isString(callId) || callId.length === 0 || !Number.isSafeInteger(stepId) || (stepId as number) < 0) return undefined;
-  if (!isString(toolName) || !isString(inputHash) || !isString(compensation) || !isNumber(plannedAt)) return undefined;
-  if (!STATUSES.has(status) || !IDEMPOTENCY.has(idempotency) || !REPLAY.has(replayPolicy)) return undefined;
-  const sideEffects = strings(raw.sideEffects);
-  if (!sideEffects) return undefined;
-  return {
-    callId, stepId: stepId as number, toolName, inputHash, status: status as LedgerEntry['status'], idempotency: idempotency as LedgerEntry['idempotency'],
-    replayPolicy: replayPolicy as LedgerEntry['replayPolicy'], sideEffects: [...sideEffects], plannedAt,
-  } as LedgerEntry;
+  if (!isString(callId) || callId.length === 0 || !Number.isSafeInteger(stepId) || (stepId as number) < 0) return false;
+  if (!isString(toolName) || !isString(inputHash) || !isString(compensation) || !isNumber(plannedAt)) return false;
+  return STATUSES.has(status) && IDEMPOTENCY.has(idempotency) && REPLAY.has(replayPolicy) && strings(raw.sideEffects) !== undefined;
+}
+
+function validOptional(raw: Raw): boolean {
+  const { startedAt, finishedAt, resultRef, isError, error, reason } = raw;
+  if (!optional(startedAt, isNumber) || !optional(finishedAt, isNumber) || !optional(resultRef, isString) || !optional(error, isString) || !optional(reason, isString)) return false;
+  if (!optional(isError, (v) => typeof v === 'boolean')) return false;
+  return (raw.patchIds === undefined || strings(raw.patchIds) !== undefined) && (raw.intents === undefined || validIntents(raw.intents));
 }
 
 /** The entry as the LedgerEntry schema would return it, or undefined to ask the schema. */
 export function checkedLedgerEntry(raw: unknown): LedgerEntry | undefined {
-  if (!isObject(raw) || !onlyKeys(raw, ENTRY_KEYS)) return undefined;
-  const head = requiredFields(raw);
-  if (!head) return undefined;
-  const { startedAt, finishedAt, resultRef, isError, error, reason } = raw;
-  if (!optional(startedAt, isNumber) || !optional(finishedAt, isNumber) || !optional(resultRef, isString) || !optional(error, isString) || !optional(reason, isString)) return undefined;
-  if (!optional(isError, (v) => typeof v === 'boolean')) return undefined;
-  const patchIds = raw.patchIds === undefined ? undefined : strings(raw.patchIds);
-  const fileIntents = raw.intents === undefined ? undefined : intents(raw.intents);
-  if ((raw.patchIds !== undefined && !patchIds) || (raw.intents !== undefined && !fileIntents)) return undefined;
-  // Fields in the schema's order, as zod outputs them.
-  const entry = head as unknown as Raw;
-  if (startedAt !== undefined) entry.startedAt = startedAt;
-  if (finishedAt !== undefined) entry.finishedAt = finishedAt;
-  if (resultRef !== undefined) entry.resultRef = resultRef;
-  if (isError !== undefined) entry.isError = isError;
-  if (error !== undefined) entry.error = error;
-  entry.compensation = raw.compensation;
-  if (reason !== undefined) entry.reason = reason;
-  if (patchIds) entry.patchIds = [...patchIds];
-  if (fileIntents) entry.intents = fileIntents;
-  return entry as LedgerEntry;
+  if (!isObject(raw) || !onlyKeys(raw, ENTRY_KEYS) || !validRequired(raw) || !validOptional(raw)) return undefined;
+  if (asWritten(raw)) return raw as unknown as LedgerEntry;
+  const entry = ordered(raw, ENTRY_KEYS);
+  entry.sideEffects = [...(raw.sideEffects as string[])];
+  if (raw.patchIds !== undefined) entry.patchIds = [...(raw.patchIds as string[])];
+  if (raw.intents !== undefined) entry.intents = (raw.intents as Raw[]).map((item) => ordered(item, INTENT_KEYS));
+  return entry as unknown as LedgerEntry;
 }

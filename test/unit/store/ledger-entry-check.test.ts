@@ -31,6 +31,13 @@ describe('ledger entries checked by hand', () => {
     assert.ok(expectSameAsSchema({ ...full, intents: [{ path: 'p', beforeHash: '', afterHash: '' }], sideEffects: [] }));
   });
 
+  it('returns the schema\'s order for fields in any other order (the entry and its intents)', () => {
+    const reversed = (raw: object) => Object.fromEntries(Object.entries(raw).reverse());
+    assert.ok(expectSameAsSchema(reversed(full)));
+    assert.ok(expectSameAsSchema({ ...full, intents: full.intents.map(reversed) }));
+    assert.ok(expectSameAsSchema(reversed({ ...full, intents: full.intents.map(reversed) })));
+  });
+
   it('leaves to the schema every entry it is not sure of', () => {
     for (const bad of [
       { callId: '' }, { stepId: -1 }, { stepId: 1.5 }, { stepId: 2 ** 53 }, { status: 'done' }, { idempotency: 'maybe' }, { replayPolicy: 'always' },
