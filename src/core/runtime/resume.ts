@@ -5,7 +5,7 @@ import { classifyPatch } from '../patches/classify';
 import type { LiveState, Patch } from '../patches/schema';
 import type { Workspace } from '../ports';
 import { StoreError, type RunState, type RunWriter } from '../store/contract';
-import type { NewRecord } from '../store/records';
+import type { CheckpointRecord, NewRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
 import { limitReached } from './budget';
 import type { CallEnv } from './calls';
@@ -60,22 +60,46 @@ export async function resumeRun(deps: RuntimeDeps, tools: ToolRegistry, emit: Ru
     throw toResumeError(runId, error);
   }
   try {
-    let state: RunState;
-    try {
-      state = await deps.store.readRun(runId);
-    } catch (error) {
-      throw toResumeError(runId, error);
-    }
-    if (state.ended) return { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` };
-    const session = new RunSession(deps, writer, state.run, emit, state);
-    const env: CallEnv = { session, tools, signal, truncated: new Set() };
-    return await runGuarded(session, signal, () => continueRun(env, state));
+    const opened = await openSession(deps, writer, emit, runId);
+    if ('ended' in opened) return opened.ended;
+    const env: CallEnv = { session: opened.session, tools, signal, truncated: new Set() };
+    return await runGuarded(opened.session, signal, () => continueRun(env, opened.takeFacts()));
   } finally {
     await writer.close().catch(() => undefined);
   }
 }
 
-async function continueRun(env: CallEnv, state: RunState): Promise<RunOutcome> {
+/** What a resume reads of the run's state besides what the session takes. */
+interface ResumeFacts {
+  readonly task: string;
+  readonly patches: readonly Patch[];
+  readonly latestCheckpoint: CheckpointRecord | undefined;
+  readonly ledger: readonly LedgerEntry[];
+}
+
+/**
+ * The run's state read into a session. The state itself is not kept: it can still decode
+ * messages and checkpoints from the journal's bytes, and would hold them in memory for the whole
+ * run. The facts the resume needs are handed over once (takeFacts) and then let go as well.
+ */
+async function openSession(deps: RuntimeDeps, writer: RunWriter, emit: RuntimeListener, runId: string): Promise<{ ended: RunOutcome } | { session: RunSession; takeFacts: () => ResumeFacts }> {
+  let state: RunState;
+  try {
+    state = await deps.store.readRun(runId);
+  } catch (error) {
+    throw toResumeError(runId, error);
+  }
+  if (state.ended) return { ended: { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` } };
+  let facts: ResumeFacts | undefined = { task: state.run.task, patches: state.patches, latestCheckpoint: state.latestCheckpoint, ledger: state.ledger };
+  const takeFacts = (): ResumeFacts => {
+    const taken = facts!;
+    facts = undefined;
+    return taken;
+  };
+  return { session: new RunSession(deps, writer, state.run, emit, state), takeFacts };
+}
+
+async function continueRun(env: CallEnv, state: ResumeFacts): Promise<RunOutcome> {
   const { session } = env;
   const uncertain = [...session.ledger.values()]
     .filter((entry) => entry.status === 'started')
@@ -83,7 +107,7 @@ async function continueRun(env: CallEnv, state: RunState): Promise<RunOutcome> {
   const records: NewRecord[] = uncertain.map((entry) => ({ type: 'ledger', entry }));
   await session.commit([...records, { type: 'status', status: 'running', reason: 'resumed' }]);
   if (session.messages.length === 0) {
-    await session.save('run_start', [session.messageRecord({ role: 'user', content: state.run.task })]);
+    await session.save('run_start', [session.messageRecord({ role: 'user', content: state.task })]);
     return loopSteps(env);
   }
   const note = await noteBuilder(env, state);
@@ -100,7 +124,7 @@ async function continueRun(env: CallEnv, state: RunState): Promise<RunOutcome> {
   return loopSteps(env);
 }
 
-async function noteBuilder(env: CallEnv, state: RunState): Promise<NoteBuilder> {
+async function noteBuilder(env: CallEnv, state: ResumeFacts): Promise<NoteBuilder> {
   const { session } = env;
   const files = await classifyLatestPatches(session.deps.workspace, state.patches);
   const checkpoint = state.latestCheckpoint;

@@ -96,7 +96,8 @@ function withLazyPart(record: object, name: string, descriptor: PropertyDescript
 }
 
 // A patch's diff (most of a patch's bytes, read only to show or undo it) is a JSON string decoded
-// on first read, from a copy of its bytes: a patch may outlive the journal it was read from.
+// on first read. Like a message, it is read from the journal's bytes, which stay in memory while
+// such a patch does (a resume hands its patches on and lets them go, resume.ts).
 const DIFF = Symbol('lazy diff');
 
 function diffGetter(this: { [DIFF]: LazyPart }): string {
@@ -119,10 +120,7 @@ const diffDescriptor: PropertyDescriptor = { get: diffGetter, enumerable: true }
 
 /** Gives `patch` its `diff` (the JSON string at bytes start..end) as a property decoded on first read. */
 export function withLazyDiff(patch: object, bytes: Buffer, start: number, end: number, file: string, offset: number, seq: number): void {
-  // allocUnsafe takes small buffers from Node's shared pool: a copy costs a memcpy, not an allocation.
-  const copy = globalThis.Buffer.allocUnsafe(end - start);
-  bytes.copy(copy, 0, start, end);
-  withLazyPart(patch, 'diff', diffDescriptor, lazyPart(copy, 0, copy.length, file, offset, seq, '', 0), DIFF);
+  withLazyPart(patch, 'diff', diffDescriptor, lazyPart(bytes, start, end, file, offset, seq, '', 0), DIFF);
 }
 
 /** A message record whose message is decoded on first read; `head` holds the other fields (seq included), checked. */
