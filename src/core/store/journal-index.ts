@@ -13,7 +13,7 @@ import { LineColumns, type ColumnArrays } from './line-columns';
 // never needed, and never trusted beyond what its checksums and a check of every column prove.
 
 export const INDEX = 'journal.index';
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 const NEWLINE = 0x0a;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -40,8 +40,9 @@ function layout(lines: number) {
   const steps = ends + 8 * lines;
   const indexes = steps + 8 * lines;
   const partOffsets = indexes + 8 * lines;
-  const keys = partOffsets + padded(4 * lines);
-  return { ends, steps, indexes, partOffsets, keys };
+  const keyIds = partOffsets + padded(4 * lines);
+  const keys = keyIds + padded(4 * lines);
+  return { ends, steps, indexes, partOffsets, keyIds, keys };
 }
 
 /** The index file of `columns`, which describe the first `journalBytes` bytes of a journal whose crc32 is `journalCrc`. */
@@ -57,6 +58,7 @@ export function encodeIndex(columns: LineColumns, journalBytes: number, journalC
   payload.set(new Uint8Array(arrays.steps.buffer, arrays.steps.byteOffset, 8 * lines), at.steps);
   payload.set(new Uint8Array(arrays.indexes.buffer, arrays.indexes.byteOffset, 8 * lines), at.indexes);
   payload.set(new Uint8Array(arrays.partOffsets.buffer, arrays.partOffsets.byteOffset, 4 * lines), at.partOffsets);
+  payload.set(new Uint8Array(arrays.keyIds.buffer, arrays.keyIds.byteOffset, 4 * lines), at.keyIds);
   payload.set(keys, at.keys);
   const header: IndexHeader = { v: INDEX_VERSION, readVersion, littleEndian: true, lines, journalBytes, journalCrc, keysBytes: keys.length, payloadCrc: crc32(payload) };
   const head = new TextEncoder().encode(`${JSON.stringify(header)}\n`);
@@ -102,6 +104,7 @@ export function decodeIndex(bytes: Uint8Array, readVersion: number): IndexedPref
     steps: new Float64Array(buffer, at.steps, n),
     indexes: new Float64Array(buffer, at.indexes, n),
     partOffsets: new Uint32Array(buffer, at.partOffsets, n),
+    keyIds: new Int32Array(buffer, at.keyIds, n),
     keys: parsedKeys.data,
   };
   let columns: LineColumns;

@@ -72,11 +72,11 @@ export function addLinesOf(columns: LineColumns, bytes: Uint8Array, base: number
 
 /** The lines whose records every resume decodes: each call's latest ledger record, every patch; in file order. */
 export function resumeLines(columns: LineColumns): number[] {
-  const latest = new Map<string, number>();
+  const latest = new Map<number, number>();
   const lines: number[] = [];
   for (let i = 0; i < columns.length; i++) {
     const type = columns.typeAt(i);
-    if (type === 'ledger') latest.set(columns.keyAt(i), i);
+    if (type === 'ledger') latest.set(columns.keyIdAt(i), i);
     else if (type === 'patch') lines.push(i);
   }
   for (const i of latest.values()) lines.push(i);
