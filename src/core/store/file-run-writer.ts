@@ -3,11 +3,8 @@ import { StoreError, type LeaseInfo, type RunWriter } from './contract';
 import type { FileBlobs } from './file-blobs';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { errorMessage, type StoreFileHandle, type StoreFs } from './fs-port';
-import { crc32 } from './crc32';
+import { ResumeIndexWriter, type IndexState } from './index-writer';
 import { encodeGroup } from './journal-format';
-import { encodeIndex, writeIndexFile } from './journal-index';
-import { addLinesOf, type ReadOptions } from './journal-log';
-import type { LineColumns } from './line-columns';
 import { leaseNeedsRenewal } from './lease-policy';
 import type { NewRecord, StoredRecord } from './records';
 import { blobRefs } from './refs';
@@ -30,20 +27,8 @@ export interface WriterSetup {
   readonly onAbandon: (holderId: string) => void;
   /** Called before the writer first changes the journal, and when it closes. */
   readonly onFirstChange?: () => void;
-  /** The journal's lines so far, for the resume index (journal-index.ts). */
-  readonly lines: WriterLines;
-}
-
-export interface WriterLines {
-  /** The writer's own copy: it adds the lines it appends. */
-  readonly columns: LineColumns;
-  /** crc32 of the journal's bytes (state.journalBytes of them). */
-  crc: number;
-  /** The journal bytes the resume index on disk covers. */
-  indexedBytes: number;
-  readonly read: ReadOptions;
-  /** Journals shorter than this get no index: reading every line of them is as fast. */
-  readonly indexMinBytes: number;
+  /** The journal's lines so far, for the resume index (index-writer.ts). */
+  readonly index: IndexState;
 }
 
 /** Appends commit groups to one run's journal while it holds the run's lease. */
@@ -57,9 +42,7 @@ export class FileRunWriter implements RunWriter {
   private stateDirty = false;
   private handleOpen = true;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Null once keeping them failed: the run goes on without a newer index. */
-  private lines: WriterLines | null;
-  private indexing: Promise<void> | null = null;
+  private readonly index: ResumeIndexWriter;
 
   constructor(private setup: WriterSetup) {
     this.runId = setup.state.runId;
@@ -67,7 +50,7 @@ export class FileRunWriter implements RunWriter {
     this.state = setup.state;
     this.lease = setup.leaseInfo;
     this.stateWrittenAt = setup.clock.now();
-    this.lines = setup.lines;
+    this.index = new ResumeIndexWriter(setup.fs, setup.lease.runDir, setup.index);
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
@@ -88,8 +71,7 @@ export class FileRunWriter implements RunWriter {
       if (!this.stopped) {
         this.stopped = new StoreError('this writer is closed', 'lease_lost');
         try {
-          await this.indexing;
-          if (this.indexDue(0)) await this.writeIndex();
+          await this.index.finish(this.state.journalBytes);
           if (this.stateDirty) await this.writeState();
           await releaseLease(this.setup.lease, this.holderId);
         } catch {
@@ -133,55 +115,11 @@ export class FileRunWriter implements RunWriter {
       await fs.sync(handle);
     }, true);
     const before = this.state;
-    this.noteLines(bytes, before.journalBytes);
+    this.index.noteAppended(bytes, before.journalBytes);
     this.track(stamped, bytes.length, now);
-    this.maybeIndex();
+    this.index.maybeAppend(this.state.journalBytes);
     await this.maybeWriteState(now, before);
     return stamped;
-  }
-
-  /** Keeps the columns and crc of what was just appended at `base`; on any failure the run simply gets no newer index. */
-  private noteLines(bytes: Uint8Array, base: number): void {
-    const lines = this.lines;
-    if (!lines) return;
-    try {
-      addLinesOf(lines.columns, bytes, base, lines.read);
-      lines.crc = crc32(bytes, lines.crc);
-    } catch {
-      this.lines = null;
-    }
-  }
-
-  /** Whether the journal has grown enough since the index on disk: by half (while running) or at all (`share` 0, closing). */
-  private indexDue(share: number): boolean {
-    const lines = this.lines;
-    if (!lines) return false;
-    const { journalBytes } = this.state;
-    const tail = journalBytes - lines.indexedBytes;
-    return journalBytes >= lines.indexMinBytes && tail > 0 && tail >= lines.indexedBytes * share;
-  }
-
-  /** Writes a newer index beside the appends, one at a time: a resume after a crash then reads at most a third of the journal line by line. */
-  private maybeIndex(): void {
-    if (this.indexing || !this.indexDue(0.5)) return;
-    this.indexing = this.writeIndex().finally(() => {
-      this.indexing = null;
-    });
-  }
-
-  /** The index of the journal as it is now. A cache: a failure leaves the older index, which stays valid. */
-  private async writeIndex(): Promise<void> {
-    const lines = this.lines;
-    if (!lines) return;
-    const covered = this.state.journalBytes;
-    try {
-      const bytes = encodeIndex(lines.columns, covered, lines.crc, lines.read.readVersion);
-      if (!bytes) return;
-      await writeIndexFile(this.setup.fs, this.setup.lease.runDir, bytes);
-      lines.indexedBytes = Math.max(lines.indexedBytes, covered);
-    } catch {
-      // The older index (or none) still describes a prefix of the journal; the next one is tried later.
-    }
   }
 
   private async checkBlobs(records: readonly StoredRecord[]): Promise<void> {

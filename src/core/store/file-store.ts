@@ -4,10 +4,11 @@ import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext } from './file-lease';
 import { crc32 } from './crc32';
-import { FileRunWriter, type WriterLines } from './file-run-writer';
+import { FileRunWriter } from './file-run-writer';
+import type { IndexState } from './index-writer';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
-import { encodeGroup, JournalScanner, type IndexedPrefix, type JournalScan } from './journal-format';
-import { readIndexFile } from './journal-index';
+import { encodeGroup, JournalScanner, type JournalScan } from './journal-format';
+import { readIndexFile, type IndexedPrefix } from './journal-index';
 import { addLinesOf, type JournalLog, type ReadOptions } from './journal-log';
 import { LineColumns } from './line-columns';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
@@ -33,11 +34,11 @@ export interface FileStoreOptions {
   readonly blobGraceMs?: number;
   /** state.json is rewritten at most this often unless the status changes. */
   readonly stateIntervalMs?: number;
-  /** Journals shorter than this get no resume index (journal-index.ts). */
-  readonly indexMinBytes?: number;
+  /** The resume index gains a segment each time a journal has grown by this much (journal-index.ts); shorter journals get none. */
+  readonly indexStepBytes?: number;
 }
 
-const INDEX_MIN_BYTES = 1 << 20;
+const INDEX_STEP_BYTES = 1 << 20;
 
 function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
   const { v, tornTailCut, ...rest } = stored;
@@ -62,7 +63,7 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly readVersion: number;
   readonly blobGraceMs: number;
   private readonly stateIntervalMs: number;
-  private readonly indexMinBytes: number;
+  private readonly indexStepBytes: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   /**
@@ -86,7 +87,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.readVersion = options.readVersion ?? FORMAT_VERSION;
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
-    this.indexMinBytes = options.indexMinBytes ?? INDEX_MIN_BYTES;
+    this.indexStepBytes = options.indexStepBytes ?? INDEX_STEP_BYTES;
   }
 
   runDir(runId: string): string {
@@ -131,7 +132,7 @@ export class FileCheckpointStore implements CheckpointStore {
       }
       const columns = new LineColumns();
       addLinesOf(columns, bytes, 0, this.readOptions(journal));
-      return this.writer(run.runId, handle, holderId, lease, state, { columns, crc: crc32(bytes), indexedBytes: 0 });
+      return this.writer(run.runId, handle, holderId, lease, state, { columns, crc: crc32(bytes), indexedBytes: 0, fileBytes: 0, lines: 0, keys: 0 });
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
@@ -166,8 +167,9 @@ export class FileCheckpointStore implements CheckpointStore {
       const dropOpened = () => {
         if (this.openedRecords.get(runId) === opened) this.openedRecords.delete(runId);
       };
-      const lines = { columns: scan.log.columns.clone(), crc: scan.crc, indexedBytes: scan.indexedBytes };
-      return this.writer(runId, handle, holderId, lease, state, lines, dropOpened);
+      const { indexFile } = scan;
+      const index = { columns: scan.log.columns.clone(), crc: scan.crc, indexedBytes: scan.indexedBytes, fileBytes: indexFile.bytes, lines: indexFile.lines, keys: indexFile.keys };
+      return this.writer(runId, handle, holderId, lease, state, index, dropOpened);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
@@ -343,7 +345,7 @@ export class FileCheckpointStore implements CheckpointStore {
     holderId: string,
     lease: LeaseInfo,
     state: Omit<RunStateFile, 'v'>,
-    lines: Pick<WriterLines, 'columns' | 'crc' | 'indexedBytes'>,
+    index: Omit<IndexState, 'read' | 'stepBytes'>,
     onFirstChange?: () => void,
   ): RunWriter {
     return new FileRunWriter({
@@ -358,7 +360,7 @@ export class FileCheckpointStore implements CheckpointStore {
       state,
       stateIntervalMs: this.stateIntervalMs,
       onAbandon: (id) => this.abandoned.add(id),
-      lines: { ...lines, read: this.readOptions(this.journalPath(runId)), indexMinBytes: this.indexMinBytes },
+      index: { ...index, read: this.readOptions(this.journalPath(runId)), stepBytes: this.indexStepBytes },
       ...(onFirstChange ? { onFirstChange } : {}),
     });
   }

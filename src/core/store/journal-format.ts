@@ -3,7 +3,7 @@ import { crc32 } from './crc32';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { asBuffer, readFrame } from './journal-frame';
 import { JournalLog, resumeLines } from './journal-log';
-import type { LineColumns } from './line-columns';
+import type { IndexedPrefix } from './journal-index';
 import { FORMAT_VERSION, type StoredRecord } from './records';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
@@ -69,13 +69,8 @@ export interface JournalScan {
   readonly index: 'used' | 'rejected' | 'none';
   /** The bytes whose lines came from the index (0 unless used). */
   readonly indexedBytes: number;
-}
-
-/** What a resume index (journal-index.ts) says of a journal's first bytes. */
-export interface IndexedPrefix {
-  readonly columns: LineColumns;
-  readonly journalBytes: number;
-  readonly journalCrc: number;
+  /** The part of the index file that was used: up to the end of its last segment that held (zeros unless used). */
+  readonly indexFile: { readonly bytes: number; readonly lines: number; readonly keys: number };
 }
 
 const FRAME_START = encoder.encode('{"s":');
@@ -122,6 +117,10 @@ export class JournalScanner {
   private log: JournalLog;
   /** The index offered, until the bytes it covers have been read and checked. */
   private pending: IndexedPrefix | undefined;
+  /** The index's segments whose ends were checked: the last that held, and the next to check. */
+  private held = -1;
+  private nextBoundary = 0;
+  private indexFile: JournalScan['indexFile'] = { bytes: 0, lines: 0, keys: 0 };
   /** The index's lines, whose resume records are decoded as their bytes arrive: used only if the crc then holds. */
   private ahead: { log: JournalLog; lines: number[]; next: number } | undefined;
   private index: JournalScan['index'];
@@ -183,26 +182,42 @@ export class JournalScanner {
 
   /**
    * While the bytes an index covers are still arriving, only their crc is taken (false: nothing
-   * more to do yet). Once they are all here: the index's lines are the scan's when that crc is
-   * the index's, else every line is read from the first.
+   * more to do yet), and the records a resume reads decoded ahead. Each segment's end is checked
+   * as the bytes reach it: the lines up to the last segment whose crc held are the scan's, the
+   * lines after it are read one by one.
    */
   private settleIndex(bytes: Uint8Array): boolean {
     const indexed = this.pending!;
-    const covered = Math.min(bytes.length, indexed.journalBytes);
-    this.crcUpTo(bytes, covered);
-    this.decodeAhead(indexed, bytes, covered);
-    if (bytes.length < indexed.journalBytes) return false;
-    if (this.crc !== indexed.journalCrc) {
-      this.dropIndex();
-      return true;
+    const { boundaries } = indexed;
+    while (this.nextBoundary < boundaries.length) {
+      const boundary = boundaries[this.nextBoundary]!;
+      const reach = Math.min(bytes.length, boundary.journalBytes);
+      this.crcUpTo(bytes, reach);
+      this.decodeAhead(indexed, bytes, reach);
+      if (reach < boundary.journalBytes) return false;
+      if (this.crc !== boundary.journalCrc) break;
+      this.held = this.nextBoundary++;
     }
+    this.adoptIndex();
+    return true;
+  }
+
+  /** Takes the index's lines up to the last segment that held (none held: every line is read). */
+  private adoptIndex(): void {
+    const indexed = this.pending!;
+    const boundary = indexed.boundaries[this.held];
+    if (!boundary || !this.ahead) return this.dropIndex();
     this.pending = undefined;
     this.index = 'used';
-    this.log = this.ahead!.log;
+    this.log = this.ahead.log;
     this.ahead = undefined;
-    this.groupRecords = indexed.columns.length;
-    this.start = this.goodLength = this.indexedBytes = indexed.journalBytes;
-    return true;
+    this.log.truncate(boundary.lines, boundary.keys);
+    this.groupRecords = boundary.lines;
+    this.start = this.goodLength = this.indexedBytes = boundary.journalBytes;
+    // The crc was taken up to the segment that failed, if one did: it is this segment's own, proven.
+    this.crc = boundary.journalCrc;
+    this.crcEnd = boundary.journalBytes;
+    this.indexFile = { bytes: boundary.fileBytes, lines: boundary.lines, keys: boundary.keys };
   }
 
   /** Decodes the records a resume reads whose lines end before `end`, while the next piece is read. */
@@ -228,14 +243,17 @@ export class JournalScanner {
 
   /** The scan of the whole file: `bytes` is all of it (what was fed, and any rest). */
   finish(bytes: Uint8Array): JournalScan {
-    // A journal shorter than its index was cut (a torn tail) after the index was written: read every line.
-    if (this.pending && bytes.length < this.pending.journalBytes) this.dropIndex();
+    // A journal shorter than its index was cut (a torn tail) after the index was written: its lines up to the last segment that held are used.
+    if (this.pending && this.badAt === -1 && !this.damage) {
+      this.settleIndex(bytes);
+      if (this.pending) this.adoptIndex();
+    }
     this.feed(bytes);
     const { goodLength, log } = this;
     log.setBytes(asBuffer(bytes));
     log.truncate(this.groupRecords);
     this.crcUpTo(bytes, goodLength);
-    const scan = { log, goodLength, crc: this.crc, index: this.index, indexedBytes: this.indexedBytes };
+    const scan = { log, goodLength, crc: this.crc, index: this.index, indexedBytes: this.indexedBytes, indexFile: this.indexFile };
     if (this.damage) return { ...scan, damage: this.damage };
     if (this.badAt !== -1 && laterGroupSurvives(bytes, this.badAt, nl0(bytes, this.badAt), this.groupRecords + 1)) {
       return { ...scan, damage: { offset: this.badAt, message: 'checksum mismatch before the last commit group' } };

@@ -1,40 +1,61 @@
 import { z } from 'zod';
-import { readIfExists, replaceFileAtomic } from './atomic-file';
+import { readIfExists } from './atomic-file';
 import { crc32 } from './crc32';
 import { joinPath, type StoreFs } from './fs-port';
-import type { IndexedPrefix } from './journal-format';
 import { LineColumns, type ColumnArrays } from './line-columns';
 
-// The resume index: a run's line columns (line-columns.ts) as of some length of its journal, with
-// the crc32 of those bytes. A resume that finds the journal's first bytes unchanged (the same
-// crc, taken as the pieces arrive) takes the lines from here and reads only the lines after
-// them; any mismatch, and it reads every line as if there were no index. It is a cache: written
-// by the run's writer when its journal has grown by half since the last one and when it closes,
-// never needed, and never trusted beyond what its checksums and a check of every column prove.
+// The resume index: a run's line columns (line-columns.ts), appended in segments as its journal
+// grows. Each segment holds the columns of the lines since the one before, the journal's length
+// and crc32 at its end, and a checksum of its own. A resume that finds the journal's first bytes
+// unchanged up to a segment's end (the crc, taken as the pieces arrive) takes every line up to
+// there from here and reads only the lines after it; any mismatch, and it reads them as if there
+// were no index. It is a cache: never needed, never fsynced, never trusted beyond what its
+// checksums and a check of every column prove.
 
 export const INDEX = 'journal.index';
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 const NEWLINE = 0x0a;
+const TAB = 0x09;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
-const IndexHeader = z.object({
+const SegmentHeader = z.object({
   v: z.literal(INDEX_VERSION),
   /** The journal format the lines were read with: another build's reader may read them otherwise. */
   readVersion: z.number().int().positive(),
   littleEndian: z.literal(true),
+  fromLine: z.number().int().nonnegative(),
   lines: z.number().int().positive(),
+  fromKey: z.number().int().nonnegative(),
+  keysBytes: z.number().int().nonnegative(),
   journalBytes: z.number().int().positive(),
   journalCrc: z.number().int().nonnegative().max(0xffffffff),
-  keysBytes: z.number().int().nonnegative(),
-  payloadCrc: z.number().int().nonnegative().max(0xffffffff),
 });
-type IndexHeader = z.infer<typeof IndexHeader>;
+type SegmentHeader = z.infer<typeof SegmentHeader>;
 
 const Keys = z.array(z.string());
 
+/** Where the index stops being good for a journal: a segment's end. */
+export interface IndexBoundary {
+  readonly lines: number;
+  readonly journalBytes: number;
+  readonly journalCrc: number;
+  /** The keys the columns hold up to here. */
+  readonly keys: number;
+  /** The index file's length up to the end of this segment. */
+  readonly fileBytes: number;
+}
+
+/** What a resume index says of a journal's first bytes: the columns, and where each segment ends. */
+export interface IndexedPrefix {
+  readonly columns: LineColumns;
+  readonly boundaries: readonly IndexBoundary[];
+}
+
 const padded = (n: number) => Math.ceil(n / 8) * 8;
 
-/** Byte offsets of each column in the payload of an index of `lines` lines. */
+/** Byte offsets of each column in the payload of a segment of `lines` lines. */
 function layout(lines: number) {
   const ends = padded(lines);
   const steps = ends + 8 * lines;
@@ -45,76 +66,152 @@ function layout(lines: number) {
   return { ends, steps, indexes, partOffsets, keyIds, keys };
 }
 
-/** The index file of `columns`, which describe the first `journalBytes` bytes of a journal whose crc32 is `journalCrc`. */
-export function encodeIndex(columns: LineColumns, journalBytes: number, journalCrc: number, readVersion: number): Uint8Array | null {
-  if (!LITTLE_ENDIAN || columns.length === 0) return null;
-  const arrays = columns.arrays();
-  const lines = arrays.types.length;
+const bytesOf = (array: ArrayBufferView) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+/** A segment: lines fromLine..toLine of some columns and their keys fromKey..toKey, ending at `journalBytes` of a journal whose first bytes have crc32 `journalCrc`. */
+export interface SegmentSpan {
+  readonly fromLine: number;
+  readonly toLine: number;
+  readonly fromKey: number;
+  readonly toKey: number;
+  readonly journalBytes: number;
+  readonly journalCrc: number;
+}
+
+/** The bytes of a segment of `columns` (lines and keys already there are never changed: a span taken earlier still reads the same); null when it holds no line. */
+export function encodeSegment(columns: LineColumns, span: SegmentSpan, readVersion: number): Uint8Array | null {
+  const { fromLine, toLine, fromKey, toKey, journalBytes, journalCrc } = span;
+  const all = columns.arrays();
+  const lines = toLine - fromLine;
+  if (!LITTLE_ENDIAN || lines <= 0 || toLine > all.types.length || toKey > all.keys.length) return null;
   const at = layout(lines);
-  const keys = new TextEncoder().encode(JSON.stringify(arrays.keys));
+  const keys = encoder.encode(JSON.stringify(all.keys.slice(fromKey, toKey)));
   const payload = new Uint8Array(at.keys + keys.length);
-  payload.set(arrays.types, 0);
-  payload.set(new Uint8Array(arrays.ends.buffer, arrays.ends.byteOffset, 8 * lines), at.ends);
-  payload.set(new Uint8Array(arrays.steps.buffer, arrays.steps.byteOffset, 8 * lines), at.steps);
-  payload.set(new Uint8Array(arrays.indexes.buffer, arrays.indexes.byteOffset, 8 * lines), at.indexes);
-  payload.set(new Uint8Array(arrays.partOffsets.buffer, arrays.partOffsets.byteOffset, 4 * lines), at.partOffsets);
-  payload.set(new Uint8Array(arrays.keyIds.buffer, arrays.keyIds.byteOffset, 4 * lines), at.keyIds);
+  payload.set(all.types.subarray(fromLine, toLine), 0);
+  payload.set(bytesOf(all.ends.subarray(fromLine, toLine)), at.ends);
+  payload.set(bytesOf(all.steps.subarray(fromLine, toLine)), at.steps);
+  payload.set(bytesOf(all.indexes.subarray(fromLine, toLine)), at.indexes);
+  payload.set(bytesOf(all.partOffsets.subarray(fromLine, toLine)), at.partOffsets);
+  payload.set(bytesOf(all.keyIds.subarray(fromLine, toLine)), at.keyIds);
   payload.set(keys, at.keys);
-  const header: IndexHeader = { v: INDEX_VERSION, readVersion, littleEndian: true, lines, journalBytes, journalCrc, keysBytes: keys.length, payloadCrc: crc32(payload) };
-  const head = new TextEncoder().encode(`${JSON.stringify(header)}\n`);
-  const file = new Uint8Array(head.length + payload.length);
-  file.set(head);
-  file.set(payload, head.length);
-  return file;
+  const header: SegmentHeader = { v: INDEX_VERSION, readVersion, littleEndian: true, fromLine, lines, fromKey, keysBytes: keys.length, journalBytes, journalCrc };
+  const json = encoder.encode(JSON.stringify(header));
+  // One checksum for the header and the payload: `<header>\t<crc of both, 8 hex>\n<payload>`.
+  const crc = crc32(payload, crc32(json));
+  const head = encoder.encode(`\t${crc.toString(16).padStart(8, '0')}\n`);
+  const segment = new Uint8Array(json.length + head.length + payload.length);
+  segment.set(json);
+  segment.set(head, json.length);
+  segment.set(payload, json.length + head.length);
+  return segment;
 }
 
-function parsedHeader(bytes: Uint8Array, newline: number): IndexHeader | null {
+interface Segment {
+  readonly header: SegmentHeader;
+  readonly payload: Uint8Array;
+  readonly keys: readonly string[];
+  readonly end: number;
+}
+
+/** The segment at `at`, or null when it is not whole and sound. */
+function segmentAt(bytes: Uint8Array, at: number, readVersion: number): Segment | null {
+  const newline = bytes.indexOf(NEWLINE, at);
+  const tab = newline - 9;
+  if (newline < 0 || tab <= at || bytes[tab] !== TAB) return null;
+  let header: SegmentHeader;
   try {
-    const parsed = IndexHeader.safeParse(JSON.parse(new TextDecoder().decode(bytes.subarray(0, newline))));
-    return parsed.success ? parsed.data : null;
+    const parsed = SegmentHeader.safeParse(JSON.parse(decoder.decode(bytes.subarray(at, tab))));
+    if (!parsed.success || parsed.data.readVersion !== readVersion) return null;
+    header = parsed.data;
   } catch {
     return null;
   }
+  const stated = Number.parseInt(decoder.decode(bytes.subarray(tab + 1, newline)), 16);
+  const end = newline + 1 + layout(header.lines).keys + header.keysBytes;
+  if (end > bytes.length) return null;
+  const payload = bytes.subarray(newline + 1, end);
+  if (crc32(payload, crc32(bytes.subarray(at, tab))) !== stated) return null;
+  const keys = Keys.safeParse(JSON.parse(decoder.decode(payload.subarray(layout(header.lines).keys))));
+  return keys.success ? { header, payload, keys: keys.data, end } : null;
 }
 
-/** The columns an index file holds, or null when anything in it is not what a writer of this build would write. */
+/** The sound segments from the file's start, each following on from the one before. */
+function segmentsOf(bytes: Uint8Array, readVersion: number): Segment[] {
+  const segments: Segment[] = [];
+  let lines = 0;
+  let keys = 0;
+  let journalBytes = 0;
+  for (let at = 0; at < bytes.length; ) {
+    const segment = segmentAt(bytes, at, readVersion);
+    const h = segment?.header;
+    if (!segment || !h || h.fromLine !== lines || h.fromKey !== keys || h.journalBytes <= journalBytes) break;
+    segments.push(segment);
+    lines += h.lines;
+    keys += segment.keys.length;
+    journalBytes = h.journalBytes;
+    at = segment.end;
+  }
+  return segments;
+}
+
+/** The columns of all segments as one set of arrays (copied, so each starts where its typed array may). */
+function joined(segments: readonly Segment[]): ColumnArrays {
+  const n = segments.reduce((sum, s) => sum + s.header.lines, 0);
+  const arrays = { types: new Uint8Array(n), ends: new Float64Array(n), steps: new Float64Array(n), indexes: new Float64Array(n), partOffsets: new Uint32Array(n), keyIds: new Int32Array(n) };
+  const keys: string[] = [];
+  for (const { header, payload, keys: segmentKeys } of segments) {
+    const at = layout(header.lines);
+    const line = header.fromLine;
+    // A copy (new Uint8Array of a view copies; a Buffer's slice would not), aligned for its typed array.
+    const part = (offset: number, bytes: number) => new Uint8Array(payload.subarray(offset, offset + bytes)).buffer;
+    arrays.types.set(payload.subarray(0, header.lines), line);
+    arrays.ends.set(new Float64Array(part(at.ends, 8 * header.lines)), line);
+    arrays.steps.set(new Float64Array(part(at.steps, 8 * header.lines)), line);
+    arrays.indexes.set(new Float64Array(part(at.indexes, 8 * header.lines)), line);
+    arrays.partOffsets.set(new Uint32Array(part(at.partOffsets, 4 * header.lines)), line);
+    arrays.keyIds.set(new Int32Array(part(at.keyIds, 4 * header.lines)), line);
+    for (const key of segmentKeys) keys.push(key);
+  }
+  return { ...arrays, keys };
+}
+
+/** What an index file holds, or null when not even its first segment is what a writer of this build writes. */
 export function decodeIndex(bytes: Uint8Array, readVersion: number): IndexedPrefix | null {
-  const newline = bytes.indexOf(NEWLINE);
-  const header = newline > 0 && LITTLE_ENDIAN ? parsedHeader(bytes, newline) : null;
-  if (!header || header.readVersion !== readVersion) return null;
-  const at = layout(header.lines);
-  const source = bytes.subarray(newline + 1);
-  if (source.length !== at.keys + header.keysBytes || crc32(source) !== header.payloadCrc) return null;
-  // A copy, so that every column starts where its typed array may (a multiple of its element size).
-  const payload = new Uint8Array(source.length);
-  payload.set(source);
-  const { buffer } = payload;
-  let keys: unknown;
-  try {
-    keys = JSON.parse(new TextDecoder().decode(payload.subarray(at.keys)));
-  } catch {
-    return null;
-  }
-  const parsedKeys = Keys.safeParse(keys);
-  if (!parsedKeys.success) return null;
-  const n = header.lines;
-  const arrays: ColumnArrays = {
-    types: payload.subarray(0, n),
-    ends: new Float64Array(buffer, at.ends, n),
-    steps: new Float64Array(buffer, at.steps, n),
-    indexes: new Float64Array(buffer, at.indexes, n),
-    partOffsets: new Uint32Array(buffer, at.partOffsets, n),
-    keyIds: new Int32Array(buffer, at.keyIds, n),
-    keys: parsedKeys.data,
-  };
+  if (!LITTLE_ENDIAN) return null;
+  let segments: Segment[];
   let columns: LineColumns;
   try {
-    columns = LineColumns.restore(arrays);
+    segments = segmentsOf(bytes, readVersion);
+    if (segments.length === 0) return null;
+    columns = LineColumns.restore(joined(segments));
   } catch {
     return null;
   }
-  if (columns.endOf(n - 1) + 1 !== header.journalBytes) return null;
-  return { columns, journalBytes: header.journalBytes, journalCrc: header.journalCrc };
+  const boundaries = segments.map(({ header, keys, end }) => ({
+    lines: header.fromLine + header.lines, keys: header.fromKey + keys.length, journalBytes: header.journalBytes, journalCrc: header.journalCrc, fileBytes: end,
+  }));
+  for (const b of boundaries) if (columns.endOf(b.lines - 1) + 1 !== b.journalBytes) return null;
+  return { columns, boundaries };
+}
+
+/**
+ * Appends `segment` to the run's index after its first `validBytes` bytes (whatever follows them,
+ * a segment cut short or one no resume used, goes). Returns false, writing nothing, when the
+ * file is shorter than that. Not fsynced: a segment lost to a crash costs a resume only the time
+ * to read those lines.
+ */
+export async function appendSegment(fs: StoreFs, runDir: string, validBytes: number, segment: Uint8Array): Promise<boolean> {
+  const path = joinPath(runDir, INDEX);
+  const handle = await fs.openAppend(path);
+  try {
+    const size = await fs.size(handle);
+    if (size < validBytes) return false;
+    if (size > validBytes) await fs.truncate(path, validBytes);
+    await fs.write(handle, segment);
+    return true;
+  } finally {
+    await fs.close(handle);
+  }
 }
 
 /** The run's resume index, or null when there is none or it does not decode. */
@@ -126,8 +223,4 @@ export async function readIndexFile(fs: StoreFs, runDir: string, readVersion: nu
     return null;
   }
   return bytes ? decodeIndex(bytes, readVersion) : null;
-}
-
-export async function writeIndexFile(fs: StoreFs, runDir: string, bytes: Uint8Array): Promise<void> {
-  await replaceFileAtomic(fs, runDir, INDEX, bytes);
 }

@@ -119,9 +119,9 @@ export class JournalLog implements RecordLog {
     if (record && record.type !== 'checkpoint') this.kept[this.length - 1] = record;
   }
 
-  /** Forgets the lines from `length` on (an unfinished commit group). */
-  truncate(length: number): void {
-    this.columns.truncate(length);
+  /** Forgets the lines from `length` on (an unfinished commit group), and with `keyCount` the keys only they used. */
+  truncate(length: number, keyCount?: number): void {
+    this.columns.truncate(length, keyCount);
     if (this.kept.length > length) this.kept.length = length;
     if (this.entries.length > length) this.entries.length = length;
   }

@@ -97,8 +97,16 @@ export class LineColumns {
     if ((type === 'message' || type === 'checkpoint') && stepId > this.maxStepId) this.maxStepId = stepId;
   }
 
-  /** Forgets the lines from `length` on (an unfinished commit group); their keys stay, unused. */
-  truncate(length: number): void {
+  get keyCount(): number {
+    return this.keys.length;
+  }
+
+  /** Forgets the lines from `length` on (an unfinished commit group), and with `keyCount` the keys from there on (only those lines used them). */
+  truncate(length: number, keyCount = this.keys.length): void {
+    if (keyCount < this.keys.length) {
+      this.keys.length = keyCount;
+      this.keyIdOf = undefined;
+    }
     if (length >= this.length) return;
     this.length = length;
     this.maxStepId = 0;

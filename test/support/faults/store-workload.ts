@@ -24,8 +24,8 @@ export function tickingClock(start = 1_800_000_000_000): { now(): number } {
 }
 
 export function faultStore(fs: StoreFs, identity: ProcessIdentity): FileCheckpointStore {
-  // indexMinBytes 0: every fault also meets the resume index being written.
-  return new FileCheckpointStore({ fs, root: STORE_ROOT, clock: tickingClock(), process: identity, stateIntervalMs: 0, indexMinBytes: 0 });
+  // indexStepBytes 0: every fault also meets the resume index being written.
+  return new FileCheckpointStore({ fs, root: STORE_ROOT, clock: tickingClock(), process: identity, stateIntervalMs: 0, indexStepBytes: 0 });
 }
 
 /** The storage folder exists before the store does (VS Code's storageUri, the CLI's --store). */

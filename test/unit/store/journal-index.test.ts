@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { StoreError, type RunState } from '../../../src/core/store/contract';
 import type { FileCheckpointStore } from '../../../src/core/store/file-store';
-import { INDEX } from '../../../src/core/store/journal-index';
-import type { NewRecord } from '../../../src/core/store/records';
+import { decodeIndex, INDEX } from '../../../src/core/store/journal-index';
+import { FORMAT_VERSION, type NewRecord } from '../../../src/core/store/records';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { checkpoint, ledgerEntry, message, runInput } from './fixtures';
 
@@ -80,7 +80,7 @@ describe('resume index', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('a closed run reads the same from its index as line by line, branches, patch states and all', async () => {
-    const store = openFileStore(root, { indexMinBytes: 0 });
+    const store = openFileStore(root, { indexStepBytes: 0 });
     await writeSteps(store, 'r', 1, 12, new Set([6, 9]));
     assert.ok(existsSync(join(root, 'runs', 'r', INDEX)));
     assert.equal(await scanIndex(store, 'r'), 'used');
@@ -92,7 +92,7 @@ describe('resume index', () => {
   });
 
   it('a journal that grew after its index (a crash before the next one) reads its new lines too', async () => {
-    const store = openFileStore(root, { indexMinBytes: 0 });
+    const store = openFileStore(root, { indexStepBytes: 0 });
     await writeSteps(store, 'r', 1, 6);
     const index = readFileSync(join(root, 'runs', 'r', INDEX));
     await writeSteps(store, 'r', 7, 10);
@@ -103,27 +103,50 @@ describe('resume index', () => {
     assert.deepEqual(plain(state), await readWithoutIndex(root, 'r'));
   });
 
-  it('small journals get no index; a writer indexes again once its journal grew by half', async () => {
+  it('small journals get no index; a writer appends a segment each time its journal grew by a step, never rewriting the rest', async () => {
     await writeSteps(openFileStore(root), 'small', 1, 3);
     assert.equal(existsSync(join(root, 'runs', 'small', INDEX)), false);
-    const store = openFileStore(root, { indexMinBytes: 4096 });
+    const store = openFileStore(root, { indexStepBytes: 4096 });
     const writer = await store.createRun(runInput('grows'));
+    const file = join(root, 'runs', 'grows', INDEX);
     const sizes: number[] = [];
     for (let step = 1; step <= 30; step++) {
       for (const group of stepGroups(step, 2 * (step - 1))) await writer.append(group);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const file = join(root, 'runs', 'grows', INDEX);
       if (existsSync(file)) sizes.push(statSync(file).size);
     }
-    const journal = statSync(store.journalPath('grows')).size;
     await writer.close();
-    const written = [...new Set(sizes)];
-    assert.ok(written.length >= 2 && written.length <= 10, `index rewritten ${written.length} times for a ${journal}-byte journal`);
+    const journal = statSync(store.journalPath('grows')).size;
+    const index = decodeIndex(readFileSync(file), FORMAT_VERSION)!;
+    assert.ok(index.boundaries.length >= journal / 4096 / 2, `${index.boundaries.length} segments for ${journal} bytes`);
+    assert.equal(index.boundaries.at(-1)!.journalBytes, journal, 'the last segment, written at close, covers the whole journal');
+    assert.deepEqual(sizes, [...sizes].sort((a, b) => a - b), 'the index only grows');
+    assert.ok(statSync(file).size < journal / 4, `index ${statSync(file).size} bytes for a ${journal}-byte journal`);
     assert.equal(await scanIndex(store, 'grows'), 'used');
   });
 
+  it('a segment cut short at the end of the index: the segments before it are used, and the next writer cuts it and carries on', async () => {
+    const store = openFileStore(root, { indexStepBytes: 0 });
+    await writeSteps(store, 'r', 1, 4);
+    const file = join(root, 'runs', 'r', INDEX);
+    const whole = readFileSync(file);
+    const segments = decodeIndex(whole, FORMAT_VERSION)!.boundaries;
+    // The last segment that brought new keys (callIds, patchIds), cut short, and nothing after it.
+    const cut = segments.map((segment, k) => (k > 0 && segment.keys > segments[k - 1]!.keys ? k : -1)).reduce((a, b) => Math.max(a, b));
+    writeFileSync(file, whole.subarray(0, segments[cut]!.fileBytes - 7));
+    const scan = await store.scanJournalOf('r');
+    assert.equal(scan.index, 'used');
+    assert.equal(scan.indexFile.bytes, segments[cut - 1]!.fileBytes);
+    assert.equal(scan.indexFile.keys, segments[cut - 1]!.keys);
+    assert.deepEqual(plain(await openFileStore(root).readRun('r')), await readWithoutIndex(root, 'r'));
+    await writeSteps(store, 'r', 5, 6);
+    const after = decodeIndex(readFileSync(file), FORMAT_VERSION)!;
+    assert.equal(after.boundaries.at(-1)!.journalBytes, statSync(store.journalPath('r')).size);
+    assert.deepEqual(plain(await openFileStore(root).readRun('r')), await readWithoutIndex(root, 'r'));
+  });
+
   it('a changed byte anywhere before the index end: the index is not used and the damage is found as without one', async () => {
-    const store = openFileStore(root, { indexMinBytes: 0 });
+    const store = openFileStore(root, { indexStepBytes: 0 });
     await writeSteps(store, 'r', 1, 3);
     const file = store.journalPath('r');
     const original = readFileSync(file);
@@ -147,19 +170,21 @@ describe('resume index', () => {
     }
   });
 
-  it('a journal cut below its index end (a torn tail cut) is read line by line', async () => {
-    const store = openFileStore(root, { indexMinBytes: 0 });
+  it('a journal cut below its index end (a torn tail cut): the segments it still holds are used, the rest read line by line', async () => {
+    const store = openFileStore(root, { indexStepBytes: 0 });
     await writeSteps(store, 'r', 1, 4);
     const file = store.journalPath('r');
     truncateSync(file, statSync(file).size - 10);
-    assert.equal(await scanIndex(store, 'r'), 'rejected');
+    const scan = await store.scanJournalOf('r');
+    assert.equal(scan.index, 'used');
+    assert.ok(scan.indexedBytes < statSync(file).size);
     const state = await openFileStore(root).readRun('r');
     assert.equal(state.stepId, 4);
     assert.deepEqual(plain(state), await readWithoutIndex(root, 'r'));
   });
 
   it('any byte of the index changed, or the index cut anywhere: never a crash, always the same state', async () => {
-    const store = openFileStore(root, { indexMinBytes: 0 });
+    const store = openFileStore(root, { indexStepBytes: 0 });
     await writeSteps(store, 'r', 1, 2);
     const indexFile = join(root, 'runs', 'r', INDEX);
     const original = readFileSync(indexFile);
@@ -174,11 +199,11 @@ describe('resume index', () => {
       }),
       { numRuns: 300 },
     );
-    assert.equal(used.has('used'), false, 'a garbled index is never used');
+    assert.ok(used.has('used') && used.size > 1, `both whole segments used and a garbled index set aside: ${[...used].join(', ')}`);
   });
 
   it('verify reads every line itself, whatever the index says', async () => {
-    const store = openFileStore(root, { indexMinBytes: 0 });
+    const store = openFileStore(root, { indexStepBytes: 0 });
     await writeSteps(store, 'r', 1, 3);
     const report = await store.verify('r');
     assert.equal(report.ok, true);
