@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { formatPatch, structuredPatch } from 'diff';
-import { buildSync } from 'esbuild';
 import type { RunWriter } from '../../src/core/store/contract';
 import type { StoreFileHandle } from '../../src/core/store/fs-port';
 import type { NewRecord, StoredRecord } from '../../src/core/store/records';
@@ -14,11 +13,10 @@ import { encodeGroup } from '../../src/core/store/journal-format';
 import { stampRecords } from '../../src/core/store/stamp';
 import { NodeStoreFs } from '../../src/host/node/node-store-fs';
 import { openFileStore } from '../../src/host/node/store-factory';
-import { ensureCodeServer } from '../support/code-server';
+import { bundleResumeChild, extensionHostNode, layOutJournal, RESUME_PROCESSES, resumeFigures, RUN_ID, versionOf, type IndexLayout } from './store-resume';
 
 const STEPS = 1000;
 const RESUME_STEPS = 10_000;
-const RESUME_PROCESSES = 5;
 
 /** The Node port, counting every byte written through it. */
 class CountingFs extends NodeStoreFs {
@@ -189,12 +187,13 @@ async function measureRun(sink: Sink): Promise<{ newBytes: number; stepRatio: nu
 
 /**
  * A 10,000-step run in the store's own format, built fast: the same records stamped and framed
- * as the writer does, written in one go (the fixture's write speed is not what is measured).
+ * as the writer does, written in one go (the fixture's write speed is not what is measured), then
+ * laid out with the resume indexes a writer leaves (store-resume.ts).
  */
-export async function buildStoreRun(root: string, steps: number): Promise<void> {
+export async function buildStoreRun(root: string, steps: number): Promise<Record<IndexLayout, Uint8Array | null>> {
   const fs = new CountingFs(true);
   const store = openFileStore(root, { fs });
-  const writer = await store.createRun({ runId: 'big', task: 'resume bench', createdAt: Date.now(), workspaceFolders: ['/ws'], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 } });
+  const writer = await store.createRun({ runId: RUN_ID, task: 'resume bench', createdAt: Date.now(), workspaceFolders: ['/ws'], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 } });
   await writer.close();
   const groups: Uint8Array[] = [];
   let seq = 1;
@@ -209,45 +208,7 @@ export async function buildStoreRun(root: string, steps: number): Promise<void> 
     endStep: async () => undefined,
   };
   for (let n = 1; n <= steps; n++) await step(sink, n);
-  const handle = await fs.openAppend(store.journalPath('big'));
-  for (const group of groups) await fs.write(handle, group);
-  await fs.close(handle);
-}
-
-interface ResumeFigures {
-  readonly resume_ms: number;
-  readonly resume_with_messages_ms: number;
-}
-
-/** The resume child bundled as the extension and the CLI ship (esbuild.mjs's Node options). */
-function bundleResumeChild(outDir: string): string {
-  const outfile = join(outDir, 'store-resume-child.js');
-  buildSync({ entryPoints: [join(__dirname, 'store-resume-child.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
-  return outfile;
-}
-
-/** One resume in a new process of `node`, timed inside it. */
-function resumeInNewProcess(node: string, child: string, root: string, runId: string, steps: number): ResumeFigures {
-  const out = execFileSync(node, [child, root, runId, String(steps)], { encoding: 'utf8' });
-  return JSON.parse(out.trim().split('\n').pop()!) as ResumeFigures;
-}
-
-/** Medians of RESUME_PROCESSES fresh processes, alternating the runtimes so both meet the same disk and host. */
-function resumeFigures(runtimes: readonly string[], child: string, root: string): Map<string, ResumeFigures[]> {
-  const byRuntime = new Map(runtimes.map((node) => [node, [] as ResumeFigures[]]));
-  for (let i = 0; i < RESUME_PROCESSES; i++) {
-    for (const node of runtimes) byRuntime.get(node)!.push(resumeInNewProcess(node, child, root, 'big', RESUME_STEPS));
-  }
-  return byRuntime;
-}
-
-/** The Node the extension host runs on here: the offline VS Code's (code-server's engine). */
-function extensionHostNode(): string {
-  return join(ensureCodeServer(), 'node24/node_modules/node/bin/node');
-}
-
-function versionOf(node: string): string {
-  return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  return layOutJournal(root, fs, groups);
 }
 
 async function main(): Promise<void> {
@@ -269,7 +230,7 @@ async function main(): Promise<void> {
     const base = await measureRun(baseSink);
     progress('baseline run');
 
-    await buildStoreRun(join(root, 'resume'), RESUME_STEPS);
+    const indexes = await buildStoreRun(join(root, 'resume'), RESUME_STEPS);
     progress('resume fixture');
     // The baseline run wrote gigabytes: their writeback would run on the same 2 cores as the
     // resumes. Flushed first, outside every timing.
@@ -277,14 +238,17 @@ async function main(): Promise<void> {
     progress('sync');
     // resume_ms: what resumeRun does in a process that just started (a new extension host, the
     // CLI): take the writer's lease, read the journal, materialise the state (ledger, budget,
-    // checkpoints, patches decoded and checked; messages proven by their checksums, parsed on first
-    // read). resume_with_messages_ms adds reading every message. Medians of fresh processes.
-    // Both in the shipped (bundled) form: in this Node (the CLI's) and in the extension host's Node.
+    // patches decoded and checked; messages and checkpoints proven by checksums, decoded on first
+    // read), after a crash left the oldest index it can (store-resume.ts). resume_with_messages_ms
+    // adds reading every message. Medians of fresh processes, in the shipped (bundled) form: in
+    // this Node (the CLI's) and in the extension host's Node.
     const hostNode = extensionHostNode();
-    const byRuntime = resumeFigures([process.execPath, hostNode], bundleResumeChild(root), join(root, 'resume'));
-    const resumes = byRuntime.get(process.execPath)!;
-    const hostResumes = byRuntime.get(hostNode)!;
-    const resumeMs = median(resumes.map((r) => r.resume_ms));
+    const runtimes = [process.execPath, hostNode];
+    const figures = resumeFigures(runtimes, bundleResumeChild(root), join(root, 'resume'), indexes, RESUME_STEPS);
+    const resumesOf = (layout: IndexLayout, node: string) => figures.get(`${layout} ${node}`)!;
+    const resumeMsOf = (layout: IndexLayout, node: string) => round(median(resumesOf(layout, node).map((r) => r.resume_ms)));
+    const resumes = resumesOf('after_crash', process.execPath);
+    const hostResumes = resumesOf('after_crash', hostNode);
     const resumeWithMessagesMs = median(resumes.map((r) => r.resume_with_messages_ms));
     const journalBytes = (await new NodeStoreFs().stat(join(root, 'resume', 'runs', 'big', 'journal.jsonl')))!.size;
 
@@ -303,7 +267,7 @@ async function main(): Promise<void> {
       bytes_written: storeWritten,
       bytes_ratio: round(storeWritten / run.newBytes),
       step_ratio: round(run.stepRatio),
-      resume_ms: round(resumeMs),
+      resume_ms: resumeMsOf('after_crash', process.execPath),
       resume_ms_max: round(Math.max(...resumes.map((r) => r.resume_ms))),
       resume_with_messages_ms: round(resumeWithMessagesMs),
       resume_processes: RESUME_PROCESSES,
@@ -311,6 +275,11 @@ async function main(): Promise<void> {
       resume_ms_extension_host: round(median(hostResumes.map((r) => r.resume_ms))),
       resume_ms_extension_host_max: round(Math.max(...hostResumes.map((r) => r.resume_ms))),
       resume_extension_host_node: versionOf(hostNode),
+      resume_ms_after_close: resumeMsOf('after_close', process.execPath),
+      resume_ms_after_close_extension_host: resumeMsOf('after_close', hostNode),
+      resume_ms_without_index: resumeMsOf('without_index', process.execPath),
+      resume_ms_without_index_extension_host: resumeMsOf('without_index', hostNode),
+      resume_index_bytes: indexes.after_close?.length ?? 0,
       resume_steps: RESUME_STEPS,
       resume_journal_mb: round(journalBytes / 2 ** 20),
       eventloop_p99_ms: round(run.p99),
