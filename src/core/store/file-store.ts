@@ -12,7 +12,7 @@ import { readIndexFile, type IndexedPrefix } from './journal-index';
 import { addLinesOf, type JournalLog, type ReadOptions } from './journal-log';
 import { LineColumns } from './line-columns';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
-import { latestStatus, materialise } from './materialise';
+import { latestStatus, materialiseInSlices } from './materialise';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import { blobRefs } from './refs';
@@ -177,7 +177,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState> {
-    return materialise(await this.readLog(runId), options);
+    return materialiseInSlices(await this.readLog(runId), options, this.fs.yieldToEventLoop?.bind(this.fs));
   }
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {

@@ -49,6 +49,11 @@ export interface StoreFs {
   unlink(path: string): Promise<void>;
   /** Removes an empty directory. */
   rmdir(path: string): Promise<void>;
+  /**
+   * Lets the event loop run (Node: setImmediate). A long read of the store (a big run's index and
+   * fold) yields with it between slices. Optional: without it such a read runs in one go.
+   */
+  yieldToEventLoop?(): Promise<void>;
 }
 
 export function fsErrorCode(error: unknown): string | undefined {

@@ -1,6 +1,6 @@
 import { crc32 } from './crc32';
 import type { StoreFs } from './fs-port';
-import { appendSegment, encodeSegment, type SegmentSpan } from './journal-index';
+import { appendSegment, encodeSegments, type SegmentSpan } from './journal-index';
 import { addLinesOf, type ReadOptions } from './journal-log';
 import type { LineColumns } from './line-columns';
 
@@ -72,11 +72,11 @@ export class ResumeIndexWriter {
     const span: SegmentSpan = { fromLine: state.lines, toLine: columns.length, fromKey: state.keys, toKey: columns.keyCount, journalBytes, journalCrc: state.crc };
     const whole: SegmentSpan = { ...span, fromLine: 0, fromKey: 0 };
     try {
-      let segment = encodeSegment(columns, span, read.readVersion);
+      let segment = encodeSegments(columns, span, read.readVersion);
       let fileBytes = state.fileBytes;
       if (segment && !(await appendSegment(this.fs, this.runDir, fileBytes, segment))) {
         // The file lost its good part (removed, cut): it starts over with every line.
-        segment = encodeSegment(columns, whole, read.readVersion);
+        segment = encodeSegments(columns, whole, read.readVersion);
         fileBytes = 0;
         if (segment && !(await appendSegment(this.fs, this.runDir, 0, segment))) segment = null;
       }

@@ -2,7 +2,7 @@ import { StoreError } from './contract';
 import { crc32 } from './crc32';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { asBuffer, readFrame } from './journal-frame';
-import { JournalLog, resumeLines } from './journal-log';
+import { JournalLog } from './journal-log';
 import type { IndexedPrefix } from './journal-index';
 import { FORMAT_VERSION, type StoredRecord } from './records';
 
@@ -122,7 +122,7 @@ export class JournalScanner {
   private nextBoundary = 0;
   private indexFile: JournalScan['indexFile'] = { bytes: 0, lines: 0, keys: 0 };
   /** The index's lines, whose resume records are decoded as their bytes arrive: used only if the crc then holds. */
-  private ahead: { log: JournalLog; lines: number[]; next: number } | undefined;
+  private ahead: { log: JournalLog; lines: readonly number[]; next: number } | undefined;
   private index: JournalScan['index'];
   /** crc32 of the bytes before crcEnd. */
   private crc = 0;
@@ -222,7 +222,7 @@ export class JournalScanner {
 
   /** Decodes the records a resume reads whose lines end before `end`, while the next piece is read. */
   private decodeAhead(indexed: IndexedPrefix, bytes: Uint8Array, end: number): void {
-    const ahead = (this.ahead ??= { log: new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns), lines: resumeLines(indexed.columns), next: 0 });
+    const ahead = (this.ahead ??= { log: new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns), lines: indexed.resumeLines, next: 0 });
     ahead.log.setBytes(asBuffer(bytes));
     const { lines, log } = ahead;
     while (ahead.next < lines.length && indexed.columns.endOf(lines[ahead.next]!) < end) log.prefetch(lines[ahead.next++]!);

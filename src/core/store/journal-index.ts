@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { readIfExists } from './atomic-file';
 import { crc32 } from './crc32';
 import { joinPath, type StoreFs } from './fs-port';
+import { resumeLines } from './journal-log';
 import { LineColumns, type ColumnArrays } from './line-columns';
+import { drain, inSlices, SLICE, type Sliced } from './slices';
 
 // The resume index: a run's line columns (line-columns.ts), appended in segments as its journal
 // grows. Each segment holds the columns of the lines since the one before, the journal's length
@@ -30,7 +32,8 @@ const SegmentHeader = z.object({
   fromKey: z.number().int().nonnegative(),
   keysBytes: z.number().int().nonnegative(),
   journalBytes: z.number().int().positive(),
-  journalCrc: z.number().int().nonnegative().max(0xffffffff),
+  /** Only on a span's last segment: the crc of the journal up to journalBytes, which a resume checks before it uses any line up to there. */
+  journalCrc: z.number().int().nonnegative().max(0xffffffff).optional(),
 });
 type SegmentHeader = z.infer<typeof SegmentHeader>;
 
@@ -47,10 +50,11 @@ export interface IndexBoundary {
   readonly fileBytes: number;
 }
 
-/** What a resume index says of a journal's first bytes: the columns, and where each segment ends. */
+/** What a resume index says of a journal's first bytes: the columns, where each span of segments ends, and the lines every resume decodes (resumeLines). */
 export interface IndexedPrefix {
   readonly columns: LineColumns;
   readonly boundaries: readonly IndexBoundary[];
+  readonly resumeLines: readonly number[];
 }
 
 const padded = (n: number) => Math.ceil(n / 8) * 8;
@@ -68,18 +72,48 @@ function layout(lines: number) {
 
 const bytesOf = (array: ArrayBufferView) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 
-/** A segment: lines fromLine..toLine of some columns and their keys fromKey..toKey, ending at `journalBytes` of a journal whose first bytes have crc32 `journalCrc`. */
+/** Lines fromLine..toLine of some columns and their keys fromKey..toKey, ending at `journalBytes` of a journal whose first bytes have crc32 `journalCrc`. */
 export interface SegmentSpan {
   readonly fromLine: number;
   readonly toLine: number;
   readonly fromKey: number;
   readonly toKey: number;
   readonly journalBytes: number;
-  readonly journalCrc: number;
+  readonly journalCrc: number | undefined;
 }
 
-/** The bytes of a segment of `columns` (lines and keys already there are never changed: a span taken earlier still reads the same); null when it holds no line. */
-export function encodeSegment(columns: LineColumns, span: SegmentSpan, readVersion: number): Uint8Array | null {
+/** One past the largest key a line of fromLine..toLine uses (keys are numbered in the order lines first use them). */
+function keysUpTo(columns: LineColumns, fromLine: number, toLine: number, fromKey: number): number {
+  let keys = fromKey;
+  for (let i = fromLine; i < toLine; i++) keys = Math.max(keys, columns.keyIdAt(i) + 1);
+  return keys;
+}
+
+/**
+ * The bytes of a span of `columns` as segments of at most SLICE lines, so that a resume decodes
+ * them a slice at a time; only the last carries the journal's crc. Lines and keys already in
+ * `columns` never change, so a span taken earlier still reads the same. Null when it holds no line.
+ */
+export function encodeSegments(columns: LineColumns, span: SegmentSpan, readVersion: number): Uint8Array | null {
+  const segments: Uint8Array[] = [];
+  for (let fromLine = span.fromLine, fromKey = span.fromKey; fromLine < span.toLine; ) {
+    const toLine = Math.min(span.toLine, fromLine + SLICE);
+    const last = toLine === span.toLine;
+    const toKey = last ? span.toKey : keysUpTo(columns, fromLine, toLine, fromKey);
+    const journalBytes = last ? span.journalBytes : columns.endOf(toLine - 1) + 1;
+    const segment = encodeSegment(columns, { fromLine, toLine, fromKey, toKey, journalBytes, journalCrc: last ? span.journalCrc : undefined }, readVersion);
+    if (!segment) return null;
+    segments.push(segment);
+    fromLine = toLine;
+    fromKey = toKey;
+  }
+  if (segments.length === 0) return null;
+  const bytes = new Uint8Array(segments.reduce((n, s) => n + s.length, 0));
+  segments.reduce((at, s) => (bytes.set(s, at), at + s.length), 0);
+  return bytes;
+}
+
+function encodeSegment(columns: LineColumns, span: SegmentSpan, readVersion: number): Uint8Array | null {
   const { fromLine, toLine, fromKey, toKey, journalBytes, journalCrc } = span;
   const all = columns.arrays();
   const lines = toLine - fromLine;
@@ -94,7 +128,7 @@ export function encodeSegment(columns: LineColumns, span: SegmentSpan, readVersi
   payload.set(bytesOf(all.partOffsets.subarray(fromLine, toLine)), at.partOffsets);
   payload.set(bytesOf(all.keyIds.subarray(fromLine, toLine)), at.keyIds);
   payload.set(keys, at.keys);
-  const header: SegmentHeader = { v: INDEX_VERSION, readVersion, littleEndian: true, fromLine, lines, fromKey, keysBytes: keys.length, journalBytes, journalCrc };
+  const header: SegmentHeader = { v: INDEX_VERSION, readVersion, littleEndian: true, fromLine, lines, fromKey, keysBytes: keys.length, journalBytes, ...(journalCrc !== undefined ? { journalCrc } : {}) };
   const json = encoder.encode(JSON.stringify(header));
   // One checksum for the header and the payload: `<header>\t<crc of both, 8 hex>\n<payload>`.
   const crc = crc32(payload, crc32(json));
@@ -136,12 +170,17 @@ function segmentAt(bytes: Uint8Array, at: number, readVersion: number): Segment 
 }
 
 /** The sound segments from the file's start, each following on from the one before. */
-function segmentsOf(bytes: Uint8Array, readVersion: number): Segment[] {
+function* segmentsOf(bytes: Uint8Array, readVersion: number): Sliced<Segment[]> {
   const segments: Segment[] = [];
   let lines = 0;
   let keys = 0;
   let journalBytes = 0;
+  let sliceEnd = SLICE;
   for (let at = 0; at < bytes.length; ) {
+    if (lines >= sliceEnd) {
+      sliceEnd = lines + SLICE;
+      yield;
+    }
     const segment = segmentAt(bytes, at, readVersion);
     const h = segment?.header;
     if (!segment || !h || h.fromLine !== lines || h.fromKey !== keys || h.journalBytes <= journalBytes) break;
@@ -176,22 +215,30 @@ function joined(segments: readonly Segment[]): ColumnArrays {
 }
 
 /** What an index file holds, or null when not even its first segment is what a writer of this build writes. */
-export function decodeIndex(bytes: Uint8Array, readVersion: number): IndexedPrefix | null {
+function* decoding(bytes: Uint8Array, readVersion: number): Sliced<IndexedPrefix | null> {
   if (!LITTLE_ENDIAN) return null;
   let segments: Segment[];
   let columns: LineColumns;
   try {
-    segments = segmentsOf(bytes, readVersion);
+    segments = yield* segmentsOf(bytes, readVersion);
     if (segments.length === 0) return null;
-    columns = LineColumns.restore(joined(segments));
+    columns = yield* LineColumns.restoring(joined(segments));
   } catch {
     return null;
   }
-  const boundaries = segments.map(({ header, keys, end }) => ({
-    lines: header.fromLine + header.lines, keys: header.fromKey + keys.length, journalBytes: header.journalBytes, journalCrc: header.journalCrc, fileBytes: end,
-  }));
-  for (const b of boundaries) if (columns.endOf(b.lines - 1) + 1 !== b.journalBytes) return null;
-  return { columns, boundaries };
+  const boundaries: IndexBoundary[] = [];
+  for (const { header, keys, end } of segments) {
+    const lines = header.fromLine + header.lines;
+    if (columns.endOf(lines - 1) + 1 !== header.journalBytes) return null;
+    if (header.journalCrc !== undefined) boundaries.push({ lines, keys: header.fromKey + keys.length, journalBytes: header.journalBytes, journalCrc: header.journalCrc, fileBytes: end });
+  }
+  if (boundaries.length === 0) return null;
+  return { columns, boundaries, resumeLines: yield* resumeLines(columns) };
+}
+
+/** What an index file holds, decoded at once (see decoding). */
+export function decodeIndex(bytes: Uint8Array, readVersion: number): IndexedPrefix | null {
+  return drain(decoding(bytes, readVersion));
 }
 
 /**
@@ -222,5 +269,5 @@ export async function readIndexFile(fs: StoreFs, runDir: string, readVersion: nu
   } catch {
     return null;
   }
-  return bytes ? decodeIndex(bytes, readVersion) : null;
+  return bytes ? inSlices(decoding(bytes, readVersion), fs.yieldToEventLoop?.bind(fs)) : null;
 }

@@ -9,6 +9,7 @@ import { LineColumns } from './line-columns';
 import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
 import type { RecordLog } from './record-log';
 import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
+import { SLICE, type Sliced } from './slices';
 
 // The records of a journal as columns over its bytes. A 10,000-step run is about 130,000 lines;
 // building an object for each (and keeping them all until the fold is done) cost a resume more
@@ -71,10 +72,11 @@ export function addLinesOf(columns: LineColumns, bytes: Uint8Array, base: number
 }
 
 /** The lines whose records every resume decodes: each call's latest ledger record, every patch; in file order. */
-export function resumeLines(columns: LineColumns): number[] {
+export function* resumeLines(columns: LineColumns): Sliced<number[]> {
   const latest = new Map<number, number>();
   const lines: number[] = [];
   for (let i = 0; i < columns.length; i++) {
+    if (i % SLICE === SLICE - 1) yield;
     const type = columns.typeAt(i);
     if (type === 'ledger') latest.set(columns.keyIdAt(i), i);
     else if (type === 'patch') lines.push(i);

@@ -1,4 +1,5 @@
 import { StoreRecord, type StoredRecord } from './records';
+import { SLICE, type Sliced } from './slices';
 
 // What a fold needs to know of each journal line, as columns: the record's type, where the line
 // ends (lines are contiguous, so that is where the next starts), a stepId, a message's index,
@@ -57,10 +58,11 @@ export class LineColumns {
   private keyIdOf: Map<string, number> | undefined = new Map();
 
   /** Columns over stored arrays (used as they are, not copied); throws when they do not describe lines a scan could have read. */
-  static restore(arrays: ColumnArrays): LineColumns {
+  static *restoring(arrays: ColumnArrays): Sliced<LineColumns> {
     if (new Set(arrays.keys).size !== arrays.keys.length) throw new Error('a key is stored twice');
     const columns = new LineColumns();
     for (let i = 0; i < arrays.types.length; i++) {
+      if (i % SLICE === SLICE - 1) yield;
       checkLine(arrays, i);
       const type = RECORD_TYPES[arrays.types[i]! & ~WHOLE];
       if ((type === 'message' || type === 'checkpoint') && arrays.steps[i]! > columns.maxStepId) columns.maxStepId = arrays.steps[i]!;

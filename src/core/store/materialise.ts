@@ -1,7 +1,9 @@
+import type { LedgerEntry } from '../ledger/schema';
 import type { MessageParam } from '../model/messages';
 import type { Patch, PatchState } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
 import { ArrayLog, type RecordLog } from './record-log';
+import { drain, inSlices, SLICE, type Sliced } from './slices';
 import type { ApprovalRecord, Budget, CheckpointRecord, NoteRecord, RestoreRecord, RunEndRecord, RunRecord, RunStatus, StoredRecord } from './records';
 
 /**
@@ -171,6 +173,15 @@ function foldKept(log: RecordLog, state: GlobalState, i: number): void {
  * global. With `atCheckpoint`, the state as it was right after that checkpoint record.
  */
 export function materialise(source: readonly StoredRecord[] | RecordLog, options?: { atCheckpoint?: string }): RunState {
+  return drain(folding(source, options));
+}
+
+/** materialise, letting `pause` (the event loop) run between slices of the fold. */
+export function materialiseInSlices(source: readonly StoredRecord[] | RecordLog, options: { atCheckpoint?: string } | undefined, pause?: () => Promise<void>): Promise<RunState> {
+  return inSlices(folding(source, options), pause);
+}
+
+function* folding(source: readonly StoredRecord[] | RecordLog, options?: { atCheckpoint?: string }): Sliced<RunState> {
   const log = Array.isArray(source) ? new ArrayLog(source) : (source as RecordLog);
   const first = log.length > 0 ? log.record(0) : undefined;
   if (!first || first.type !== 'run') throw new StoreError('journal does not start with a run record', 'invalid');
@@ -190,11 +201,23 @@ export function materialise(source: readonly StoredRecord[] | RecordLog, options
   const cache: BranchCache = new Map();
   let history = emptyHistory();
   for (let i = 0; i <= end; i++) {
+    if (i % SLICE === SLICE - 1) yield;
     foldGlobal(log, state, i);
     if (log.typeAt(i) === 'branch') history = branchTo(log, i, branchTarget(log, i), cache);
     else foldActive(log, history, i);
   }
-  return toRunState(log, state, history, log.seqAt(end));
+  const ledger = yield* ledgerOf(log, state, history);
+  return toRunState(log, state, history, log.seqAt(end), ledger);
+}
+
+/** The latest entry of each call of the active history, in planning order (each decoded now, unless decoded ahead). */
+function* ledgerOf(log: RecordLog, state: GlobalState, history: ActiveHistory): Sliced<LedgerEntry[]> {
+  const ledger: LedgerEntry[] = [];
+  for (const callId of history.callIds) {
+    if (ledger.length % (SLICE / 8) === SLICE / 8 - 1) yield;
+    ledger.push(log.ledgerEntryAt(state.latestEntry.get(callId)!));
+  }
+  return ledger;
 }
 
 /** The record that last set the status (see foldGlobal), or -1. */
@@ -253,7 +276,7 @@ function withFieldsOnRead(state: Omit<RunState, keyof LazyFields>, fields: { [K 
   return state as RunState;
 }
 
-function toRunState(log: RecordLog, state: GlobalState, history: ActiveHistory, lastSeq: number): RunState {
+function toRunState(log: RecordLog, state: GlobalState, history: ActiveHistory, lastSeq: number, ledger: LedgerEntry[]): RunState {
   const decoded = new Map<number, CheckpointRecord>();
   const checkpointAt = (i: number): CheckpointRecord => {
     let checkpoint = decoded.get(i);
@@ -266,7 +289,7 @@ function toRunState(log: RecordLog, state: GlobalState, history: ActiveHistory, 
   const result: Omit<RunState, keyof LazyFields> = {
     run: state.run,
     status: status.status,
-    ledger: history.callIds.map((callId) => log.ledgerEntryAt(state.latestEntry.get(callId)!)),
+    ledger,
     patches: patchesOf(log, state),
     approvals: state.approvals,
     budget: budgetOf(log, state),

@@ -75,9 +75,13 @@ function readSmallNow(path: string): Uint8Array | null {
   }
 }
 
-/** Pieces of a large file read at a time: the first small, so that parsing starts early. */
+/**
+ * Pieces of a large file read at a time: the first small, so that parsing starts early; each
+ * parsed while the next is read, and small enough that parsing one holds the event loop only a
+ * few milliseconds.
+ */
 const FIRST_PIECE_BYTES = 512 * 1024;
-const PIECE_BYTES = 4 * 1024 * 1024;
+const PIECE_BYTES = 1024 * 1024;
 
 function readAt(fd: number, into: Buffer, at: number, length: number): Promise<number> {
   return call<number>((done) => fs.read(fd, into, at, length, at, done));
@@ -144,6 +148,9 @@ export class NodeStoreFs implements StoreFs {
     } finally {
       await closeFd(fd);
     }
+  }
+  yieldToEventLoop(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
   }
   async truncate(path: string, length: number): Promise<void> {
     const fd = await openFd(path, 'r+');
