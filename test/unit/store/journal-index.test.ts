@@ -1,11 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { StoreError, type RunState } from '../../../src/core/store/contract';
 import type { FileCheckpointStore } from '../../../src/core/store/file-store';
+import { encodeGroup } from '../../../src/core/store/journal-format';
 import { decodeIndex, INDEX } from '../../../src/core/store/journal-index';
+import { stampRecords } from '../../../src/core/store/stamp';
+import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { FORMAT_VERSION, type NewRecord } from '../../../src/core/store/records';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { checkpoint, ledgerEntry, message, runInput } from './fixtures';
@@ -200,6 +203,36 @@ describe('resume index', () => {
       { numRuns: 300 },
     );
     assert.ok(used.has('used') && used.size > 1, `both whole segments used and a garbled index set aside: ${[...used].join(', ')}`);
+  });
+
+  it('a run of more lines than a slice: its index is written in several segments, and a resume that lets the event loop run between slices reads it as one that does not', async () => {
+    const store = openFileStore(root);
+    await (await store.createRun(runInput('long'))).close();
+    let seq = 2;
+    const groups: Uint8Array[] = [];
+    for (let step = 1; step <= 2000; step++) {
+      for (const group of stepGroups(step, 2 * (step - 1))) {
+        const stamped = stampRecords(group, seq, 5);
+        seq += stamped.length;
+        groups.push(encodeGroup(stamped));
+      }
+    }
+    appendFileSync(store.journalPath('long'), Buffer.concat(groups));
+    assert.ok(seq > 20_000, `${seq} lines`);
+    await (await store.openWriter('long')).close();
+    const index = readFileSync(join(root, 'runs', 'long', INDEX));
+    assert.ok(index.toString('latin1').split('{"v":3,').length - 1 >= 2, 'the index is in slices');
+    assert.equal(decodeIndex(index, FORMAT_VERSION)?.columns.length, seq - 1);
+    let pauses = 0;
+    const fs = new (class extends NodeStoreFs {
+      override yieldToEventLoop(): Promise<void> {
+        pauses += 1;
+        return super.yieldToEventLoop();
+      }
+    })();
+    const sliced = plain(await openFileStore(root, { fs }).readRun('long'));
+    assert.ok(pauses >= 4, `${pauses} pauses`);
+    assert.deepEqual(sliced, await readWithoutIndex(root, 'long'));
   });
 
   it('verify reads every line itself, whatever the index says', async () => {
