@@ -48,6 +48,7 @@ export async function layOutJournal(root: string, fs: StoreFs, groups: readonly 
 export interface ResumeFigures {
   readonly resume_ms: number;
   readonly resume_with_messages_ms: number;
+  readonly resume_eventloop_max_ms: number;
 }
 
 /** The resume child bundled as the extension and the CLI ship (esbuild.mjs's Node options). */

@@ -280,6 +280,8 @@ async function main(): Promise<void> {
       resume_ms_without_index: resumeMsOf('without_index', process.execPath),
       resume_ms_without_index_extension_host: resumeMsOf('without_index', hostNode),
       resume_index_bytes: indexes.after_close?.length ?? 0,
+      resume_eventloop_max_ms: round(median(resumes.map((r) => r.resume_eventloop_max_ms))),
+      resume_eventloop_max_ms_extension_host: round(median(hostResumes.map((r) => r.resume_eventloop_max_ms))),
       resume_steps: RESUME_STEPS,
       resume_journal_mb: round(journalBytes / 2 ** 20),
       eventloop_p99_ms: round(run.p99),
