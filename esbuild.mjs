@@ -25,9 +25,14 @@ if (existsSync('src/host/cli/main.ts')) {
 }
 if (!production) {
   // Host test suites run inside the extension host; mocha is bundled in, `vscode` is provided.
-  builds.push({ ...nodeCommon, entryPoints: { index: 'test/host/index.ts', restricted: 'test/host/restricted.ts' }, outdir: 'dist/test/host', external: ['vscode'],
+  builds.push({
+    ...nodeCommon,
+    entryPoints: { index: 'test/host/index.ts', restricted: 'test/host/restricted.ts' },
+    outdir: 'dist/test/host',
+    external: ['vscode'],
     // mocha's parallel runner is never used in the extension host.
-    logOverride: { 'require-resolve-not-external': 'silent' } });
+    logOverride: { 'require-resolve-not-external': 'silent' },
+  });
 }
 
 if (watch) {

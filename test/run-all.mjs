@@ -6,7 +6,7 @@ import { ensureNodeModules, ensureOfflineVsCode, REPO_ROOT } from './bootstrap.m
 
 const LAYERS = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json', '--noEmit'] },
-  { name: 'lint', cmd: ['npx', 'eslint', '-c', 'test/lint/eslint.config.mjs', '.'] },
+  { name: 'lint', cmd: ['npm', 'run', '--silent', 'lint'] },
   { name: 'unit', cmd: ['npx', 'mocha', '--config', 'test/unit/.mocharc.json'] },
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'host', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts'] },

@@ -136,10 +136,7 @@ export interface CommandResult {
 
 /** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */
 export interface CommandRunner {
-  run(
-    command: string,
-    options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal },
-  ): Promise<CommandResult>;
+  run(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal }): Promise<CommandResult>;
 }
 
 /** Read-only git facts of a workspace folder (repository, HEAD, dirty paths); never writes. */

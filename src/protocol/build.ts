@@ -31,7 +31,7 @@ export function summarizeInput(input: unknown): string {
     const record = input as Record<string, unknown>;
     const key = PREFERRED_INPUT_KEYS.find((k) => typeof record[k] === 'string');
     const firstString = Object.values(record).find((v): v is string => typeof v === 'string');
-    text = key ? (record[key] as string) : firstString ?? JSON.stringify(input);
+    text = key ? (record[key] as string) : (firstString ?? JSON.stringify(input));
   } else text = input === undefined ? '' : JSON.stringify(input);
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > INPUT_MAX ? `${line.slice(0, INPUT_MAX - 1)}…` : line;
@@ -120,7 +120,15 @@ function stepRows(checkpoints: readonly CheckpointRecord[], ledger: readonly Led
   for (const [stepId, group] of byStep) {
     const first = group[0]!;
     const last = group[group.length - 1]!;
-    steps.push({ stepId, checkpointId: first.checkpointId, label: last.label, at: first.at, endAt: last.at, checkpoints: group.length, calls: [] });
+    steps.push({
+      stepId,
+      checkpointId: first.checkpointId,
+      label: last.label,
+      at: first.at,
+      endAt: last.at,
+      checkpoints: group.length,
+      calls: [],
+    });
   }
   steps.sort((a, b) => a.stepId - b.stepId);
   for (const entry of ledger) {

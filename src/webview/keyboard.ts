@@ -19,7 +19,9 @@ export function navigate(rows: readonly FlatRow[], selected: number, key: string
   const count = rows.length;
   if (count === 0) return NONE;
   if (selected < 0 || selected >= count) {
-    return ['ArrowDown', 'ArrowUp', 'Home', 'End', 'PageDown', 'PageUp'].includes(key) ? { kind: 'select', index: key === 'End' ? count - 1 : 0 } : NONE;
+    return ['ArrowDown', 'ArrowUp', 'Home', 'End', 'PageDown', 'PageUp'].includes(key)
+      ? { kind: 'select', index: key === 'End' ? count - 1 : 0 }
+      : NONE;
   }
   const row = rows[selected]!;
   switch (key) {

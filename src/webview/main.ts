@@ -60,7 +60,8 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
     case 'restore': {
       const checkpointId = row.kind === 'call' ? row.call?.checkpointId : row.step?.checkpointId;
       if (!checkpointId) return;
-      const where = row.kind === 'call' ? `before ${row.call!.toolName} (step ${row.step!.stepId})` : `the start of step ${row.step!.stepId}`;
+      const where =
+        row.kind === 'call' ? `before ${row.call!.toolName} (step ${row.step!.stepId})` : `the start of step ${row.step!.stepId}`;
       const outcome = await openRestoreDialog(app, rpc, { runId, checkpointId, title: `Restore to ${where}` });
       if (outcome) notice('info', outcome.message);
       return;
@@ -83,12 +84,17 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
   }
 }
 
-const view = new TimelineView(tree, empty, {
-  model,
-  action: (id, row) => void runAction(id, row).catch((error: Error) => notice('error', error.message)),
-  save: (state) => vscode.setState(state),
-  now: () => Date.now(),
-}, loadState(vscode.getState()));
+const view = new TimelineView(
+  tree,
+  empty,
+  {
+    model,
+    action: (id, row) => void runAction(id, row).catch((error: Error) => notice('error', error.message)),
+    save: (state) => vscode.setState(state),
+    now: () => Date.now(),
+  },
+  loadState(vscode.getState()),
+);
 
 window.addEventListener('message', (event: MessageEvent) => {
   dispatchHostMessage(event.data, {

@@ -39,19 +39,35 @@ export function previewLines(preview: RestorePreview): HTMLElement[] {
     for (const file of files) {
       const look = ACTION_LOOK[file.action];
       const line = el('li', `preview-line action-${file.action}`);
-      line.append(el('span', `codicon codicon-${look.icon} tone-${look.tone}`), el('span', 'path', file.path), el('span', 'desc', file.detail ? `${look.text}: ${file.detail}` : look.text));
+      line.append(
+        el('span', `codicon codicon-${look.icon} tone-${look.tone}`),
+        el('span', 'path', file.path),
+        el('span', 'desc', file.detail ? `${look.text}: ${file.detail}` : look.text),
+      );
       line.title = `${file.path}: ${look.text}${file.detail ? `\n${file.detail}` : ''}`;
       lines.push(line);
     }
   }
   if (preview.mode !== 'files') {
     const dropped = preview.messagesDropped ?? 0;
-    lines.push(el('li', 'preview-line', dropped > 0 ? `${dropped} message(s) after this checkpoint leave the conversation (kept in the journal).` : 'The conversation goes back to this checkpoint.'));
+    lines.push(
+      el(
+        'li',
+        'preview-line',
+        dropped > 0
+          ? `${dropped} message(s) after this checkpoint leave the conversation (kept in the journal).`
+          : 'The conversation goes back to this checkpoint.',
+      ),
+    );
   }
   for (const item of preview.externalEffects) {
     const line = el('li', 'preview-line effect');
     const undo = item.effect.reversible ? `not undone by restore; to undo: ${item.effect.compensation}` : 'not reversible';
-    line.append(el('span', 'codicon codicon-warning tone-warning'), el('span', 'path', `${item.toolName}: ${item.effect.effects.join(', ')}`), el('span', 'desc', undo));
+    line.append(
+      el('span', 'codicon codicon-warning tone-warning'),
+      el('span', 'path', `${item.toolName}: ${item.effect.effects.join(', ')}`),
+      el('span', 'desc', undo),
+    );
     lines.push(line);
   }
   return lines;

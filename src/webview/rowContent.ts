@@ -90,7 +90,9 @@ function canRestore(row: FlatRow): boolean {
 function stepContent(row: FlatRow): RowContent {
   const step = row.step!;
   const effects = step.calls.filter((c) => c.effect).length;
-  const actions: RowAction[] = canRestore(row) ? [{ id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` }] : [];
+  const actions: RowAction[] = canRestore(row)
+    ? [{ id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` }]
+    : [];
   return {
     icon: 'git-commit',
     spin: false,
@@ -109,11 +111,25 @@ function callContent(row: FlatRow): RowContent {
   const badges = [IDEMPOTENCY_TEXT[call.idempotency], `replay ${call.policy}`];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
-  const actions: RowAction[] = call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
-  const lines = [`${call.toolName}(${call.input})`, `Status: ${look.text}`, `Idempotency: ${IDEMPOTENCY_TEXT[call.idempotency]} · replay policy: ${call.policy}`];
+  const actions: RowAction[] =
+    call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
+  const lines = [
+    `${call.toolName}(${call.input})`,
+    `Status: ${look.text}`,
+    `Idempotency: ${IDEMPOTENCY_TEXT[call.idempotency]} · replay policy: ${call.policy}`,
+  ];
   if (call.detail) lines.push(call.detail);
   if (call.effect) lines.push(`External effect: ${call.effect.effects.join(', ')} · undo: ${call.effect.compensation}`);
-  return { icon: look.icon, spin: call.status === 'started', tone: look.tone, label: call.toolName, description: call.input, badges, title: lines.join('\n'), actions };
+  return {
+    icon: look.icon,
+    spin: call.status === 'started',
+    tone: look.tone,
+    label: call.toolName,
+    description: call.input,
+    badges,
+    title: lines.join('\n'),
+    actions,
+  };
 }
 
 function effectContent(row: FlatRow): RowContent {

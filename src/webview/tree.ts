@@ -44,7 +44,18 @@ export function flatten(runs: readonly RunView[], expanded: ReadonlySet<string>)
     const header = run.header;
     const key = rowKey.run(header.runId);
     const open = expanded.has(key) && run.steps.length > 0;
-    const runRow = rows.push({ key, kind: 'run', level: 1, expandable: run.steps.length > 0, expanded: open, parent: -1, posinset: runIndex + 1, setsize: runs.length, run: header }) - 1;
+    const runRow =
+      rows.push({
+        key,
+        kind: 'run',
+        level: 1,
+        expandable: run.steps.length > 0,
+        expanded: open,
+        parent: -1,
+        posinset: runIndex + 1,
+        setsize: runs.length,
+        run: header,
+      }) - 1;
     if (open) pushSteps(rows, run, runRow, expanded);
   });
   return rows;
@@ -58,7 +69,9 @@ function pushSteps(rows: FlatRow[], run: RunView, parent: number, expanded: Read
     const key = rowKey.step(header.runId, step.stepId);
     const expandable = step.calls.length > 0;
     const open = expandable && expanded.has(key);
-    const stepRow = rows.push({ key, kind: 'step', level: 2, expandable, expanded: open, parent, posinset: i + 1, setsize: count, run: header, step }) - 1;
+    const stepRow =
+      rows.push({ key, kind: 'step', level: 2, expandable, expanded: open, parent, posinset: i + 1, setsize: count, run: header, step }) -
+      1;
     if (open) pushCalls(rows, header, step, stepRow, expanded);
   }
 }
@@ -68,14 +81,52 @@ function pushCalls(rows: FlatRow[], header: RunHeader, step: StepRow, parent: nu
     const key = rowKey.call(header.runId, call.callId);
     const children = callChildren(call);
     const open = children > 0 && expanded.has(key);
-    const callRow = rows.push({ key, kind: 'call', level: 3, expandable: children > 0, expanded: open, parent, posinset: i + 1, setsize: step.calls.length, run: header, step, call }) - 1;
+    const callRow =
+      rows.push({
+        key,
+        kind: 'call',
+        level: 3,
+        expandable: children > 0,
+        expanded: open,
+        parent,
+        posinset: i + 1,
+        setsize: step.calls.length,
+        run: header,
+        step,
+        call,
+      }) - 1;
     if (!open) return;
     let pos = 1;
     if (call.effect) {
-      rows.push({ key: rowKey.effect(header.runId, call.callId), kind: 'effect', level: 4, expandable: false, expanded: false, parent: callRow, posinset: pos++, setsize: children, run: header, step, call });
+      rows.push({
+        key: rowKey.effect(header.runId, call.callId),
+        kind: 'effect',
+        level: 4,
+        expandable: false,
+        expanded: false,
+        parent: callRow,
+        posinset: pos++,
+        setsize: children,
+        run: header,
+        step,
+        call,
+      });
     }
     for (const patch of call.patches) {
-      rows.push({ key: rowKey.patch(header.runId, call.callId, patch.patchId), kind: 'patch', level: 4, expandable: false, expanded: false, parent: callRow, posinset: pos++, setsize: children, run: header, step, call, patch });
+      rows.push({
+        key: rowKey.patch(header.runId, call.callId, patch.patchId),
+        kind: 'patch',
+        level: 4,
+        expandable: false,
+        expanded: false,
+        parent: callRow,
+        posinset: pos++,
+        setsize: children,
+        run: header,
+        step,
+        call,
+        patch,
+      });
     }
   });
 }

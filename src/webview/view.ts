@@ -58,7 +58,8 @@ export class TimelineView {
 
   /** Re-flattens after the model changed and paints the visible rows now. */
   refresh(reason: 'snapshot' | 'delta' | 'live' | 'removed'): void {
-    const wasAtBottom = this.rows.length > 0 && this.tree.scrollTop >= maxScrollTop(this.rows.length, this.tree.clientHeight, ROW_HEIGHT) - 2;
+    const wasAtBottom =
+      this.rows.length > 0 && this.tree.scrollTop >= maxScrollTop(this.rows.length, this.tree.clientHeight, ROW_HEIGHT) - 2;
     this.expandNewRuns();
     this.rows = flatten(this.host.model.list(), this.expanded);
     this.canvas.style.height = `${this.rows.length * ROW_HEIGHT}px`;
@@ -138,7 +139,9 @@ export class TimelineView {
   }
 
   private rowChildren(row: FlatRow, content: RowContent, selected: boolean): HTMLElement[] {
-    const twistie = span(`twistie codicon ${row.expandable ? (row.expanded ? 'codicon-chevron-down' : 'codicon-chevron-right') : 'codicon-blank'}`);
+    const twistie = span(
+      `twistie codicon ${row.expandable ? (row.expanded ? 'codicon-chevron-down' : 'codicon-chevron-right') : 'codicon-blank'}`,
+    );
     twistie.dataset.twistie = '1';
     const icon = span(`icon codicon codicon-${content.icon} tone-${content.tone}${content.spin ? ' codicon-modifier-spin' : ''}`);
     const children: HTMLElement[] = [twistie, icon, span('label', content.label), span('desc', content.description)];

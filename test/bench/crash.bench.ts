@@ -11,7 +11,11 @@ import { CLI_PATH, killRun, measureCliRun, type KillPlan, type KillRunResult } f
 import { ioErrorPoint, measureWorkload, powerLossPoint, type PointResult } from '../support/faults/store-faults';
 
 const { values } = parseArgs({
-  options: { kills: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '3' }, draws: { type: 'string', default: '3' } },
+  options: {
+    kills: { type: 'string', default: '200' },
+    concurrency: { type: 'string', default: '3' },
+    draws: { type: 'string', default: '3' },
+  },
   strict: true,
 });
 const KILLS = Number(values.kills);
@@ -31,7 +35,9 @@ async function killPhase(): Promise<KillRunResult[]> {
   let kills = 0;
   let next = 0;
   const planAt = (i: number): KillPlan =>
-    i < clean.syncs ? { kind: 'savePoint', afterSync: i + 1 } : { kind: 'random', maxDelayMs: Math.round(activeMs * 1.3), seed: i + 1, resumeKills: i % 3 };
+    i < clean.syncs
+      ? { kind: 'savePoint', afterSync: i + 1 }
+      : { kind: 'random', maxDelayMs: Math.round(activeMs * 1.3), seed: i + 1, resumeKills: i % 3 };
   const worker = async (): Promise<void> => {
     while (kills < KILLS) {
       const result = await killRun(planAt(next++), CLI_PATH);

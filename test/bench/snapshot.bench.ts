@@ -63,7 +63,14 @@ interface Recorder {
 
 async function recorder(workspaceDir: string, storeDir: string): Promise<Recorder> {
   const store = openFileStore(storeDir);
-  const writer = await store.createRun({ runId: 'bench', task: 'snapshot bench', createdAt: Date.now(), workspaceFolders: [workspaceDir], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 1000, maxOutputTokensPerCall: 4096 } });
+  const writer = await store.createRun({
+    runId: 'bench',
+    task: 'snapshot bench',
+    createdAt: Date.now(),
+    workspaceFolders: [workspaceDir],
+    git: { isRepo: false, dirtyPaths: [] },
+    settings: { model: 'm', provider: 'p', maxTurns: 1000, maxOutputTokensPerCall: 4096 },
+  });
   return { ws: new NodeWorkspace({ roots: [workspaceDir] }), store, writer };
 }
 
@@ -72,7 +79,11 @@ async function recordOnce({ ws, store, writer }: Recorder, n: number): Promise<{
   const content = new TextEncoder().encode(`edited ${n}\n${'y'.repeat(200)}\n`);
   const started = performance.now();
   const write = await prepareWrite(ws, EDITED, content);
-  const patch = await applyPreparedWrite({ workspace: ws, blobs: store, clock: systemClock, log: silentLog, newId: () => `p${n}` }, { runId: 'bench', stepId: n + 1, toolCallId: `c${n}` }, write);
+  const patch = await applyPreparedWrite(
+    { workspace: ws, blobs: store, clock: systemClock, log: silentLog, newId: () => `p${n}` },
+    { runId: 'bench', stepId: n + 1, toolCallId: `c${n}` },
+    write,
+  );
   await writer.append([{ type: 'patch', patch }]);
   const ms = performance.now() - started;
   return { ms, recordBytes: Buffer.byteLength(JSON.stringify(patch)) };
@@ -92,7 +103,13 @@ async function recordingOnly({ ws, store, writer }: Recorder, n: number): Promis
   const blobsMs = performance.now() - started;
   await ws.write(write.path, content, write.beforeHash);
   const appending = performance.now();
-  const patch = patchOfWrite({ clock: systemClock, newId: () => `r${n}` }, { runId: 'bench', stepId: n + 1, toolCallId: `r${n}` }, write, blobs, false);
+  const patch = patchOfWrite(
+    { clock: systemClock, newId: () => `r${n}` },
+    { runId: 'bench', stepId: n + 1, toolCallId: `r${n}` },
+    write,
+    blobs,
+    false,
+  );
   await writer.append([{ type: 'patch', patch }]);
   return blobsMs + (performance.now() - appending);
 }
@@ -100,7 +117,15 @@ async function recordingOnly({ ws, store, writer }: Recorder, n: number): Promis
 /** `durable`: git fsyncs what it commits (core.fsync), as our store and workspace writes do. */
 function timeShadowCommit(gitDir: string, workTree: string, message: string, durable = false): number {
   const fsync = durable ? ['-c', 'core.fsync=committed,index', '-c', 'core.fsyncMethod=fsync'] : [];
-  const env = { ...process.env, GIT_DIR: gitDir, GIT_WORK_TREE: workTree, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+  const env = {
+    ...process.env,
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: workTree,
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@b',
+  };
   const started = performance.now();
   execFileSync('git', [...fsync, 'add', '-A'], { env, cwd: workTree, stdio: 'ignore' });
   execFileSync('git', [...fsync, 'commit', '-q', '--allow-empty', '-m', message], { env, cwd: workTree, stdio: 'ignore' });

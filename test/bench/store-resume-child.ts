@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   if (state.stepId !== Number(steps) || state.ledger.length === 0) throw new Error(`resume read ${state.stepId} steps`);
   const messages = state.messages;
   const withMessagesMs = performance.now() - started;
-  if (messages.length !== 2 * Number(steps) || messages[messages.length - 1]!.role !== 'user') throw new Error('resume read the wrong messages');
+  if (messages.length !== 2 * Number(steps) || messages[messages.length - 1]!.role !== 'user')
+    throw new Error('resume read the wrong messages');
   await writer.close();
   console.log(JSON.stringify({ resume_ms: resumeMs, resume_with_messages_ms: withMessagesMs, resume_eventloop_max_ms: loop.max / 1e6 }));
 }

@@ -25,7 +25,11 @@ export type IndexLayout = 'after_crash' | 'after_close' | 'without_index';
 export const LAYOUTS: readonly IndexLayout[] = ['after_crash', 'after_close', 'without_index'];
 
 /** The journal's groups written as a writer would leave them, with the two indexes a writer writes for them. */
-export async function layOutJournal(root: string, fs: StoreFs, groups: readonly Uint8Array[]): Promise<Record<IndexLayout, Uint8Array | null>> {
+export async function layOutJournal(
+  root: string,
+  fs: StoreFs,
+  groups: readonly Uint8Array[],
+): Promise<Record<IndexLayout, Uint8Array | null>> {
   const store = openFileStore(root, { fs });
   const journal = store.journalPath(RUN_ID);
   const total = groups.reduce((n, g) => n + g.length, 0);
@@ -54,7 +58,15 @@ export interface ResumeFigures {
 /** The resume child bundled as the extension and the CLI ship (esbuild.mjs's Node options). */
 export function bundleResumeChild(outDir: string): string {
   const outfile = join(outDir, 'store-resume-child.js');
-  buildSync({ entryPoints: [join(__dirname, 'store-resume-child.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+  buildSync({
+    entryPoints: [join(__dirname, 'store-resume-child.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -68,7 +80,13 @@ function resumeInNewProcess(node: string, child: string, root: string, steps: nu
  * PROCESSES fresh processes for each layout and runtime, interleaved so all meet the same disk
  * and host. The index is put back before each (the child's writer writes its own when it closes).
  */
-export function resumeFigures(runtimes: readonly string[], child: string, root: string, indexes: Record<IndexLayout, Uint8Array | null>, steps: number): Map<string, ResumeFigures[]> {
+export function resumeFigures(
+  runtimes: readonly string[],
+  child: string,
+  root: string,
+  indexes: Record<IndexLayout, Uint8Array | null>,
+  steps: number,
+): Map<string, ResumeFigures[]> {
   const figures = new Map<string, ResumeFigures[]>();
   const indexFile = join(root, 'runs', RUN_ID, INDEX);
   for (let i = 0; i < PROCESSES; i++) {

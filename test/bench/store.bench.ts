@@ -13,7 +13,16 @@ import { encodeGroup } from '../../src/core/store/journal-format';
 import { stampRecords } from '../../src/core/store/stamp';
 import { NodeStoreFs } from '../../src/host/node/node-store-fs';
 import { openFileStore } from '../../src/host/node/store-factory';
-import { bundleResumeChild, extensionHostNode, layOutJournal, RESUME_PROCESSES, resumeFigures, RUN_ID, versionOf, type IndexLayout } from './store-resume';
+import {
+  bundleResumeChild,
+  extensionHostNode,
+  layOutJournal,
+  RESUME_PROCESSES,
+  resumeFigures,
+  RUN_ID,
+  versionOf,
+  type IndexLayout,
+} from './store-resume';
 
 const STEPS = 1000;
 const RESUME_STEPS = 10_000;
@@ -38,12 +47,31 @@ class CountingFs extends NodeStoreFs {
 
 const words = 'the quick brown fox jumps over the lazy dog while the agent edits src/index.ts and runs the tests; ';
 const text = (bytes: number, seed: number) => `${seed} ${words.repeat(Math.ceil(bytes / words.length))}`.slice(0, bytes);
-const budget = (turns: number) => ({ turns, maxTurns: 100_000, inputTokens: turns * 2100, outputTokens: turns * 400, tokensUsed: 9000, costUsd: turns * 0.012 });
+const budget = (turns: number) => ({
+  turns,
+  maxTurns: 100_000,
+  inputTokens: turns * 2100,
+  outputTokens: turns * 400,
+  tokensUsed: 9000,
+  costUsd: turns * 0.012,
+});
 
-function checkpointRecord(step: number, label: 'before_model' | 'after_model' | 'tool_started' | 'file_written' | 'tool_finished', messageCount: number, callId?: string): NewRecord {
+function checkpointRecord(
+  step: number,
+  label: 'before_model' | 'after_model' | 'tool_started' | 'file_written' | 'tool_finished',
+  messageCount: number,
+  callId?: string,
+): NewRecord {
   return {
-    type: 'checkpoint', checkpointId: `cp-${step}-${label}-${callId ?? ''}`, stepId: step, label, messageCount, patchCount: step,
-    status: 'running', budget: budget(step), ...(callId ? { callId } : {}),
+    type: 'checkpoint',
+    checkpointId: `cp-${step}-${label}-${callId ?? ''}`,
+    stepId: step,
+    label,
+    messageCount,
+    patchCount: step,
+    status: 'running',
+    budget: budget(step),
+    ...(callId ? { callId } : {}),
   };
 }
 
@@ -78,8 +106,22 @@ async function patchRecord(sink: Sink, step: number, callId: string, edit: numbe
   const record: NewRecord = {
     type: 'patch',
     patch: {
-      patchId: `p-${callId}`, runId: 'big', stepId: step, toolCallId: callId, path: 'src/index.ts', op: 'modify',
-      beforeHash: beforeBlob, afterHash: afterBlob, beforeBlob, afterBlob, diff, added: 3, removed: 3, binary: false, createdAt: step * 1000 + 20, state: 'pending',
+      patchId: `p-${callId}`,
+      runId: 'big',
+      stepId: step,
+      toolCallId: callId,
+      path: 'src/index.ts',
+      op: 'modify',
+      beforeHash: beforeBlob,
+      afterHash: afterBlob,
+      beforeBlob,
+      afterBlob,
+      diff,
+      added: 3,
+      removed: 3,
+      binary: false,
+      createdAt: step * 1000 + 20,
+      state: 'pending',
     },
   };
   return { record, bytes: utf8(after).length + (edit === 1 ? utf8(before).length : 0) };
@@ -89,10 +131,19 @@ function ledgerRecord(step: number, callId: string, status: 'planned' | 'started
   return {
     type: 'ledger',
     entry: {
-      callId, stepId: step, toolName: 'edit_file', inputHash: 'a'.repeat(64), status, idempotency: 'conditional', replayPolicy: 'auto',
-      sideEffects: ['writes src/index.ts'], plannedAt: step * 1000, ...(status !== 'planned' ? { startedAt: step * 1000 + 5 } : {}),
+      callId,
+      stepId: step,
+      toolName: 'edit_file',
+      inputHash: 'a'.repeat(64),
+      status,
+      idempotency: 'conditional',
+      replayPolicy: 'auto',
+      sideEffects: ['writes src/index.ts'],
+      plannedAt: step * 1000,
+      ...(status !== 'planned' ? { startedAt: step * 1000 + 5 } : {}),
       ...(status === 'succeeded' ? { finishedAt: step * 1000 + 50, resultRef: resultRef! } : {}),
-      compensation: 'roll back the patch', intents: [{ path: 'src/index.ts', beforeHash: 'b'.repeat(64), afterHash: 'c'.repeat(64) }],
+      compensation: 'roll back the patch',
+      intents: [{ path: 'src/index.ts', beforeHash: 'b'.repeat(64), afterHash: 'c'.repeat(64) }],
     },
   };
 }
@@ -113,10 +164,22 @@ async function step(sink: Sink, n: number): Promise<number> {
   const base = 2 * (n - 1);
   let bytes = await sink.commit([checkpointRecord(n, 'before_model', base)]);
   const assistant: NewRecord = {
-    type: 'message', index: base, stepId: n,
-    message: { role: 'assistant', content: [{ type: 'text', text: text(3000, n) }, ...calls.map((id) => ({ type: 'tool_use', id, name: 'edit_file', input: { path: 'src/index.ts', edits: text(400, n) } }))] },
+    type: 'message',
+    index: base,
+    stepId: n,
+    message: {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: text(3000, n) },
+        ...calls.map((id) => ({ type: 'tool_use', id, name: 'edit_file', input: { path: 'src/index.ts', edits: text(400, n) } })),
+      ],
+    },
   };
-  bytes += await sink.commit([assistant, ...calls.map((id) => ledgerRecord(n, id, 'planned')), checkpointRecord(n, 'after_model', base + 1)]);
+  bytes += await sink.commit([
+    assistant,
+    ...calls.map((id) => ledgerRecord(n, id, 'planned')),
+    checkpointRecord(n, 'after_model', base + 1),
+  ]);
   const results: { type: string; tool_use_id: string; content: string }[] = [];
   for (const id of calls) {
     bytes += await sink.commit([ledgerRecord(n, id, 'started'), checkpointRecord(n, 'tool_started', base + 1, id)]);
@@ -193,7 +256,14 @@ async function measureRun(sink: Sink): Promise<{ newBytes: number; stepRatio: nu
 export async function buildStoreRun(root: string, steps: number): Promise<Record<IndexLayout, Uint8Array | null>> {
   const fs = new CountingFs(true);
   const store = openFileStore(root, { fs });
-  const writer = await store.createRun({ runId: RUN_ID, task: 'resume bench', createdAt: Date.now(), workspaceFolders: ['/ws'], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 } });
+  const writer = await store.createRun({
+    runId: RUN_ID,
+    task: 'resume bench',
+    createdAt: Date.now(),
+    workspaceFolders: ['/ws'],
+    git: { isRepo: false, dirtyPaths: [] },
+    settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 },
+  });
   await writer.close();
   const groups: Uint8Array[] = [];
   let seq = 1;
@@ -216,7 +286,14 @@ async function main(): Promise<void> {
   try {
     const fs = new CountingFs();
     const store = openFileStore(join(root, 'store'), { fs });
-    const writer = await store.createRun({ runId: 'bench', task: 'bench', createdAt: Date.now(), workspaceFolders: ['/ws'], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 } });
+    const writer = await store.createRun({
+      runId: 'bench',
+      task: 'bench',
+      createdAt: Date.now(),
+      workspaceFolders: ['/ws'],
+      git: { isRepo: false, dirtyPaths: [] },
+      settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 },
+    });
     const before = fs.written;
     const run = await measureRun(storeSink(writer, (b) => store.putBlob(b)));
     await writer.close();
@@ -257,41 +334,45 @@ async function main(): Promise<void> {
     for (let n = 1; n <= RESUME_STEPS; n++) await step({ ...big, endStep: async () => undefined }, n);
     await big.endStep();
     const t = performance.now();
-    const parsed = JSON.parse(new TextDecoder().decode(await new NodeStoreFs().readFile(join(baseDir, 'state.json')))) as { records: unknown[] };
+    const parsed = JSON.parse(new TextDecoder().decode(await new NodeStoreFs().readFile(join(baseDir, 'state.json')))) as {
+      records: unknown[];
+    };
     const baselineResumeMs = performance.now() - t;
     if (parsed.records.length === 0) throw new Error('baseline resume read nothing');
 
-    console.log(JSON.stringify({
-      steps: STEPS,
-      new_bytes: run.newBytes,
-      bytes_written: storeWritten,
-      bytes_ratio: round(storeWritten / run.newBytes),
-      step_ratio: round(run.stepRatio),
-      resume_ms: resumeMsOf('after_crash', process.execPath),
-      resume_ms_max: round(Math.max(...resumes.map((r) => r.resume_ms))),
-      resume_with_messages_ms: round(resumeWithMessagesMs),
-      resume_processes: RESUME_PROCESSES,
-      resume_node: process.version,
-      resume_ms_extension_host: round(median(hostResumes.map((r) => r.resume_ms))),
-      resume_ms_extension_host_max: round(Math.max(...hostResumes.map((r) => r.resume_ms))),
-      resume_extension_host_node: versionOf(hostNode),
-      resume_ms_after_close: resumeMsOf('after_close', process.execPath),
-      resume_ms_after_close_extension_host: resumeMsOf('after_close', hostNode),
-      resume_ms_without_index: resumeMsOf('without_index', process.execPath),
-      resume_ms_without_index_extension_host: resumeMsOf('without_index', hostNode),
-      resume_index_bytes: indexes.after_close?.length ?? 0,
-      resume_eventloop_max_ms: round(median(resumes.map((r) => r.resume_eventloop_max_ms))),
-      resume_eventloop_max_ms_extension_host: round(median(hostResumes.map((r) => r.resume_eventloop_max_ms))),
-      resume_steps: RESUME_STEPS,
-      resume_journal_mb: round(journalBytes / 2 ** 20),
-      eventloop_p99_ms: round(run.p99),
-      rss_mb: round(process.memoryUsage().rss / 2 ** 20),
-      baseline_bytes_written: baseFs.written,
-      baseline_bytes_ratio: round(baseFs.written / base.newBytes),
-      baseline_step_ratio: round(base.stepRatio),
-      baseline_resume_ms: round(baselineResumeMs),
-      baseline_eventloop_p99_ms: round(base.p99),
-    }));
+    console.log(
+      JSON.stringify({
+        steps: STEPS,
+        new_bytes: run.newBytes,
+        bytes_written: storeWritten,
+        bytes_ratio: round(storeWritten / run.newBytes),
+        step_ratio: round(run.stepRatio),
+        resume_ms: resumeMsOf('after_crash', process.execPath),
+        resume_ms_max: round(Math.max(...resumes.map((r) => r.resume_ms))),
+        resume_with_messages_ms: round(resumeWithMessagesMs),
+        resume_processes: RESUME_PROCESSES,
+        resume_node: process.version,
+        resume_ms_extension_host: round(median(hostResumes.map((r) => r.resume_ms))),
+        resume_ms_extension_host_max: round(Math.max(...hostResumes.map((r) => r.resume_ms))),
+        resume_extension_host_node: versionOf(hostNode),
+        resume_ms_after_close: resumeMsOf('after_close', process.execPath),
+        resume_ms_after_close_extension_host: resumeMsOf('after_close', hostNode),
+        resume_ms_without_index: resumeMsOf('without_index', process.execPath),
+        resume_ms_without_index_extension_host: resumeMsOf('without_index', hostNode),
+        resume_index_bytes: indexes.after_close?.length ?? 0,
+        resume_eventloop_max_ms: round(median(resumes.map((r) => r.resume_eventloop_max_ms))),
+        resume_eventloop_max_ms_extension_host: round(median(hostResumes.map((r) => r.resume_eventloop_max_ms))),
+        resume_steps: RESUME_STEPS,
+        resume_journal_mb: round(journalBytes / 2 ** 20),
+        eventloop_p99_ms: round(run.p99),
+        rss_mb: round(process.memoryUsage().rss / 2 ** 20),
+        baseline_bytes_written: baseFs.written,
+        baseline_bytes_ratio: round(baseFs.written / base.newBytes),
+        baseline_step_ratio: round(base.stepRatio),
+        baseline_resume_ms: round(baselineResumeMs),
+        baseline_eventloop_p99_ms: round(base.p99),
+      }),
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

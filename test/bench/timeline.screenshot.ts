@@ -43,18 +43,31 @@ async function shoot(theme: Theme): Promise<string[]> {
     const step = page.locator('.row', { hasText: 'Step 3' }).last();
     await step.hover();
     await step.locator('button[data-action="restore"]').click();
-    const request = await page.waitForFunction(() => (window as unknown as { __posted: Array<{ method?: string }> }).__posted.find((m) => m.method === 'restorePreview'));
+    const request = await page.waitForFunction(() =>
+      (window as unknown as { __posted: Array<{ method?: string }> }).__posted.find((m) => m.method === 'restorePreview'),
+    );
     const { requestId, params } = (await request.jsonValue()) as { requestId: string; params: { runId: string; checkpointId: string } };
     const preview: RestorePreview = {
-      runId: params.runId, checkpointId: params.checkpointId, mode: 'files', previewId: 'pv1',
+      runId: params.runId,
+      checkpointId: params.checkpointId,
+      mode: 'files',
+      previewId: 'pv1',
       files: [
         { path: 'src/module1.ts', action: 'revert', detail: 'patch of step 1' },
         { path: 'src/module5.ts', action: 'conflict', detail: 'you edited lines 12-14 since step 5' },
         { path: 'src/module4.ts', action: 'already' },
       ],
       externalEffects: [
-        { callId: 'toolu_3', toolName: 'http_post', effect: { effects: ['network.post'], compensation: 'close the created issue by hand', reversible: true } },
-        { callId: 'toolu_6', toolName: 'run_command', effect: { effects: ['process.spawn'], compensation: 'not reversible', reversible: false } },
+        {
+          callId: 'toolu_3',
+          toolName: 'http_post',
+          effect: { effects: ['network.post'], compensation: 'close the created issue by hand', reversible: true },
+        },
+        {
+          callId: 'toolu_6',
+          toolName: 'run_command',
+          effect: { effects: ['process.spawn'], compensation: 'not reversible', reversible: false },
+        },
       ],
     };
     await post(page, { type: 'reply', requestId, ok: true, result: preview });

@@ -5,8 +5,12 @@ import { join } from 'node:path';
 import { ensureNodeModules, REPO_ROOT } from '../bootstrap.mjs';
 
 ensureNodeModules();
-const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), join(REPO_ROOT, 'test/demo/start.ts'), ...process.argv.slice(2)], {
-  cwd: REPO_ROOT,
-  stdio: 'inherit',
-});
+const r = spawnSync(
+  process.execPath,
+  [join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), join(REPO_ROOT, 'test/demo/start.ts'), ...process.argv.slice(2)],
+  {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  },
+);
 process.exit(r.status ?? 1);

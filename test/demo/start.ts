@@ -18,16 +18,16 @@ function prepareWorkspace(): string {
 }
 
 function hasDesktopCode(): boolean {
-  return spawnSync('sh', ['-c', 'command -v code'], { stdio: 'ignore' }).status === 0 && process.env.AGENT_CHECKPOINTS_USE_CODE_SERVER !== '1';
+  return (
+    spawnSync('sh', ['-c', 'command -v code'], { stdio: 'ignore' }).status === 0 && process.env.AGENT_CHECKPOINTS_USE_CODE_SERVER !== '1'
+  );
 }
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, [join(REPO_ROOT, 'esbuild.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
   const workspace = prepareWorkspace();
   const replay = join(REPO_ROOT, 'test/demo/replay.jsonl');
-  const settings = process.env.ANTHROPIC_API_KEY
-    ? {}
-    : { 'agentCheckpoints.provider': 'replay', 'agentCheckpoints.replayFile': replay };
+  const settings = process.env.ANTHROPIC_API_KEY ? {} : { 'agentCheckpoints.provider': 'replay', 'agentCheckpoints.replayFile': replay };
 
   if (hasDesktopCode()) {
     console.log('[start] opening desktop VS Code with the extension under development');
@@ -35,7 +35,12 @@ async function main(): Promise<void> {
     return;
   }
   const port = Number(process.env.PORT ?? 8765);
-  const server = await startCodeServer({ port, settings, stateDir: join(REPO_ROOT, 'test-results/demo-vscode'), log: (l) => process.stderr.write(l.replace(/^/gm, '[code-server] ')) });
+  const server = await startCodeServer({
+    port,
+    settings,
+    stateDir: join(REPO_ROOT, 'test-results/demo-vscode'),
+    log: (l) => process.stderr.write(l.replace(/^/gm, '[code-server] ')),
+  });
   const url = workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT });
   console.log('\n[start] VS Code (code-server) is listening on 127.0.0.1 only. Open:\n');
   console.log(`  ${url}\n`);

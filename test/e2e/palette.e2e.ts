@@ -15,8 +15,14 @@ describe('e2e: the real workbench', function () {
     const entries = await paletteEntries(wb.page, 'Agent: R', 'Agent: Resume');
     const file = await wb.screenshot('palette-agent-commands');
     console.log(`      screenshot: ${file}`);
-    assert.ok(entries.some((e) => e.includes('Agent: Run')), `palette shows: ${entries.join(' | ')}`);
-    assert.ok(entries.some((e) => e.includes('Agent: Resume')), `palette shows: ${entries.join(' | ')}`);
+    assert.ok(
+      entries.some((e) => e.includes('Agent: Run')),
+      `palette shows: ${entries.join(' | ')}`,
+    );
+    assert.ok(
+      entries.some((e) => e.includes('Agent: Resume')),
+      `palette shows: ${entries.join(' | ')}`,
+    );
     await wb.page.keyboard.press('Escape');
   });
 

@@ -12,7 +12,10 @@ import { REPO_ROOT } from '../support/code-server';
 import { openTimeline, openWorkbench, paletteEntries, type Workbench } from '../support/workbench';
 
 const NOTES_BEFORE = Array.from({ length: 40 }, (_, i) => `Line ${i + 1}: as the user wrote it`).join('\n') + '\n';
-const NOTES_AFTER = NOTES_BEFORE.replace('Line 3: as the user wrote it', 'Line 3: rewritten by the agent').replace('Line 38: as the user wrote it', 'Line 38: rewritten by the agent');
+const NOTES_AFTER = NOTES_BEFORE.replace('Line 3: as the user wrote it', 'Line 3: rewritten by the agent').replace(
+  'Line 38: as the user wrote it',
+  'Line 38: rewritten by the agent',
+);
 const GREET_OLD = '  const head = names.slice(0, names.length - 2);';
 const GREET_NEW = '  const head = names.slice(0, -1);';
 const TASK = 'Tidy the notes and fix the greeting';
@@ -24,8 +27,17 @@ function toolUse(id: string, name: string, input: unknown) {
 /** Answers by the number of assistant messages already in the request, so the script is stable. */
 function scriptedModel(): Promise<FakeAnthropic> {
   const turns = [
-    { content: [{ type: 'text' as const, text: 'I will tidy the notes first.' }, toolUse('toolu_notes', 'write_file', { path: 'notes.md', content: NOTES_AFTER })], stop_reason: 'tool_use' },
-    { content: [toolUse('toolu_greet', 'edit_file', { path: 'src/greet.js', old_string: GREET_OLD, new_string: GREET_NEW })], stop_reason: 'tool_use' },
+    {
+      content: [
+        { type: 'text' as const, text: 'I will tidy the notes first.' },
+        toolUse('toolu_notes', 'write_file', { path: 'notes.md', content: NOTES_AFTER }),
+      ],
+      stop_reason: 'tool_use',
+    },
+    {
+      content: [toolUse('toolu_greet', 'edit_file', { path: 'src/greet.js', old_string: GREET_OLD, new_string: GREET_NEW })],
+      stop_reason: 'tool_use',
+    },
     { content: [{ type: 'text' as const, text: 'Done: the notes are tidied and the greeting is fixed.' }], stop_reason: 'end_turn' },
   ];
   return startFakeAnthropic((request) => {
@@ -52,7 +64,12 @@ async function editorText(page: Page): Promise<string> {
   return ((await page.locator('.editor-instance .view-lines').first().textContent()) ?? '').replace(/\u00a0/g, ' ');
 }
 
-async function clickRowAction(frame: FrameLocator, kind: 'run' | 'step' | 'patch', rowText: string | RegExp, actionTitle: string | RegExp): Promise<void> {
+async function clickRowAction(
+  frame: FrameLocator,
+  kind: 'run' | 'step' | 'patch',
+  rowText: string | RegExp,
+  actionTitle: string | RegExp,
+): Promise<void> {
   const target = row(frame, rowText, kind);
   await target.click();
   await target.hover();
@@ -75,7 +92,10 @@ async function expandAll(frame: FrameLocator): Promise<void> {
     const collapsed = frame.locator('[role="treeitem"][aria-expanded="false"]');
     if ((await collapsed.count()) === 0) return;
     await collapsed.first().click();
-    await collapsed.first().press('ArrowRight').catch(() => undefined);
+    await collapsed
+      .first()
+      .press('ArrowRight')
+      .catch(() => undefined);
     await new Promise((r) => setTimeout(r, 150));
   }
 }
@@ -111,7 +131,12 @@ describe('e2e: the Timeline in the real workbench', function () {
     wb = await openWorkbench({
       workspaceFrom: source,
       env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
-      settings: { 'agentCheckpoints.provider': 'anthropic', 'agentCheckpoints.baseUrl': fake.url, 'agentCheckpoints.model': 'claude-e2e-test', 'editor.codeLens': true },
+      settings: {
+        'agentCheckpoints.provider': 'anthropic',
+        'agentCheckpoints.baseUrl': fake.url,
+        'agentCheckpoints.model': 'claude-e2e-test',
+        'editor.codeLens': true,
+      },
     });
   });
 
@@ -132,7 +157,9 @@ describe('e2e: the Timeline in the real workbench', function () {
     // The optional context pick appears only with an active editor; none is open yet.
     frame = await openTimeline(wb.page);
     await row(frame, TASK).waitFor({ timeout: 30_000 });
-    await waitUntil('the run to complete', async () => ((await row(frame, TASK).getAttribute('title')) ?? '').includes('Status: completed'));
+    await waitUntil('the run to complete', async () =>
+      ((await row(frame, TASK).getAttribute('title')) ?? '').includes('Status: completed'),
+    );
     await expandAll(frame);
     await row(frame, 'write_file', 'call').waitFor();
     await row(frame, 'edit_file', 'call').waitFor();
@@ -147,7 +174,11 @@ describe('e2e: the Timeline in the real workbench', function () {
     await openFile(wb.page, 'notes.md');
     await goToLineEnd(wb.page, 20);
     await wb.page.keyboard.type(' (user edit)');
-    await waitUntil('the notes.md patch to show conflict', async () => ((await row(frame, 'notes.md', 'patch').textContent()) ?? '').includes('conflict'), 10_000);
+    await waitUntil(
+      'the notes.md patch to show conflict',
+      async () => ((await row(frame, 'notes.md', 'patch').textContent()) ?? '').includes('conflict'),
+      10_000,
+    );
     console.log(`      screenshot: ${await wb.screenshot('timeline-2-patch-conflict')}`);
   });
 
@@ -157,7 +188,10 @@ describe('e2e: the Timeline in the real workbench', function () {
     console.log(`      screenshot: ${await wb.screenshot('timeline-3-hunk-codelens')}`);
     await lens.click();
     await waitUntil('line 3 to be back', async () => (await editorText(wb.page)).includes('Line 3: as the user wrote it'));
-    assert.ok((await editorText(wb.page)).includes('Line 20: as the user wrote it (user edit)'), 'the unsaved user edit is still in the buffer');
+    assert.ok(
+      (await editorText(wb.page)).includes('Line 20: as the user wrote it (user edit)'),
+      'the unsaved user edit is still in the buffer',
+    );
     await wb.page.keyboard.press('Control+S');
     await waitUntil('the save', () => readFileSync(join(wb.workspace, 'notes.md'), 'utf8').includes('Line 3: as the user wrote it'));
     const saved = readFileSync(join(wb.workspace, 'notes.md'), 'utf8');
@@ -176,7 +210,10 @@ describe('e2e: the Timeline in the real workbench', function () {
     await waitUntil('the preview', async () => (await confirm.isEnabled()) && ((await confirm.textContent()) ?? '').startsWith('Restore'));
     const lines = await dialog.locator('.preview-list li').allTextContents();
     console.log(`      preview: ${lines.join(' | ')}`);
-    assert.ok(lines.some((l) => l.includes('greet.js')), 'the preview names greet.js');
+    assert.ok(
+      lines.some((l) => l.includes('greet.js')),
+      'the preview names greet.js',
+    );
     // notes.md has the user's edit and an already rolled-back hunk: a conflict, listed first and left alone.
     assert.match(lines[0] ?? '', /notes\.md.*conflict/);
     console.log(`      screenshot: ${await wb.screenshot('timeline-5-restore-preview')}`);
@@ -185,12 +222,20 @@ describe('e2e: the Timeline in the real workbench', function () {
     await waitUntil('greet.js to be restored', () => readFileSync(greetPath, 'utf8').includes(GREET_OLD));
     const notes = readFileSync(join(wb.workspace, 'notes.md'), 'utf8');
     assert.ok(notes.includes('(user edit)'), "the restore left the user's edit alone");
-    await waitUntil('the greet.js patch to show rolled back', async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('rolled back'), 10_000);
+    await waitUntil(
+      'the greet.js patch to show rolled back',
+      async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('rolled back'),
+      10_000,
+    );
     console.log(`      screenshot: ${await wb.screenshot('timeline-6-restored')}`);
 
     await clickRowAction(frame, 'run', TASK, 'Undo last restore');
     await waitUntil('greet.js to be back to the agent version', () => readFileSync(greetPath, 'utf8').includes(GREET_NEW));
-    await waitUntil('the greet.js patch to show applied again', async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('applied'), 10_000);
+    await waitUntil(
+      'the greet.js patch to show applied again',
+      async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('applied'),
+      10_000,
+    );
     assert.equal(readFileSync(join(wb.workspace, 'notes.md'), 'utf8'), notes, 'undo touched only what the restore changed');
     console.log(`      screenshot: ${await wb.screenshot('timeline-7-restore-undone')}`);
   });

@@ -6,7 +6,13 @@ import { HOST_SUITES } from './suites';
 
 export async function run(): Promise<void> {
   // HOST_TEST_GREP (passed through the server's environment) runs a subset while developing.
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec', ...(process.env.HOST_TEST_GREP ? { grep: process.env.HOST_TEST_GREP } : {}) });
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 60_000,
+    color: false,
+    reporter: 'spec',
+    ...(process.env.HOST_TEST_GREP ? { grep: process.env.HOST_TEST_GREP } : {}),
+  });
   console.log(`[host-tests] VS Code ${vscode.version}, app "${vscode.env.appName}", host ${vscode.env.appHost}`);
   mocha.suite.emit('pre-require', globalThis, 'host-suites', mocha);
   for (const defineSuite of HOST_SUITES) defineSuite();

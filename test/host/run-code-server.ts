@@ -7,10 +7,19 @@ import { format } from 'node:util';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, startCodeServer, workbenchUrl } from '../support/code-server';
 
-const WORKBENCH_NOISE = [/^Ignoring fetching additional builtin/, /^\[AccountPolicyGate\]/, /^Updating additional builtin/, /^\[Service Worker\]/, /^Creating a socket/, /\/static\/out\/vs\//];
+const WORKBENCH_NOISE = [
+  /^Ignoring fetching additional builtin/,
+  /^\[AccountPolicyGate\]/,
+  /^Updating additional builtin/,
+  /^\[Service Worker\]/,
+  /^Creating a socket/,
+  /\/static\/out\/vs\//,
+];
 const TEST_TIMEOUT_MS = Number(process.env.HOST_TEST_TIMEOUT_MS ?? 10 * 60_000);
 
-export async function runHostTests(options: { workspaceTrust?: boolean; env?: Record<string, string>; entry?: string } = {}): Promise<number> {
+export async function runHostTests(
+  options: { workspaceTrust?: boolean; env?: Record<string, string>; entry?: string } = {},
+): Promise<number> {
   const testsPath = join(REPO_ROOT, 'dist/test/host', options.entry ?? 'index.js');
   if (!existsSync(testsPath)) throw new Error(`${testsPath} is missing: run node esbuild.mjs first`);
   const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-ws-'));
@@ -21,7 +30,9 @@ export async function runHostTests(options: { workspaceTrust?: boolean; env?: Re
   const server = await startCodeServer({
     workspaceTrust: options.workspaceTrust,
     // With trust on, the folder stays untrusted (Restricted Mode) without a startup prompt.
-    settings: options.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false } : undefined,
+    settings: options.workspaceTrust
+      ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
+      : undefined,
     env: { AGENT_CHECKPOINTS_TEST_WORKSPACE: workspace, ...options.env },
     log: verbose ? (l) => process.stderr.write(`[code-server] ${l}`) : undefined,
   });

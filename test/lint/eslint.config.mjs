@@ -38,7 +38,10 @@ export default tseslint.config(
     // The webview bundle runs in a browser: no Node, no vscode, no core.
     files: ['src/webview/**/*.ts', 'src/protocol/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'vscode', '**/host/**'], message: 'browser code: protocol and webview only' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*', 'vscode', '**/host/**'], message: 'browser code: protocol and webview only' }] },
+      ],
     },
   },
 );

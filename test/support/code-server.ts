@@ -95,18 +95,27 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const userDataDir = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
   for (const d of ['config', 'data', 'cache', 'tmp', 'user-data/User', 'extensions']) mkdirSync(join(tempDir, d), { recursive: true });
-  const settings = { ...QUIET_SETTINGS, ...(options.workspaceTrust ? { 'security.workspace.trust.enabled': true } : {}), ...options.settings };
+  const settings = {
+    ...QUIET_SETTINGS,
+    ...(options.workspaceTrust ? { 'security.workspace.trust.enabled': true } : {}),
+    ...options.settings,
+  };
   writeFileSync(join(userDataDir, 'User/settings.json'), JSON.stringify(settings, null, 2));
 
   const args = [
     entry,
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--auth', 'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
     '--disable-telemetry',
     '--disable-update-check',
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
-    '--vscode-option', 'enable-smoke-test-driver',
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
+    '--vscode-option',
+    'enable-smoke-test-driver',
     ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
   ];
   const env: Record<string, string> = {

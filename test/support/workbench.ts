@@ -15,7 +15,9 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-export async function openWorkbench(options: { env?: Record<string, string>; settings?: Record<string, unknown>; workspaceFrom?: string } = {}): Promise<Workbench> {
+export async function openWorkbench(
+  options: { env?: Record<string, string>; settings?: Record<string, unknown>; workspaceFrom?: string } = {},
+): Promise<Workbench> {
   const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-ws-'));
   const source = options.workspaceFrom ?? join(REPO_ROOT, 'test/demo/workspace');
   if (existsSync(source)) cpSync(source, workspace, { recursive: true });
@@ -85,7 +87,10 @@ export async function paletteEntries(page: Page, query: string, expect: string, 
 export async function openTimeline(page: Page) {
   await page.locator('.activitybar [aria-label^="Agent Checkpoints"]').first().click();
   // A container with a single view shows it without a pane header: wait for its title instead.
-  await page.locator('.sidebar .composite.title', { hasText: /Timeline/i }).first().waitFor({ timeout: 20_000 });
+  await page
+    .locator('.sidebar .composite.title', { hasText: /Timeline/i })
+    .first()
+    .waitFor({ timeout: 20_000 });
   const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
   await frame.locator('body').waitFor({ timeout: 20_000 });
   return frame;

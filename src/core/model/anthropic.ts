@@ -96,7 +96,12 @@ function safeEmit(onEvent: ((event: ModelEvent) => void) | undefined, event: Mod
   }
 }
 
-function observingFetch(base: FetchFunction, log: AttemptLog, emit: (event: ModelEvent) => void, secrets: readonly string[]): FetchFunction {
+function observingFetch(
+  base: FetchFunction,
+  log: AttemptLog,
+  emit: (event: ModelEvent) => void,
+  secrets: readonly string[],
+): FetchFunction {
   return async (input, init) => {
     log.attempts += 1;
     if (log.attempts > 1) emit({ type: 'retry', attempt: log.attempts, error: log.lastFailure ?? 'unknown failure' });
@@ -113,10 +118,16 @@ function observingFetch(base: FetchFunction, log: AttemptLog, emit: (event: Mode
   };
 }
 
-async function callOnce(client: Anthropic, request: ModelRequest, options: AnthropicProviderOptions, emit: (event: ModelEvent) => void): Promise<unknown> {
+async function callOnce(
+  client: Anthropic,
+  request: ModelRequest,
+  options: AnthropicProviderOptions,
+  emit: (event: ModelEvent) => void,
+): Promise<unknown> {
   const params = toParams(request, options);
   const requestOptions = request.signal ? { signal: request.signal } : {};
-  if (options.streaming === false) return client.messages.create({ ...params, stream: false } as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
+  if (options.streaming === false)
+    return client.messages.create({ ...params, stream: false } as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
   const stream = client.messages.stream(params, requestOptions);
   stream.on('text', (delta) => emit({ type: 'text', text: delta }));
   stream.on('streamEvent', (event) => {

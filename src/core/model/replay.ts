@@ -60,7 +60,10 @@ export function parseReplayScript(jsonlText: string, source = 'replay script'): 
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new ReplayScriptError(`${source}, line ${lineNo}: not JSON (${error instanceof Error ? error.message : String(error)})`, lineNo);
+      throw new ReplayScriptError(
+        `${source}, line ${lineNo}: not JSON (${error instanceof Error ? error.message : String(error)})`,
+        lineNo,
+      );
     }
     const parsed = ReplayLine.safeParse(value);
     if (!parsed.success) {

@@ -73,7 +73,13 @@ export async function readLiveHashes(workspace: Workspace, paths: Iterable<strin
 
 /** The plan per file of a run or checkpoint: patches in journal order, live read once per file. */
 export async function classifyPatches(workspace: Workspace, patches: readonly Patch[]): Promise<FilePlan[]> {
-  return planFiles(patches, await readLiveHashes(workspace, patches.map((p) => p.path)));
+  return planFiles(
+    patches,
+    await readLiveHashes(
+      workspace,
+      patches.map((p) => p.path),
+    ),
+  );
 }
 
 /** Live state of every patch on its own (a hash compare each), e.g. for the timeline. */

@@ -78,7 +78,10 @@ export interface StoredWriteBlobs {
 }
 
 /** Stores both sides of a write as blobs, side by side (nothing over the size cap); idempotent thanks to content addressing. */
-export async function storeWriteBlobs(deps: Pick<WriteDeps, 'blobs' | 'contentCapBytes'>, write: Pick<PreparedWrite, 'before' | 'after'>): Promise<StoredWriteBlobs> {
+export async function storeWriteBlobs(
+  deps: Pick<WriteDeps, 'blobs' | 'contentCapBytes'>,
+  write: Pick<PreparedWrite, 'before' | 'after'>,
+): Promise<StoredWriteBlobs> {
   const omitted = isOverCap(deps, write);
   if (omitted) return { omitted };
   const [beforeBlob, afterBlob] = await Promise.all([putIfPresent(deps.blobs, write.before), putIfPresent(deps.blobs, write.after)]);
@@ -157,7 +160,11 @@ export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, w
   if (stored.omitted) {
     const size = Math.max(write.before?.length ?? 0, write.after?.length ?? 0);
     const cap = deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES;
-    deps.log.log('warn', `${write.path}: ${size} bytes is over the ${cap}-byte cap; content kept by hash only: no diff is shown and the patch cannot be rolled back (a created file can still be deleted)`, { path: write.path, size, cap });
+    deps.log.log(
+      'warn',
+      `${write.path}: ${size} bytes is over the ${cap}-byte cap; content kept by hash only: no diff is shown and the patch cannot be rolled back (a created file can still be deleted)`,
+      { path: write.path, size, cap },
+    );
   }
   return patchOfWrite(deps, origin, write, stored, stored.wroteDirtyBuffer, diff.value);
 }
@@ -187,11 +194,19 @@ async function storeBlobsThenWrite(deps: WriteDeps, write: PreparedWrite): Promi
  * The patch of a write that happened before an interruption but whose patch record was never
  * journaled: rebuilt from the write-ahead intent and the blobs stored before the call started.
  */
-export async function recoverPatch(deps: Pick<WriteDeps, 'blobs' | 'clock' | 'newId'>, origin: WriteOrigin, intent: FileIntent): Promise<Patch> {
+export async function recoverPatch(
+  deps: Pick<WriteDeps, 'blobs' | 'clock' | 'newId'>,
+  origin: WriteOrigin,
+  intent: FileIntent,
+): Promise<Patch> {
   const before = intent.beforeBlob === undefined ? null : await deps.blobs.getBlob(intent.beforeBlob);
   const after = intent.afterBlob === undefined ? null : await deps.blobs.getBlob(intent.afterBlob);
   const omitted = (intent.beforeHash !== ABSENT && before === null) || (intent.afterHash !== ABSENT && after === null);
   const write: PreparedWrite = { path: intent.path, beforeHash: intent.beforeHash, afterHash: intent.afterHash, before, after };
-  const blobs: StoredWriteBlobs = { omitted, ...(intent.beforeBlob ? { beforeBlob: intent.beforeBlob } : {}), ...(intent.afterBlob ? { afterBlob: intent.afterBlob } : {}) };
+  const blobs: StoredWriteBlobs = {
+    omitted,
+    ...(intent.beforeBlob ? { beforeBlob: intent.beforeBlob } : {}),
+    ...(intent.afterBlob ? { afterBlob: intent.afterBlob } : {}),
+  };
   return patchOfWrite(deps, origin, write, blobs, false);
 }

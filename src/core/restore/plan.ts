@@ -44,21 +44,42 @@ function allHunks(count: number, status: RollbackStatus): RollbackStatus[] {
 }
 
 /** Undoes one patch against `content` (newest-first walk of a file's chain). */
-async function undoPatch(blobs: BlobStore, patch: Patch, content: Uint8Array | null, hunk: number | undefined, force: boolean): Promise<ChainStep> {
+async function undoPatch(
+  blobs: BlobStore,
+  patch: Patch,
+  content: Uint8Array | null,
+  hunk: number | undefined,
+  force: boolean,
+): Promise<ChainStep> {
   const state = classifyHash(patch, hashOrAbsent(content));
   const count = await hunkCount(blobs, patch);
-  const plan = (status: RollbackStatus, hunks: RollbackStatus[], reason?: string): PatchRollbackPlan => ({ patchId: patch.patchId, status, hunks, ...(reason ? { reason } : {}) });
-  if (state === 'not_applied') return { content, plan: plan('already', allHunks(count, 'already'), 'live content is already the before content') };
+  const plan = (status: RollbackStatus, hunks: RollbackStatus[], reason?: string): PatchRollbackPlan => ({
+    patchId: patch.patchId,
+    status,
+    hunks,
+    ...(reason ? { reason } : {}),
+  });
+  if (state === 'not_applied')
+    return { content, plan: plan('already', allHunks(count, 'already'), 'live content is already the before content') };
   if (state === 'applied' && (hunk === undefined || patch.afterHash === ABSENT)) {
     const before = await blobOrNull(blobs, patch.beforeHash, patch.beforeBlob);
-    if (before === undefined) return { content, plan: plan('conflict', allHunks(count, 'conflict'), 'before content was not kept (over the size cap)') };
+    if (before === undefined)
+      return { content, plan: plan('conflict', allHunks(count, 'conflict'), 'before content was not kept (over the size cap)') };
     return { content: before, plan: plan('revert', allHunks(count, 'revert')) };
   }
   const reversed = await reverseAgainst(blobs, patch, content, hunk);
-  if (reversed.status !== 'conflict' || !force || hunk !== undefined) return { content: reversed.content, plan: plan(reversed.status, reversed.hunks, reversed.reason) };
+  if (reversed.status !== 'conflict' || !force || hunk !== undefined)
+    return { content: reversed.content, plan: plan(reversed.status, reversed.hunks, reversed.reason) };
   const before = await blobOrNull(blobs, patch.beforeHash, patch.beforeBlob);
   if (before === undefined) return { content, plan: plan('conflict', reversed.hunks, 'before content was not kept (over the size cap)') };
-  return { content: before, plan: plan('revert', reversed.hunks.map((h) => (h === 'conflict' ? 'revert' : h)), 'forced over conflicting user edits') };
+  return {
+    content: before,
+    plan: plan(
+      'revert',
+      reversed.hunks.map((h) => (h === 'conflict' ? 'revert' : h)),
+      'forced over conflicting user edits',
+    ),
+  };
 }
 
 interface Reversed {
@@ -72,14 +93,21 @@ async function reverseAgainst(blobs: BlobStore, patch: Patch, content: Uint8Arra
   const sides = await patchTexts(blobs, patch);
   const current = content === null ? null : decodeText(content);
   if (sides === undefined || current === null || patch.afterHash === ABSENT) {
-    const reason = content === null ? 'the file no longer exists' : patch.afterHash === ABSENT ? 'the deleted file was created again' : 'binary or uncapped content cannot be merged hunk by hunk';
+    const reason =
+      content === null
+        ? 'the file no longer exists'
+        : patch.afterHash === ABSENT
+          ? 'the deleted file was created again'
+          : 'binary or uncapped content cannot be merged hunk by hunk';
     return { status: 'conflict', content, hunks: ['conflict'], reason };
   }
   const { hunks } = diffTexts(patch.path, sides.before, sides.after);
-  if (hunk !== undefined && hunk >= hunks.length) return { status: 'conflict', content, hunks: allHunks(hunks.length, 'skip'), reason: `no hunk ${hunk}` };
+  if (hunk !== undefined && hunk >= hunks.length)
+    return { status: 'conflict', content, hunks: allHunks(hunks.length, 'skip'), reason: `no hunk ${hunk}` };
   const result = reverseHunks(current.text, hunks, hunk === undefined ? undefined : new Set([hunk]));
   const statuses = [...result.outcomes] as RollbackStatus[];
-  if (result.outcomes.includes('conflict')) return { status: 'conflict', content, hunks: statuses, reason: 'the user changed lines of a hunk' };
+  if (result.outcomes.includes('conflict'))
+    return { status: 'conflict', content, hunks: statuses, reason: 'the user changed lines of a hunk' };
   return { status: 'revert', content: encodeText(result.text, current.bom), hunks: statuses };
 }
 

@@ -51,7 +51,12 @@ export interface PlannedRollback {
 }
 
 /** The rollback plan per file and hunk against live content; touches nothing. */
-export async function planRollback(deps: Pick<RestoreDeps, 'workspace' | 'blobs'>, run: RunPatches, target: RollbackTarget, force = false): Promise<PlannedRollback> {
+export async function planRollback(
+  deps: Pick<RestoreDeps, 'workspace' | 'blobs'>,
+  run: RunPatches,
+  target: RollbackTarget,
+  force = false,
+): Promise<PlannedRollback> {
   const selected = patchesOf(run, target);
   const work: FileWork[] = [];
   for (const file of fileTargets(selected, target)) work.push(await planFile(deps.workspace, deps.blobs, file, force));
@@ -61,7 +66,14 @@ export async function planRollback(deps: Pick<RestoreDeps, 'workspace' | 'blobs'
     force,
     files: [
       ...work.map((w) => w.plan),
-      ...skipped.map((p) => ({ path: p.path, status: 'skip' as const, reason: `${p.patchId} is already rolled back`, liveHash: '', resultHash: '', patches: [] })),
+      ...skipped.map((p) => ({
+        path: p.path,
+        status: 'skip' as const,
+        reason: `${p.patchId} is already rolled back`,
+        liveHash: '',
+        resultHash: '',
+        patches: [],
+      })),
     ],
   };
   return { plan, work };
@@ -119,7 +131,13 @@ export async function writeFiles(deps: RestoreDeps, work: readonly FileWork[]): 
   return { written, failed };
 }
 
-export function restoreRecord(deps: RestoreDeps, kind: RestoreRecord['kind'], files: RestoreRecord['files'], patchIds: string[], extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId'>> = {}): RestoreRecord {
+export function restoreRecord(
+  deps: RestoreDeps,
+  kind: RestoreRecord['kind'],
+  files: RestoreRecord['files'],
+  patchIds: string[],
+  extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId'>> = {},
+): RestoreRecord {
   return { v: 1, at: deps.clock.now(), type: 'restore', restoreId: deps.newId(), kind, files, patchIds, ...extra };
 }
 
@@ -143,7 +161,12 @@ function rolledBackPatches(target: RollbackTarget, work: readonly FileWork[], wr
  * `patch_state` rolled_back for every patch undone and a warning note for files that changed
  * meanwhile. Conflicting files are left alone unless `force`.
  */
-export async function rollbackFiles(deps: RestoreDeps, run: RunPatches, target: RollbackTarget, options: RollbackOptions = {}): Promise<RollbackResult> {
+export async function rollbackFiles(
+  deps: RestoreDeps,
+  run: RunPatches,
+  target: RollbackTarget,
+  options: RollbackOptions = {},
+): Promise<RollbackResult> {
   const { plan, work } = await planRollback(deps, run, target, options.force ?? false);
   if (options.dryRun) return { plan, written: [], failed: [] };
   const toWrite = work.filter((w) => w.plan.status === 'revert');
@@ -154,7 +177,12 @@ export async function rollbackFiles(deps: RestoreDeps, run: RunPatches, target: 
     await deps.journal.append([toNew(restore)]);
   }
   const { written, failed } = await writeFiles(deps, toWrite);
-  const records: NewRecord[] = rolledBackPatches(target, work, written).map((patchId) => ({ type: 'patch_state', patchId, state: 'rolled_back', reason: restore ? `rollback ${restore.restoreId}` : 'already not applied' }));
+  const records: NewRecord[] = rolledBackPatches(target, work, written).map((patchId) => ({
+    type: 'patch_state',
+    patchId,
+    state: 'rolled_back',
+    reason: restore ? `rollback ${restore.restoreId}` : 'already not applied',
+  }));
   for (const f of failed) records.push({ type: 'note', kind: 'warning', text: `rollback left ${f.path} alone: ${f.error}` });
   if (records.length > 0) await deps.journal.append(records);
   return { plan, ...(restore ? { restore } : {}), written, failed };

@@ -52,11 +52,23 @@ export function effectsAfter(records: readonly StoredRecord[], state: Pick<RunSt
   });
   return state.ledger
     .filter((e) => hasExternalEffect(e) && started.has(e.callId) && !finishedBefore.has(e.callId))
-    .map((e) => ({ callId: e.callId, toolName: e.toolName, status: e.status, sideEffects: e.sideEffects, ...compensationOf(e), patchIds: e.patchIds ?? [] }));
+    .map((e) => ({
+      callId: e.callId,
+      toolName: e.toolName,
+      status: e.status,
+      sideEffects: e.sideEffects,
+      ...compensationOf(e),
+      patchIds: e.patchIds ?? [],
+    }));
 }
 
 /** The branch record and the external effects a session restore to the checkpoint leaves in the world. */
-export function planSessionRestore(records: readonly StoredRecord[], state: Pick<RunState, 'ledger'>, checkpointId: string, branchId: string): SessionRestorePlan {
+export function planSessionRestore(
+  records: readonly StoredRecord[],
+  state: Pick<RunState, 'ledger'>,
+  checkpointId: string,
+  branchId: string,
+): SessionRestorePlan {
   const checkpoint = records[checkpointIndex(records, checkpointId)] as CheckpointRecord;
   return { checkpoint, branch: { type: 'branch', checkpointId, branchId }, effects: effectsAfter(records, state, checkpointId) };
 }
@@ -70,11 +82,20 @@ export interface SessionRestoreResult extends SessionRestorePlan {
  * the store's materialise takes the active history back to the checkpoint, the old tail stays
  * in the journal. Files are not touched (see restoreBoth). Effects are listed, never compensated.
  */
-export async function restoreSession(deps: RestoreDeps, records: readonly StoredRecord[], state: Pick<RunState, 'ledger'>, checkpointId: string): Promise<SessionRestoreResult> {
+export async function restoreSession(
+  deps: RestoreDeps,
+  records: readonly StoredRecord[],
+  state: Pick<RunState, 'ledger'>,
+  checkpointId: string,
+): Promise<SessionRestoreResult> {
   const branchId = deps.newId();
   const plan = planSessionRestore(records, state, checkpointId, branchId);
   const restore = restoreRecord(deps, 'restore_session', [], [], { branchId });
-  const notes: NewRecord[] = plan.effects.map((e) => ({ type: 'note', kind: 'warning', text: `session restored to ${checkpointId}: ${e.toolName} (${e.callId}) already had an external effect; compensation: ${e.compensation}` }));
+  const notes: NewRecord[] = plan.effects.map((e) => ({
+    type: 'note',
+    kind: 'warning',
+    text: `session restored to ${checkpointId}: ${e.toolName} (${e.callId}) already had an external effect; compensation: ${e.compensation}`,
+  }));
   await deps.journal.append([restoreRecordToNew(restore), plan.branch, ...notes]);
   return { ...plan, restore };
 }
@@ -83,10 +104,17 @@ export async function restoreSession(deps: RestoreDeps, records: readonly Stored
  * Undo of a session restore: a new branch to the newest checkpoint written before the branch
  * the restore made (the head of the history it left), so the abandoned tail becomes active again.
  */
-export async function undoSessionRestore(deps: RestoreDeps, records: readonly StoredRecord[], record: RestoreRecord): Promise<RestoreRecord> {
+export async function undoSessionRestore(
+  deps: RestoreDeps,
+  records: readonly StoredRecord[],
+  record: RestoreRecord,
+): Promise<RestoreRecord> {
   const branchAt = records.findIndex((r) => r.type === 'branch' && r.branchId === record.branchId);
   if (branchAt === -1) throw new RollbackTargetError(`no branch ${record.branchId ?? '(none)'} for restore ${record.restoreId}`);
-  const head = records.slice(0, branchAt).reverse().find((r): r is StoredRecord & CheckpointRecord => r.type === 'checkpoint');
+  const head = records
+    .slice(0, branchAt)
+    .reverse()
+    .find((r): r is StoredRecord & CheckpointRecord => r.type === 'checkpoint');
   if (!head) throw new RollbackTargetError(`no checkpoint before branch ${record.branchId}`);
   const branchId = deps.newId();
   const undo = restoreRecord(deps, 'undo', [], [], { undoes: record.restoreId, branchId });
@@ -95,7 +123,10 @@ export async function undoSessionRestore(deps: RestoreDeps, records: readonly St
 }
 
 /** compensate_external_action: the compensation of one ledger entry, recorded as a note; nothing is run. */
-export async function compensateExternalAction(deps: Pick<RestoreDeps, 'journal'>, entry: LedgerEntry): Promise<{ compensation: string; reversible: boolean }> {
+export async function compensateExternalAction(
+  deps: Pick<RestoreDeps, 'journal'>,
+  entry: LedgerEntry,
+): Promise<{ compensation: string; reversible: boolean }> {
   const result = compensationOf(entry);
   const text = result.reversible
     ? `compensation for ${entry.toolName} (${entry.callId}): ${result.compensation}`

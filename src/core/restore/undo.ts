@@ -57,8 +57,17 @@ export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord):
   const { written, failed } = await writeFiles(deps, work);
   // Undoing a rollback reopens its patches; undoing that undo rolls them back again.
   const state = record.kind === 'undo' ? 'rolled_back' : 'pending';
-  const reopened: NewRecord[] = record.patchIds.map((patchId) => ({ type: 'patch_state', patchId, state, reason: `undo of ${record.restoreId}` }));
-  const notes: NewRecord[] = [...conflicts, ...failed].map((f) => ({ type: 'note', kind: 'warning', text: `undo left ${f.path} alone: ${f.error}` }));
+  const reopened: NewRecord[] = record.patchIds.map((patchId) => ({
+    type: 'patch_state',
+    patchId,
+    state,
+    reason: `undo of ${record.restoreId}`,
+  }));
+  const notes: NewRecord[] = [...conflicts, ...failed].map((f) => ({
+    type: 'note',
+    kind: 'warning',
+    text: `undo left ${f.path} alone: ${f.error}`,
+  }));
   if (reopened.length + notes.length > 0) await deps.journal.append([...reopened, ...notes]);
   return { restore: undo, written, conflicts: [...conflicts, ...failed] };
 }

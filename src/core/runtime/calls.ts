@@ -56,7 +56,13 @@ export function plannedEntry(toolUse: ToolUseBlock, tool: AnyTool | undefined, s
 }
 
 /** Records a terminal (or status-unknown) result: blob first, then the ledger entry and tool_finished. */
-export async function recordResult(env: CallEnv, entry: LedgerEntry, to: LedgerEntry['status'], output: ToolOutput, changes: EntryChanges = {}): Promise<ToolResultBlock> {
+export async function recordResult(
+  env: CallEnv,
+  entry: LedgerEntry,
+  to: LedgerEntry['status'],
+  output: ToolOutput,
+  changes: EntryChanges = {},
+): Promise<ToolResultBlock> {
   const block = resultBlock(entry.callId, output.content, output.isError === true);
   const resultRef = await env.session.putResult(block);
   const next = transition(entry, to, {
@@ -84,10 +90,26 @@ export function parseInput(tool: AnyTool, toolUse: ToolUseBlock): { ok: true; in
 export async function runPlannedCall(env: CallEnv, toolUse: ToolUseBlock, entry: LedgerEntry): Promise<ToolResultBlock> {
   checkCancelled(env.signal);
   const tool = env.tools.get(toolUse.name);
-  if (env.truncated.has(toolUse.id)) return recordResult(env, entry, 'failed', { content: TRUNCATED_INPUT_MESSAGE, isError: true }, { reason: 'input cut off at max_tokens' });
+  if (env.truncated.has(toolUse.id))
+    return recordResult(
+      env,
+      entry,
+      'failed',
+      { content: TRUNCATED_INPUT_MESSAGE, isError: true },
+      { reason: 'input cut off at max_tokens' },
+    );
   if (tool === undefined) {
-    const known = env.tools.list().map((t) => t.name).join(', ');
-    return recordResult(env, entry, 'failed', { content: `unknown tool "${toolUse.name}"; the tools are: ${known}`, isError: true }, { reason: 'unknown tool' });
+    const known = env.tools
+      .list()
+      .map((t) => t.name)
+      .join(', ');
+    return recordResult(
+      env,
+      entry,
+      'failed',
+      { content: `unknown tool "${toolUse.name}"; the tools are: ${known}`, isError: true },
+      { reason: 'unknown tool' },
+    );
   }
   const parsed = parseInput(tool, toolUse);
   if (!parsed.ok) return recordResult(env, entry, 'failed', { content: parsed.message, isError: true }, { reason: 'invalid input' });
@@ -118,16 +140,37 @@ async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: Ledge
   checkCancelled(env.signal);
   if (decision === 'deny') return denied(env, tool, input, entry, true);
   const target = decision === 'allow_for_run' ? ruleTarget(tool.name) : entry.callId;
-  const next = transition(entry, 'approved', { reason: decision === 'allow_for_run' ? `allowed for the run (${tool.name})` : 'allowed once' });
-  await session.save('tool_approved', [{ type: 'approval', target, toolName: tool.name, decision }, { type: 'ledger', entry: next }], { callId: entry.callId });
+  const next = transition(entry, 'approved', {
+    reason: decision === 'allow_for_run' ? `allowed for the run (${tool.name})` : 'allowed once',
+  });
+  await session.save(
+    'tool_approved',
+    [
+      { type: 'approval', target, toolName: tool.name, decision },
+      { type: 'ledger', entry: next },
+    ],
+    { callId: entry.callId },
+  );
   return next;
 }
 
 async function denied(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry, recordApproval: boolean): Promise<LedgerEntry> {
-  const block = resultBlock(entry.callId, `The user denied this call (${tool.summarize(input)}); it was not run. Do not try it again; continue without it or explain what you need.`, true);
+  const block = resultBlock(
+    entry.callId,
+    `The user denied this call (${tool.summarize(input)}); it was not run. Do not try it again; continue without it or explain what you need.`,
+    true,
+  );
   const resultRef = await env.session.putResult(block);
-  const next = transition(entry, 'failed', { finishedAt: env.session.deps.clock.now(), resultRef, isError: true, error: 'denied by the user', reason: 'denied by the user' });
-  const approval = recordApproval ? [{ type: 'approval' as const, target: entry.callId, toolName: tool.name, decision: 'deny' as const }] : [];
+  const next = transition(entry, 'failed', {
+    finishedAt: env.session.deps.clock.now(),
+    resultRef,
+    isError: true,
+    error: 'denied by the user',
+    reason: 'denied by the user',
+  });
+  const approval = recordApproval
+    ? [{ type: 'approval' as const, target: entry.callId, toolName: tool.name, decision: 'deny' as const }]
+    : [];
   await env.session.save('tool_finished', [...approval, { type: 'ledger', entry: next }], { callId: entry.callId });
   return next;
 }
@@ -149,14 +192,27 @@ export async function prepareAndExecute(env: CallEnv, tool: AnyTool, input: unkn
   const intents = [];
   for (const write of prepared) {
     const blobs = await guardStore(() => storeWriteBlobs({ blobs: env.session.deps.store }, write));
-    intents.push({ path: write.path, beforeHash: write.beforeHash, afterHash: write.afterHash, ...(blobs.beforeBlob ? { beforeBlob: blobs.beforeBlob } : {}), ...(blobs.afterBlob ? { afterBlob: blobs.afterBlob } : {}) });
+    intents.push({
+      path: write.path,
+      beforeHash: write.beforeHash,
+      afterHash: write.afterHash,
+      ...(blobs.beforeBlob ? { beforeBlob: blobs.beforeBlob } : {}),
+      ...(blobs.afterBlob ? { afterBlob: blobs.afterBlob } : {}),
+    });
   }
   const started = transition(entry, 'started', { startedAt: env.session.deps.clock.now(), ...(tool.prepare ? { intents } : {}) });
   await env.session.save('tool_started', [{ type: 'ledger', entry: started }], { callId: entry.callId });
   return execute(env, tool, input, started, prepared, ctx);
 }
 
-async function execute(env: CallEnv, tool: AnyTool, input: unknown, started: LedgerEntry, prepared: readonly PreparedWrite[], ctx: ToolContextWithPatches): Promise<ToolResultBlock> {
+async function execute(
+  env: CallEnv,
+  tool: AnyTool,
+  input: unknown,
+  started: LedgerEntry,
+  prepared: readonly PreparedWrite[],
+  ctx: ToolContextWithPatches,
+): Promise<ToolResultBlock> {
   let output: ToolOutput;
   try {
     output = await tool.execute(input, ctx, prepared);
@@ -179,7 +235,13 @@ export async function recoverMissingPatches(env: CallEnv, entry: LedgerEntry, in
       patchIds.push(recorded);
       continue;
     }
-    const patch = await guardStore(() => recoverPatch({ blobs: deps.store, clock: deps.clock, newId: newPatchId(deps) }, { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId }, intent));
+    const patch = await guardStore(() =>
+      recoverPatch(
+        { blobs: deps.store, clock: deps.clock, newId: newPatchId(deps) },
+        { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId },
+        intent,
+      ),
+    );
     await session.save('file_written', [{ type: 'patch', patch }], { callId: entry.callId });
     patchIds.push(patch.patchId);
   }
@@ -191,7 +253,12 @@ function newPatchId(deps: RunSession['deps']): () => string {
 }
 
 function isToolFailure(error: unknown): boolean {
-  return error instanceof ToolError || error instanceof StaleContentError || error instanceof PathRefusedError || (error instanceof Error && !(error instanceof StorageFailure) && !(error instanceof PauseSignal));
+  return (
+    error instanceof ToolError ||
+    error instanceof StaleContentError ||
+    error instanceof PathRefusedError ||
+    (error instanceof Error && !(error instanceof StorageFailure) && !(error instanceof PauseSignal))
+  );
 }
 
 type ToolContextWithPatches = ToolContext & { readonly patchIds: string[] };
@@ -214,7 +281,11 @@ function toolContext(env: CallEnv, entry: LedgerEntry): ToolContextWithPatches {
     signal: env.signal,
     patchIds,
     async applyWrite(write: PreparedWrite): Promise<Patch> {
-      const patch = await applyPreparedWrite({ workspace: deps.workspace, blobs, clock: deps.clock, log: deps.log, newId }, { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId }, write);
+      const patch = await applyPreparedWrite(
+        { workspace: deps.workspace, blobs, clock: deps.clock, log: deps.log, newId },
+        { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId },
+        write,
+      );
       await session.save('file_written', [{ type: 'patch', patch }], { callId: entry.callId });
       patchIds.push(patch.patchId);
       return patch;

@@ -28,7 +28,8 @@ function stopReasonOf(error: unknown, signal: AbortSignal): string {
   if (error instanceof StorageFailure) {
     return error.leaseLost ? 'another process took over this run (lease lost); this one stopped writing' : error.message;
   }
-  if (error instanceof ModelError) return `model error (${error.kind}${error.status !== undefined ? ` ${error.status}` : ''}): ${error.message}`;
+  if (error instanceof ModelError)
+    return `model error (${error.kind}${error.status !== undefined ? ` ${error.status}` : ''}): ${error.message}`;
   return `internal error: ${describe(error)}`;
 }
 
@@ -112,9 +113,15 @@ function summaryOf(text: string): string {
  * What an assistant answer asks for next: its calls' results, a continuation, or the end.
  * Returns null to go on with the next model call. With `note`, the recovery note rides along.
  */
-export async function continueAfterAnswer(env: CallEnv, message: MessageParam, stopReason: string | undefined, note?: NoteBuilder): Promise<RunOutcome | null> {
+export async function continueAfterAnswer(
+  env: CallEnv,
+  message: MessageParam,
+  stopReason: string | undefined,
+  note?: NoteBuilder,
+): Promise<RunOutcome | null> {
   const { session } = env;
-  if (stopReason === 'refusal') return endRun(session, 'failed', `the model refused to continue${textOf(message) ? `: ${summaryOf(textOf(message))}` : ''}`);
+  if (stopReason === 'refusal')
+    return endRun(session, 'failed', `the model refused to continue${textOf(message) ? `: ${summaryOf(textOf(message))}` : ''}`);
   const toolUses = toolUsesOf(message);
   if (toolUses.length > 0) {
     const { results, reports } = await reconcileCalls({ ...env, truncated: truncatedToolUse(message, stopReason) }, toolUses);

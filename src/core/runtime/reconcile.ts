@@ -3,7 +3,17 @@ import type { FileIntent, LedgerEntry } from '../ledger/schema';
 import { hasRecordedResult, transition } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
 import type { AnyTool } from '../tools/registry';
-import { checkCancelled, parseInput, plannedEntry, prepareAndExecute, recoverMissingPatches, recordResult, resultBlock, runPlannedCall, type CallEnv } from './calls';
+import {
+  checkCancelled,
+  parseInput,
+  plannedEntry,
+  prepareAndExecute,
+  recoverMissingPatches,
+  recordResult,
+  resultBlock,
+  runPlannedCall,
+  type CallEnv,
+} from './calls';
 import type { RunSession } from './session';
 
 export const STATUS_UNKNOWN_MESSAGE =
@@ -52,7 +62,14 @@ export async function reconcileCalls(env: CallEnv, toolUses: readonly ToolUseBlo
     const { block, outcome } = await reconcileOne(env, toolUse, tool);
     const entry = env.session.ledger.get(toolUse.id)!;
     results.push(block);
-    reports.push({ callId: toolUse.id, toolName: toolUse.name, summary: summaryOf(tool, toolUse), outcome, status: entry.status, isError: block.is_error === true });
+    reports.push({
+      callId: toolUse.id,
+      toolName: toolUse.name,
+      summary: summaryOf(tool, toolUse),
+      outcome,
+      status: entry.status,
+      isError: block.is_error === true,
+    });
   }
   return { results, reports };
 }
@@ -71,28 +88,43 @@ async function entryOf(env: CallEnv, toolUse: ToolUseBlock, tool: AnyTool | unde
   return entry;
 }
 
-async function reconcileOne(env: CallEnv, toolUse: ToolUseBlock, tool: AnyTool | undefined): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
+async function reconcileOne(
+  env: CallEnv,
+  toolUse: ToolUseBlock,
+  tool: AnyTool | undefined,
+): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
   const entry = await entryOf(env, toolUse, tool);
   if (hasRecordedResult(entry)) {
     const block = await env.session.recordedResult(entry.resultRef!);
     return { block, outcome: entry.status === 'uncertain' ? 'unknown' : 'reused' };
   }
-  if (entry.status === 'planned' || entry.status === 'approved') return { block: await runPlannedCall(env, toolUse, entry), outcome: 'ran' };
+  if (entry.status === 'planned' || entry.status === 'approved')
+    return { block: await runPlannedCall(env, toolUse, entry), outcome: 'ran' };
   if (entry.status === 'succeeded' || entry.status === 'failed') {
     // Finished without a recorded result (an older record): say what the ledger knows, run nothing.
-    const content = entry.status === 'failed' ? `${toolUse.name} failed: ${entry.error ?? 'no details recorded'}` : `${toolUse.name} completed before the interruption; its output was not recorded.`;
+    const content =
+      entry.status === 'failed'
+        ? `${toolUse.name} failed: ${entry.error ?? 'no details recorded'}`
+        : `${toolUse.name} completed before the interruption; its output was not recorded.`;
     return { block: resultBlock(toolUse.id, content, entry.status === 'failed'), outcome: 'reused' };
   }
   if (entry.status !== 'uncertain' || tool === undefined) return reportUnknown(env, entry);
   const parsed = parseInput(tool, toolUse);
   if (!parsed.ok) return reportUnknown(env, entry);
   if (entry.idempotency === 'idempotent') return { block: await prepareAndExecute(env, tool, parsed.input, entry), outcome: 'ran_again' };
-  if (entry.idempotency === 'conditional' && entry.intents !== undefined) return probeAndSettle(env, tool, parsed.input, entry, entry.intents);
+  if (entry.idempotency === 'conditional' && entry.intents !== undefined)
+    return probeAndSettle(env, tool, parsed.input, entry, entry.intents);
   return askAboutUncertain(env, tool, parsed.input, entry);
 }
 
 async function reportUnknown(env: CallEnv, entry: LedgerEntry): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
-  const block = await recordResult(env, entry, 'uncertain', { content: STATUS_UNKNOWN_MESSAGE, isError: true }, { reason: 'reported to the model as status unknown' });
+  const block = await recordResult(
+    env,
+    entry,
+    'uncertain',
+    { content: STATUS_UNKNOWN_MESSAGE, isError: true },
+    { reason: 'reported to the model as status unknown' },
+  );
   return { block, outcome: 'unknown' };
 }
 
@@ -116,23 +148,46 @@ export async function probeIntents(env: CallEnv, intents: readonly FileIntent[])
   return { kind: 'conflict', paths: intents.map((intent) => intent.path) };
 }
 
-async function probeAndSettle(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry, intents: readonly FileIntent[]): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
+async function probeAndSettle(
+  env: CallEnv,
+  tool: AnyTool,
+  input: unknown,
+  entry: LedgerEntry,
+  intents: readonly FileIntent[],
+): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
   const verdict = await probeIntents(env, intents);
   if (verdict.kind === 'not_applied') return { block: await prepareAndExecute(env, tool, input, entry), outcome: 'ran_again' };
   if (verdict.kind === 'applied') {
     const paths = intents.map((intent) => intent.path).join(', ');
     const content = `${tool.summarize(input)}: was applied before the interruption (${paths} already has the intended content); it was not run again.`;
     const patchIds = await recoverMissingPatches(env, entry, intents);
-    const block = await recordResult(env, entry, 'succeeded', { content }, { reason: 'probe: live content equals the intended result', ...(patchIds.length > 0 ? { patchIds } : {}) });
+    const block = await recordResult(
+      env,
+      entry,
+      'succeeded',
+      { content },
+      { reason: 'probe: live content equals the intended result', ...(patchIds.length > 0 ? { patchIds } : {}) },
+    );
     return { block, outcome: 'applied_before' };
   }
   const content = `${tool.summarize(input)}: not applied, conflict: ${verdict.paths.join(', ')} changed after this call was prepared and has neither the content it expected nor the content it would have written. Read the file(s) again before changing them.`;
-  const block = await recordResult(env, entry, 'failed', { content, isError: true }, { reason: `probe: conflict on ${verdict.paths.join(', ')}` });
+  const block = await recordResult(
+    env,
+    entry,
+    'failed',
+    { content, isError: true },
+    { reason: `probe: conflict on ${verdict.paths.join(', ')}` },
+  );
   return { block, outcome: 'conflict' };
 }
 
 /** Non-idempotent calls are never run again automatically: a person decides, or the model hears "unknown". */
-async function askAboutUncertain(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
+async function askAboutUncertain(
+  env: CallEnv,
+  tool: AnyTool,
+  input: unknown,
+  entry: LedgerEntry,
+): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
   if (entry.replayPolicy === 'never') return reportUnknown(env, entry);
   const { session } = env;
   const choice = await session.deps.approver.askUncertain(

@@ -47,7 +47,10 @@ export function recoveryNote(facts: RecoveryFacts): string {
   const conflicts = facts.reports.filter((r) => r.outcome === 'conflict');
   if (done.length > 0) {
     lines.push('Calls of the interrupted step that already succeeded (their results above are the recorded ones); do not repeat them:');
-    for (const r of done) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}${r.outcome === 'applied_before' ? ' (found applied)' : r.outcome === 'marked_done' ? ' (confirmed by the user)' : ''}`);
+    for (const r of done)
+      lines.push(
+        `- ${r.toolName} ${r.callId}: ${r.summary}${r.outcome === 'applied_before' ? ' (found applied)' : r.outcome === 'marked_done' ? ' (confirmed by the user)' : ''}`,
+      );
   }
   if (unknown.length > 0) {
     lines.push('Calls whose outcome is unknown (they may or may not have taken effect; check before acting):');

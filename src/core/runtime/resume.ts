@@ -24,7 +24,10 @@ function toResumeError(runId: string, error: unknown): unknown {
     case 'lease_held':
       return new ResumeError(`run ${runId} is being written by another process: ${error.message}`, 'lease_held');
     case 'future_version':
-      return new ResumeError(`run ${runId} was written by a newer version${where}: ${error.message}; nothing was changed`, 'future_version');
+      return new ResumeError(
+        `run ${runId} was written by a newer version${where}: ${error.message}; nothing was changed`,
+        'future_version',
+      );
     case 'damaged':
     case 'invalid':
       return new ResumeError(`run ${runId} is damaged${where}: ${error.message}; nothing was changed`, 'damaged');
@@ -48,11 +51,19 @@ async function liveStateOf(workspace: Workspace, patch: Patch): Promise<LiveStat
 
 function isNoteOnly(message: MessageParam | undefined): boolean {
   if (message?.role !== 'user' || typeof message.content === 'string') return false;
-  return message.content.length === 1 && message.content[0]?.type === 'text' && String(message.content[0].text).startsWith(RECOVERY_NOTE_MARKER);
+  return (
+    message.content.length === 1 && message.content[0]?.type === 'text' && String(message.content[0].text).startsWith(RECOVERY_NOTE_MARKER)
+  );
 }
 
 /** Resumes a run: lease, state, started -> uncertain, reconciliation, recovery note, loop. */
-export async function resumeRun(deps: RuntimeDeps, tools: ToolRegistry, emit: RuntimeListener, runId: string, signal: AbortSignal): Promise<RunOutcome> {
+export async function resumeRun(
+  deps: RuntimeDeps,
+  tools: ToolRegistry,
+  emit: RuntimeListener,
+  runId: string,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
   let writer: RunWriter;
   try {
     writer = await deps.store.openWriter(runId);
@@ -82,15 +93,28 @@ interface ResumeFacts {
  * messages and checkpoints from the journal's bytes, and would hold them in memory for the whole
  * run. The facts the resume needs are handed over once (takeFacts) and then let go as well.
  */
-async function openSession(deps: RuntimeDeps, writer: RunWriter, emit: RuntimeListener, runId: string): Promise<{ ended: RunOutcome } | { session: RunSession; takeFacts: () => ResumeFacts }> {
+async function openSession(
+  deps: RuntimeDeps,
+  writer: RunWriter,
+  emit: RuntimeListener,
+  runId: string,
+): Promise<{ ended: RunOutcome } | { session: RunSession; takeFacts: () => ResumeFacts }> {
   let state: RunState;
   try {
     state = await deps.store.readRun(runId);
   } catch (error) {
     throw toResumeError(runId, error);
   }
-  if (state.ended) return { ended: { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` } };
-  let facts: ResumeFacts | undefined = { task: state.run.task, patches: state.patches, latestCheckpoint: state.latestCheckpoint, ledger: state.ledger };
+  if (state.ended)
+    return {
+      ended: { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` },
+    };
+  let facts: ResumeFacts | undefined = {
+    task: state.run.task,
+    patches: state.patches,
+    latestCheckpoint: state.latestCheckpoint,
+    ledger: state.ledger,
+  };
   const takeFacts = (): ResumeFacts => {
     const taken = facts!;
     facts = undefined;
@@ -144,4 +168,3 @@ async function noteBuilder(env: CallEnv, state: ResumeFacts): Promise<NoteBuilde
       files,
     });
 }
-

@@ -77,7 +77,11 @@ export class RunSession {
     return this.run.runId;
   }
 
-  checkpoint(label: CheckpointLabel, pending: readonly NewRecord[], extra: { callId?: string; status?: RunStatus; stopReason?: string } = {}): NewCheckpoint {
+  checkpoint(
+    label: CheckpointLabel,
+    pending: readonly NewRecord[],
+    extra: { callId?: string; status?: RunStatus; stopReason?: string } = {},
+  ): NewCheckpoint {
     this.checkpointCount += 1;
     return {
       type: 'checkpoint',
@@ -94,7 +98,11 @@ export class RunSession {
   }
 
   /** Appends records plus a checkpoint as one commit group. */
-  async save(label: CheckpointLabel, records: readonly NewRecord[], extra: { callId?: string; status?: RunStatus; stopReason?: string } = {}): Promise<void> {
+  async save(
+    label: CheckpointLabel,
+    records: readonly NewRecord[],
+    extra: { callId?: string; status?: RunStatus; stopReason?: string } = {},
+  ): Promise<void> {
     await this.commit([...records, this.checkpoint(label, records, extra)]);
   }
 
@@ -152,8 +160,20 @@ export class RunSession {
   private announce(record: StoredRecord): void {
     if (record.type === 'checkpoint') this.emit({ type: 'checkpoint', runId: this.runId, checkpoint: record });
     else if (record.type === 'ledger') this.emit({ type: 'ledger', runId: this.runId, entry: record.entry });
-    else if (record.type === 'status') this.emit({ type: 'status', runId: this.runId, status: record.status, ...(record.reason !== undefined ? { reason: record.reason } : {}) });
-    else if (record.type === 'run_end') this.emit({ type: 'status', runId: this.runId, status: record.status, ...(record.summary !== undefined ? { reason: record.summary } : {}) });
+    else if (record.type === 'status')
+      this.emit({
+        type: 'status',
+        runId: this.runId,
+        status: record.status,
+        ...(record.reason !== undefined ? { reason: record.reason } : {}),
+      });
+    else if (record.type === 'run_end')
+      this.emit({
+        type: 'status',
+        runId: this.runId,
+        status: record.status,
+        ...(record.summary !== undefined ? { reason: record.summary } : {}),
+      });
   }
 }
 

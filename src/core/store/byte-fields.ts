@@ -9,7 +9,8 @@ export const lit = (text: string): Buffer => globalThis.Buffer.from(text);
 
 /** Each allowed value with its JSON bytes: a match yields the schema's own string, no new one. */
 export type Choices<T extends string> = readonly (readonly [T, Buffer])[];
-export const choices = <T extends string>(options: readonly T[]): Choices<T> => options.map((option) => [option, lit(JSON.stringify(option))] as const);
+export const choices = <T extends string>(options: readonly T[]): Choices<T> =>
+  options.map((option) => [option, lit(JSON.stringify(option))] as const);
 
 /** A non-negative integer after `key`, or -1. */
 export function intAfter(cursor: Cursor, key: Buffer): number {

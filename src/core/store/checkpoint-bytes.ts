@@ -63,7 +63,11 @@ function budgetAt(cursor: Cursor): Budget | null {
   const start = cursor.at;
   const last = lastBudget;
   // The cached bytes are a whole budget ending at its one `}`: equal bytes here are that budget.
-  if (last.value && start + last.length <= cursor.end && cursor.bytes.compare(last.bytes, 0, last.length, start, start + last.length) === 0) {
+  if (
+    last.value &&
+    start + last.length <= cursor.end &&
+    cursor.bytes.compare(last.bytes, 0, last.length, start, start + last.length) === 0
+  ) {
     cursor.at = start + last.length;
     return last.value;
   }

@@ -111,5 +111,8 @@ export interface CheckpointStore {
   getBlob(hash: string): Promise<Uint8Array>;
   verify(runId: string): Promise<VerifyReport>;
   /** Deletes old completed runs beyond the quota and unreferenced blobs. */
-  collectGarbage(policy: { maxBytes?: number; maxRuns?: number }): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }>;
+  collectGarbage(policy: {
+    maxBytes?: number;
+    maxRuns?: number;
+  }): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }>;
 }

@@ -21,7 +21,11 @@ async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ n
 }
 
 /** What one run uses; a run we cannot read is protected and makes its blob references unknown. */
-async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSummary | undefined): Promise<{ usage: RunUsage; refsKnown: boolean } | null> {
+async function usageOf(
+  store: FileCheckpointStore,
+  runId: string,
+  summary: RunSummary | undefined,
+): Promise<{ usage: RunUsage; refsKnown: boolean } | null> {
   const dir = store.runDir(runId);
   const journal = joinPath(dir, JOURNAL);
   if (!(await store.fs.stat(journal))) return null;

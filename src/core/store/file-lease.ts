@@ -88,7 +88,8 @@ export async function acquireLease(ctx: LeaseContext, holderId: string, abandone
     if (current.kind !== 'none') {
       const live = await leaseIsLive(ctx, abandoned);
       if (live) {
-        const who = current.kind === 'held' ? `${current.lease.holderId} (pid ${current.lease.pid} on ${current.lease.hostname})` : 'a writer';
+        const who =
+          current.kind === 'held' ? `${current.lease.holderId} (pid ${current.lease.pid} on ${current.lease.hostname})` : 'a writer';
         throw new StoreError(`run is held by ${who}`, 'lease_held', joinPath(ctx.runDir, LEASE));
       }
       if (!(await setAsideStale(ctx, current, holderId))) continue;
@@ -103,7 +104,11 @@ export async function acquireLease(ctx: LeaseContext, holderId: string, abandone
 export async function checkHolder(ctx: LeaseContext, holderId: string): Promise<LeaseInfo> {
   const read = await readLeaseFile(ctx);
   if (read.kind !== 'held' || read.lease.holderId !== holderId) {
-    throw new StoreError('the lease of this run was taken over by another writer; this writer stopped', 'lease_lost', joinPath(ctx.runDir, LEASE));
+    throw new StoreError(
+      'the lease of this run was taken over by another writer; this writer stopped',
+      'lease_lost',
+      joinPath(ctx.runDir, LEASE),
+    );
   }
   return read.lease;
 }

@@ -109,7 +109,11 @@ export class FileRunWriter implements RunWriter {
     const bytes = encodeGroup(stamped);
     await this.guard(async () => {
       if (size !== this.state.journalBytes) {
-        throw new StoreError(`the journal changed under this writer (${size} bytes, expected ${this.state.journalBytes}); reopen the run`, 'lease_lost', this.setup.journalPath);
+        throw new StoreError(
+          `the journal changed under this writer (${size} bytes, expected ${this.state.journalBytes}); reopen the run`,
+          'lease_lost',
+          this.setup.journalPath,
+        );
       }
       await fs.write(handle, bytes);
       await fs.sync(handle);
@@ -139,7 +143,14 @@ export class FileRunWriter implements RunWriter {
       if (record.type === 'checkpoint' || record.type === 'status' || record.type === 'run_end') status = record.status;
     }
     this.stateDirty = true;
-    this.state = { ...this.state, steps, status, lastSeq: this.state.lastSeq + records.length, journalBytes: this.state.journalBytes + bytes, updatedAt: now };
+    this.state = {
+      ...this.state,
+      steps,
+      status,
+      lastSeq: this.state.lastSeq + records.length,
+      journalBytes: this.state.journalBytes + bytes,
+      updatedAt: now,
+    };
   }
 
   /** state.json is a listing cache: rewritten when the status or step changes, else at most every interval. */

@@ -1,5 +1,13 @@
 import { systemClock, type Clock } from '../ports';
-import { StoreError, type CheckpointStore, type LeaseInfo, type RunState, type RunSummary, type RunWriter, type VerifyReport } from './contract';
+import {
+  StoreError,
+  type CheckpointStore,
+  type LeaseInfo,
+  type RunState,
+  type RunSummary,
+  type RunWriter,
+  type VerifyReport,
+} from './contract';
 import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext } from './file-lease';
@@ -43,7 +51,13 @@ const INDEX_STEP_BYTES = 1 << 20;
 function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
   const { v, tornTailCut, ...rest } = stored;
   const { tornTailCut: cut, ...fields } = state;
-  const sameCut = tornTailCut === cut || (tornTailCut !== undefined && cut !== undefined && tornTailCut.offset === cut.offset && tornTailCut.bytes === cut.bytes && tornTailCut.at === cut.at);
+  const sameCut =
+    tornTailCut === cut ||
+    (tornTailCut !== undefined &&
+      cut !== undefined &&
+      tornTailCut.offset === cut.offset &&
+      tornTailCut.bytes === cut.bytes &&
+      tornTailCut.at === cut.at);
   const keys = Object.keys(fields) as (keyof typeof fields)[];
   return v === FORMAT_VERSION && sameCut && keys.length === Object.keys(rest).length && keys.every((key) => rest[key] === fields[key]);
 }
@@ -120,7 +134,16 @@ export class FileCheckpointStore implements CheckpointStore {
         throw isExists(error) ? new StoreError(`run ${run.runId} already exists`, 'invalid', journal) : error;
       });
       const bytes = encodeGroup(stamped);
-      const state: Omit<RunStateFile, 'v'> = { runId: run.runId, task: run.task, createdAt: run.createdAt, status: 'running', lastSeq: 1, updatedAt: now, steps: 0, journalBytes: bytes.length };
+      const state: Omit<RunStateFile, 'v'> = {
+        runId: run.runId,
+        task: run.task,
+        createdAt: run.createdAt,
+        status: 'running',
+        lastSeq: 1,
+        updatedAt: now,
+        steps: 0,
+        journalBytes: bytes.length,
+      };
       try {
         await this.fs.write(handle, bytes);
         await this.fs.sync(handle);
@@ -132,7 +155,14 @@ export class FileCheckpointStore implements CheckpointStore {
       }
       const columns = new LineColumns();
       addLinesOf(columns, bytes, 0, this.readOptions(journal));
-      return this.writer(run.runId, handle, holderId, lease, state, { columns, crc: crc32(bytes), indexedBytes: 0, fileBytes: 0, lines: 0, keys: 0 });
+      return this.writer(run.runId, handle, holderId, lease, state, {
+        columns,
+        crc: crc32(bytes),
+        indexedBytes: 0,
+        fileBytes: 0,
+        lines: 0,
+        keys: 0,
+      });
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
@@ -168,7 +198,14 @@ export class FileCheckpointStore implements CheckpointStore {
         if (this.openedRecords.get(runId) === opened) this.openedRecords.delete(runId);
       };
       const { indexFile } = scan;
-      const index = { columns: scan.log.columns.clone(), crc: scan.crc, indexedBytes: scan.indexedBytes, fileBytes: indexFile.bytes, lines: indexFile.lines, keys: indexFile.keys };
+      const index = {
+        columns: scan.log.columns.clone(),
+        crc: scan.crc,
+        indexedBytes: scan.indexedBytes,
+        fileBytes: indexFile.bytes,
+        lines: indexFile.lines,
+        keys: indexFile.keys,
+      };
       return this.writer(runId, handle, holderId, lease, state, index, dropOpened);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
@@ -210,7 +247,9 @@ export class FileCheckpointStore implements CheckpointStore {
     const scanner = new JournalScanner(journal, this.migrations, this.readVersion, indexed ?? undefined);
     let bytes: Uint8Array;
     try {
-      bytes = this.fs.readFileInPieces ? await this.fs.readFileInPieces(journal, (prefix) => scanner.feed(prefix)) : await this.fs.readFile(journal);
+      bytes = this.fs.readFileInPieces
+        ? await this.fs.readFileInPieces(journal, (prefix) => scanner.feed(prefix))
+        : await this.fs.readFile(journal);
     } catch (error) {
       if (isNotFound(error)) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
       throw error;
@@ -285,7 +324,12 @@ export class FileCheckpointStore implements CheckpointStore {
     const journal = this.journalPath(runId);
     if (scan.damage) {
       void this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
-      throw new StoreError(`${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`, 'damaged', journal, scan.damage.offset);
+      throw new StoreError(
+        `${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`,
+        'damaged',
+        journal,
+        scan.damage.offset,
+      );
     }
     if (scan.log.length === 0 || scan.log.typeAt(0) !== 'run') {
       throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);

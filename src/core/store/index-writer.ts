@@ -69,7 +69,14 @@ export class ResumeIndexWriter {
     const { state } = this;
     const { columns, read } = state;
     // Taken now: the columns only grow, so this span reads the same however long the writes take.
-    const span: SegmentSpan = { fromLine: state.lines, toLine: columns.length, fromKey: state.keys, toKey: columns.keyCount, journalBytes, journalCrc: state.crc };
+    const span: SegmentSpan = {
+      fromLine: state.lines,
+      toLine: columns.length,
+      fromKey: state.keys,
+      toKey: columns.keyCount,
+      journalBytes,
+      journalCrc: state.crc,
+    };
     const whole: SegmentSpan = { ...span, fromLine: 0, fromKey: 0 };
     try {
       let segment = encodeSegments(columns, span, read.readVersion);

@@ -222,7 +222,11 @@ export class JournalScanner {
 
   /** Decodes the records a resume reads whose lines end before `end`, while the next piece is read. */
   private decodeAhead(indexed: IndexedPrefix, bytes: Uint8Array, end: number): void {
-    const ahead = (this.ahead ??= { log: new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns), lines: indexed.resumeLines, next: 0 });
+    const ahead = (this.ahead ??= {
+      log: new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns),
+      lines: indexed.resumeLines,
+      next: 0,
+    });
     ahead.log.setBytes(asBuffer(bytes));
     const { lines, log } = ahead;
     while (ahead.next < lines.length && indexed.columns.endOf(lines[ahead.next]!) < end) log.prefetch(lines[ahead.next++]!);
@@ -264,7 +268,12 @@ export class JournalScanner {
 }
 
 /** Reads a whole journal at once (JournalScanner). */
-export function scanJournal(bytes: Uint8Array, file: string, migrations: MigrationTable = MIGRATIONS, readVersion = FORMAT_VERSION): JournalScan {
+export function scanJournal(
+  bytes: Uint8Array,
+  file: string,
+  migrations: MigrationTable = MIGRATIONS,
+  readVersion = FORMAT_VERSION,
+): JournalScan {
   return new JournalScanner(file, migrations, readVersion).finish(bytes);
 }
 

@@ -50,7 +50,21 @@ export interface Frame {
 // A resume reads about 100,000 lines: one frame and one cursor serve them all, so reading a line
 // allocates only what the record keeps. readFrame's result is valid until its next call.
 const NO_RECORD: Record<string, unknown> = Object.freeze({});
-const frame: Frame = { seq: 0, groupFirst: 0, closesGroup: false, part: null, v: 0, at: 0, index: -1, stepId: 0, callId: '', partStart: 0, partEnd: 0, raw: NO_RECORD, checked: false };
+const frame: Frame = {
+  seq: 0,
+  groupFirst: 0,
+  closesGroup: false,
+  part: null,
+  v: 0,
+  at: 0,
+  index: -1,
+  stepId: 0,
+  callId: '',
+  partStart: 0,
+  partEnd: 0,
+  raw: NO_RECORD,
+  checked: false,
+};
 
 function framed(seq: number, groupFirst: number, closesGroup: boolean, raw: Record<string, unknown>, checked: boolean): Frame {
   frame.seq = seq;
@@ -63,7 +77,16 @@ function framed(seq: number, groupFirst: number, closesGroup: boolean, raw: Reco
 }
 
 /** The shared frame as a message (index >= 0) or ledger record whose part stays as bytes. */
-function framedPart(part: 'message' | 'entry' | 'checkpoint', v: number, at: number, index: number, stepId: number, callId: string, partStart: number, partEnd: number): Frame {
+function framedPart(
+  part: 'message' | 'entry' | 'checkpoint',
+  v: number,
+  at: number,
+  index: number,
+  stepId: number,
+  callId: string,
+  partStart: number,
+  partEnd: number,
+): Frame {
   frame.part = part;
   frame.v = v;
   frame.at = at;
@@ -93,7 +116,8 @@ function bytesAt(bytes: Uint8Array, at: number, expected: Uint8Array, end: numbe
 
 /** The checksum the line's suffix states, or -1 when the suffix is not a checksum. */
 function statedCrc(bytes: Buffer, suffixStart: number, end: number): number {
-  if (!bytesAt(bytes, suffixStart, CRC_SUFFIX_HEAD, end) || !bytesAt(bytes, end - CRC_SUFFIX_CLOSE.length, CRC_SUFFIX_CLOSE, end)) return -1;
+  if (!bytesAt(bytes, suffixStart, CRC_SUFFIX_HEAD, end) || !bytesAt(bytes, end - CRC_SUFFIX_CLOSE.length, CRC_SUFFIX_CLOSE, end))
+    return -1;
   let value = 0;
   for (let at = suffixStart + CRC_SUFFIX_HEAD.length; at < end - CRC_SUFFIX_CLOSE.length; at++) {
     const digit = hexDigit(bytes[at]!);
@@ -255,7 +279,15 @@ function lazyFrame(cursor: Cursor, v: number, at: number, seq: number, groupFirs
 const CHECKPOINT_HEAD = lit(',"type":"checkpoint","checkpointId":');
 
 /** A checkpoint read up to its stepId (the rest is read when the record is asked for); or null. */
-function checkpointFrame(cursor: Cursor, bodyStart: number, v: number, at: number, seq: number, groupFirst: number, closesGroup: boolean): Frame | null {
+function checkpointFrame(
+  cursor: Cursor,
+  bodyStart: number,
+  v: number,
+  at: number,
+  seq: number,
+  groupFirst: number,
+  closesGroup: boolean,
+): Frame | null {
   if (!cursor.literal(CHECKPOINT_HEAD) || !cursor.skipPlainString() || !cursor.literal(ENTRY_STEP)) return null;
   const stepId = cursor.integer();
   if (stepId < 0) return null;
@@ -289,7 +321,8 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number, checkpo
       const afterAt = cursor.at;
       const lazy = at >= 0 ? lazyFrame(cursor, v, at, seq, groupFirst, closesGroup) : null;
       if (lazy) return lazy;
-      const head = checkpointHeads && at >= 0 ? checkpointFrame(cursor.moveTo(afterAt), bodyStart, v, at, seq, groupFirst, closesGroup) : null;
+      const head =
+        checkpointHeads && at >= 0 ? checkpointFrame(cursor.moveTo(afterAt), bodyStart, v, at, seq, groupFirst, closesGroup) : null;
       if (head) return head;
       cursor.at = afterAt;
       const checked = at >= 0 ? (readCheckpointRecord(cursor, v, at, seq) ?? readPatchRecord(cursor.moveTo(afterAt), v, at, seq)) : null;
@@ -297,7 +330,9 @@ function framedRecord(bytes: Buffer, start: number, suffixStart: number, checkpo
     }
   }
   const raw = parseJson(bytes, bodyStart, suffixStart);
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? framed(seq, groupFirst, closesGroup, raw as Record<string, unknown>, false) : null;
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+    ? framed(seq, groupFirst, closesGroup, raw as Record<string, unknown>, false)
+    : null;
 }
 
 function parseJson(bytes: Buffer, start: number, end: number): unknown {
@@ -346,11 +381,18 @@ export function eagerRaw(frame: Frame, bytes: Uint8Array, file: string, offset: 
   try {
     part = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} is not JSON: ${(error as Error).message}`, 'damaged', file, offset);
+    throw new StoreError(
+      `${file}: record ${frame.seq} at byte ${offset} is not JSON: ${(error as Error).message}`,
+      'damaged',
+      file,
+      offset,
+    );
   }
   const { v, at } = frame;
   if (frame.part === 'checkpoint') return part as Record<string, unknown>;
-  return frame.part === 'message' ? { v, at, type: 'message', index: frame.index, stepId: frame.stepId, message: part } : { v, at, type: 'ledger', entry: part };
+  return frame.part === 'message'
+    ? { v, at, type: 'message', index: frame.index, stepId: frame.stepId, message: part }
+    : { v, at, type: 'ledger', entry: part };
 }
 
 /**

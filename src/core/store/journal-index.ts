@@ -96,12 +96,16 @@ function keysUpTo(columns: LineColumns, fromLine: number, toLine: number, fromKe
  */
 export function encodeSegments(columns: LineColumns, span: SegmentSpan, readVersion: number): Uint8Array | null {
   const segments: Uint8Array[] = [];
-  for (let fromLine = span.fromLine, fromKey = span.fromKey; fromLine < span.toLine; ) {
+  for (let fromLine = span.fromLine, fromKey = span.fromKey; fromLine < span.toLine;) {
     const toLine = Math.min(span.toLine, fromLine + SLICE);
     const last = toLine === span.toLine;
     const toKey = last ? span.toKey : keysUpTo(columns, fromLine, toLine, fromKey);
     const journalBytes = last ? span.journalBytes : columns.endOf(toLine - 1) + 1;
-    const segment = encodeSegment(columns, { fromLine, toLine, fromKey, toKey, journalBytes, journalCrc: last ? span.journalCrc : undefined }, readVersion);
+    const segment = encodeSegment(
+      columns,
+      { fromLine, toLine, fromKey, toKey, journalBytes, journalCrc: last ? span.journalCrc : undefined },
+      readVersion,
+    );
     if (!segment) return null;
     segments.push(segment);
     fromLine = toLine;
@@ -128,7 +132,17 @@ function encodeSegment(columns: LineColumns, span: SegmentSpan, readVersion: num
   payload.set(bytesOf(all.partOffsets.subarray(fromLine, toLine)), at.partOffsets);
   payload.set(bytesOf(all.keyIds.subarray(fromLine, toLine)), at.keyIds);
   payload.set(keys, at.keys);
-  const header: SegmentHeader = { v: INDEX_VERSION, readVersion, littleEndian: true, fromLine, lines, fromKey, keysBytes: keys.length, journalBytes, ...(journalCrc !== undefined ? { journalCrc } : {}) };
+  const header: SegmentHeader = {
+    v: INDEX_VERSION,
+    readVersion,
+    littleEndian: true,
+    fromLine,
+    lines,
+    fromKey,
+    keysBytes: keys.length,
+    journalBytes,
+    ...(journalCrc !== undefined ? { journalCrc } : {}),
+  };
   const json = encoder.encode(JSON.stringify(header));
   // One checksum for the header and the payload: `<header>\t<crc of both, 8 hex>\n<payload>`.
   const crc = crc32(payload, crc32(json));
@@ -176,7 +190,7 @@ function* segmentsOf(bytes: Uint8Array, readVersion: number): Sliced<Segment[]> 
   let keys = 0;
   let journalBytes = 0;
   let sliceEnd = SLICE;
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     if (lines >= sliceEnd) {
       sliceEnd = lines + SLICE;
       yield;
@@ -196,7 +210,14 @@ function* segmentsOf(bytes: Uint8Array, readVersion: number): Sliced<Segment[]> 
 /** The columns of all segments as one set of arrays (copied, so each starts where its typed array may). */
 function joined(segments: readonly Segment[]): ColumnArrays {
   const n = segments.reduce((sum, s) => sum + s.header.lines, 0);
-  const arrays = { types: new Uint8Array(n), ends: new Float64Array(n), steps: new Float64Array(n), indexes: new Float64Array(n), partOffsets: new Uint32Array(n), keyIds: new Int32Array(n) };
+  const arrays = {
+    types: new Uint8Array(n),
+    ends: new Float64Array(n),
+    steps: new Float64Array(n),
+    indexes: new Float64Array(n),
+    partOffsets: new Uint32Array(n),
+    keyIds: new Int32Array(n),
+  };
   const keys: string[] = [];
   for (const { header, payload, keys: segmentKeys } of segments) {
     const at = layout(header.lines);
@@ -230,7 +251,14 @@ function* decoding(bytes: Uint8Array, readVersion: number): Sliced<IndexedPrefix
   for (const { header, keys, end } of segments) {
     const lines = header.fromLine + header.lines;
     if (columns.endOf(lines - 1) + 1 !== header.journalBytes) return null;
-    if (header.journalCrc !== undefined) boundaries.push({ lines, keys: header.fromKey + keys.length, journalBytes: header.journalBytes, journalCrc: header.journalCrc, fileBytes: end });
+    if (header.journalCrc !== undefined)
+      boundaries.push({
+        lines,
+        keys: header.fromKey + keys.length,
+        journalBytes: header.journalBytes,
+        journalCrc: header.journalCrc,
+        fileBytes: end,
+      });
   }
   if (boundaries.length === 0) return null;
   return { columns, boundaries, resumeLines: yield* resumeLines(columns) };

@@ -20,11 +20,23 @@ import { SLICE, type Sliced } from './slices';
 // record is checked against its schema when it is built.
 
 /** A record decoded whole: an older format migrated, or a line the byte readers left to the schema. */
-export function wholeRecord(frame: Frame, bytes: Uint8Array, file: string, offset: number, migrations: MigrationTable, readVersion: number): StoredRecord {
+export function wholeRecord(
+  frame: Frame,
+  bytes: Uint8Array,
+  file: string,
+  offset: number,
+  migrations: MigrationTable,
+  readVersion: number,
+): StoredRecord {
   const upgraded = upgradeRecord(eagerRaw(frame, bytes, file, offset), file, migrations, readVersion);
   const parsed = StoreRecord.safeParse(upgraded);
   if (!parsed.success) {
-    throw new StoreError(`${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${parsed.error.message}`, 'damaged', file, offset);
+    throw new StoreError(
+      `${file}: record ${frame.seq} at byte ${offset} does not match its schema: ${parsed.error.message}`,
+      'damaged',
+      file,
+      offset,
+    );
   }
   // parsed.data is a fresh object of zod's: numbering it in place spares a copy of every record.
   const record = parsed.data as StoreRecord & { seq: number };
@@ -45,7 +57,15 @@ export interface ReadOptions {
  * `base` + its offset in the file; returns the record when it had to be decoded now (a checked
  * byte read, or a whole decode), else undefined.
  */
-export function addLine(columns: LineColumns, frame: Frame, bytes: Uint8Array, start: number, end: number, options: ReadOptions, base = 0): StoredRecord | undefined {
+export function addLine(
+  columns: LineColumns,
+  frame: Frame,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  options: ReadOptions,
+  base = 0,
+): StoredRecord | undefined {
   if (frame.part !== null && frame.v === options.readVersion) {
     const type = frame.part === 'message' ? 'message' : frame.part === 'entry' ? 'ledger' : 'checkpoint';
     const partStart = frame.part === 'checkpoint' ? start : frame.partStart;
@@ -53,8 +73,11 @@ export function addLine(columns: LineColumns, frame: Frame, bytes: Uint8Array, s
     return undefined;
   }
   const checked = frame.checked && frame.raw.v === options.readVersion;
-  const record = checked ? (frame.raw as StoredRecord) : wholeRecord(frame, bytes, options.file, base + start, options.migrations, options.readVersion);
-  const stepId = record.type === 'ledger' ? record.entry.stepId : record.type === 'message' || record.type === 'checkpoint' ? record.stepId : 0;
+  const record = checked
+    ? (frame.raw as StoredRecord)
+    : wholeRecord(frame, bytes, options.file, base + start, options.migrations, options.readVersion);
+  const stepId =
+    record.type === 'ledger' ? record.entry.stepId : record.type === 'message' || record.type === 'checkpoint' ? record.stepId : 0;
   const key = record.type === 'ledger' ? record.entry.callId : record.type === 'patch' ? record.patch.patchId : '';
   columns.add(record.type, base + start, base + end, stepId, record.type === 'message' ? record.index : -1, base + start, key, !checked);
   return record;
@@ -65,7 +88,13 @@ export function addLinesOf(columns: LineColumns, bytes: Uint8Array, base: number
   let start = 0;
   for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
     const frame = readFrame(bytes, start, nl, 'scan');
-    if (!frame) throw new StoreError(`${options.file}: a line just framed at byte ${base + start} does not read`, 'invalid', options.file, base + start);
+    if (!frame)
+      throw new StoreError(
+        `${options.file}: a line just framed at byte ${base + start} does not read`,
+        'invalid',
+        options.file,
+        base + start,
+      );
     addLine(columns, frame, bytes, start, nl, options, base);
     start = nl + 1;
   }
@@ -158,7 +187,8 @@ export class JournalLog implements RecordLog {
       try {
         record = this.record(i);
       } catch (error) {
-        if (error instanceof StoreError && error.offset !== undefined) return { records, damage: { offset: error.offset, message: error.message } };
+        if (error instanceof StoreError && error.offset !== undefined)
+          return { records, damage: { offset: error.offset, message: error.message } };
         throw error;
       }
       const damage = firstUndecodable([record]);
@@ -182,7 +212,8 @@ export class JournalLog implements RecordLog {
     const start = this.columns.startOf(i);
     const frame = readFrame(this.bytes, start, this.columns.endOf(i), 'reread', this.file);
     // The line was read (or its prefix checked) when the journal was opened: only bytes changed in memory since fail here.
-    if (!frame || frame.seq !== i + 1) throw new StoreError(`${this.file}: record ${i + 1} at byte ${start} no longer reads`, 'damaged', this.file, start);
+    if (!frame || frame.seq !== i + 1)
+      throw new StoreError(`${this.file}: record ${i + 1} at byte ${start} no longer reads`, 'damaged', this.file, start);
     if (frame.part !== null && !this.columns.isWhole(i)) return lazyRecord(frame, this.bytes, this.file, start);
     if (frame.checked && !this.columns.isWhole(i)) return frame.raw as StoredRecord;
     return wholeRecord(frame, this.bytes, this.file, start, this.options.migrations, this.options.readVersion);
@@ -224,6 +255,15 @@ export class JournalLog implements RecordLog {
     // A part ends at the `}` before the checksum suffix that closes its record (journal-frame).
     const partEnd = this.columns.endOf(i) - CRC_SUFFIX_LENGTH - 1;
     const start = this.columns.startOf(i);
-    return lazyPart(this.bytes, this.columns.partStartOf(i), partEnd, this.file, start, i + 1, this.columns.keyAt(i), this.columns.stepIdAt(i));
+    return lazyPart(
+      this.bytes,
+      this.columns.partStartOf(i),
+      partEnd,
+      this.file,
+      start,
+      i + 1,
+      this.columns.keyAt(i),
+      this.columns.stepIdAt(i),
+    );
   }
 }

@@ -26,7 +26,16 @@ export interface LazyPart {
 }
 
 /** A part of the bytes start..end of `journal`, read from `file` at line `offset`, record `seq`. */
-export function lazyPart(journal: Buffer, start: number, end: number, file: string, offset: number, seq: number, callId: string, stepId: number): LazyPart {
+export function lazyPart(
+  journal: Buffer,
+  start: number,
+  end: number,
+  file: string,
+  offset: number,
+  seq: number,
+  callId: string,
+  stepId: number,
+): LazyPart {
   return { journal, start, end, file, offset, seq, callId, stepId, value: undefined };
 }
 
@@ -53,13 +62,23 @@ function parsePart<T>(part: LazyPart, schema: z.ZodType<T>, what: string, quick:
   try {
     raw = JSON.parse(part.journal!.toString('utf8', part.start, part.end));
   } catch (error) {
-    throw new StoreError(`${part.file}: ${what} of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`, 'damaged', part.file, part.offset);
+    throw new StoreError(
+      `${part.file}: ${what} of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`,
+      'damaged',
+      part.file,
+      part.offset,
+    );
   }
   const checked = quick?.(raw);
   if (checked !== undefined) return checked;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new StoreError(`${part.file}: ${what} of record ${part.seq} at byte ${part.offset} does not match its schema: ${parsed.error.message}`, 'damaged', part.file, part.offset);
+    throw new StoreError(
+      `${part.file}: ${what} of record ${part.seq} at byte ${part.offset} does not match its schema: ${parsed.error.message}`,
+      'damaged',
+      part.file,
+      part.offset,
+    );
   }
   return parsed.data;
 }
@@ -107,9 +126,20 @@ function diffGetter(this: { [DIFF]: LazyPart }): string {
     try {
       value = JSON.parse(part.journal!.toString('utf8', part.start, part.end));
     } catch (error) {
-      throw new StoreError(`${part.file}: diff of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`, 'damaged', part.file, part.offset);
+      throw new StoreError(
+        `${part.file}: diff of record ${part.seq} at byte ${part.offset} is not JSON: ${(error as Error).message}`,
+        'damaged',
+        part.file,
+        part.offset,
+      );
     }
-    if (typeof value !== 'string') throw new StoreError(`${part.file}: diff of record ${part.seq} at byte ${part.offset} is not a string`, 'damaged', part.file, part.offset);
+    if (typeof value !== 'string')
+      throw new StoreError(
+        `${part.file}: diff of record ${part.seq} at byte ${part.offset} is not a string`,
+        'damaged',
+        part.file,
+        part.offset,
+      );
     part.value = value;
     part.journal = null;
   }

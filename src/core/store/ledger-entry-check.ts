@@ -13,8 +13,24 @@ const STATUSES: ReadonlySet<unknown> = new Set(LedgerStatus.options);
 const IDEMPOTENCY: ReadonlySet<unknown> = new Set(Idempotency.options);
 const REPLAY: ReadonlySet<unknown> = new Set(ReplayPolicy.options);
 const ENTRY_KEYS: ReadonlySet<string> = new Set([
-  'callId', 'stepId', 'toolName', 'inputHash', 'status', 'idempotency', 'replayPolicy', 'sideEffects', 'plannedAt', 'startedAt',
-  'finishedAt', 'resultRef', 'isError', 'error', 'compensation', 'reason', 'patchIds', 'intents',
+  'callId',
+  'stepId',
+  'toolName',
+  'inputHash',
+  'status',
+  'idempotency',
+  'replayPolicy',
+  'sideEffects',
+  'plannedAt',
+  'startedAt',
+  'finishedAt',
+  'resultRef',
+  'isError',
+  'error',
+  'compensation',
+  'reason',
+  'patchIds',
+  'intents',
 ]);
 const INTENT_KEYS: ReadonlySet<string> = new Set(['path', 'beforeHash', 'afterHash', 'beforeBlob', 'afterBlob']);
 
@@ -82,7 +98,14 @@ function validRequired(raw: Raw): boolean {
 
 function validOptional(raw: Raw): boolean {
   const { startedAt, finishedAt, resultRef, isError, error, reason } = raw;
-  if (!optional(startedAt, isNumber) || !optional(finishedAt, isNumber) || !optional(resultRef, isString) || !optional(error, isString) || !optional(reason, isString)) return false;
+  if (
+    !optional(startedAt, isNumber) ||
+    !optional(finishedAt, isNumber) ||
+    !optional(resultRef, isString) ||
+    !optional(error, isString) ||
+    !optional(reason, isString)
+  )
+    return false;
   if (!optional(isError, (v) => typeof v === 'boolean')) return false;
   return (raw.patchIds === undefined || strings(raw.patchIds) !== undefined) && (raw.intents === undefined || validIntents(raw.intents));
 }

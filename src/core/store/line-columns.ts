@@ -15,7 +15,9 @@ const WHOLE = 0x80;
 const NO_KEY = -1;
 const FIRST_CAPACITY = 1024;
 
-function grown<T extends Float64Array<ArrayBufferLike> | Uint32Array<ArrayBufferLike> | Int32Array<ArrayBufferLike> | Uint8Array<ArrayBufferLike>>(array: T, capacity: number): T {
+function grown<
+  T extends Float64Array<ArrayBufferLike> | Uint32Array<ArrayBufferLike> | Int32Array<ArrayBufferLike> | Uint8Array<ArrayBufferLike>,
+>(array: T, capacity: number): T {
   const next = new (array.constructor as new (length: number) => T)(capacity);
   next.set(array.subarray(0, Math.min(array.length, capacity)) as never);
   return next;
@@ -37,8 +39,10 @@ function checkLine(arrays: ColumnArrays, i: number): void {
   const { types, ends, steps, indexes, partOffsets, keyIds, keys } = arrays;
   const type = RECORD_TYPES[types[i]! & ~WHOLE];
   const start = i === 0 ? 0 : ends[i - 1]! + 1;
-  if (!type || !Number.isSafeInteger(ends[i]) || !(ends[i]! > start) || partOffsets[i]! >= ends[i]! - start) throw new Error(`line ${i + 1} is not a line`);
-  if (!Number.isSafeInteger(steps[i]) || steps[i]! < 0 || !Number.isSafeInteger(indexes[i]) || indexes[i]! < -1) throw new Error(`line ${i + 1} has no valid step or index`);
+  if (!type || !Number.isSafeInteger(ends[i]) || !(ends[i]! > start) || partOffsets[i]! >= ends[i]! - start)
+    throw new Error(`line ${i + 1} is not a line`);
+  if (!Number.isSafeInteger(steps[i]) || steps[i]! < 0 || !Number.isSafeInteger(indexes[i]) || indexes[i]! < -1)
+    throw new Error(`line ${i + 1} has no valid step or index`);
   const keyed = type === 'ledger' || type === 'patch';
   if (keyed ? !(keyIds[i]! >= 0 && keyIds[i]! < keys.length) : keyIds[i] !== NO_KEY) throw new Error(`line ${i + 1} has no valid key`);
 }
@@ -83,10 +87,27 @@ export class LineColumns {
   arrays(): ColumnArrays {
     const n = this.length;
     const at = (array: Float64Array<ArrayBufferLike>) => array.subarray(0, n);
-    return { types: this.types.subarray(0, n), ends: at(this.ends), steps: at(this.steps), indexes: at(this.indexes), partOffsets: this.partOffsets.subarray(0, n), keyIds: this.keyIds.subarray(0, n), keys: this.keys };
+    return {
+      types: this.types.subarray(0, n),
+      ends: at(this.ends),
+      steps: at(this.steps),
+      indexes: at(this.indexes),
+      partOffsets: this.partOffsets.subarray(0, n),
+      keyIds: this.keyIds.subarray(0, n),
+      keys: this.keys,
+    };
   }
 
-  add(type: StoredRecord['type'], start: number, end: number, stepId: number, index: number, partStart: number, key: string, whole: boolean): void {
+  add(
+    type: StoredRecord['type'],
+    start: number,
+    end: number,
+    stepId: number,
+    index: number,
+    partStart: number,
+    key: string,
+    whole: boolean,
+  ): void {
     const i = this.length;
     if (i === this.types.length) this.resize(Math.max(FIRST_CAPACITY, i * 2));
     this.types[i] = TYPE_CODES.get(type)! | (whole ? WHOLE : 0);

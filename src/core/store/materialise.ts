@@ -4,7 +4,17 @@ import type { Patch, PatchState } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
 import { ArrayLog, type RecordLog } from './record-log';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
-import type { ApprovalRecord, Budget, CheckpointRecord, NoteRecord, RestoreRecord, RunEndRecord, RunRecord, RunStatus, StoredRecord } from './records';
+import type {
+  ApprovalRecord,
+  Budget,
+  CheckpointRecord,
+  NoteRecord,
+  RestoreRecord,
+  RunEndRecord,
+  RunRecord,
+  RunStatus,
+  StoredRecord,
+} from './records';
 
 /**
  * The active history: what a session branch (restore_session) takes back to a checkpoint.
@@ -49,7 +59,13 @@ function emptyHistory(): ActiveHistory {
 }
 
 function cloneHistory(h: ActiveHistory): ActiveHistory {
-  return { messages: [...h.messages], callIds: [...h.callIds], callIdSet: new Set(h.callIds), checkpoints: [...h.checkpoints], stepId: h.stepId };
+  return {
+    messages: [...h.messages],
+    callIds: [...h.callIds],
+    callIdSet: new Set(h.callIds),
+    checkpoints: [...h.checkpoints],
+    stepId: h.stepId,
+  };
 }
 
 /** Active history after each branch record (by record index), so nested branches are folded once. */
@@ -177,7 +193,11 @@ export function materialise(source: readonly StoredRecord[] | RecordLog, options
 }
 
 /** materialise, letting `pause` (the event loop) run between slices of the fold. */
-export function materialiseInSlices(source: readonly StoredRecord[] | RecordLog, options: { atCheckpoint?: string } | undefined, pause?: () => Promise<void>): Promise<RunState> {
+export function materialiseInSlices(
+  source: readonly StoredRecord[] | RecordLog,
+  options: { atCheckpoint?: string } | undefined,
+  pause?: () => Promise<void>,
+): Promise<RunState> {
   return inSlices(folding(source, options), pause);
 }
 

@@ -1,7 +1,23 @@
 import { systemClock, type Clock } from '../ports';
-import { StoreError, type CheckpointStore, type LeaseInfo, type RunState, type RunSummary, type RunWriter, type VerifyReport } from './contract';
+import {
+  StoreError,
+  type CheckpointStore,
+  type LeaseInfo,
+  type RunState,
+  type RunSummary,
+  type RunWriter,
+  type VerifyReport,
+} from './contract';
 import { sha256Hex } from './hash';
-import { DEFAULT_LEASE_TIMEOUT_MS, isLeaseStale, leaseNeedsRenewal, newHolderId, newLease, unknownProcess, type ProcessIdentity } from './lease-policy';
+import {
+  DEFAULT_LEASE_TIMEOUT_MS,
+  isLeaseStale,
+  leaseNeedsRenewal,
+  newHolderId,
+  newLease,
+  unknownProcess,
+  type ProcessIdentity,
+} from './lease-policy';
 import { materialise } from './materialise';
 import type { NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
 import { blobRefs } from './refs';
@@ -45,7 +61,14 @@ export class MemoryCheckpointStore implements CheckpointStore {
     if (this.runs.has(run.runId)) throw new StoreError(`run ${run.runId} already exists`, 'invalid');
     const now = this.clock.now();
     const [record] = stampRecords([{ ...run, type: 'run' }], 1, now);
-    const entry: MemoryRun = { records: [record!], bytes: JSON.stringify(record).length + 1, status: 'running', updatedAt: now, steps: 0, lease: null };
+    const entry: MemoryRun = {
+      records: [record!],
+      bytes: JSON.stringify(record).length + 1,
+      status: 'running',
+      updatedAt: now,
+      steps: 0,
+      lease: null,
+    };
     this.runs.set(run.runId, entry);
     return this.acquire(run.runId, entry);
   }
@@ -66,7 +89,15 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const now = this.clock.now();
     return [...this.runs.entries()].map(([runId, run]) => {
       const first = run.records[0] as RunRecord;
-      return { runId, task: first.task, createdAt: first.createdAt, status: run.status, updatedAt: run.updatedAt, steps: run.steps, leased: this.isLive(run.lease, now) };
+      return {
+        runId,
+        task: first.task,
+        createdAt: first.createdAt,
+        status: run.status,
+        updatedAt: run.updatedAt,
+        steps: run.steps,
+        leased: this.isLive(run.lease, now),
+      };
     });
   }
 

@@ -12,14 +12,23 @@ export const MIGRATIONS: MigrationTable = new Map();
  * Brings a raw record to `target` through the table, one version at a time. A version newer
  * than this build understands, or a gap in the table, is an error naming the file.
  */
-export function upgradeRecord(raw: Record<string, unknown>, file: string, table: MigrationTable = MIGRATIONS, target = FORMAT_VERSION): Record<string, unknown> {
+export function upgradeRecord(
+  raw: Record<string, unknown>,
+  file: string,
+  table: MigrationTable = MIGRATIONS,
+  target = FORMAT_VERSION,
+): Record<string, unknown> {
   let record = raw;
   let version = record.v;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     throw new StoreError(`record without a valid format version in ${file}`, 'invalid', file);
   }
   if (version > target) {
-    throw new StoreError(`${file} was written by a newer version (format ${version}; this build reads up to ${target}); nothing was changed`, 'future_version', file);
+    throw new StoreError(
+      `${file} was written by a newer version (format ${version}; this build reads up to ${target}); nothing was changed`,
+      'future_version',
+      file,
+    );
   }
   while (version < target) {
     const step = table.get(version);

@@ -82,7 +82,13 @@ function hashAfter(cursor: Cursor, key: Buffer): string | undefined {
 function blobAfter(cursor: Cursor, key: Buffer, hash: string): string | undefined | null {
   if (!cursor.literal(key)) return undefined;
   const start = cursor.at + 1;
-  if (hash.length === HASH_LENGTH && cursor.bytes[cursor.at] === QUOTE && start + HASH_LENGTH < cursor.end && cursor.bytes[start + HASH_LENGTH] === QUOTE && sameAscii(cursor.bytes, start, hash)) {
+  if (
+    hash.length === HASH_LENGTH &&
+    cursor.bytes[cursor.at] === QUOTE &&
+    start + HASH_LENGTH < cursor.end &&
+    cursor.bytes[start + HASH_LENGTH] === QUOTE &&
+    sameAscii(cursor.bytes, start, hash)
+  ) {
     cursor.at = start + HASH_LENGTH + 1;
     return hash;
   }

@@ -15,7 +15,8 @@ type EditFileInput = z.infer<typeof EditFileInput>;
 
 export const editFileTool: ToolDefinition<EditFileInput> = {
   name: 'edit_file',
-  description: 'Replace one exact occurrence of old_string with new_string in a file. old_string must occur exactly once; include surrounding lines to make it unique.',
+  description:
+    'Replace one exact occurrence of old_string with new_string in a file. old_string must occur exactly once; include surrounding lines to make it unique.',
   input: EditFileInput,
   idempotency: 'conditional',
   replayPolicy: 'auto',
@@ -26,8 +27,10 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
     const live = await readExisting(ctx.workspace, input.path);
     const { text, bom } = textOf(live);
     const count = countOccurrences(text, input.old_string);
-    if (count === 0) throw new ToolError(`old_string was not found in ${live.path}; read the file and copy the exact text, whitespace included`);
-    if (count > 1) throw new ToolError(`old_string occurs ${count} times in ${live.path}; include more surrounding text so that it occurs exactly once`);
+    if (count === 0)
+      throw new ToolError(`old_string was not found in ${live.path}; read the file and copy the exact text, whitespace included`);
+    if (count > 1)
+      throw new ToolError(`old_string occurs ${count} times in ${live.path}; include more surrounding text so that it occurs exactly once`);
     const at = text.indexOf(input.old_string);
     const next = text.slice(0, at) + input.new_string + text.slice(at + input.old_string.length);
     return [await prepareWrite(ctx.workspace, live.path, encodeText(next, bom))];

@@ -19,9 +19,7 @@ export const listDirTool: ToolDefinition<ListDirInput> = {
   async execute(input, ctx) {
     const dir = await normalizeDir(ctx.workspace, input.path);
     const entries = await ctx.workspace.list(dir);
-    const names = entries
-      .map((entry) => (entry.kind === 'dir' ? `${entry.name}/` : entry.name))
-      .sort((a, b) => a.localeCompare(b));
+    const names = entries.map((entry) => (entry.kind === 'dir' ? `${entry.name}/` : entry.name)).sort((a, b) => a.localeCompare(b));
     return { content: names.length === 0 ? '(empty folder)' : capText(names.join('\n')) };
   },
 };

@@ -9,7 +9,13 @@ export const MAX_COMMAND_OUTPUT_BYTES = 64 * 1024;
 
 const RunCommandInput = z.strictObject({
   command: z.string().min(1).describe('Shell command, run in the workspace folder with the host environment.'),
-  timeout_ms: z.number().int().positive().max(MAX_COMMAND_TIMEOUT_MS).optional().describe('Kill the command after this many milliseconds (default 120000).'),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_COMMAND_TIMEOUT_MS)
+    .optional()
+    .describe('Kill the command after this many milliseconds (default 120000).'),
 });
 type RunCommandInput = z.infer<typeof RunCommandInput>;
 
@@ -31,7 +37,7 @@ export const runCommandTool: ToolDefinition<RunCommandInput> = {
   input: RunCommandInput,
   idempotency: 'non_idempotent',
   replayPolicy: 'ask',
-  sideEffects: ['runs a process with the user\'s permissions; may change anything it can reach'],
+  sideEffects: ["runs a process with the user's permissions; may change anything it can reach"],
   compensation: 'not reversible',
   summarize: (input) => `run: ${input.command}`,
   async execute(input, ctx) {

@@ -19,7 +19,8 @@ export async function readExisting(workspace: Workspace, path: string): Promise<
 
 export function textOf(file: LiveFile): { text: string; bom: boolean } {
   const decoded = decodeText(file.bytes);
-  if (decoded === null) throw new ToolError(`${file.path} is a binary file (${file.bytes.length} bytes); it cannot be read or edited as text`);
+  if (decoded === null)
+    throw new ToolError(`${file.path} is a binary file (${file.bytes.length} bytes); it cannot be read or edited as text`);
   return decoded;
 }
 

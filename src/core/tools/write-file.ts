@@ -26,5 +26,9 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     return [await prepareWrite(ctx.workspace, path, encodeText(input.content, bom))];
   },
   execute: (_input, ctx, prepared) =>
-    applyAll(ctx, prepared, (write) => `${write.beforeHash === 'absent' ? 'created' : 'wrote'} ${write.path} (${write.after?.length ?? 0} bytes)`),
+    applyAll(
+      ctx,
+      prepared,
+      (write) => `${write.beforeHash === 'absent' ? 'created' : 'wrote'} ${write.path} (${write.after?.length ?? 0} bytes)`,
+    ),
 };

@@ -58,7 +58,9 @@ function positiveInt(name: string, text: string | undefined): number | undefined
 export function parseCli(argv: readonly string[]): CliOptions {
   const [command, ...rest] = argv;
   if (command !== 'run' && command !== 'resume' && command !== 'status') {
-    throw new UsageError(command === undefined ? 'missing command (run, resume or status)' : `unknown command "${command}" (run, resume or status)`);
+    throw new UsageError(
+      command === undefined ? 'missing command (run, resume or status)' : `unknown command "${command}" (run, resume or status)`,
+    );
   }
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -67,14 +69,18 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new UsageError((error as Error).message);
   }
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && value !== false && !ALLOWED[command].includes(name)) throw new UsageError(`--${name} is not an option of ${command}`);
+    if (value !== undefined && value !== false && !ALLOWED[command].includes(name))
+      throw new UsageError(`--${name} is not an option of ${command}`);
   }
   const str = (name: string): string | undefined => values[name] as string | undefined;
   const provider = str('provider');
-  if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay') throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
-  if ((command === 'run' || command === 'resume') && str('workspace') === undefined) throw new UsageError(`${command} needs --workspace DIR`);
+  if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay')
+    throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
+  if ((command === 'run' || command === 'resume') && str('workspace') === undefined)
+    throw new UsageError(`${command} needs --workspace DIR`);
   if (command === 'run' && (str('task') ?? '').trim() === '') throw new UsageError('run needs --task TEXT');
-  if (command === 'status' && str('store') === undefined && str('workspace') === undefined) throw new UsageError('status needs --store DIR or --workspace DIR');
+  if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
+    throw new UsageError('status needs --store DIR or --workspace DIR');
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
   const maxTurns = positiveInt('max-turns', str('max-turns'));
   return {

@@ -52,14 +52,19 @@ function providerOf(options: CliOptions, recorded?: string): ModelProvider {
   }
   const apiKey = process.env['ANTHROPIC_API_KEY'];
   if (apiKey === undefined || apiKey === '') throw new UsageError('ANTHROPIC_API_KEY is not set (or use --provider replay --replay FILE)');
-  return createAnthropicProvider({ apiKey, ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}), ...(options.model !== undefined ? { model: options.model } : {}) });
+  return createAnthropicProvider({
+    apiKey,
+    ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    ...(options.model !== undefined ? { model: options.model } : {}),
+  });
 }
 
 function describeEvent(event: RuntimeEvent): string | undefined {
   if (event.type === 'ledger') {
     const e = event.entry;
     if (e.status === 'started') return `  ${e.toolName} ${e.callId} started`;
-    if (e.status === 'succeeded' || e.status === 'failed' || e.status === 'uncertain') return `  ${e.toolName} ${e.callId} ${e.status}${e.reason ? ` (${e.reason})` : ''}`;
+    if (e.status === 'succeeded' || e.status === 'failed' || e.status === 'uncertain')
+      return `  ${e.toolName} ${e.callId} ${e.status}${e.reason ? ` (${e.reason})` : ''}`;
     return undefined;
   }
   if (event.type === 'checkpoint' && event.checkpoint.label === 'before_model') return `step ${event.checkpoint.stepId}: asking the model`;
@@ -142,7 +147,9 @@ async function statusCommand(options: CliOptions): Promise<number> {
   if (options.json) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   else {
     process.stdout.write(`run ${state.run.runId}: ${state.status}${state.statusReason ? ` (${state.statusReason})` : ''}\n`);
-    process.stdout.write(`steps ${state.stepId}, turns ${state.budget.turns}/${state.budget.maxTurns}, tokens ${state.budget.inputTokens + state.budget.outputTokens}\n`);
+    process.stdout.write(
+      `steps ${state.stepId}, turns ${state.budget.turns}/${state.budget.maxTurns}, tokens ${state.budget.inputTokens + state.budget.outputTokens}\n`,
+    );
     for (const e of state.ledger) process.stdout.write(`  ${e.callId} ${e.toolName} ${e.status}\n`);
   }
   return EXIT.completed;

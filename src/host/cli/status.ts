@@ -46,7 +46,15 @@ export function statusJson(state: RunState): Record<string, unknown> {
       ...(e.reason !== undefined ? { reason: e.reason } : {}),
       ...(e.patchIds !== undefined ? { patchIds: e.patchIds } : {}),
     })),
-    patches: state.patches.map((p) => ({ patchId: p.patchId, path: p.path, op: p.op, state: p.state, added: p.added, removed: p.removed, toolCallId: p.toolCallId })),
+    patches: state.patches.map((p) => ({
+      patchId: p.patchId,
+      path: p.path,
+      op: p.op,
+      state: p.state,
+      added: p.added,
+      removed: p.removed,
+      toolCallId: p.toolCallId,
+    })),
   };
 }
 

@@ -8,9 +8,14 @@ const READ_ONLY_ENV = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_AL
 
 function git(root: string, args: readonly string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile('git', ['--no-optional-locks', '-C', root, ...args], { env: { ...process.env, ...READ_ONLY_ENV }, maxBuffer: 64 * 1024 * 1024, timeout: 15_000 }, (error, stdout) => {
-      resolve(error ? null : stdout);
-    });
+    execFile(
+      'git',
+      ['--no-optional-locks', '-C', root, ...args],
+      { env: { ...process.env, ...READ_ONLY_ENV }, maxBuffer: 64 * 1024 * 1024, timeout: 15_000 },
+      (error, stdout) => {
+        resolve(error ? null : stdout);
+      },
+    );
   });
 }
 

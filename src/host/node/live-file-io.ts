@@ -27,7 +27,10 @@ function isMissing(error: unknown): boolean {
 }
 
 /** Reads the open file to its end: one read for a file that does not grow after `size` was taken. */
-function readToEnd(size: number, readAt: (bytes: Uint8Array, offset: number, length: number) => number | Promise<number>): Uint8Array | Promise<Uint8Array> {
+function readToEnd(
+  size: number,
+  readAt: (bytes: Uint8Array, offset: number, length: number) => number | Promise<number>,
+): Uint8Array | Promise<Uint8Array> {
   let bytes = new Uint8Array(size + 1);
   let length = 0;
   const step = (bytesRead: number): Uint8Array | null => {

@@ -45,7 +45,7 @@ function closeFd(fd: number): Promise<void> {
 
 async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
   if (bytes.length <= SYNC_IO_MAX_BYTES) {
-    for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, null);
+    for (let done = 0; done < bytes.length;) done += fs.writeSync(fd, bytes, done, bytes.length - done, null);
     return;
   }
   let done = 0;

@@ -36,7 +36,9 @@ export class NodeWorkspace implements Workspace {
   }
 
   private rootsResolved(): Promise<Root[]> {
-    this.resolvedRoots ??= Promise.all(this.roots.map(async (path) => ({ path, real: await fs.realpath(path), name: nodePath.basename(path) })));
+    this.resolvedRoots ??= Promise.all(
+      this.roots.map(async (path) => ({ path, real: await fs.realpath(path), name: nodePath.basename(path) })),
+    );
     return this.resolvedRoots;
   }
 
@@ -70,7 +72,8 @@ export class NodeWorkspace implements Workspace {
     if (!root) throw new PathRefusedError(input, `resolves (symlinks followed) to ${real}, outside every workspace folder`);
     const rel = nodePath.relative(root.real, real).split(nodePath.sep).join('/');
     if (rel === '') throw new PathRefusedError(input, 'is a workspace folder itself, not a file');
-    if (rel.split('/').includes('.git') || input.replace(/\\/g, '/').split('/').includes('.git')) throw new PathRefusedError(input, '`.git/` is never touched');
+    if (rel.split('/').includes('.git') || input.replace(/\\/g, '/').split('/').includes('.git'))
+      throw new PathRefusedError(input, '`.git/` is never touched');
     if (this.options.storeDir !== undefined) {
       const store = realpathOfDeepest(nodePath.resolve(this.options.storeDir));
       if (isInside(real, store)) throw new PathRefusedError(input, 'inside the checkpoint store');
@@ -107,7 +110,12 @@ export class NodeWorkspace implements Workspace {
    * Temp file written, given the live file's mode and fsynced; then (after `ready`) the live
    * content checked against the expected hash right before the rename; then the folder fsynced.
    */
-  private async replace(path: string, bytes: Uint8Array, expectedBeforeHash: string, ready: Promise<unknown> | undefined): Promise<LiveFile> {
+  private async replace(
+    path: string,
+    bytes: Uint8Array,
+    expectedBeforeHash: string,
+    ready: Promise<unknown> | undefined,
+  ): Promise<LiveFile> {
     const { relative, absolute } = await this.resolve(path);
     const dir = nodePath.dirname(absolute);
     const temp = nodePath.join(dir, `.${nodePath.basename(absolute)}.${randomBytes(6).toString('hex')}.tmp`);

@@ -15,6 +15,7 @@ export function defaultStoreDir(workspace: string, env: NodeJS.ProcessEnv = proc
     // A missing folder keeps its resolved path; the caller reports it.
   }
   const key = createHash('sha256').update(real).digest('hex').slice(0, 16);
-  const base = env['XDG_STATE_HOME'] !== undefined && env['XDG_STATE_HOME'] !== '' ? env['XDG_STATE_HOME'] : join(homedir(), '.local', 'state');
+  const base =
+    env['XDG_STATE_HOME'] !== undefined && env['XDG_STATE_HOME'] !== '' ? env['XDG_STATE_HOME'] : join(homedir(), '.local', 'state');
   return join(base, 'agent-checkpoints', key);
 }

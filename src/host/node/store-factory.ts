@@ -16,7 +16,10 @@ function isAlive(pid: number): boolean {
 export const nodeProcessIdentity: ProcessIdentity = { pid: process.pid, hostname: hostname(), isAlive };
 
 /** The file CheckpointStore under rootDir over node:fs, with this process's identity for leases. */
-export function openFileStore(rootDir: string, options: Omit<FileStoreOptions, 'fs' | 'root'> & { fs?: FileStoreOptions['fs'] } = {}): FileCheckpointStore {
+export function openFileStore(
+  rootDir: string,
+  options: Omit<FileStoreOptions, 'fs' | 'root'> & { fs?: FileStoreOptions['fs'] } = {},
+): FileCheckpointStore {
   const root = rootDir.replace(/\\/g, '/');
   return new FileCheckpointStore({ process: nodeProcessIdentity, ...options, fs: options.fs ?? new NodeStoreFs(), root });
 }

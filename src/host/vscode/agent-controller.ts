@@ -87,8 +87,15 @@ export class AgentController implements vscode.Disposable {
     }
     const key = await this.deps.apiKeys.get();
     if (!key) throw new NoApiKeyError();
-    this.deps.log.log('info', `model ${settings.model} through the Anthropic API (key from ${key.source})${settings.baseUrl !== '' ? ` at ${settings.baseUrl}` : ''}`);
-    return createAnthropicProvider({ apiKey: key.key, model: settings.model, ...(settings.baseUrl !== '' ? { baseURL: settings.baseUrl } : {}) });
+    this.deps.log.log(
+      'info',
+      `model ${settings.model} through the Anthropic API (key from ${key.source})${settings.baseUrl !== '' ? ` at ${settings.baseUrl}` : ''}`,
+    );
+    return createAnthropicProvider({
+      apiKey: key.key,
+      model: settings.model,
+      ...(settings.baseUrl !== '' ? { baseURL: settings.baseUrl } : {}),
+    });
   }
 
   private async runtime(settings: ExtensionSettings): Promise<AgentRuntime> {
@@ -121,7 +128,10 @@ export class AgentController implements vscode.Disposable {
     const began = this.deps.clock.now();
     void body(abort.signal).then(
       (outcome) => {
-        this.deps.log.log('info', `[${runId}] ${kind} ended ${outcome.status} after ${this.deps.clock.now() - began} ms${outcome.reason !== undefined ? `: ${outcome.reason}` : ''}`);
+        this.deps.log.log(
+          'info',
+          `[${runId}] ${kind} ended ${outcome.status} after ${this.deps.clock.now() - began} ms${outcome.reason !== undefined ? `: ${outcome.reason}` : ''}`,
+        );
         this.settle(run, outcome);
         resolveDone(outcome);
       },

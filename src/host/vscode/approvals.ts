@@ -52,7 +52,10 @@ export class DialogApprover implements Approver {
       this.prompts.message(
         'warning',
         `The agent wants to ${request.summary}`,
-        { modal: true, detail: `Tool ${request.toolName}, call ${request.callId}\n\n${inputPreview(request.input)}\n\nYour decision is recorded in the run.` },
+        {
+          modal: true,
+          detail: `Tool ${request.toolName}, call ${request.callId}\n\n${inputPreview(request.input)}\n\nYour decision is recorded in the run.`,
+        },
         ALLOW_ONCE,
         ALLOW_FOR_RUN,
         DENY,

@@ -10,7 +10,10 @@ export async function collectGarbage(s: Services): Promise<void> {
     const { maxBytes, maxRuns } = readSettings().retention;
     const result = await s.store.collectGarbage({ maxBytes, maxRuns });
     if (result.removedRuns.length + result.removedBlobs > 0) {
-      s.log.log('info', `retention: removed ${result.removedRuns.length} run(s) and ${result.removedBlobs} blob(s), ${result.freedBytes} bytes`);
+      s.log.log(
+        'info',
+        `retention: removed ${result.removedRuns.length} run(s) and ${result.removedBlobs} blob(s), ${result.freedBytes} bytes`,
+      );
     }
   } catch (error) {
     s.log.log('warn', `retention not applied: ${error instanceof Error ? error.message : String(error)}`);

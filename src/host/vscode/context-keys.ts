@@ -54,9 +54,11 @@ export class ContextKeys {
 
   /** Refreshes every key; calls are queued so the last one reflects the latest state. */
   refresh(): Promise<void> {
-    this.refreshing = this.refreshing.then(() => this.compute()).catch((error: unknown) => {
-      this.log.log('warn', `context keys not refreshed: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    this.refreshing = this.refreshing
+      .then(() => this.compute())
+      .catch((error: unknown) => {
+        this.log.log('warn', `context keys not refreshed: ${error instanceof Error ? error.message : String(error)}`);
+      });
     return this.refreshing;
   }
 
@@ -66,7 +68,10 @@ export class ContextKeys {
     const facts = await readRunFacts(this.store, this.log);
     const set = (key: string, value: boolean) => vscode.commands.executeCommand('setContext', key, value);
     await set(CONTEXT.hasRuns, facts.runs.length > 0);
-    await set(CONTEXT.hasResumable, facts.runs.some((r) => isResumable(r) && r.runId !== running));
+    await set(
+      CONTEXT.hasResumable,
+      facts.runs.some((r) => isResumable(r) && r.runId !== running),
+    );
     await set(CONTEXT.hasPendingPatches, facts.withPendingPatches.length > 0);
     await set(CONTEXT.canUndoRestore, facts.withUndoableRestore.length > 0);
   }

@@ -38,7 +38,8 @@ export async function offerInterruptedRuns(s: Services): Promise<OfferResult[]> 
         OFFER_SHOW,
         OFFER_DISMISS,
       );
-      if (choice === OFFER_RESUME) return { runId: run.runId, choice: 'resume', resumed: (await resumeRun(s, { runId: run.runId })) !== undefined };
+      if (choice === OFFER_RESUME)
+        return { runId: run.runId, choice: 'resume', resumed: (await resumeRun(s, { runId: run.runId })) !== undefined };
       if (choice === OFFER_SHOW) {
         await vscode.commands.executeCommand(COMMANDS.showTimeline);
         return { runId: run.runId, choice: 'show' };

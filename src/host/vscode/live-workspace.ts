@@ -33,7 +33,11 @@ export class LiveWorkspace implements Workspace {
   /** One write at a time per file, so a check-then-write pair is never interleaved. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  constructor(roots: readonly string[], storeDir: string | undefined, private readonly log: Log) {
+  constructor(
+    roots: readonly string[],
+    storeDir: string | undefined,
+    private readonly log: Log,
+  ) {
     this.roots = roots;
     this.paths = new WorkspacePaths(roots, storeDir);
   }
@@ -118,10 +122,15 @@ export class LiveWorkspace implements Workspace {
       throw new Error(`VS Code refused the edit of ${resolved.relative} (the document changed or is read-only)`);
     }
     if (wasDirty) {
-      this.log.log('info', `${resolved.relative}: written into a buffer with unsaved user edits; not saved by the agent`, { path: resolved.relative });
+      this.log.log('info', `${resolved.relative}: written into a buffer with unsaved user edits; not saved by the agent`, {
+        path: resolved.relative,
+      });
       return;
     }
-    if (!(await doc.save())) this.log.log('warn', `${resolved.relative}: the agent's edit is in the editor but VS Code did not save it`, { path: resolved.relative });
+    if (!(await doc.save()))
+      this.log.log('warn', `${resolved.relative}: the agent's edit is in the editor but VS Code did not save it`, {
+        path: resolved.relative,
+      });
   }
 
   async delete(path: string, expectedBeforeHash: string): Promise<void> {

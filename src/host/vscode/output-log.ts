@@ -21,7 +21,10 @@ function describeData(data: Record<string, unknown> | undefined): string {
 }
 
 /** The core Log port over the "Agent Checkpoints" LogOutputChannel; known secrets never reach it. */
-export function createOutputLog(channel: Pick<vscode.LogOutputChannel, 'debug' | 'info' | 'warn' | 'error'>, secrets: () => readonly string[]): Log {
+export function createOutputLog(
+  channel: Pick<vscode.LogOutputChannel, 'debug' | 'info' | 'warn' | 'error'>,
+  secrets: () => readonly string[],
+): Log {
   const write: Record<LogLevel, (line: string) => void> = {
     debug: (line) => channel.debug(line),
     info: (line) => channel.info(line),

@@ -20,10 +20,19 @@ export interface Prompts {
 
 export const vscodePrompts: Prompts = {
   inputBox: async (options) => vscode.window.showInputBox(options),
-  quickPick: async <T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions) => vscode.window.showQuickPick([...items], options),
+  quickPick: async <T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions) =>
+    vscode.window.showQuickPick([...items], options),
   message: async (kind, text, options, ...actions) => {
-    const show = kind === 'error' ? vscode.window.showErrorMessage : kind === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    const messageOptions: vscode.MessageOptions = { modal: options.modal ?? false, ...(options.detail !== undefined ? { detail: options.detail } : {}) };
+    const show =
+      kind === 'error'
+        ? vscode.window.showErrorMessage
+        : kind === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    const messageOptions: vscode.MessageOptions = {
+      modal: options.modal ?? false,
+      ...(options.detail !== undefined ? { detail: options.detail } : {}),
+    };
     return show(text, messageOptions, ...actions);
   },
 };

@@ -42,7 +42,14 @@ export class RestoreActions {
     if (this.deps.isRunning(runId)) throw new RunBusyError(runId);
     const writer = await this.deps.store.openWriter(runId);
     try {
-      return await work({ workspace: this.deps.workspace, blobs: this.deps.store, journal: writer, clock: this.deps.clock, log: this.deps.log, newId: randomUUID });
+      return await work({
+        workspace: this.deps.workspace,
+        blobs: this.deps.store,
+        journal: writer,
+        clock: this.deps.clock,
+        log: this.deps.log,
+        newId: randomUUID,
+      });
     } finally {
       await writer.close().catch(() => undefined);
     }
@@ -58,7 +65,12 @@ export class RestoreActions {
     return this.withWriter(runId, async (deps) => rollbackFiles(deps, await this.deps.store.readRun(runId), target, options));
   }
 
-  async restoreCheckpoint(runId: string, checkpointId: string, what: RestoreWhat, force = false): Promise<{ files?: RollbackResult; restore?: RestoreRecord }> {
+  async restoreCheckpoint(
+    runId: string,
+    checkpointId: string,
+    what: RestoreWhat,
+    force = false,
+  ): Promise<{ files?: RollbackResult; restore?: RestoreRecord }> {
     return this.withWriter(runId, async (deps) => {
       const state = await this.deps.store.readRun(runId);
       if (what === 'files') return { files: await rollbackFiles(deps, state, { kind: 'checkpoint', checkpointId }, { force }) };

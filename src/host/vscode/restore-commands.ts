@@ -48,7 +48,11 @@ interface WhatChoice extends vscode.QuickPickItem {
 }
 
 const WHAT_CHOICES: readonly WhatChoice[] = [
-  { label: 'Files', description: 'roll back the files the agent changed after this checkpoint (your later edits are kept hunk by hunk)', what: 'files' },
+  {
+    label: 'Files',
+    description: 'roll back the files the agent changed after this checkpoint (your later edits are kept hunk by hunk)',
+    what: 'files',
+  },
   { label: 'Conversation', description: 'take the run back to this checkpoint; files are not touched', what: 'session' },
   { label: 'Files and conversation', description: 'both', what: 'both' },
 ];
@@ -60,14 +64,24 @@ export async function restoreCheckpoint(s: Services, arg?: { runId?: string; che
     let checkpointId = arg?.checkpointId;
     if (checkpointId === undefined) {
       const state = await s.store.readRun(runId);
-      const items = [...state.checkpoints].reverse().map((c) => ({ label: `step ${c.stepId} · ${c.label}`, description: new Date(c.at).toLocaleTimeString(), detail: c.checkpointId, checkpointId: c.checkpointId }));
-      checkpointId = (await s.prompts.quickPick(items, { title: 'Agent: Restore Checkpoint', placeHolder: 'Checkpoints, newest first' }))?.checkpointId;
+      const items = [...state.checkpoints].reverse().map((c) => ({
+        label: `step ${c.stepId} · ${c.label}`,
+        description: new Date(c.at).toLocaleTimeString(),
+        detail: c.checkpointId,
+        checkpointId: c.checkpointId,
+      }));
+      checkpointId = (await s.prompts.quickPick(items, { title: 'Agent: Restore Checkpoint', placeHolder: 'Checkpoints, newest first' }))
+        ?.checkpointId;
       if (checkpointId === undefined) return undefined;
     }
-    const what = arg?.what ?? (await s.prompts.quickPick(WHAT_CHOICES, { title: 'Agent: Restore Checkpoint', placeHolder: 'What to restore' }))?.what;
+    const what =
+      arg?.what ?? (await s.prompts.quickPick(WHAT_CHOICES, { title: 'Agent: Restore Checkpoint', placeHolder: 'What to restore' }))?.what;
     if (what === undefined) return undefined;
     const result = await s.restore.restoreCheckpoint(runId, checkpointId, what);
-    const parts = [result.files ? summarizeFiles(result.files) : undefined, result.restore ? `conversation back at ${checkpointId}` : undefined];
+    const parts = [
+      result.files ? summarizeFiles(result.files) : undefined,
+      result.restore ? `conversation back at ${checkpointId}` : undefined,
+    ];
     return `${parts.filter((p) => p !== undefined).join('; ')}. "Agent: Undo Last Restore" brings it back.`;
   });
 }
@@ -81,8 +95,17 @@ export async function rollbackPatch(s: Services, arg?: { runId?: string; patchId
     let patchId = arg?.patchId;
     if (patchId === undefined) {
       const state = await s.store.readRun(runId);
-      const items = [...state.patches].reverse().filter((p) => p.state === 'pending').map((p) => ({ label: p.path, description: `${p.op} +${p.added} -${p.removed} · step ${p.stepId}`, detail: p.patchId, patchId: p.patchId }));
-      patchId = (await s.prompts.quickPick(items, { title: 'Agent: Roll Back Patch', placeHolder: 'Pending patches, newest first' }))?.patchId;
+      const items = [...state.patches]
+        .reverse()
+        .filter((p) => p.state === 'pending')
+        .map((p) => ({
+          label: p.path,
+          description: `${p.op} +${p.added} -${p.removed} · step ${p.stepId}`,
+          detail: p.patchId,
+          patchId: p.patchId,
+        }));
+      patchId = (await s.prompts.quickPick(items, { title: 'Agent: Roll Back Patch', placeHolder: 'Pending patches, newest first' }))
+        ?.patchId;
       if (patchId === undefined) return undefined;
     }
     const target = { kind: 'patch' as const, patchId };
@@ -91,7 +114,12 @@ export async function rollbackPatch(s: Services, arg?: { runId?: string; patchId
     let force = false;
     if (conflicts.length > 0) {
       const detail = conflicts.map((f) => `${f.path}: ${f.reason ?? 'changed since'}`).join('\n');
-      const choice = await s.prompts.message('warning', 'Some of this patch no longer applies: you changed those lines since. Roll back anyway? (Your current content is kept for "Undo Last Restore".)', { modal: true, detail }, FORCE);
+      const choice = await s.prompts.message(
+        'warning',
+        'Some of this patch no longer applies: you changed those lines since. Roll back anyway? (Your current content is kept for "Undo Last Restore".)',
+        { modal: true, detail },
+        FORCE,
+      );
       if (choice !== FORCE) return undefined;
       force = true;
     }

@@ -35,7 +35,11 @@ function ago(ms: number): string {
 }
 
 export function trustDeps(s: Services) {
-  return { isTrusted: () => s.isTrusted(), prompts: s.prompts, manageTrust: () => vscode.commands.executeCommand('workbench.trust.manage') };
+  return {
+    isTrusted: () => s.isTrusted(),
+    prompts: s.prompts,
+    manageTrust: () => vscode.commands.executeCommand('workbench.trust.manage'),
+  };
 }
 
 interface ContextChoice extends vscode.QuickPickItem {
@@ -51,14 +55,22 @@ function contextChoices(editor: vscode.TextEditor | undefined): ContextChoice[] 
   if (!selection.isEmpty) {
     const text = editor.document.getText(selection);
     const lines = `${selection.start.line + 1}-${selection.end.line + 1}`;
-    choices.push({ label: `Include the selection (${path}:${lines})`, context: `\n\nContext: the user selected lines ${lines} of ${path}:\n\`\`\`\n${text}\n\`\`\`` });
+    choices.push({
+      label: `Include the selection (${path}:${lines})`,
+      context: `\n\nContext: the user selected lines ${lines} of ${path}:\n\`\`\`\n${text}\n\`\`\``,
+    });
   }
   choices.push({ label: `Mention the active file (${path})`, context: `\n\nContext: the active file is ${path}.` });
   return choices;
 }
 
 async function askTask(s: Services): Promise<string | undefined> {
-  const task = await s.prompts.inputBox({ title: 'Agent: Run', prompt: 'What should the agent do?', placeHolder: 'e.g. add a test for parseConfig and make it pass', ignoreFocusOut: true });
+  const task = await s.prompts.inputBox({
+    title: 'Agent: Run',
+    prompt: 'What should the agent do?',
+    placeHolder: 'e.g. add a test for parseConfig and make it pass',
+    ignoreFocusOut: true,
+  });
   if (task === undefined || task.trim() === '') return undefined;
   const choices = contextChoices(vscode.window.activeTextEditor);
   if (choices.length === 1) return task.trim();
@@ -99,7 +111,12 @@ interface RunChoice extends vscode.QuickPickItem {
 }
 
 export function runItem(run: RunSummary): RunChoice {
-  return { label: run.task.split('\n')[0] || run.runId, description: `${run.status} · step ${run.steps} · ${ago(run.updatedAt)}`, detail: run.runId, runId: run.runId };
+  return {
+    label: run.task.split('\n')[0] || run.runId,
+    description: `${run.status} · step ${run.steps} · ${ago(run.updatedAt)}`,
+    detail: run.runId,
+    runId: run.runId,
+  };
 }
 
 export async function resumeRun(s: Services, arg?: { runId?: string }): Promise<{ runId: string } | undefined> {
@@ -111,7 +128,9 @@ export async function resumeRun(s: Services, arg?: { runId?: string }): Promise<
       void s.prompts.message('info', 'There is no paused or interrupted run to resume.', {});
       return undefined;
     }
-    runId = (await s.prompts.quickPick(runs.map(runItem), { title: 'Agent: Resume', placeHolder: 'Paused and interrupted runs, newest first' }))?.runId;
+    runId = (
+      await s.prompts.quickPick(runs.map(runItem), { title: 'Agent: Resume', placeHolder: 'Paused and interrupted runs, newest first' })
+    )?.runId;
     if (runId === undefined) return undefined;
   }
   const chosen = runId;
@@ -127,7 +146,8 @@ export function cancelRun(s: Services): boolean {
 export async function setApiKey(s: Services): Promise<void> {
   const key = await s.prompts.inputBox({
     title: 'Agent: Set API Key',
-    prompt: 'Anthropic API key, kept in VS Code\'s secret storage (never in settings or the run store). Leave empty to remove the stored key.',
+    prompt:
+      "Anthropic API key, kept in VS Code's secret storage (never in settings or the run store). Leave empty to remove the stored key.",
     password: true,
     ignoreFocusOut: true,
   });
@@ -139,26 +159,39 @@ export async function setApiKey(s: Services): Promise<void> {
   }
   await s.apiKeys.set(key);
   s.log.log('info', 'API key stored in secret storage');
-  void s.prompts.message('info', 'API key stored in VS Code\'s secret storage.', {});
+  void s.prompts.message('info', "API key stored in VS Code's secret storage.", {});
 }
 
 /** Tells the person how a run ended, with the next step as an action. */
 export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome | undefined, error: unknown): void {
   void s.keys.refresh();
   if (!outcome) {
-    void s.prompts.message('error', `Agent run ${run.runId} stopped with an error: ${describeError(error)}`, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
+    void s.prompts
+      .message('error', `Agent run ${run.runId} stopped with an error: ${describeError(error)}`, {}, SHOW_LOG)
+      .then((c) => c === SHOW_LOG && s.channel.show(true));
     return;
   }
   if (outcome.status === 'completed') {
-    void s.prompts.message('info', `Agent run completed${outcome.reason ? `: ${outcome.reason.slice(0, 200)}` : '.'}`, {}, SHOW_TIMELINE).then((c) => c === SHOW_TIMELINE && vscode.commands.executeCommand(COMMANDS.showTimeline));
+    void s.prompts
+      .message('info', `Agent run completed${outcome.reason ? `: ${outcome.reason.slice(0, 200)}` : '.'}`, {}, SHOW_TIMELINE)
+      .then((c) => c === SHOW_TIMELINE && vscode.commands.executeCommand(COMMANDS.showTimeline));
     return;
   }
   if (outcome.status === 'paused') {
-    const why = outcome.reason === CANCELLED_REASON ? 'cancelled' : outcome.reason ?? 'paused';
-    void s.prompts.message(outcome.reason === CANCELLED_REASON ? 'info' : 'warning', `Agent run paused (${why}). Nothing is lost: resume it any time.`, {}, RESUME).then((c) => {
-      if (c === RESUME) void resumeRun(s, { runId: outcome.runId });
-    });
+    const why = outcome.reason === CANCELLED_REASON ? 'cancelled' : (outcome.reason ?? 'paused');
+    void s.prompts
+      .message(
+        outcome.reason === CANCELLED_REASON ? 'info' : 'warning',
+        `Agent run paused (${why}). Nothing is lost: resume it any time.`,
+        {},
+        RESUME,
+      )
+      .then((c) => {
+        if (c === RESUME) void resumeRun(s, { runId: outcome.runId });
+      });
     return;
   }
-  void s.prompts.message('error', `Agent run ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
+  void s.prompts
+    .message('error', `Agent run ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`, {}, SHOW_LOG)
+    .then((c) => c === SHOW_LOG && s.channel.show(true));
 }

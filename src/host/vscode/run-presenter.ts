@@ -24,7 +24,8 @@ function shorten(text: string, max: number): string {
 /** What a run is doing now, in words: "step 3 · running a tool (run_command)". */
 export function describeProgress(event: RuntimeEvent, last: string): string {
   if (event.type === 'checkpoint') return `step ${event.checkpoint.stepId} · ${LABELS[event.checkpoint.label] ?? event.checkpoint.label}`;
-  if (event.type === 'ledger' && event.entry.status === 'started') return `${last.split(' · ')[0] ?? last} · running ${event.entry.toolName}`;
+  if (event.type === 'ledger' && event.entry.status === 'started')
+    return `${last.split(' · ')[0] ?? last} · running ${event.entry.toolName}`;
   if (event.type === 'model' && event.event.type === 'retry') return `${last} (retry ${event.event.attempt})`;
   return last;
 }

@@ -21,13 +21,21 @@ export class RunTrace {
       case 'ledger':
         return this.onLedger(event.runId, event.entry);
       case 'model':
-        if (event.event.type === 'retry') this.log.log('warn', `[${event.runId}] model call retry ${event.event.attempt}: ${event.event.error}`);
-        else if (event.event.type === 'tool_use_start') this.log.log('debug', `[${event.runId}] model asks for ${event.event.name} (${event.event.id})`);
+        if (event.event.type === 'retry')
+          this.log.log('warn', `[${event.runId}] model call retry ${event.event.attempt}: ${event.event.error}`);
+        else if (event.event.type === 'tool_use_start')
+          this.log.log('debug', `[${event.runId}] model asks for ${event.event.name} (${event.event.id})`);
         return;
       case 'status':
-        return this.log.log(event.status === 'failed' ? 'error' : 'info', `[${event.runId}] status ${event.status}${event.reason !== undefined ? `: ${event.reason}` : ''}`);
+        return this.log.log(
+          event.status === 'failed' ? 'error' : 'info',
+          `[${event.runId}] status ${event.status}${event.reason !== undefined ? `: ${event.reason}` : ''}`,
+        );
       case 'records':
-        return this.log.log('debug', `[${event.runId}] ${event.records.length} record(s) durable, last seq ${event.records.at(-1)?.seq ?? '-'}`);
+        return this.log.log(
+          'debug',
+          `[${event.runId}] ${event.records.length} record(s) durable, last seq ${event.records.at(-1)?.seq ?? '-'}`,
+        );
     }
   }
 
@@ -39,7 +47,10 @@ export class RunTrace {
     if (checkpoint.label === 'after_model') {
       const took = this.modelStartedAt !== undefined ? `${at - this.modelStartedAt} ms` : 'unknown time';
       const b = checkpoint.budget;
-      this.log.log('info', `[${runId}] model call ${b.turns}/${b.maxTurns} took ${took}, stop ${checkpoint.stopReason ?? '-'}; tokens in ${b.inputTokens} out ${b.outputTokens}, cost $${b.costUsd.toFixed(4)}`);
+      this.log.log(
+        'info',
+        `[${runId}] model call ${b.turns}/${b.maxTurns} took ${took}, stop ${checkpoint.stopReason ?? '-'}; tokens in ${b.inputTokens} out ${b.outputTokens}, cost $${b.costUsd.toFixed(4)}`,
+      );
       this.modelStartedAt = undefined;
     }
   }
@@ -52,6 +63,9 @@ export class RunTrace {
     const took = finished && started !== undefined ? ` after ${at - started} ms` : '';
     if (finished) this.toolStartedAt.delete(entry.callId);
     const why = entry.reason !== undefined ? ` (${entry.reason})` : '';
-    this.log.log(entry.status === 'failed' ? 'warn' : 'info', `[${runId}] ledger ${entry.toolName} ${entry.callId} -> ${entry.status}${took}${why}`);
+    this.log.log(
+      entry.status === 'failed' ? 'warn' : 'info',
+      `[${runId}] ledger ${entry.toolName} ${entry.callId} -> ${entry.status}${took}${why}`,
+    );
   }
 }

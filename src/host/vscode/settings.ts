@@ -6,7 +6,11 @@ import { ToolPolicyOverrides } from '../../core/tools/registry';
 
 export const SETTINGS_SECTION = 'agentCheckpoints';
 
-const positiveOrUnset = z.number().positive().nullish().transform((v) => v ?? undefined);
+const positiveOrUnset = z
+  .number()
+  .positive()
+  .nullish()
+  .transform((v) => v ?? undefined);
 
 /** `agentCheckpoints.*` as the extension uses them; a bad value is reported, never guessed. */
 export const ExtensionSettings = z.object({
@@ -21,7 +25,11 @@ export const ExtensionSettings = z.object({
   toolPolicies: ToolPolicyOverrides.default({}),
   retention: z
     .object({
-      maxBytes: z.number().int().positive().default(512 * 1024 * 1024),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(512 * 1024 * 1024),
       maxRuns: z.number().int().positive().default(50),
     })
     .default({ maxBytes: 512 * 1024 * 1024, maxRuns: 50 }),
@@ -35,16 +43,31 @@ export class SettingsError extends Error {
   }
 }
 
-const KEYS = ['provider', 'replayFile', 'model', 'baseUrl', 'maxTurns', 'maxTokens', 'maxCostUsd', 'maxOutputTokensPerCall', 'toolPolicies'] as const;
+const KEYS = [
+  'provider',
+  'replayFile',
+  'model',
+  'baseUrl',
+  'maxTurns',
+  'maxTokens',
+  'maxCostUsd',
+  'maxOutputTokensPerCall',
+  'toolPolicies',
+] as const;
 
 /** Reads and validates the settings (a wrong value names the setting). */
-export function readSettings(config: Pick<vscode.WorkspaceConfiguration, 'get'> = vscode.workspace.getConfiguration(SETTINGS_SECTION)): ExtensionSettings {
+export function readSettings(
+  config: Pick<vscode.WorkspaceConfiguration, 'get'> = vscode.workspace.getConfiguration(SETTINGS_SECTION),
+): ExtensionSettings {
   const raw: Record<string, unknown> = {};
   for (const key of KEYS) {
     const value = config.get<unknown>(key);
     if (value !== undefined) raw[key] = value;
   }
-  raw.retention = { maxBytes: config.get<unknown>('retention.maxBytes') ?? undefined, maxRuns: config.get<unknown>('retention.maxRuns') ?? undefined };
+  raw.retention = {
+    maxBytes: config.get<unknown>('retention.maxBytes') ?? undefined,
+    maxRuns: config.get<unknown>('retention.maxRuns') ?? undefined,
+  };
   const parsed = ExtensionSettings.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -59,7 +59,12 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     const watchers = folders.map((folder) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*')));
     const store = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.s.storagePath), 'runs/*/*'));
     const out: vscode.Disposable[] = [...watchers, store];
-    for (const w of watchers) out.push(w.onDidChange((u) => this.liveChanged(u)), w.onDidCreate((u) => this.liveChanged(u)), w.onDidDelete((u) => this.liveChanged(u)));
+    for (const w of watchers)
+      out.push(
+        w.onDidChange((u) => this.liveChanged(u)),
+        w.onDidCreate((u) => this.liveChanged(u)),
+        w.onDidDelete((u) => this.liveChanged(u)),
+      );
     const storeChanged = (uri: vscode.Uri) => this.storeChanged(uri);
     out.push(store.onDidChange(storeChanged), store.onDidCreate(storeChanged), store.onDidDelete(storeChanged));
     return out;
@@ -136,7 +141,10 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     const checkpoint = state.allCheckpoints.find((c) => c.checkpointId === checkpointId);
     if (!checkpoint) throw new Error(`run ${runId} has no checkpoint ${checkpointId}`);
     const messagesDropped = mode === 'files' ? undefined : Math.max(0, state.messages.length - checkpoint.messageCount);
-    const withDropped = (files: RestoreFile[]): RestorePlan => ({ files: sortRestoreFiles(files), ...(messagesDropped !== undefined ? { messagesDropped } : {}) });
+    const withDropped = (files: RestoreFile[]): RestorePlan => ({
+      files: sortRestoreFiles(files),
+      ...(messagesDropped !== undefined ? { messagesDropped } : {}),
+    });
     if (options.dryRun) {
       if (mode === 'session') return withDropped([]);
       const plan = await this.s.restore.planRollback(runId, { kind: 'checkpoint', checkpointId });

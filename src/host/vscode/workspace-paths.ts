@@ -39,7 +39,8 @@ export class WorkspacePaths {
   }
 
   private resolvedStore(): Promise<string | undefined> {
-    this.storeReal ??= this.storeDir === undefined ? Promise.resolve(undefined) : Promise.resolve(realpathOfDeepest(nodePath.resolve(this.storeDir)));
+    this.storeReal ??=
+      this.storeDir === undefined ? Promise.resolve(undefined) : Promise.resolve(realpathOfDeepest(nodePath.resolve(this.storeDir)));
     return this.storeReal;
   }
 
@@ -71,7 +72,8 @@ export class WorkspacePaths {
     const segments = [...rel.split('/'), ...input.replace(/\\/g, '/').split('/')];
     if (segments.includes('.git')) throw new PathRefusedError(input, '`.git/` is never touched');
     const store = await this.resolvedStore();
-    if (store !== undefined && (isInside(real, store) || isInside(absolute, store))) throw new PathRefusedError(input, 'inside the checkpoint store');
+    if (store !== undefined && (isInside(real, store) || isInside(absolute, store)))
+      throw new PathRefusedError(input, 'inside the checkpoint store');
     const inFirst = folder === folders[0];
     const relative = rel === '' ? (inFirst ? ROOT_PATH : folder.name) : inFirst ? rel : `${folder.name}/${rel}`;
     return { relative, lexical: absolute, real };

@@ -16,7 +16,16 @@ export function activationSuite(): void {
       const commands = await vscode.commands.getCommands(true);
       const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
       const contributed = pkg.contributes.commands.map((c) => c.command);
-      for (const id of ['agentCheckpoints.run', 'agentCheckpoints.resume', 'agentCheckpoints.cancel', 'agentCheckpoints.setApiKey', 'agentCheckpoints.showLog', 'agentCheckpoints.restoreCheckpoint', 'agentCheckpoints.rollbackPatchPick', 'agentCheckpoints.undoRestore']) {
+      for (const id of [
+        'agentCheckpoints.run',
+        'agentCheckpoints.resume',
+        'agentCheckpoints.cancel',
+        'agentCheckpoints.setApiKey',
+        'agentCheckpoints.showLog',
+        'agentCheckpoints.restoreCheckpoint',
+        'agentCheckpoints.rollbackPatchPick',
+        'agentCheckpoints.undoRestore',
+      ]) {
         assert.ok(contributed.includes(id), `${id} is not contributed`);
         assert.ok(commands.includes(id), `${id} is not registered`);
       }

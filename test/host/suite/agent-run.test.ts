@@ -36,7 +36,7 @@ export function agentRunSuite(): void {
         assert.equal(outcome?.status, 'completed', `outcome ${JSON.stringify(outcome)}; log:\n${api.logText()}`);
 
         assert.equal(dirtyDoc.getText(), 'USER EDIT\nalpha\nbeta\nGAMMA\n', 'the user edit survives next to the agent edit');
-        assert.equal(dirtyDoc.isDirty, true, 'the agent never saves a buffer holding the user\'s unsaved edits');
+        assert.equal(dirtyDoc.isDirty, true, "the agent never saves a buffer holding the user's unsaved edits");
         assert.equal(await fs.readFile(dirtyUri.fsPath, 'utf8'), 'alpha\nbeta\ngamma\n', 'disk still holds the last saved content');
         assert.equal(cleanDoc.getText(), 'one\nTWO\n');
         assert.equal(cleanDoc.isDirty, false, 'a clean document the agent edits is saved');

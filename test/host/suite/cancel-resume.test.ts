@@ -21,7 +21,9 @@ export function cancelResumeSuite(): void {
       ]);
       try {
         fake.prompts.answer(/The agent wants to run/, 'Allow for this run');
-        const started = await vscode.commands.executeCommand<{ runId: string } | undefined>('agentCheckpoints.run', { task: 'Run the two echo commands' });
+        const started = await vscode.commands.executeCommand<{ runId: string } | undefined>('agentCheckpoints.run', {
+          task: 'Run the two echo commands',
+        });
         assert.ok(started, JSON.stringify(fake.prompts.messages));
         await waitFor('the second model request to be streaming', () => fake.server.requests.length >= 2);
         assert.equal(await vscode.commands.executeCommand('agentCheckpoints.cancel'), true);
@@ -40,8 +42,14 @@ export function cancelResumeSuite(): void {
 
         const state = await openFileStore(api.storagePath).readRun(started.runId);
         const commands = state.ledger.filter((e) => e.toolName === 'run_command');
-        assert.deepEqual(commands.map((e) => e.status), ['succeeded', 'succeeded']);
-        assert.ok(state.approvals.some((a) => a.decision === 'allow_for_run'), 'the approval is recorded in the run');
+        assert.deepEqual(
+          commands.map((e) => e.status),
+          ['succeeded', 'succeeded'],
+        );
+        assert.ok(
+          state.approvals.some((a) => a.decision === 'allow_for_run'),
+          'the approval is recorded in the run',
+        );
       } finally {
         await fake.dispose();
       }

@@ -5,7 +5,17 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { extensionApi, extensionPath, FAKE_MODEL, finalAnswer, TEST_API_KEY, toolUse, useFakeModel, waitFor, workspaceRoot } from './helpers';
+import {
+  extensionApi,
+  extensionPath,
+  FAKE_MODEL,
+  finalAnswer,
+  TEST_API_KEY,
+  toolUse,
+  useFakeModel,
+  waitFor,
+  workspaceRoot,
+} from './helpers';
 
 async function readOrEmpty(path: string): Promise<string> {
   return fs.readFile(path, 'utf8').catch(() => '');
@@ -23,7 +33,21 @@ export function interruptedSuite(): void {
       try {
         const cli = spawn(
           process.execPath,
-          [nodePath.join(extensionPath(), 'dist/cli.js'), 'run', '--workspace', workspaceRoot(), '--store', api.storagePath, '--task', 'Append to the counter once', '--base-url', fake.server.url, '--model', FAKE_MODEL, '--yes'],
+          [
+            nodePath.join(extensionPath(), 'dist/cli.js'),
+            'run',
+            '--workspace',
+            workspaceRoot(),
+            '--store',
+            api.storagePath,
+            '--task',
+            'Append to the counter once',
+            '--base-url',
+            fake.server.url,
+            '--model',
+            FAKE_MODEL,
+            '--yes',
+          ],
           { env: { ...process.env, ANTHROPIC_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
         );
         let output = '';
@@ -39,7 +63,7 @@ export function interruptedSuite(): void {
         const killed = runs.find((r) => r.task === 'Append to the counter once');
         assert.ok(killed, `the headless run is in the extension's store:\n${output}`);
         assert.equal(killed.status, 'running');
-        assert.equal(killed.leased, false, 'the killed writer\'s lease is stale');
+        assert.equal(killed.leased, false, "the killed writer's lease is stale");
 
         fake.prompts.answer(/was interrupted at step/, 'Resume');
         fake.prompts.answer(/may or may not have taken effect/, 'Mark as done');

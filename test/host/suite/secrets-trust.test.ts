@@ -15,12 +15,18 @@ export function secretsSuite(): void {
         assert.ok(started);
         const outcome = await api.whenIdle();
         assert.equal(outcome?.status, 'paused', JSON.stringify(outcome));
-        assert.ok(fake.server.requests.some((r) => r.apiKeySeen === TEST_API_KEY), 'the key was sent to the model server');
+        assert.ok(
+          fake.server.requests.some((r) => r.apiKeySeen === TEST_API_KEY),
+          'the key was sent to the model server',
+        );
       } finally {
         await fake.dispose();
       }
       const files = [...(await filesUnder(api.storagePath)), ...(await filesUnder(api.logPath))];
-      assert.ok(files.some((f) => f.includes('journal')), `the store holds journals: ${files.join(', ')}`);
+      assert.ok(
+        files.some((f) => f.includes('journal')),
+        `the store holds journals: ${files.join(', ')}`,
+      );
       for (const file of files) {
         const bytes = await fs.readFile(file);
         assert.equal(bytes.includes(TEST_API_KEY), false, `${file} contains the API key`);
@@ -68,7 +74,9 @@ export function trustSuite(): void {
     });
 
     it('declares limited support for untrusted workspaces', () => {
-      const pkg = vscode.extensions.getExtension('agent-checkpoints.agent-checkpoints')!.packageJSON as { capabilities: { untrustedWorkspaces: { supported: unknown } } };
+      const pkg = vscode.extensions.getExtension('agent-checkpoints.agent-checkpoints')!.packageJSON as {
+        capabilities: { untrustedWorkspaces: { supported: unknown } };
+      };
       assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
     });
   });

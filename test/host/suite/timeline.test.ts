@@ -17,7 +17,17 @@ function fakeBackend(getState: () => RunState, live: Map<string, LiveState>) {
   const changes = new vscode.EventEmitter<TimelineChange>();
   const backend: TimelineBackend = {
     onDidChange: changes.event,
-    listRuns: async () => [{ runId: getState().run.runId, task: getState().run.task, createdAt: getState().run.createdAt, status: getState().status, updatedAt: 0, steps: getState().stepId, leased: false }],
+    listRuns: async () => [
+      {
+        runId: getState().run.runId,
+        task: getState().run.task,
+        createdAt: getState().run.createdAt,
+        status: getState().status,
+        updatedAt: 0,
+        steps: getState().stepId,
+        leased: false,
+      },
+    ],
     readRun: async () => getState(),
     liveStates: async () => live,
     readBlob: async () => new TextEncoder().encode(BEFORE_TEXT),
@@ -65,7 +75,12 @@ export function timelineSuite(): void {
     const { backend, changes } = fakeBackend(() => sample.state, sample.live);
     const logs: string[] = [];
     const sync = new TimelineSync(backend);
-    const requests = new RequestHandler({ backend, state: (id) => sync.state(id), openDiff: async () => {}, newId: () => `p${Date.now()}` });
+    const requests = new RequestHandler({
+      backend,
+      state: (id) => sync.state(id),
+      openDiff: async () => {},
+      newId: () => `p${Date.now()}`,
+    });
     const extensionUri = vscode.Uri.file('/ext');
     const provider = new TimelineViewProvider(extensionUri, sync, requests, (m) => logs.push(m), 20);
     // As registerTimeline does: backend changes reach the provider.
@@ -82,7 +97,10 @@ export function timelineSuite(): void {
       provider.resolveWebviewView(fake.view);
       assert.ok(resolved);
       assert.equal(fake.webview.options.enableScripts, true);
-      assert.deepEqual(fake.webview.options.localResourceRoots?.map((u) => u.path), ['/ext/dist', '/ext/media']);
+      assert.deepEqual(
+        fake.webview.options.localResourceRoots?.map((u) => u.path),
+        ['/ext/dist', '/ext/media'],
+      );
     });
 
     it('serves HTML with a strict CSP, a fresh nonce and no inline script', () => {
@@ -91,7 +109,11 @@ export function timelineSuite(): void {
         const html = fake.webview.html;
         const nonce = /script-src 'nonce-([^']+)'/.exec(html)?.[1];
         assert.ok(nonce && nonce.length >= 24, 'nonce present');
-        assert.ok(html.includes(`default-src 'none'; script-src 'nonce-${nonce}'; style-src https://test.vscode-cdn.net; font-src https://test.vscode-cdn.net; img-src https://test.vscode-cdn.net`));
+        assert.ok(
+          html.includes(
+            `default-src 'none'; script-src 'nonce-${nonce}'; style-src https://test.vscode-cdn.net; font-src https://test.vscode-cdn.net; img-src https://test.vscode-cdn.net`,
+          ),
+        );
         const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
         assert.equal(scripts.length, 1);
         assert.ok(scripts[0]![1]!.includes(`nonce="${nonce}"`) && scripts[0]![1]!.includes('dist/webview.js'));
@@ -134,7 +156,12 @@ export function timelineSuite(): void {
       provider.resolveWebviewView(fake.view);
       fake.send({ type: 'request', requestId: 'w7', method: 'rollbackPatch', params: { runId: 'run-1', patchId: 'patch-1' } });
       await until(() => fake.posted.length === 1);
-      assert.deepEqual(HostToWebview.parse(fake.posted[0]), { type: 'reply', requestId: 'w7', ok: true, result: { revertedHunks: 1, conflictHunks: 0, message: 'Rolled back 1 hunk(s).' } });
+      assert.deepEqual(HostToWebview.parse(fake.posted[0]), {
+        type: 'reply',
+        requestId: 'w7',
+        ok: true,
+        result: { revertedHunks: 1, conflictHunks: 0, message: 'Rolled back 1 hunk(s).' },
+      });
     });
   });
 
@@ -142,7 +169,10 @@ export function timelineSuite(): void {
     it('serve a patch’s before content, read-only, for the diff', async () => {
       const sample = sampleRun(3);
       const patch = { ...sample.state.patches[0]!, beforeBlob: 'c'.repeat(64) };
-      const provider = new BeforeContentProvider({ findPatch: async (_r, id) => (id === patch.patchId ? patch : undefined), readBlob: async () => new TextEncoder().encode(BEFORE_TEXT) });
+      const provider = new BeforeContentProvider({
+        findPatch: async (_r, id) => (id === patch.patchId ? patch : undefined),
+        readBlob: async () => new TextEncoder().encode(BEFORE_TEXT),
+      });
       const registration = vscode.workspace.registerTextDocumentContentProvider(TEST_SCHEME, provider);
       try {
         const document = await vscode.workspace.openTextDocument(beforeUri(patch, { scheme: TEST_SCHEME }));

@@ -116,7 +116,13 @@ function credentialOf(headers: Readonly<Record<string, string>>): string | undef
   return headers['x-api-key'] ?? bearer?.[1];
 }
 
-async function answer(req: http.IncomingMessage, res: http.ServerResponse, step: Step, request: RecordedRequest, id: string): Promise<void> {
+async function answer(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  step: Step,
+  request: RecordedRequest,
+  id: string,
+): Promise<void> {
   if (!isFault(step)) return sendMessage(res, ResponseStep.parse(step), request, id);
   switch (step.fault) {
     case 'status':
@@ -189,7 +195,12 @@ async function sendMessage(res: http.ServerResponse, step: ParsedResponse, reque
     content: step.content.map(plainBlock),
     stop_reason: step.stop_reason,
     stop_sequence: null,
-    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    usage: {
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    },
   };
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${id}` });
   res.end(JSON.stringify(message));
@@ -197,7 +208,12 @@ async function sendMessage(res: http.ServerResponse, step: ParsedResponse, reque
 
 function plainBlock(block: ScriptBlock): Record<string, unknown> {
   if (block.type === 'text') return { type: 'text', text: block.text };
-  return { type: 'tool_use', id: block.id, name: block.name, input: block.rawInputJson === undefined ? block.input : parseOrEmpty(block.rawInputJson) };
+  return {
+    type: 'tool_use',
+    id: block.id,
+    name: block.name,
+    input: block.rawInputJson === undefined ? block.input : parseOrEmpty(block.rawInputJson),
+  };
 }
 
 function parseOrEmpty(json: string): unknown {
@@ -209,7 +225,13 @@ function parseOrEmpty(json: string): unknown {
 }
 
 /** Writes SSE events; stops after `limit` events (a reset fault cuts the stream there). */
-async function streamMessage(res: http.ServerResponse, step: ParsedResponse, request: RecordedRequest, id: string, limit: number): Promise<void> {
+async function streamMessage(
+  res: http.ServerResponse,
+  step: ParsedResponse,
+  request: RecordedRequest,
+  id: string,
+  limit: number,
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${id}` });
   const events = streamEvents(step, request, id);
   let sent = 0;
@@ -243,7 +265,11 @@ function streamEvents(step: ParsedResponse, request: RecordedRequest, id: string
     { type: 'ping' },
   ];
   step.content.forEach((block, index) => events.push(...blockEvents(block, index)));
-  events.push({ type: 'message_delta', delta: { stop_reason: step.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  events.push({
+    type: 'message_delta',
+    delta: { stop_reason: step.stop_reason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   events.push({ type: 'message_stop' });
   return events;
 }

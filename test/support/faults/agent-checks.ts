@@ -36,12 +36,15 @@ export function checkFinal(facts: FinalFacts): FinalVerdict {
   const command = results.get(COMMAND_CALL)?.[0];
   if (command) {
     const unknown = command.is_error === true && resultText(command).includes(STATUS_UNKNOWN_MESSAGE.slice(0, 40));
-    if (facts.executions === 0 && !unknown) problems.push(`the command never ran but the model was told: ${resultText(command).slice(0, 120)}`);
-    if (facts.executions === 1 && command.is_error === true && !unknown) problems.push(`the command ran once but the model got an error: ${resultText(command).slice(0, 120)}`);
+    if (facts.executions === 0 && !unknown)
+      problems.push(`the command never ran but the model was told: ${resultText(command).slice(0, 120)}`);
+    if (facts.executions === 1 && command.is_error === true && !unknown)
+      problems.push(`the command ran once but the model got an error: ${resultText(command).slice(0, 120)}`);
   }
   if (facts.notes !== NOTES_AFTER) problems.push(`notes.txt is ${JSON.stringify(facts.notes)}`);
   const last = facts.messages[facts.messages.length - 1];
-  if (!last || last.role !== 'assistant' || !JSON.stringify(last.content).includes(FINAL_TEXT)) problems.push('the run did not end on the final answer');
+  if (!last || last.role !== 'assistant' || !JSON.stringify(last.content).includes(FINAL_TEXT))
+    problems.push('the run did not end on the final answer');
   problems.push(...checkRequestsExtend(facts.requests));
   return { problems, duplicates };
 }
@@ -67,7 +70,9 @@ export function checkAcknowledged(recovered: readonly StoredRecord[], acknowledg
   for (const [seq, record] of acknowledged) {
     const found = recovered[seq - 1];
     if (!found || !isDeepStrictEqual(JSON.parse(JSON.stringify(found)), JSON.parse(JSON.stringify(record)))) {
-      return [`acknowledged record ${seq} (${record.type}) is ${found ? 'different' : 'missing'} after recovery (${recovered.length} records)`];
+      return [
+        `acknowledged record ${seq} (${record.type}) is ${found ? 'different' : 'missing'} after recovery (${recovered.length} records)`,
+      ];
     }
   }
   return [];

@@ -56,12 +56,21 @@ class World {
   resumes = 0;
 
   runtime(fs: StoreFs, pid: number): { runtime: AgentRuntime; store: FileCheckpointStore } {
-    const store = new FileCheckpointStore({ fs, root: STORE_ROOT, clock: tickingClock(1_800_000_000_000 + pid * 1_000_000), process: identity(pid), stateIntervalMs: 0 });
+    const store = new FileCheckpointStore({
+      fs,
+      root: STORE_ROOT,
+      clock: tickingClock(1_800_000_000_000 + pid * 1_000_000),
+      process: identity(pid),
+      stateIntervalMs: 0,
+    });
     const model = this.model;
     const runtime = new AgentRuntime({
       store,
       workspace: this.workspace,
-      model: { name: model.name, complete: (request) => (this.dead ? Promise.reject(new DeadProcessError('call the model')) : model.complete(request)) },
+      model: {
+        name: model.name,
+        complete: (request) => (this.dead ? Promise.reject(new DeadProcessError('call the model')) : model.complete(request)),
+      },
       approver: allowAllApprover,
       commands: this.commands,
       clock: tickingClock(1_800_000_000_000 + pid * 1_000_000),
@@ -89,7 +98,16 @@ class World {
     const report = await store.verify(runId);
     if (!report.ok) verdict.problems.push(`verify: ${JSON.stringify(report)}`);
     const problems = [...this.problems, ...verdict.problems];
-    return { point, ok: problems.length === 0, problems, duplicates: verdict.duplicates, lostAcknowledged: this.lost, resumes: this.resumes, syncs, ops };
+    return {
+      point,
+      ok: problems.length === 0,
+      problems,
+      duplicates: verdict.duplicates,
+      lostAcknowledged: this.lost,
+      resumes: this.resumes,
+      syncs,
+      ops,
+    };
   }
 }
 
@@ -106,7 +124,12 @@ async function attempt(run: () => Promise<RunOutcome>): Promise<RunOutcome | Err
  * (seeded). After each cut a fresh process opens what survived, checks every acknowledged
  * record is there, and resumes.
  */
-export async function powerLossAgentPoint(first: CrashPoint, seed: number, resumeCuts = 0, options: AgentRigOptions = {}): Promise<AgentPointResult> {
+export async function powerLossAgentPoint(
+  first: CrashPoint,
+  seed: number,
+  resumeCuts = 0,
+  options: AgentRigOptions = {},
+): Promise<AgentPointResult> {
   const world = new World(options);
   const prng = new Prng(seed);
   const point = `${JSON.stringify(first)} seed ${seed}`;
@@ -119,9 +142,12 @@ export async function powerLossAgentPoint(first: CrashPoint, seed: number, resum
   let outcome = await attempt(() => runtime.start({ runId, task: 'edit the notes and count', settings: AGENT_SETTINGS }));
   const firstCounts = { syncs: fs.syncs, ops: fs.ops };
   for (let n = 0; n < MAX_ATTEMPTS; n++) {
-    if (!(outcome instanceof Error) && outcome.status === 'completed' && !fs.lostPower) return world.finish(runId, store, point, firstCounts.syncs, firstCounts.ops);
+    if (!(outcome instanceof Error) && outcome.status === 'completed' && !fs.lostPower)
+      return world.finish(runId, store, point, firstCounts.syncs, firstCounts.ops);
     if (!fs.lostPower) {
-      world.problems.push(`stopped without a cut: ${outcome instanceof Error ? describeError(outcome) : `${outcome.status}: ${outcome.reason}`}`);
+      world.problems.push(
+        `stopped without a cut: ${outcome instanceof Error ? describeError(outcome) : `${outcome.status}: ${outcome.reason}`}`,
+      );
       break;
     }
     world.dead = true;
@@ -153,7 +179,15 @@ export async function powerLossAgentPoint(first: CrashPoint, seed: number, resum
     }
   }
   if (world.problems.length === 0) world.problems.push(`not completed after ${MAX_ATTEMPTS} attempts`);
-  return { point, ok: false, problems: world.problems, duplicates: 0, lostAcknowledged: world.lost, resumes: world.resumes, ...firstCounts };
+  return {
+    point,
+    ok: false,
+    problems: world.problems,
+    duplicates: 0,
+    lostAcknowledged: world.lost,
+    resumes: world.resumes,
+    ...firstCounts,
+  };
 }
 
 /**
@@ -186,7 +220,9 @@ export async function ioErrorAgentPoint(atOp: number, code: FaultCode, sticky = 
       resumed = await attempt(() => runtime.start({ runId, task: 'edit the notes and count', settings: AGENT_SETTINGS }));
     }
     if (resumed instanceof Error || resumed.status !== 'completed') {
-      world.problems.push(`resume after the fault was cleared: ${resumed instanceof Error ? describeError(resumed) : `${resumed.status}: ${resumed.reason}`}`);
+      world.problems.push(
+        `resume after the fault was cleared: ${resumed instanceof Error ? describeError(resumed) : `${resumed.status}: ${resumed.reason}`}`,
+      );
       return { point, ok: false, problems: world.problems, duplicates: 0, lostAcknowledged: 0, resumes: world.resumes, ...counts };
     }
   }

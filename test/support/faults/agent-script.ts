@@ -24,12 +24,23 @@ type Block = ResponseStep['content'][number];
 
 export function scriptAnswer(assistantCount: number, counterPath: string): { content: Block[]; stop_reason: string } {
   if (assistantCount === 0) {
-    return { content: [{ type: 'text', text: 'Reading the notes.' }, { type: 'tool_use', id: READ_CALL, name: 'read_file', input: { path: NOTES_FILE } }], stop_reason: 'tool_use' };
+    return {
+      content: [
+        { type: 'text', text: 'Reading the notes.' },
+        { type: 'tool_use', id: READ_CALL, name: 'read_file', input: { path: NOTES_FILE } },
+      ],
+      stop_reason: 'tool_use',
+    };
   }
   if (assistantCount === 1) {
     return {
       content: [
-        { type: 'tool_use', id: EDIT_CALL, name: 'edit_file', input: { path: NOTES_FILE, old_string: 'count = 1', new_string: 'count = 2' } },
+        {
+          type: 'tool_use',
+          id: EDIT_CALL,
+          name: 'edit_file',
+          input: { path: NOTES_FILE, old_string: 'count = 1', new_string: 'count = 2' },
+        },
         { type: 'tool_use', id: COMMAND_CALL, name: 'run_command', input: { command: counterCommand(counterPath) } },
       ],
       stop_reason: 'tool_use',
@@ -87,8 +98,10 @@ export function toolResultsById(messages: readonly MessageParam[]): Map<string, 
   for (const message of messages) {
     if (typeof message.content === 'string') continue;
     for (const block of message.content as readonly ToolResultLike[]) {
-      if (message.role === 'assistant' && block.type === 'tool_use' && block.id !== undefined) results.set(block.id, results.get(block.id) ?? []);
-      if (block.type === 'tool_result' && block.tool_use_id !== undefined) results.set(block.tool_use_id, [...(results.get(block.tool_use_id) ?? []), block]);
+      if (message.role === 'assistant' && block.type === 'tool_use' && block.id !== undefined)
+        results.set(block.id, results.get(block.id) ?? []);
+      if (block.type === 'tool_result' && block.tool_use_id !== undefined)
+        results.set(block.tool_use_id, [...(results.get(block.tool_use_id) ?? []), block]);
     }
   }
   return results;

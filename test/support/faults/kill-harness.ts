@@ -49,10 +49,17 @@ interface ProcessResult {
 const FIRST_IO = 'faults:first-io';
 
 /** Runs the CLI; `killAfterMs` counts from its first file open (the preload's marker line). */
-function runCli(cli: string, args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number; preload?: boolean } = {}): Promise<ProcessResult> {
+function runCli(
+  cli: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; killAfterMs?: number; preload?: boolean } = {},
+): Promise<ProcessResult> {
   return new Promise((done) => {
     const nodeArgs = options.preload ? ['--require', PRELOAD, cli, ...args] : [cli, ...args];
-    const child = spawn(process.execPath, nodeArgs, { env: { ...process.env, ANTHROPIC_API_KEY: 'sk-faults-test', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, nodeArgs, {
+      env: { ...process.env, ANTHROPIC_API_KEY: 'sk-faults-test', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -123,7 +130,11 @@ class KillRun {
   }
 
   executions(): number {
-    return existsSync(this.counter) ? readFileSync(this.counter, 'utf8').split('\n').filter((l) => l.trim() !== '').length : 0;
+    return existsSync(this.counter)
+      ? readFileSync(this.counter, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== '').length
+      : 0;
   }
 
   /** After a process ended: the journal opens, nothing acknowledged is gone, status --json works. */
@@ -166,7 +177,12 @@ class KillRun {
     const state = materialise(records);
     if (!state.ended || state.ended.status !== 'completed') this.problems.push(`the run ended as ${state.ended?.status ?? state.status}`);
     const notesPath = join(this.ws, NOTES_FILE);
-    const verdict = checkFinal({ messages: state.messages, executions, notes: existsSync(notesPath) ? readFileSync(notesPath, 'utf8') : null, requests });
+    const verdict = checkFinal({
+      messages: state.messages,
+      executions,
+      notes: existsSync(notesPath) ? readFileSync(notesPath, 'utf8') : null,
+      requests,
+    });
     this.problems.push(...verdict.problems);
     return { duplicates: verdict.duplicates, executions };
   }
@@ -180,7 +196,8 @@ class KillRun {
 async function checkNotResumedAgain(run: KillRun, requestsBefore: number): Promise<void> {
   const executions = run.executions();
   const again = await runCli(run.cli, ['resume', ...run.commonArgs(), ...(run.runId ? ['--run', run.runId] : [])]);
-  if (again.code !== 0 || !/already completed|nothing to resume/.test(again.stderr)) run.problems.push(`resume of the completed run: exit ${again.code}: ${again.stderr.trim()}`);
+  if (again.code !== 0 || !/already completed|nothing to resume/.test(again.stderr))
+    run.problems.push(`resume of the completed run: exit ${again.code}: ${again.stderr.trim()}`);
   if (run.executions() !== executions) run.problems.push('resuming the completed run ran the command again');
   if (requestsBefore !== (await run.requestCount())) run.problems.push('resuming the completed run called the model');
 }
@@ -199,10 +216,13 @@ export async function killRun(plan: KillPlan, cli = CLI_PATH): Promise<KillRunRe
     for (let n = 0; n < MAX_PROCESSES && !completed && run.problems.length === 0; n++) {
       const killThis = plan.kind === 'savePoint' ? n === 0 : n <= plan.resumeKills;
       const killAfterMs = plan.kind === 'random' && killThis ? prng.int(plan.maxDelayMs + 1) : undefined;
-      const env: Record<string, string> = plan.kind === 'savePoint' && killThis ? { FAULTS_KILL_AFTER_JOURNAL_SYNC: String(plan.afterSync) } : {};
+      const env: Record<string, string> =
+        plan.kind === 'savePoint' && killThis ? { FAULTS_KILL_AFTER_JOURNAL_SYNC: String(plan.afterSync) } : {};
       const create = run.runId === undefined && findRun(run.store) === undefined;
       if (!create) run.resumes += 1;
-      const args = create ? ['run', ...run.commonArgs(), '--task', 'edit the notes and count'] : ['resume', ...run.commonArgs(), ...(run.runId ? ['--run', run.runId] : [])];
+      const args = create
+        ? ['run', ...run.commonArgs(), '--task', 'edit the notes and count']
+        : ['resume', ...run.commonArgs(), ...(run.runId ? ['--run', run.runId] : [])];
       const result = await runCli(cli, args, { env, preload: true, ...(killAfterMs !== undefined ? { killAfterMs } : {}) });
       const killed = result.signal === 'SIGKILL';
       if (killed) run.kills += 1;
@@ -213,9 +233,21 @@ export async function killRun(plan: KillPlan, cli = CLI_PATH): Promise<KillRunRe
     if (!completed && run.problems.length === 0) run.problems.push(`not completed after ${MAX_PROCESSES} processes`);
     if (completed && plan.kind === 'savePoint') await checkNotResumedAgain(run, fake.requests.length);
     const requests = fake.requests.map((r) => ((r.body as { messages?: MessageParam[] } | undefined)?.messages ?? []) as MessageParam[]);
-    const { duplicates, executions } = completed ? await run.finish(requests) : { duplicates: Math.max(0, run.executions() - 1), executions: run.executions() };
+    const { duplicates, executions } = completed
+      ? await run.finish(requests)
+      : { duplicates: Math.max(0, run.executions() - 1), executions: run.executions() };
     const seconds = (Date.now() - started) / 1000;
-    return { point, ok: run.problems.length === 0, problems: run.problems, kills: run.kills, resumes: run.resumes, duplicates, lostAcknowledged: run.lost, executions, seconds };
+    return {
+      point,
+      ok: run.problems.length === 0,
+      problems: run.problems,
+      kills: run.kills,
+      resumes: run.resumes,
+      duplicates,
+      lostAcknowledged: run.lost,
+      executions,
+      seconds,
+    };
   } finally {
     await fake.close();
     if (run.problems.length === 0) run.dispose();
@@ -235,12 +267,31 @@ export async function measureCliRun(cli = CLI_PATH): Promise<{ syncs: number; ms
     await runCli(cli, ['status', '--store', join(countDir, 'none')]);
     const startupMs = Date.now() - started;
     started = Date.now();
-    const result = await runCli(cli, ['run', '--workspace', ws, '--store', join(countDir, 'store'), '--provider', 'anthropic', '--base-url', fake.url, '--yes', '--task', 'count'], {
-      preload: true,
-      env: { FAULTS_COUNT_FILE: countFile },
-    });
+    const result = await runCli(
+      cli,
+      [
+        'run',
+        '--workspace',
+        ws,
+        '--store',
+        join(countDir, 'store'),
+        '--provider',
+        'anthropic',
+        '--base-url',
+        fake.url,
+        '--yes',
+        '--task',
+        'count',
+      ],
+      {
+        preload: true,
+        env: { FAULTS_COUNT_FILE: countFile },
+      },
+    );
     if (result.code !== 0) throw new Error(`clean run exited ${result.code}: ${result.stderr}`);
-    const syncs = readFileSync(countFile, 'utf8').split('\n').filter((l) => l !== '').length;
+    const syncs = readFileSync(countFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
     return { syncs, ms: Date.now() - started, startupMs };
   } finally {
     await fake.close();
@@ -251,12 +302,24 @@ export async function measureCliRun(cli = CLI_PATH): Promise<{ syncs: number; ms
 /** Bundles the CLI from the current sources into `dir` (the unit layer runs before `npm run build`). */
 export async function buildCli(dir: string): Promise<string> {
   const outfile = join(dir, 'cli.js');
-  await esbuild.build({ entryPoints: [join(REPO, 'src/host/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [join(REPO, 'src/host/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
 /** Runs plans with at most `concurrency` CLI runs at a time. */
-export async function killRuns(plans: readonly KillPlan[], concurrency: number, options: { cli?: string; onResult?: (result: KillRunResult) => void } = {}): Promise<KillRunResult[]> {
+export async function killRuns(
+  plans: readonly KillPlan[],
+  concurrency: number,
+  options: { cli?: string; onResult?: (result: KillRunResult) => void } = {},
+): Promise<KillRunResult[]> {
   const results: KillRunResult[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {

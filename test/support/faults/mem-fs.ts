@@ -172,10 +172,13 @@ export class MemStoreFs implements StoreFs {
     if (target?.kind === 'dir' && entry.kind === 'file') throw fsError('EISDIR', 'rename', t);
     if (entry.kind === 'dir') throw fsError('EPERM', 'rename', f); // the store renames files only
     if (f === t) return;
-    this.change([parentOf(f), parentOf(t)], [
-      [t, entry],
-      [f, null],
-    ]);
+    this.change(
+      [parentOf(f), parentOf(t)],
+      [
+        [t, entry],
+        [f, null],
+      ],
+    );
   }
 
   async link(from: string, to: string): Promise<void> {

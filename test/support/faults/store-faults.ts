@@ -1,6 +1,15 @@
 import { CrashingFs, MemStoreFs } from './crashing-fs';
 import { FailingFs, type FaultCode } from './failing-fs';
-import { checkRecovered, describeError, faultStore, FIRST_PROCESS, NEXT_PROCESS, prepareRoot, storeWorkload, type RecoveryCheck } from './store-workload';
+import {
+  checkRecovered,
+  describeError,
+  faultStore,
+  FIRST_PROCESS,
+  NEXT_PROCESS,
+  prepareRoot,
+  storeWorkload,
+  type RecoveryCheck,
+} from './store-workload';
 
 // Store-level fault points: power loss before every fsync, and an I/O error at every operation.
 
@@ -23,9 +32,14 @@ export async function powerLossPoint(groups: number, atSync: number, seed: numbe
   await prepareRoot(fs.disk);
   const result = await storeWorkload(faultStore(fs, FIRST_PROCESS), groups);
   const point = `sync ${atSync} seed ${seed}`;
-  if (result.error !== undefined && !fs.lostPower) return { point, ok: false, recovered: 0, problem: `the workload failed without a cut: ${describeError(result.error)}` };
+  if (result.error !== undefined && !fs.lostPower)
+    return { point, ok: false, recovered: 0, problem: `the workload failed without a cut: ${describeError(result.error)}` };
   const { fs: disk } = fs.restart(seed);
-  const check = await checkRecovered(faultStore(disk, NEXT_PROCESS), result).catch((error: unknown) => ({ ok: false, recovered: 0, problem: `recovery crashed: ${describeError(error)}` }));
+  const check = await checkRecovered(faultStore(disk, NEXT_PROCESS), result).catch((error: unknown) => ({
+    ok: false,
+    recovered: 0,
+    problem: `recovery crashed: ${describeError(error)}`,
+  }));
   return { point, ...check };
 }
 
@@ -47,7 +61,11 @@ export async function ioErrorPoint(groups: number, atOp: number, code: FaultCode
     return { point, ok: false, recovered: 0, problem: `the error does not name ${code}: ${describeError(result.error)}` };
   }
   fs.clear();
-  const sameProcess = await checkRecovered(store, result).catch((error: unknown) => ({ ok: false, recovered: 0, problem: `reopening crashed: ${describeError(error)}` }));
+  const sameProcess = await checkRecovered(store, result).catch((error: unknown) => ({
+    ok: false,
+    recovered: 0,
+    problem: `reopening crashed: ${describeError(error)}`,
+  }));
   if (!sameProcess.ok) return { point, ...sameProcess };
   const nextProcess = await checkRecovered(faultStore(MemStoreFs.fromImage(disk.cleanImage()), NEXT_PROCESS), result);
   return { point, ...nextProcess };

@@ -52,15 +52,39 @@ function budget(turns: number): Budget {
 /** Commit group number g (1-based): a checkpoint, a message, sometimes a ledger entry naming a blob. */
 export function groupRecords(g: number, blob?: string): NewRecord[] {
   const records: NewRecord[] = [
-    { type: 'checkpoint', checkpointId: `c${g}`, stepId: g, label: g % 2 ? 'before_model' : 'after_model', messageCount: g, patchCount: 0, status: 'running', budget: budget(g) },
-    { type: 'message', index: g - 1, stepId: g, message: { role: g % 2 ? 'user' : 'assistant', content: [{ type: 'text', text: `message ${g} ${'·'.repeat(g * 13)}` }] } },
+    {
+      type: 'checkpoint',
+      checkpointId: `c${g}`,
+      stepId: g,
+      label: g % 2 ? 'before_model' : 'after_model',
+      messageCount: g,
+      patchCount: 0,
+      status: 'running',
+      budget: budget(g),
+    },
+    {
+      type: 'message',
+      index: g - 1,
+      stepId: g,
+      message: { role: g % 2 ? 'user' : 'assistant', content: [{ type: 'text', text: `message ${g} ${'·'.repeat(g * 13)}` }] },
+    },
   ];
   if (blob !== undefined) {
     records.push({
       type: 'ledger',
       entry: {
-        callId: `toolu_${g}`, stepId: g, toolName: 'read_file', inputHash: `h${g}`, status: 'succeeded', idempotency: 'idempotent',
-        replayPolicy: 'auto', sideEffects: [], plannedAt: g, finishedAt: g + 1, resultRef: blob, compensation: 'nothing to undo',
+        callId: `toolu_${g}`,
+        stepId: g,
+        toolName: 'read_file',
+        inputHash: `h${g}`,
+        status: 'succeeded',
+        idempotency: 'idempotent',
+        replayPolicy: 'auto',
+        sideEffects: [],
+        plannedAt: g,
+        finishedAt: g + 1,
+        resultRef: blob,
+        compensation: 'nothing to undo',
       },
     });
   }
@@ -118,11 +142,14 @@ export async function checkRecovered(store: FileCheckpointStore, result: Workloa
     if (!result.created && error instanceof StoreError) return { ok: true, recovered: 0 };
     return fail(`reading the run failed: ${describeError(error)}`);
   }
-  if (result.created && (records[0]?.type !== 'run' || records[0].runId !== runId)) return fail('the acknowledged run record is missing', records.length);
+  if (result.created && (records[0]?.type !== 'run' || records[0].runId !== runId))
+    return fail('the acknowledged run record is missing', records.length);
   const offset = result.created ? 1 : 0;
-  if (records.length < result.acknowledged.length + offset) return fail(`lost acknowledged records: ${records.length} read, ${result.acknowledged.length} acknowledged`, records.length);
+  if (records.length < result.acknowledged.length + offset)
+    return fail(`lost acknowledged records: ${records.length} read, ${result.acknowledged.length} acknowledged`, records.length);
   for (const [i, ack] of result.acknowledged.entries()) {
-    if (!isDeepStrictEqual(plain(records[i + offset]), plain(ack))) return fail(`record ${i + 1} differs from the acknowledged one`, records.length);
+    if (!isDeepStrictEqual(plain(records[i + offset]), plain(ack)))
+      return fail(`record ${i + 1} differs from the acknowledged one`, records.length);
   }
   for (const [i, record] of records.entries()) {
     if (record.seq !== i + 1) return fail(`sequence ${record.seq} at position ${i + 1}`, records.length);

@@ -27,13 +27,24 @@ describe('headless CLI', function () {
   before(async () => {
     scratch = tempDir('cli');
     bundle = join(scratch, 'cli.js');
-    await esbuild.build({ entryPoints: [join(REPO, 'src/host/cli/main.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    await esbuild.build({
+      entryPoints: [join(REPO, 'src/host/cli/main.ts')],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'error',
+    });
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
     return new Promise((resolvePromise) => {
-      const child = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env['PATH'], HOME: scratch, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bundle, ...args], {
+        env: { PATH: process.env['PATH'], HOME: scratch, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -57,28 +68,72 @@ describe('headless CLI', function () {
     const noKey = await cli(['run', '--workspace', scratch, '--task', 't']);
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /ANTHROPIC_API_KEY is not set/);
-    assert.equal((await cli(['run', '--workspace', join(scratch, 'nope'), '--task', 't', '--provider', 'replay', '--replay', DEMO_REPLAY])).code, 2);
+    assert.equal(
+      (await cli(['run', '--workspace', join(scratch, 'nope'), '--task', 't', '--provider', 'replay', '--replay', DEMO_REPLAY])).code,
+      2,
+    );
   });
 
   it('runs the demo with the replay provider, then status --json shows steps and ledger', async () => {
     const ws = demoCopy();
     const store = join(scratch, 'store-demo');
-    const run = await cli(['run', '--provider', 'replay', '--replay', DEMO_REPLAY, '--workspace', ws, '--store', store, '--task', 'Fix the greeting bug', '--yes']);
+    const run = await cli([
+      'run',
+      '--provider',
+      'replay',
+      '--replay',
+      DEMO_REPLAY,
+      '--workspace',
+      ws,
+      '--store',
+      store,
+      '--task',
+      'Fix the greeting bug',
+      '--yes',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /: completed: /);
     const status = await cli(['status', '--store', store, '--json']);
     assert.equal(status.code, 0);
-    const json = JSON.parse(status.stdout) as { status: string; steps: number; checkpoints: { label: string }[]; ledger: { toolName: string; status: string }[]; budget: { turns: number } };
+    const json = JSON.parse(status.stdout) as {
+      status: string;
+      steps: number;
+      checkpoints: { label: string }[];
+      ledger: { toolName: string; status: string }[];
+      budget: { turns: number };
+    };
     assert.equal(json.status, 'completed');
     assert.equal(json.steps, 6);
     assert.equal(json.budget.turns, 6);
     assert.equal(json.checkpoints[json.checkpoints.length - 1]!.label, 'run_end');
-    assert.deepEqual(json.ledger.map((e) => `${e.toolName}:${e.status}`), [
-      'list_dir:succeeded', 'read_file:succeeded', 'read_file:succeeded', 'run_command:failed', 'edit_file:succeeded', 'run_command:succeeded',
-    ]);
-    const test = await new Promise<number | null>((done) => spawn(process.execPath, ['test.js'], { cwd: ws, stdio: 'ignore' }).on('close', done));
+    assert.deepEqual(
+      json.ledger.map((e) => `${e.toolName}:${e.status}`),
+      [
+        'list_dir:succeeded',
+        'read_file:succeeded',
+        'read_file:succeeded',
+        'run_command:failed',
+        'edit_file:succeeded',
+        'run_command:succeeded',
+      ],
+    );
+    const test = await new Promise<number | null>((done) =>
+      spawn(process.execPath, ['test.js'], { cwd: ws, stdio: 'ignore' }).on('close', done),
+    );
     assert.equal(test, 0, 'the demo tests pass after the run');
-    const again = await cli(['resume', '--workspace', ws, '--store', store, '--run', JSON.parse(status.stdout).run.runId, '--provider', 'replay', '--replay', DEMO_REPLAY]);
+    const again = await cli([
+      'resume',
+      '--workspace',
+      ws,
+      '--store',
+      store,
+      '--run',
+      JSON.parse(status.stdout).run.runId,
+      '--provider',
+      'replay',
+      '--replay',
+      DEMO_REPLAY,
+    ]);
     assert.equal(again.code, 0);
     assert.match(again.stderr, /already completed; nothing to resume/);
     rmSync(ws, { recursive: true, force: true });
@@ -104,7 +159,10 @@ describe('headless CLI', function () {
     const fake = await startFakeAnthropic([{ content: [{ type: 'text', text: 'No.' }], stop_reason: 'refusal' }]);
     try {
       const ws = tempDir('ws');
-      const result = await cli(['run', '--workspace', ws, '--store', join(scratch, 's3'), '--task', 'x', '--base-url', fake.url, '--model', 'claude-sonnet-4-6'], { ANTHROPIC_API_KEY: 'sk-cli-test' });
+      const result = await cli(
+        ['run', '--workspace', ws, '--store', join(scratch, 's3'), '--task', 'x', '--base-url', fake.url, '--model', 'claude-sonnet-4-6'],
+        { ANTHROPIC_API_KEY: 'sk-cli-test' },
+      );
       assert.equal(result.code, 1, result.stderr);
       assert.equal(fake.requests[0]!.apiKeySeen, 'sk-cli-test');
       assert.ok(!result.stderr.includes('sk-cli-test'));

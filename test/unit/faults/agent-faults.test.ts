@@ -25,7 +25,10 @@ describe('faults: agent runs over the file store, cut by power loss and I/O erro
     }
     assert.ok(results.length >= 200, `${results.length} points`);
     assert.deepEqual(failures(results).slice(0, 5), []);
-    assert.equal(results.reduce((n, r) => n + r.duplicates + r.lostAcknowledged, 0), 0);
+    assert.equal(
+      results.reduce((n, r) => n + r.duplicates + r.lostAcknowledged, 0),
+      0,
+    );
     assert.ok(results.filter((r) => r.resumes > 0).length > results.length / 2, 'most points resumed an existing run');
   });
 
@@ -44,10 +47,13 @@ describe('faults: agent runs over the file store, cut by power loss and I/O erro
   });
 
   it('self-check: the harness catches a duplicate when run_command is wrongly labelled idempotent', async () => {
-    const mislabelled = BUILTIN_TOOLS.map((tool) => (tool.name === 'run_command' ? { ...tool, idempotency: 'idempotent' as const, replayPolicy: 'auto' as const } : tool));
+    const mislabelled = BUILTIN_TOOLS.map((tool) =>
+      tool.name === 'run_command' ? { ...tool, idempotency: 'idempotent' as const, replayPolicy: 'auto' as const } : tool,
+    );
     const tools = createToolRegistry({ tools: mislabelled });
     let duplicates = 0;
-    for (let atSync = 1; atSync <= syncs && duplicates === 0; atSync++) duplicates += (await powerLossAgentPoint({ atSync }, atSync, 0, { tools })).duplicates;
+    for (let atSync = 1; atSync <= syncs && duplicates === 0; atSync++)
+      duplicates += (await powerLossAgentPoint({ atSync }, atSync, 0, { tools })).duplicates;
     assert.ok(duplicates > 0, 'a cut between tool_started and tool_finished re-runs a mislabelled command');
   });
 });

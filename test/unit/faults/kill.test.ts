@@ -35,14 +35,26 @@ describe('faults: kill -9 of the headless CLI, then resume', function () {
   it('at every save point (right after each journal fsync) and at random instants: 0 duplicates, 0 lost acknowledged records, every run resumes', async () => {
     const plans: KillPlan[] = [];
     for (let afterSync = 1; afterSync <= syncs; afterSync++) plans.push({ kind: 'savePoint', afterSync });
-    for (let seed = 1; seed <= RANDOM_RUNS; seed++) plans.push({ kind: 'random', maxDelayMs: Math.round(activeMs * 1.3), seed, resumeKills: seed % 3 });
+    for (let seed = 1; seed <= RANDOM_RUNS; seed++)
+      plans.push({ kind: 'random', maxDelayMs: Math.round(activeMs * 1.3), seed, resumeKills: seed % 3 });
     const results = await killRuns(plans, CONCURRENCY, { cli });
     const kills = results.reduce((n, r) => n + r.kills, 0);
     assert.ok(results.length >= 200, `${results.length} kill runs`);
     assert.deepEqual(failures(results).slice(0, 5), []);
-    assert.equal(results.reduce((n, r) => n + r.duplicates, 0), 0, 'duplicated non-idempotent executions');
-    assert.equal(results.reduce((n, r) => n + r.lostAcknowledged, 0), 0, 'lost acknowledged records');
+    assert.equal(
+      results.reduce((n, r) => n + r.duplicates, 0),
+      0,
+      'duplicated non-idempotent executions',
+    );
+    assert.equal(
+      results.reduce((n, r) => n + r.lostAcknowledged, 0),
+      0,
+      'lost acknowledged records',
+    );
     assert.ok(kills >= 200, `${kills} processes killed`);
-    assert.ok(results.some((r) => r.executions === 0), 'some cut fell between tool_started and the command (status unknown)');
+    assert.ok(
+      results.some((r) => r.executions === 0),
+      'some cut fell between tool_started and the command (status unknown)',
+    );
   });
 });

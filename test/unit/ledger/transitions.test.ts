@@ -5,16 +5,33 @@ import { hasRecordedResult, IllegalTransitionError, isLegalTransition, transitio
 
 function entry(status: LedgerStatus): LedgerEntry {
   return {
-    callId: 'toolu_1', stepId: 1, toolName: 'read_file', inputHash: 'h', status,
-    idempotency: 'idempotent', replayPolicy: 'auto', sideEffects: [], plannedAt: 1, compensation: 'none needed',
+    callId: 'toolu_1',
+    stepId: 1,
+    toolName: 'read_file',
+    inputHash: 'h',
+    status,
+    idempotency: 'idempotent',
+    replayPolicy: 'auto',
+    sideEffects: [],
+    plannedAt: 1,
+    compensation: 'none needed',
   };
 }
 
 const ALL: LedgerStatus[] = ['planned', 'approved', 'started', 'succeeded', 'failed', 'uncertain'];
 const LEGAL = new Set([
-  'planned>approved', 'planned>started', 'planned>failed', 'approved>started', 'approved>failed',
-  'started>succeeded', 'started>failed', 'started>uncertain',
-  'uncertain>started', 'uncertain>succeeded', 'uncertain>failed', 'uncertain>uncertain',
+  'planned>approved',
+  'planned>started',
+  'planned>failed',
+  'approved>started',
+  'approved>failed',
+  'started>succeeded',
+  'started>failed',
+  'started>uncertain',
+  'uncertain>started',
+  'uncertain>succeeded',
+  'uncertain>failed',
+  'uncertain>uncertain',
 ]);
 
 describe('ledger transitions', () => {

@@ -61,7 +61,13 @@ describe('anthropic provider through the real SDK', () => {
       assert.deepEqual(body['tools'], request.tools);
       assert.equal(body['max_tokens'], 1000);
       if (streaming) {
-        assert.equal(events.filter((e) => e.type === 'text').map((e) => (e.type === 'text' ? e.text : '')).join(''), 'I will read both files.');
+        assert.equal(
+          events
+            .filter((e) => e.type === 'text')
+            .map((e) => (e.type === 'text' ? e.text : ''))
+            .join(''),
+          'I will read both files.',
+        );
         assert.deepEqual(
           events.filter((e) => e.type === 'tool_use_start'),
           [
@@ -98,7 +104,13 @@ describe('anthropic provider through the real SDK', () => {
     assert.equal(fake.requests.length, 2);
     await fake.close();
 
-    const exhausted = await providerFor([{ fault: 'status', status: 529 }, { fault: 'status', status: 529 }], { maxRetries: 1 });
+    const exhausted = await providerFor(
+      [
+        { fault: 'status', status: 529 },
+        { fault: 'status', status: 529 },
+      ],
+      { maxRetries: 1 },
+    );
     const error = await expectModelError(exhausted.complete(request), 'overloaded');
     assert.equal(error.status, 529);
     assert.equal(fake.requests.length, 2);
@@ -136,7 +148,13 @@ describe('anthropic provider through the real SDK', () => {
   });
 
   it('gives network after the retries run out', async () => {
-    const provider = await providerFor([{ fault: 'reset', afterEvents: 2 }, { fault: 'reset', afterEvents: 2 }], { maxRetries: 1 });
+    const provider = await providerFor(
+      [
+        { fault: 'reset', afterEvents: 2 },
+        { fault: 'reset', afterEvents: 2 },
+      ],
+      { maxRetries: 1 },
+    );
     await expectModelError(provider.complete(request), 'network');
     assert.equal(fake.requests.length, 2);
   });
@@ -165,7 +183,13 @@ describe('anthropic provider through the real SDK', () => {
       {
         content: [
           { type: 'text', text: 'Writing the file.' },
-          { type: 'tool_use', id: 'toolu_cut', name: 'write_file', input: {}, rawInputJson: '{"path": "src/greet.js", "content": "function gre' },
+          {
+            type: 'tool_use',
+            id: 'toolu_cut',
+            name: 'write_file',
+            input: {},
+            rawInputJson: '{"path": "src/greet.js", "content": "function gre',
+          },
         ],
         stop_reason: 'max_tokens',
       },

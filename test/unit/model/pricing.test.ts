@@ -3,7 +3,12 @@ import { costOf, priceOf } from '../../../src/core/model/pricing';
 
 describe('pricing', () => {
   it('prices a known model from input, output and cache tokens', () => {
-    const cost = costOf('claude-sonnet-4-5', { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadInputTokens: 1_000_000, cacheCreationInputTokens: 100_000 });
+    const cost = costOf('claude-sonnet-4-5', {
+      inputTokens: 1_000_000,
+      outputTokens: 100_000,
+      cacheReadInputTokens: 1_000_000,
+      cacheCreationInputTokens: 100_000,
+    });
     assert.equal(cost.priced, true);
     // 3 + 1.5 + 0.30 + 0.375
     assert.ok(Math.abs(cost.usd - 5.175) < 1e-9, String(cost.usd));

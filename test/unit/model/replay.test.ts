@@ -8,7 +8,10 @@ import { createReplayProvider, parseReplayScript, ReplayScriptError } from '../.
 const line = (n: number, stop = 'tool_use') =>
   JSON.stringify({
     id: `msg_${n}`,
-    content: [{ type: 'text', text: `answer ${n}` }, ...(stop === 'tool_use' ? [{ type: 'tool_use', id: `toolu_${n}`, name: 'read_file', input: { path: `f${n}` } }] : [])],
+    content: [
+      { type: 'text', text: `answer ${n}` },
+      ...(stop === 'tool_use' ? [{ type: 'tool_use', id: `toolu_${n}`, name: 'read_file', input: { path: `f${n}` } }] : []),
+    ],
     stop_reason: stop,
     usage: { input_tokens: 10 * n, output_tokens: n },
   });
@@ -81,17 +84,23 @@ describe('replay provider', () => {
   it('honours an aborted signal', async () => {
     const controller = new AbortController();
     controller.abort();
-    await assert.rejects(createReplayProvider(SCRIPT).complete({ ...requestWith(historyAfter(0)), signal: controller.signal }), (e: unknown) => e instanceof ModelError && e.kind === 'aborted');
+    await assert.rejects(
+      createReplayProvider(SCRIPT).complete({ ...requestWith(historyAfter(0)), signal: controller.signal }),
+      (e: unknown) => e instanceof ModelError && e.kind === 'aborted',
+    );
   });
 
   it('names the line of bad JSON', () => {
     const text = `${line(1)}\n\n{"content": [oops\n`;
-    assert.throws(() => parseReplayScript(text, 'x.jsonl'), (error: unknown) => {
-      assert.ok(error instanceof ReplayScriptError);
-      assert.equal(error.line, 3);
-      assert.match(error.message, /^x\.jsonl, line 3: not JSON/);
-      return true;
-    });
+    assert.throws(
+      () => parseReplayScript(text, 'x.jsonl'),
+      (error: unknown) => {
+        assert.ok(error instanceof ReplayScriptError);
+        assert.equal(error.line, 3);
+        assert.match(error.message, /^x\.jsonl, line 3: not JSON/);
+        return true;
+      },
+    );
   });
 
   it('names the line and field of a response that is not a Messages API response', () => {

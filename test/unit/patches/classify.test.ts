@@ -8,9 +8,20 @@ import { MemoryWorkspace, utf8 } from './fakes';
 const h = (s: string) => hashContent(utf8(s));
 const live = (s: string): LiveFile => ({ path: 'f', bytes: utf8(s), hash: h(s), source: 'disk', dirty: false });
 const patch = (id: string, path: string, before: string | null, after: string | null): Patch => ({
-  patchId: id, runId: 'r', stepId: 0, toolCallId: 'c', path, op: before === null ? 'create' : after === null ? 'delete' : 'modify',
-  beforeHash: before === null ? ABSENT : h(before), afterHash: after === null ? ABSENT : h(after),
-  diff: '', added: 0, removed: 0, binary: false, createdAt: 0, state: 'pending',
+  patchId: id,
+  runId: 'r',
+  stepId: 0,
+  toolCallId: 'c',
+  path,
+  op: before === null ? 'create' : after === null ? 'delete' : 'modify',
+  beforeHash: before === null ? ABSENT : h(before),
+  afterHash: after === null ? ABSENT : h(after),
+  diff: '',
+  added: 0,
+  removed: 0,
+  binary: false,
+  createdAt: 0,
+  state: 'pending',
 });
 
 describe('patches/classify', () => {

@@ -8,7 +8,10 @@ describe('protocol build: RunState to view model', () => {
   const view = buildRunView(state, live, true);
 
   it('has one row per step with its calls, in order', () => {
-    assert.deepEqual(view.steps.map((s) => s.stepId), Array.from({ length: 27 }, (_, i) => i));
+    assert.deepEqual(
+      view.steps.map((s) => s.stepId),
+      Array.from({ length: 27 }, (_, i) => i),
+    );
     assert.equal(view.steps[0]!.calls.length, 0);
     assert.equal(view.steps[5]!.calls[0]!.callId, 'toolu_5');
     assert.equal(view.steps[5]!.checkpointId, state.checkpoints.find((c) => c.stepId === 5)!.checkpointId);
@@ -40,7 +43,11 @@ describe('protocol build: RunState to view model', () => {
     assert.equal(byTool('read_file').effect, undefined);
     assert.equal(byTool('write_file').effect, undefined);
     assert.deepEqual(byTool('run_command').effect, { effects: ['process.spawn'], compensation: 'not reversible', reversible: false });
-    assert.deepEqual(byTool('http_post').effect, { effects: ['network.post'], compensation: 'close the created issue by hand', reversible: true });
+    assert.deepEqual(byTool('http_post').effect, {
+      effects: ['network.post'],
+      compensation: 'close the created issue by hand',
+      reversible: true,
+    });
     assert.equal(isExternalEffect('fs.write'), false);
     assert.equal(isExternalEffect('network'), true);
   });
@@ -61,7 +68,10 @@ describe('protocol build: RunState to view model', () => {
     const longer = buildRunView(sampleRun(28, { running: true }).state, live, true);
     const delta = runDelta(view, longer)!;
     assert.equal(delta.fromStep, 26);
-    assert.deepEqual(delta.steps.map((s) => s.stepId), [26, 27, 28]);
+    assert.deepEqual(
+      delta.steps.map((s) => s.stepId),
+      [26, 27, 28],
+    );
     assert.deepEqual(applyRunDelta(view, delta), longer);
   });
 

@@ -10,7 +10,12 @@ import { ChangeQueue, TimelineSync } from '../../../src/host/vscode/timeline/syn
 import { sampleRun } from '../webview/fixtures';
 
 describe('timeline host: html', () => {
-  const html = timelineHtml({ nonce: 'abcDEF0123456789+/==', cspSource: 'https://x.vscode-cdn.net', scriptUri: 'https://x/dist/webview.js', styleUris: ['https://x/media/timeline.css'] });
+  const html = timelineHtml({
+    nonce: 'abcDEF0123456789+/==',
+    cspSource: 'https://x.vscode-cdn.net',
+    scriptUri: 'https://x/dist/webview.js',
+    styleUris: ['https://x/media/timeline.css'],
+  });
 
   it('has the strict CSP with the nonce', () => {
     assert.ok(html.includes(`content="${contentSecurityPolicy('abcDEF0123456789+/==', 'https://x.vscode-cdn.net')}"`));
@@ -39,16 +44,34 @@ describe('timeline host: hunks against live text', () => {
   const diff = createTwoFilesPatch('a', 'a', before, after);
 
   it('finds applied hunks, and follows lines the user inserted above', () => {
-    assert.deepEqual(locateHunks(diff, after).map((h) => [h.state, h.line]), [['applied', 0], ['applied', 26]]);
+    assert.deepEqual(
+      locateHunks(diff, after).map((h) => [h.state, h.line]),
+      [
+        ['applied', 0],
+        ['applied', 26],
+      ],
+    );
     const shifted = 'user 1\nuser 2\n' + after;
-    assert.deepEqual(locateHunks(diff, shifted).map((h) => [h.state, h.line]), [['applied', 2], ['applied', 28]]);
+    assert.deepEqual(
+      locateHunks(diff, shifted).map((h) => [h.state, h.line]),
+      [
+        ['applied', 2],
+        ['applied', 28],
+      ],
+    );
   });
 
   it('marks a hunk the user edited as a conflict and a reverted one as reverted', () => {
     const edited = after.replace('agent 30', 'user changed 30');
-    assert.deepEqual(locateHunks(diff, edited).map((h) => h.state), ['applied', 'conflict']);
+    assert.deepEqual(
+      locateHunks(diff, edited).map((h) => h.state),
+      ['applied', 'conflict'],
+    );
     const reverted = after.replace('agent 3\n', 'line 3\n');
-    assert.deepEqual(locateHunks(diff, reverted).map((h) => h.state), ['reverted', 'applied']);
+    assert.deepEqual(
+      locateHunks(diff, reverted).map((h) => h.state),
+      ['reverted', 'applied'],
+    );
   });
 
   it('searches outward from the expected line', () => {
@@ -64,7 +87,9 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
   return {
     calls,
     onDidChange: () => ({ dispose() {} }),
-    listRuns: async () => [{ runId: state.run.runId, task: state.run.task, createdAt: 0, status: state.status, updatedAt: 0, steps: 1, leased: false }],
+    listRuns: async () => [
+      { runId: state.run.runId, task: state.run.task, createdAt: 0, status: state.status, updatedAt: 0, steps: 1, leased: false },
+    ],
     readRun: async () => state,
     liveStates: async () => new Map(),
     readBlob: async () => new Uint8Array(),
@@ -85,45 +110,92 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
 
 describe('timeline host: requests', () => {
   const { state } = sampleRun(12);
-  const files: RestoreFile[] = [{ path: 'a.ts', action: 'revert' }, { path: 'b.ts', action: 'conflict', detail: 'edited' }];
+  const files: RestoreFile[] = [
+    { path: 'a.ts', action: 'revert' },
+    { path: 'b.ts', action: 'conflict', detail: 'edited' },
+  ];
   let ids = 0;
-  const handler = (backend: TimelineBackend) => new RequestHandler({ backend, state: async () => state, openDiff: async () => {}, newId: () => `id${++ids}` });
+  const handler = (backend: TimelineBackend) =>
+    new RequestHandler({ backend, state: async () => state, openDiff: async () => {}, newId: () => `id${++ids}` });
 
   it('previews conflicts first with the effects a restore leaves, then restores that preview', async () => {
     const backend = fakeBackend(state, [{ files }, { files }, { files }]);
     const h = handler(backend);
-    const reply = await h.handle({ type: 'request', requestId: 'w1', method: 'restorePreview', params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files' } });
+    const reply = await h.handle({
+      type: 'request',
+      requestId: 'w1',
+      method: 'restorePreview',
+      params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files' },
+    });
     assert.ok(reply.ok);
     const preview = reply.result as { previewId: string; files: RestoreFile[]; externalEffects: Array<{ toolName: string }> };
-    assert.deepEqual(preview.files.map((f) => f.action), ['conflict', 'revert']);
+    assert.deepEqual(
+      preview.files.map((f) => f.action),
+      ['conflict', 'revert'],
+    );
     assert.deepEqual([...new Set(preview.externalEffects.map((e) => e.toolName))].sort(), ['http_post', 'run_command']);
-    const done = await h.handle({ type: 'request', requestId: 'w2', method: 'restore', params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: preview.previewId } });
+    const done = await h.handle({
+      type: 'request',
+      requestId: 'w2',
+      method: 'restore',
+      params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: preview.previewId },
+    });
     assert.ok(done.ok, done.error);
     assert.deepEqual(backend.calls, ['dry:cp-1:files', 'dry:cp-1:files', 'real:cp-1:files']);
-    const again = await h.handle({ type: 'request', requestId: 'w3', method: 'restore', params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: preview.previewId } });
+    const again = await h.handle({
+      type: 'request',
+      requestId: 'w3',
+      method: 'restore',
+      params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: preview.previewId },
+    });
     assert.equal(again.ok, false, 'a preview is good for one restore');
   });
 
   it('refuses a restore that was not previewed, or whose files changed since', async () => {
     const backend = fakeBackend(state, [{ files }, { files: [{ path: 'a.ts', action: 'conflict' }, files[1]!] }]);
     const h = handler(backend);
-    const unseen = await h.handle({ type: 'request', requestId: 'w1', method: 'restore', params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: 'made-up' } });
+    const unseen = await h.handle({
+      type: 'request',
+      requestId: 'w1',
+      method: 'restore',
+      params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: 'made-up' },
+    });
     assert.equal(unseen.ok, false);
     const preview = await h.preview('run-1', 'cp-1', 'both');
-    const otherMode = await h.handle({ type: 'request', requestId: 'w2', method: 'restore', params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: preview.previewId } });
+    const otherMode = await h.handle({
+      type: 'request',
+      requestId: 'w2',
+      method: 'restore',
+      params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: preview.previewId },
+    });
     assert.equal(otherMode.ok, false);
     const h2 = handler(fakeBackend(state, [{ files }, { files: [{ path: 'a.ts', action: 'conflict' }, files[1]!] }]));
     const p2 = await h2.preview('run-1', 'cp-1', 'files');
-    const changed = await h2.handle({ type: 'request', requestId: 'w3', method: 'restore', params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: p2.previewId } });
+    const changed = await h2.handle({
+      type: 'request',
+      requestId: 'w3',
+      method: 'restore',
+      params: { runId: 'run-1', checkpointId: 'cp-1', mode: 'files', previewId: p2.previewId },
+    });
     assert.equal(changed.ok, false);
     assert.match(changed.error ?? '', /changed since the preview/);
     assert.ok(!backend.calls.some((c) => c.startsWith('real')));
   });
 
   it('answers errors as ok:false with the message', async () => {
-    const reply = await handler(fakeBackend(state, [])).handle({ type: 'request', requestId: 'w9', method: 'cancel', params: { runId: 'run-1' } });
+    const reply = await handler(fakeBackend(state, [])).handle({
+      type: 'request',
+      requestId: 'w9',
+      method: 'cancel',
+      params: { runId: 'run-1' },
+    });
     assert.deepEqual(reply, { type: 'reply', requestId: 'w9', ok: false, error: 'the run is not running' });
-    const rollback = await handler(fakeBackend(state, [])).handle({ type: 'request', requestId: 'w10', method: 'rollbackPatch', params: { runId: 'run-1', patchId: 'patch-1' } });
+    const rollback = await handler(fakeBackend(state, [])).handle({
+      type: 'request',
+      requestId: 'w10',
+      method: 'rollbackPatch',
+      params: { runId: 'run-1', patchId: 'patch-1' },
+    });
     assert.ok(rollback.ok);
     assert.match((rollback.result as { message: string }).message, /2 hunk\(s\); 1 hunk\(s\) in conflict/);
   });
@@ -155,6 +227,9 @@ describe('timeline host: sync', () => {
     const messages = await sync.apply({ runs: false, records: [], paths: ['src/module1.ts'] });
     assert.deepEqual(messages, [{ type: 'patchLive', runId: 'run-1', changes: [{ patchId: 'patch-1', state: 'conflict' }] }]);
     assert.deepEqual(await sync.apply({ runs: false, records: [], paths: ['src/module1.ts'] }), [], 'no change, no message');
-    assert.deepEqual((await sync.pendingPatchesOf('src/module1.ts')).map((p) => p.patchId), ['patch-1']);
+    assert.deepEqual(
+      (await sync.pendingPatchesOf('src/module1.ts')).map((p) => p.patchId),
+      ['patch-1'],
+    );
   });
 });

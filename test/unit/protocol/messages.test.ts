@@ -72,6 +72,9 @@ describe('protocol messages', () => {
       { path: 'a', action: 'already' },
       { path: 'a', action: 'conflict' },
     ]);
-    assert.deepEqual(sorted.map((f) => `${f.action}:${f.path}`), ['conflict:a', 'conflict:y', 'revert:z', 'already:a', 'skip:b']);
+    assert.deepEqual(
+      sorted.map((f) => `${f.action}:${f.path}`),
+      ['conflict:a', 'conflict:y', 'revert:z', 'already:a', 'skip:b'],
+    );
   });
 });

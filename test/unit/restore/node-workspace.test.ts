@@ -119,8 +119,16 @@ describe('host/node workspace and git facts', () => {
     const ws = new NodeWorkspace({ roots: [root], storeDir: store });
     const before = snapshotTree(root);
     const deps = { workspace: ws, blobs: new MemoryBlobs(), journal: new MemoryJournal(), clock: fixedClock, log: new MemoryLog(), newId };
-    const patch = await applyPreparedWrite(deps, { runId: 'r', stepId: 1, toolCallId: 'c' }, await prepareWrite(ws, 'edit.txt', utf8('one\nTWO\n')));
-    const created = await applyPreparedWrite(deps, { runId: 'r', stepId: 1, toolCallId: 'c' }, await prepareWrite(ws, 'made.txt', utf8('m\n')));
+    const patch = await applyPreparedWrite(
+      deps,
+      { runId: 'r', stepId: 1, toolCallId: 'c' },
+      await prepareWrite(ws, 'edit.txt', utf8('one\nTWO\n')),
+    );
+    const created = await applyPreparedWrite(
+      deps,
+      { runId: 'r', stepId: 1, toolCallId: 'c' },
+      await prepareWrite(ws, 'made.txt', utf8('m\n')),
+    );
     await readGitFacts(root);
     await rollbackFiles(deps, { patches: [patch, created], allCheckpoints: [] }, { kind: 'run' });
     await readGitFacts(root);

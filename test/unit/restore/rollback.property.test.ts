@@ -24,13 +24,19 @@ interface Scenario {
 }
 
 // A small pool makes repeated lines likely, so hunks must be located exactly, not by luck.
-const baseLine = fc.oneof(fc.constantFrom('a', 'b', '', '}', '  x'), fc.nat(50).map((n) => `l${n}`));
+const baseLine = fc.oneof(
+  fc.constantFrom('a', 'b', '', '}', '  x'),
+  fc.nat(50).map((n) => `l${n}`),
+);
 const scenario: fc.Arbitrary<Scenario> = fc.record({
   eol: fc.constantFrom('\n', '\r\n'),
   bom: fc.boolean(),
   finalNewline: fc.boolean(),
   base: fc.array(baseLine, { minLength: 0, maxLength: 40 }),
-  agent: fc.array(fc.tuple(fc.nat(60), fc.constantFrom('replace' as const, 'insert' as const, 'delete' as const)), { minLength: 1, maxLength: 6 }),
+  agent: fc.array(fc.tuple(fc.nat(60), fc.constantFrom('replace' as const, 'insert' as const, 'delete' as const)), {
+    minLength: 1,
+    maxLength: 6,
+  }),
   user: fc.array(fc.tuple(fc.nat(80), fc.constantFrom('insert' as const, 'replace' as const)), { maxLength: 4 }),
   unsaved: fc.boolean(),
 });
@@ -54,7 +60,14 @@ function edit(lines: readonly string[], ops: Scenario['agent'] | Scenario['user'
 
 async function setup(s: Scenario) {
   const workspace = new MemoryWorkspace();
-  const deps: RestoreDeps = { workspace, blobs: new MemoryBlobs(), journal: new MemoryJournal(), clock: fixedClock, log: new MemoryLog(), newId };
+  const deps: RestoreDeps = {
+    workspace,
+    blobs: new MemoryBlobs(),
+    journal: new MemoryJournal(),
+    clock: fixedClock,
+    log: new MemoryLog(),
+    newId,
+  };
   const baseBytes = render(s.base, s);
   workspace.userSave('f.txt', baseBytes);
   const agentLines = edit(s.base, s.agent, 'AGENT-');
@@ -69,7 +82,10 @@ async function setup(s: Scenario) {
 
 const decode = (bytes: Uint8Array | null) => (bytes === null ? '' : new TextDecoder().decode(bytes));
 const userLinesIn = (lines: readonly string[]) => lines.filter((l) => l.startsWith('USER-'));
-const splitText = (bytes: Uint8Array | null) => decode(bytes).replace(/^\uFEFF/, '').split(/\r?\n/);
+const splitText = (bytes: Uint8Array | null) =>
+  decode(bytes)
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/);
 
 describe('restore: property-based rollback and undo', function () {
   this.timeout(120_000);
@@ -104,11 +120,20 @@ describe('restore: property-based rollback and undo', function () {
       fc.asyncProperty(scenario, fc.nat(10), async (s, pick) => {
         const { workspace, deps, patch, userLines } = await setup(s);
         const before = workspace.live('f.txt');
-        const dry = await rollbackFiles(deps, { patches: [patch], allCheckpoints: [] }, { kind: 'patch', patchId: patch.patchId }, { dryRun: true });
+        const dry = await rollbackFiles(
+          deps,
+          { patches: [patch], allCheckpoints: [] },
+          { kind: 'patch', patchId: patch.patchId },
+          { dryRun: true },
+        );
         const hunkCount = dry.plan.files[0]?.patches[0]?.hunks.length ?? 0;
         if (hunkCount === 0) return;
         const hunkIndex = pick % hunkCount;
-        const result = await rollbackFiles(deps, { patches: [patch], allCheckpoints: [] }, { kind: 'hunk', patchId: patch.patchId, hunkIndex });
+        const result = await rollbackFiles(
+          deps,
+          { patches: [patch], allCheckpoints: [] },
+          { kind: 'hunk', patchId: patch.patchId, hunkIndex },
+        );
         const after = workspace.live('f.txt');
         const file = result.plan.files[0]!;
         if (file.status === 'conflict') {
@@ -117,12 +142,17 @@ describe('restore: property-based rollback and undo', function () {
         }
         const kept = splitText(after);
         for (const line of userLinesIn(userLines)) assert.ok(kept.includes(line), `user line ${line} lost`);
-        const hunks = diffTexts('f.txt', decodeText(await deps.blobs.getBlob(patch.beforeBlob!))!.text, decodeText(await deps.blobs.getBlob(patch.afterBlob!))!.text).hunks;
+        const hunks = diffTexts(
+          'f.txt',
+          decodeText(await deps.blobs.getBlob(patch.beforeBlob!))!.text,
+          decodeText(await deps.blobs.getBlob(patch.afterBlob!))!.text,
+        ).hunks;
         const agentLinesOf = (i: number) => hunks[i]!.newLines.map((l) => l.replace(/\r?\n$/, '')).filter((l) => l.startsWith('AGENT-'));
         const liveBefore = splitText(before);
         for (let i = 0; i < hunks.length; i++) {
           if (i === hunkIndex) continue;
-          for (const line of agentLinesOf(i)) if (liveBefore.includes(line)) assert.ok(kept.includes(line), `agent line ${line} of hunk ${i} undone`);
+          for (const line of agentLinesOf(i))
+            if (liveBefore.includes(line)) assert.ok(kept.includes(line), `agent line ${line} of hunk ${i} undone`);
         }
         for (const line of agentLinesOf(hunkIndex)) assert.ok(!kept.includes(line), `agent line ${line} of the reverted hunk survived`);
         if (result.restore) {

@@ -8,10 +8,28 @@ import { MemoryBlobs, MemoryJournal, MemoryLog, MemoryWorkspace, fixedClock, new
 
 const budget = { turns: 0, maxTurns: 10, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
 const entry = (callId: string, status: LedgerEntry['status'], extra: Partial<LedgerEntry> = {}): LedgerEntry => ({
-  callId, stepId: 1, toolName: 'run_command', inputHash: 'h', status, idempotency: 'non_idempotent', replayPolicy: 'ask',
-  sideEffects: ['process'], plannedAt: 0, compensation: 'git push --delete origin tmp', ...extra,
+  callId,
+  stepId: 1,
+  toolName: 'run_command',
+  inputHash: 'h',
+  status,
+  idempotency: 'non_idempotent',
+  replayPolicy: 'ask',
+  sideEffects: ['process'],
+  plannedAt: 0,
+  compensation: 'git push --delete origin tmp',
+  ...extra,
 });
-const checkpoint = (checkpointId: string): NewRecord => ({ type: 'checkpoint', checkpointId, stepId: 1, label: 'tool_started', messageCount: 0, patchCount: 0, status: 'running', budget });
+const checkpoint = (checkpointId: string): NewRecord => ({
+  type: 'checkpoint',
+  checkpointId,
+  stepId: 1,
+  label: 'tool_started',
+  messageCount: 0,
+  patchCount: 0,
+  status: 'running',
+  budget,
+});
 
 async function journalWith(records: NewRecord[]): Promise<MemoryJournal> {
   const journal = new MemoryJournal();
@@ -29,17 +47,32 @@ describe('restore/session', () => {
       { type: 'ledger', entry: entry('mail', 'started', { compensation: NOT_REVERSIBLE, toolName: 'send_mail' }) },
       { type: 'ledger', entry: entry('pure', 'started', { sideEffects: [] }) },
     ]);
-    const ledger = [entry('done', 'succeeded'), entry('later', 'succeeded'), entry('mail', 'started', { compensation: NOT_REVERSIBLE, toolName: 'send_mail' }), entry('pure', 'started', { sideEffects: [] })];
+    const ledger = [
+      entry('done', 'succeeded'),
+      entry('later', 'succeeded'),
+      entry('mail', 'started', { compensation: NOT_REVERSIBLE, toolName: 'send_mail' }),
+      entry('pure', 'started', { sideEffects: [] }),
+    ];
     const effects = effectsAfter(journal.records, { ledger }, 'cp1');
-    assert.deepEqual(effects.map((e) => [e.callId, e.reversible, e.compensation]), [
-      ['later', true, 'git push --delete origin tmp'],
-      ['mail', false, NOT_REVERSIBLE],
-    ]);
+    assert.deepEqual(
+      effects.map((e) => [e.callId, e.reversible, e.compensation]),
+      [
+        ['later', true, 'git push --delete origin tmp'],
+        ['mail', false, NOT_REVERSIBLE],
+      ],
+    );
   });
 
   it('restore_session appends restore then branch; undo branches back to the head it left', async () => {
     const journal = await journalWith([checkpoint('cp1'), checkpoint('cp2')]);
-    const deps: RestoreDeps = { workspace: new MemoryWorkspace(), blobs: new MemoryBlobs(), journal, clock: fixedClock, log: new MemoryLog(), newId };
+    const deps: RestoreDeps = {
+      workspace: new MemoryWorkspace(),
+      blobs: new MemoryBlobs(),
+      journal,
+      clock: fixedClock,
+      log: new MemoryLog(),
+      newId,
+    };
     const result = await restoreSession(deps, journal.records, { ledger: [] }, 'cp1');
     const kinds = journal.records.slice(2).map((r) => r.type);
     assert.deepEqual(kinds, ['restore', 'branch']);
@@ -57,7 +90,10 @@ describe('restore/session', () => {
     assert.deepEqual(reversible, { compensation: 'git push --delete origin tmp', reversible: true });
     const none = await compensateExternalAction({ journal }, entry('y', 'succeeded', { compensation: '' }));
     assert.equal(none.reversible, false);
-    assert.deepEqual(journal.records.map((r) => r.type), ['note', 'note']);
+    assert.deepEqual(
+      journal.records.map((r) => r.type),
+      ['note', 'note'],
+    );
     assert.match((journal.records[1] as { text: string }).text, /cannot be undone/);
   });
 });

@@ -13,7 +13,10 @@ export class SimulatedCrash extends Error {
  * and every later one fail without reaching the store: the journal ends exactly where a crash
  * at that save point would leave it. `when` can pick the group by its records instead.
  */
-export function crashingStore(inner: CheckpointStore, when: (records: readonly NewRecord[], group: number) => boolean): CheckpointStore & { crashed: () => boolean } {
+export function crashingStore(
+  inner: CheckpointStore,
+  when: (records: readonly NewRecord[], group: number) => boolean,
+): CheckpointStore & { crashed: () => boolean } {
   let group = 0;
   let crashed = false;
   const wrap = (writer: RunWriter): RunWriter => ({
@@ -59,7 +62,13 @@ export function atSavePoint(label: string, callId?: string, occurrence = 1): (re
 export function atToolResultsMessage(occurrence = 1): (records: readonly NewRecord[]) => boolean {
   let seen = 0;
   return (records) => {
-    const hit = records.some((r) => r.type === 'message' && r.message.role === 'user' && Array.isArray(r.message.content) && r.message.content.some((b) => b.type === 'tool_result'));
+    const hit = records.some(
+      (r) =>
+        r.type === 'message' &&
+        r.message.role === 'user' &&
+        Array.isArray(r.message.content) &&
+        r.message.content.some((b) => b.type === 'tool_result'),
+    );
     if (hit) seen += 1;
     return hit && seen === occurrence;
   };

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createAnthropicProvider } from '../../../src/core/model/anthropic';
 import type { ModelProvider } from '../../../src/core/model/provider';
-import type { ApprovalDecision, ApprovalRequest, Approver, CommandRunner, UncertainChoice, UncertainRequest } from '../../../src/core/ports';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Approver,
+  CommandRunner,
+  UncertainChoice,
+  UncertainRequest,
+} from '../../../src/core/ports';
 import { silentLog } from '../../../src/core/ports';
 import { AgentRuntime } from '../../../src/core/runtime/runtime';
 import type { RuntimeDeps, RuntimeEvent } from '../../../src/core/runtime/types';
@@ -13,7 +20,13 @@ import type { RunSettings, StoredRecord } from '../../../src/core/store/records'
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { startFakeAnthropic, type FakeAnthropic, type Responder, type ResponseStep, type ScriptEntry } from '../../support/fake-anthropic/server';
+import {
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type Responder,
+  type ResponseStep,
+  type ScriptEntry,
+} from '../../support/fake-anthropic/server';
 
 export const SETTINGS: RunSettings = { model: 'claude-sonnet-4-6', provider: 'anthropic', maxTurns: 20, maxOutputTokensPerCall: 1024 };
 
@@ -79,7 +92,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(options: { files?: Record<string, string>; script?: ScriptEntry[] | Responder; approver?: ScriptedApprover; store?: StoreKind } = {}): Promise<Harness> {
+export async function harness(
+  options: { files?: Record<string, string>; script?: ScriptEntry[] | Responder; approver?: ScriptedApprover; store?: StoreKind } = {},
+): Promise<Harness> {
   const root = tempDir('ws');
   const storeDir = tempDir('store');
   writeFiles(root, options.files ?? {});
@@ -123,7 +138,11 @@ export function toolUse(id: string, name: string, input: unknown): ResponseStep[
   return { type: 'tool_use', id, name, input };
 }
 
-export function reply(content: ResponseStep['content'], stop_reason = 'tool_use', usage = { input_tokens: 100, output_tokens: 20 }): ResponseStep {
+export function reply(
+  content: ResponseStep['content'],
+  stop_reason = 'tool_use',
+  usage = { input_tokens: 100, output_tokens: 20 },
+): ResponseStep {
   return { content, stop_reason, usage };
 }
 

@@ -1,5 +1,16 @@
 import { strict as assert } from 'node:assert';
-import { answer, harness, lastToolResults, readText, reply, savePoints, ScriptedApprover, SETTINGS, toolUse, type Harness } from './harness';
+import {
+  answer,
+  harness,
+  lastToolResults,
+  readText,
+  reply,
+  savePoints,
+  ScriptedApprover,
+  SETTINGS,
+  toolUse,
+  type Harness,
+} from './harness';
 
 describe('runtime loop (real SDK, loopback server)', () => {
   let h: Harness | undefined;
@@ -27,17 +38,41 @@ describe('runtime loop (real SDK, loopback server)', () => {
       assert.deepEqual(h.commands.commands, ['cat src/a.txt']);
       const records = await h.records(outcome.runId);
       assert.deepEqual(savePoints(records), [
-        'user_message', 'run_start',
-        'before_model', 'after_model', 'tool_started:t1', 'tool_finished:t1', 'user_message',
-        'before_model', 'after_model', 'tool_started:t2', 'file_written:t2', 'tool_finished:t2', 'user_message',
-        'before_model', 'after_model', 'tool_approved:t3', 'tool_started:t3', 'tool_finished:t3', 'user_message',
-        'before_model', 'after_model', 'run_end',
+        'user_message',
+        'run_start',
+        'before_model',
+        'after_model',
+        'tool_started:t1',
+        'tool_finished:t1',
+        'user_message',
+        'before_model',
+        'after_model',
+        'tool_started:t2',
+        'file_written:t2',
+        'tool_finished:t2',
+        'user_message',
+        'before_model',
+        'after_model',
+        'tool_approved:t3',
+        'tool_started:t3',
+        'tool_finished:t3',
+        'user_message',
+        'before_model',
+        'after_model',
+        'run_end',
       ]);
       assert.equal(lastToolResults(h.fake, 1)[0]!.content, 'hello world\n');
       assert.match(lastToolResults(h.fake, 3)[0]!.content, /exit code 0[\s\S]*hello there/);
       const state = await h.store.readRun(outcome.runId);
       assert.equal(state.status, 'completed');
-      assert.deepEqual(state.ledger.map((e) => [e.callId, e.status]), [['t1', 'succeeded'], ['t2', 'succeeded'], ['t3', 'succeeded']]);
+      assert.deepEqual(
+        state.ledger.map((e) => [e.callId, e.status]),
+        [
+          ['t1', 'succeeded'],
+          ['t2', 'succeeded'],
+          ['t3', 'succeeded'],
+        ],
+      );
       assert.equal(state.patches.length, 1);
       assert.deepEqual(state.ledger[1]!.patchIds, [state.patches[0]!.patchId]);
       assert.equal(state.budget.turns, 4);

@@ -5,7 +5,20 @@ import { STATUS_UNKNOWN_MESSAGE } from '../../../src/core/runtime/reconcile';
 import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime/recovery-note';
 import { createToolRegistry } from '../../../src/core/tools/registry';
 import { atSavePoint, crashingStore } from './crash-store';
-import { answer, byTurn, harness, lastToolResults, readText, reply, requestMessages, ScriptedApprover, SETTINGS, startedCalls, toolUse, type Harness } from './harness';
+import {
+  answer,
+  byTurn,
+  harness,
+  lastToolResults,
+  readText,
+  reply,
+  requestMessages,
+  ScriptedApprover,
+  SETTINGS,
+  startedCalls,
+  toolUse,
+  type Harness,
+} from './harness';
 
 type Choice = 'run_again' | 'mark_done' | 'report_unknown' | null;
 
@@ -17,7 +30,12 @@ describe('resume and reconciliation', () => {
   });
 
   /** Starts a run that crashes at the save point, then resumes it with a healthy store. */
-  async function crashThenResume(crashAt: (records: never[]) => boolean, setup: Parameters<typeof harness>[0], between?: (h: Harness) => void, overrides = {}) {
+  async function crashThenResume(
+    crashAt: (records: never[]) => boolean,
+    setup: Parameters<typeof harness>[0],
+    between?: (h: Harness) => void,
+    overrides = {},
+  ) {
     h = await harness(setup);
     const crashing = crashingStore(h.store, crashAt as never);
     const first = await h.runtime({ store: crashing, ...overrides }).start({ task: 'task', settings: SETTINGS });
@@ -51,7 +69,10 @@ describe('resume and reconciliation', () => {
     assert.equal(outcome.status, 'completed');
     assert.equal(h!.fake.requests.length, 2);
     const results = lastToolResults(h!.fake, 1);
-    assert.deepEqual(results.map((r) => [r.tool_use_id, r.content]), [['t1', 'hello']]);
+    assert.deepEqual(
+      results.map((r) => [r.tool_use_id, r.content]),
+      [['t1', 'hello']],
+    );
     const note = noteOf(requestMessages(h!.fake, 1));
     assert.match(note, /read_file t1: read a\.txt/);
     assert.match(note, /checkpoint c\d+ \(tool_started, step 1\)/);
@@ -106,7 +127,10 @@ describe('resume and reconciliation', () => {
   const editScript = byTurn([reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]), answer('ok')]);
 
   it('a dangling edit_file found at afterHash is reported applied, not run again', async () => {
-    const { runId, outcome } = await crashThenResume(atSavePoint('file_written', 't1'), { files: { 'a.txt': 'one\n' }, script: editScript });
+    const { runId, outcome } = await crashThenResume(atSavePoint('file_written', 't1'), {
+      files: { 'a.txt': 'one\n' },
+      script: editScript,
+    });
     assert.equal(outcome.status, 'completed');
     assert.equal(readText(h!.root, 'a.txt'), 'two\n');
     assert.match(lastToolResults(h!.fake, 1)[0]!.content, /was applied before the interruption/);
@@ -123,8 +147,10 @@ describe('resume and reconciliation', () => {
   });
 
   it('a dangling edit_file found at beforeHash is run', async () => {
-    const { runId, outcome } = await crashThenResume(atSavePoint('file_written', 't1'), { files: { 'a.txt': 'one\n' }, script: editScript }, (hh) =>
-      writeFileSync(join(hh.root, 'a.txt'), 'one\n'),
+    const { runId, outcome } = await crashThenResume(
+      atSavePoint('file_written', 't1'),
+      { files: { 'a.txt': 'one\n' }, script: editScript },
+      (hh) => writeFileSync(join(hh.root, 'a.txt'), 'one\n'),
     );
     assert.equal(outcome.status, 'completed');
     assert.equal(readText(h!.root, 'a.txt'), 'two\n');
@@ -135,8 +161,10 @@ describe('resume and reconciliation', () => {
   });
 
   it('a dangling edit_file whose file changed since is a conflict naming the path, the file left alone', async () => {
-    const { runId, outcome } = await crashThenResume(atSavePoint('file_written', 't1'), { files: { 'a.txt': 'one\n' }, script: editScript }, (hh) =>
-      writeFileSync(join(hh.root, 'a.txt'), 'user text\n'),
+    const { runId, outcome } = await crashThenResume(
+      atSavePoint('file_written', 't1'),
+      { files: { 'a.txt': 'one\n' }, script: editScript },
+      (hh) => writeFileSync(join(hh.root, 'a.txt'), 'user text\n'),
     );
     assert.equal(outcome.status, 'completed');
     assert.equal(readText(h!.root, 'a.txt'), 'user text\n');
@@ -167,7 +195,10 @@ describe('resume and reconciliation', () => {
     assert.deepEqual(h!.commands.commands, ['echo hi']);
     assert.deepEqual(startedCalls(h!.events), ['t0', 't1', 't2', 't3', 't4']);
     const results = lastToolResults(h!.fake, 2);
-    assert.deepEqual(results.map((r) => r.tool_use_id), ['t1', 't2', 't3', 't4']);
+    assert.deepEqual(
+      results.map((r) => r.tool_use_id),
+      ['t1', 't2', 't3', 't4'],
+    );
     assert.equal(results[0]!.content, 'bee\n');
     assert.equal(results[1]!.content, 'edited a.txt');
     assert.equal(results[2]!.content, STATUS_UNKNOWN_MESSAGE);
@@ -182,7 +213,10 @@ describe('resume and reconciliation', () => {
     assert.equal(JSON.stringify(after.slice(0, before.length)), JSON.stringify(before));
     assert.equal(after.length, before.length + 2);
     const state = await h!.store.readRun(runId);
-    assert.deepEqual(state.ledger.map((e) => e.status), ['succeeded', 'succeeded', 'succeeded', 'uncertain', 'succeeded']);
+    assert.deepEqual(
+      state.ledger.map((e) => e.status),
+      ['succeeded', 'succeeded', 'succeeded', 'uncertain', 'succeeded'],
+    );
   });
 
   it('files the user changed since are named in the recovery note', async () => {
@@ -190,7 +224,11 @@ describe('resume and reconciliation', () => {
       atSavePoint('before_model', undefined, 3),
       {
         files: { 'a.txt': 'one\n' },
-        script: byTurn([reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]), reply([toolUse('t2', 'read_file', { path: 'a.txt' })]), answer('ok')]),
+        script: byTurn([
+          reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+          reply([toolUse('t2', 'read_file', { path: 'a.txt' })]),
+          answer('ok'),
+        ]),
       },
       (hh) => writeFileSync(join(hh.root, 'a.txt'), 'two\nand the user\n'),
     );
@@ -217,17 +255,28 @@ describe('resume and reconciliation', () => {
 describe('resume of a damaged run (file store)', () => {
   it('says what is damaged and changes nothing', async () => {
     const { readFileSync: read, writeFileSync: write, readdirSync } = await import('node:fs');
-    const h = await harness({ store: 'file', files: { 'a.txt': 'A' }, script: byTurn([reply([toolUse('t1', 'read_file', { path: 'a.txt' })]), answer('ok')]) });
+    const h = await harness({
+      store: 'file',
+      files: { 'a.txt': 'A' },
+      script: byTurn([reply([toolUse('t1', 'read_file', { path: 'a.txt' })]), answer('ok')]),
+    });
     try {
       const crashing = crashingStore(h.store, atSavePoint('run_end'));
       const first = await h.runtime({ store: crashing }).start({ task: 'x', settings: SETTINGS });
       const root = (h.store as unknown as { runsDir: string }).runsDir;
-      const journal = join(root, readdirSync(root).find((d) => d === first.runId)!, 'journal.jsonl');
+      const journal = join(
+        root,
+        readdirSync(root).find((d) => d === first.runId)!,
+        'journal.jsonl',
+      );
       const text = read(journal, 'utf8');
       const middle = text.indexOf('"label":"after_model"');
       write(journal, `${text.slice(0, middle)}"label":"aftor_model"${text.slice(middle + 21)}`);
       const damaged = read(journal, 'utf8');
-      await assert.rejects(h.runtime().resume(first.runId), (error: Error) => error.name === 'ResumeError' && /is damaged/.test(error.message) && error.message.includes('journal'));
+      await assert.rejects(
+        h.runtime().resume(first.runId),
+        (error: Error) => error.name === 'ResumeError' && /is damaged/.test(error.message) && error.message.includes('journal'),
+      );
       assert.equal(read(journal, 'utf8'), damaged, 'nothing was changed');
     } finally {
       await h.close();

@@ -5,7 +5,19 @@ import { TRUNCATED_INPUT_MESSAGE } from '../../../src/core/runtime/calls';
 import { CONTINUE_AFTER_MAX_TOKENS } from '../../../src/core/runtime/loop';
 import { StoreError } from '../../../src/core/store/contract';
 import { atSavePoint, atToolResultsMessage, crashingStore } from './crash-store';
-import { answer, byTurn, harness, lastToolResults, reply, requestMessages, ScriptedApprover, SETTINGS, startedCalls, toolUse, type Harness } from './harness';
+import {
+  answer,
+  byTurn,
+  harness,
+  lastToolResults,
+  reply,
+  requestMessages,
+  ScriptedApprover,
+  SETTINGS,
+  startedCalls,
+  toolUse,
+  type Harness,
+} from './harness';
 
 describe('runtime stops, limits and approvals (real SDK, loopback server)', () => {
   let h: Harness | undefined;
@@ -17,19 +29,37 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
   it('parallel tool_use blocks get one user message with all results in tool_use order', async () => {
     h = await harness({
       files: { 'a.txt': 'A', 'b.txt': 'B' },
-      script: [reply([toolUse('t1', 'read_file', { path: 'b.txt' }), toolUse('t2', 'read_file', { path: 'a.txt' }), toolUse('t3', 'search_text', { pattern: 'A' })]), answer('ok')],
+      script: [
+        reply([
+          toolUse('t1', 'read_file', { path: 'b.txt' }),
+          toolUse('t2', 'read_file', { path: 'a.txt' }),
+          toolUse('t3', 'search_text', { pattern: 'A' }),
+        ]),
+        answer('ok'),
+      ],
     });
     const outcome = await h.runtime().start({ task: 'x', settings: SETTINGS });
     assert.equal(outcome.status, 'completed');
     const records = await h.records(outcome.runId);
     const afterModel = records.findIndex((r) => r.type === 'checkpoint' && r.label === 'after_model');
-    const group = records.filter((r) => r.seq <= records[afterModel]!.seq && r.type === 'ledger').map((r) => r.type === 'ledger' && r.entry.status);
+    const group = records
+      .filter((r) => r.seq <= records[afterModel]!.seq && r.type === 'ledger')
+      .map((r) => r.type === 'ledger' && r.entry.status);
     assert.deepEqual(group, ['planned', 'planned', 'planned'], 'every tool_use is planned in the after_model group');
-    assert.deepEqual(lastToolResults(h.fake, 1).map((r) => [r.tool_use_id, r.content]), [['t1', 'B'], ['t2', 'A'], ['t3', 'a.txt:1: A']]);
+    assert.deepEqual(
+      lastToolResults(h.fake, 1).map((r) => [r.tool_use_id, r.content]),
+      [
+        ['t1', 'B'],
+        ['t2', 'A'],
+        ['t3', 'a.txt:1: A'],
+      ],
+    );
   });
 
   it('429 and 500 are retried by the provider and the run completes', async () => {
-    h = await harness({ script: [{ fault: 'status', status: 429, retryAfterMs: 1 }, { fault: 'status', status: 500, retryAfterMs: 1 }, answer('fine')] });
+    h = await harness({
+      script: [{ fault: 'status', status: 429, retryAfterMs: 1 }, { fault: 'status', status: 500, retryAfterMs: 1 }, answer('fine')],
+    });
     const outcome = await h.runtime().start({ task: 'x', settings: SETTINGS });
     assert.equal(outcome.status, 'completed');
     assert.equal(h.fake.requests.length, 3);
@@ -48,7 +78,16 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
   it('a tool_use cut off at max_tokens gets an is_error result and the loop continues', async () => {
     h = await harness({
       script: [
-        reply([{ type: 'text', text: 'Writing.' }, { ...toolUse('t1', 'write_file', { path: 'big.txt', content: 'x' }), rawInputJson: '{"path":"big.txt","content":"abc' } as never], 'max_tokens'),
+        reply(
+          [
+            { type: 'text', text: 'Writing.' },
+            {
+              ...toolUse('t1', 'write_file', { path: 'big.txt', content: 'x' }),
+              rawInputJson: '{"path":"big.txt","content":"abc',
+            } as never,
+          ],
+          'max_tokens',
+        ),
         answer('ok'),
       ],
     });
@@ -70,12 +109,20 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
   });
 
   it('pause_turn is sent back as is and the loop continues; refusal ends the run failed', async () => {
-    h = await harness({ script: [reply([{ type: 'text', text: 'thinking' }], 'pause_turn'), reply([{ type: 'text', text: 'I will not do that.' }], 'refusal')] });
+    h = await harness({
+      script: [
+        reply([{ type: 'text', text: 'thinking' }], 'pause_turn'),
+        reply([{ type: 'text', text: 'I will not do that.' }], 'refusal'),
+      ],
+    });
     const outcome = await h.runtime().start({ task: 'x', settings: SETTINGS });
     assert.equal(outcome.status, 'failed');
     assert.match(outcome.reason!, /refused[\s\S]*I will not do that/);
     const messages = requestMessages(h.fake, 1) as { role: string }[];
-    assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      messages.map((m) => m.role),
+      ['user', 'assistant'],
+    );
     assert.equal((await h.store.readRun(outcome.runId)).status, 'failed');
   });
 
@@ -88,7 +135,13 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
     assert.match(bad!.content, /invalid input for read_file[\s\S]*path/);
     assert.match(unknown!.content, /unknown tool "nope"/);
     const state = await h.store.readRun(outcome.runId);
-    assert.deepEqual(state.ledger.map((e) => [e.status, e.reason]), [['failed', 'invalid input'], ['failed', 'unknown tool']]);
+    assert.deepEqual(
+      state.ledger.map((e) => [e.status, e.reason]),
+      [
+        ['failed', 'invalid input'],
+        ['failed', 'unknown tool'],
+      ],
+    );
   });
 
   it('cancellation pauses at the next safe point; resume completes with no tool run twice', async () => {
@@ -96,7 +149,10 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
     h = await harness({
       files: { 'a.txt': 'A' },
       approver: new ScriptedApprover(['allow_once']),
-      script: byTurn([reply([toolUse('t1', 'read_file', { path: 'a.txt' }), toolUse('t2', 'run_command', { command: 'echo once' })]), answer('ok')]),
+      script: byTurn([
+        reply([toolUse('t1', 'read_file', { path: 'a.txt' }), toolUse('t2', 'run_command', { command: 'echo once' })]),
+        answer('ok'),
+      ]),
     });
     const runtime = h.runtime();
     runtime.onEvent((e) => {
@@ -156,22 +212,44 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
     assert.equal(first.status, 'paused');
     const second = await h.runtime().resume(first.runId);
     assert.equal(second.status, 'completed');
-    assert.deepEqual(approver.approvals.map((a) => a.callId), ['t1', 't2']);
+    assert.deepEqual(
+      approver.approvals.map((a) => a.callId),
+      ['t1', 't2'],
+    );
     assert.deepEqual(h.commands.commands, ['echo two', 'echo three']);
     assert.match(lastToolResults(h.fake, 1)[0]!.content, /The user denied this call/);
     const state = await h.store.readRun(first.runId);
-    assert.deepEqual(state.approvals.map((a) => [a.target, a.decision]), [['t1', 'deny'], ['tool:run_command', 'allow_for_run']]);
+    assert.deepEqual(
+      state.approvals.map((a) => [a.target, a.decision]),
+      [
+        ['t1', 'deny'],
+        ['tool:run_command', 'allow_for_run'],
+      ],
+    );
   });
 
   it('a store error (ENOSPC) pauses the run with a clear error; resume continues', async () => {
     h = await harness({ files: { 'a.txt': 'A' }, script: byTurn([reply([toolUse('t1', 'read_file', { path: 'a.txt' })]), answer('ok')]) });
     const full = crashingStore(h.store, atSavePoint('tool_started'));
-    const failing = { ...full, openWriter: full.openWriter, createRun: async (run: never) => {
-      const writer = await full.createRun(run);
-      return { ...writer, runId: writer.runId, holderId: writer.holderId, append: async (records: never) => {
-        try { return await writer.append(records); } catch { throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }); }
-      } };
-    } };
+    const failing = {
+      ...full,
+      openWriter: full.openWriter,
+      createRun: async (run: never) => {
+        const writer = await full.createRun(run);
+        return {
+          ...writer,
+          runId: writer.runId,
+          holderId: writer.holderId,
+          append: async (records: never) => {
+            try {
+              return await writer.append(records);
+            } catch {
+              throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+            }
+          },
+        };
+      },
+    };
     const first = await h.runtime({ store: failing as never }).start({ task: 'x', settings: SETTINGS });
     assert.equal(first.status, 'paused');
     assert.match(first.reason!, /storage error: ENOSPC: no space left on device/);
@@ -183,14 +261,22 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
   it('a lost lease stops writing at once', async () => {
     h = await harness({ script: [answer('ok')] });
     const store = crashingStore(h.store, () => false);
-    const lost = { ...store, createRun: async (run: never) => {
-      const writer = await store.createRun(run);
-      let n = 0;
-      return { ...writer, runId: writer.runId, holderId: writer.holderId, append: async (records: never) => {
-        if (++n > 1) throw new StoreError('the lease of this run was taken over by another writer', 'lease_lost');
-        return writer.append(records);
-      } };
-    } };
+    const lost = {
+      ...store,
+      createRun: async (run: never) => {
+        const writer = await store.createRun(run);
+        let n = 0;
+        return {
+          ...writer,
+          runId: writer.runId,
+          holderId: writer.holderId,
+          append: async (records: never) => {
+            if (++n > 1) throw new StoreError('the lease of this run was taken over by another writer', 'lease_lost');
+            return writer.append(records);
+          },
+        };
+      },
+    };
     const outcome = await h.runtime({ store: lost as never }).start({ task: 'x', settings: SETTINGS });
     assert.equal(outcome.status, 'paused');
     assert.match(outcome.reason!, /lease lost/);

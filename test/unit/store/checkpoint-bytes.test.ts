@@ -9,7 +9,17 @@ import { StoreRecord, type StoredRecord } from '../../../src/core/store/records'
 // A scan reads a checkpoint only up to its stepId; the record is read (and checked) when asked for.
 
 const FILE = 'runs/r/journal.jsonl';
-const RUN = { v: 1, at: 5, type: 'run', runId: 'r', task: 't', createdAt: 1, workspaceFolders: [], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 5, maxOutputTokensPerCall: 10 } };
+const RUN = {
+  v: 1,
+  at: 5,
+  type: 'run',
+  runId: 'r',
+  task: 't',
+  createdAt: 1,
+  workspaceFolders: [],
+  git: { isRepo: false, dirtyPaths: [] },
+  settings: { model: 'm', provider: 'p', maxTurns: 5, maxOutputTokensPerCall: 10 },
+};
 
 /** A journal of the run record and `raw`, framed as the writer frames it (schemas not checked). */
 function journalOf(raw: Record<string, unknown>): Uint8Array {
@@ -25,7 +35,10 @@ function readBack(bytes: Uint8Array): { records: StoredRecord[]; damage?: string
     try {
       kept.push(scan.log.record(i));
     } catch (error) {
-      assert.ok(error instanceof StoreError && error.code === 'damaged' && error.file === FILE && typeof error.offset === 'number', String(error));
+      assert.ok(
+        error instanceof StoreError && error.code === 'damaged' && error.file === FILE && typeof error.offset === 'number',
+        String(error),
+      );
       return { records: kept, damage: error.message };
     }
   }
@@ -46,7 +59,18 @@ function expectSameAsSchema(raw: Record<string, unknown>): void {
 }
 
 const budget = { turns: 3, maxTurns: 50, inputTokens: 300, outputTokens: 30, tokensUsed: 110, costUsd: 0.30000000000000004 };
-const valid = { v: 1, at: 1_700_000_000_123, type: 'checkpoint', checkpointId: 'cp-1', stepId: 3, label: 'after_model', messageCount: 4, patchCount: 1, status: 'running', budget };
+const valid = {
+  v: 1,
+  at: 1_700_000_000_123,
+  type: 'checkpoint',
+  checkpointId: 'cp-1',
+  stepId: 3,
+  label: 'after_model',
+  messageCount: 4,
+  patchCount: 1,
+  status: 'running',
+  budget,
+};
 
 describe('checkpoint records read from their bytes', () => {
   it('read back exactly as the schema outputs them, with and without every optional field', () => {
@@ -78,19 +102,53 @@ describe('checkpoint records read from their bytes', () => {
   });
 
   it('agrees with JSON.parse and the schema on generated records', () => {
-    const num = fc.oneof(fc.integer({ min: -3, max: 2 ** 53 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(1e21), fc.constant('1'));
+    const num = fc.oneof(
+      fc.integer({ min: -3, max: 2 ** 53 }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constant(1e21),
+      fc.constant('1'),
+    );
     const str = fc.oneof(fc.string(), fc.constantFrom('running', 'paused', 'before_model', 'tool_finished', 'run_end', ''));
     const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
-    const budgets = fc.record({ turns: num, maxTurns: num, inputTokens: num, outputTokens: num, tokensUsed: num, costUsd: num, maxTokens: maybe(num), maxCostUsd: maybe(num) });
-    const checkpoints = fc.record({
-      v: fc.constant(1), at: num, type: fc.constant('checkpoint'), checkpointId: str, stepId: num, label: str, messageCount: num, patchCount: num,
-      callId: maybe(str), status: str, budget: budgets, stopReason: maybe(str),
+    const budgets = fc.record({
+      turns: num,
+      maxTurns: num,
+      inputTokens: num,
+      outputTokens: num,
+      tokensUsed: num,
+      costUsd: num,
+      maxTokens: maybe(num),
+      maxCostUsd: maybe(num),
     });
-    fc.assert(fc.property(checkpoints, (raw) => expectSameAsSchema(raw as Record<string, unknown>)), { numRuns: 400 });
+    const checkpoints = fc.record({
+      v: fc.constant(1),
+      at: num,
+      type: fc.constant('checkpoint'),
+      checkpointId: str,
+      stepId: num,
+      label: str,
+      messageCount: num,
+      patchCount: num,
+      callId: maybe(str),
+      status: str,
+      budget: budgets,
+      stopReason: maybe(str),
+    });
+    fc.assert(
+      fc.property(checkpoints, (raw) => expectSameAsSchema(raw as Record<string, unknown>)),
+      { numRuns: 400 },
+    );
   });
 
   it('checkpoints in a row that share or change their budget read as the schema reads each', () => {
-    const pool = [budget, { ...budget, turns: 4 }, { ...budget, maxTokens: 9000 }, { ...budget, costUsd: 0.3 }, { ...budget, maxTurns: 0 }, { ...budget, costUsd: '0.3' }];
+    const pool = [
+      budget,
+      { ...budget, turns: 4 },
+      { ...budget, maxTokens: 9000 },
+      { ...budget, costUsd: 0.3 },
+      { ...budget, maxTurns: 0 },
+      { ...budget, costUsd: '0.3' },
+    ];
     const rows = fc.array(fc.record({ budget: fc.constantFrom(...pool), stepId: fc.nat(5) }), { minLength: 1, maxLength: 12 });
     fc.assert(
       fc.property(rows, (picked) => {
@@ -99,8 +157,15 @@ describe('checkpoint records read from their bytes', () => {
         const scan = readBack(Buffer.concat(records.map((record) => encodeGroup([record]))));
         const firstBad = raws.findIndex((raw) => !StoreRecord.safeParse(raw).success);
         const good = firstBad === -1 ? raws : raws.slice(0, firstBad);
-        assert.deepEqual(scan.records.slice(1), good.map((raw, i) => ({ ...StoreRecord.parse(raw), seq: i + 2 })));
-        assert.equal(scan.damage !== undefined, firstBad !== -1, 'a budget the schema rejects is damage even after an identical-looking one');
+        assert.deepEqual(
+          scan.records.slice(1),
+          good.map((raw, i) => ({ ...StoreRecord.parse(raw), seq: i + 2 })),
+        );
+        assert.equal(
+          scan.damage !== undefined,
+          firstBad !== -1,
+          'a budget the schema rejects is damage even after an identical-looking one',
+        );
       }),
       { numRuns: 300 },
     );

@@ -30,10 +30,16 @@ export function checkpointStoreConformance(name: string, factory: StoreFactory):
     it('creates a run, appends commit groups and reads them back', async () => {
       const writer = await store.createRun(runInput('r1'));
       const stored = await writer.append([checkpoint('c0', 0, 'run_start', 0), message(0, 0, 'user', 'hello')]);
-      assert.deepEqual(stored.map((r) => r.seq), [2, 3]);
+      assert.deepEqual(
+        stored.map((r) => r.seq),
+        [2, 3],
+      );
       await writer.append([message(1, 1, 'assistant', 'hi')]);
       const records = await store.readRecords('r1');
-      assert.deepEqual(records.map((r) => r.type), ['run', 'checkpoint', 'message', 'message']);
+      assert.deepEqual(
+        records.map((r) => r.type),
+        ['run', 'checkpoint', 'message', 'message'],
+      );
       assert.ok(records.every((r) => r.v === 1));
       const state = await sut.open().readRun('r1');
       assert.equal(state.messages.length, 2);
@@ -77,7 +83,13 @@ export function checkpointStoreConformance(name: string, factory: StoreFactory):
       await w2.append([{ type: 'run_end', status: 'completed' }]);
       await w2.close();
       const runs = [...(await sut.open().listRuns())].sort((a, b) => a.runId.localeCompare(b.runId));
-      assert.deepEqual(runs.map((r) => [r.runId, r.task, r.status, r.leased]), [['r1', 'first', 'running', true], ['r2', 'second', 'completed', false]]);
+      assert.deepEqual(
+        runs.map((r) => [r.runId, r.task, r.status, r.leased]),
+        [
+          ['r1', 'first', 'running', true],
+          ['r2', 'second', 'completed', false],
+        ],
+      );
       assert.equal(runs[0]!.steps, 3);
       assert.ok(runs[1]!.updatedAt > runs[0]!.createdAt);
     });

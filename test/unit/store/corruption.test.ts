@@ -68,7 +68,8 @@ describe('journal corruption', () => {
         const { outcome, scan } = classify(flipped, records);
         counts[outcome]++;
         // A torn cut only ever drops the last commit group (all-or-nothing), never an earlier one.
-        if (outcome === 'torn') assert.ok(scan!.goodLength <= at && scan!.goodLength === lastGroupStart, `torn cut at ${scan!.goodLength} for a flip at ${at}`);
+        if (outcome === 'torn')
+          assert.ok(scan!.goodLength <= at && scan!.goodLength === lastGroupStart, `torn cut at ${scan!.goodLength} for a flip at ${at}`);
       }
     }
     if (process.env.STORE_COUNTS) console.log(JSON.stringify({ bytes: bytes.length, ...counts }));
@@ -91,7 +92,10 @@ describe('journal corruption', () => {
     await writer.append([message(1, 2, 'user', 'after the cut')]);
     await writer.close();
     const records = await store.readRecords('r1');
-    assert.deepEqual(records.map((r) => r.seq), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      records.map((r) => r.seq),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
     const report = await store.verify('r1');
     assert.deepEqual(report.tornTail, { offset: bytes.length, bytes: torn.length });
     assert.equal(report.ok, true);
@@ -105,7 +109,10 @@ describe('journal corruption', () => {
     const at = groupEnds[1]! + 20;
     corrupt[at] = corrupt[at]! ^ 0x04;
     writeFileSync(journal, corrupt);
-    await assert.rejects(store.readRun('r1'), (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.file === journal && e.offset === groupEnds[1]);
+    await assert.rejects(
+      store.readRun('r1'),
+      (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.file === journal && e.offset === groupEnds[1],
+    );
     await assert.rejects(store.openWriter('r1'), (e: unknown) => e instanceof StoreError && e.code === 'damaged');
     const report = await store.verify('r1');
     assert.equal(report.ok, false);

@@ -36,18 +36,30 @@ describe('file store under I/O errors', () => {
   beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'store-io-'))));
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  for (const [op, code] of [['write', 'ENOSPC'], ['sync', 'EIO']] as const) {
+  for (const [op, code] of [
+    ['write', 'ENOSPC'],
+    ['sync', 'EIO'],
+  ] as const) {
     it(`${code} at ${op}: the append fails as io, the writer stops, the run reopens with every acknowledged record`, async () => {
       const fs = new FlakyFs();
       const store = openFileStore(root, { fs });
       const writer = await store.createRun(runInput('r1'));
       await writer.append([message(0, 0, 'user', 'acknowledged')]);
       fs.failNext = { op, code };
-      await assert.rejects(writer.append([message(1, 0, 'assistant', 'not acknowledged')]), (e: unknown) => e instanceof StoreError && e.code === 'io');
-      await assert.rejects(writer.append([message(1, 0, 'assistant', 'again')]), (e: unknown) => e instanceof StoreError && e.code === 'io');
+      await assert.rejects(
+        writer.append([message(1, 0, 'assistant', 'not acknowledged')]),
+        (e: unknown) => e instanceof StoreError && e.code === 'io',
+      );
+      await assert.rejects(
+        writer.append([message(1, 0, 'assistant', 'again')]),
+        (e: unknown) => e instanceof StoreError && e.code === 'io',
+      );
       const again = await store.openWriter('r1');
       const state = await store.readRun('r1');
-      assert.deepEqual(state.messages.map((m) => (m.content as { text: string }[])[0]!.text), ['acknowledged']);
+      assert.deepEqual(
+        state.messages.map((m) => (m.content as { text: string }[])[0]!.text),
+        ['acknowledged'],
+      );
       await again.append([message(1, 1, 'assistant', 'continued')]);
       await again.close();
       assert.equal((await store.readRun('r1')).messages.length, 2);

@@ -20,7 +20,25 @@ const HASH = 'a'.repeat(64);
 
 function patch(patchId: string, stepId: number, callId: string): NewRecord {
   const diff = `--- a/f${stepId}\n+++ b/f${stepId}\n@@ -1 +1 @@\n-old "quoted" ✓\n+new\n`;
-  return { type: 'patch', patch: { patchId, runId: 'r', stepId, toolCallId: callId, path: `src/f${stepId % 3}.ts`, op: 'modify', beforeHash: HASH, afterHash: 'absent', diff, added: 1, removed: 1, binary: false, createdAt: 5, state: 'pending' } };
+  return {
+    type: 'patch',
+    patch: {
+      patchId,
+      runId: 'r',
+      stepId,
+      toolCallId: callId,
+      path: `src/f${stepId % 3}.ts`,
+      op: 'modify',
+      beforeHash: HASH,
+      afterHash: 'absent',
+      diff,
+      added: 1,
+      removed: 1,
+      binary: false,
+      createdAt: 5,
+      state: 'pending',
+    },
+  };
 }
 
 /** One step as the runtime writes it, in commit groups; `branch` takes the session back to an earlier checkpoint first. */
@@ -29,16 +47,34 @@ function stepGroups(step: number, messages: number, branchTo?: string): NewRecor
   const groups: NewRecord[][] = [];
   if (branchTo) groups.push([{ type: 'branch', checkpointId: branchTo, branchId: `b${step}` }]);
   groups.push([checkpoint(`cp-${step}-a`, step, 'before_model', messages)]);
-  groups.push([message(messages, step, 'assistant', `answer ${step}`), ledgerEntry(callId, step, 'planned'), checkpoint(`cp-${step}-b`, step, 'after_model', messages + 1)]);
+  groups.push([
+    message(messages, step, 'assistant', `answer ${step}`),
+    ledgerEntry(callId, step, 'planned'),
+    checkpoint(`cp-${step}-b`, step, 'after_model', messages + 1),
+  ]);
   groups.push([ledgerEntry(callId, step, 'started'), checkpoint(`cp-${step}-c`, step, 'tool_started', messages + 1)]);
   groups.push([patch(`p-${step}`, step, callId), checkpoint(`cp-${step}-d`, step, 'file_written', messages + 1)]);
   if (step % 4 === 0) groups.push([{ type: 'patch_state', patchId: `p-${step - 1}`, state: 'accepted' }]);
-  if (step % 5 === 0) groups.push([{ type: 'note', kind: 'info', text: `note ${step}` }, { type: 'approval', target: callId, toolName: 'write_file', decision: 'allow_once' }]);
-  groups.push([ledgerEntry(callId, step, 'succeeded', `r${step}`), message(messages + 1, step, 'user', `result ${step}`), checkpoint(`cp-${step}-e`, step, 'tool_finished', messages + 2)]);
+  if (step % 5 === 0)
+    groups.push([
+      { type: 'note', kind: 'info', text: `note ${step}` },
+      { type: 'approval', target: callId, toolName: 'write_file', decision: 'allow_once' },
+    ]);
+  groups.push([
+    ledgerEntry(callId, step, 'succeeded', `r${step}`),
+    message(messages + 1, step, 'user', `result ${step}`),
+    checkpoint(`cp-${step}-e`, step, 'tool_finished', messages + 2),
+  ]);
   return groups;
 }
 
-async function writeSteps(store: FileCheckpointStore, runId: string, from: number, to: number, branchAt = new Set<number>()): Promise<void> {
+async function writeSteps(
+  store: FileCheckpointStore,
+  runId: string,
+  from: number,
+  to: number,
+  branchAt = new Set<number>(),
+): Promise<void> {
   const writer = from === 1 ? await store.createRun(runInput(runId)) : await store.openWriter(runId);
   let messages = (await currentMessages(store, runId, from)) ?? 0;
   const afterModel = new Map<number, number>();
@@ -59,7 +95,9 @@ async function currentMessages(store: FileCheckpointStore, runId: string, from: 
 
 /** Everything a state holds, the decoded-on-read fields included. */
 function plain(state: RunState): unknown {
-  return JSON.parse(JSON.stringify({ ...state, messages: state.messages, checkpoints: state.checkpoints, allCheckpoints: state.allCheckpoints }));
+  return JSON.parse(
+    JSON.stringify({ ...state, messages: state.messages, checkpoints: state.checkpoints, allCheckpoints: state.allCheckpoints }),
+  );
 }
 
 async function readWithoutIndex(root: string, runId: string): Promise<unknown> {
@@ -123,7 +161,11 @@ describe('resume index', () => {
     const index = decodeIndex(readFileSync(file), FORMAT_VERSION)!;
     assert.ok(index.boundaries.length >= journal / 4096 / 2, `${index.boundaries.length} segments for ${journal} bytes`);
     assert.equal(index.boundaries.at(-1)!.journalBytes, journal, 'the last segment, written at close, covers the whole journal');
-    assert.deepEqual(sizes, [...sizes].sort((a, b) => a - b), 'the index only grows');
+    assert.deepEqual(
+      sizes,
+      [...sizes].sort((a, b) => a - b),
+      'the index only grows',
+    );
     assert.ok(statSync(file).size < journal / 4, `index ${statSync(file).size} bytes for a ${journal}-byte journal`);
     assert.equal(await scanIndex(store, 'grows'), 'used');
   });
@@ -157,11 +199,15 @@ describe('resume index', () => {
       const bytes = Buffer.from(original);
       bytes[at] = bytes[at]! ^ 0x04;
       writeFileSync(file, bytes);
-      const withIndex = await openFileStore(root).readRun('r').then(plain, (error: unknown) => error);
+      const withIndex = await openFileStore(root)
+        .readRun('r')
+        .then(plain, (error: unknown) => error);
       rmSync(join(root, 'runs', 'r', 'damage.json'), { force: true });
       const index = readFileSync(join(root, 'runs', 'r', INDEX));
       rmSync(join(root, 'runs', 'r', INDEX));
-      const without = await openFileStore(root).readRun('r').then(plain, (error: unknown) => error);
+      const without = await openFileStore(root)
+        .readRun('r')
+        .then(plain, (error: unknown) => error);
       rmSync(join(root, 'runs', 'r', 'damage.json'), { force: true });
       writeFileSync(join(root, 'runs', 'r', INDEX), index);
       if (without instanceof StoreError) {

@@ -29,7 +29,11 @@ async function journalOf(root: string): Promise<Buffer> {
   const store = openFileStore(root);
   const writer = await store.createRun(runInput('r1'));
   await writer.append([checkpoint('c0', 0, 'run_start', 0)]);
-  await writer.append([message(0, 1, 'assistant', 'héllo ✓ '.repeat(40)), ledgerEntry('k1', 1, 'planned'), checkpoint('c1', 1, 'after_model', 1)]);
+  await writer.append([
+    message(0, 1, 'assistant', 'héllo ✓ '.repeat(40)),
+    ledgerEntry('k1', 1, 'planned'),
+    checkpoint('c1', 1, 'after_model', 1),
+  ]);
   await writer.append([ledgerEntry('k1', 1, 'succeeded')]);
   await writer.close();
   return readFileSync(store.journalPath('r1'));
@@ -66,7 +70,11 @@ describe('journal read in pieces', () => {
     for (const variant of variants) {
       const whole = outcome(() => scanJournal(variant, 'journal.jsonl'));
       for (const piece of [1, 2, 3, 17, 64, 211, 1000]) {
-        assert.deepStrictEqual(outcome(() => scanInPieces(variant, piece)), whole, `piece ${piece} of a ${variant.length}-byte variant`);
+        assert.deepStrictEqual(
+          outcome(() => scanInPieces(variant, piece)),
+          whole,
+          `piece ${piece} of a ${variant.length}-byte variant`,
+        );
         compared++;
       }
     }
@@ -80,18 +88,28 @@ describe('journal read in pieces', () => {
     writeFileSync(path, content);
     const prefixLengths: number[] = [];
     const whole = await new NodeStoreFs().readFileInPieces(path, (prefix) => {
-      assert.ok(Buffer.from(prefix.buffer, prefix.byteOffset, prefix.length).equals(content.subarray(0, prefix.length)), 'a prefix holds the file\'s bytes');
+      assert.ok(
+        Buffer.from(prefix.buffer, prefix.byteOffset, prefix.length).equals(content.subarray(0, prefix.length)),
+        "a prefix holds the file's bytes",
+      );
       prefixLengths.push(prefix.length);
     });
     assert.ok(Buffer.from(whole).equals(content));
     assert.ok(prefixLengths.length >= 3, `${prefixLengths.length} pieces`);
-    assert.deepEqual([...prefixLengths].sort((a, b) => a - b), prefixLengths, 'each prefix longer than the last');
+    assert.deepEqual(
+      [...prefixLengths].sort((a, b) => a - b),
+      prefixLengths,
+      'each prefix longer than the last',
+    );
     assert.equal(prefixLengths[prefixLengths.length - 1], content.length);
   });
 
   it('NodeStoreFs: a missing file is ENOENT; an error thrown while parsing stops the read and is passed on', async () => {
     const fs = new NodeStoreFs();
-    await assert.rejects(fs.readFileInPieces(join(root, 'missing'), () => undefined), (e: unknown) => (e as { code?: string }).code === 'ENOENT');
+    await assert.rejects(
+      fs.readFileInPieces(join(root, 'missing'), () => undefined),
+      (e: unknown) => (e as { code?: string }).code === 'ENOENT',
+    );
     const path = join(root, 'big.bin');
     writeFileSync(path, Buffer.alloc(6 * 1024 * 1024, 0x61));
     let calls = 0;
@@ -153,4 +171,3 @@ describe('journal read in pieces', () => {
     await writer.close();
   });
 });
-

@@ -27,7 +27,11 @@ describe('journal records read lazily', () => {
   it('messages and ledger entries read back equal to what was appended, as plain records', async () => {
     const store = openFileStore(root);
     const writer = await store.createRun(runInput('r1'));
-    const appended = await writer.append([message(0, 1, 'user', 'héllo ✓ "quoted" \\ back'), ledgerEntry('k1', 1, 'planned'), checkpoint('c1', 1, 'after_model', 1)]);
+    const appended = await writer.append([
+      message(0, 1, 'user', 'héllo ✓ "quoted" \\ back'),
+      ledgerEntry('k1', 1, 'planned'),
+      checkpoint('c1', 1, 'after_model', 1),
+    ]);
     const later = await writer.append([ledgerEntry('k1', 1, 'succeeded')]);
     await writer.close();
     const records = await store.readRecords('r1');
@@ -52,7 +56,12 @@ describe('journal records read lazily', () => {
     const expectedOffset = lineOffset(readFileSync(file), 1);
     assert.throws(
       () => state.messages,
-      (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.file === file.replace(/\\/g, '/') && error.offset === expectedOffset && /byte \d+/.test(error.message),
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.code === 'damaged' &&
+        error.file === file.replace(/\\/g, '/') &&
+        error.offset === expectedOffset &&
+        /byte \d+/.test(error.message),
     );
     const report = await store.verify('r2');
     assert.equal(report.ok, false);
@@ -65,7 +74,10 @@ describe('journal records read lazily', () => {
       { type: 'ledger', entry: { callId: 'k1', stepId: 1, status: 'nonsense' } },
     ]);
     const store = openFileStore(root);
-    await assert.rejects(store.readRun('r3'), (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.offset !== undefined);
+    await assert.rejects(
+      store.readRun('r3'),
+      (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.offset !== undefined,
+    );
     const report = await store.verify('r3');
     assert.equal(report.ok, false);
     assert.match(report.damage?.message ?? '', /ledger entry of record 2/);
@@ -73,7 +85,17 @@ describe('journal records read lazily', () => {
 
   it('a checkpoint that fails its schema opens; reading it throws a damaged StoreError naming file and offset, and verify reports it', async () => {
     const budget = { turns: 1, maxTurns: 5, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
-    const good = (id: string, stepId: number) => ({ type: 'checkpoint', checkpointId: id, stepId, label: 'after_model', messageCount: 0, patchCount: 0, status: 'paused', budget, stopReason: 'end_turn' });
+    const good = (id: string, stepId: number) => ({
+      type: 'checkpoint',
+      checkpointId: id,
+      stepId,
+      label: 'after_model',
+      messageCount: 0,
+      patchCount: 0,
+      status: 'paused',
+      budget,
+      stopReason: 'end_turn',
+    });
     const file = writeRawJournal(root, 'r5', [
       { ...runInput('r5'), type: 'run' },
       good('c1', 1),
@@ -88,7 +110,8 @@ describe('journal records read lazily', () => {
     assert.equal(state.latestCheckpoint?.checkpointId, 'c3');
     assert.equal(state.lastStopReason, 'end_turn');
     const expectedOffset = lineOffset(readFileSync(file), 2);
-    const namesLine = (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.file === file.replace(/\\/g, '/') && error.offset === expectedOffset;
+    const namesLine = (error: unknown) =>
+      error instanceof StoreError && error.code === 'damaged' && error.file === file.replace(/\\/g, '/') && error.offset === expectedOffset;
     assert.throws(() => state.checkpoints, namesLine);
     assert.throws(() => state.allCheckpoints, namesLine);
     const report = await store.verify('r5');
@@ -100,10 +123,26 @@ describe('journal records read lazily', () => {
   it('a latest checkpoint that fails its schema fails readRun clearly: status and budget come from it', async () => {
     writeRawJournal(root, 'r6', [
       { ...runInput('r6'), type: 'run' },
-      { type: 'checkpoint', checkpointId: 'c1', stepId: 1, label: 'before_model', messageCount: 0, patchCount: 0, status: 'asleep', budget: {} },
+      {
+        type: 'checkpoint',
+        checkpointId: 'c1',
+        stepId: 1,
+        label: 'before_model',
+        messageCount: 0,
+        patchCount: 0,
+        status: 'asleep',
+        budget: {},
+      },
     ]);
     const store = openFileStore(root);
-    await assert.rejects(store.readRun('r6'), (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.offset !== undefined && /does not match its schema/.test(error.message));
+    await assert.rejects(
+      store.readRun('r6'),
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.code === 'damaged' &&
+        error.offset !== undefined &&
+        /does not match its schema/.test(error.message),
+    );
   });
 
   it('a flipped byte inside a message is caught by its checksum when the run is opened, before any message is read', async () => {
@@ -117,6 +156,9 @@ describe('journal records read lazily', () => {
     const at = bytes.indexOf('long enough');
     bytes[at] = bytes[at]! ^ 0x01;
     writeFileSync(file, bytes);
-    await assert.rejects(store.readRun('r4'), (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.offset === lineOffset(bytes, 1));
+    await assert.rejects(
+      store.readRun('r4'),
+      (error: unknown) => error instanceof StoreError && error.code === 'damaged' && error.offset === lineOffset(bytes, 1),
+    );
   });
 });

@@ -29,8 +29,17 @@ describe('materialise', () => {
   it('folds messages, ledger (latest entry per callId), checkpoints, budget, stepId', () => {
     const state = materialise(journal(twoSteps));
     assert.equal(state.messages.length, 4);
-    assert.deepEqual(state.ledger.map((e) => [e.callId, e.status]), [['call-1', 'succeeded'], ['call-2', 'planned']]);
-    assert.deepEqual(state.checkpoints.map((c) => c.checkpointId), ['c0', 'c1', 'c2', 'c3', 'c4']);
+    assert.deepEqual(
+      state.ledger.map((e) => [e.callId, e.status]),
+      [
+        ['call-1', 'succeeded'],
+        ['call-2', 'planned'],
+      ],
+    );
+    assert.deepEqual(
+      state.checkpoints.map((c) => c.checkpointId),
+      ['c0', 'c1', 'c2', 'c3', 'c4'],
+    );
     assert.equal(state.budget.turns, 3);
     assert.equal(state.stepId, 2);
     assert.equal(state.lastSeq, twoSteps.length + 1);
@@ -40,18 +49,30 @@ describe('materialise', () => {
   it('gives the state right after an earlier checkpoint', () => {
     const state = materialise(journal(twoSteps), { atCheckpoint: 'c2' });
     assert.equal(state.messages.length, 2);
-    assert.deepEqual(state.ledger.map((e) => e.status), ['planned']);
-    assert.deepEqual(state.checkpoints.map((c) => c.checkpointId), ['c0', 'c1', 'c2']);
+    assert.deepEqual(
+      state.ledger.map((e) => e.status),
+      ['planned'],
+    );
+    assert.deepEqual(
+      state.checkpoints.map((c) => c.checkpointId),
+      ['c0', 'c1', 'c2'],
+    );
     assert.equal(state.lastSeq, 7);
   });
 
   it('a message with index i replaces the history from i on', () => {
     const state = materialise(journal([message(0, 0, 'user', 'a'), message(1, 0, 'assistant', 'b'), message(1, 0, 'assistant', 'B')]));
-    assert.deepEqual(state.messages.map((m) => (m.content as { text: string }[])[0]!.text), ['a', 'B']);
+    assert.deepEqual(
+      state.messages.map((m) => (m.content as { text: string }[])[0]!.text),
+      ['a', 'B'],
+    );
   });
 
   it('a message index beyond the history is refused', () => {
-    assert.throws(() => materialise(journal([message(2, 0, 'user', 'a')])), (e: unknown) => e instanceof StoreError && e.code === 'invalid');
+    assert.throws(
+      () => materialise(journal([message(2, 0, 'user', 'a')])),
+      (e: unknown) => e instanceof StoreError && e.code === 'invalid',
+    );
   });
 
   it('a branch truncates the active history; global state survives; the run continues', () => {
@@ -67,9 +88,18 @@ describe('materialise', () => {
     assert.equal(state.messages.length, 3);
     assert.equal((state.messages[2]!.content as { text: string }[])[0]!.text, 'after branch');
     // call-1 was planned before c2 and keeps its latest status; call-2 was planned after it.
-    assert.deepEqual(state.ledger.map((e) => [e.callId, e.status]), [['call-1', 'succeeded']]);
-    assert.deepEqual(state.checkpoints.map((c) => c.checkpointId), ['c0', 'c1', 'c2', 'c5']);
-    assert.deepEqual(state.allCheckpoints.map((c) => c.checkpointId), ['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
+    assert.deepEqual(
+      state.ledger.map((e) => [e.callId, e.status]),
+      [['call-1', 'succeeded']],
+    );
+    assert.deepEqual(
+      state.checkpoints.map((c) => c.checkpointId),
+      ['c0', 'c1', 'c2', 'c5'],
+    );
+    assert.deepEqual(
+      state.allCheckpoints.map((c) => c.checkpointId),
+      ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'],
+    );
     assert.equal(state.notes.length, 1);
     assert.equal(state.budget.turns, 10);
     assert.equal(state.stepId, 5);
@@ -86,14 +116,29 @@ describe('materialise', () => {
     const state = materialise(records);
     assert.equal(state.messages.length, 3);
     assert.equal((state.messages[1]!.content as { text: string }[])[0]!.text, 'calling a tool');
-    assert.deepEqual(state.checkpoints.map((c) => c.checkpointId), ['c0', 'c1', 'c2', 'c3']);
+    assert.deepEqual(
+      state.checkpoints.map((c) => c.checkpointId),
+      ['c0', 'c1', 'c2', 'c3'],
+    );
     assert.equal(state.stepId, 2);
   });
 
   it('patches, patch state, status and run_end are global', () => {
     const patch = {
-      patchId: 'p1', runId: 'r1', stepId: 1, toolCallId: 'call-1', path: 'a.txt', op: 'create' as const,
-      beforeHash: 'absent', afterHash: 'a'.repeat(64), diff: '', added: 1, removed: 0, binary: false, createdAt: 1, state: 'pending' as const,
+      patchId: 'p1',
+      runId: 'r1',
+      stepId: 1,
+      toolCallId: 'call-1',
+      path: 'a.txt',
+      op: 'create' as const,
+      beforeHash: 'absent',
+      afterHash: 'a'.repeat(64),
+      diff: '',
+      added: 1,
+      removed: 0,
+      binary: false,
+      createdAt: 1,
+      state: 'pending' as const,
     };
     const records = journal([
       ...twoSteps,
@@ -103,7 +148,10 @@ describe('materialise', () => {
       { type: 'status', status: 'paused', reason: 'budget' },
     ]);
     const state = materialise(records);
-    assert.deepEqual(state.patches.map((p) => p.state), ['rolled_back']);
+    assert.deepEqual(
+      state.patches.map((p) => p.state),
+      ['rolled_back'],
+    );
     assert.equal(state.status, 'paused');
     assert.equal(state.statusReason, 'budget');
     assert.equal(state.messages.length, 0);
@@ -113,14 +161,24 @@ describe('materialise', () => {
   });
 
   it('an unknown checkpoint is not_found and a journal without run record is invalid', () => {
-    assert.throws(() => materialise(journal(twoSteps), { atCheckpoint: 'nope' }), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
-    assert.throws(() => materialise([]), (e: unknown) => e instanceof StoreError && e.code === 'invalid');
+    assert.throws(
+      () => materialise(journal(twoSteps), { atCheckpoint: 'nope' }),
+      (e: unknown) => e instanceof StoreError && e.code === 'not_found',
+    );
+    assert.throws(
+      () => materialise([]),
+      (e: unknown) => e instanceof StoreError && e.code === 'invalid',
+    );
   });
 
   it('folds 10,000 steps with branches in linear time', () => {
     const records: NewRecord[] = [];
     for (let step = 0; step < 10_000; step++) {
-      records.push(message(step, step, 'user', 'x'), ledgerEntry(`k${step}`, step, 'planned'), checkpoint(`c${step}`, step, 'after_model', step + 1));
+      records.push(
+        message(step, step, 'user', 'x'),
+        ledgerEntry(`k${step}`, step, 'planned'),
+        checkpoint(`c${step}`, step, 'after_model', step + 1),
+      );
       if (step % 1000 === 999) records.push({ type: 'branch', checkpointId: `c${step}`, branchId: `b${step}` });
     }
     const state = materialise(journal(records));

@@ -11,7 +11,11 @@ import { runInput } from './fixtures';
 
 /** A pretend history for the test only: format 1 notes had `body`, format 2 renamed it `text`. */
 const table: MigrationTable = new Map([
-  [1, (raw: Record<string, unknown>) => (raw.type === 'note' && 'body' in raw ? (({ body, ...rest }) => ({ ...rest, text: body }))(raw) : raw)],
+  [
+    1,
+    (raw: Record<string, unknown>) =>
+      raw.type === 'note' && 'body' in raw ? (({ body, ...rest }) => ({ ...rest, text: body }))(raw) : raw,
+  ],
 ]);
 
 function writeJournal(root: string, runId: string, raws: Record<string, unknown>[]): string {
@@ -54,7 +58,10 @@ describe('format migrations', () => {
     const file = writeJournal(root, 'new', [runRaw(1), { v: 99, at: 2, type: 'note', kind: 'info', text: 'from the future' }]);
     const before = readFileSync(file);
     const store = openFileStore(root);
-    await assert.rejects(store.readRun('new'), (e: unknown) => e instanceof StoreError && e.code === 'future_version' && e.file === file && e.message.includes(file));
+    await assert.rejects(
+      store.readRun('new'),
+      (e: unknown) => e instanceof StoreError && e.code === 'future_version' && e.file === file && e.message.includes(file),
+    );
     await assert.rejects(store.openWriter('new'), (e: unknown) => e instanceof StoreError && e.code === 'future_version');
     const report = await store.verify('new');
     assert.equal(report.ok, false);

@@ -8,7 +8,17 @@ import { StoreRecord, type StoredRecord } from '../../../src/core/store/records'
 // same record (fields and their order) when the schema accepts it, damage when it does not.
 
 const FILE = 'runs/r/journal.jsonl';
-const RUN = { v: 1, at: 5, type: 'run', runId: 'r', task: 't', createdAt: 1, workspaceFolders: [], git: { isRepo: false, dirtyPaths: [] }, settings: { model: 'm', provider: 'p', maxTurns: 5, maxOutputTokensPerCall: 10 } };
+const RUN = {
+  v: 1,
+  at: 5,
+  type: 'run',
+  runId: 'r',
+  task: 't',
+  createdAt: 1,
+  workspaceFolders: [],
+  git: { isRepo: false, dirtyPaths: [] },
+  settings: { model: 'm', provider: 'p', maxTurns: 5, maxOutputTokensPerCall: 10 },
+};
 
 function journalOf(raw: Record<string, unknown>): Buffer {
   const records = [RUN, raw].map((r, i) => ({ ...r, seq: i + 1 }) as unknown as StoredRecord);
@@ -37,9 +47,22 @@ function byteRead(raw: Record<string, unknown>): boolean {
 
 const hash = (c: string) => c.repeat(64);
 const patch = {
-  patchId: 'p-1', runId: 'r', stepId: 3, toolCallId: 'tu-1', path: 'src/index.ts', op: 'modify', beforeHash: hash('b'), afterHash: hash('c'),
-  beforeBlob: hash('b'), afterBlob: hash('c'), diff: '--- a\n+++ b\n@@ -1 +1 @@\n-"old" \\ x\n+\tnew ✓ \u0001\n', added: 1, removed: 1, binary: false,
-  createdAt: 1_700_000_000_123, state: 'pending',
+  patchId: 'p-1',
+  runId: 'r',
+  stepId: 3,
+  toolCallId: 'tu-1',
+  path: 'src/index.ts',
+  op: 'modify',
+  beforeHash: hash('b'),
+  afterHash: hash('c'),
+  beforeBlob: hash('b'),
+  afterBlob: hash('c'),
+  diff: '--- a\n+++ b\n@@ -1 +1 @@\n-"old" \\ x\n+\tnew ✓ \u0001\n',
+  added: 1,
+  removed: 1,
+  binary: false,
+  createdAt: 1_700_000_000_123,
+  state: 'pending',
 };
 const valid = { v: 1, at: 1_700_000_000_200, type: 'patch', patch };
 
@@ -79,9 +102,23 @@ describe('patch records read from their bytes', () => {
 
   it('fields the schema rejects are damage, never a record', () => {
     for (const bad of [
-      { patchId: '' }, { runId: '' }, { path: '' }, { stepId: -1 }, { stepId: 1.5 }, { op: 'rename' }, { state: 'done' },
-      { beforeHash: 'B'.repeat(64) }, { afterHash: 'c'.repeat(63) }, { added: -1 }, { removed: '1' }, { binary: 'false' },
-      { contentOmitted: 1 }, { wroteDirtyBuffer: null }, { diff: 7 }, { createdAt: '1' }, { beforeBlob: 5 },
+      { patchId: '' },
+      { runId: '' },
+      { path: '' },
+      { stepId: -1 },
+      { stepId: 1.5 },
+      { op: 'rename' },
+      { state: 'done' },
+      { beforeHash: 'B'.repeat(64) },
+      { afterHash: 'c'.repeat(63) },
+      { added: -1 },
+      { removed: '1' },
+      { binary: 'false' },
+      { contentOmitted: 1 },
+      { wroteDirtyBuffer: null },
+      { diff: 7 },
+      { createdAt: '1' },
+      { beforeBlob: 5 },
     ]) {
       expectSameAsSchema({ ...valid, patch: { ...patch, ...bad } });
     }
@@ -89,14 +126,36 @@ describe('patch records read from their bytes', () => {
 
   it('agrees with JSON.parse and the schema on generated patches', () => {
     const num = fc.oneof(fc.integer({ min: -3, max: 2 ** 53 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant('1'));
-    const str = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', 'absent', hash('a'), 'pending', 'modify', 'a"b\\c\n'));
+    const str = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('', 'absent', hash('a'), 'pending', 'modify', 'a"b\\c\n'),
+    );
     const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
     const bool = fc.oneof(fc.boolean(), fc.constant('true'));
     const patches = fc.record({
-      patchId: str, runId: str, stepId: num, toolCallId: str, path: str, op: fc.oneof(str, fc.constantFrom('create', 'delete')),
-      beforeHash: str, afterHash: fc.oneof(str, fc.constant(hash('f'))), beforeBlob: maybe(str), afterBlob: maybe(str), diff: str,
-      added: num, removed: num, binary: bool, contentOmitted: maybe(bool), wroteDirtyBuffer: maybe(bool), createdAt: num, state: fc.oneof(str, fc.constant('accepted')),
+      patchId: str,
+      runId: str,
+      stepId: num,
+      toolCallId: str,
+      path: str,
+      op: fc.oneof(str, fc.constantFrom('create', 'delete')),
+      beforeHash: str,
+      afterHash: fc.oneof(str, fc.constant(hash('f'))),
+      beforeBlob: maybe(str),
+      afterBlob: maybe(str),
+      diff: str,
+      added: num,
+      removed: num,
+      binary: bool,
+      contentOmitted: maybe(bool),
+      wroteDirtyBuffer: maybe(bool),
+      createdAt: num,
+      state: fc.oneof(str, fc.constant('accepted')),
     });
-    fc.assert(fc.property(patches, (generated) => expectSameAsSchema({ ...valid, patch: generated })), { numRuns: 400 });
+    fc.assert(
+      fc.property(patches, (generated) => expectSameAsSchema({ ...valid, patch: generated })),
+      { numRuns: 400 },
+    );
   });
 });

@@ -24,7 +24,11 @@ describe('no secrets in the store', () => {
       const writer = await store.createRun({ ...run, settings: { ...run.settings, apiKey: SECRET } as typeof run.settings });
       const withKey = (record: NewRecord) => ({ ...record, apiKey: SECRET }) as unknown as NewRecord;
       const ref = await store.putBlob(bytesOf('{"type":"tool_result","content":"ok"}'));
-      await writer.append([withKey(checkpoint('c0', 0, 'run_start', 0)), withKey(message(0, 0, 'user', 'task')), withKey(ledgerEntry('k', 0, 'succeeded', ref))]);
+      await writer.append([
+        withKey(checkpoint('c0', 0, 'run_start', 0)),
+        withKey(message(0, 0, 'user', 'task')),
+        withKey(ledgerEntry('k', 0, 'succeeded', ref)),
+      ]);
       await writer.append([withKey({ type: 'status', status: 'paused' })]);
       await writer.close();
       const files = filesUnder(root);

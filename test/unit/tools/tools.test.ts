@@ -24,8 +24,18 @@ describe('tools', () => {
     const store = new MemoryCheckpointStore();
     let n = 0;
     ctx = {
-      runId: 'r', callId: 'c', stepId: 1, workspace, commands: createNodeCommandRunner(), signal: new AbortController().signal,
-      applyWrite: (write: PreparedWrite): Promise<Patch> => applyPreparedWrite({ workspace, blobs: store, clock: { now: () => 1 }, log: silentLog, newId: () => `p${++n}` }, { runId: 'r', stepId: 1, toolCallId: 'c' }, write),
+      runId: 'r',
+      callId: 'c',
+      stepId: 1,
+      workspace,
+      commands: createNodeCommandRunner(),
+      signal: new AbortController().signal,
+      applyWrite: (write: PreparedWrite): Promise<Patch> =>
+        applyPreparedWrite(
+          { workspace, blobs: store, clock: { now: () => 1 }, log: silentLog, newId: () => `p${++n}` },
+          { runId: 'r', stepId: 1, toolCallId: 'c' },
+          write,
+        ),
     };
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -40,8 +50,12 @@ describe('tools', () => {
   it('declares idempotency, policy and compensation', () => {
     const declared = registry.list().map((t) => [t.name, t.idempotency, t.replayPolicy]);
     assert.deepEqual(declared, [
-      ['read_file', 'idempotent', 'auto'], ['list_dir', 'idempotent', 'auto'], ['search_text', 'idempotent', 'auto'],
-      ['write_file', 'conditional', 'auto'], ['edit_file', 'conditional', 'auto'], ['delete_file', 'conditional', 'auto'],
+      ['read_file', 'idempotent', 'auto'],
+      ['list_dir', 'idempotent', 'auto'],
+      ['search_text', 'idempotent', 'auto'],
+      ['write_file', 'conditional', 'auto'],
+      ['edit_file', 'conditional', 'auto'],
+      ['delete_file', 'conditional', 'auto'],
       ['run_command', 'non_idempotent', 'ask'],
     ]);
     assert.equal(tool('run_command').compensation, 'not reversible');
@@ -59,7 +73,10 @@ describe('tools', () => {
     assert.equal(spec.input_schema['type'], 'object');
     assert.deepEqual(spec.input_schema['required'], ['path', 'old_string', 'new_string']);
     assert.equal(spec.input_schema['$schema'], undefined);
-    assert.deepEqual(registry.specs().map((s) => s.name), registry.list().map((t) => t.name));
+    assert.deepEqual(
+      registry.specs().map((s) => s.name),
+      registry.list().map((t) => t.name),
+    );
   });
 
   it('read_file, list_dir and search_text read the workspace', async () => {
@@ -120,7 +137,7 @@ describe('node command runner', () => {
     assert.equal(result.stdout, '');
   });
 
-  it('never hands the agent\'s API key to a command', async () => {
+  it("never hands the agent's API key to a command", async () => {
     const keyed = createNodeCommandRunner({ env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test-WITHHELD', KEEP_ME: 'visible' } });
     const result = await keyed.run('echo "key=[$ANTHROPIC_API_KEY] keep=[$KEEP_ME]"', { cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     assert.equal(result.stdout.trim(), 'key=[] keep=[visible]');

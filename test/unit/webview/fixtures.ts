@@ -21,10 +21,42 @@ interface ToolKind {
 }
 
 const TOOLS: ToolKind[] = [
-  { name: 'read_file', input: (s) => ({ path: `src/module${s % 40}.ts` }), idempotency: 'idempotent', replayPolicy: 'auto', sideEffects: [], compensation: 'nothing to undo', writes: false },
-  { name: 'write_file', input: (s) => ({ path: `src/module${s % 40}.ts`, content: 'export const x = 1;\n' }), idempotency: 'conditional', replayPolicy: 'auto', sideEffects: ['fs.write'], compensation: 'roll back the patch', writes: true },
-  { name: 'run_command', input: () => ({ command: 'npm test -- --grep "timeline"' }), idempotency: 'non_idempotent', replayPolicy: 'ask', sideEffects: ['process.spawn'], compensation: 'not reversible', writes: false },
-  { name: 'http_post', input: () => ({ url: 'https://tracker.example/issues', body: '{}' }), idempotency: 'non_idempotent', replayPolicy: 'never', sideEffects: ['network.post'], compensation: 'close the created issue by hand', writes: false },
+  {
+    name: 'read_file',
+    input: (s) => ({ path: `src/module${s % 40}.ts` }),
+    idempotency: 'idempotent',
+    replayPolicy: 'auto',
+    sideEffects: [],
+    compensation: 'nothing to undo',
+    writes: false,
+  },
+  {
+    name: 'write_file',
+    input: (s) => ({ path: `src/module${s % 40}.ts`, content: 'export const x = 1;\n' }),
+    idempotency: 'conditional',
+    replayPolicy: 'auto',
+    sideEffects: ['fs.write'],
+    compensation: 'roll back the patch',
+    writes: true,
+  },
+  {
+    name: 'run_command',
+    input: () => ({ command: 'npm test -- --grep "timeline"' }),
+    idempotency: 'non_idempotent',
+    replayPolicy: 'ask',
+    sideEffects: ['process.spawn'],
+    compensation: 'not reversible',
+    writes: false,
+  },
+  {
+    name: 'http_post',
+    input: () => ({ url: 'https://tracker.example/issues', body: '{}' }),
+    idempotency: 'non_idempotent',
+    replayPolicy: 'never',
+    sideEffects: ['network.post'],
+    compensation: 'close the created issue by hand',
+    writes: false,
+  },
 ];
 
 const STATUSES: LedgerStatus[] = ['succeeded', 'succeeded', 'succeeded', 'failed', 'succeeded', 'uncertain', 'succeeded', 'approved'];
@@ -40,7 +72,14 @@ function checkpoint(id: number, stepId: number, label: CheckpointLabel, at: numb
     messageCount: stepId * 2,
     patchCount: 0,
     status,
-    budget: { turns: stepId, maxTurns: 100_000, inputTokens: stepId * 1200, outputTokens: stepId * 300, tokensUsed: 1500, costUsd: stepId * 0.0081 },
+    budget: {
+      turns: stepId,
+      maxTurns: 100_000,
+      inputTokens: stepId * 1200,
+      outputTokens: stepId * 300,
+      tokensUsed: 1500,
+      costUsd: stepId * 0.0081,
+    },
   };
   if (callId !== undefined) record.callId = callId;
   return record;
@@ -56,8 +95,14 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
   const runId = options.runId ?? 'run-1';
   const status: RunStatus = options.running ? 'running' : 'completed';
   const run: RunRecord = {
-    v: 1, at: T0, type: 'run', runId, task: options.task ?? 'Add a retry budget to the HTTP client and cover it with tests', createdAt: T0,
-    workspaceFolders: ['/work/demo'], git: { isRepo: true, head: 'abc123', dirtyPaths: [] },
+    v: 1,
+    at: T0,
+    type: 'run',
+    runId,
+    task: options.task ?? 'Add a retry budget to the HTTP client and cover it with tests',
+    createdAt: T0,
+    workspaceFolders: ['/work/demo'],
+    git: { isRepo: true, head: 'abc123', dirtyPaths: [] },
     settings: { model: 'claude-sonnet-4-5', provider: 'anthropic', maxTurns: 100_000, maxOutputTokensPerCall: 4096 },
   };
   const checkpoints: CheckpointRecord[] = [checkpoint(0, 0, 'run_start', T0, status)];
@@ -77,8 +122,17 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
     if (callStatus !== 'started') checkpoints.push(checkpoint(cp++, s, 'tool_finished', at + 2400, status, callId));
     messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: callId, name: tool.name, input: tool.input(s) }] });
     const entry: LedgerEntry = {
-      callId, stepId: s, toolName: tool.name, inputHash: HASH_A, status: callStatus, idempotency: tool.idempotency, replayPolicy: tool.replayPolicy,
-      sideEffects: tool.sideEffects, plannedAt: at + 1500, startedAt: at + 1600, compensation: tool.compensation,
+      callId,
+      stepId: s,
+      toolName: tool.name,
+      inputHash: HASH_A,
+      status: callStatus,
+      idempotency: tool.idempotency,
+      replayPolicy: tool.replayPolicy,
+      sideEffects: tool.sideEffects,
+      plannedAt: at + 1500,
+      startedAt: at + 1600,
+      compensation: tool.compensation,
     };
     if (callStatus !== 'started') entry.finishedAt = at + 2400;
     if (callStatus === 'failed') entry.error = 'exit code 1';
@@ -87,8 +141,20 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
       entry.patchIds = [patchId];
       const state = s % 9 === 0 ? 'accepted' : s % 13 === 0 ? 'rolled_back' : 'pending';
       patches.push({
-        patchId, runId, stepId: s, toolCallId: callId, path: `src/module${s % 40}.ts`, op: s % 10 === 1 ? 'create' : 'modify',
-        beforeHash: HASH_A, afterHash: HASH_B, diff: '', added: 3 + (s % 7), removed: s % 4, binary: false, createdAt: at + 2000, state,
+        patchId,
+        runId,
+        stepId: s,
+        toolCallId: callId,
+        path: `src/module${s % 40}.ts`,
+        op: s % 10 === 1 ? 'create' : 'modify',
+        beforeHash: HASH_A,
+        afterHash: HASH_B,
+        diff: '',
+        added: 3 + (s % 7),
+        removed: s % 4,
+        binary: false,
+        createdAt: at + 2000,
+        state,
       });
       live.set(patchId, s % 5 === 0 ? 'conflict' : s % 7 === 0 ? 'not_applied' : 'applied');
     }
@@ -96,9 +162,21 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
   }
   const budget = checkpoints[checkpoints.length - 1]!.budget;
   const state: RunState = {
-    run, status, messages, ledger, patches, approvals: [], budget, checkpoints, allCheckpoints: checkpoints, checkpointCount: checkpoints.length,
+    run,
+    status,
+    messages,
+    ledger,
+    patches,
+    approvals: [],
+    budget,
+    checkpoints,
+    allCheckpoints: checkpoints,
+    checkpointCount: checkpoints.length,
     latestCheckpoint: checkpoints[checkpoints.length - 1]!,
-    notes: [], restores: [], lastSeq: checkpoints.length + ledger.length, stepId: steps,
+    notes: [],
+    restores: [],
+    lastSeq: checkpoints.length + ledger.length,
+    stepId: steps,
   };
   return { state, live };
 }

@@ -16,7 +16,13 @@ function harness() {
   const errors: string[] = [];
   const model = new TimelineModel();
   const rpc = new Rpc((m) => posted.push(m), 1000);
-  const deps: DispatchDeps = { model, rpc, changed: (r) => events.push(r), notice: (l, t) => events.push(`${l}:${t}`), logError: (t) => errors.push(t) };
+  const deps: DispatchDeps = {
+    model,
+    rpc,
+    changed: (r) => events.push(r),
+    notice: (l, t) => events.push(`${l}:${t}`),
+    logError: (t) => errors.push(t),
+  };
   return { posted, events, errors, model, rpc, deps };
 }
 
@@ -79,7 +85,10 @@ describe('webview: host messages', () => {
     const older = buildRunView(sampleRun(1, { runId: 'old' }).state, new Map(), false);
     const newer = { ...viewA, header: { ...viewA.header, createdAt: viewA.header.createdAt + 1000 } };
     model.replaceAll([older, newer]);
-    assert.deepEqual(model.list().map((r) => r.header.runId), ['a', 'old']);
+    assert.deepEqual(
+      model.list().map((r) => r.header.runId),
+      ['a', 'old'],
+    );
     assert.ok(model.remove('old'));
     assert.equal(model.remove('old'), false);
   });
@@ -113,9 +122,17 @@ describe('webview: row content', () => {
     const { state, live } = sampleRun(14, { runId: 'a' });
     const view = buildRunView({ ...state, status: 'paused' }, live, false);
     view.header.undoableRestores = 1;
-    const expanded = new Set([rowKey.run('a'), ...view.steps.map((s) => rowKey.step('a', s.stepId)), ...view.steps.flatMap((s) => s.calls.map((c) => rowKey.call('a', c.callId)))]);
+    const expanded = new Set([
+      rowKey.run('a'),
+      ...view.steps.map((s) => rowKey.step('a', s.stepId)),
+      ...view.steps.flatMap((s) => s.calls.map((c) => rowKey.call('a', c.callId))),
+    ]);
     const rows = flatten([view], expanded);
-    const actions = (key: string) => describeRow(rows.find((r) => r.key === key)!, 0).actions.map((a) => a.id);
+    const actions = (key: string) =>
+      describeRow(
+        rows.find((r) => r.key === key)!,
+        0,
+      ).actions.map((a) => a.id);
     assert.deepEqual(actions(rowKey.run('a')), ['resume', 'cancel', 'undoRestore']);
     assert.deepEqual(actions(rowKey.step('a', 2)), ['restore']);
     assert.deepEqual(actions(rowKey.patch('a', 'toolu_1', 'patch-1')), ['openDiff', 'accept', 'rollback']);
@@ -123,7 +140,13 @@ describe('webview: row content', () => {
     assert.deepEqual(actions(rowKey.patch('a', 'toolu_13', 'patch-13')), ['openDiff']);
     const effect = rows.find((r) => r.kind === 'effect' && r.call!.toolName === 'run_command')!;
     assert.equal(describeRow(effect, 0).description, 'not reversible');
-    assert.deepEqual(contextOf(rows.find((r) => r.kind === 'patch')!), { webviewSection: 'patch', runId: 'a', preventDefaultContextMenuItems: true, patchId: 'patch-1', patchState: 'applied' });
+    assert.deepEqual(contextOf(rows.find((r) => r.kind === 'patch')!), {
+      webviewSection: 'patch',
+      runId: 'a',
+      preventDefaultContextMenuItems: true,
+      patchId: 'patch-1',
+      patchState: 'applied',
+    });
   });
 
   it('hides restore while the run is being written', () => {

@@ -11,11 +11,23 @@ const runB = buildRunView(sampleRun(3, { runId: 'b' }).state, new Map(), false);
 describe('webview tree: flatten', () => {
   it('shows only runs when nothing is expanded', () => {
     const rows = flatten([runA, runB], new Set());
-    assert.deepEqual(rows.map((r) => [r.kind, r.level, r.posinset, r.setsize, r.expanded]), [['run', 1, 1, 2, false], ['run', 1, 2, 2, false]]);
+    assert.deepEqual(
+      rows.map((r) => [r.kind, r.level, r.posinset, r.setsize, r.expanded]),
+      [
+        ['run', 1, 1, 2, false],
+        ['run', 1, 2, 2, false],
+      ],
+    );
   });
 
   it('nests steps, calls, effects and patches under expanded parents, with parents and positions', () => {
-    const expanded = new Set([rowKey.run('a'), rowKey.step('a', 1), rowKey.call('a', 'toolu_1'), rowKey.step('a', 3), rowKey.call('a', 'toolu_3')]);
+    const expanded = new Set([
+      rowKey.run('a'),
+      rowKey.step('a', 1),
+      rowKey.call('a', 'toolu_1'),
+      rowKey.step('a', 3),
+      rowKey.call('a', 'toolu_3'),
+    ]);
     const rows = flatten([runA], expanded);
     const shape = rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind}`);
     assert.deepEqual(shape.slice(0, 7), ['run', '  step', '  step', '    call', '      patch', '  step', '  step']);

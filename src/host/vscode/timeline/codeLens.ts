@@ -20,7 +20,12 @@ function hunkLens(patch: Patch, hunk: LiveHunk): vscode.CodeLens {
   const ref = { runId: patch.runId, patchId: patch.patchId, hunk: hunk.index };
   const name = `hunk ${hunk.index + 1} (+${hunk.added} −${hunk.removed})`;
   if (hunk.state === 'applied') {
-    return new vscode.CodeLens(range, { title: `Roll back ${name}`, command: COMMANDS.rollbackHunk, arguments: [ref], tooltip: 'Undo only this hunk; your other edits stay' });
+    return new vscode.CodeLens(range, {
+      title: `Roll back ${name}`,
+      command: COMMANDS.rollbackHunk,
+      arguments: [ref],
+      tooltip: 'Undo only this hunk; your other edits stay',
+    });
   }
   if (hunk.state === 'conflict') {
     return new vscode.CodeLens(range, {
@@ -30,7 +35,11 @@ function hunkLens(patch: Patch, hunk: LiveHunk): vscode.CodeLens {
       tooltip: 'These lines no longer match what the agent wrote, so rolling back leaves them alone. Open the diff to compare.',
     });
   }
-  return new vscode.CodeLens(range, { title: `${name} already rolled back`, command: '', tooltip: 'The lines are as they were before the agent wrote them' });
+  return new vscode.CodeLens(range, {
+    title: `${name} already rolled back`,
+    command: '',
+    tooltip: 'The lines are as they were before the agent wrote them',
+  });
 }
 
 /** Lenses of one pending patch against the live text: the whole patch, then each hunk. */
@@ -41,8 +50,18 @@ export function patchLenses(patch: Patch, liveText: string): vscode.CodeLens[] {
   const conflicts = hunks.filter((h) => h.state === 'conflict').length;
   const label = `Agent step ${patch.stepId}${conflicts > 0 ? ` · ${conflicts} hunk(s) in conflict` : ''}:`;
   const lenses = [
-    new vscode.CodeLens(top, { title: `${label} Accept`, command: COMMANDS.acceptPatch, arguments: [ref], tooltip: 'Keep the agent’s change as it is' }),
-    new vscode.CodeLens(top, { title: 'Roll back', command: COMMANDS.rollbackPatch, arguments: [ref], tooltip: 'Undo the agent’s change; hunks in conflict are left alone' }),
+    new vscode.CodeLens(top, {
+      title: `${label} Accept`,
+      command: COMMANDS.acceptPatch,
+      arguments: [ref],
+      tooltip: 'Keep the agent’s change as it is',
+    }),
+    new vscode.CodeLens(top, {
+      title: 'Roll back',
+      command: COMMANDS.rollbackPatch,
+      arguments: [ref],
+      tooltip: 'Undo the agent’s change; hunks in conflict are left alone',
+    }),
     new vscode.CodeLens(top, { title: 'Open diff', command: COMMANDS.openDiff, arguments: [ref] }),
   ];
   if (hunks.length > 1 || conflicts > 0) lenses.push(...hunks.map((h) => hunkLens(patch, h)));

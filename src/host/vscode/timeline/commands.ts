@@ -16,13 +16,17 @@ function activeDiffPatch(scheme: string): PatchRef | undefined {
 
 export function patchArgsOf(arg: unknown, scheme = BEFORE_SCHEME): PatchCommandArgs | undefined {
   const parsed = PatchArgs.safeParse(arg);
-  if (parsed.success) return parsed.data.hunk === undefined ? { runId: parsed.data.runId, patchId: parsed.data.patchId } : { runId: parsed.data.runId, patchId: parsed.data.patchId, hunk: parsed.data.hunk };
+  if (parsed.success)
+    return parsed.data.hunk === undefined
+      ? { runId: parsed.data.runId, patchId: parsed.data.patchId }
+      : { runId: parsed.data.runId, patchId: parsed.data.patchId, hunk: parsed.data.hunk };
   return activeDiffPatch(scheme);
 }
 
 /** Keeps `agentCheckpoints.patchDiffActive` true while a Timeline patch diff is the active tab. */
 export function trackDiffContext(scheme = BEFORE_SCHEME): vscode.Disposable {
-  const update = () => void vscode.commands.executeCommand('setContext', 'agentCheckpoints.patchDiffActive', activeDiffPatch(scheme) !== undefined);
+  const update = () =>
+    void vscode.commands.executeCommand('setContext', 'agentCheckpoints.patchDiffActive', activeDiffPatch(scheme) !== undefined);
   update();
   return vscode.Disposable.from(vscode.window.tabGroups.onDidChangeTabs(update), vscode.window.tabGroups.onDidChangeTabGroups(update));
 }

@@ -13,7 +13,13 @@ export interface TimelineHtmlInput {
 const NONCE = /^[A-Za-z0-9+/=_-]{16,}$/;
 
 export function contentSecurityPolicy(nonce: string, cspSource: string): string {
-  return [`default-src 'none'`, `script-src 'nonce-${nonce}'`, `style-src ${cspSource}`, `font-src ${cspSource}`, `img-src ${cspSource}`].join('; ');
+  return [
+    `default-src 'none'`,
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${cspSource}`,
+    `font-src ${cspSource}`,
+    `img-src ${cspSource}`,
+  ].join('; ');
 }
 
 function escapeAttribute(value: string): string {

@@ -35,7 +35,11 @@ function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): string | und
 }
 
 /** The Timeline view, the before-content documents, the patch CodeLens and the patch commands. */
-export function registerTimeline(context: vscode.ExtensionContext, backend: TimelineBackend, options: TimelineOptions = {}): TimelineRegistration {
+export function registerTimeline(
+  context: vscode.ExtensionContext,
+  backend: TimelineBackend,
+  options: TimelineOptions = {},
+): TimelineRegistration {
   const log = options.log ?? ((message: string) => console.error(message));
   const sync = new TimelineSync(backend);
   const patchOf = async (runId: string, patchId: string) => {
@@ -49,7 +53,10 @@ export function registerTimeline(context: vscode.ExtensionContext, backend: Time
   };
   const requests = new RequestHandler({ backend, state: (runId) => sync.state(runId), openDiff, newId: randomUUID });
   const provider = new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs);
-  const lenses = new PatchCodeLensProvider({ relativePath: (uri) => relativePathOf(backend, uri), pendingPatchesOf: (path) => sync.pendingPatchesOf(path) });
+  const lenses = new PatchCodeLensProvider({
+    relativePath: (uri) => relativePathOf(backend, uri),
+    pendingPatchesOf: (path) => sync.pendingPatchesOf(path),
+  });
   const whenResolved = new Promise<void>((resolve) => {
     const once = provider.onDidResolve(() => {
       once.dispose();
@@ -60,7 +67,8 @@ export function registerTimeline(context: vscode.ExtensionContext, backend: Time
   const patchCommand = (name: string, action: (args: PatchCommandArgs) => Promise<string | undefined>) =>
     vscode.commands.registerCommand(name, async (arg: unknown) => {
       const args = patchArgsOf(arg);
-      if (!args) return void vscode.window.showWarningMessage('Agent Checkpoints: open a patch diff or pick a patch in the Timeline first.');
+      if (!args)
+        return void vscode.window.showWarningMessage('Agent Checkpoints: open a patch diff or pick a patch in the Timeline first.');
       try {
         const message = await action(args);
         if (message) vscode.window.setStatusBarMessage(`Agent Checkpoints: ${message}`, 5000);
@@ -74,7 +82,10 @@ export function registerTimeline(context: vscode.ExtensionContext, backend: Time
     provider,
     lenses,
     vscode.window.registerWebviewViewProvider(TIMELINE_VIEW_ID, provider),
-    vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) })),
+    vscode.workspace.registerTextDocumentContentProvider(
+      BEFORE_SCHEME,
+      new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) }),
+    ),
     vscode.languages.registerCodeLensProvider([{ scheme: 'file' }, { scheme: 'vscode-remote' }], lenses),
     backend.onDidChange((change) => {
       if (change.kind === 'records') sync.invalidate({ runs: false, records: [change.runId] });

@@ -48,7 +48,9 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
       nonce: newNonce(),
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
-      styleUris: [vscode.Uri.joinPath(media, 'codicons', 'codicon.css'), vscode.Uri.joinPath(media, 'timeline.css')].map((u) => webview.asWebviewUri(u).toString()),
+      styleUris: [vscode.Uri.joinPath(media, 'codicons', 'codicon.css'), vscode.Uri.joinPath(media, 'timeline.css')].map((u) =>
+        webview.asWebviewUri(u).toString(),
+      ),
     });
     this.viewSubscriptions = [
       webview.onDidReceiveMessage((data: unknown) => this.serialise(() => this.receive(data))),
@@ -70,7 +72,9 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
   }
 
   private serialise(task: () => Promise<void>): Promise<void> {
-    this.work = this.work.then(task).catch((error: unknown) => this.log(`timeline: ${error instanceof Error ? error.message : String(error)}`));
+    this.work = this.work
+      .then(task)
+      .catch((error: unknown) => this.log(`timeline: ${error instanceof Error ? error.message : String(error)}`));
     return this.work;
   }
 
@@ -85,10 +89,12 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     if (message.type === 'ready') {
       this.ready = true;
       this.queue.drain();
-      await this.post(await this.sync.snapshot().catch((error: Error) => {
-        void this.post({ type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` });
-        return { type: 'snapshot' as const, runs: [] };
-      }));
+      await this.post(
+        await this.sync.snapshot().catch((error: Error) => {
+          void this.post({ type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` });
+          return { type: 'snapshot' as const, runs: [] };
+        }),
+      );
       return;
     }
     await this.post(await this.requests.handle(message));

@@ -102,7 +102,8 @@ export class TimelineSync {
         this.forget(runId);
         messages.push({ type: 'runRemoved', runId });
       }
-      for (const summary of list) if (!this.sent.has(summary.runId) || summary.leased !== this.sent.get(summary.runId)?.header.active) touched.add(summary.runId);
+      for (const summary of list)
+        if (!this.sent.has(summary.runId) || summary.leased !== this.sent.get(summary.runId)?.header.active) touched.add(summary.runId);
     }
     for (const runId of touched) {
       this.states.delete(runId);
@@ -147,14 +148,21 @@ export class TimelineSync {
 }
 
 function currentState(view: RunView, patchId: string): string | undefined {
-  for (const step of view.steps) for (const call of step.calls) for (const patch of call.patches) if (patch.patchId === patchId) return patch.state;
+  for (const step of view.steps)
+    for (const call of step.calls) for (const patch of call.patches) if (patch.patchId === patchId) return patch.state;
   return undefined;
 }
 
 function withPatchStates(view: RunView, states: ReadonlyMap<string, PatchView>): RunView {
   const steps = view.steps.map((step) => {
     if (!step.calls.some((c) => c.patches.some((p) => states.has(p.patchId)))) return step;
-    return { ...step, calls: step.calls.map((call) => ({ ...call, patches: call.patches.map((p) => (states.has(p.patchId) ? { ...p, state: states.get(p.patchId)! } : p)) })) };
+    return {
+      ...step,
+      calls: step.calls.map((call) => ({
+        ...call,
+        patches: call.patches.map((p) => (states.has(p.patchId) ? { ...p, state: states.get(p.patchId)! } : p)),
+      })),
+    };
   });
   return { header: view.header, steps };
 }
