@@ -1,3 +1,4 @@
+import { WORKSPACE_WRITE } from '../ledger/schema';
 import { z } from 'zod';
 import { encodeText } from '../patches/hash';
 import { prepareWrite } from '../patches/record';
@@ -20,7 +21,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   input: EditFileInput,
   idempotency: 'conditional',
   replayPolicy: 'auto',
-  sideEffects: ['writes a workspace file'],
+  sideEffects: [WORKSPACE_WRITE],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `edit ${input.path}`,
   async prepare(input, ctx) {

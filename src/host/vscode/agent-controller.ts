@@ -4,6 +4,7 @@ import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider } from '../../core/model/replay';
 import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
 import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
+import { isResumableStatus } from '../../core/store/records';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
 import { createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
@@ -41,8 +42,7 @@ export interface ControllerDeps {
 
 /** A run is resumable when it stopped without an end and nobody writes it now. */
 export function isResumable(run: RunSummary): boolean {
-  if (run.damaged !== undefined) return false;
-  return run.status === 'paused' || run.status === 'interrupted' || (run.status === 'running' && !run.leased);
+  return run.damaged === undefined && isResumableStatus(run.status, run.leased);
 }
 
 /** Interrupted: left `running` (or marked interrupted) with no live writer: a crash, a kill, a closed window. */
