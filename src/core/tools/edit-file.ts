@@ -23,6 +23,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   sideEffects: ['writes a workspace file'],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `edit ${input.path}`,
+  writesPaths: (input) => [input.path],
   async prepare(input, ctx) {
     const live = await readExisting(ctx.workspace, input.path);
     const { text, bom } = textOf(live);
