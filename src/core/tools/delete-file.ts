@@ -19,6 +19,7 @@ export const deleteFileTool: ToolDefinition<DeleteFileInput> = {
   sideEffects: [WORKSPACE_DELETE],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `delete ${input.path}`,
+  writesPaths: (input) => [input.path],
   async prepare(input, ctx) {
     const live = await readExisting(ctx.workspace, input.path);
     return [await prepareWrite(ctx.workspace, live.path, null)];

@@ -24,6 +24,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   sideEffects: [WORKSPACE_WRITE],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `edit ${input.path}`,
+  writesPaths: (input) => [input.path],
   async prepare(input, ctx) {
     const live = await readExisting(ctx.workspace, input.path);
     const { text, bom } = textOf(live);

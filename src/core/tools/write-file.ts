@@ -20,6 +20,7 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   sideEffects: [WORKSPACE_WRITE],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `write ${input.path} (${input.content.length} chars)`,
+  writesPaths: (input) => [input.path],
   async prepare(input, ctx) {
     const path = await ctx.workspace.normalize(input.path);
     const live = await ctx.workspace.read(path);

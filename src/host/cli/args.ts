@@ -8,11 +8,13 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `usage:
-  agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--max-turns N] [--yes]
+  agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--max-turns N] [--yes] [--trust]
                         [--provider anthropic|replay] [--replay FILE] [--base-url URL]
-  agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--provider ...] [--replay FILE] [--base-url URL]
+  agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
-exit codes: 0 completed, 1 failed, 2 bad usage or input, 3 paused`;
+run and resume act only in a trusted workspace: --trust (this run), or the folder listed in
+  $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
+exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace too), 3 paused`;
 
 export interface CliOptions {
   readonly command: 'run' | 'resume' | 'status';
@@ -22,6 +24,8 @@ export interface CliOptions {
   readonly model?: string;
   readonly maxTurns?: number;
   readonly yes: boolean;
+  /** Trusts the workspace for this invocation (see cli/trust.ts). */
+  readonly trust: boolean;
   readonly provider?: 'anthropic' | 'replay';
   readonly replay?: string;
   readonly baseUrl?: string;
@@ -36,6 +40,7 @@ const OPTIONS = {
   model: { type: 'string' },
   'max-turns': { type: 'string' },
   yes: { type: 'boolean', default: false },
+  trust: { type: 'boolean', default: false },
   provider: { type: 'string' },
   replay: { type: 'string' },
   'base-url': { type: 'string' },
@@ -44,8 +49,8 @@ const OPTIONS = {
 } as const;
 
 const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
-  run: ['workspace', 'store', 'task', 'model', 'max-turns', 'yes', 'provider', 'replay', 'base-url'],
-  resume: ['workspace', 'store', 'run', 'yes', 'provider', 'replay', 'base-url'],
+  run: ['workspace', 'store', 'task', 'model', 'max-turns', 'yes', 'trust', 'provider', 'replay', 'base-url'],
+  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url'],
   status: ['store', 'workspace', 'run', 'json'],
 };
 
@@ -86,6 +91,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   return {
     command,
     yes: values['yes'] === true,
+    trust: values['trust'] === true,
     json: values['json'] === true,
     ...(str('workspace') !== undefined ? { workspace: str('workspace') } : {}),
     ...(str('store') !== undefined ? { store: str('store') } : {}),

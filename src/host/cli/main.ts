@@ -16,7 +16,9 @@ import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
 import { parseCli, USAGE, UsageError, type CliOptions } from './args';
+import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
 import { latestResumable, readStatus, statusJson } from './status';
+import { requireTrustedWorkspace } from './trust';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 const DEFAULT_MAX_TURNS = 50;
@@ -32,9 +34,11 @@ const stderrLog: Log = {
   },
 };
 
+/** The workspace folder, once it is known to be a folder the person trusts. */
 function workspaceDir(options: CliOptions): string {
   const dir = resolve(options.workspace!);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`workspace ${dir} is not a folder`);
+  requireTrustedWorkspace(dir, options.trust);
   return dir;
 }
 
@@ -50,7 +54,7 @@ function providerOf(options: CliOptions, recorded?: string): ModelProvider {
     if (!existsSync(file)) throw new UsageError(`replay file ${file} does not exist`);
     return createReplayProvider(readFileSync(file, 'utf8'), { source: file });
   }
-  const apiKey = process.env['ANTHROPIC_API_KEY'];
+  const apiKey = handedKey('ANTHROPIC_API_KEY');
   if (apiKey === undefined || apiKey === '') throw new UsageError('ANTHROPIC_API_KEY is not set (or use --provider replay --replay FILE)');
   return createAnthropicProvider({
     apiKey,
@@ -177,7 +181,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  void main(process.argv.slice(2)).then((code) => {
+  const args = process.argv.slice(2);
+  const relaunched = relaunchWithoutKeys(args, process.argv[1]!);
+  if (relaunched === undefined) receiveHandedKeys();
+  void (relaunched ?? main(args)).then((code) => {
     process.exitCode = code;
   });
 }

@@ -109,6 +109,7 @@ export class AgentController implements vscode.Disposable {
       log: this.deps.log,
       git: this.deps.git,
       tools: createToolRegistry({ overrides: settings.toolPolicies }),
+      protectedPaths: settings.protectedPaths,
     });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
     runtime.onEvent((event) => {

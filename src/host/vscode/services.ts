@@ -6,7 +6,7 @@ import { createNodeCommandRunner } from '../node/command-runner';
 import { nodeGitReader } from '../node/git-facts';
 import { openFileStore } from '../node/store-factory';
 import { AgentController } from './agent-controller';
-import { API_KEY_ENV, ApiKeys } from './api-key';
+import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { DialogApprover } from './approvals';
 import { ContextKeys } from './context-keys';
 import { LiveWorkspace } from './live-workspace';
@@ -35,21 +35,13 @@ export interface Services {
   readonly restore: RestoreActions;
   readonly keys: ContextKeys;
   readonly presenter: RunPresenter;
-  /** `vscode.workspace.isTrusted`, unless a test pretends otherwise. */
+  /** `vscode.workspace.isTrusted`, read at each check. */
   isTrusted(): boolean;
-  trustOverride: boolean | undefined;
 }
 
 /** Store root: the workspace's storage, or the global storage when no folder is open. */
 export function storageRootOf(context: vscode.ExtensionContext): vscode.Uri {
   return context.storageUri ?? context.globalStorageUri;
-}
-
-/** The host environment for agent commands, without the API key. */
-function commandEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env[API_KEY_ENV];
-  return env;
 }
 
 function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () => readonly string[]): Log {
@@ -70,6 +62,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const logTail: string[] = [];
   const log = teeLog(channel, logTail, () => apiKeys.known());
   const store = openFileStore(storagePath);
+  const keyWarning = keyInHostEnvironmentWarning(process.env);
+  if (keyWarning !== undefined) log.log('warn', keyWarning);
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const workspace = new LiveWorkspace(roots, storagePath, log);
   const prompts = new SwitchablePrompts();
@@ -77,12 +71,12 @@ export function createServices(context: vscode.ExtensionContext): Services {
     store,
     workspace,
     approver: new DialogApprover(prompts),
-    commands: createNodeCommandRunner({ env: commandEnv() }),
+    commands: createNodeCommandRunner(),
     git: nodeGitReader,
     clock: systemClock,
     log,
     apiKeys,
-    settings: () => readSettings(),
+    settings: () => readSettings((message) => log.log('warn', message)),
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
@@ -103,8 +97,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     restore,
     keys,
     presenter,
-    trustOverride: undefined,
-    isTrusted: () => services.trustOverride ?? vscode.workspace.isTrusted,
+    isTrusted: () => vscode.workspace.isTrusted,
   };
   return services;
 }
