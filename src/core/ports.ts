@@ -8,6 +8,12 @@ export interface Clock {
   now(): number;
 }
 
+/** A repeating timer the host provides (Node: an unref'd setInterval): it never keeps the process alive. */
+export interface Timers {
+  /** Calls `tick` every `ms` until `stop` is called. */
+  every(ms: number, tick: () => void): { stop(): void };
+}
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface Log {

@@ -54,6 +54,8 @@ export interface RunSummary {
   readonly damaged?: string;
   /** True when a live writer holds the lease right now. */
   readonly leased: boolean;
+  /** Who holds it, when leased (and the lease file is readable). */
+  readonly holder?: LeaseInfo;
 }
 
 export interface VerifyReport {
@@ -83,8 +85,15 @@ export interface LeaseInfo {
   readonly holderId: string;
   readonly pid: number;
   readonly hostname: string;
+  /** The holder process's start time, when its host tells it (a reused pid is not the holder). */
+  readonly startTime?: string;
   readonly acquiredAt: number;
+  /** The holder's heartbeat: renewed on a timer while it lives. */
   readonly renewedAt: number;
+  /** Goes up each time the lease changes hands; every append checks it. */
+  readonly generation: number;
+  /** Set by a take-over: the previous holder is fenced off and the lease is free. */
+  readonly fenced?: boolean;
 }
 
 /** Exclusive writer of one run. Every append is one commit group: one fsync. */
@@ -101,8 +110,14 @@ export interface RunWriter {
 export interface CheckpointStore {
   /** Creates the run folder, writes the run record and holds the lease. */
   createRun(run: Omit<RunRecord, 'v' | 'at' | 'type'>): Promise<RunWriter>;
-  /** Acquires the lease of an existing run (stale holders taken over after the lease timeout). */
+  /** Acquires the lease of an existing run (a holder that is gone is taken over; a live one is lease_held). */
   openWriter(runId: string): Promise<RunWriter>;
+  /**
+   * A person's take-over of a run whose holder is alive but stalled: fences the lease (a new
+   * generation), so the holder's next append or renewal is refused and it stops writing; the
+   * next openWriter takes the run. Optional: stores without it offer no take-over.
+   */
+  fenceLease?(runId: string): Promise<void>;
   readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState>;
   readRecords(runId: string): Promise<readonly StoredRecord[]>;
   listRuns(): Promise<readonly RunSummary[]>;

@@ -1,7 +1,7 @@
 import { StoreError, type LeaseInfo } from './contract';
 import { readIfExists, replaceFileAtomic, tempName, writeNewFile } from './atomic-file';
 import { isExists, isNotFound, joinPath, type StoreFs } from './fs-port';
-import { isLeaseStale, LeaseFile, newLease, type ProcessIdentity } from './lease-policy';
+import { describeHolder, isLeaseStale, LeaseFile, newHolderId, newLease, type ProcessIdentity } from './lease-policy';
 
 const LEASE = 'lease.json';
 const encoder = new TextEncoder();
@@ -34,11 +34,17 @@ export async function readLease(ctx: LeaseContext): Promise<LeaseInfo | null> {
   return read.kind === 'held' ? read.lease : null;
 }
 
-export async function leaseIsLive(ctx: LeaseContext, abandoned: ReadonlySet<string>): Promise<boolean> {
+/** The lease when a live writer holds it ('unreadable' while a half-written one is young), else null. */
+export async function liveLease(ctx: LeaseContext, abandoned: ReadonlySet<string>): Promise<LeaseInfo | 'unreadable' | null> {
   const read = await readLeaseFile(ctx);
-  if (read.kind === 'none') return false;
-  if (read.kind === 'unreadable') return ctx.now() - read.mtimeMs <= ctx.timeoutMs;
-  return !abandoned.has(read.lease.holderId) && !isLeaseStale(read.lease, ctx.now(), ctx.timeoutMs, ctx.me);
+  if (read.kind === 'none') return null;
+  if (read.kind === 'unreadable') return ctx.now() - read.mtimeMs <= ctx.timeoutMs ? 'unreadable' : null;
+  const live = !abandoned.has(read.lease.holderId) && !isLeaseStale(read.lease, ctx.now(), ctx.timeoutMs, ctx.me);
+  return live ? read.lease : null;
+}
+
+export async function leaseIsLive(ctx: LeaseContext, abandoned: ReadonlySet<string>): Promise<boolean> {
+  return (await liveLease(ctx, abandoned)) !== null;
 }
 
 /** Publishes a lease file that did not exist: the content is complete the instant the name appears. */
@@ -86,35 +92,34 @@ export async function acquireLease(ctx: LeaseContext, holderId: string, abandone
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = await readLeaseFile(ctx);
     if (current.kind !== 'none') {
-      const live = await leaseIsLive(ctx, abandoned);
-      if (live) {
+      const live = await liveLease(ctx, abandoned);
+      if (live !== null) {
         const who =
-          current.kind === 'held' ? `${current.lease.holderId} (pid ${current.lease.pid} on ${current.lease.hostname})` : 'a writer';
+          live === 'unreadable' ? 'a writer whose lease is being written' : `another live writer (${describeHolder(live, ctx.now())})`;
         throw new StoreError(`run is held by ${who}`, 'lease_held', joinPath(ctx.runDir, LEASE));
       }
       if (!(await setAsideStale(ctx, current, holderId))) continue;
     }
-    const lease = newLease(holderId, ctx.now(), ctx.me);
+    const generation = current.kind === 'held' ? current.lease.generation + 1 : 0;
+    const lease = newLease(holderId, ctx.now(), ctx.me, generation);
     if (await publish(ctx, lease)) return lease;
   }
   throw new StoreError('another process took the lease at the same time', 'lease_held', joinPath(ctx.runDir, LEASE));
 }
 
-/** Throws lease_lost unless holderId still holds the lease. */
-export async function checkHolder(ctx: LeaseContext, holderId: string): Promise<LeaseInfo> {
+/** Throws lease_lost unless holderId still holds the lease, in the generation it took. */
+export async function checkHolder(ctx: LeaseContext, holderId: string, generation: number): Promise<LeaseInfo> {
   const read = await readLeaseFile(ctx);
-  if (read.kind !== 'held' || read.lease.holderId !== holderId) {
-    throw new StoreError(
-      'the lease of this run was taken over by another writer; this writer stopped',
-      'lease_lost',
-      joinPath(ctx.runDir, LEASE),
-    );
+  if (read.kind !== 'held' || read.lease.holderId !== holderId || read.lease.generation !== generation) {
+    const by =
+      read.kind === 'held' && read.lease.fenced === true ? 'taken over (from another window or process)' : 'taken over by another writer';
+    throw new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', joinPath(ctx.runDir, LEASE));
   }
   return read.lease;
 }
 
-export async function renewLease(ctx: LeaseContext, holderId: string): Promise<LeaseInfo> {
-  const lease = await checkHolder(ctx, holderId);
+export async function renewLease(ctx: LeaseContext, holderId: string, generation: number): Promise<LeaseInfo> {
+  const lease = await checkHolder(ctx, holderId, generation);
   const renewed = { ...lease, renewedAt: ctx.now() };
   await replaceFileAtomic(ctx.fs, ctx.runDir, LEASE, JSON.stringify(renewed));
   return renewed;
@@ -127,4 +132,17 @@ export async function releaseLease(ctx: LeaseContext, holderId: string): Promise
     if (!isNotFound(error)) throw error;
   });
   await ctx.fs.syncDir(ctx.runDir);
+}
+
+/**
+ * A take-over: the lease becomes a fenced one of the next generation, so its holder's next check
+ * (append or renewal) fails and the lease is free for the next acquireLease. Nothing to do when
+ * no one holds the run.
+ */
+export async function fenceLease(ctx: LeaseContext): Promise<void> {
+  const read = await readLeaseFile(ctx);
+  if (read.kind === 'none') return;
+  const generation = read.kind === 'held' ? read.lease.generation + 1 : 0;
+  const fence: LeaseInfo = { ...newLease(`fence-${newHolderId()}`, ctx.now(), ctx.me, generation), fenced: true };
+  await replaceFileAtomic(ctx.fs, ctx.runDir, LEASE, JSON.stringify(fence));
 }

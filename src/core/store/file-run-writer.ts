@@ -1,11 +1,11 @@
-import type { Clock } from '../ports';
+import type { Clock, Timers } from '../ports';
 import { StoreError, type LeaseInfo, type RunWriter } from './contract';
 import type { FileBlobs } from './file-blobs';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { errorMessage, type StoreFileHandle, type StoreFs } from './fs-port';
 import { ResumeIndexWriter, type IndexState } from './index-writer';
 import { encodeGroup } from './journal-format';
-import { leaseNeedsRenewal } from './lease-policy';
+import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
 import type { NewRecord, StoredRecord } from './records';
 import { blobRefs } from './refs';
 import { writeStateFile, type RunStateFile } from './run-files';
@@ -14,6 +14,8 @@ import { stampRecords } from './stamp';
 export interface WriterSetup {
   readonly fs: StoreFs;
   readonly clock: Clock;
+  /** Renews the lease on a timer while the writer lives; without it the lease is renewed only by appends. */
+  readonly timers?: Timers;
   readonly lease: LeaseContext;
   readonly blobs: FileBlobs;
   readonly journalPath: string;
@@ -43,6 +45,7 @@ export class FileRunWriter implements RunWriter {
   private handleOpen = true;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly index: ResumeIndexWriter;
+  private heartbeat: { stop(): void } | undefined;
 
   constructor(private setup: WriterSetup) {
     this.runId = setup.state.runId;
@@ -51,6 +54,7 @@ export class FileRunWriter implements RunWriter {
     this.lease = setup.leaseInfo;
     this.stateWrittenAt = setup.clock.now();
     this.index = new ResumeIndexWriter(setup.fs, setup.lease.runDir, setup.index);
+    this.heartbeat = setup.timers?.every(renewIntervalMs(setup.lease.timeoutMs), () => void this.renewLease().catch(() => undefined));
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
@@ -58,10 +62,11 @@ export class FileRunWriter implements RunWriter {
     return this.serialised(() => this.appendNow(records));
   }
 
+  /** Also called by the heartbeat timer: in the same queue as appends, so a renewal never splits an append's check from its write. */
   renewLease(): Promise<void> {
     return this.serialised(async () => {
       this.throwIfStopped();
-      this.lease = await this.guard(() => renewLease(this.setup.lease, this.holderId), false);
+      this.lease = await this.guard(() => renewLease(this.setup.lease, this.holderId, this.lease.generation), false);
     });
   }
 
@@ -69,7 +74,7 @@ export class FileRunWriter implements RunWriter {
     this.changing();
     return this.serialised(async () => {
       if (!this.stopped) {
-        this.stopped = new StoreError('this writer is closed', 'lease_lost');
+        this.stop(new StoreError('this writer is closed', 'lease_lost'));
         try {
           await this.index.finish(this.state.journalBytes);
           if (this.stateDirty) await this.writeState();
@@ -97,17 +102,15 @@ export class FileRunWriter implements RunWriter {
     this.throwIfStopped();
     if (records.length === 0) return [];
     const { fs, clock, handle } = this.setup;
-    // Both checks read, independently: the lease file and the journal's size, in one round trip.
-    const [lease, size] = await this.guard(() => Promise.all([checkHolder(this.setup.lease, this.holderId), fs.size(handle)]), true);
-    this.lease = lease;
     const now = clock.now();
-    if (leaseNeedsRenewal(this.lease, now, this.setup.lease.timeoutMs)) {
-      this.lease = await this.guard(() => renewLease(this.setup.lease, this.holderId), true);
-    }
     const stamped = stampRecords(records, this.state.lastSeq + 1, now);
     await this.checkBlobs(stamped);
     const bytes = encodeGroup(stamped);
+    // The critical section: the holder and generation, the journal's size, then the write, with
+    // nothing else awaited between them (appends and renewals share one queue).
     await this.guard(async () => {
+      const [lease, size] = await Promise.all([checkHolder(this.setup.lease, this.holderId, this.lease.generation), fs.size(handle)]);
+      this.lease = lease;
       if (size !== this.state.journalBytes) {
         throw new StoreError(
           `the journal changed under this writer (${size} bytes, expected ${this.state.journalBytes}); reopen the run`,
@@ -118,6 +121,13 @@ export class FileRunWriter implements RunWriter {
       await fs.write(handle, bytes);
       await fs.sync(handle);
     }, true);
+    // The records are durable: a failed renewal here only stops the writer (lease lost) or waits for the next one.
+    if (leaseNeedsRenewal(this.lease, now, this.setup.lease.timeoutMs)) {
+      await this.guard(() => renewLease(this.setup.lease, this.holderId, this.lease.generation), false).then(
+        (renewed) => (this.lease = renewed),
+        () => undefined,
+      );
+    }
     const before = this.state;
     this.index.noteAppended(bytes, before.journalBytes);
     this.track(stamped, bytes.length, now);
@@ -208,5 +218,7 @@ export class FileRunWriter implements RunWriter {
 
   private stop(error: StoreError): void {
     if (!this.stopped) this.stopped = error;
+    this.heartbeat?.stop();
+    this.heartbeat = undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../ports';
+import { systemClock, type Clock, type Timers } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
@@ -10,7 +10,7 @@ import {
 } from './contract';
 import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
-import { acquireLease, leaseIsLive, readLease, releaseLease, type LeaseContext } from './file-lease';
+import { acquireLease, fenceLease, liveLease, readLease, releaseLease, type LeaseContext } from './file-lease';
 import { crc32 } from './crc32';
 import { FileRunWriter } from './file-run-writer';
 import type { IndexState } from './index-writer';
@@ -33,6 +33,8 @@ export interface FileStoreOptions {
   /** Folder that holds runs/ and blobs/. */
   readonly root: string;
   readonly clock?: Clock;
+  /** The host's timers: a writer renews its lease on one for as long as it lives. */
+  readonly timers?: Timers;
   readonly leaseTimeoutMs?: number;
   readonly process?: ProcessIdentity;
   readonly migrations?: MigrationTable;
@@ -71,6 +73,7 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly runsDir: string;
   readonly blobs: FileBlobs;
   readonly clock: Clock;
+  readonly timers: Timers | undefined;
   readonly leaseTimeoutMs: number;
   readonly me: ProcessIdentity;
   readonly migrations: MigrationTable;
@@ -95,6 +98,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.runsDir = joinPath(options.root, 'runs');
     this.blobs = new FileBlobs(options.fs, joinPath(options.root, 'blobs'));
     this.clock = options.clock ?? systemClock;
+    this.timers = options.timers;
     this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
     this.me = options.process ?? unknownProcess;
     this.migrations = options.migrations ?? MIGRATIONS;
@@ -277,6 +281,11 @@ export class FileCheckpointStore implements CheckpointStore {
     return readLease(this.leaseContext(runId));
   }
 
+  async fenceLease(runId: string): Promise<void> {
+    if (!(await this.fs.stat(this.journalPath(runId)))) throw new StoreError(`run ${runId} not found`, 'not_found');
+    await fenceLease(this.leaseContext(runId));
+  }
+
   async putBlob(bytes: Uint8Array): Promise<string> {
     await this.ensureRoot();
     return this.blobs.put(bytes);
@@ -363,17 +372,19 @@ export class FileCheckpointStore implements CheckpointStore {
     const dir = this.runDir(runId);
     const journal = joinPath(dir, JOURNAL);
     if (!(await this.fs.stat(journal))) return null;
-    const leased = await leaseIsLive(this.leaseContext(runId), this.abandoned);
+    const live = await liveLease(this.leaseContext(runId), this.abandoned);
+    const leased = live !== null;
+    const holder = live !== null && live !== 'unreadable' ? { holder: live } : {};
     const damage = await readDamageFile(this.fs, dir);
     const state = await readStateFile(this.fs, dir);
     const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
     if (state) {
       const { task, createdAt, status, updatedAt, steps } = state;
-      return { runId, task, createdAt, status, updatedAt, steps, leased, ...(damaged ? { damaged } : {}) };
+      return { runId, task, createdAt, status, updatedAt, steps, leased, ...holder, ...(damaged ? { damaged } : {}) };
     }
     try {
       const s = this.stateFromRecords(runId, this.checkedScan(runId, await this.scanJournalOf(runId)), undefined);
-      return { runId, task: s.task, createdAt: s.createdAt, status: s.status, updatedAt: s.updatedAt, steps: s.steps, leased };
+      return { runId, task: s.task, createdAt: s.createdAt, status: s.status, updatedAt: s.updatedAt, steps: s.steps, leased, ...holder };
     } catch (error) {
       return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
     }
@@ -395,6 +406,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return new FileRunWriter({
       fs: this.fs,
       clock: this.clock,
+      ...(this.timers ? { timers: this.timers } : {}),
       lease: this.leaseContext(runId),
       blobs: this.blobs,
       journalPath: this.journalPath(runId),

@@ -7,8 +7,15 @@ export const DEFAULT_LEASE_TIMEOUT_MS = 15_000;
 export interface ProcessIdentity {
   readonly pid: number;
   readonly hostname: string;
+  /** When this process started, as the host tells it (Linux: field 22 of /proc/self/stat); absent when unknown. */
+  readonly startTime?: string;
   /** False only when the process surely does not exist. */
   isAlive(pid: number): boolean;
+  /**
+   * The start time of the process that has this pid now, in the form of `startTime`; undefined
+   * when unknown. With it a live pid proves a live holder (and a reused pid a dead one).
+   */
+  startTimeOf?(pid: number): string | undefined;
 }
 
 /** Without a host to ask, nothing is known dead: only the timeout makes a lease stale. */
@@ -22,24 +29,67 @@ export const LeaseFile = z.object({
   holderId: z.string().min(1),
   pid: z.number().int(),
   hostname: z.string(),
+  startTime: z.string().optional(),
   acquiredAt: z.number(),
   renewedAt: z.number(),
+  /** Goes up by one each time the lease changes hands; a writer's appends check it. */
+  generation: z.number().int().nonnegative().default(0),
+  /** Written by a take-over: the holder before it is fenced off, the lease is free to take. */
+  fenced: z.boolean().optional(),
 });
 
+/** What the holder's process is, as far as this process can tell. */
+export function holderProcess(lease: LeaseInfo, me: ProcessIdentity): 'alive' | 'dead' | 'unknown' {
+  if (lease.hostname !== me.hostname) return 'unknown';
+  const self = lease.pid === me.pid;
+  if (self && (lease.startTime === undefined || me.startTime === undefined)) return 'unknown';
+  if (self) return lease.startTime === me.startTime ? 'unknown' : 'dead';
+  if (!me.isAlive(lease.pid)) return 'dead';
+  const now = lease.startTime !== undefined ? me.startTimeOf?.(lease.pid) : undefined;
+  if (now === undefined) return 'unknown';
+  return now === lease.startTime ? 'alive' : 'dead';
+}
+
+/**
+ * A lease is taken over only when its holder is gone: a dead process on this host (pid and start
+ * time), else a heartbeat older than the timeout. A live holder on this host is never stale: only
+ * a person's take-over (a fenced lease) frees it.
+ */
 export function isLeaseStale(lease: LeaseInfo, now: number, timeoutMs: number, me: ProcessIdentity): boolean {
-  if (now - lease.renewedAt > timeoutMs) return true;
-  return lease.hostname === me.hostname && lease.pid !== me.pid && !me.isAlive(lease.pid);
+  if (lease.fenced === true) return true;
+  const holder = holderProcess(lease, me);
+  if (holder !== 'unknown') return holder === 'dead';
+  return now - lease.renewedAt > timeoutMs;
 }
 
 export function newHolderId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-export function newLease(holderId: string, now: number, me: ProcessIdentity): LeaseInfo {
-  return { holderId, pid: me.pid, hostname: me.hostname, acquiredAt: now, renewedAt: now };
+export function newLease(holderId: string, now: number, me: ProcessIdentity, generation = 0): LeaseInfo {
+  return {
+    holderId,
+    pid: me.pid,
+    hostname: me.hostname,
+    ...(me.startTime !== undefined ? { startTime: me.startTime } : {}),
+    acquiredAt: now,
+    renewedAt: now,
+    generation,
+  };
 }
 
 /** A writer renews its lease by itself when it appends after half the timeout. */
 export function leaseNeedsRenewal(lease: LeaseInfo, now: number, timeoutMs: number): boolean {
   return now - lease.renewedAt >= timeoutMs / 2;
+}
+
+/** How often a writer renews its lease on its timer: well inside the timeout. */
+export function renewIntervalMs(timeoutMs: number): number {
+  return Math.max(1, Math.floor(timeoutMs / 3));
+}
+
+/** The holder in words, for the errors and views that name it: "pid 4242 on box, heartbeat 3 s ago". */
+export function describeHolder(lease: LeaseInfo, now: number): string {
+  const ago = Math.max(0, Math.round((now - lease.renewedAt) / 1000));
+  return `pid ${lease.pid} on ${lease.hostname}, heartbeat ${ago} s ago`;
 }

@@ -17,8 +17,9 @@ import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
 import { parseCli, USAGE, UsageError, type CliOptions } from './args';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
-import { latestResumable, readStatus, statusJson } from './status';
+import { readStatus, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
+import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 const DEFAULT_MAX_TURNS = 50;
@@ -132,7 +133,12 @@ async function resumeCommand(options: CliOptions): Promise<number> {
   const dir = workspaceDir(options);
   const storePath = storeDir(options);
   const store = openFileStore(storePath);
-  const runId = options.run ?? latestResumable(await store.listRuns())?.runId;
+  line(`store: ${storePath}`);
+  const runs = [...(await store.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
+  const held = runs.find((r) => (options.run === undefined || r.runId === options.run) && isHeld(r));
+  const runId = options.run ?? runs.find(isResumable)?.runId;
+  if (held !== undefined && (options.run !== undefined || runId === undefined))
+    throw new StoreError(heldMessage(held, Date.now()), 'lease_held');
   if (runId === undefined) throw new UsageError(`no resumable run in ${storePath}`);
   const state = await store.readRun(runId);
   if (state.ended) {
@@ -145,6 +151,7 @@ async function resumeCommand(options: CliOptions): Promise<number> {
 
 async function statusCommand(options: CliOptions): Promise<number> {
   const storePath = storeDir(options);
+  line(`store: ${storePath}`);
   const state = await readStatus(openFileStore(storePath), options.run);
   if (state === undefined) throw new UsageError(`no runs in ${storePath}`);
   const json = statusJson(state);

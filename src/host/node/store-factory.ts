@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type { Timers } from '../../core/ports';
 import { FileCheckpointStore, type FileStoreOptions } from '../../core/store/file-store';
 import type { ProcessIdentity } from '../../core/store/lease-policy';
 import { NodeStoreFs } from './node-store-fs';
@@ -13,13 +15,55 @@ function isAlive(pid: number): boolean {
   }
 }
 
-export const nodeProcessIdentity: ProcessIdentity = { pid: process.pid, hostname: hostname(), isAlive };
+/**
+ * The start time of a process in clock ticks since boot: field 22 of /proc/PID/stat (Linux),
+ * counted after the command name, which is in parentheses and may hold spaces. Undefined where
+ * there is no /proc or the process is gone.
+ */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state); field 22 is fields[19].
+    const start = fields[19];
+    return start !== undefined && /^\d+$/.test(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
-/** The file CheckpointStore under rootDir over node:fs, with this process's identity for leases. */
+function identityOf(pid: number): ProcessIdentity {
+  const startTime = processStartTime(pid);
+  return {
+    pid,
+    hostname: hostname(),
+    ...(startTime !== undefined ? { startTime, startTimeOf: processStartTime } : {}),
+    isAlive,
+  };
+}
+
+export const nodeProcessIdentity: ProcessIdentity = identityOf(process.pid);
+
+/** Interval timers that never keep the process alive. */
+export const nodeTimers: Timers = {
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
+  },
+};
+
+/** The file CheckpointStore under rootDir over node:fs, with this process's identity for leases and a heartbeat timer. */
 export function openFileStore(
   rootDir: string,
   options: Omit<FileStoreOptions, 'fs' | 'root'> & { fs?: FileStoreOptions['fs'] } = {},
 ): FileCheckpointStore {
   const root = rootDir.replace(/\\/g, '/');
-  return new FileCheckpointStore({ process: nodeProcessIdentity, ...options, fs: options.fs ?? new NodeStoreFs(), root });
+  return new FileCheckpointStore({
+    process: nodeProcessIdentity,
+    timers: nodeTimers,
+    ...options,
+    fs: options.fs ?? new NodeStoreFs(),
+    root,
+  });
 }

@@ -4,8 +4,8 @@ import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider } from '../../core/model/replay';
 import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
 import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
-import { isResumableStatus } from '../../core/store/records';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
+import { isResumable } from '../../core/store/run-summary';
 import { createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
 import { RunTrace } from './run-trace';
@@ -40,15 +40,7 @@ export interface ControllerDeps {
   readonly resolveFile: (path: string) => vscode.Uri;
 }
 
-/** A run is resumable when it stopped without an end and nobody writes it now. */
-export function isResumable(run: RunSummary): boolean {
-  return run.damaged === undefined && isResumableStatus(run.status, run.leased);
-}
-
-/** Interrupted: left `running` (or marked interrupted) with no live writer: a crash, a kill, a closed window. */
-export function isInterrupted(run: RunSummary): boolean {
-  return run.damaged === undefined && !run.leased && (run.status === 'running' || run.status === 'interrupted');
-}
+export { isInterrupted, isResumable } from '../../core/store/run-summary';
 
 /**
  * Owns the one run this window executes at a time: builds the model provider and runtime from

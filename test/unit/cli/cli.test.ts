@@ -144,7 +144,7 @@ describe('headless CLI', function () {
 
   it('without --yes and without a terminal an approval pauses (exit 3); resume --yes completes (default store)', async () => {
     const ws = demoCopy();
-    const env = { XDG_STATE_HOME: join(scratch, 'state') };
+    const env = { HOME: scratch, XDG_STATE_HOME: join(scratch, 'state') };
     const paused = await cli(['run', '--provider', 'replay', '--replay', DEMO_REPLAY, '--workspace', ws, '--task', 'fix', '--trust'], env);
     assert.equal(paused.code, 3, paused.stderr);
     assert.match(paused.stderr, /paused: approval needed: run: node test\.js/);

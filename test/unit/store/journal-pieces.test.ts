@@ -147,7 +147,8 @@ describe('journal read in pieces', () => {
 
   it('a journal that changed after openWriter (its lease taken over) is read again', async () => {
     const fs = new CountingReads();
-    const store = openFileStore(root, { fs, leaseTimeoutMs: 1 });
+    // No heartbeat timer: the first writer goes stale as a stalled one would.
+    const store = openFileStore(root, { fs, leaseTimeoutMs: 1, timers: undefined });
     const created = await store.createRun(runInput('r1'));
     await created.close();
     const stale = await store.openWriter('r1');

@@ -12,7 +12,8 @@ async function main(): Promise<void> {
     await writer.append([{ type: 'note', kind: 'info', text: `writer ${process.pid}` }]);
     process.stdout.write(`WON ${writer.holderId}\n`);
     if (mode === 'die') process.exit(0); // leaves its lease behind, as a crash would
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // 'long': a tool call far longer than the lease timeout, with no append meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, mode === 'long' ? 4 * Number(timeout) : 1000));
     await writer.append([{ type: 'note', kind: 'info', text: `writer ${process.pid} again` }]);
     await writer.close();
   } catch (error) {

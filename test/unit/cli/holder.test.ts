@@ -1,0 +1,106 @@
+import { strict as assert } from 'node:assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+import { EXTENSION_ID, folderKey, workspaceStoreDir } from '../../../src/host/node/state-dir';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { startFakeAnthropic } from '../../support/fake-anthropic/server';
+import { tempDir } from '../runtime/harness';
+import { runInput } from '../store/fixtures';
+
+const REPO = resolve(__dirname, '..', '..', '..');
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('CLI: who holds a run, and where a workspace store is', function () {
+  this.timeout(90_000);
+  let bundle: string;
+  let scratch: string;
+
+  before(async () => {
+    scratch = tempDir('cli-holder');
+    bundle = join(scratch, 'cli.js');
+    await esbuild.build({
+      entryPoints: [join(REPO, 'src/host/cli/main.ts')],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'error',
+    });
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  function start(args: string[], env: NodeJS.ProcessEnv = {}): { proc: ChildProcess; done: Promise<Result> } {
+    const proc = spawn(process.execPath, [bundle, ...args], {
+      env: { PATH: process.env['PATH'], HOME: scratch, ANTHROPIC_API_KEY: 'sk-holder-test', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const done = new Promise<Result>((r) => proc.on('close', (code) => r({ code, stdout, stderr })));
+    return { proc, done };
+  }
+
+  it('a 30 s command: a second resume is refused naming the holder; after kill -9 it takes over at once and the command does not run twice', async () => {
+    const ws = tempDir('cli-holder-ws');
+    const store = join(scratch, 'store-long');
+    const fake = await startFakeAnthropic([
+      {
+        content: [{ type: 'tool_use', id: 'toolu_long', name: 'run_command', input: { command: 'echo ran >> marker.txt; sleep 30' } }],
+        stop_reason: 'tool_use',
+      },
+      { content: [{ type: 'text', text: 'done' }] },
+    ]);
+    const common = ['--workspace', ws, '--store', store, '--base-url', fake.url, '--yes'];
+    const first = start(['run', ...common, '--task', 'run the long command']);
+    try {
+      const marker = join(ws, 'marker.txt');
+      for (let i = 0; i < 200 && !existsSync(marker); i++) await sleep(100);
+      assert.ok(existsSync(marker), 'the command started');
+      await sleep(20_000); // past the 15 s lease timeout, with no append meanwhile
+      const refused = await start(['resume', ...common]).done;
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, new RegExp(`held by another live writer \\(pid ${first.proc.pid} on .*heartbeat \\d s ago\\)`));
+      first.proc.kill('SIGKILL');
+      await first.done;
+      const began = Date.now();
+      const taken = await start(['resume', ...common]).done;
+      assert.ok(Date.now() - began < 15_000, 'taken over within the lease timeout');
+      assert.doesNotMatch(taken.stderr, /held by/);
+      assert.match(taken.stderr, /run_command toolu_long uncertain/);
+      assert.equal(readFileSync(marker, 'utf8'), 'ran\n', 'the command ran once');
+    } finally {
+      first.proc.kill('SIGKILL');
+      await fake.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it("status without --store finds the extension's store of the folder, and says where it looks", async () => {
+    const ws = tempDir('cli-holder-ws');
+    const base = join(scratch, '.config', 'Code', 'User', 'globalStorage', EXTENSION_ID);
+    const storeDir = workspaceStoreDir(base, [folderKey({ scheme: 'file', fsPath: ws, uri: '' })]);
+    mkdirSync(storeDir, { recursive: true });
+    const writer = await openFileStore(storeDir).createRun(runInput('from-the-extension'));
+    await writer.close();
+    try {
+      const status = await start(['status', '--workspace', ws], { XDG_CONFIG_HOME: '' }).done;
+      assert.equal(status.code, 0, status.stderr);
+      assert.match(status.stdout, /^run from-the-extension: running/);
+      assert.equal(status.stderr, `store: ${storeDir}\n`);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
