@@ -1,6 +1,11 @@
 import type { Usage } from '../model/provider';
 import type { Budget } from '../store/records';
 
+/** Most model calls of a run when nothing says otherwise (the CLI's and the extension's default). */
+export const DEFAULT_MAX_TURNS = 50;
+/** max_tokens of each model call when nothing says otherwise. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+
 /** The limit a run has reached, as a sentence for the person, or null when it may call the model. */
 export function limitReached(budget: Budget): string | null {
   if (budget.turns >= budget.maxTurns) return `turn limit reached (${budget.turns} of ${budget.maxTurns} model calls)`;

@@ -1,5 +1,6 @@
+import { deprecationWarning } from '../model/models';
 import { systemClock } from '../ports';
-import type { GitFacts } from '../store/records';
+import type { GitFacts, NewRecord } from '../store/records';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import type { CallEnv } from './calls';
 import { guardStore } from './errors';
@@ -59,7 +60,10 @@ export class AgentRuntime {
     const env: CallEnv = { session, tools: this.tools, signal, truncated: new Set() };
     try {
       return await runGuarded(session, signal, async () => {
-        await session.save('run_start', [session.messageRecord({ role: 'user', content: request.task })]);
+        const warning = deprecationWarning(request.settings.model);
+        if (warning !== undefined) deps.log.log('warn', warning);
+        const notes: NewRecord[] = warning !== undefined ? [{ type: 'note', kind: 'warning', text: warning }] : [];
+        await session.save('run_start', [...notes, session.messageRecord({ role: 'user', content: request.task })]);
         return loopSteps(env);
       });
     } finally {

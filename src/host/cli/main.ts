@@ -4,6 +4,7 @@ import { createAnthropicProvider, DEFAULT_MODEL } from '../../core/model/anthrop
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
 import type { Log } from '../../core/ports';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
 import { AgentRuntime } from '../../core/runtime/runtime';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
@@ -19,8 +20,6 @@ import { parseCli, USAGE, UsageError, type CliOptions } from './args';
 import { latestResumable, readStatus, statusJson } from './status';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
-const DEFAULT_MAX_TURNS = 50;
-const MAX_OUTPUT_TOKENS = 8192;
 
 function line(text: string): void {
   process.stderr.write(`${text}\n`);
@@ -117,7 +116,7 @@ async function runCommand(options: CliOptions): Promise<number> {
     model: options.model ?? DEFAULT_MODEL,
     provider,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
-    maxOutputTokensPerCall: MAX_OUTPUT_TOKENS,
+    maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
   };
   const runtime = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
   line(`store: ${storePath}`);
