@@ -3,7 +3,7 @@ import { costOf } from '../model/pricing';
 import { ModelError, type ModelResponse } from '../model/provider';
 import type { NewRecord } from '../store/records';
 import { describe, StorageFailure } from './errors';
-import { limitReached, withTurnStarted, withUsage } from './budget';
+import { limitHit, withTurnStarted, withUsage } from './budget';
 import { checkCancelled, PauseSignal, plannedEntry, type CallEnv } from './calls';
 import { reconcileCalls, type CallReport } from './reconcile';
 import { normaliseMessage, type RunSession } from './session';
@@ -56,8 +56,8 @@ export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
   const { session } = env;
   for (;;) {
     checkCancelled(env.signal);
-    const limit = limitReached(session.budget);
-    if (limit !== null) return pause(session, limit);
+    const limit = limitHit(session.budget);
+    if (limit !== null) return { ...(await pause(session, limit.reason)), limit: { kind: limit.kind, max: limit.max } };
     const { message, stopReason } = await modelStep(env);
     const outcome = await continueAfterAnswer(env, message, stopReason);
     if (outcome !== null) return outcome;

@@ -5,7 +5,7 @@ import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import type { CallEnv } from './calls';
 import { guardStore } from './errors';
 import { loopSteps, runGuarded } from './loop';
-import { resumeRun } from './resume';
+import { resumeRun, type ResumeOptions } from './resume';
 import { RunSession, type RunInfo } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
 
@@ -75,8 +75,8 @@ export class AgentRuntime {
    * Resumes a run after any interruption. A run that already ended is not resumed (its outcome
    * says so); a missing, damaged, newer-format or held run throws ResumeError.
    */
-  resume(runId: string, signal: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
-    return resumeRun(this.deps, this.tools, this.emit, runId, signal);
+  resume(runId: string, signal: AbortSignal = new AbortController().signal, options: ResumeOptions = {}): Promise<RunOutcome> {
+    return resumeRun(this.deps, this.tools, this.emit, runId, signal, options);
   }
 
   private readonly emit = (event: RuntimeEvent): void => {

@@ -16,7 +16,7 @@ import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
-import { parseCli, USAGE, UsageError, type CliOptions } from './args';
+import { longRunSettingsOf, parseCli, resumeOptionsOf, USAGE, UsageError, type CliOptions } from './args';
 import { latestResumable, readStatus, statusJson } from './status';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
@@ -117,6 +117,7 @@ async function runCommand(options: CliOptions): Promise<number> {
     provider,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
     maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
+    ...longRunSettingsOf(options),
   };
   const runtime = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
   line(`store: ${storePath}`);
@@ -135,7 +136,7 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
   }
   const runtime = runtimeFor(options, store, dir, storePath, providerOf(options, state.run.settings.provider));
-  return report(await runtime.resume(runId, cancelOnSignals()));
+  return report(await runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
 }
 
 async function statusCommand(options: CliOptions): Promise<number> {
