@@ -49,6 +49,8 @@ export interface RunOutcome {
   readonly runId: string;
   readonly status: OutcomeStatus;
   readonly reason?: string;
+  /** A run paused at a limit: which, and its value (a resume may raise it). */
+  readonly limit?: { readonly kind: 'turns' | 'tokens' | 'cost'; readonly max: number };
 }
 
 /** Why a run paused because of the user's AbortSignal. */

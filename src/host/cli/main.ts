@@ -4,6 +4,7 @@ import { createAnthropicProvider, DEFAULT_MODEL } from '../../core/model/anthrop
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
 import type { Log } from '../../core/ports';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
 import { AgentRuntime } from '../../core/runtime/runtime';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
@@ -15,15 +16,13 @@ import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
-import { parseCli, USAGE, UsageError, type CliOptions } from './args';
+import { longRunSettingsOf, parseCli, resumeOptionsOf, USAGE, UsageError, type CliOptions } from './args';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
 import { readStatus, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
-const DEFAULT_MAX_TURNS = 50;
-const MAX_OUTPUT_TOKENS = 8192;
 
 function line(text: string): void {
   process.stderr.write(`${text}\n`);
@@ -122,7 +121,8 @@ async function runCommand(options: CliOptions): Promise<number> {
     model: options.model ?? DEFAULT_MODEL,
     provider,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
-    maxOutputTokensPerCall: MAX_OUTPUT_TOKENS,
+    maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
+    ...longRunSettingsOf(options),
   };
   const runtime = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
   line(`store: ${storePath}`);
@@ -146,7 +146,7 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
   }
   const runtime = runtimeFor(options, store, dir, storePath, providerOf(options, state.run.settings.provider));
-  return report(await runtime.resume(runId, cancelOnSignals()));
+  return report(await runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
 }
 
 async function statusCommand(options: CliOptions): Promise<number> {

@@ -10,6 +10,8 @@ import { createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
+import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
+import type { ResumeOptions } from '../../core/runtime/resume';
 
 export class NoApiKeyError extends Error {
   constructor() {
@@ -153,14 +155,23 @@ export class AgentController implements vscode.Disposable {
     return this.launch(runId, task, 'start', (signal) => runtime.start({ runId, task, settings: runSettingsOf(settings) }, signal));
   }
 
-  async resume(runId: string): Promise<ActiveRun> {
+  /** The maxTurns setting: how many turns "+N turns" adds to a run paused at its turn limit. */
+  turnsPerRun(): number {
+    try {
+      return this.deps.settings().maxTurns;
+    } catch {
+      return DEFAULT_MAX_TURNS;
+    }
+  }
+
+  async resume(runId: string, options: ResumeOptions = {}): Promise<ActiveRun> {
     this.refuseWhileBusy();
     const runtime = await this.runtime(this.deps.settings());
     this.refuseWhileBusy();
     const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
     if (summary?.leased) throw new ResumeError(`run ${runId} is being written by another window or process`, 'lease_held');
     this.deps.log.log('info', `[${runId}] resume`);
-    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal));
+    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, options));
   }
 
   private refuseWhileBusy(): void {

@@ -1,6 +1,7 @@
 import { parse as parseJsonc } from 'jsonc-parser';
 import { z } from 'zod';
 import { DEFAULT_MODEL } from '../../core/model/anthropic';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { ToolPolicyOverrides } from '../../core/tools/registry';
 
 // The settings logic without `vscode`, so that a unit test can drive it: which value of each
@@ -40,10 +41,10 @@ export const ExtensionSettings = z.object({
   replayFile: z.string().default(''),
   model: z.string().min(1).default(DEFAULT_MODEL),
   baseUrl: z.string().default(''),
-  maxTurns: z.number().int().positive().default(30),
+  maxTurns: z.number().int().positive().default(DEFAULT_MAX_TURNS),
   maxTokens: positiveOrUnset.pipe(z.number().int().optional()),
   maxCostUsd: positiveOrUnset,
-  maxOutputTokensPerCall: z.number().int().positive().default(8192),
+  maxOutputTokensPerCall: z.number().int().positive().default(DEFAULT_MAX_OUTPUT_TOKENS),
   toolPolicies: ToolPolicyOverrides.default({}),
   protectedPaths: z.array(z.string().min(1)).default([]),
   retention: z
