@@ -164,6 +164,7 @@ export function runHeader(state: RunState, active: boolean): RunHeader {
     active,
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
+  if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   return header;
 }
 

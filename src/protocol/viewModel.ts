@@ -76,6 +76,8 @@ export const RunHeader = z.object({
   undoableRestores: z.number().int().nonnegative(),
   /** A live writer holds the run right now. */
   active: z.boolean(),
+  /** The journal is damaged (file, byte, why): the run is shown up to the damage, read-only. */
+  damaged: z.string().optional(),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });

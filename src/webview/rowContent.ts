@@ -65,24 +65,29 @@ function runContent(row: FlatRow, now: number): RowContent {
   const tokens = h.inputTokens + h.outputTokens;
   const facts = [formatTime(h.createdAt, now), formatDuration(h.updatedAt - h.createdAt), formatTokens(tokens), formatCost(h.costUsd)];
   const actions: RowAction[] = [];
-  if (isResumableStatus(h.status, h.active)) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
-  if (h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
-  if (h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
+  const writable = h.damaged === undefined;
+  if (writable && isResumableStatus(h.status, h.active)) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
+  if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
+  if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
   const reason = h.statusReason ? `: ${h.statusReason}` : '';
+  const damaged = writable
+    ? ''
+    : `\nDamaged: ${h.damaged}\nShown up to the damage, read-only: the run cannot be resumed, restored or rolled back.`;
   return {
     icon: look.icon,
     spin: h.status === 'running',
     tone: look.tone,
     label: h.task.split('\n')[0] ?? '',
     description: facts.join(' · '),
-    badges: [h.status],
-    title: `${h.task}\nStatus: ${h.status}${reason}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}`,
+    badges: writable ? [h.status] : [h.status, 'damaged'],
+    title: `${h.task}\nStatus: ${h.status}${reason}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }
 
+/** A damaged run is read-only; a run this window drives is restored once it stops. */
 function canRestore(row: FlatRow): boolean {
-  return !(row.run.active && row.run.status === 'running');
+  return row.run.damaged === undefined && !(row.run.active && row.run.status === 'running');
 }
 
 function stepContent(row: FlatRow): RowContent {
@@ -150,8 +155,10 @@ function patchContent(row: FlatRow): RowContent {
   const pending = PENDING.includes(patch.state);
   const actions: RowAction[] = [];
   if (!patch.binary) actions.push({ id: 'openDiff', icon: 'diff', title: 'Open diff' });
-  if (pending) actions.push({ id: 'accept', icon: 'check', title: 'Accept patch' });
-  if (patch.state === 'applied' || patch.state === 'conflict') actions.push({ id: 'rollback', icon: 'discard', title: 'Roll back patch' });
+  const writable = row.run.damaged === undefined;
+  if (writable && pending) actions.push({ id: 'accept', icon: 'check', title: 'Accept patch' });
+  if (writable && (patch.state === 'applied' || patch.state === 'conflict'))
+    actions.push({ id: 'rollback', icon: 'discard', title: 'Roll back patch' });
   const counts = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
   return {
     icon: look.icon,

@@ -18,7 +18,7 @@ import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
 import { HELP, longRunSettingsOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
-import { readStatus, statusJson } from './status';
+import { damageLine, readStatus, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
 
@@ -157,6 +157,8 @@ async function statusCommand(options: CliOptions): Promise<number> {
   const json = statusJson(state);
   if (options.json) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   else {
+    const damage = damageLine(state);
+    if (damage !== undefined) process.stdout.write(`${damage}\n`);
     process.stdout.write(`run ${state.run.runId}: ${state.status}${state.statusReason ? ` (${state.statusReason})` : ''}\n`);
     process.stdout.write(
       `steps ${state.stepId}, turns ${state.budget.turns}/${state.budget.maxTurns}, tokens ${state.budget.inputTokens + state.budget.outputTokens}\n`,
