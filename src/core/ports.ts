@@ -10,8 +10,8 @@ export interface Clock {
 
 /** A repeating timer the host provides (Node: an unref'd setInterval): it never keeps the process alive. */
 export interface Timers {
-  /** Calls `tick` every `ms` until `stop` is called. */
-  every(ms: number, tick: () => void): { stop(): void };
+  /** Calls `tick` every `ms` until `stop` is called (a timer does not wait for the promise `tick` returns). */
+  every(ms: number, tick: () => Promise<void>): { stop(): void };
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

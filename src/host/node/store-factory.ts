@@ -47,7 +47,7 @@ export const nodeProcessIdentity: ProcessIdentity = identityOf(process.pid);
 /** Interval timers that never keep the process alive. */
 export const nodeTimers: Timers = {
   every(ms, tick) {
-    const timer = setInterval(tick, ms);
+    const timer = setInterval(() => void tick().catch(() => undefined), ms);
     timer.unref();
     return { stop: () => clearInterval(timer) };
   },
