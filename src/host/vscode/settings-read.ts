@@ -1,4 +1,4 @@
-import { parse as parseJsonc } from 'jsonc-parser';
+import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL } from '../../core/model/anthropic';
 import { ToolPolicyOverrides } from '../../core/tools/registry';
