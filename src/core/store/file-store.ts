@@ -354,6 +354,10 @@ export class FileCheckpointStore implements CheckpointStore {
     if (scan.log.length === 0 || scan.log.typeAt(0) !== 'run') {
       throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
     }
+    const first = scan.log.record(0);
+    // A journal copied or moved from another run's folder is not this run's.
+    if (first.type === 'run' && first.runId !== runId)
+      throw new StoreError(`${journal} is the journal of run ${first.runId}, not of run ${runId}: refused`, 'invalid', journal, 0);
     return scan;
   }
 

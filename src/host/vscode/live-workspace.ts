@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ABSENT, decodeText, hashContent } from '../../core/patches/hash';
 import { StaleContentError, type DirEntry, type FileStat, type LiveFile, type Log, type Workspace } from '../../core/ports';
-import { ROOT_PATH, WorkspacePaths, type ResolvedPath } from './workspace-paths';
+import { ROOT_PATH, WorkspacePaths, type ResolvedPath } from '../node/path-rules';
 
 const utf8 = new TextEncoder();
 
@@ -29,7 +29,8 @@ function eolOf(text: string): vscode.EndOfLine | undefined {
  */
 export class LiveWorkspace implements Workspace {
   readonly roots: readonly string[];
-  private readonly paths: WorkspacePaths;
+  /** The path rules (host/node/path-rules), shared with the timeline. */
+  readonly paths: WorkspacePaths;
   /** One write at a time per file, so a check-then-write pair is never interleaved. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
