@@ -1,0 +1,73 @@
+import type { FileList, FileQuery, TextSearchQuery, TextSearchResult, TreeListing, TreeQuery } from '../../../core/ports';
+import { findFiles, listTree, MAX_SEARCH_FILE_BYTES, SEARCH_BUDGET_MS, searchText } from './index';
+
+// The Workspace port's search, find and tree, for any host that can name the folder on disk:
+// the Node workspace (CLI, tests) and the VS Code workspace share it.
+
+/** A workspace folder on disk and where a query's folder sits in it. */
+export interface Located {
+  /** The workspace folder, symlinks resolved. */
+  readonly rootAbs: string;
+  /** The query's folder relative to rootAbs ('' for the folder itself). */
+  readonly base: string;
+  /** What turns a path relative to rootAbs into a workspace path ('' for the first folder, `name/` else). */
+  readonly prefix: string;
+}
+
+export interface HostSearchOptions {
+  readonly rgPath: string | null;
+  /** Root-relative globs the host excludes (VS Code's files.exclude and search.exclude). */
+  readonly hostExclude?: readonly string[];
+}
+
+export async function workspaceSearch(
+  at: Located,
+  query: TextSearchQuery,
+  options: HostSearchOptions,
+  signal?: AbortSignal,
+): Promise<TextSearchResult> {
+  const outcome = await searchText(
+    {
+      rootAbs: at.rootAbs,
+      base: at.base,
+      pattern: query.pattern,
+      regex: query.regex,
+      caseSensitive: query.caseSensitive,
+      include: query.include,
+      exclude: query.exclude,
+      hostExclude: options.hostExclude ?? [],
+      contextLines: query.contextLines,
+      maxMatches: query.maxMatches,
+      maxFileBytes: MAX_SEARCH_FILE_BYTES,
+      budgetMs: SEARCH_BUDGET_MS,
+    },
+    { rgPath: options.rgPath, ...(signal ? { signal } : {}) },
+  );
+  const stopped = outcome.stopped && {
+    ...outcome.stopped,
+    lastPath: outcome.stopped.lastPath === null ? null : at.prefix + outcome.stopped.lastPath,
+  };
+  return {
+    engine: outcome.engine,
+    files: outcome.files.map((f) => ({ path: at.prefix + f.path, lines: f.lines })),
+    matches: outcome.matches,
+    maxFileBytes: MAX_SEARCH_FILE_BYTES,
+    ...(stopped ? { stopped } : {}),
+  };
+}
+
+export async function workspaceFind(at: Located, query: FileQuery, options: HostSearchOptions, signal?: AbortSignal): Promise<FileList> {
+  const spec = { rootAbs: at.rootAbs, base: at.base, glob: query.glob, exclude: query.exclude, hostExclude: options.hostExclude ?? [] };
+  const found = await findFiles({ ...spec, max: query.max }, signal);
+  return { paths: found.paths.map((p) => at.prefix + p), total: found.total };
+}
+
+export async function workspaceTree(at: Located, query: TreeQuery, options: HostSearchOptions): Promise<TreeListing> {
+  return listTree({
+    rootAbs: at.rootAbs,
+    base: at.base,
+    depth: query.depth,
+    maxEntries: query.maxEntries,
+    hostExclude: options.hostExclude ?? [],
+  });
+}
