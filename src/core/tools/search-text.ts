@@ -56,9 +56,10 @@ export function searchFooter(result: TextSearchResult, input: SearchTextInput, s
       `[${count}; INCOMPLETE: stopped at max_results=${input.max_results}${where}; files after that point (in path order) were not searched. ${narrow}, or raise max_results (at most ${MAX_SEARCH_RESULTS}). (${rules})]`,
     );
   } else {
-    const where = stop.lastPath === null ? 'before any match' : `in path order up to ${stop.lastPath}`;
+    const where =
+      stop.lastPath === null ? 'no match had been found when it stopped' : `every file up to ${stop.lastPath} (in path order) was searched`;
     parts.push(
-      `[${count}; INCOMPLETE: stopped after the ${Math.round((stop.budgetMs ?? 0) / 1000)} s time budget, searched ${where}; later files were not searched. ${narrow}. (${rules})]`,
+      `[${count}; INCOMPLETE: stopped after the ${Math.round((stop.budgetMs ?? 0) / 1000)} s time budget: ${where}; later files were not. ${narrow}. (${rules})]`,
     );
   }
   if (shownFiles < result.files.length) {

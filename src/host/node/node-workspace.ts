@@ -187,7 +187,10 @@ export class NodeWorkspace implements Workspace {
   }
 
   private searchOptions(): HostSearchOptions {
-    return { rgPath: this.options.ripgrep === undefined ? ripgrepOnPath() : this.options.ripgrep };
+    return {
+      rgPath: this.options.ripgrep === undefined ? ripgrepOnPath() : this.options.ripgrep,
+      ...(this.options.storeDir !== undefined ? { storeDir: this.options.storeDir } : {}),
+    };
   }
 
   async searchText(query: TextSearchQuery, signal?: AbortSignal): Promise<TextSearchResult> {

@@ -53,7 +53,7 @@ export class LiveWorkspace implements Workspace {
 
   constructor(
     roots: readonly string[],
-    storeDir: string | undefined,
+    private readonly storeDir: string | undefined,
     private readonly log: Log,
   ) {
     this.roots = roots;
@@ -202,7 +202,8 @@ export class LiveWorkspace implements Workspace {
         .filter(([, on]) => on === true)
         .map(([glob]) => glob);
     };
-    return { rgPath: this.rgPath, hostExclude: [...globs('files'), ...globs('search')] };
+    const store = this.storeDir !== undefined ? { storeDir: this.storeDir } : {};
+    return { rgPath: this.rgPath, hostExclude: [...globs('files'), ...globs('search')], ...store };
   }
 
   async searchText(query: TextSearchQuery, signal?: AbortSignal): Promise<TextSearchResult> {

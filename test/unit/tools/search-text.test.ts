@@ -144,6 +144,23 @@ for (const [engine, rgPath] of ENGINES) {
       else assert.match(outcome, /^answered with \d+ matches$/, 'a linear-time engine answers');
     });
 
+    it('never searches, finds or lists the checkpoint store when it lies inside the folder', async () => {
+      writeFiles(root, { '.store/runs/r1.jsonl': 'alpha in the journal\n' });
+      const workspace = new NodeWorkspace({ roots: [root], storeDir: join(root, '.store'), ripgrep: rgPath });
+      const result = await workspace.searchText(query());
+      assert.ok(!result.files.some((f) => f.path.startsWith('.store')));
+      const found = await workspace.findFiles({ dir: '.', glob: '*.jsonl', exclude: [], max: 10 });
+      assert.equal(found.total, 0);
+      const tree = await workspace.listTree({ dir: '.', depth: 1, maxEntries: 100 });
+      assert.ok(!tree.entries.some((e) => e.path === '.store'));
+    });
+
+    it('a cancelled search fails instead of answering with part of the folder', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      await assert.rejects(new NodeWorkspace({ roots: [root], ripgrep: rgPath }).searchText(query(), controller.signal), /cancelled/);
+    });
+
     it('refuses a bad pattern and a path that is not a folder with a clear error', async () => {
       await assert.rejects(
         runTool(root, 'search_text', { pattern: '(', regex: true }, rgPath),

@@ -28,6 +28,8 @@ export interface SearchSpec {
   readonly exclude: readonly string[];
   /** Globs relative to the root excluded by the host (VS Code's files.exclude and search.exclude). */
   readonly hostExclude?: readonly string[];
+  /** A root-relative folder never searched (the checkpoint store, when it is inside the folder). */
+  readonly skip?: string;
   readonly contextLines: number;
   readonly maxMatches: number;
   readonly maxFileBytes: number;
@@ -64,20 +66,18 @@ export async function filterOf(
   base: string,
   exclude: readonly string[],
   hostExclude: readonly string[] = [],
+  skip?: string,
 ): Promise<PathFilter> {
   const rules = new IgnoreRules(rootAbs);
   const ignoredBase = base !== '' && (await rules.pathIgnored(base, '', true));
-  return {
-    ignore: ignoredBase ? new IgnoreRules(rootAbs, base) : rules,
-    base,
-    exclude: globTest(exclude),
-    hostExclude: globTest(hostExclude),
-  };
+  const hostGlobs = globTest(hostExclude);
+  const host: PathTest | null = skip === undefined ? hostGlobs : (path) => path === skip || (hostGlobs?.(path) ?? false);
+  return { ignore: ignoredBase ? new IgnoreRules(rootAbs, base) : rules, base, exclude: globTest(exclude), hostExclude: host };
 }
 
 export async function engineQuery(spec: SearchSpec, now: number): Promise<EngineQuery> {
   const { source, flags } = compilePattern(spec.pattern, spec.regex, spec.caseSensitive);
-  const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude);
+  const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude, spec.skip);
   const include: PathTest | null = globTest(spec.include);
   return {
     filter,

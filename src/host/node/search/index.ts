@@ -36,6 +36,8 @@ export async function searchText(spec: SearchSpec, options: { rgPath: string | n
       const outcome = await ripgrepSearch(options.rgPath!, query, collector, signal);
       if (outcome !== 'searched') return null;
     } else await nodeSearch(query, collector, signal);
+    // A cancelled search is not an answer: its partial hits would read as complete.
+    if (signal.aborted) throw new Error('the search was cancelled');
     return { engine, files: collector.files, matches: collector.matches, ...(collector.stopped ? { stopped: collector.stopped } : {}) };
   };
   if (options.rgPath !== null) {

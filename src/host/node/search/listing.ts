@@ -13,12 +13,13 @@ export interface FindSpec {
   readonly glob: string;
   readonly exclude: readonly string[];
   readonly hostExclude?: readonly string[];
+  readonly skip?: string;
   readonly max: number;
 }
 
 /** Files whose path (from the base) matches the glob, in path order: the first `max`, and how many in all. */
 export async function findFiles(spec: FindSpec, signal?: AbortSignal): Promise<{ paths: string[]; total: number }> {
-  const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude);
+  const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude, spec.skip);
   const matches = globTest([spec.glob]);
   const paths: string[] = [];
   let total = 0;
@@ -36,6 +37,7 @@ export interface TreeSpec {
   readonly depth: number;
   readonly maxEntries: number;
   readonly hostExclude?: readonly string[];
+  readonly skip?: string;
 }
 
 function kindOf(entry: Dirent): TreeEntry['kind'] {
@@ -44,9 +46,9 @@ function kindOf(entry: Dirent): TreeEntry['kind'] {
   return entry.isFile() ? 'file' : 'other';
 }
 
-/** Entries to `depth` levels in name order, each folder's entries right after it; ignored folders are listed, marked, and not entered. */
+/** Entries to `depth` levels in name order, each folder's entries right after it; ignored folders are listed, marked, and not entered; host-excluded ones left out. */
 export async function listTree(spec: TreeSpec): Promise<{ entries: TreeEntry[]; more: number }> {
-  const filter = await filterOf(spec.rootAbs, spec.base, [], spec.hostExclude);
+  const filter = await filterOf(spec.rootAbs, spec.base, [], spec.hostExclude, spec.skip);
   const ignore = filter.ignore;
   const entries: TreeEntry[] = [];
   let more = 0;
@@ -56,7 +58,9 @@ export async function listTree(spec: TreeSpec): Promise<{ entries: TreeEntry[]; 
     for (const child of children) {
       const relative = dir === '' ? child.name : `${dir}/${child.name}`;
       const kind = kindOf(child);
-      const ignored = excludedByGlob(filter, relative) || IgnoreRules.verdict(chain, relative, kind === 'dir');
+      // Hidden by the host (VS Code's excludes, the store): left out, as the explorer leaves them out.
+      if (excludedByGlob(filter, relative)) continue;
+      const ignored = IgnoreRules.verdict(chain, relative, kind === 'dir');
       if (entries.length >= spec.maxEntries) more++;
       else {
         const size =

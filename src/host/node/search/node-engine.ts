@@ -19,7 +19,10 @@ interface Batch {
 }
 
 export async function nodeSearch(query: EngineQuery, collector: HitCollector, signal: AbortSignal): Promise<void> {
-  const paths = (await listFiles(query.filter, signal)).filter((p) => query.selected(p));
+  // The walk is bounded by the time budget too: a walk cut short searches nothing and says so.
+  const walkSignal = AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, query.deadline - Date.now()))]);
+  const paths = (await listFiles(query.filter, walkSignal)).filter((p) => query.selected(p));
+  if (walkSignal.aborted && !signal.aborted) return collector.outOfTime(query.budgetMs, null);
   const root = query.filter.ignore.rootAbs;
   const literal = !query.regex && query.caseSensitive ? query.pattern : null;
   const count = Math.max(1, Math.min(MAX_WORKERS, availableParallelism(), Math.ceil(paths.length / BATCH_FILES)));

@@ -1,4 +1,6 @@
+import * as nodePath from 'node:path';
 import type { FileList, FileQuery, TextSearchQuery, TextSearchResult, TreeListing, TreeQuery } from '../../../core/ports';
+import { isInside, realpathOfDeepest } from '../path-rules';
 import { findFiles, listTree, MAX_SEARCH_FILE_BYTES, SEARCH_BUDGET_MS, searchText } from './index';
 
 // The Workspace port's search, find and tree, for any host that can name the folder on disk:
@@ -18,6 +20,22 @@ export interface HostSearchOptions {
   readonly rgPath: string | null;
   /** Root-relative globs the host excludes (VS Code's files.exclude and search.exclude). */
   readonly hostExclude?: readonly string[];
+  /** The checkpoint store: never searched, found or listed, even when it lies inside the folder. */
+  readonly storeDir?: string;
+}
+
+/** The store's folder relative to the root, when it lies inside it. */
+function storeInside(at: Located, options: HostSearchOptions): string | undefined {
+  if (options.storeDir === undefined) return undefined;
+  const store = realpathOfDeepest(nodePath.resolve(options.storeDir));
+  if (!isInside(store, at.rootAbs) || store === at.rootAbs) return undefined;
+  return nodePath.relative(at.rootAbs, store).split(nodePath.sep).join('/');
+}
+
+/** What every query of the host leaves out: its exclude globs and the store. */
+function hostSkips(at: Located, options: HostSearchOptions): { hostExclude: readonly string[]; skip?: string } {
+  const skip = storeInside(at, options);
+  return { hostExclude: options.hostExclude ?? [], ...(skip !== undefined ? { skip } : {}) };
 }
 
 export async function workspaceSearch(
@@ -35,7 +53,7 @@ export async function workspaceSearch(
       caseSensitive: query.caseSensitive,
       include: query.include,
       exclude: query.exclude,
-      hostExclude: options.hostExclude ?? [],
+      ...hostSkips(at, options),
       contextLines: query.contextLines,
       maxMatches: query.maxMatches,
       maxFileBytes: MAX_SEARCH_FILE_BYTES,
@@ -57,7 +75,7 @@ export async function workspaceSearch(
 }
 
 export async function workspaceFind(at: Located, query: FileQuery, options: HostSearchOptions, signal?: AbortSignal): Promise<FileList> {
-  const spec = { rootAbs: at.rootAbs, base: at.base, glob: query.glob, exclude: query.exclude, hostExclude: options.hostExclude ?? [] };
+  const spec = { rootAbs: at.rootAbs, base: at.base, glob: query.glob, exclude: query.exclude, ...hostSkips(at, options) };
   const found = await findFiles({ ...spec, max: query.max }, signal);
   return { paths: found.paths.map((p) => at.prefix + p), total: found.total };
 }
@@ -68,6 +86,6 @@ export async function workspaceTree(at: Located, query: TreeQuery, options: Host
     base: at.base,
     depth: query.depth,
     maxEntries: query.maxEntries,
-    hostExclude: options.hostExclude ?? [],
+    ...hostSkips(at, options),
   });
 }
