@@ -2,11 +2,11 @@ import { availableParallelism } from 'node:os';
 import * as nodePath from 'node:path';
 import type { HitCollector } from './hits';
 import { RegexWorker } from './regex-worker';
-import { listFiles } from './walk';
+import { walkGroups } from './walk';
 import type { EngineQuery } from './engine-query';
 
 // The complete Node fallback: the shared walk (path order, ignore files, excludes), then the
-// files handed in batches to the worker that reads and matches them and can be stopped.
+// files handed in batches, as the walk finds them, to workers that read and match them and can be stopped.
 
 const BATCH_FILES = 256;
 /** Batches queued per worker, so that none waits for the next while the main thread takes results. */
@@ -19,38 +19,43 @@ interface Batch {
 }
 
 export async function nodeSearch(query: EngineQuery, collector: HitCollector, signal: AbortSignal): Promise<void> {
-  // The walk is bounded by the time budget too: a walk cut short searches nothing and says so.
+  // The walk is bounded by the time budget too.
   const walkSignal = AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, query.deadline - Date.now()))]);
-  const paths = (await listFiles(query.filter, walkSignal)).filter((p) => query.selected(p));
-  if (walkSignal.aborted && !signal.aborted) return collector.outOfTime(query.budgetMs, null);
   const root = query.filter.ignore.rootAbs;
   const literal = !query.regex && query.caseSensitive ? query.pattern : null;
-  const count = Math.max(1, Math.min(MAX_WORKERS, availableParallelism(), Math.ceil(paths.length / BATCH_FILES)));
+  const options = { maxBytes: query.maxFileBytes, literal, context: query.contextLines };
   const workers = Array.from(
-    { length: count },
-    () => new RegexWorker(query.source, query.flags, { maxBytes: query.maxFileBytes, literal, context: query.contextLines }),
+    { length: Math.max(1, Math.min(MAX_WORKERS, availableParallelism())) },
+    () => new RegexWorker(query.source, query.flags, options),
   );
   const inFlight: Batch[] = [];
-  let next = 0;
   let sent = 0;
-  const send = (): void => {
-    const batch = paths.slice(next, next + BATCH_FILES);
-    next += batch.length;
+  let lastSearched: string | null = null;
+  const send = (paths: string[]): void => {
     const worker = workers[sent++ % workers.length]!;
-    inFlight.push({ paths: batch, hits: worker.run(batch.map((p) => nodePath.join(root, p))) });
+    inFlight.push({ paths, hits: worker.run(paths.map((p) => nodePath.join(root, p))) });
+  };
+  const settleOldest = async (): Promise<void> => {
+    const batch = inFlight.shift()!;
+    for (const hit of await batch.hits) {
+      const lines = hit.lines.map(([index, text, match]) => ({ line: index + 1, text, match }));
+      if (!collector.add(batch.paths[hit.index]!, lines)) return;
+    }
+    lastSearched = batch.paths[batch.paths.length - 1] ?? lastSearched;
   };
   try {
-    while (next < paths.length && inFlight.length < QUEUED_PER_WORKER * workers.length) send();
+    let pending: string[] = [];
+    for await (const group of walkGroups(query.filter, walkSignal)) {
+      pending.push(...group.filter((p) => query.selected(p)));
+      while (pending.length >= BATCH_FILES) send(pending.splice(0, BATCH_FILES));
+      while (inFlight.length >= QUEUED_PER_WORKER * workers.length && !collector.done) await settleOldest();
+      if (collector.done || signal.aborted) return;
+    }
+    if (walkSignal.aborted && !signal.aborted) return collector.outOfTime(query.budgetMs, lastSearched);
+    if (pending.length > 0) send(pending);
     while (inFlight.length > 0 && !collector.done && !signal.aborted) {
-      const batch = inFlight.shift()!;
-      const hits = await batch.hits;
-      for (const hit of hits) {
-        const lines = hit.lines.map(([index, text, match]) => ({ line: index + 1, text, match }));
-        if (!collector.add(batch.paths[hit.index]!, lines)) break;
-      }
-      if (Date.now() > query.deadline && (inFlight.length > 0 || next < paths.length))
-        return collector.outOfTime(query.budgetMs, batch.paths[batch.paths.length - 1] ?? null);
-      if (next < paths.length) send();
+      await settleOldest();
+      if (Date.now() > query.deadline && inFlight.length > 0) return collector.outOfTime(query.budgetMs, lastSearched);
     }
   } finally {
     for (const worker of workers) worker.close();

@@ -30,23 +30,40 @@ export async function readSorted(abs: string): Promise<Dirent[]> {
   }
 }
 
-/** Files (root-relative paths) under filter.base, in path order, ignore files and excludes honoured. */
+/** The files of one folder's subtree, in path order (its subfolders read in parallel). */
+async function subtree(filter: PathFilter, dir: string, signal?: AbortSignal): Promise<string[]> {
+  return (await Promise.all(await entriesOf(filter, dir, signal))).flat();
+}
+
+/** One promise per entry of a folder, in name order: a file's own path, or a subfolder's files. */
+async function entriesOf(filter: PathFilter, dir: string, signal?: AbortSignal): Promise<Promise<string[]>[]> {
+  if (signal?.aborted) return [];
+  const abs = dir === '' ? filter.ignore.rootAbs : nodePath.join(filter.ignore.rootAbs, dir);
+  const entries = await readSorted(abs);
+  const chain = await filter.ignore.chainOf(dir, new Set(entries.map((e) => e.name)));
+  const out: Promise<string[]>[] = [];
+  for (const entry of entries) {
+    const relative = dir === '' ? entry.name : `${dir}/${entry.name}`;
+    const isDir = entry.isDirectory();
+    if (!isDir && !entry.isFile()) continue;
+    if (excludedByGlob(filter, relative) || IgnoreRules.verdict(chain, relative, isDir)) continue;
+    out.push(isDir ? subtree(filter, relative, signal) : Promise.resolve([relative]));
+  }
+  return out;
+}
+
+/**
+ * Files (root-relative paths) under filter.base in path order, ignore files and excludes
+ * honoured, a group at a time: every subfolder of the base is walked at once, and the groups
+ * come in order as soon as each is complete, so a search can start before the walk ends.
+ */
+export async function* walkGroups(filter: PathFilter, signal?: AbortSignal): AsyncGenerator<string[]> {
+  for (const group of await entriesOf(filter, filter.base, signal)) yield await group;
+}
+
+/** Every file of walkGroups, in one list. */
 export async function listFiles(filter: PathFilter, signal?: AbortSignal): Promise<string[]> {
   const out: string[] = [];
-  const visit = async (dir: string): Promise<string[][]> => {
-    if (signal?.aborted) return [];
-    const abs = dir === '' ? filter.ignore.rootAbs : nodePath.join(filter.ignore.rootAbs, dir);
-    const entries = await readSorted(abs);
-    const chain = await filter.ignore.chainOf(dir, new Set(entries.map((e) => e.name)));
-    const parts = entries.map(async (entry): Promise<string[][]> => {
-      const relative = dir === '' ? entry.name : `${dir}/${entry.name}`;
-      const isDir = entry.isDirectory();
-      if (!isDir && !entry.isFile()) return [];
-      if (excludedByGlob(filter, relative) || IgnoreRules.verdict(chain, relative, isDir)) return [];
-      return isDir ? visit(relative) : [[relative]];
-    });
-    return (await Promise.all(parts)).flat();
-  };
-  for (const group of await visit(filter.base)) out.push(...group);
+  for await (const group of walkGroups(filter, signal)) out.push(...group);
   return out;
 }
