@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 // O_NONBLOCK, then fstat, and only regular files under the size cap are read.
 
 /** Longest one file may take in the worker (a linear pattern needs milliseconds for a MiB). */
-export const STALL_MS = 1500;
+export const STALL_MS = 1000;
 
 // Plain JavaScript evaluated in the worker (no bundler or TypeScript loader is involved there).
 // For each file: read it if regular, small and not binary; a quick test of the whole text; then
@@ -63,6 +63,7 @@ function hitLines(text) {
   }
   return out;
 }
+parentPort.postMessage({ ready: true });
 parentPort.on('message', (batch) => {
   const hits = [];
   let told = Date.now();
@@ -108,6 +109,8 @@ export class RegexWorker {
   private nextId = 0;
   private watchdog: NodeJS.Timeout | undefined;
   private failure: Error | undefined;
+  /** The watchdog runs only once the worker has started: a slow start on a busy machine is not a stall. */
+  private ready = false;
 
   /**
    * @param literal The pattern when it is plain case-sensitive text: files without it are not decoded.
@@ -115,7 +118,12 @@ export class RegexWorker {
    */
   constructor(source: string, flags: string, options: { maxBytes: number; literal: string | null; context: number }) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags, ...options } });
-    this.worker.on('message', (message: { id: number; tick?: true; hits?: WorkerHit[] }) => this.answered(message));
+    this.worker.on('message', (message: { ready?: true; id: number; tick?: true; hits?: WorkerHit[] }) => {
+      if (message.ready) {
+        this.ready = true;
+        this.arm();
+      } else this.answered(message);
+    });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', () => this.fail(new Error('the search worker stopped')));
   }
@@ -133,7 +141,7 @@ export class RegexWorker {
   private arm(): void {
     clearTimeout(this.watchdog);
     const head = this.pending[0];
-    if (head === undefined) return;
+    if (head === undefined || !this.ready) return;
     this.watchdog = setTimeout(() => this.fail(new PatternTimeoutError(`files from ${head.paths[0]}`)), STALL_MS);
   }
 
