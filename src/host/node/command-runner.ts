@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
 
 /** Keeps at most `limit` bytes of a stream; remembers whether anything was dropped. */
@@ -77,80 +78,102 @@ interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
+type Ending = 'timeout' | 'cancel';
+
 /**
- * Runs one command as its own process group. The call settles when the shell exits (plus a short
+ * One command running as its own process group. It settles when the shell exits (plus a short
  * drain of the pipes), never later: at the timeout or on cancel the group gets SIGTERM, then
- * SIGKILL after KILL_GRACE_MS, and the result comes at most KILL_GRACE_MS + DRAIN_MS + a little later.
+ * SIGKILL after KILL_GRACE_MS, and the result comes at most KILL_GRACE_MS + DRAIN_MS + 300 ms later.
  */
+class CommandRun {
+  private readonly started = Date.now();
+  private readonly stdout: BoundedOutput;
+  private readonly stderr: BoundedOutput;
+  private readonly open = new Set(['stdout', 'stderr']);
+  private readonly timers: NodeJS.Timeout[] = [];
+  private ended: Ending | null = null;
+  private exit: { code: number | null; signal: string | null } | null = null;
+  private settled = false;
+  private readonly onAbort = (): void => this.end('cancel');
+
+  constructor(
+    private readonly child: ChildProcessByStdio<null, Readable, Readable>,
+    private readonly options: RunOptions,
+    private readonly resolve: (result: CommandResult) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    const half = Math.max(1, Math.floor(options.maxOutputBytes / 2));
+    this.stdout = new BoundedOutput(half);
+    this.stderr = new BoundedOutput(half);
+    this.later(options.timeoutMs, () => this.end('timeout'));
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => this.stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    child.stdout.once('end', () => this.closed('stdout'));
+    child.stderr.once('end', () => this.closed('stderr'));
+    child.once('error', (error) => this.settle() && reject(error));
+    child.once('exit', (code, signal) => {
+      this.exit = { code, signal };
+      if (this.open.size === 0) this.finish();
+      else this.later(DRAIN_MS, () => this.finish());
+    });
+  }
+
+  private later(ms: number, fn: () => void): void {
+    this.timers.push(setTimeout(fn, ms));
+  }
+
+  /** True the first time: the call settles once. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.timers.forEach(clearTimeout);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    return true;
+  }
+
+  private closed(name: string): void {
+    this.open.delete(name);
+    if (this.exit !== null && this.open.size === 0) this.finish();
+  }
+
+  private end(why: Ending): void {
+    if (this.ended !== null || this.exit !== null) return;
+    this.ended = why;
+    signalGroup(this.child.pid, 'SIGTERM');
+    this.later(KILL_GRACE_MS, () => signalGroup(this.child.pid, 'SIGKILL'));
+    this.later(KILL_GRACE_MS + DRAIN_MS + 300, () => this.finish());
+  }
+
+  private finish(): void {
+    if (!this.settle()) return;
+    const { child, ended, exit } = this;
+    // A timed-out or cancelled group is ended whole, even when the shell went first.
+    if (ended !== null) signalGroup(child.pid, 'SIGKILL');
+    const result: CommandResult = {
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      stdout: this.stdout.text(),
+      stderr: this.stderr.text(),
+      timedOut: ended === 'timeout',
+      truncated: this.stdout.truncated || this.stderr.truncated,
+      durationMs: Date.now() - this.started,
+      ...(ended === 'cancel' ? { cancelled: true } : {}),
+    };
+    // A group just sent SIGKILL is ended; otherwise ask whether anything of it is left.
+    const still = stillRunningOf(this.open.size > 0, ended === null && signalGroup(child.pid, 0), child.pid);
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.unref();
+    this.resolve(still === undefined ? result : { ...result, stillRunning: still });
+  }
+}
+
 function runOne(command: string, env: NodeJS.ProcessEnv, options: RunOptions): Promise<CommandResult> {
-  const { cwd, timeoutMs, maxOutputBytes, signal } = options;
-  const started = Date.now();
   return new Promise<CommandResult>((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error('command not started: cancelled'));
-    const child = spawn(command, { cwd, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const half = Math.max(1, Math.floor(maxOutputBytes / 2));
-    const stdout = new BoundedOutput(half);
-    const stderr = new BoundedOutput(half);
-    const open = new Set(['stdout', 'stderr']);
-    let ended: 'timeout' | 'cancel' | null = null;
-    let exit: { code: number | null; signal: string | null } | null = null;
-    const timers: NodeJS.Timeout[] = [];
-    const later = (ms: number, fn: () => void): void => void timers.push(setTimeout(fn, ms));
-    let settled = false;
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      timers.forEach(clearTimeout);
-      signal?.removeEventListener('abort', onAbort);
-      // A timed-out or cancelled group is ended whole, even when the shell went first.
-      if (ended !== null) signalGroup(child.pid, 'SIGKILL');
-      const result: CommandResult = {
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        timedOut: ended === 'timeout',
-        truncated: stdout.truncated || stderr.truncated,
-        durationMs: Date.now() - started,
-        ...(ended === 'cancel' ? { cancelled: true } : {}),
-      };
-      // A group just sent SIGKILL is ended; otherwise ask whether anything of it is left.
-      const still = stillRunningOf(open.size > 0, ended === null && signalGroup(child.pid, 0), child.pid);
-      child.stdout.destroy();
-      child.stderr.destroy();
-      child.unref();
-      resolve(still === undefined ? result : { ...result, stillRunning: still });
-    };
-    const end = (why: 'timeout' | 'cancel'): void => {
-      if (ended !== null || exit !== null) return;
-      ended = why;
-      signalGroup(child.pid, 'SIGTERM');
-      later(KILL_GRACE_MS, () => signalGroup(child.pid, 'SIGKILL'));
-      later(KILL_GRACE_MS + DRAIN_MS + 300, finish);
-    };
-    const onAbort = (): void => end('cancel');
-    later(timeoutMs, () => end('timeout'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const closed = (name: string) => (): void => {
-      open.delete(name);
-      if (exit !== null && open.size === 0) finish();
-    };
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stdout.once('end', closed('stdout'));
-    child.stderr.once('end', closed('stderr'));
-    child.once('error', (error) => {
-      if (settled) return;
-      settled = true;
-      timers.forEach(clearTimeout);
-      signal?.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-    child.once('exit', (code, exitSignal) => {
-      exit = { code, signal: exitSignal };
-      if (open.size === 0) finish();
-      else later(DRAIN_MS, finish);
-    });
+    if (options.signal?.aborted) return reject(new Error('command not started: cancelled'));
+    const child = spawn(command, { cwd: options.cwd, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    new CommandRun(child, options, resolve, reject);
   });
 }
 
