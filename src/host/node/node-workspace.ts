@@ -2,15 +2,32 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, renameSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
-import { WorkspacePaths } from './path-rules';
+import { isInside, WorkspacePaths } from './path-rules';
 import { nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp, syncFolder } from './live-file-io';
-import { PathRefusedError, StaleContentError, type DirEntry, type FileStat, type LiveFile, type Workspace } from '../../core/ports';
+import {
+  PathRefusedError,
+  StaleContentError,
+  type DirEntry,
+  type FileList,
+  type FileQuery,
+  type FileStat,
+  type LiveFile,
+  type TextSearchQuery,
+  type TextSearchResult,
+  type TreeListing,
+  type TreeQuery,
+  type Workspace,
+} from '../../core/ports';
+import { ripgrepOnPath } from './search/index';
+import { workspaceFind, workspaceSearch, workspaceTree, type HostSearchOptions, type Located } from './search/workspace-search';
 
 export interface NodeWorkspaceOptions {
   /** Absolute paths of the workspace folders; the first takes plain relative paths. */
   readonly roots: readonly string[];
   /** The extension's store folder: never readable or writable through the workspace. */
   readonly storeDir?: string;
+  /** ripgrep for search_text: a path, null for the Node engine only, absent for `rg` on PATH. */
+  readonly ripgrep?: string | null;
 }
 
 function kindOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): DirEntry['kind'] {
@@ -24,7 +41,7 @@ export class NodeWorkspace implements Workspace {
   readonly roots: readonly string[];
   private readonly paths: WorkspacePaths;
 
-  constructor(options: NodeWorkspaceOptions) {
+  constructor(private readonly options: NodeWorkspaceOptions) {
     if (options.roots.length === 0) throw new Error('NodeWorkspace needs at least one root');
     this.roots = options.roots.map((r) => nodePath.resolve(r));
     this.paths = new WorkspacePaths(this.roots, options.storeDir);
@@ -115,6 +132,36 @@ export class NodeWorkspace implements Workspace {
     const stats = await fs.lstat(absolute).catch(nullOnMissing);
     if (stats === null) return null;
     return { kind: kindOf(stats), size: stats.size, mtimeMs: stats.mtimeMs };
+  }
+
+  // Search, find and tree: the shared engine in ./search, on the folder the query names.
+
+  /** The workspace folder holding dir (a folder path, '.' for the first one) and dir within it. */
+  private async locate(dir: string): Promise<Located> {
+    const roots = this.paths.folders();
+    const absolute = dir === '' || dir === '.' ? roots[0]!.real : (await this.resolve(dir)).absolute;
+    const root = roots.find((r) => isInside(absolute, r.real)) ?? roots[0]!;
+    const base = nodePath.relative(root.real, absolute).split(nodePath.sep).join('/');
+    return { rootAbs: root.real, base, prefix: root === roots[0] ? '' : `${root.name}/` };
+  }
+
+  private searchOptions(): HostSearchOptions {
+    return {
+      rgPath: this.options.ripgrep === undefined ? ripgrepOnPath() : this.options.ripgrep,
+      ...(this.options.storeDir !== undefined ? { storeDir: this.options.storeDir } : {}),
+    };
+  }
+
+  async searchText(query: TextSearchQuery, signal?: AbortSignal): Promise<TextSearchResult> {
+    return workspaceSearch(await this.locate(query.dir), query, this.searchOptions(), signal);
+  }
+
+  async findFiles(query: FileQuery, signal?: AbortSignal): Promise<FileList> {
+    return workspaceFind(await this.locate(query.dir), query, this.searchOptions(), signal);
+  }
+
+  async listTree(query: TreeQuery): Promise<TreeListing> {
+    return workspaceTree(await this.locate(query.dir), query, this.searchOptions());
   }
 }
 

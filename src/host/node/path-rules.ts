@@ -55,7 +55,7 @@ export function realpathOfDeepest(path: string): string {
   }
 }
 
-interface Folder {
+export interface Folder {
   readonly path: string;
   readonly real: string;
   readonly name: string;
@@ -89,7 +89,8 @@ export class WorkspacePaths {
     private readonly storeDir: string | undefined,
   ) {}
 
-  private folders(): Folder[] {
+  /** The workspace folders: the path given, its real path after symlinks, its name. */
+  folders(): Folder[] {
     this.folderList ??= this.roots.map((path) => ({ path, real: realpathOfDeepest(path), name: nodePath.basename(path) }));
     return this.folderList;
   }
