@@ -7,6 +7,7 @@ import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
 import { securitySuite } from './suite/security.test';
 import { timelineBackendSuite } from './suite/timeline-backend.test';
 import { timelineSuite } from './suite/timeline.test';
+import { tornTailSuite } from './suite/torn-tail.test';
 
 /**
  * Every host suite, in order. Each file exports a function that calls describe/it, because the
@@ -21,6 +22,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   agentRunSuite,
   cancelResumeSuite,
   interruptedSuite,
+  tornTailSuite,
   timelineBackendSuite,
   timelineSuite,
   secretsSuite,
