@@ -13,8 +13,25 @@ const positiveOrUnset = z
   .nullish()
   .transform((v) => v ?? undefined);
 
+// Long runs (issue 18): context budget and extended thinking.
+const LONG_RUN_KEYS = ['maxContextTokens', 'thinking', 'thinkingBudgetTokens'] as const;
+const LongRunSettings = {
+  maxContextTokens: positiveOrUnset.pipe(z.number().int().optional()),
+  thinking: z.enum(['off', 'adaptive', 'enabled']).default('off'),
+  thinkingBudgetTokens: z.number().int().min(1024).default(4096),
+};
+
+function longRunSettingsOf(settings: ExtensionSettings): Pick<RunSettings, 'maxContextTokens' | 'thinking'> {
+  return {
+    ...(settings.maxContextTokens !== undefined ? { maxContextTokens: settings.maxContextTokens } : {}),
+    ...(settings.thinking === 'adaptive' ? { thinking: { type: 'adaptive' as const } } : {}),
+    ...(settings.thinking === 'enabled' ? { thinking: { type: 'enabled' as const, budgetTokens: settings.thinkingBudgetTokens } } : {}),
+  };
+}
+
 /** `agentCheckpoints.*` as the extension uses them; a bad value is reported, never guessed. */
 export const ExtensionSettings = z.object({
+  ...LongRunSettings,
   provider: z.enum(['anthropic', 'replay']).default('anthropic'),
   replayFile: z.string().default(''),
   model: z.string().min(1).default(DEFAULT_MODEL),
@@ -54,6 +71,7 @@ const KEYS = [
   'maxCostUsd',
   'maxOutputTokensPerCall',
   'toolPolicies',
+  ...LONG_RUN_KEYS,
 ] as const;
 
 /** Reads and validates the settings (a wrong value names the setting). */
@@ -87,5 +105,6 @@ export function runSettingsOf(settings: ExtensionSettings): RunSettings {
     ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
     ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
     maxOutputTokensPerCall: settings.maxOutputTokensPerCall,
+    ...longRunSettingsOf(settings),
   };
 }
