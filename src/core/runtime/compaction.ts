@@ -22,7 +22,7 @@ const MIN_CLEARED_CHARS = 200;
 /** User messages at the end whose tool results are never cleared (the model has not read them all yet). */
 const KEEP_USER_MESSAGES = 2;
 /** Clearing alone must bring the request down to this share of the budget, else the model summarises. */
-const CLEARED_TARGET = 0.6;
+const CLEARED_TARGET = 0.4;
 
 /** The request size (tokens) above which the next call compacts first. */
 function thresholdOf(env: CallEnv): { budget: number; threshold: number } {

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { SUMMARY_MARKER, SUMMARY_REQUEST } from '../../../src/core/runtime/compaction';
 import type { StoredRecord } from '../../../src/core/store/records';
 import { buildRunView } from '../../../src/protocol/build';
-import { requestTokens, tokensOfText } from '../../support/fake-anthropic/cache';
+import { requestTokens } from '../../support/fake-anthropic/cache';
+import { rawHistoryTokens } from '../../support/history-tokens';
 import type { RecordedRequest, Responder, Step } from '../../support/fake-anthropic/server';
 import { answer, harness, reply, requestMessages, SETTINGS, toolUse, type Harness } from './harness';
 
@@ -59,7 +60,7 @@ describe('context management', () => {
     const sizes = h.fake.requests.map((r) => requestTokens(r.body));
     assert.ok(Math.max(...sizes) <= BUDGET, `largest request ${Math.max(...sizes)} tokens`);
     const records = await h.records(outcome.runId);
-    const raw = records.reduce((n, r) => n + (r.type === 'message' ? tokensOfText(JSON.stringify(r.message)) : 0), 0);
+    const raw = rawHistoryTokens(records);
     assert.ok(raw >= 10 * BUDGET, `raw history ${raw} tokens`);
     const compactions = records.filter((r): r is Extract<StoredRecord, { type: 'compaction' }> => r.type === 'compaction');
     assert.ok(compactions.some((c) => c.kind === 'cleared_tool_results'));
