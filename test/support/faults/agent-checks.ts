@@ -55,14 +55,25 @@ export function checkFinal(facts: FinalFacts): FinalVerdict {
  */
 export function checkRequestsExtend(requests: readonly (readonly MessageParam[])[]): string[] {
   for (let i = 1; i < requests.length; i++) {
-    const before = requests[i - 1]!;
-    const after = requests[i]!;
+    const before = withoutCacheMarks(requests[i - 1]!);
+    const after = withoutCacheMarks(requests[i]!);
     const prefix = after.slice(0, before.length);
     if (before.length > after.length || !isDeepStrictEqual(JSON.stringify(prefix), JSON.stringify(before))) {
       return [`request ${i + 1} does not extend request ${i} byte for byte`];
     }
   }
   return [];
+}
+
+/**
+ * The messages without the prompt-cache breakpoints a request adds (they move to the latest
+ * messages at each call); a marked string content is sent as its one text block.
+ */
+function withoutCacheMarks(messages: readonly MessageParam[]): unknown[] {
+  return messages.map(({ role, content }) => {
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+    return { role, content: blocks.map(({ cache_control: _mark, ...block }) => block) };
+  });
 }
 
 /** The journal after a cut holds every acknowledged record, unchanged, at its sequence number. */

@@ -77,7 +77,8 @@ describe('context management', () => {
   });
 
   it('a run stopped right after a compaction resumes from the compacted history, byte for byte, plus the note', async () => {
-    h = await harness({ files: { 'a.txt': FILE }, script: longScript(30), fake: { promptCaching: true } });
+    // The file store: the journal's fold (journal-log) must read a compaction as the memory store does.
+    h = await harness({ store: 'file', files: { 'a.txt': FILE }, script: longScript(30), fake: { promptCaching: true } });
     const settings = { ...SETTINGS, maxTurns: 200, maxContextTokens: 6_000 };
     const runtime = h.runtime();
     const controller = new AbortController();
