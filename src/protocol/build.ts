@@ -120,6 +120,7 @@ function stepRows(checkpoints: readonly CheckpointRecord[], ledger: readonly Led
       at: first.at,
       endAt: last.at,
       checkpoints: group.length,
+      ...(group.some((c) => c.label === 'compacted') ? { compacted: true } : {}),
       calls: [],
     });
   }

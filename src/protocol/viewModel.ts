@@ -57,6 +57,8 @@ export const StepRow = z.object({
   at: z.number(),
   endAt: z.number(),
   checkpoints: z.number().int().nonnegative(),
+  /** The history was compacted at the end of this step (old tool results cleared or summarised). */
+  compacted: z.boolean().optional(),
   calls: z.array(CallRow),
 });
 

@@ -102,7 +102,7 @@ function stepContent(row: FlatRow): RowContent {
     tone: 'plain',
     label: `Step ${step.stepId}`,
     description: `${step.label} · ${formatClock(step.at)}${step.endAt > step.at ? ` · ${formatDuration(step.endAt - step.at)}` : ''}`,
-    badges: effects > 0 ? [`${effects} external`] : [],
+    badges: [...(effects > 0 ? [`${effects} external`] : []), ...(step.compacted ? ['context compacted'] : [])],
     title: `Step ${step.stepId}: ${step.calls.length} tool call(s), ${step.checkpoints} checkpoint(s), last ${step.label}\nCheckpoint ${step.checkpointId}${effects > 0 ? `\n${effects} call(s) with effects outside the files` : ''}`,
     actions,
   };

@@ -151,6 +151,7 @@ function toParams(request: ModelRequest, options: AnthropicProviderOptions): Cre
     messages: cached?.messages ?? request.messages,
     ...(request.system !== undefined && request.system !== '' ? { system: cached?.system ?? request.system } : {}),
     ...(request.tools.length > 0 ? { tools: cached?.tools ?? request.tools } : {}),
+    ...(request.thinking !== undefined ? { thinking: request.thinking } : {}),
   };
   return params as unknown as CreateParams;
 }

@@ -7,6 +7,9 @@ export interface ToolSpec {
   readonly input_schema: Record<string, unknown>;
 }
 
+/** Extended thinking as the Messages API takes it. */
+export type ThinkingParam = { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'adaptive' };
+
 export interface ModelRequest {
   readonly model: string;
   readonly system?: string;
@@ -16,6 +19,7 @@ export interface ModelRequest {
   readonly signal?: AbortSignal;
   /** Prompt-cache breakpoints on tools, system and the latest messages (default true). */
   readonly cache?: boolean;
+  readonly thinking?: ThinkingParam;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn' | 'stop_sequence' | (string & {});

@@ -27,6 +27,8 @@ export interface CallEnv {
   readonly signal: AbortSignal;
   /** tool_use ids whose input was cut off at max_tokens. */
   readonly truncated: ReadonlySet<string>;
+  /** Context budget of this session (resume --max-context-tokens); else the run's setting or the model's window. */
+  readonly maxContextTokens?: number;
 }
 
 export const TRUNCATED_INPUT_MESSAGE =

@@ -1,9 +1,9 @@
 import { toolUsesOf, type ContentBlock, type MessageParam } from '../model/messages';
-import { costOf } from '../model/pricing';
-import { ModelError, type ModelResponse } from '../model/provider';
-import type { NewRecord } from '../store/records';
+import { ModelError } from '../model/provider';
 import { describe, StorageFailure } from './errors';
 import { limitHit, withTurnStarted, withUsage } from './budget';
+import { compactIfNeeded } from './compaction';
+import { buildRequest, usageRecord } from './request';
 import { checkCancelled, PauseSignal, plannedEntry, type CallEnv } from './calls';
 import { reconcileCalls, type CallReport } from './reconcile';
 import { normaliseMessage, type RunSession } from './session';
@@ -58,6 +58,7 @@ export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
     checkCancelled(env.signal);
     const limit = limitHit(session.budget);
     if (limit !== null) return { ...(await pause(session, limit.reason)), limit: { kind: limit.kind, max: limit.max } };
+    await compactIfNeeded(env);
     const { message, stopReason } = await modelStep(env);
     const outcome = await continueAfterAnswer(env, message, stopReason);
     if (outcome !== null) return outcome;
@@ -66,19 +67,11 @@ export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
 
 async function modelStep(env: CallEnv): Promise<{ message: MessageParam; stopReason: string }> {
   const { session, tools } = env;
-  const { deps, run } = session;
+  const { deps } = session;
   session.stepId += 1;
   await session.save('before_model', [{ type: 'budget', budget: withTurnStarted(session.budget) }]);
-  const response = await deps.model.complete(
-    {
-      model: run.settings.model,
-      ...(run.system !== undefined ? { system: run.system } : {}),
-      messages: [...session.messages],
-      tools: tools.specs(),
-      maxTokens: run.settings.maxOutputTokensPerCall,
-      signal: env.signal,
-    },
-    (event) => session.emit({ type: 'model', runId: session.runId, event }),
+  const response = await deps.model.complete(buildRequest(session, tools, session.messages, env.signal), (event) =>
+    session.emit({ type: 'model', runId: session.runId, event }),
   );
   const message = normaliseMessage({ role: 'assistant', content: response.content });
   const now = deps.clock.now();
@@ -92,25 +85,6 @@ async function modelStep(env: CallEnv): Promise<{ message: MessageParam; stopRea
   );
   session.lastStopReason = response.stopReason;
   return { message, stopReason: response.stopReason };
-}
-
-/** The usage record of one model call: tokens with cache reads and writes apart, and their price. */
-export function usageRecord(session: RunSession, response: ModelResponse, purpose?: 'summary'): Extract<NewRecord, { type: 'usage' }> {
-  const model = response.model || session.run.settings.model;
-  const priced = costOf(model, response.usage);
-  const costUsd = session.deps.costOf ? session.deps.costOf(response.model, response.usage) : priced.usd;
-  return {
-    type: 'usage',
-    stepId: session.stepId,
-    model,
-    inputTokens: response.usage.inputTokens,
-    outputTokens: response.usage.outputTokens,
-    cacheReadInputTokens: response.usage.cacheReadInputTokens ?? 0,
-    cacheCreationInputTokens: response.usage.cacheCreationInputTokens ?? 0,
-    costUsd,
-    priced: session.deps.costOf !== undefined || priced.priced,
-    ...(purpose !== undefined ? { purpose } : {}),
-  };
 }
 
 function truncatedToolUse(message: MessageParam, stopReason: string | undefined): Set<string> {

@@ -81,7 +81,13 @@ export async function resumeRun(
     const opened = await openSession(deps, writer, emit, runId);
     if ('ended' in opened) return opened.ended;
     await raiseLimits(opened.session, raise);
-    const env: CallEnv = { session: opened.session, tools, signal, truncated: new Set() };
+    const env: CallEnv = {
+      session: opened.session,
+      tools,
+      signal,
+      truncated: new Set(),
+      ...(options.maxContextTokens !== undefined ? { maxContextTokens: options.maxContextTokens } : {}),
+    };
     return await runGuarded(opened.session, signal, () => continueRun(env, opened.takeFacts()));
   } finally {
     await writer.close().catch(() => undefined);

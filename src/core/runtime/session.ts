@@ -88,7 +88,9 @@ export class RunSession {
       checkpointId: `c${this.checkpointCount}`,
       stepId: this.stepId,
       label,
-      messageCount: this.messages.length + pending.filter((r) => r.type === 'message').length,
+      // A compaction's messages are the whole history from index 0.
+      messageCount:
+        (pending.some((r) => r.type === 'compaction') ? 0 : this.messages.length) + pending.filter((r) => r.type === 'message').length,
       patchCount: this.patchCount + pending.filter((r) => r.type === 'patch').length,
       status: extra.status ?? 'running',
       budget: { ...(budgetIn(pending) ?? this.budget) },
@@ -133,6 +135,9 @@ export class RunSession {
       case 'message':
         this.messages.length = record.index;
         this.messages.push(record.message);
+        return;
+      case 'compaction':
+        this.messages.length = 0;
         return;
       case 'ledger':
         this.ledger.set(record.entry.callId, record.entry);

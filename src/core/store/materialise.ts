@@ -85,6 +85,10 @@ function foldActive(log: RecordLog, history: ActiveHistory, i: number): void {
       history.stepId = Math.max(history.stepId, log.stepIdAt(i));
       return;
     }
+    case 'compaction':
+      // The message records after it (index 0 on) are the whole history from here.
+      history.messages.length = 0;
+      return;
     case 'ledger': {
       const callId = log.callIdAt(i);
       if (!history.callIdSet.has(callId)) {

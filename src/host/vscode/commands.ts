@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { CHOOSE_MODEL_COMMAND, chooseModel } from './model-picker';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
 import { announceOutcome, announceTornTailCut, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
 import type { Services } from './services';
@@ -29,6 +30,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     register(COMMANDS.cancel, () => cancelRun(s)),
     register(COMMANDS.setApiKey, () => setApiKey(s)),
     register(COMMANDS.showLog, () => s.channel.show(true)),
+    register(CHOOSE_MODEL_COMMAND, () => chooseModel(s)),
     register(COMMANDS.restoreCheckpoint, (arg?: Parameters<typeof restoreCheckpoint>[1]) => restoreCheckpoint(s, arg)),
     register(COMMANDS.rollbackPatch, (arg?: Parameters<typeof rollbackPatch>[1]) => rollbackPatch(s, arg)),
     register(COMMANDS.undoRestore, (arg?: Parameters<typeof undoLastRestore>[1]) => undoLastRestore(s, arg)),

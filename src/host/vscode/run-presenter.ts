@@ -14,6 +14,7 @@ const LABELS: Record<string, string> = {
   tool_finished: 'tool finished',
   file_written: 'file written',
   run_end: 'finishing',
+  compacted: 'context compacted',
 };
 
 function shorten(text: string, max: number): string {

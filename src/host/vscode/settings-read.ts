@@ -27,7 +27,7 @@ export const USER_SCOPE_ONLY = [
   'retention.maxBytes',
   'retention.maxRuns',
 ] as const;
-const OTHER_KEYS = ['model', 'maxOutputTokensPerCall'] as const;
+const OTHER_KEYS = ['model', 'maxOutputTokensPerCall', 'maxContextTokens', 'thinking', 'thinkingBudgetTokens'] as const;
 
 const positiveOrUnset = z
   .number()
@@ -37,6 +37,10 @@ const positiveOrUnset = z
 
 /** `agentCheckpoints.*` as the extension uses them; a bad value is reported, never guessed. */
 export const ExtensionSettings = z.object({
+  /** Long runs: the context budget (default: the model's window) and extended thinking. */
+  maxContextTokens: positiveOrUnset.pipe(z.number().int().optional()),
+  thinking: z.enum(['off', 'adaptive', 'enabled']).default('off'),
+  thinkingBudgetTokens: z.number().int().min(1024).default(4096),
   provider: z.enum(['anthropic', 'replay']).default('anthropic'),
   replayFile: z.string().default(''),
   model: z.string().min(1).default(DEFAULT_MODEL),

@@ -50,6 +50,15 @@ export function readSettings(warn?: (message: string) => void): ExtensionSetting
   return readSettingsFrom(config, warn ? workspaceSettingKeys() : new Set(), warn);
 }
 
+/** The context budget and extended thinking, as a run records them. */
+function longRunSettingsOf(settings: ExtensionSettings): Pick<RunSettings, 'maxContextTokens' | 'thinking'> {
+  return {
+    ...(settings.maxContextTokens !== undefined ? { maxContextTokens: settings.maxContextTokens } : {}),
+    ...(settings.thinking === 'adaptive' ? { thinking: { type: 'adaptive' as const } } : {}),
+    ...(settings.thinking === 'enabled' ? { thinking: { type: 'enabled' as const, budgetTokens: settings.thinkingBudgetTokens } } : {}),
+  };
+}
+
 /** The part of the settings a run records (never a credential). */
 export function runSettingsOf(settings: ExtensionSettings): RunSettings {
   return {
@@ -59,5 +68,6 @@ export function runSettingsOf(settings: ExtensionSettings): RunSettings {
     ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
     ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
     maxOutputTokensPerCall: settings.maxOutputTokensPerCall,
+    ...longRunSettingsOf(settings),
   };
 }

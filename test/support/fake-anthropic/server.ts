@@ -36,6 +36,8 @@ export interface FakeAnthropicOptions {
    * the step's usage, else from its content.
    */
   readonly promptCaching?: boolean;
+  /** What GET /v1/models lists (one page per `limit`). */
+  readonly models?: readonly Record<string, unknown>[];
 }
 
 /** What the server measured of one answered request (with promptCaching). */
@@ -64,6 +66,7 @@ export async function startFakeAnthropic(
       const recorded = recordRequest(req, raw);
       const index = requests.length;
       requests.push(recorded);
+      if (req.method === 'GET' && recorded.path === '/v1/models') return sendModels(res, req.url ?? '', options.models ?? []);
       if (req.method !== 'POST' || recorded.path !== '/v1/messages') {
         return sendError(res, { fault: 'status', status: 404, message: `fake-anthropic: no route ${req.method} ${recorded.path}` });
       }
@@ -171,6 +174,20 @@ async function answer(
       return resetSocket(req);
     }
   }
+}
+
+/** A page of the Models API: `limit` models after `after_id`. */
+function sendModels(res: http.ServerResponse, url: string, models: readonly Record<string, unknown>[]): void {
+  const params = new URL(url, 'http://fake').searchParams;
+  const limit = Number(params.get('limit') ?? 20);
+  const after = params.get('after_id');
+  const start = after === null ? 0 : models.findIndex((m) => m['id'] === after) + 1;
+  const data: Record<string, unknown>[] = models
+    .slice(start, start + limit)
+    .map((m) => ({ type: 'model', created_at: '2026-01-01T00:00:00Z', ...m }));
+  const page = { data, has_more: start + limit < models.length, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null };
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(page));
 }
 
 function resetSocket(req: http.IncomingMessage): void {

@@ -70,3 +70,23 @@ describe('raising the limits of a paused run', () => {
     assert.throws(() => parseCli(['resume', '--workspace', 'w', '--thinking', 'adaptive']), /--thinking is not an option of resume/);
   });
 });
+
+describe('a deprecated model', () => {
+  it('gives a warning naming its replacement, in the log and in the journal', async () => {
+    const h = await harness({ script: [answer('ok')] });
+    try {
+      const warnings: string[] = [];
+      const log = { log: (level: string, message: string) => void (level === 'warn' && warnings.push(message)) };
+      const outcome = await h.runtime({ log }).start({ task: 't', settings: { ...SETTINGS, model: 'claude-sonnet-4-5-20250929' } });
+      assert.equal(outcome.status, 'completed');
+      assert.deepEqual(warnings, [
+        'model claude-sonnet-4-5-20250929 is deprecated and reaches end of life on November 30th, 2026; use claude-sonnet-5-5 instead',
+      ]);
+      const notes = (await h.records(outcome.runId)).filter((r) => r.type === 'note');
+      assert.equal(notes.length, 1);
+      assert.match(notes[0]!.type === 'note' ? notes[0]!.text : '', /use claude-sonnet-5-5 instead/);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import type { MessageParam } from '../model/messages';
+import { contextWindowOf, modelFacts } from '../model/models';
+import { costOf } from '../model/pricing';
+import type { ModelRequest, ModelResponse, ThinkingParam } from '../model/provider';
+import type { NewRecord, RunSettings } from '../store/records';
+import type { ToolRegistry } from '../tools/registry';
+import type { RunSession } from './session';
+
+/**
+ * Bytes of request JSON counted as one token when estimating a request's size. Real tokenizers
+ * give 3.5 to 4 bytes a token for English and code; 3 errs on the side of compacting early.
+ */
+export const BYTES_PER_TOKEN_ESTIMATE = 3;
+
+/** The thinking parameter a run's setting asks for, as the model supports it (adaptive-only models get adaptive). */
+export function thinkingParam(settings: RunSettings): ThinkingParam | undefined {
+  const setting = settings.thinking;
+  if (setting === undefined) return undefined;
+  if (setting.type === 'adaptive' || modelFacts(settings.model)?.thinking !== 'extended') return { type: 'adaptive' };
+  return { type: 'enabled', budget_tokens: setting.budgetTokens };
+}
+
+/** max_tokens of a call: the output per call, plus the thinking budget that counts within it. */
+export function maxTokensOf(settings: RunSettings): number {
+  const thinking = thinkingParam(settings);
+  return settings.maxOutputTokensPerCall + (thinking?.type === 'enabled' ? thinking.budget_tokens : 0);
+}
+
+/** The model request of a step over the given messages (the session's, unless a compaction builds its own). */
+export function buildRequest(
+  session: RunSession,
+  tools: ToolRegistry,
+  messages: readonly MessageParam[],
+  signal: AbortSignal | undefined,
+): ModelRequest {
+  const { run } = session;
+  const thinking = thinkingParam(run.settings);
+  return {
+    model: run.settings.model,
+    ...(run.system !== undefined ? { system: run.system } : {}),
+    messages: [...messages],
+    tools: tools.specs(),
+    maxTokens: maxTokensOf(run.settings),
+    ...(thinking !== undefined ? { thinking } : {}),
+    ...(signal !== undefined ? { signal } : {}),
+  };
+}
+
+/** A request's input size in tokens, estimated from its bytes (a bound, not a count). */
+export function estimateTokens(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): number {
+  const json = JSON.stringify({ system: request.system, tools: request.tools, messages: request.messages });
+  return Math.ceil(new TextEncoder().encode(json).length / BYTES_PER_TOKEN_ESTIMATE);
+}
+
+/** The context budget of a run: the resume's override, the run's setting, else the model's window. */
+export function contextBudgetOf(settings: RunSettings, override?: number): number {
+  return override ?? settings.maxContextTokens ?? contextWindowOf(settings.model);
+}
+
+/** The usage record of one model call: tokens with cache reads and writes apart, and their price. */
+export function usageRecord(session: RunSession, response: ModelResponse, purpose?: 'summary'): Extract<NewRecord, { type: 'usage' }> {
+  const model = response.model || session.run.settings.model;
+  const priced = costOf(model, response.usage);
+  const costUsd = session.deps.costOf ? session.deps.costOf(response.model, response.usage) : priced.usd;
+  return {
+    type: 'usage',
+    stepId: session.stepId,
+    model,
+    inputTokens: response.usage.inputTokens,
+    outputTokens: response.usage.outputTokens,
+    cacheReadInputTokens: response.usage.cacheReadInputTokens ?? 0,
+    cacheCreationInputTokens: response.usage.cacheCreationInputTokens ?? 0,
+    costUsd,
+    priced: session.deps.costOf !== undefined || priced.priced,
+    ...(purpose !== undefined ? { purpose } : {}),
+  };
+}
