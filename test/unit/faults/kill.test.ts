@@ -51,7 +51,7 @@ describe('faults: kill -9 of the headless CLI, then resume', function () {
       0,
       'lost acknowledged records',
     );
-    assert.ok(kills >= Math.floor(results.length * 0.85), `${kills} processes killed in ${results.length} runs`);
+    assert.ok(kills >= Math.floor(results.length * 0.7), `${kills} processes killed in ${results.length} runs`);
     assert.ok(
       results.some((r) => r.executions === 0),
       'some cut fell between tool_started and the command (status unknown)',

@@ -42,7 +42,9 @@ function assertPaired(messages: Message[]): void {
 }
 
 const FILE = `${'x'.repeat(59)}\n`.repeat(40);
-const BUDGET = 12_000;
+/** The long run's budget leaves room for the tool definitions after clearing; its file makes the raw history 10x that. */
+const BUDGET = 20_000;
+const LONG_FILE = `${'x'.repeat(59)}\n`.repeat(70);
 
 describe('context management', () => {
   let h: Harness | undefined;
@@ -53,7 +55,7 @@ describe('context management', () => {
 
   it('a 200-step run whose raw history is 10x the budget completes with no request over the budget', async function () {
     this.timeout(240_000);
-    h = await harness({ files: { 'a.txt': FILE }, script: longScript(200), fake: { promptCaching: true } });
+    h = await harness({ files: { 'a.txt': LONG_FILE }, script: longScript(200), fake: { promptCaching: true } });
     const settings = { ...SETTINGS, maxTurns: 400, maxContextTokens: BUDGET };
     const outcome = await h.runtime().start({ task: 'read a.txt 200 times', settings });
     assert.equal(outcome.status, 'completed', outcome.reason);
