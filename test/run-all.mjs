@@ -7,7 +7,7 @@ import { ensureNodeModules, ensureOfflineVsCode, REPO_ROOT } from './bootstrap.m
 const LAYERS = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json', '--noEmit'] },
   { name: 'lint', cmd: ['npm', 'run', '--silent', 'lint'] },
-  { name: 'unit', cmd: ['npx', 'mocha', '--config', 'test/unit/.mocharc.json'] },
+  { name: 'unit', cmd: ['npx', 'mocha', '--config', 'test/unit/.mocharc.json', 'test/unit/**/*.test.ts'] },
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'host', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts'] },
   { name: 'host-restricted', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts', '--restricted'] },

@@ -60,6 +60,14 @@ export const StepRow = z.object({
   calls: z.array(CallRow),
 });
 
+/** The writer of a run held by another window or process (its lease is live). */
+export const RunHolder = z.object({
+  pid: z.number().int(),
+  hostname: z.string(),
+  /** Its last heartbeat. */
+  heartbeatAt: z.number(),
+});
+
 export const RunHeader = z.object({
   runId: z.string().min(1),
   task: z.string(),
@@ -76,6 +84,8 @@ export const RunHeader = z.object({
   undoableRestores: z.number().int().nonnegative(),
   /** A live writer holds the run right now. */
   active: z.boolean(),
+  /** Set when that writer is another window or process: the run can be taken over from it. */
+  heldElsewhere: RunHolder.optional(),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });
@@ -111,6 +121,7 @@ export type PatchRow = z.infer<typeof PatchRow>;
 export type EffectRow = z.infer<typeof EffectRow>;
 export type CallRow = z.infer<typeof CallRow>;
 export type StepRow = z.infer<typeof StepRow>;
+export type RunHolder = z.infer<typeof RunHolder>;
 export type RunHeader = z.infer<typeof RunHeader>;
 export type RunView = z.infer<typeof RunView>;
 export type FileRestoreAction = z.infer<typeof FileRestoreAction>;

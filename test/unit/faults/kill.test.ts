@@ -39,7 +39,7 @@ describe('faults: kill -9 of the headless CLI, then resume', function () {
       plans.push({ kind: 'random', maxDelayMs: Math.round(activeMs * 1.3), seed, resumeKills: seed % 3 });
     const results = await killRuns(plans, CONCURRENCY, { cli });
     const kills = results.reduce((n, r) => n + r.kills, 0);
-    assert.ok(results.length >= 200, `${results.length} kill runs`);
+    assert.equal(results.length, plans.length, `${results.length} kill runs of ${plans.length}`);
     assert.deepEqual(failures(results).slice(0, 5), []);
     assert.equal(
       results.reduce((n, r) => n + r.duplicates, 0),
@@ -51,7 +51,7 @@ describe('faults: kill -9 of the headless CLI, then resume', function () {
       0,
       'lost acknowledged records',
     );
-    assert.ok(kills >= 200, `${kills} processes killed`);
+    assert.ok(kills >= Math.floor(results.length * 0.85), `${kills} processes killed in ${results.length} runs`);
     assert.ok(
       results.some((r) => r.executions === 0),
       'some cut fell between tool_started and the command (status unknown)',
