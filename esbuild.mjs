@@ -1,7 +1,7 @@
 // Builds the extension host bundle, the headless CLI, the webview bundle and the host test
 // bundle into dist/. `--watch` rebuilds on change; `--production` minifies without sourcemaps.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -34,6 +34,10 @@ if (!production) {
     logOverride: { 'require-resolve-not-external': 'silent' },
   });
 }
+
+// The timeline's icon font ships from the @vscode/codicons package, not a vendored copy.
+mkdirSync('dist/codicons', { recursive: true });
+for (const file of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/codicons/${file}`);
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

@@ -113,6 +113,11 @@ export interface ApprovalRequest {
   readonly toolName: string;
   readonly summary: string;
   readonly input: unknown;
+  /**
+   * Set when the call must be asked whatever the tool's policy (it writes a protected path): why.
+   * Such a call is allowed once at most; an `allow_for_run` answer counts as `allow_once`.
+   */
+  readonly reason?: string;
 }
 
 export type UncertainChoice = 'run_again' | 'mark_done' | 'report_unknown';

@@ -1,4 +1,4 @@
-import { hasExternalEffect, type LedgerEntry } from '../core/ledger/schema';
+import { hasExternalEffect, isExternalEffect, type LedgerEntry } from '../core/ledger/schema';
 import type { MessageParam } from '../core/model/messages';
 import type { LiveState, Patch } from '../core/patches/schema';
 import type { RunState } from '../core/store/contract';
@@ -11,13 +11,6 @@ import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, Run
 
 const INPUT_MAX = 80;
 const PREFERRED_INPUT_KEYS = ['path', 'file', 'command', 'query', 'url', 'pattern', 'name'];
-/** Side effects that stay inside workspace files: patches cover those, restore can undo them. */
-const FILE_EFFECT = /^(fs|file|files|workspace|read)([.:_-]|$)/i;
-
-export function isExternalEffect(effect: string): boolean {
-  return effect.trim() !== '' && effect !== 'none' && !FILE_EFFECT.test(effect);
-}
-
 export function isReversible(compensation: string): boolean {
   const text = compensation.trim().toLowerCase();
   return text !== '' && text !== 'not reversible';

@@ -1,5 +1,5 @@
 import type { LedgerStatus } from '../core/ledger/schema';
-import type { RunStatus } from '../core/store/records';
+import { isResumableStatus, type RunStatus } from '../core/store/records';
 import type { PatchView } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
@@ -57,8 +57,6 @@ export const RUN_LOOK: Record<RunStatus, { icon: string; tone: Tone }> = {
 };
 
 const IDEMPOTENCY_TEXT = { idempotent: 'idempotent', conditional: 'conditional', non_idempotent: 'not idempotent' } as const;
-const RESUMABLE: readonly RunStatus[] = ['paused', 'interrupted', 'failed'];
-const CANCELLABLE: readonly RunStatus[] = ['running', 'paused', 'interrupted'];
 const PENDING: readonly PatchView[] = ['applied', 'not_applied', 'conflict', 'missing', 'unknown'];
 
 function runContent(row: FlatRow, now: number): RowContent {
@@ -68,9 +66,9 @@ function runContent(row: FlatRow, now: number): RowContent {
   const facts = [formatTime(h.createdAt, now), formatDuration(h.updatedAt - h.createdAt), formatTokens(tokens), formatCost(h.costUsd)];
   const actions: RowAction[] = [];
   const elsewhere = h.heldElsewhere;
-  if (RESUMABLE.includes(h.status) && !h.active) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
+  if (isResumableStatus(h.status, h.active)) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
   if (elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
-  else if (CANCELLABLE.includes(h.status)) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
+  else if (h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
   const reason = h.statusReason ? `: ${h.statusReason}` : '';
   return {

@@ -87,7 +87,7 @@ function writePage(theme: Theme): string {
     nonce: 'bench0nonce0value0123456',
     cspSource: 'file:',
     scriptUri: rel('dist/webview.js'),
-    styleUris: [`theme-${theme}.css`, rel('media/codicons/codicon.css'), rel('media/timeline.css')],
+    styleUris: [`theme-${theme}.css`, rel('dist/codicons/codicon.css'), rel('media/timeline.css')],
   });
   const file = join(PAGE_DIR, `index-${theme}.html`);
   writeFileSync(file, html);

@@ -1,7 +1,7 @@
 // Starts the product for a person: builds, prepares a working copy of the demo workspace, and
 // opens it with the extension loaded (Extension Development Host).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, startCodeServer, workbenchUrl } from '../support/code-server';
 
@@ -30,8 +30,14 @@ async function main(): Promise<void> {
   const settings = process.env.ANTHROPIC_API_KEY ? {} : { 'agentCheckpoints.provider': 'replay', 'agentCheckpoints.replayFile': replay };
 
   if (hasDesktopCode()) {
-    console.log('[start] opening desktop VS Code with the extension under development');
-    spawn('code', ['--new-window', `--extensionDevelopmentPath=${REPO_ROOT}`, workspace], { stdio: 'inherit' });
+    // A profile of its own, so the demo's settings (the replay provider) apply and yours stay untouched.
+    const profile = join(REPO_ROOT, 'test-results/demo-vscode-desktop');
+    mkdirSync(join(profile, 'User'), { recursive: true });
+    writeFileSync(join(profile, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+    console.log(`[start] opening desktop VS Code with the extension under development (profile ${profile})`);
+    spawn('code', ['--new-window', `--user-data-dir=${profile}`, `--extensionDevelopmentPath=${REPO_ROOT}`, workspace], {
+      stdio: 'inherit',
+    });
     return;
   }
   const port = Number(process.env.PORT ?? 8765);
@@ -47,7 +53,7 @@ async function main(): Promise<void> {
   console.log(
     process.env.ANTHROPIC_API_KEY
       ? '[start] provider: anthropic (ANTHROPIC_API_KEY from the environment)'
-      : `[start] provider: replay (${replay}); set ANTHROPIC_API_KEY or run "Agent: Set API Key" for the real model`,
+      : `[start] provider: replay (${replay}). For Claude: start with ANTHROPIC_API_KEY set, or run "Agent: Set API Key" and set agentCheckpoints.provider to "anthropic" in the user settings`,
   );
   console.log('[start] Ctrl-C stops the server.');
   const stop = async () => {

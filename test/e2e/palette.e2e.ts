@@ -28,7 +28,10 @@ describe('e2e: the real workbench', function () {
 
   it('the Agent Checkpoints container opens the Timeline view', async () => {
     const frame = await openTimeline(wb.page);
-    await frame.locator('body').waitFor({ timeout: 20_000 });
+    // A fresh workspace has no runs: the view says so and how to start one.
+    const empty = frame.getByText('No agent runs yet', { exact: false });
+    await empty.waitFor({ timeout: 20_000 });
+    assert.match((await empty.textContent()) ?? '', /Agent: Run/);
     const file = await wb.screenshot('timeline-view');
     console.log(`      screenshot: ${file}`);
   });

@@ -117,6 +117,16 @@ async function goToLineEnd(page: Page, line: number): Promise<void> {
   await page.keyboard.press('End');
 }
 
+/** Runs one phase of a story; a failure names the phase. */
+async function phase(name: string, run: () => Promise<void>): Promise<void> {
+  console.log(`      phase: ${name}`);
+  try {
+    await run();
+  } catch (error) {
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
 describe('e2e: the Timeline in the real workbench', function () {
   let fake: FakeAnthropic;
   let wb: Workbench;
@@ -146,97 +156,104 @@ describe('e2e: the Timeline in the real workbench', function () {
     rmSync(source, { recursive: true, force: true });
   });
 
-  it('starts a run from the palette; the Timeline shows its steps and ledger statuses', async () => {
-    const entries = await paletteEntries(wb.page, 'Agent: Run', 'Agent: Run');
-    assert.ok(entries.some((e) => e.includes('Agent: Run')));
-    await wb.page.keyboard.press('Enter');
-    const input = wb.page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(TASK);
-    await wb.page.keyboard.press('Enter');
-    // The optional context pick appears only with an active editor; none is open yet.
-    frame = await openTimeline(wb.page);
-    await row(frame, TASK).waitFor({ timeout: 30_000 });
-    await waitUntil('the run to complete', async () =>
-      ((await row(frame, TASK).getAttribute('title')) ?? '').includes('Status: completed'),
-    );
-    await expandAll(frame);
-    await row(frame, 'write_file', 'call').waitFor();
-    await row(frame, 'edit_file', 'call').waitFor();
-    await row(frame, 'notes.md', 'patch').waitFor();
-    const writeTitle = (await row(frame, 'write_file', 'call').getAttribute('title')) ?? '';
-    assert.match(writeTitle, /succeeded/);
-    assert.equal(readFileSync(join(wb.workspace, 'notes.md'), 'utf8'), NOTES_AFTER);
-    console.log(`      screenshot: ${await wb.screenshot('timeline-1-run-completed')}`);
-  });
+  // One story in phases: each phase works on what the one before left (a run, a conflict, a
+  // rolled-back hunk), so they are one test that stands alone, not tests that depend on their order.
+  it('a run from the palette: its steps and ledger, a conflict, one hunk rolled back, a checkpoint restored and undone', async () => {
+    await phase('starts a run from the palette; the Timeline shows its steps and ledger statuses', async () => {
+      const entries = await paletteEntries(wb.page, 'Agent: Run', 'Agent: Run');
+      assert.ok(entries.some((e) => e.includes('Agent: Run')));
+      await wb.page.keyboard.press('Enter');
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(TASK);
+      await wb.page.keyboard.press('Enter');
+      // The optional context pick appears only with an active editor; none is open yet.
+      frame = await openTimeline(wb.page);
+      await row(frame, TASK).waitFor({ timeout: 30_000 });
+      await waitUntil('the run to complete', async () =>
+        ((await row(frame, TASK).getAttribute('title')) ?? '').includes('Status: completed'),
+      );
+      await expandAll(frame);
+      await row(frame, 'write_file', 'call').waitFor();
+      await row(frame, 'edit_file', 'call').waitFor();
+      await row(frame, 'notes.md', 'patch').waitFor();
+      const writeTitle = (await row(frame, 'write_file', 'call').getAttribute('title')) ?? '';
+      assert.match(writeTitle, /succeeded/);
+      assert.equal(readFileSync(join(wb.workspace, 'notes.md'), 'utf8'), NOTES_AFTER);
+      console.log(`      screenshot: ${await wb.screenshot('timeline-1-run-completed')}`);
+    });
 
-  it('typing into a patched file turns its patch to conflict', async () => {
-    await openFile(wb.page, 'notes.md');
-    await goToLineEnd(wb.page, 20);
-    await wb.page.keyboard.type(' (user edit)');
-    await waitUntil(
-      'the notes.md patch to show conflict',
-      async () => ((await row(frame, 'notes.md', 'patch').textContent()) ?? '').includes('conflict'),
-      10_000,
-    );
-    console.log(`      screenshot: ${await wb.screenshot('timeline-2-patch-conflict')}`);
-  });
+    await phase('typing into a patched file turns its patch to conflict', async () => {
+      await openFile(wb.page, 'notes.md');
+      await goToLineEnd(wb.page, 20);
+      await wb.page.keyboard.type(' (user edit)');
+      await waitUntil(
+        'the notes.md patch to show conflict',
+        async () => ((await row(frame, 'notes.md', 'patch').textContent()) ?? '').includes('conflict'),
+        10_000,
+      );
+      console.log(`      screenshot: ${await wb.screenshot('timeline-2-patch-conflict')}`);
+    });
 
-  it("rolls back one hunk of the file; the user's unsaved edit and the other hunk stay", async () => {
-    const lens = wb.page.locator('.codelens-decoration a', { hasText: /^Roll back hunk 1/ }).first();
-    await lens.waitFor({ timeout: 20_000 });
-    console.log(`      screenshot: ${await wb.screenshot('timeline-3-hunk-codelens')}`);
-    await lens.click();
-    await waitUntil('line 3 to be back', async () => (await editorText(wb.page)).includes('Line 3: as the user wrote it'));
-    assert.ok(
-      (await editorText(wb.page)).includes('Line 20: as the user wrote it (user edit)'),
-      'the unsaved user edit is still in the buffer',
-    );
-    await wb.page.keyboard.press('Control+S');
-    await waitUntil('the save', () => readFileSync(join(wb.workspace, 'notes.md'), 'utf8').includes('Line 3: as the user wrote it'));
-    const saved = readFileSync(join(wb.workspace, 'notes.md'), 'utf8');
-    assert.ok(saved.includes('Line 20: as the user wrote it (user edit)'), "the user's edit is still there");
-    assert.ok(saved.includes('Line 38: rewritten by the agent'), 'the other hunk stays');
-    console.log(`      screenshot: ${await wb.screenshot('timeline-4-hunk-rolled-back')}`);
-  });
+    await phase("rolls back one hunk of the file; the user's unsaved edit and the other hunk stay", async () => {
+      const lens = wb.page.locator('.codelens-decoration a', { hasText: /^Roll back hunk 1/ }).first();
+      await lens.waitFor({ timeout: 20_000 });
+      console.log(`      screenshot: ${await wb.screenshot('timeline-3-hunk-codelens')}`);
+      await lens.click();
+      await waitUntil('line 3 to be back', async () => (await editorText(wb.page)).includes('Line 3: as the user wrote it'));
+      assert.ok(
+        (await editorText(wb.page)).includes('Line 20: as the user wrote it (user edit)'),
+        'the unsaved user edit is still in the buffer',
+      );
+      await wb.page.keyboard.press('Control+S');
+      await waitUntil('the save', () => readFileSync(join(wb.workspace, 'notes.md'), 'utf8').includes('Line 3: as the user wrote it'));
+      const saved = readFileSync(join(wb.workspace, 'notes.md'), 'utf8');
+      assert.ok(saved.includes('Line 20: as the user wrote it (user edit)'), "the user's edit is still there");
+      assert.ok(saved.includes('Line 38: rewritten by the agent'), 'the other hunk stays');
+      console.log(`      screenshot: ${await wb.screenshot('timeline-4-hunk-rolled-back')}`);
+    });
 
-  it('restores a checkpoint after its preview (conflicts listed first), then undoes it', async () => {
-    const greetPath = join(wb.workspace, 'src/greet.js');
-    assert.ok(readFileSync(greetPath, 'utf8').includes(GREET_NEW));
-    await clickRowAction(frame, 'step', 'Step 1', 'Restore to the start of step 1');
-    const dialog = frame.locator('[role="dialog"]');
-    await dialog.waitFor();
-    const confirm = dialog.locator('button.primary');
-    await waitUntil('the preview', async () => (await confirm.isEnabled()) && ((await confirm.textContent()) ?? '').startsWith('Restore'));
-    const lines = await dialog.locator('.preview-list li').allTextContents();
-    console.log(`      preview: ${lines.join(' | ')}`);
-    assert.ok(
-      lines.some((l) => l.includes('greet.js')),
-      'the preview names greet.js',
-    );
-    // notes.md has the user's edit and an already rolled-back hunk: a conflict, listed first and left alone.
-    assert.match(lines[0] ?? '', /notes\.md.*conflict/);
-    console.log(`      screenshot: ${await wb.screenshot('timeline-5-restore-preview')}`);
-    await confirm.click();
-    await dialog.waitFor({ state: 'detached' });
-    await waitUntil('greet.js to be restored', () => readFileSync(greetPath, 'utf8').includes(GREET_OLD));
-    const notes = readFileSync(join(wb.workspace, 'notes.md'), 'utf8');
-    assert.ok(notes.includes('(user edit)'), "the restore left the user's edit alone");
-    await waitUntil(
-      'the greet.js patch to show rolled back',
-      async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('rolled back'),
-      10_000,
-    );
-    console.log(`      screenshot: ${await wb.screenshot('timeline-6-restored')}`);
+    await phase('restores a checkpoint after its preview (conflicts listed first), then undoes it', async () => {
+      const greetPath = join(wb.workspace, 'src/greet.js');
+      assert.ok(readFileSync(greetPath, 'utf8').includes(GREET_NEW));
+      await clickRowAction(frame, 'step', 'Step 1', 'Restore to the start of step 1');
+      const dialog = frame.locator('[role="dialog"]');
+      await dialog.waitFor();
+      const confirm = dialog.locator('button.primary');
+      await waitUntil(
+        'the preview',
+        async () => (await confirm.isEnabled()) && ((await confirm.textContent()) ?? '').startsWith('Restore'),
+      );
+      const lines = await dialog.locator('.preview-list li').allTextContents();
+      console.log(`      preview: ${lines.join(' | ')}`);
+      assert.ok(
+        lines.some((l) => l.includes('greet.js')),
+        'the preview names greet.js',
+      );
+      // notes.md has the user's edit and an already rolled-back hunk: a conflict, listed first and left alone.
+      assert.match(lines[0] ?? '', /notes\.md.*conflict/);
+      console.log(`      screenshot: ${await wb.screenshot('timeline-5-restore-preview')}`);
+      await confirm.click();
+      await dialog.waitFor({ state: 'detached' });
+      await waitUntil('greet.js to be restored', () => readFileSync(greetPath, 'utf8').includes(GREET_OLD));
+      const notes = readFileSync(join(wb.workspace, 'notes.md'), 'utf8');
+      assert.ok(notes.includes('(user edit)'), "the restore left the user's edit alone");
+      await waitUntil(
+        'the greet.js patch to show rolled back',
+        async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('rolled back'),
+        10_000,
+      );
+      console.log(`      screenshot: ${await wb.screenshot('timeline-6-restored')}`);
 
-    await clickRowAction(frame, 'run', TASK, 'Undo last restore');
-    await waitUntil('greet.js to be back to the agent version', () => readFileSync(greetPath, 'utf8').includes(GREET_NEW));
-    await waitUntil(
-      'the greet.js patch to show applied again',
-      async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('applied'),
-      10_000,
-    );
-    assert.equal(readFileSync(join(wb.workspace, 'notes.md'), 'utf8'), notes, 'undo touched only what the restore changed');
-    console.log(`      screenshot: ${await wb.screenshot('timeline-7-restore-undone')}`);
+      await clickRowAction(frame, 'run', TASK, 'Undo last restore');
+      await waitUntil('greet.js to be back to the agent version', () => readFileSync(greetPath, 'utf8').includes(GREET_NEW));
+      await waitUntil(
+        'the greet.js patch to show applied again',
+        async () => ((await row(frame, 'src/greet.js', 'patch').textContent()) ?? '').includes('applied'),
+        10_000,
+      );
+      assert.equal(readFileSync(join(wb.workspace, 'notes.md'), 'utf8'), notes, 'undo touched only what the restore changed');
+      console.log(`      screenshot: ${await wb.screenshot('timeline-7-restore-undone')}`);
+    });
   });
 });

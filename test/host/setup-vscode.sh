@@ -6,9 +6,18 @@ set -euo pipefail
 
 CODE_SERVER_VERSION="${CODE_SERVER_VERSION:-4.139.1}"
 NODE24_VERSION="${NODE24_VERSION:-24.21.0}"
-CACHE_ROOT="${AGENT_CHECKPOINTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-checkpoints}"
+REPO_ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+# CI proves the fresh-machine path on every run: its cache lives inside the clone, empty at first.
+if [ "${CI:-}" = "true" ]; then DEFAULT_CACHE="$REPO_ROOT/.cache/agent-checkpoints"; else DEFAULT_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/agent-checkpoints"; fi
+CACHE_ROOT="${AGENT_CHECKPOINTS_CACHE:-$DEFAULT_CACHE}"
 DIR="$CACHE_ROOT/code-server-$CODE_SERVER_VERSION-node-$NODE24_VERSION"
 log() { echo "[setup-vscode] $*" >&2; }
+
+# Nested installs must not inherit the outer npm's settings: `npm test` exports npm_config_user_agent
+# (naming Node 20), and code-server's postinstall refuses any Node but 24 when it reads it.
+while IFS='=' read -r name _; do
+  case "$name" in npm_config_* | npm_lifecycle_* | npm_package_* | npm_execpath | npm_node_execpath | npm_command | INIT_CWD) unset "$name" ;; esac
+done < <(env)
 
 if [ -f "$DIR/.complete" ]; then
   echo "$DIR"
@@ -19,6 +28,7 @@ need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 # kerberos (a code-server dependency) builds from source and needs the krb5 headers.
 [ -f /usr/include/gssapi/gssapi.h ] || [ -f /usr/include/krb5.h ] || need_apt+=(libkrb5-dev)
+command -v git > /dev/null || need_apt+=(git)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then
     log "installing with apt: ${need_apt[*]}"

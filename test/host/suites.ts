@@ -4,6 +4,7 @@ import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
+import { securitySuite } from './suite/security.test';
 import { timelineBackendSuite } from './suite/timeline-backend.test';
 import { timelineSuite } from './suite/timeline.test';
 
@@ -16,6 +17,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   activationSuite,
   liveWorkspaceSuite,
   trustSuite,
+  securitySuite,
   agentRunSuite,
   cancelResumeSuite,
   interruptedSuite,

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'media/**', 'test/demo/workspace/**', '**/*.mjs', '**/*.js'] },
+  { ignores: ['.cache/**', 'dist/**', 'node_modules/**', 'test-results/**', 'media/**', 'test/demo/workspace/**', '**/*.mjs', '**/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -90,8 +90,9 @@ export async function openTimeline(page: Page) {
   await page
     .locator('.sidebar .composite.title', { hasText: /Timeline/i })
     .first()
-    .waitFor({ timeout: 20_000 });
+    .waitFor({ timeout: 45_000 });
+  // The extension activates and the webview loads after the workbench paints: slow on a busy machine.
   const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
-  await frame.locator('body').waitFor({ timeout: 20_000 });
+  await frame.locator('body').waitFor({ timeout: 45_000 });
   return frame;
 }

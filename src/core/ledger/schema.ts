@@ -46,11 +46,23 @@ export type ReplayPolicy = z.infer<typeof ReplayPolicy>;
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 export type FileIntent = z.infer<typeof FileIntent>;
 
+/** The side effects of the file tools: they stay inside workspace files, where patches can take them back. */
+export const WORKSPACE_WRITE = 'writes a workspace file';
+export const WORKSPACE_DELETE = 'deletes a workspace file';
+/** Older records name file effects in short forms (fs.write, file:delete...). */
+const FILE_EFFECT = /^(fs|file|files|workspace|read)([.:_-]|$)/i;
+
+/** True for a declared side effect that reaches beyond the workspace files. */
+export function isExternalEffect(effect: string): boolean {
+  const text = effect.trim();
+  return text !== '' && text !== 'none' && text !== WORKSPACE_WRITE && text !== WORKSPACE_DELETE && !FILE_EFFECT.test(text);
+}
+
 /**
- * True when a call may have changed something outside the workspace files. File tools record
- * write-ahead intents and their writes become patches (rolled back with the files), so only
- * calls without intents that were started count; a call that never started changed nothing.
+ * True when a call may have changed something outside the workspace files: it reached `started`
+ * (a call denied or failed before it started changed nothing) and its tool declares an effect
+ * beyond workspace file writes (those are patches, rolled back with the files).
  */
-export function hasExternalEffect(entry: Pick<LedgerEntry, 'sideEffects' | 'intents' | 'status'>): boolean {
-  return entry.sideEffects.length > 0 && entry.intents === undefined && entry.status !== 'planned' && entry.status !== 'approved';
+export function hasExternalEffect(entry: Pick<LedgerEntry, 'sideEffects' | 'intents' | 'startedAt'>): boolean {
+  return entry.startedAt !== undefined && entry.intents === undefined && entry.sideEffects.some(isExternalEffect);
 }

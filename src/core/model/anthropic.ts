@@ -1,10 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
+import { withCacheBreakpoints } from './cache';
 import { describeError, scrubSecrets, toModelError } from './errors';
 import { ContentBlock } from './messages';
+import { DEFAULT_MODEL } from './models';
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelResponse } from './provider';
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export { DEFAULT_MODEL };
 export const DEFAULT_MAX_RETRIES = 4;
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -142,12 +144,13 @@ type CreateParams = Parameters<Anthropic['messages']['stream']>[0];
 
 function toParams(request: ModelRequest, options: AnthropicProviderOptions): CreateParams {
   // Our message and tool shapes are the API's own (validated by zod where they are built).
+  const cached = request.cache === false ? undefined : withCacheBreakpoints(request.tools, request.system, request.messages);
   const params = {
     model: request.model || options.model || DEFAULT_MODEL,
     max_tokens: request.maxTokens,
-    messages: request.messages,
-    ...(request.system !== undefined ? { system: request.system } : {}),
-    ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+    messages: cached?.messages ?? request.messages,
+    ...(request.system !== undefined && request.system !== '' ? { system: cached?.system ?? request.system } : {}),
+    ...(request.tools.length > 0 ? { tools: cached?.tools ?? request.tools } : {}),
   };
   return params as unknown as CreateParams;
 }

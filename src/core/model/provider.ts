@@ -14,6 +14,8 @@ export interface ModelRequest {
   readonly tools: readonly ToolSpec[];
   readonly maxTokens: number;
   readonly signal?: AbortSignal;
+  /** Prompt-cache breakpoints on tools, system and the latest messages (default true). */
+  readonly cache?: boolean;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn' | 'stop_sequence' | (string & {});

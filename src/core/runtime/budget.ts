@@ -1,15 +1,35 @@
 import type { Usage } from '../model/provider';
-import type { Budget } from '../store/records';
+import type { Budget, NewRecord } from '../store/records';
+
+/** Most model calls of a run when nothing says otherwise (the CLI's and the extension's default). */
+export const DEFAULT_MAX_TURNS = 50;
+/** max_tokens of each model call when nothing says otherwise. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+
+/** The limit a run has reached: which, its value, and a sentence for the person. */
+export interface LimitHit {
+  readonly kind: 'turns' | 'tokens' | 'cost';
+  readonly max: number;
+  readonly reason: string;
+}
+
+/** The limit a run has reached, or null when it may call the model. */
+export function limitHit(budget: Budget): LimitHit | null {
+  if (budget.turns >= budget.maxTurns)
+    return { kind: 'turns', max: budget.maxTurns, reason: `turn limit reached (${budget.turns} of ${budget.maxTurns} model calls)` };
+  const tokens = budget.inputTokens + budget.outputTokens;
+  if (budget.maxTokens !== undefined && tokens >= budget.maxTokens)
+    return { kind: 'tokens', max: budget.maxTokens, reason: `token limit reached (${tokens} of ${budget.maxTokens} tokens)` };
+  if (budget.maxCostUsd !== undefined && budget.costUsd >= budget.maxCostUsd) {
+    const reason = `cost limit reached ($${budget.costUsd.toFixed(4)} of $${budget.maxCostUsd.toFixed(2)})`;
+    return { kind: 'cost', max: budget.maxCostUsd, reason };
+  }
+  return null;
+}
 
 /** The limit a run has reached, as a sentence for the person, or null when it may call the model. */
 export function limitReached(budget: Budget): string | null {
-  if (budget.turns >= budget.maxTurns) return `turn limit reached (${budget.turns} of ${budget.maxTurns} model calls)`;
-  const tokens = budget.inputTokens + budget.outputTokens;
-  if (budget.maxTokens !== undefined && tokens >= budget.maxTokens) return `token limit reached (${tokens} of ${budget.maxTokens} tokens)`;
-  if (budget.maxCostUsd !== undefined && budget.costUsd >= budget.maxCostUsd) {
-    return `cost limit reached ($${budget.costUsd.toFixed(4)} of $${budget.maxCostUsd.toFixed(2)})`;
-  }
-  return null;
+  return limitHit(budget)?.reason ?? null;
 }
 
 /** A model call is counted before it is made, so a crash loop cannot call the model forever. */
@@ -26,4 +46,38 @@ export function withUsage(budget: Budget, usage: Usage, costUsd: number): Budget
     tokensUsed: input + usage.outputTokens,
     costUsd: budget.costUsd + costUsd,
   };
+}
+
+/** New limits a person gives a paused run (absolute values; each must raise its limit). */
+export interface LimitRaise {
+  readonly maxTurns?: number;
+  readonly maxTokens?: number;
+  readonly maxCostUsd?: number;
+}
+
+/**
+ * The records that raise a run's limits: a `limits` record (what was raised, from what) and the
+ * budget with the new limits, counters untouched. Throws a RangeError naming a value that does
+ * not raise its limit.
+ */
+export function raiseRecords(budget: Budget, raise: LimitRaise): NewRecord[] {
+  const check = (name: string, value: number | undefined, current: number | undefined): void => {
+    if (value === undefined) return;
+    if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive number, got ${value}`);
+    if (current !== undefined && value <= current) throw new RangeError(`${name} ${value} does not raise the limit (now ${current})`);
+  };
+  check('maxTurns', raise.maxTurns, budget.maxTurns);
+  check('maxTokens', raise.maxTokens, budget.maxTokens);
+  check('maxCostUsd', raise.maxCostUsd, budget.maxCostUsd);
+  if (raise.maxTurns === undefined && raise.maxTokens === undefined && raise.maxCostUsd === undefined) return [];
+  const before: Extract<NewRecord, { type: 'limits' }>['before'] = {
+    maxTurns: budget.maxTurns,
+    ...(budget.maxTokens !== undefined ? { maxTokens: budget.maxTokens } : {}),
+    ...(budget.maxCostUsd !== undefined ? { maxCostUsd: budget.maxCostUsd } : {}),
+  };
+  const defined = Object.fromEntries(Object.entries(raise).filter(([, v]) => v !== undefined)) as LimitRaise;
+  return [
+    { type: 'limits', ...defined, before },
+    { type: 'budget', budget: { ...budget, ...defined } },
+  ];
 }

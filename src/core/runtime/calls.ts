@@ -6,6 +6,7 @@ import { applyPreparedWrite, recoverPatch, storeWriteBlobs } from '../patches/re
 import type { Patch } from '../patches/schema';
 import { StaleContentError, PathRefusedError } from '../ports';
 import { ToolError } from '../tools/errors';
+import { protectedPathReason } from '../tools/protected-paths';
 import { describeInputError, type AnyTool, type ToolRegistry } from '../tools/registry';
 import type { PreparedWrite, ToolContext, ToolOutput } from '../tools/types';
 import { ApprovalUnavailableError, describe, guardStore, StorageFailure } from './errors';
@@ -118,17 +119,41 @@ export async function runPlannedCall(env: CallEnv, toolUse: ToolUseBlock, entry:
   return prepareAndExecute(env, tool, parsed.input, approved);
 }
 
-/** Asks for approval when the policy says so; records the decision. Returns the entry after it. */
+/** Why the call must be asked whatever its policy: it writes a protected path (see core/tools/protected-paths). */
+async function protectedReason(env: CallEnv, tool: AnyTool, input: unknown): Promise<string | undefined> {
+  const { deps } = env.session;
+  for (const path of tool.writesPaths?.(input) ?? []) {
+    // A refused path fails in prepare() with its own error; only a path the workspace accepts is checked here.
+    const normalized = await deps.workspace.normalize(path).catch((error: unknown) => {
+      if (error instanceof PathRefusedError) return undefined;
+      throw error;
+    });
+    const reason = normalized === undefined ? undefined : protectedPathReason(normalized, deps.protectedPaths);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/** Asks for approval when the policy says so, or the call writes a protected path; records the decision. Returns the entry after it. */
 async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry): Promise<LedgerEntry> {
   const { session } = env;
-  if (entry.status !== 'planned' || entry.replayPolicy !== 'ask' || session.approvals.allowedTools.has(tool.name)) return entry;
+  if (entry.status !== 'planned') return entry;
+  const reason = await protectedReason(env, tool, input);
+  if (reason === undefined && (entry.replayPolicy !== 'ask' || session.approvals.allowedTools.has(tool.name))) return entry;
   if (session.approvals.deniedCalls.has(entry.callId)) return denied(env, tool, input, entry, false);
   if (session.approvals.allowedCalls.has(entry.callId)) {
     const next = transition(entry, 'approved', { reason: 'allowed once' });
     await session.save('tool_approved', [{ type: 'ledger', entry: next }], { callId: entry.callId });
     return next;
   }
-  const request = { runId: session.runId, callId: entry.callId, toolName: tool.name, summary: tool.summarize(input), input };
+  const request = {
+    runId: session.runId,
+    callId: entry.callId,
+    toolName: tool.name,
+    summary: tool.summarize(input),
+    input,
+    ...(reason !== undefined ? { reason } : {}),
+  };
   let decision;
   try {
     decision = await session.deps.approver.approve(request, env.signal);
@@ -139,6 +164,8 @@ async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: Ledge
   }
   checkCancelled(env.signal);
   if (decision === 'deny') return denied(env, tool, input, entry, true);
+  // A protected write is allowed once at most: a rule for the whole tool would skip the next one.
+  if (reason !== undefined) decision = 'allow_once' as const;
   const target = decision === 'allow_for_run' ? ruleTarget(tool.name) : entry.callId;
   const next = transition(entry, 'approved', {
     reason: decision === 'allow_for_run' ? `allowed for the run (${tool.name})` : 'allowed once',

@@ -1,8 +1,9 @@
 import { toolUsesOf, type ContentBlock, type MessageParam } from '../model/messages';
 import { costOf } from '../model/pricing';
-import { ModelError } from '../model/provider';
+import { ModelError, type ModelResponse } from '../model/provider';
+import type { NewRecord } from '../store/records';
 import { describe, StorageFailure } from './errors';
-import { limitReached, withTurnStarted, withUsage } from './budget';
+import { limitHit, withTurnStarted, withUsage } from './budget';
 import { checkCancelled, PauseSignal, plannedEntry, type CallEnv } from './calls';
 import { reconcileCalls, type CallReport } from './reconcile';
 import { normaliseMessage, type RunSession } from './session';
@@ -55,8 +56,8 @@ export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
   const { session } = env;
   for (;;) {
     checkCancelled(env.signal);
-    const limit = limitReached(session.budget);
-    if (limit !== null) return pause(session, limit);
+    const limit = limitHit(session.budget);
+    if (limit !== null) return { ...(await pause(session, limit.reason)), limit: { kind: limit.kind, max: limit.max } };
     const { message, stopReason } = await modelStep(env);
     const outcome = await continueAfterAnswer(env, message, stopReason);
     if (outcome !== null) return outcome;
@@ -82,15 +83,34 @@ async function modelStep(env: CallEnv): Promise<{ message: MessageParam; stopRea
   const message = normaliseMessage({ role: 'assistant', content: response.content });
   const now = deps.clock.now();
   const planned = toolUsesOf(message).map((toolUse) => plannedEntry(toolUse, tools.get(toolUse.name), session.stepId, now));
-  const cost = deps.costOf ? deps.costOf(response.model, response.usage) : costOf(response.model || run.settings.model, response.usage).usd;
-  const budget = withUsage(session.budget, response.usage, cost);
+  const usage = usageRecord(session, response);
+  const budget = withUsage(session.budget, response.usage, usage.costUsd);
   await session.save(
     'after_model',
-    [session.messageRecord(message), ...planned.map((entry) => ({ type: 'ledger' as const, entry })), { type: 'budget', budget }],
+    [session.messageRecord(message), ...planned.map((entry) => ({ type: 'ledger' as const, entry })), usage, { type: 'budget', budget }],
     { stopReason: response.stopReason },
   );
   session.lastStopReason = response.stopReason;
   return { message, stopReason: response.stopReason };
+}
+
+/** The usage record of one model call: tokens with cache reads and writes apart, and their price. */
+export function usageRecord(session: RunSession, response: ModelResponse, purpose?: 'summary'): Extract<NewRecord, { type: 'usage' }> {
+  const model = response.model || session.run.settings.model;
+  const priced = costOf(model, response.usage);
+  const costUsd = session.deps.costOf ? session.deps.costOf(response.model, response.usage) : priced.usd;
+  return {
+    type: 'usage',
+    stepId: session.stepId,
+    model,
+    inputTokens: response.usage.inputTokens,
+    outputTokens: response.usage.outputTokens,
+    cacheReadInputTokens: response.usage.cacheReadInputTokens ?? 0,
+    cacheCreationInputTokens: response.usage.cacheCreationInputTokens ?? 0,
+    costUsd,
+    priced: session.deps.costOf !== undefined || priced.priced,
+    ...(purpose !== undefined ? { purpose } : {}),
+  };
 }
 
 function truncatedToolUse(message: MessageParam, stopReason: string | undefined): Set<string> {

@@ -7,7 +7,7 @@ import type { Workspace } from '../ports';
 import { StoreError, type RunState, type RunWriter } from '../store/contract';
 import type { CheckpointRecord, NewRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
-import { limitReached } from './budget';
+import { limitReached, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { continueAfterAnswer, loopSteps, runGuarded, type NoteBuilder } from './loop';
@@ -63,7 +63,9 @@ export async function resumeRun(
   emit: RuntimeListener,
   runId: string,
   signal: AbortSignal,
+  options: ResumeOptions = {},
 ): Promise<RunOutcome> {
+  const raise = options.raise ?? {};
   let writer: RunWriter;
   try {
     writer = await deps.store.openWriter(runId);
@@ -73,11 +75,30 @@ export async function resumeRun(
   try {
     const opened = await openSession(deps, writer, emit, runId);
     if ('ended' in opened) return opened.ended;
+    await raiseLimits(opened.session, raise);
     const env: CallEnv = { session: opened.session, tools, signal, truncated: new Set() };
     return await runGuarded(opened.session, signal, () => continueRun(env, opened.takeFacts()));
   } finally {
     await writer.close().catch(() => undefined);
   }
+}
+
+export interface ResumeOptions {
+  /** New limits for a run paused at one; counters are kept (design 2: Budget). */
+  readonly raise?: LimitRaise;
+  /** Context budget of this session (else the run's setting, else the model's window). */
+  readonly maxContextTokens?: number;
+}
+
+/** Records a raise durably (limits + budget in one commit group) before anything else happens. */
+async function raiseLimits(session: RunSession, raise: LimitRaise): Promise<void> {
+  let records: NewRecord[];
+  try {
+    records = raiseRecords(session.budget, raise);
+  } catch (error) {
+    throw new ResumeError(`run ${session.runId}: ${(error as Error).message}; nothing was changed`, 'invalid');
+  }
+  if (records.length > 0) await session.commit(records);
 }
 
 /** What a resume reads of the run's state besides what the session takes. */

@@ -1,10 +1,11 @@
+import { deprecationWarning } from '../model/models';
 import { systemClock } from '../ports';
-import type { GitFacts } from '../store/records';
+import type { GitFacts, NewRecord } from '../store/records';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import type { CallEnv } from './calls';
 import { guardStore } from './errors';
 import { loopSteps, runGuarded } from './loop';
-import { resumeRun } from './resume';
+import { resumeRun, type ResumeOptions } from './resume';
 import { RunSession, type RunInfo } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
 
@@ -59,7 +60,10 @@ export class AgentRuntime {
     const env: CallEnv = { session, tools: this.tools, signal, truncated: new Set() };
     try {
       return await runGuarded(session, signal, async () => {
-        await session.save('run_start', [session.messageRecord({ role: 'user', content: request.task })]);
+        const warning = deprecationWarning(request.settings.model);
+        if (warning !== undefined) deps.log.log('warn', warning);
+        const notes: NewRecord[] = warning !== undefined ? [{ type: 'note', kind: 'warning', text: warning }] : [];
+        await session.save('run_start', [...notes, session.messageRecord({ role: 'user', content: request.task })]);
         return loopSteps(env);
       });
     } finally {
@@ -71,8 +75,8 @@ export class AgentRuntime {
    * Resumes a run after any interruption. A run that already ended is not resumed (its outcome
    * says so); a missing, damaged, newer-format or held run throws ResumeError.
    */
-  resume(runId: string, signal: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
-    return resumeRun(this.deps, this.tools, this.emit, runId, signal);
+  resume(runId: string, signal: AbortSignal = new AbortController().signal, options: ResumeOptions = {}): Promise<RunOutcome> {
+    return resumeRun(this.deps, this.tools, this.emit, runId, signal, options);
   }
 
   private readonly emit = (event: RuntimeEvent): void => {

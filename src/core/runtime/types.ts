@@ -29,6 +29,8 @@ export interface RuntimeDeps {
   readonly git?: GitReader;
   /** Defaults to the built-in tools without overrides. */
   readonly tools?: ToolRegistry;
+  /** Globs added to the built-in protected paths (core/tools/protected-paths); they never remove one. */
+  readonly protectedPaths?: readonly string[];
   /** USD cost of one call's usage; defaults to the pricing table of core/model/pricing (0 for an unpriced model). */
   readonly costOf?: (model: string, usage: Usage) => number;
   /** Ids of runs and patches; defaults to time + random. */
@@ -47,6 +49,8 @@ export interface RunOutcome {
   readonly runId: string;
   readonly status: OutcomeStatus;
   readonly reason?: string;
+  /** A run paused at a limit: which, and its value (a resume may raise it). */
+  readonly limit?: { readonly kind: 'turns' | 'tokens' | 'cost'; readonly max: number };
 }
 
 /** Why a run paused because of the user's AbortSignal. */

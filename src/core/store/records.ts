@@ -18,6 +18,8 @@ export const CheckpointLabel = z.enum([
   'tool_finished',
   'file_written',
   'run_end',
+  /** The history was compacted (old tool results cleared, or older messages summarised). */
+  'compacted',
 ]);
 
 export const GitFacts = z.object({
@@ -34,6 +36,12 @@ export const RunSettings = z.object({
   maxTokens: z.number().int().positive().optional(),
   maxCostUsd: z.number().positive().optional(),
   maxOutputTokensPerCall: z.number().int().positive(),
+  /** Context budget: no request may be larger (tokens); unset: the model's context window. */
+  maxContextTokens: z.number().int().positive().optional(),
+  /** Extended thinking: a token budget per call, or adaptive (the model decides). Unset: off. */
+  thinking: z
+    .union([z.object({ type: z.literal('enabled'), budgetTokens: z.number().int().min(1024) }), z.object({ type: z.literal('adaptive') })])
+    .optional(),
 });
 
 export const Budget = z.object({
@@ -163,6 +171,57 @@ export const RunEndRecord = z.object({
   summary: z.string().optional(),
 });
 
+/** What one model call used and cost (after_model), cache reads and writes apart. */
+export const UsageRecord = z.object({
+  ...base,
+  type: z.literal('usage'),
+  stepId: z.number().int().nonnegative(),
+  model: z.string(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadInputTokens: z.number().int().nonnegative(),
+  cacheCreationInputTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  /** False when the model has no price in the table (costUsd is then 0). */
+  priced: z.boolean(),
+  /** A compaction's summary call, not a step of the task. */
+  purpose: z.enum(['step', 'summary']).optional(),
+});
+
+/** A person raised a paused run's limits (the budget record of the same group holds them). */
+export const LimitsRecord = z.object({
+  ...base,
+  type: z.literal('limits'),
+  maxTurns: z.number().int().positive().optional(),
+  maxTokens: z.number().int().positive().optional(),
+  maxCostUsd: z.number().positive().optional(),
+  /** The limits before the raise. */
+  before: z.object({
+    maxTurns: z.number().int().positive(),
+    maxTokens: z.number().int().positive().optional(),
+    maxCostUsd: z.number().positive().optional(),
+  }),
+});
+
+/**
+ * The history was compacted: the message records of the same commit group (index 0 on) are the
+ * whole active history from here on. The messages before stay in the journal.
+ */
+export const CompactionRecord = z.object({
+  ...base,
+  type: z.literal('compaction'),
+  stepId: z.number().int().nonnegative(),
+  kind: z.enum(['cleared_tool_results', 'summary']),
+  /** Estimated request tokens before and after. */
+  tokensBefore: z.number().int().nonnegative(),
+  tokensAfter: z.number().int().nonnegative(),
+  contextBudget: z.number().int().positive(),
+  messagesBefore: z.number().int().nonnegative(),
+  messagesAfter: z.number().int().nonnegative(),
+  /** Calls whose results were cleared (the ledger keeps them). */
+  clearedCallIds: z.array(z.string()),
+});
+
 export const StoreRecord = z.discriminatedUnion('type', [
   RunRecord,
   CheckpointRecord,
@@ -177,9 +236,21 @@ export const StoreRecord = z.discriminatedUnion('type', [
   BranchRecord,
   RestoreRecord,
   RunEndRecord,
+  // New types go last: a record type's code is its place here (line-columns, resume index).
+  UsageRecord,
+  LimitsRecord,
+  CompactionRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;
+
+/**
+ * Whether a resume can continue a run in this status, with no live writer holding it. A run that
+ * ended (completed, failed, cancelled) has a run_end record and nothing to resume.
+ */
+export function isResumableStatus(status: RunStatus, heldByLiveWriter: boolean): boolean {
+  return !heldByLiveWriter && (status === 'paused' || status === 'interrupted' || status === 'running');
+}
 export type CheckpointLabel = z.infer<typeof CheckpointLabel>;
 export type GitFacts = z.infer<typeof GitFacts>;
 export type RunSettings = z.infer<typeof RunSettings>;
@@ -197,6 +268,9 @@ export type StatusRecord = z.infer<typeof StatusRecord>;
 export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
+export type UsageRecord = z.infer<typeof UsageRecord>;
+export type LimitsRecord = z.infer<typeof LimitsRecord>;
+export type CompactionRecord = z.infer<typeof CompactionRecord>;
 export type StoreRecord = z.infer<typeof StoreRecord>;
 
 /** A record as the writer hands it over: `v` and `at` are filled in by the store. */

@@ -1,12 +1,12 @@
 import type { RunSummary } from './contract';
 import { describeHolder } from './lease-policy';
+import { isResumableStatus } from './records';
 
 // What a run's summary says about picking it up: one rule for the CLI and the extension.
 
 /** A run is resumable when it stopped without an end, is intact, and nobody writes it now. */
 export function isResumable(run: RunSummary): boolean {
-  if (run.damaged !== undefined || run.leased) return false;
-  return run.status === 'paused' || run.status === 'interrupted' || run.status === 'running';
+  return run.damaged === undefined && isResumableStatus(run.status, run.leased);
 }
 
 /** Interrupted: left `running` (or marked interrupted) with no live writer: a crash, a kill, a closed window. */

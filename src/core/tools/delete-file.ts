@@ -1,3 +1,4 @@
+import { WORKSPACE_DELETE } from '../ledger/schema';
 import { z } from 'zod';
 import { prepareWrite } from '../patches/record';
 import { applyAll, FILE_COMPENSATION } from './file-writes';
@@ -15,9 +16,10 @@ export const deleteFileTool: ToolDefinition<DeleteFileInput> = {
   input: DeleteFileInput,
   idempotency: 'conditional',
   replayPolicy: 'auto',
-  sideEffects: ['deletes a workspace file'],
+  sideEffects: [WORKSPACE_DELETE],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `delete ${input.path}`,
+  writesPaths: (input) => [input.path],
   async prepare(input, ctx) {
     const live = await readExisting(ctx.workspace, input.path);
     return [await prepareWrite(ctx.workspace, live.path, null)];

@@ -1,3 +1,4 @@
+import { WORKSPACE_WRITE } from '../ledger/schema';
 import { z } from 'zod';
 import { encodeText } from '../patches/hash';
 import { prepareWrite } from '../patches/record';
@@ -20,9 +21,10 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   input: EditFileInput,
   idempotency: 'conditional',
   replayPolicy: 'auto',
-  sideEffects: ['writes a workspace file'],
+  sideEffects: [WORKSPACE_WRITE],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `edit ${input.path}`,
+  writesPaths: (input) => [input.path],
   async prepare(input, ctx) {
     const live = await readExisting(ctx.workspace, input.path);
     const { text, bom } = textOf(live);

@@ -40,6 +40,8 @@ export interface ToolDefinition<I = unknown> {
   readonly compensation: string;
   /** One line for the ledger, the approvals prompt and the timeline. */
   summarize(input: I): string;
+  /** File tools: the paths a call writes or deletes, as the model named them (checked against the protected paths before approval). */
+  writesPaths?(input: I): readonly string[];
   /**
    * File tools: compute the writes from live content BEFORE the call is marked started, so the
    * intents are on disk first (write-ahead) and a resume can probe them.

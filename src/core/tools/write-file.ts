@@ -1,3 +1,4 @@
+import { WORKSPACE_WRITE } from '../ledger/schema';
 import { z } from 'zod';
 import { encodeText, hasUtf8Bom } from '../patches/hash';
 import { prepareWrite } from '../patches/record';
@@ -16,9 +17,10 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   input: WriteFileInput,
   idempotency: 'conditional',
   replayPolicy: 'auto',
-  sideEffects: ['writes a workspace file'],
+  sideEffects: [WORKSPACE_WRITE],
   compensation: FILE_COMPENSATION,
   summarize: (input) => `write ${input.path} (${input.content.length} chars)`,
+  writesPaths: (input) => [input.path],
   async prepare(input, ctx) {
     const path = await ctx.workspace.normalize(input.path);
     const live = await ctx.workspace.read(path);

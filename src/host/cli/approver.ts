@@ -11,14 +11,22 @@ async function ask(question: string): Promise<string> {
   }
 }
 
+/** A write to a protected path: only a person at the terminal approves it, never `--yes`. */
+async function askProtected(toolName: string, summary: string, reason: string, interactive: boolean): Promise<ApprovalDecision> {
+  if (!interactive) throw new ApprovalUnavailableError(`${reason}; --yes does not approve it: run again from a terminal`);
+  const answer = await ask(`${reason}.\napprove ${toolName}: ${summary}? [y]es once / [n]o: `);
+  return answer === 'y' || answer === 'yes' ? 'allow_once' : 'deny';
+}
+
 /**
- * `--yes` approves calls whose policy is `ask`, and never answers whether to run again a
+ * `--yes` approves calls whose policy is `ask` (never a write to a protected path), and never answers whether to run again a
  * non-idempotent call whose outcome is unknown. Without --yes and without a terminal, nobody
  * can approve: the run pauses.
  */
 export function createCliApprover(options: { yes: boolean; interactive: boolean }): Approver {
   return {
     async approve(request): Promise<ApprovalDecision> {
+      if (request.reason !== undefined) return askProtected(request.toolName, request.summary, request.reason, options.interactive);
       if (options.yes) return 'allow_once';
       if (!options.interactive) throw new ApprovalUnavailableError('run again with --yes to approve, or from a terminal');
       const answer = await ask(`approve ${request.toolName}: ${request.summary}? [y]es once / [a]ll of this tool in this run / [n]o: `);

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import type { ResumeOptions } from '../../core/runtime/resume';
+import type { RunSettings } from '../../core/store/records';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -8,11 +10,15 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `usage:
-  agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--max-turns N] [--yes]
-                        [--provider anthropic|replay] [--replay FILE] [--base-url URL]
-  agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--provider ...] [--replay FILE] [--base-url URL]
+  agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--yes] [--trust]
+                        [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N]
+  agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
+                        [LIMITS] (a paused run continues with the raised limits; its counters are kept)
+  LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
-exit codes: 0 completed, 1 failed, 2 bad usage or input, 3 paused`;
+run and resume act only in a trusted workspace: --trust (this run), or the folder listed in
+  $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
+exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace too), 3 paused`;
 
 export interface CliOptions {
   readonly command: 'run' | 'resume' | 'status';
@@ -21,7 +27,14 @@ export interface CliOptions {
   readonly task?: string;
   readonly model?: string;
   readonly maxTurns?: number;
+  readonly maxTokens?: number;
+  readonly maxCostUsd?: number;
+  readonly maxContextTokens?: number;
+  /** Extended thinking: off, adaptive, or a budget of N tokens per call. */
+  readonly thinking?: 'off' | 'adaptive' | number;
   readonly yes: boolean;
+  /** Trusts the workspace for this invocation (see cli/trust.ts). */
+  readonly trust: boolean;
   readonly provider?: 'anthropic' | 'replay';
   readonly replay?: string;
   readonly baseUrl?: string;
@@ -35,7 +48,12 @@ const OPTIONS = {
   task: { type: 'string' },
   model: { type: 'string' },
   'max-turns': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-cost-usd': { type: 'string' },
+  'max-context-tokens': { type: 'string' },
+  thinking: { type: 'string' },
   yes: { type: 'boolean', default: false },
+  trust: { type: 'boolean', default: false },
   provider: { type: 'string' },
   replay: { type: 'string' },
   'base-url': { type: 'string' },
@@ -43,9 +61,11 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
 } as const;
 
+const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
+
 const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
-  run: ['workspace', 'store', 'task', 'model', 'max-turns', 'yes', 'provider', 'replay', 'base-url'],
-  resume: ['workspace', 'store', 'run', 'yes', 'provider', 'replay', 'base-url'],
+  run: ['workspace', 'store', 'task', 'model', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, 'thinking'],
+  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS],
   status: ['store', 'workspace', 'run', 'json'],
 };
 
@@ -53,6 +73,32 @@ function positiveInt(name: string, text: string | undefined): number | undefined
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--${name} must be a positive integer, got "${text}"`);
   return Number(text);
+}
+
+function positiveNumber(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(text) || !(Number(text) > 0)) throw new UsageError(`--${name} must be a positive number, got "${text}"`);
+  return Number(text);
+}
+
+function thinkingOf(text: string | undefined): CliOptions['thinking'] {
+  if (text === undefined || text === 'off' || text === 'adaptive') return text;
+  const budget = positiveInt('thinking', text);
+  if (budget === undefined || budget < 1024)
+    throw new UsageError(`--thinking must be off, adaptive or a budget of at least 1024 tokens, got "${text}"`);
+  return budget;
+}
+
+/** The limit flags given, as options. */
+function limitsOf(str: (name: string) => string | undefined): Partial<CliOptions> {
+  const limits = {
+    maxTurns: positiveInt('max-turns', str('max-turns')),
+    maxTokens: positiveInt('max-tokens', str('max-tokens')),
+    maxCostUsd: positiveNumber('max-cost-usd', str('max-cost-usd')),
+    maxContextTokens: positiveInt('max-context-tokens', str('max-context-tokens')),
+    thinking: thinkingOf(str('thinking')),
+  };
+  return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
 }
 
 export function parseCli(argv: readonly string[]): CliOptions {
@@ -82,19 +128,44 @@ export function parseCli(argv: readonly string[]): CliOptions {
   if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
     throw new UsageError('status needs --store DIR or --workspace DIR');
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
-  const maxTurns = positiveInt('max-turns', str('max-turns'));
   return {
     command,
     yes: values['yes'] === true,
+    trust: values['trust'] === true,
     json: values['json'] === true,
     ...(str('workspace') !== undefined ? { workspace: str('workspace') } : {}),
     ...(str('store') !== undefined ? { store: str('store') } : {}),
     ...(str('task') !== undefined ? { task: str('task') } : {}),
     ...(str('model') !== undefined ? { model: str('model') } : {}),
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...limitsOf(str),
     ...(provider !== undefined ? { provider } : {}),
     ...(str('replay') !== undefined ? { replay: str('replay') } : {}),
     ...(str('base-url') !== undefined ? { baseUrl: str('base-url') } : {}),
     ...(str('run') !== undefined ? { run: str('run') } : {}),
+  };
+}
+
+/** The run settings the long-run flags give (limits besides turns, context budget, thinking). */
+export function longRunSettingsOf(options: CliOptions): Partial<RunSettings> {
+  const thinking = options.thinking;
+  return {
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+    ...(options.maxContextTokens !== undefined ? { maxContextTokens: options.maxContextTokens } : {}),
+    ...(thinking === 'adaptive' ? { thinking: { type: 'adaptive' as const } } : {}),
+    ...(typeof thinking === 'number' ? { thinking: { type: 'enabled' as const, budgetTokens: thinking } } : {}),
+  };
+}
+
+/** What `resume` flags ask of the resume: raised limits, a context budget for this session. */
+export function resumeOptionsOf(options: CliOptions): ResumeOptions {
+  const raise = {
+    ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+  };
+  return {
+    ...(Object.keys(raise).length > 0 ? { raise } : {}),
+    ...(options.maxContextTokens !== undefined ? { maxContextTokens: options.maxContextTokens } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { createAnthropicProvider, DEFAULT_MODEL } from '../../core/model/anthrop
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
 import type { Log } from '../../core/ports';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
 import { AgentRuntime } from '../../core/runtime/runtime';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
@@ -15,13 +16,13 @@ import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
-import { parseCli, USAGE, UsageError, type CliOptions } from './args';
+import { longRunSettingsOf, parseCli, resumeOptionsOf, USAGE, UsageError, type CliOptions } from './args';
+import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
 import { readStatus, statusJson } from './status';
+import { requireTrustedWorkspace } from './trust';
 import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
-const DEFAULT_MAX_TURNS = 50;
-const MAX_OUTPUT_TOKENS = 8192;
 
 function line(text: string): void {
   process.stderr.write(`${text}\n`);
@@ -33,9 +34,11 @@ const stderrLog: Log = {
   },
 };
 
+/** The workspace folder, once it is known to be a folder the person trusts. */
 function workspaceDir(options: CliOptions): string {
   const dir = resolve(options.workspace!);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`workspace ${dir} is not a folder`);
+  requireTrustedWorkspace(dir, options.trust);
   return dir;
 }
 
@@ -51,7 +54,7 @@ function providerOf(options: CliOptions, recorded?: string): ModelProvider {
     if (!existsSync(file)) throw new UsageError(`replay file ${file} does not exist`);
     return createReplayProvider(readFileSync(file, 'utf8'), { source: file });
   }
-  const apiKey = process.env['ANTHROPIC_API_KEY'];
+  const apiKey = handedKey('ANTHROPIC_API_KEY');
   if (apiKey === undefined || apiKey === '') throw new UsageError('ANTHROPIC_API_KEY is not set (or use --provider replay --replay FILE)');
   return createAnthropicProvider({
     apiKey,
@@ -118,7 +121,8 @@ async function runCommand(options: CliOptions): Promise<number> {
     model: options.model ?? DEFAULT_MODEL,
     provider,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
-    maxOutputTokensPerCall: MAX_OUTPUT_TOKENS,
+    maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
+    ...longRunSettingsOf(options),
   };
   const runtime = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
   line(`store: ${storePath}`);
@@ -142,7 +146,7 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
   }
   const runtime = runtimeFor(options, store, dir, storePath, providerOf(options, state.run.settings.provider));
-  return report(await runtime.resume(runId, cancelOnSignals()));
+  return report(await runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
 }
 
 async function statusCommand(options: CliOptions): Promise<number> {
@@ -184,7 +188,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  void main(process.argv.slice(2)).then((code) => {
+  const args = process.argv.slice(2);
+  const relaunched = relaunchWithoutKeys(args, process.argv[1]!);
+  if (relaunched === undefined) receiveHandedKeys();
+  void (relaunched ?? main(args)).then((code) => {
     process.exitCode = code;
   });
 }

@@ -1,12 +1,5 @@
 import type { CheckpointStore, RunState, RunSummary } from '../../core/store/contract';
 
-const RESUMABLE = new Set(['running', 'paused', 'interrupted']);
-
-/** The most recently updated run that has not ended. */
-export function latestResumable(runs: readonly RunSummary[]): RunSummary | undefined {
-  return [...runs].filter((run) => RESUMABLE.has(run.status)).sort((a, b) => b.updatedAt - a.updatedAt)[0];
-}
-
 export function latestRun(runs: readonly RunSummary[]): RunSummary | undefined {
   return [...runs].sort((a, b) => b.updatedAt - a.updatedAt)[0];
 }

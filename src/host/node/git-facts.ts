@@ -3,15 +3,25 @@ import type { GitReader } from '../../core/ports';
 import type { GitFacts } from '../../core/store/records';
 
 // Read-only git: only rev-parse and status. Never a command that writes (no commit, reset,
-// clean, stash, checkout, add). `--no-optional-locks` keeps status from refreshing the index.
-const READ_ONLY_ENV = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+// clean, stash, checkout, add). The repository's own config is untrusted: fsmonitor (a command
+// git would run) and hooks are off, optional locks are off (status does not refresh the index),
+// and git gets a scrubbed environment: no API key, no GIT_* from outside that could redirect it.
+const HARDENING = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '--no-optional-locks'];
+const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'TMPDIR', 'XDG_CONFIG_HOME', 'SYSTEMROOT', 'SystemRoot', 'WINDIR'];
+
+/** The environment git runs with: a few variables it needs, nothing else from the host. */
+export function gitEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const scrubbed: NodeJS.ProcessEnv = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' };
+  for (const name of PASSED_ENV) if (env[name] !== undefined) scrubbed[name] = env[name];
+  return scrubbed;
+}
 
 function git(root: string, args: readonly string[]): Promise<string | null> {
   return new Promise((resolve) => {
     execFile(
       'git',
-      ['--no-optional-locks', '-C', root, ...args],
-      { env: { ...process.env, ...READ_ONLY_ENV }, maxBuffer: 64 * 1024 * 1024, timeout: 15_000 },
+      [...HARDENING, '-C', root, ...args],
+      { env: gitEnvironment(), maxBuffer: 64 * 1024 * 1024, timeout: 15_000 },
       (error, stdout) => {
         resolve(error ? null : stdout);
       },

@@ -11,6 +11,8 @@ import { createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
+import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
+import type { ResumeOptions } from '../../core/runtime/resume';
 
 export class NoApiKeyError extends Error {
   constructor() {
@@ -102,6 +104,7 @@ export class AgentController implements vscode.Disposable {
       log: this.deps.log,
       git: this.deps.git,
       tools: createToolRegistry({ overrides: settings.toolPolicies }),
+      protectedPaths: settings.protectedPaths,
     });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
     runtime.onEvent((event) => {
@@ -153,11 +156,20 @@ export class AgentController implements vscode.Disposable {
     return this.launch(runId, task, 'start', (signal) => runtime.start({ runId, task, settings: runSettingsOf(settings) }, signal));
   }
 
+  /** The maxTurns setting: how many turns "+N turns" adds to a run paused at its turn limit. */
+  turnsPerRun(): number {
+    try {
+      return this.deps.settings().maxTurns;
+    } catch {
+      return DEFAULT_MAX_TURNS;
+    }
+  }
+
   /**
    * Resumes a run. A run another live writer holds is refused, naming it, unless `takeOver`
    * (the person chose to): then that writer is fenced off first and stops at its next write.
    */
-  async resume(runId: string, options: { takeOver?: boolean } = {}): Promise<ActiveRun> {
+  async resume(runId: string, options: ResumeOptions & { takeOver?: boolean } = {}): Promise<ActiveRun> {
     this.refuseWhileBusy();
     const runtime = await this.runtime(this.deps.settings());
     this.refuseWhileBusy();
@@ -175,7 +187,8 @@ export class AgentController implements vscode.Disposable {
       );
     }
     this.deps.log.log('info', `[${runId}] resume`);
-    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal));
+    const { takeOver: _taken, ...resumeOptions } = options;
+    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, resumeOptions));
   }
 
   private refuseWhileBusy(): void {

@@ -48,3 +48,13 @@ export class ApiKeys {
     return [...this.seen];
   }
 }
+
+/**
+ * The warning to log once when the key sits in the extension host's own environment: the
+ * extension cannot take it out of there, and a process the agent starts could read it from an
+ * ancestor's start-up environment (`/proc/<pid>/environ`). Undefined when it does not.
+ */
+export function keyInHostEnvironmentWarning(env: NodeJS.ProcessEnv): string | undefined {
+  if (!env[API_KEY_ENV] && !env['ANTHROPIC_AUTH_TOKEN']) return undefined;
+  return `${env[API_KEY_ENV] ? API_KEY_ENV : 'ANTHROPIC_AUTH_TOKEN'} is in the environment VS Code was started with: commands the agent runs do not get it, but one could read it from the editor's own process environment. Fix: run "Agent: Set API Key" (the key is then kept in VS Code's secret storage), unset the variable and restart VS Code.`;
+}

@@ -4,7 +4,11 @@ import type { Prompts } from './prompts';
 import type { Services } from './services';
 import type { TimelineBackend } from './timeline/backend';
 
-/** What the extension exports: a small surface for host tests (and other extensions). */
+/**
+ * What the extension exports: a small surface for host tests (and other extensions). Nothing here
+ * lowers safety: no trust override, no policy or key access (Restricted Mode is tested with the
+ * restricted launcher, `npm run test:host -- --restricted`).
+ */
 export interface AgentCheckpointsApi {
   whenTimelineResolved(): Promise<void>;
   /** The checkpoint store's root folder (the workspace storage). */
@@ -20,8 +24,6 @@ export interface AgentCheckpointsApi {
   offerInterruptedRuns(): Promise<OfferResult[]>;
   /** Recent log lines as written to the channel (redacted). */
   logText(): string;
-  /** Pretends the workspace is (un)trusted; undefined follows `vscode.workspace.isTrusted`. */
-  setTrustOverride(trusted: boolean | undefined): void;
   refreshContextKeys(): Promise<void>;
   statusText(): string;
   /** The backend the Timeline view is built on. */
@@ -39,9 +41,6 @@ export function createApi(s: Services, timelineBackend: TimelineBackend, whenTim
     usePrompts: (prompts) => s.prompts.use(prompts),
     offerInterruptedRuns: () => offerInterruptedRuns(s),
     logText: () => s.logTail.join('\n'),
-    setTrustOverride: (trusted) => {
-      s.trustOverride = trusted;
-    },
     refreshContextKeys: () => s.keys.refresh(),
     statusText: () => s.presenter.statusText,
   };

@@ -48,17 +48,18 @@ export class DialogApprover implements Approver {
   constructor(private readonly prompts: Prompts) {}
 
   async approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision> {
+    const why = request.reason !== undefined ? `${request.reason}.\n\n` : '';
+    // A protected write is allowed once at most: no "for this run" choice.
+    const choices = request.reason !== undefined ? [ALLOW_ONCE, DENY] : [ALLOW_ONCE, ALLOW_FOR_RUN, DENY];
     const answer = await untilAborted(
       this.prompts.message(
         'warning',
         `The agent wants to ${request.summary}`,
         {
           modal: true,
-          detail: `Tool ${request.toolName}, call ${request.callId}\n\n${inputPreview(request.input)}\n\nYour decision is recorded in the run.`,
+          detail: `${why}Tool ${request.toolName}, call ${request.callId}\n\n${inputPreview(request.input)}\n\nYour decision is recorded in the run.`,
         },
-        ALLOW_ONCE,
-        ALLOW_FOR_RUN,
-        DENY,
+        ...choices,
       ),
       signal,
     );

@@ -5,6 +5,7 @@ import type { RunSummary } from '../../core/store/contract';
 import { NoApiKeyError, type ActiveRun } from './agent-controller';
 import type { Services } from './services';
 import { mayRunAgent } from './trust';
+import type { ResumeOptions } from '../../core/runtime/resume';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -20,6 +21,7 @@ export const COMMANDS = {
 
 const SET_API_KEY = 'Set API Key';
 const RESUME = 'Resume';
+const MORE_TURNS = (turns: number) => ({ label: `+${turns} turns`, turns });
 const SHOW_LOG = 'Show Log';
 const SHOW_TIMELINE = 'Show in Timeline';
 
@@ -119,7 +121,7 @@ export function runItem(run: RunSummary): RunChoice {
   };
 }
 
-export async function resumeRun(s: Services, arg?: { runId?: string }): Promise<{ runId: string } | undefined> {
+export async function resumeRun(s: Services, arg?: { runId?: string; options?: ResumeOptions }): Promise<{ runId: string } | undefined> {
   if (!mayRunAgent(trustDeps(s), 'Agent: Resume')) return undefined;
   let runId = typeof arg?.runId === 'string' ? arg.runId : undefined;
   if (runId === undefined) {
@@ -134,7 +136,7 @@ export async function resumeRun(s: Services, arg?: { runId?: string }): Promise<
     if (runId === undefined) return undefined;
   }
   const chosen = runId;
-  return launch(s, 'Agent: Resume', () => s.controller.resume(chosen));
+  return launch(s, 'Agent: Resume', () => s.controller.resume(chosen, arg?.options ?? {}));
 }
 
 export function cancelRun(s: Services): boolean {
@@ -179,15 +181,20 @@ export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome
   }
   if (outcome.status === 'paused') {
     const why = outcome.reason === CANCELLED_REASON ? 'cancelled' : (outcome.reason ?? 'paused');
+    // At the turn limit, "+N turns" continues with N more (the maxTurns setting); counters are kept.
+    const more = outcome.limit?.kind === 'turns' ? MORE_TURNS(s.controller.turnsPerRun()) : undefined;
+    const actions = more ? [more.label] : [RESUME];
     void s.prompts
       .message(
         outcome.reason === CANCELLED_REASON ? 'info' : 'warning',
         `Agent run paused (${why}). Nothing is lost: resume it any time.`,
         {},
-        RESUME,
+        ...actions,
       )
       .then((c) => {
         if (c === RESUME) void resumeRun(s, { runId: outcome.runId });
+        if (more && c === more.label && outcome.limit)
+          void resumeRun(s, { runId: outcome.runId, options: { raise: { maxTurns: outcome.limit.max + more.turns } } });
       });
     return;
   }

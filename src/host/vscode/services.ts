@@ -8,8 +8,8 @@ import { folderKey, workspaceStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { migrateRunsFrom, workspaceStorageSiblings } from '../node/store-migrate';
 import { AgentController } from './agent-controller';
+import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
-import { API_KEY_ENV, ApiKeys } from './api-key';
 import { DialogApprover } from './approvals';
 import { ContextKeys } from './context-keys';
 import { LiveWorkspace } from './live-workspace';
@@ -40,9 +40,8 @@ export interface Services {
   readonly presenter: RunPresenter;
   /** Settles once runs written where the store used to be are moved in (never rejects). */
   readonly storeReady: Promise<void>;
-  /** `vscode.workspace.isTrusted`, unless a test pretends otherwise. */
+  /** `vscode.workspace.isTrusted`, read at each check. */
   isTrusted(): boolean;
-  trustOverride: boolean | undefined;
 }
 
 /**
@@ -75,13 +74,6 @@ async function moveLegacyRuns(context: vscode.ExtensionContext, store: FileCheck
   }
 }
 
-/** The host environment for agent commands, without the API key. */
-function commandEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env[API_KEY_ENV];
-  return env;
-}
-
 function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () => readonly string[]): Log {
   const base = createOutputLog(channel, secrets);
   return {
@@ -100,6 +92,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const logTail: string[] = [];
   const log = teeLog(channel, logTail, () => apiKeys.known());
   const store = openFileStore(storagePath);
+  const keyWarning = keyInHostEnvironmentWarning(process.env);
+  if (keyWarning !== undefined) log.log('warn', keyWarning);
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const workspace = new LiveWorkspace(roots, storagePath, log);
   const storeReady = moveLegacyRuns(context, store, log);
@@ -108,12 +102,12 @@ export function createServices(context: vscode.ExtensionContext): Services {
     store,
     workspace: boundedWorkspace(workspace),
     approver: new DialogApprover(prompts),
-    commands: createNodeCommandRunner({ env: commandEnv() }),
+    commands: createNodeCommandRunner(),
     git: nodeGitReader,
     clock: systemClock,
     log,
     apiKeys,
-    settings: () => readSettings(),
+    settings: () => readSettings((message) => log.log('warn', message)),
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
@@ -135,8 +129,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     keys,
     presenter,
     storeReady,
-    trustOverride: undefined,
-    isTrusted: () => services.trustOverride ?? vscode.workspace.isTrusted,
+    isTrusted: () => vscode.workspace.isTrusted,
   };
   return services;
 }

@@ -1,80 +1,53 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import { z } from 'zod';
-import { DEFAULT_MODEL } from '../../core/model/anthropic';
 import type { RunSettings } from '../../core/store/records';
-import { ToolPolicyOverrides } from '../../core/tools/registry';
+import { type ExtensionSettings, readSettingsFrom, sectionKeysIn, SETTINGS_SECTION } from './settings-read';
 
-export const SETTINGS_SECTION = 'agentCheckpoints';
+export { ExtensionSettings, SettingsError, SETTINGS_SECTION } from './settings-read';
 
-const positiveOrUnset = z
-  .number()
-  .positive()
-  .nullish()
-  .transform((v) => v ?? undefined);
+const MAX_SETTINGS_FILE = 1024 * 1024;
 
-/** `agentCheckpoints.*` as the extension uses them; a bad value is reported, never guessed. */
-export const ExtensionSettings = z.object({
-  provider: z.enum(['anthropic', 'replay']).default('anthropic'),
-  replayFile: z.string().default(''),
-  model: z.string().min(1).default(DEFAULT_MODEL),
-  baseUrl: z.string().default(''),
-  maxTurns: z.number().int().positive().default(30),
-  maxTokens: positiveOrUnset.pipe(z.number().int().optional()),
-  maxCostUsd: positiveOrUnset,
-  maxOutputTokensPerCall: z.number().int().positive().default(8192),
-  toolPolicies: ToolPolicyOverrides.default({}),
-  retention: z
-    .object({
-      maxBytes: z
-        .number()
-        .int()
-        .positive()
-        .default(512 * 1024 * 1024),
-      maxRuns: z.number().int().positive().default(50),
-    })
-    .default({ maxBytes: 512 * 1024 * 1024, maxRuns: 50 }),
-});
-export type ExtensionSettings = z.infer<typeof ExtensionSettings>;
-
-export class SettingsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SettingsError';
+/** A small regular file's text, or undefined; never blocks on a FIFO or follows into a device. */
+function smallRegularText(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_SETTINGS_FILE) return undefined;
+    const buffer = Buffer.alloc(stat.size);
+    const read = readSync(fd, buffer, 0, stat.size, 0);
+    return buffer.subarray(0, read).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
-const KEYS = [
-  'provider',
-  'replayFile',
-  'model',
-  'baseUrl',
-  'maxTurns',
-  'maxTokens',
-  'maxCostUsd',
-  'maxOutputTokensPerCall',
-  'toolPolicies',
-] as const;
+/** The `agentCheckpoints.*` keys the open workspace's own settings files set (folder `.vscode/settings.json`, `.code-workspace`). */
+function workspaceSettingKeys(): Set<string> {
+  const keys = new Set<string>();
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    if (folder.uri.scheme !== 'file') continue;
+    const text = smallRegularText(nodePath.join(folder.uri.fsPath, '.vscode', 'settings.json'));
+    if (text !== undefined) for (const key of sectionKeysIn(text)) keys.add(key);
+  }
+  const file = vscode.workspace.workspaceFile;
+  if (file?.scheme === 'file') {
+    const text = smallRegularText(file.fsPath);
+    if (text !== undefined) for (const key of sectionKeysIn(text, true)) keys.add(key);
+  }
+  return keys;
+}
 
-/** Reads and validates the settings (a wrong value names the setting). */
-export function readSettings(
-  config: Pick<vscode.WorkspaceConfiguration, 'get'> = vscode.workspace.getConfiguration(SETTINGS_SECTION),
-): ExtensionSettings {
-  const raw: Record<string, unknown> = {};
-  for (const key of KEYS) {
-    const value = config.get<unknown>(key);
-    if (value !== undefined) raw[key] = value;
-  }
-  raw.retention = {
-    maxBytes: config.get<unknown>('retention.maxBytes') ?? undefined,
-    maxRuns: config.get<unknown>('retention.maxRuns') ?? undefined,
-  };
-  const parsed = ExtensionSettings.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = issue ? `${SETTINGS_SECTION}.${issue.path.join('.')}` : SETTINGS_SECTION;
-    throw new SettingsError(`setting ${name} is invalid: ${issue?.message ?? z.prettifyError(parsed.error)}`);
-  }
-  return parsed.data;
+/**
+ * Reads and validates the settings (a wrong value names the setting). Safety settings come from
+ * the user's settings only; `warn` hears of each workspace value that was ignored.
+ */
+export function readSettings(warn?: (message: string) => void): ExtensionSettings {
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return readSettingsFrom(config, warn ? workspaceSettingKeys() : new Set(), warn);
 }
 
 /** The part of the settings a run records (never a credential). */

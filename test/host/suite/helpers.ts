@@ -32,6 +32,7 @@ export interface ShownMessage {
   readonly kind: MessageKind;
   readonly text: string;
   readonly actions: readonly string[];
+  readonly detail?: string;
 }
 
 type MessageAnswer = (message: ShownMessage) => string | undefined;
@@ -57,8 +58,8 @@ export class ScriptedPrompts implements Prompts {
     return this.pick(items) as T | undefined;
   }
 
-  async message(kind: MessageKind, text: string, _options: MessageOptions, ...actions: string[]): Promise<string | undefined> {
-    const shown = { kind, text, actions };
+  async message(kind: MessageKind, text: string, options: MessageOptions, ...actions: string[]): Promise<string | undefined> {
+    const shown = { kind, text, actions, ...(options.detail !== undefined ? { detail: options.detail } : {}) };
     this.messages.push(shown);
     const answer: MessageAnswer = (m) => this.answers.find((a) => a.match.test(m.text) && m.actions.includes(a.action))?.action;
     return answer(shown);

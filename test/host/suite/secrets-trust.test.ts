@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
-import { openFileStore } from '../../../src/host/node/store-factory';
-import { mayRunAgent, RESTRICTED_MODE_MESSAGE } from '../../../src/host/vscode/trust';
+import { mayRunAgent } from '../../../src/host/vscode/trust';
 import { extensionApi, filesUnder, ScriptedPrompts, TEST_API_KEY, useFakeModel } from './helpers';
 
 export function secretsSuite(): void {
@@ -49,28 +48,6 @@ export function trustSuite(): void {
       assert.equal(asked, false);
       assert.equal(mayRunAgent({ isTrusted: () => true, prompts, manageTrust: async () => undefined }, 'Agent: Run'), true);
       assert.equal(prompts.messages.length, 1);
-    });
-
-    it('Run and Resume refuse while the workspace is restricted: no run, no model call, no file', async () => {
-      const api = await extensionApi();
-      const fake = await useFakeModel(api, []);
-      const store = openFileStore(api.storagePath);
-      const before = (await store.listRuns()).length;
-      api.setTrustOverride(false);
-      try {
-        const run = await vscode.commands.executeCommand('agentCheckpoints.run', { task: 'write a file' });
-        const resume = await vscode.commands.executeCommand('agentCheckpoints.resume', { runId: 'any' });
-        assert.equal(run, undefined);
-        assert.equal(resume, undefined);
-        const refusals = fake.prompts.messages.filter((m) => m.text.includes(RESTRICTED_MODE_MESSAGE));
-        assert.equal(refusals.length, 2, JSON.stringify(fake.prompts.messages));
-        assert.match(refusals[0]!.text, /^Agent: Run: .*Trust this workspace/);
-        assert.equal(fake.server.requests.length, 0);
-        assert.equal((await store.listRuns()).length, before);
-      } finally {
-        api.setTrustOverride(undefined);
-        await fake.dispose();
-      }
     });
 
     it('declares limited support for untrusted workspaces', () => {

@@ -14,7 +14,9 @@ export const ScriptToolUseBlock = z.object({
    */
   rawInputJson: z.string().optional(),
 });
-export const ScriptBlock = z.union([ScriptTextBlock, ScriptToolUseBlock]);
+/** A thinking block; the server signs it (signature given here only to send a wrong one). */
+export const ScriptThinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
+export const ScriptBlock = z.union([ScriptTextBlock, ScriptToolUseBlock, ScriptThinkingBlock]);
 
 export const ResponseStep = z.object({
   id: z.string().optional(),

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { badThinking, PromptCache, signThinking, tokensOfText, type CacheUsage } from './cache';
 import { errorTypeOf, isFault, ResponseStep, StreamErrorFault, type ScriptBlock, type StatusFault, type Step } from './script';
 
 export type { Step, ResponseStep, FaultStep, ScriptBlock } from './script';
@@ -21,12 +22,25 @@ export type ScriptEntry = Step | Responder;
 export interface FakeAnthropic {
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** Usage reported for each answered message request, in order (promptCaching only). */
+  readonly usages: MeasuredUsage[];
   push(...steps: ScriptEntry[]): void;
   close(): Promise<void>;
 }
 
 export interface FakeAnthropicOptions {
   readonly port?: number;
+  /**
+   * Count input tokens from the request and cache them as the API does (cache.ts): usage then
+   * reports input, cache read and cache write tokens of each request; output tokens come from
+   * the step's usage, else from its content.
+   */
+  readonly promptCaching?: boolean;
+}
+
+/** What the server measured of one answered request (with promptCaching). */
+export interface MeasuredUsage extends CacheUsage {
+  readonly output_tokens: number;
 }
 
 /**
@@ -41,6 +55,8 @@ export async function startFakeAnthropic(
   const queue: ScriptEntry[] = typeof script === 'function' ? [] : [...script];
   const fallback: Responder | undefined = typeof script === 'function' ? script : undefined;
   const requests: RecordedRequest[] = [];
+  const usages: MeasuredUsage[] = [];
+  const cache = options.promptCaching ? new PromptCache() : undefined;
   let messageCounter = 0;
 
   const server = http.createServer((req, res) => {
@@ -54,12 +70,16 @@ export async function startFakeAnthropic(
       if (recorded.body === undefined) {
         return sendError(res, { fault: 'status', status: 400, message: 'fake-anthropic: body is not JSON' });
       }
+      const thinkingError = badThinking(recorded.body);
+      if (thinkingError !== undefined) return sendError(res, { fault: 'status', status: 400, message: thinkingError });
       const step = nextStep(queue, fallback, recorded, index);
       if (step === undefined) {
         return sendError(res, { fault: 'status', status: 400, message: `fake-anthropic: script exhausted at request ${index}` });
       }
       messageCounter += 1;
-      return answer(req, res, step, recorded, `msg_fake_${messageCounter}`);
+      const measured = cache && !isFault(step) ? measure(cache, ResponseStep.parse(step), recorded) : undefined;
+      if (measured) usages.push(measured);
+      return answer(req, res, step, recorded, `msg_fake_${messageCounter}`, measured);
     });
   });
 
@@ -72,6 +92,7 @@ export async function startFakeAnthropic(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    usages,
     push: (...steps) => void queue.push(...steps),
     close: () =>
       new Promise<void>((resolve) => {
@@ -122,8 +143,9 @@ async function answer(
   step: Step,
   request: RecordedRequest,
   id: string,
+  measured?: MeasuredUsage,
 ): Promise<void> {
-  if (!isFault(step)) return sendMessage(res, ResponseStep.parse(step), request, id);
+  if (!isFault(step)) return sendMessage(res, withUsage(ResponseStep.parse(step), measured), request, id);
   switch (step.fault) {
     case 'status':
       return sendError(res, step);
@@ -180,8 +202,18 @@ function modelOf(step: ParsedResponse, request: RecordedRequest): string {
   return step.model ?? (typeof requested === 'string' ? requested : 'claude-fake');
 }
 
-function usageOf(step: ParsedResponse) {
-  return step.usage ?? { input_tokens: 100, output_tokens: 20 };
+function usageOf(step: ParsedResponse): MeasuredUsage {
+  const usage = step.usage ?? { input_tokens: 100, output_tokens: 20 };
+  return { cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage };
+}
+
+function measure(cache: PromptCache, step: ParsedResponse, request: RecordedRequest): MeasuredUsage {
+  const output = step.usage?.output_tokens ?? tokensOfText(JSON.stringify(step.content));
+  return { ...cache.use(request.body), output_tokens: output };
+}
+
+function withUsage(step: ParsedResponse, measured: MeasuredUsage | undefined): ParsedResponse {
+  return measured ? { ...step, usage: measured } : step;
 }
 
 async function sendMessage(res: http.ServerResponse, step: ParsedResponse, request: RecordedRequest, id: string): Promise<void> {
@@ -195,12 +227,7 @@ async function sendMessage(res: http.ServerResponse, step: ParsedResponse, reque
     content: step.content.map(plainBlock),
     stop_reason: step.stop_reason,
     stop_sequence: null,
-    usage: {
-      input_tokens: usage.input_tokens,
-      output_tokens: usage.output_tokens,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-    },
+    usage,
   };
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${id}` });
   res.end(JSON.stringify(message));
@@ -208,6 +235,8 @@ async function sendMessage(res: http.ServerResponse, step: ParsedResponse, reque
 
 function plainBlock(block: ScriptBlock): Record<string, unknown> {
   if (block.type === 'text') return { type: 'text', text: block.text };
+  if (block.type === 'thinking')
+    return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? signThinking(block.thinking) };
   return {
     type: 'tool_use',
     id: block.id,
@@ -259,7 +288,7 @@ function streamEvents(step: ParsedResponse, request: RecordedRequest, id: string
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input_tokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: { ...usage, output_tokens: 1 },
       },
     },
     { type: 'ping' },
@@ -274,7 +303,21 @@ function streamEvents(step: ParsedResponse, request: RecordedRequest, id: string
   return events;
 }
 
+function thinkingEvents(block: Extract<ScriptBlock, { type: 'thinking' }>, index: number): StreamEvent[] {
+  return [
+    { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } },
+    ...splitInto(block.thinking, 2).map((thinking) => ({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'thinking_delta', thinking },
+    })),
+    { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature ?? signThinking(block.thinking) } },
+    { type: 'content_block_stop', index },
+  ];
+}
+
 function blockEvents(block: ScriptBlock, index: number): StreamEvent[] {
+  if (block.type === 'thinking') return thinkingEvents(block, index);
   if (block.type === 'text') {
     return [
       { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },

@@ -65,11 +65,12 @@ describe('headless CLI', function () {
     assert.equal(noTask.stderr, 'error: run needs --task TEXT\n');
     assert.equal((await cli(['run', '--workspace', scratch, '--task', 't', '--max-turns', 'x'])).code, 2);
     assert.equal((await cli(['fly'])).code, 2);
-    const noKey = await cli(['run', '--workspace', scratch, '--task', 't']);
+    const noKey = await cli(['run', '--workspace', scratch, '--task', 't', '--trust']);
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /ANTHROPIC_API_KEY is not set/);
     assert.equal(
-      (await cli(['run', '--workspace', join(scratch, 'nope'), '--task', 't', '--provider', 'replay', '--replay', DEMO_REPLAY])).code,
+      (await cli(['run', '--workspace', join(scratch, 'nope'), '--task', 't', '--trust', '--provider', 'replay', '--replay', DEMO_REPLAY]))
+        .code,
       2,
     );
   });
@@ -90,6 +91,7 @@ describe('headless CLI', function () {
       '--task',
       'Fix the greeting bug',
       '--yes',
+      '--trust',
     ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /: completed: /);
@@ -133,6 +135,7 @@ describe('headless CLI', function () {
       'replay',
       '--replay',
       DEMO_REPLAY,
+      '--trust',
     ]);
     assert.equal(again.code, 0);
     assert.match(again.stderr, /already completed; nothing to resume/);
@@ -142,14 +145,14 @@ describe('headless CLI', function () {
   it('without --yes and without a terminal an approval pauses (exit 3); resume --yes completes (default store)', async () => {
     const ws = demoCopy();
     const env = { HOME: scratch, XDG_STATE_HOME: join(scratch, 'state') };
-    const paused = await cli(['run', '--provider', 'replay', '--replay', DEMO_REPLAY, '--workspace', ws, '--task', 'fix'], env);
+    const paused = await cli(['run', '--provider', 'replay', '--replay', DEMO_REPLAY, '--workspace', ws, '--task', 'fix', '--trust'], env);
     assert.equal(paused.code, 3, paused.stderr);
     assert.match(paused.stderr, /paused: approval needed: run: node test\.js/);
     assert.ok(existsSync(defaultStoreDir(ws, env)));
     assert.ok(!defaultStoreDir(ws, env).startsWith(ws));
     const status = JSON.parse((await cli(['status', '--workspace', ws, '--json'], env)).stdout) as { status: string };
     assert.equal(status.status, 'paused');
-    const resumed = await cli(['resume', '--workspace', ws, '--yes', '--replay', DEMO_REPLAY], env);
+    const resumed = await cli(['resume', '--workspace', ws, '--yes', '--trust', '--replay', DEMO_REPLAY], env);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(readdirSync(join(defaultStoreDir(ws, env), 'runs')).length, 1);
     rmSync(ws, { recursive: true, force: true });
@@ -160,7 +163,20 @@ describe('headless CLI', function () {
     try {
       const ws = tempDir('ws');
       const result = await cli(
-        ['run', '--workspace', ws, '--store', join(scratch, 's3'), '--task', 'x', '--base-url', fake.url, '--model', 'claude-sonnet-4-6'],
+        [
+          'run',
+          '--workspace',
+          ws,
+          '--store',
+          join(scratch, 's3'),
+          '--task',
+          'x',
+          '--trust',
+          '--base-url',
+          fake.url,
+          '--model',
+          'claude-sonnet-4-6',
+        ],
         { ANTHROPIC_API_KEY: 'sk-cli-test' },
       );
       assert.equal(result.code, 1, result.stderr);
@@ -180,7 +196,13 @@ describe('headless CLI', function () {
   });
 
   it('parses options per command', () => {
-    assert.deepEqual(parseCli(['status', '--store', 's', '--json']), { command: 'status', yes: false, json: true, store: 's' });
+    assert.deepEqual(parseCli(['status', '--store', 's', '--json']), {
+      command: 'status',
+      yes: false,
+      trust: false,
+      json: true,
+      store: 's',
+    });
     assert.throws(() => parseCli(['status', '--store', 's', '--task', 'x']), UsageError);
     assert.throws(() => parseCli(['run', '--workspace', 'w', '--task', 't', '--provider', 'replay']), /needs --replay FILE/);
   });

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { createAnthropicProvider, type AnthropicProviderOptions } from '../../../src/core/model/anthropic';
+import { withCacheBreakpoints } from '../../../src/core/model/cache';
 import { ModelError, type ModelEvent, type ModelRequest } from '../../../src/core/model/provider';
 import { startFakeAnthropic, type FakeAnthropic, type ResponseStep, type Step } from '../../support/fake-anthropic/server';
 
@@ -56,9 +57,11 @@ describe('anthropic provider through the real SDK', () => {
       assert.equal(sent?.apiKeySeen, KEY);
       const body = sent?.body as Record<string, unknown>;
       assert.equal(body['stream'], streaming);
-      assert.equal(body['system'], 'You are a test.');
-      assert.deepEqual(body['messages'], request.messages);
-      assert.deepEqual(body['tools'], request.tools);
+      // Prompt-cache breakpoints on the system prompt, the last tool and the latest message.
+      assert.deepEqual(body['system'], [{ type: 'text', text: 'You are a test.', cache_control: { type: 'ephemeral' } }]);
+      assert.deepEqual(body['messages'], withCacheBreakpoints(request.tools, undefined, request.messages).messages);
+      assert.deepEqual(body['tools'], withCacheBreakpoints(request.tools, undefined, request.messages).tools);
+      assert.equal((JSON.stringify(body).match(/cache_control/g) ?? []).length, 3);
       assert.equal(body['max_tokens'], 1000);
       if (streaming) {
         assert.equal(

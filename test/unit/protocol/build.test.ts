@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { applyRunDelta, buildRunView, isExternalEffect, runDelta, summarizeInput } from '../../../src/protocol/build';
+import { isExternalEffect } from '../../../src/core/ledger/schema';
+import { applyRunDelta, buildRunView, runDelta, summarizeInput } from '../../../src/protocol/build';
 import { sampleRun } from '../webview/fixtures';
 
 describe('protocol build: RunState to view model', () => {

@@ -17,6 +17,7 @@ const entry = (callId: string, status: LedgerEntry['status'], extra: Partial<Led
   replayPolicy: 'ask',
   sideEffects: ['process'],
   plannedAt: 0,
+  ...(status === 'planned' || status === 'approved' ? {} : { startedAt: 1 }),
   compensation: 'git push --delete origin tmp',
   ...extra,
 });

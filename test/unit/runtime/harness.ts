@@ -23,6 +23,7 @@ import { openFileStore } from '../../../src/host/node/store-factory';
 import {
   startFakeAnthropic,
   type FakeAnthropic,
+  type FakeAnthropicOptions,
   type Responder,
   type ResponseStep,
   type ScriptEntry,
@@ -93,12 +94,18 @@ export interface Harness {
 }
 
 export async function harness(
-  options: { files?: Record<string, string>; script?: ScriptEntry[] | Responder; approver?: ScriptedApprover; store?: StoreKind } = {},
+  options: {
+    files?: Record<string, string>;
+    script?: ScriptEntry[] | Responder;
+    approver?: ScriptedApprover;
+    store?: StoreKind;
+    fake?: FakeAnthropicOptions;
+  } = {},
 ): Promise<Harness> {
   const root = tempDir('ws');
   const storeDir = tempDir('store');
   writeFiles(root, options.files ?? {});
-  const fake = await startFakeAnthropic(options.script ?? []);
+  const fake = await startFakeAnthropic(options.script ?? [], options.fake);
   const store: CheckpointStore = options.store === 'file' ? openFileStore(storeDir) : new MemoryCheckpointStore();
   const approver = options.approver ?? new ScriptedApprover();
   const commands = countingRunner();
@@ -159,11 +166,18 @@ export function savePoints(records: readonly StoredRecord[]): string[] {
   });
 }
 
-/** The messages of the n-th request the fake server received. */
+/**
+ * The messages of the n-th request the fake server received, without the cache_control marks
+ * added to the request, string content as the one text block it means (a marked message is sent
+ * in that form).
+ */
 export function requestMessages(fake: FakeAnthropic, n: number): unknown[] {
-  const body = fake.requests[n]?.body as { messages?: unknown[] } | undefined;
+  const body = fake.requests[n]?.body as { messages?: { role: string; content: unknown }[] } | undefined;
   if (!body?.messages) throw new Error(`request ${n} has no messages`);
-  return body.messages;
+  return body.messages.map(({ role, content }) => {
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : (content as Record<string, unknown>[]);
+    return { role, content: blocks.map(({ cache_control: _mark, ...block }) => block) };
+  });
 }
 
 /** The tool_result blocks of the last user message of a request. */

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { buildRunView, runDelta } from '../../../src/protocol/build';
 import type { RequestMessage } from '../../../src/protocol/messages';
+import type { RunStatus } from '../../../src/core/store/records';
 import { dispatchHostMessage, type DispatchDeps } from '../../../src/webview/dispatch';
 import { TimelineModel } from '../../../src/webview/model';
 import { LEDGER_LOOK, PATCH_LOOK, describeRow } from '../../../src/webview/rowContent';
@@ -133,7 +134,15 @@ describe('webview: row content', () => {
         rows.find((r) => r.key === key)!,
         0,
       ).actions.map((a) => a.id);
-    assert.deepEqual(actions(rowKey.run('a')), ['resume', 'cancel', 'undoRestore']);
+    assert.deepEqual(actions(rowKey.run('a')), ['resume', 'undoRestore'], 'paused, no writer: resume; nothing runs to cancel');
+    const runActions = (status: RunStatus, active: boolean) => {
+      const v = buildRunView({ ...state, status }, live, active);
+      return describeRow(flatten([v], new Set())[0]!, 0).actions.map((a) => a.id);
+    };
+    for (const ended of ['failed', 'completed', 'cancelled'] as const)
+      assert.deepEqual(runActions(ended, false), [], `${ended}: no resume`);
+    assert.deepEqual(runActions('running', true), ['cancel'], 'held by a live writer: cancel, never resume');
+    assert.deepEqual(runActions('running', false), ['resume'], 'left running with no writer: interrupted');
     assert.deepEqual(actions(rowKey.step('a', 2)), ['restore']);
     assert.deepEqual(actions(rowKey.patch('a', 'toolu_1', 'patch-1')), ['openDiff', 'accept', 'rollback']);
     assert.deepEqual(actions(rowKey.patch('a', 'toolu_9', 'patch-9')), ['openDiff'], 'accepted: nothing to accept or roll back');

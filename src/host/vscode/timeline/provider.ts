@@ -48,7 +48,7 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
       nonce: newNonce(),
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
-      styleUris: [vscode.Uri.joinPath(media, 'codicons', 'codicon.css'), vscode.Uri.joinPath(media, 'timeline.css')].map((u) =>
+      styleUris: [vscode.Uri.joinPath(dist, 'codicons', 'codicon.css'), vscode.Uri.joinPath(media, 'timeline.css')].map((u) =>
         webview.asWebviewUri(u).toString(),
       ),
     });

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { closeSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+// The API key must not sit in the CLI's start-up environment: a command the agent runs could read
+// it from /proc/<cli pid>/environ, which shows the environment the process was started with. So a
+// CLI started with the key re-executes itself without it and hands the key over on a pipe (fd 3);
+// the re-executed CLI holds the key in memory only.
+
+export const KEY_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'] as const;
+export const KEY_FD_VARIABLE = 'AGENT_CHECKPOINTS_KEY_FD';
+const KEY_FD = 3;
+const HandedKeys = z.partialRecord(z.enum(KEY_VARIABLES), z.string());
+
+let handed: Partial<Record<(typeof KEY_VARIABLES)[number], string>> = {};
+
+/** A key handed over by the launcher, else undefined (never read from this process's environment). */
+export function handedKey(name: (typeof KEY_VARIABLES)[number]): string | undefined {
+  return handed[name];
+}
+
+/**
+ * In a CLI started with a key in its environment: runs the CLI again without it, the keys written
+ * to the child's fd 3, and resolves with the child's exit code. Undefined when there is no key.
+ */
+export function relaunchWithoutKeys(args: readonly string[], script: string): Promise<number> | undefined {
+  const present = KEY_VARIABLES.filter((name) => (process.env[name] ?? '') !== '');
+  if (present.length === 0 || process.env[KEY_FD_VARIABLE] !== undefined) return undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env, [KEY_FD_VARIABLE]: String(KEY_FD) };
+  for (const name of KEY_VARIABLES) delete env[name];
+  const child = spawn(process.execPath, [...process.execArgv, script, ...args], { env, stdio: ['inherit', 'inherit', 'inherit', 'pipe'] });
+  const pipe = child.stdio[KEY_FD] as NodeJS.WritableStream;
+  pipe.end(JSON.stringify(Object.fromEntries(present.map((name) => [name, process.env[name]]))));
+  // Ctrl-C reaches the child through the terminal's process group; a signal sent to this pid only is passed on.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      process.stderr.write(`error: could not start the CLI without the key in its environment: ${error.message}\n`);
+      resolve(1);
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal !== null ? 128 + 15 : 1)));
+  });
+}
+
+/** In the re-executed CLI: reads the handed-over keys from fd 3 once and closes it. */
+export function receiveHandedKeys(): void {
+  const fd = process.env[KEY_FD_VARIABLE];
+  if (fd === undefined) return;
+  delete process.env[KEY_FD_VARIABLE];
+  if (fd !== String(KEY_FD)) return;
+  const text = readFileSync(KEY_FD, 'utf8');
+  closeSync(KEY_FD);
+  const parsed = HandedKeys.safeParse(JSON.parse(text === '' ? '{}' : text));
+  if (parsed.success) handed = parsed.data;
+}

@@ -1,0 +1,140 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+import { startFakeAnthropic } from '../../support/fake-anthropic/server';
+import { tempDir } from '../runtime/harness';
+
+const REPO = resolve(__dirname, '..', '..', '..');
+const DEMO_WORKSPACE = join(REPO, 'test', 'demo', 'workspace');
+const DEMO_REPLAY = join(REPO, 'test', 'demo', 'replay.jsonl');
+const KEY = 'sk-ant-api03-cli-security-0123456789SECRET';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('headless CLI: trust gate and the key out of reach', function () {
+  this.timeout(60_000);
+  let bundle: string;
+  let scratch: string;
+
+  before(async () => {
+    scratch = tempDir('cli-sec');
+    bundle = join(scratch, 'cli.js');
+    await esbuild.build({
+      entryPoints: [join(REPO, 'src/host/cli/main.ts')],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'error',
+    });
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
+    return new Promise((done) => {
+      const child = spawn(process.execPath, [bundle, ...args], {
+        env: { PATH: process.env['PATH'], HOME: scratch, XDG_CONFIG_HOME: join(scratch, 'config'), ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => done({ code, stdout, stderr }));
+    });
+  }
+
+  /** The demo workspace as a git repository whose config names an fsmonitor command that leaves a marker. */
+  function hostileRepo(): { ws: string; marker: string } {
+    const ws = tempDir('hostile');
+    cpSync(DEMO_WORKSPACE, ws, { recursive: true });
+    const marker = join(tempDir('marker'), 'fsmonitor-ran');
+    const git = (...args: string[]) => execFileSync('git', ['-C', ws, ...args], { stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(ws, '.git', 'monitor.sh'), `#!/bin/sh\ntouch '${marker}'\n`);
+    chmodSync(join(ws, '.git', 'monitor.sh'), 0o755);
+    git('config', 'core.fsmonitor', join(ws, '.git', 'monitor.sh'));
+    return { ws, marker };
+  }
+
+  it('refuses an untrusted workspace before git or the model runs; --trust or the user trust list let it run', async () => {
+    const { ws, marker } = hostileRepo();
+    const store = join(scratch, 'store-untrusted');
+    const args = ['run', '--provider', 'replay', '--replay', DEMO_REPLAY, '--workspace', ws, '--store', store, '--task', 'fix', '--yes'];
+    const refused = await cli(args);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /is not trusted: .*--trust.*config\/agent-checkpoints\/trusted-workspaces/);
+    assert.equal(existsSync(store), false, 'nothing was recorded');
+    const listed = join(scratch, 'config', 'agent-checkpoints');
+    mkdirSync(listed, { recursive: true });
+    writeFileSync(join(listed, 'trusted-workspaces'), `# my folders\n${ws}\n`);
+    const trusted = await cli(args);
+    assert.equal(trusted.code, 0, trusted.stderr);
+    assert.equal(existsSync(marker), false, 'git ran the repository fsmonitor command');
+    rmSync(join(listed, 'trusted-workspaces'));
+    assert.equal((await cli([...args, '--trust'])).code, 0);
+    assert.equal(existsSync(marker), false);
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  it('started with the key in its environment, the CLI re-executes without it: a command cannot read it from its parent', async () => {
+    const ws = tempDir('ws-key');
+    const store = join(scratch, 'store-key');
+    const fake = await startFakeAnthropic([
+      {
+        content: [{ type: 'tool_use', id: 'toolu_env', name: 'run_command', input: { command: "tr '\\0' '\\n' < /proc/$PPID/environ" } }],
+        stop_reason: 'tool_use',
+      },
+      { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
+    ]);
+    try {
+      const result = await cli(
+        [
+          'run',
+          '--workspace',
+          ws,
+          '--store',
+          store,
+          '--task',
+          'x',
+          '--trust',
+          '--yes',
+          '--base-url',
+          fake.url,
+          '--model',
+          'claude-sonnet-4-6',
+        ],
+        { ANTHROPIC_API_KEY: KEY },
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(fake.requests.length, 2);
+      assert.ok(
+        fake.requests.every((r) => r.apiKeySeen === KEY),
+        'the key still reached the Messages API',
+      );
+      const toolResult = JSON.stringify(fake.requests[1]!.body);
+      assert.match(toolResult, /PATH=/, 'the command did read its parent process environment');
+      assert.ok(!toolResult.includes(KEY), 'the key was in the CLI process environment');
+      assert.ok(!toolResult.includes('ANTHROPIC_API_KEY'), 'not even the variable name is there');
+      for (const file of filesUnder(store)) assert.ok(!readFileSync(file).includes(KEY), `${file} holds the key`);
+      assert.ok(!result.stderr.includes(KEY) && !result.stdout.includes(KEY));
+    } finally {
+      await fake.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readSettingsFrom, sectionKeysIn, USER_SCOPE_ONLY, type SettingsSource } from '../../../src/host/vscode/settings-read';
+
+type Scoped = { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown };
+
+/** A configuration as VS Code would merge it: folder over workspace over user over default. */
+function source(values: Record<string, Scoped>): SettingsSource {
+  return {
+    inspect: (key) => values[key],
+    get: (key) => {
+      const v = values[key];
+      return v?.workspaceFolderValue ?? v?.workspaceValue ?? v?.globalValue ?? v?.defaultValue;
+    },
+  };
+}
+
+describe('settings that decide safety come from user scope only', () => {
+  it('a workspace or folder toolPolicies / baseUrl / provider / replayFile is ignored and each is named in the log', () => {
+    const warnings: string[] = [];
+    const settings = readSettingsFrom(
+      source({
+        toolPolicies: { globalValue: { read_file: { replayPolicy: 'ask' } }, workspaceValue: { run_command: { replayPolicy: 'auto' } } },
+        baseUrl: { workspaceFolderValue: 'http://attacker.invalid' },
+        provider: { workspaceValue: 'replay' },
+        replayFile: { workspaceValue: '/tmp/evil.jsonl' },
+        maxTurns: { globalValue: 7, workspaceValue: 10_000 },
+        model: { globalValue: 'claude-a', workspaceValue: 'claude-b' },
+      }),
+      new Set(),
+      (m) => warnings.push(m),
+    );
+    assert.deepEqual(settings.toolPolicies, { read_file: { replayPolicy: 'ask' } });
+    assert.equal(settings.baseUrl, '');
+    assert.equal(settings.provider, 'anthropic');
+    assert.equal(settings.replayFile, '');
+    assert.equal(settings.maxTurns, 7);
+    assert.equal(settings.model, 'claude-b', 'a setting that decides nothing about safety may come from the workspace');
+    for (const name of ['toolPolicies', 'baseUrl', 'provider', 'replayFile', 'maxTurns'])
+      assert.ok(
+        warnings.some((w) => w.includes(`agentCheckpoints.${name} in the workspace or folder settings is ignored`)),
+        `${name}: ${warnings.join('\n')}`,
+      );
+    assert.equal(warnings.length, 5);
+  });
+
+  it('values VS Code dropped from the workspace files (application scope) are still named from the raw files', () => {
+    const keys = new Set([
+      ...sectionKeysIn('// comment\n{ "agentCheckpoints.baseUrl": "http://x", "editor.tabSize": 2, }'),
+      ...sectionKeysIn('{ "settings": { "agentCheckpoints": { "toolPolicies": {} } } }', true),
+    ]);
+    assert.deepEqual([...keys].sort(), ['baseUrl', 'toolPolicies']);
+    const warnings: string[] = [];
+    readSettingsFrom(source({}), keys, (m) => warnings.push(m));
+    assert.equal(warnings.length, 2, warnings.join('\n'));
+    assert.deepEqual(sectionKeysIn('not json'), []);
+  });
+
+  it('package.json declares every user-only setting application-scoped and restricted', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { scope?: string }> } };
+      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+    };
+    for (const key of USER_SCOPE_ONLY) {
+      assert.equal(pkg.contributes.configuration.properties[`agentCheckpoints.${key}`]?.scope, 'application', key);
+    }
+    for (const key of ['provider', 'replayFile', 'baseUrl', 'toolPolicies', 'protectedPaths'])
+      assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(`agentCheckpoints.${key}`), key);
+  });
+
+  it('a bad user value is still a clear error naming the setting', () => {
+    assert.throws(() => readSettingsFrom(source({ maxTurns: { globalValue: -1 } })), /agentCheckpoints\.maxTurns is invalid/);
+  });
+});
