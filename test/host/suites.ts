@@ -5,6 +5,7 @@ import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
 import { securitySuite } from './suite/security.test';
+import { takeOverSuite } from './suite/takeover.test';
 import { timelineBackendSuite } from './suite/timeline-backend.test';
 import { timelineSuite } from './suite/timeline.test';
 
@@ -21,6 +22,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   agentRunSuite,
   cancelResumeSuite,
   interruptedSuite,
+  takeOverSuite,
   timelineBackendSuite,
   timelineSuite,
   secretsSuite,
