@@ -166,6 +166,7 @@ export function runHeader(state: RunState, active: boolean, heldElsewhere?: RunH
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
   if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
+  if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   return header;
 }
 

@@ -86,6 +86,8 @@ export const RunHeader = z.object({
   active: z.boolean(),
   /** Set when that writer is another window or process: the run can be taken over from it. */
   heldElsewhere: RunHolder.optional(),
+  /** The journal is damaged (file, byte, why): the run is shown up to the damage, read-only. */
+  damaged: z.string().optional(),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });

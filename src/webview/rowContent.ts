@@ -66,19 +66,23 @@ function runContent(row: FlatRow, now: number): RowContent {
   const facts = [formatTime(h.createdAt, now), formatDuration(h.updatedAt - h.createdAt), formatTokens(tokens), formatCost(h.costUsd)];
   const actions: RowAction[] = [];
   const elsewhere = h.heldElsewhere;
-  if (isResumableStatus(h.status, h.active)) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
-  if (elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
-  else if (h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
-  if (h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
+  const writable = h.damaged === undefined;
+  if (writable && isResumableStatus(h.status, h.active)) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
+  if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
+  else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
+  if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
   const reason = h.statusReason ? `: ${h.statusReason}` : '';
+  const damaged = writable
+    ? ''
+    : `\nDamaged: ${h.damaged}\nShown up to the damage, read-only: the run cannot be resumed, restored or rolled back.`;
   return {
     icon: look.icon,
     spin: h.status === 'running',
     tone: look.tone,
     label: h.task.split('\n')[0] ?? '',
     description: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
-    badges: elsewhere ? ['other window'] : [h.status],
-    title: `${h.task}\nStatus: ${h.status}${reason}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}`,
+    badges: [...(elsewhere ? ['other window'] : [h.status]), ...(writable ? [] : ['damaged'])],
+    title: `${h.task}\nStatus: ${h.status}${reason}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }
@@ -88,8 +92,9 @@ function heldText(pid: number, progressAt: number, now: number): string {
   return `running in another window, pid ${pid}, last progress ${formatAgo(progressAt, now)}`;
 }
 
+/** A damaged run is read-only; a run this window drives is restored once it stops. */
 function canRestore(row: FlatRow): boolean {
-  return !(row.run.active && row.run.status === 'running');
+  return row.run.damaged === undefined && !(row.run.active && row.run.status === 'running');
 }
 
 function stepContent(row: FlatRow): RowContent {
@@ -157,8 +162,10 @@ function patchContent(row: FlatRow): RowContent {
   const pending = PENDING.includes(patch.state);
   const actions: RowAction[] = [];
   if (!patch.binary) actions.push({ id: 'openDiff', icon: 'diff', title: 'Open diff' });
-  if (pending) actions.push({ id: 'accept', icon: 'check', title: 'Accept patch' });
-  if (patch.state === 'applied' || patch.state === 'conflict') actions.push({ id: 'rollback', icon: 'discard', title: 'Roll back patch' });
+  const writable = row.run.damaged === undefined;
+  if (writable && pending) actions.push({ id: 'accept', icon: 'check', title: 'Accept patch' });
+  if (writable && (patch.state === 'applied' || patch.state === 'conflict'))
+    actions.push({ id: 'rollback', icon: 'discard', title: 'Roll back patch' });
   const counts = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
   return {
     icon: look.icon,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BlobRef } from '../patches/schema';
 
 export const LedgerStatus = z.enum(['planned', 'approved', 'started', 'succeeded', 'failed', 'uncertain']);
 export const Idempotency = z.enum(['idempotent', 'conditional', 'non_idempotent']);
@@ -10,8 +11,8 @@ export const FileIntent = z.object({
   beforeHash: z.string(),
   afterHash: z.string(),
   /** Blobs of both sides, stored before `started` so a write cut before its patch record can still be recorded. */
-  beforeBlob: z.string().optional(),
-  afterBlob: z.string().optional(),
+  beforeBlob: BlobRef.optional(),
+  afterBlob: BlobRef.optional(),
 });
 
 /** One tool call's durable record; a new full copy is journaled on every transition. */
@@ -28,7 +29,7 @@ export const LedgerEntry = z.object({
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   /** Blob hash of the recorded tool_result block (JSON). */
-  resultRef: z.string().optional(),
+  resultRef: BlobRef.optional(),
   isError: z.boolean().optional(),
   error: z.string().optional(),
   /** How to undo the effect, or "not reversible". */

@@ -5,6 +5,13 @@ export const ABSENT = 'absent';
 /** A sha256 in lowercase hex: content hashes and blob names. */
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
+/**
+ * A field that names a blob of the store by its sha256. Every record field that names a blob has
+ * exactly this schema: the store finds them by walking the record schemas (store/refs.ts), so
+ * garbage collection keeps what they name.
+ */
+export const BlobRef = z.string();
+
 /** sha256 hex of the content (see hash.ts), or `absent` when the file does not exist. */
 export const ContentHash = z.union([z.literal(ABSENT), z.string().regex(SHA256_HEX)]);
 
@@ -22,8 +29,8 @@ export const Patch = z.object({
   beforeHash: ContentHash,
   afterHash: ContentHash,
   /** Blob hashes of the contents; absent side has none. Omitted above the size cap. */
-  beforeBlob: z.string().optional(),
-  afterBlob: z.string().optional(),
+  beforeBlob: BlobRef.optional(),
+  afterBlob: BlobRef.optional(),
   /** Unified diff (package `diff`); empty for binary or over-cap content. */
   diff: z.string(),
   added: z.number().int().nonnegative(),

@@ -4,7 +4,7 @@ import { toolUsesOf, type MessageParam } from '../model/messages';
 import { classifyPatch } from '../patches/classify';
 import type { LiveState, Patch } from '../patches/schema';
 import type { Workspace } from '../ports';
-import { StoreError, type RunState, type RunWriter } from '../store/contract';
+import { describeTornTailCut, StoreError, type RunState, type RunWriter } from '../store/contract';
 import type { CheckpointRecord, NewRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
 import { limitReached, raiseRecords, type LimitRaise } from './budget';
@@ -71,6 +71,11 @@ export async function resumeRun(
     writer = await deps.store.openWriter(runId);
   } catch (error) {
     throw toResumeError(runId, error);
+  }
+  if (writer.tornTailCut) {
+    const message = describeTornTailCut(runId, writer.tornTailCut);
+    deps.log.log('warn', message);
+    emit({ type: 'torn_tail_cut', runId, cut: writer.tornTailCut, message });
   }
   try {
     const opened = await openSession(deps, writer, emit, runId);

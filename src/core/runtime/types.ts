@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '../ledger/schema';
 import type { ModelEvent, ModelProvider, Usage } from '../model/provider';
 import type { Approver, Clock, CommandRunner, GitReader, Log, Workspace } from '../ports';
-import type { CheckpointStore } from '../store/contract';
+import type { CheckpointStore, TornTailCut } from '../store/contract';
 import type { CheckpointRecord, RunSettings, RunStatus, StoredRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
 
@@ -14,7 +14,9 @@ export type RuntimeEvent =
   | { readonly type: 'ledger'; readonly runId: string; readonly entry: LedgerEntry }
   /** Streaming progress of the model call (text deltas, tool_use starts, retries). */
   | { readonly type: 'model'; readonly runId: string; readonly event: ModelEvent }
-  | { readonly type: 'status'; readonly runId: string; readonly status: RunStatus; readonly reason?: string };
+  | { readonly type: 'status'; readonly runId: string; readonly status: RunStatus; readonly reason?: string }
+  /** Opening the run to resume it cut a torn write from the journal's end (also logged as a warning): hosts tell the person. */
+  | { readonly type: 'torn_tail_cut'; readonly runId: string; readonly cut: TornTailCut; readonly message: string };
 
 export type RuntimeListener = (event: RuntimeEvent) => void;
 

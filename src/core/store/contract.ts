@@ -42,6 +42,30 @@ export interface RunState {
   readonly ended?: RunEndRecord;
   readonly lastSeq: number;
   readonly stepId: number;
+  /** Set only when read with `intactPart`: the journal is damaged here, and this state is its intact part, read-only. */
+  readonly damage?: JournalDamage;
+}
+
+/** A complete journal line that does not hold: the run cannot be written until a person repairs it. */
+export interface JournalDamage {
+  readonly file: string;
+  readonly offset: number;
+  readonly message: string;
+}
+
+/** A torn write that opening a run for writing cut from the journal's end: where it began and how many bytes it held. */
+export interface TornTailCut {
+  readonly file: string;
+  readonly offset: number;
+  readonly bytes: number;
+}
+
+/** The words a host tells the person when opening a run cut a torn write. */
+export function describeTornTailCut(runId: string, cut: TornTailCut): string {
+  return (
+    `run ${runId}: an unfinished last write (${cut.bytes} bytes at byte ${cut.offset} of ${cut.file}) was cut when the run was opened; ` +
+    'it was never acknowledged (power or the process was lost while it was being written)'
+  );
 }
 
 export interface RunSummary {
@@ -66,8 +90,8 @@ export interface VerifyReport {
   readonly records: number;
   /** A torn tail that was (or would be) cut: byte offset and length. */
   readonly tornTail?: { offset: number; bytes: number };
-  /** Corruption before the tail: file and byte offset. */
-  readonly damage?: { file: string; offset: number; message: string };
+  /** A complete line that does not hold: file and byte offset. */
+  readonly damage?: JournalDamage;
   readonly missingBlobs: readonly string[];
 }
 
@@ -102,11 +126,18 @@ export interface LeaseInfo {
 export interface RunWriter {
   readonly runId: string;
   readonly holderId: string;
+  /** Set when opening the run cut a torn write from the journal's end: the host reports it to the person. */
+  readonly tornTailCut?: TornTailCut;
   /** Appends records durably; resolves only once they are on disk. Throws StoreError('lease_lost') when the lease was taken over. */
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]>;
   renewLease(): Promise<void>;
   /** Releases the lease; further appends fail. */
   close(): Promise<void>;
+}
+
+export interface ReadRunOptions {
+  readonly atCheckpoint?: string;
+  readonly intactPart?: boolean;
 }
 
 export interface CheckpointStore {
@@ -120,7 +151,12 @@ export interface CheckpointStore {
    * next openWriter takes the run. Optional: stores without it offer no take-over.
    */
   fenceLease?(runId: string): Promise<void>;
-  readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState>;
+  /**
+   * The run's state. A damaged journal throws StoreError('damaged') naming the file and byte,
+   * unless `intactPart`: then the state of every complete commit group before the damage, with
+   * `damage` set, for showing read-only.
+   */
+  readRun(runId: string, options?: ReadRunOptions): Promise<RunState>;
   readRecords(runId: string): Promise<readonly StoredRecord[]>;
   listRuns(): Promise<readonly RunSummary[]>;
   lease(runId: string): Promise<LeaseInfo | null>;

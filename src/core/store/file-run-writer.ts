@@ -1,5 +1,5 @@
 import type { Clock, Timers } from '../ports';
-import { StoreError, type LeaseInfo, type RunWriter } from './contract';
+import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './contract';
 import type { FileBlobs } from './file-blobs';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { errorMessage, type StoreFileHandle, type StoreFs } from './fs-port';
@@ -31,12 +31,15 @@ export interface WriterSetup {
   readonly onFirstChange?: () => void;
   /** The journal's lines so far, for the resume index (index-writer.ts). */
   readonly index: IndexState;
+  /** The torn write cut when the run was opened, if one was. */
+  readonly tornTailCut?: TornTailCut;
 }
 
 /** Appends commit groups to one run's journal while it holds the run's lease. */
 export class FileRunWriter implements RunWriter {
   readonly runId: string;
   readonly holderId: string;
+  readonly tornTailCut?: TornTailCut;
   private stopped: StoreError | null = null;
   private state: Omit<RunStateFile, 'v'>;
   private lease: LeaseInfo;
@@ -50,6 +53,7 @@ export class FileRunWriter implements RunWriter {
   constructor(private setup: WriterSetup) {
     this.runId = setup.state.runId;
     this.holderId = setup.holderId;
+    if (setup.tornTailCut) this.tornTailCut = setup.tornTailCut;
     this.state = setup.state;
     this.lease = setup.leaseInfo;
     this.stateWrittenAt = setup.clock.now();

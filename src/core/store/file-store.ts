@@ -2,10 +2,13 @@ import { systemClock, type Clock, type Timers } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type JournalDamage,
   type LeaseInfo,
+  type ReadRunOptions,
   type RunState,
   type RunSummary,
   type RunWriter,
+  type TornTailCut,
   type VerifyReport,
 } from './contract';
 import { FileBlobs } from './file-blobs';
@@ -210,15 +213,23 @@ export class FileCheckpointStore implements CheckpointStore {
         lines: indexFile.lines,
         keys: indexFile.keys,
       };
-      return this.writer(runId, handle, holderId, lease, state, index, dropOpened);
+      const cut = scan.tornTail ? { file: journal, offset: scan.tornTail.offset, bytes: scan.tornTail.bytes } : undefined;
+      return this.writer(runId, handle, holderId, lease, state, index, dropOpened, cut);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
     }
   }
 
-  async readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState> {
-    return materialiseInSlices(await this.readLog(runId), options, this.fs.yieldToEventLoop?.bind(this.fs));
+  async readRun(runId: string, options?: ReadRunOptions): Promise<RunState> {
+    const pause = this.fs.yieldToEventLoop?.bind(this.fs);
+    if (!options?.intactPart) return materialiseInSlices(await this.readLog(runId), options, pause);
+    const scan = await this.scanJournalOf(runId);
+    // No damage, or not even a run record before it: read as without intactPart.
+    if (!scan.damage || scan.log.length === 0) return materialiseInSlices(this.checkedScan(runId, scan).log, options, pause);
+    await this.recordDamage(runId, this.journalPath(runId), scan.damage).catch(() => undefined);
+    const damage: JournalDamage = { file: this.journalPath(runId), ...scan.damage };
+    return Object.assign(await materialiseInSlices(scan.log, options, pause), { damage });
   }
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {
@@ -405,6 +416,7 @@ export class FileCheckpointStore implements CheckpointStore {
     state: Omit<RunStateFile, 'v'>,
     index: Omit<IndexState, 'read' | 'stepBytes'>,
     onFirstChange?: () => void,
+    tornTailCut?: TornTailCut,
   ): RunWriter {
     return new FileRunWriter({
       fs: this.fs,
@@ -421,6 +433,7 @@ export class FileCheckpointStore implements CheckpointStore {
       onAbandon: (id) => this.abandoned.add(id),
       index: { ...index, read: this.readOptions(this.journalPath(runId)), stepBytes: this.indexStepBytes },
       ...(onFirstChange ? { onFirstChange } : {}),
+      ...(tornTailCut ? { tornTailCut } : {}),
     });
   }
 

@@ -8,8 +8,11 @@ import { FORMAT_VERSION, type StoredRecord } from './records';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
 // "r":<record>,"c":"<crc32>"}. The crc covers every byte of the line before `,"c":`.
-// A commit group is all-or-nothing: a group without its closing line is a torn tail; bad bytes
-// are a torn tail only when no readable line of a later group follows them.
+// A commit group is all-or-nothing. A torn write (power lost before the group's fsync) leaves a
+// prefix of the group's bytes: lines that hold but do not close the group, then maybe a last line
+// without its newline. Those are cut. A complete line (it ends with a newline) whose checksum fails
+// is damage wherever it is, the last group included: its bytes cannot be told from an acknowledged
+// group's, so nothing proves it may be dropped.
 
 const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
@@ -59,9 +62,9 @@ export interface JournalScan {
   readonly log: JournalLog;
   /** Byte length of the good part: the end of the last complete commit group. */
   readonly goodLength: number;
-  /** Bytes after goodLength that a writer cuts (an unfinished commit group). */
+  /** Bytes after goodLength that a writer cuts: the lines of an unclosed commit group and a last line without its newline. */
   readonly tornTail?: { offset: number; bytes: number };
-  /** Corruption before the tail: the journal cannot be used as it is. */
+  /** A complete line that does not hold (checksum, sequence, schema): the journal cannot be written as it is. */
   readonly damage?: { offset: number; message: string };
   /** crc32 of the bytes before goodLength (what a resume index of them records). */
   readonly crc: number;
@@ -73,45 +76,12 @@ export interface JournalScan {
   readonly indexFile: { readonly bytes: number; readonly lines: number; readonly keys: number };
 }
 
-const FRAME_START = encoder.encode('{"s":');
-
-/** A readable line of another group hidden inside a bad line whose newline was lost. */
-function hiddenFrameInside(bytes: Uint8Array, start: number, end: number, groupFirst: number): boolean {
-  for (let at = indexOfBytes(bytes, FRAME_START, start + 1, end); at !== -1; at = indexOfBytes(bytes, FRAME_START, at + 1, end)) {
-    const frame = readFrame(bytes, at, end);
-    if (frame && frame.groupFirst !== groupFirst) return true;
-  }
-  return false;
-}
-
-function indexOfBytes(bytes: Uint8Array, needle: Uint8Array, from: number, end: number): number {
-  for (let at = from; at <= end - needle.length; at++) {
-    let match = true;
-    for (let k = 0; k < needle.length && match; k++) match = bytes[at + k] === needle[k];
-    if (match) return at;
-  }
-  return -1;
-}
-
-/** After a bad line: does a readable line of another commit group follow it (or hide in it)? */
-function laterGroupSurvives(bytes: Uint8Array, badStart: number, from: number, groupFirst: number): boolean {
-  const badEnd = bytes[from - 1] === NEWLINE ? from - 1 : from;
-  if (hiddenFrameInside(bytes, badStart, badEnd, groupFirst)) return true;
-  let start = from;
-  for (let nl = bytes.indexOf(NEWLINE, start); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
-    const frame = readFrame(bytes, start, nl);
-    if (frame && frame.groupFirst !== groupFirst) return true;
-    start = nl + 1;
-  }
-  return false;
-}
-
 /**
  * Reads a journal as its bytes arrive: `feed` reads every whole line of the bytes read so far
  * (each call a longer view of the same file), so a caller can parse while the next piece is read;
  * `finish` judges the end once the whole file is there. Every line is checked (checksum, sequence,
- * version, schema). An unfinished or garbled last commit group is a torn tail; anything bad
- * before it is damage. Throws StoreError('future_version') for a checksum-valid record it cannot read.
+ * version, schema). An unclosed last commit group whose lines hold, ending maybe in a line without
+ * its newline, is a torn tail; any complete line that does not hold is damage. Throws StoreError('future_version') for a checksum-valid record it cannot read.
  */
 export class JournalScanner {
   private log: JournalLog;
@@ -259,8 +229,11 @@ export class JournalScanner {
     this.crcUpTo(bytes, goodLength);
     const scan = { log, goodLength, crc: this.crc, index: this.index, indexedBytes: this.indexedBytes, indexFile: this.indexFile };
     if (this.damage) return { ...scan, damage: this.damage };
-    if (this.badAt !== -1 && laterGroupSurvives(bytes, this.badAt, nl0(bytes, this.badAt), this.groupRecords + 1)) {
-      return { ...scan, damage: { offset: this.badAt, message: 'checksum mismatch before the last commit group' } };
+    if (this.badAt !== -1)
+      return { ...scan, damage: { offset: this.badAt, message: 'a complete line (it ends with a newline) does not match its checksum' } };
+    // A last line that holds once its last byte is dropped is complete: its newline was changed, not lost.
+    if (this.start < bytes.length && readFrame(bytes, this.start, bytes.length - 1)) {
+      return { ...scan, damage: { offset: this.start, message: 'the last line ends in a byte that is not its newline' } };
     }
     if (goodLength === bytes.length) return scan;
     return { ...scan, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
@@ -275,10 +248,4 @@ export function scanJournal(
   readVersion = FORMAT_VERSION,
 ): JournalScan {
   return new JournalScanner(file, migrations, readVersion).finish(bytes);
-}
-
-/** Offset just after the line that starts at `start`. */
-function nl0(bytes: Uint8Array, start: number): number {
-  const nl = bytes.indexOf(NEWLINE, start);
-  return nl === -1 ? bytes.length : nl + 1;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
-import { Patch, PatchState } from '../patches/schema';
+import { BlobRef, Patch, PatchState } from '../patches/schema';
 
 /** Current format version of every record this build writes. */
 export const FORMAT_VERSION = 1;
@@ -154,10 +154,10 @@ export const RestoreRecord = z.object({
       path: z.string(),
       /** Live content before the restore touched it (blob hash) or `absent`. */
       replacedHash: z.string(),
-      replacedBlob: z.string().optional(),
+      replacedBlob: BlobRef.optional(),
       /** Content the restore wrote, or `absent` when it deleted the file. */
       writtenHash: z.string(),
-      writtenBlob: z.string().optional(),
+      writtenBlob: BlobRef.optional(),
     }),
   ),
   patchIds: z.array(z.string()),

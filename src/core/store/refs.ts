@@ -1,30 +1,81 @@
-import { SHA256_HEX } from '../patches/schema';
-import type { StoreRecord } from './records';
+import type { z } from 'zod';
+import { BlobRef, SHA256_HEX } from '../patches/schema';
+import { StoreRecord } from './records';
 
 export const BLOB_HASH = SHA256_HEX;
 
-/** Blob hashes a record names: patch contents, recorded tool results, restore contents. */
+/** A way from a record to a field: a key, or `*` for every element of an array (every value of a map). */
+export type BlobPath = readonly string[];
+
+/** The parts of a zod schema's definition the walk reads. */
+interface Def {
+  readonly type: string;
+  readonly shape?: Record<string, z.ZodType>;
+  readonly innerType?: z.ZodType;
+  readonly element?: z.ZodType;
+  readonly valueType?: z.ZodType;
+  readonly options?: readonly z.ZodType[];
+  readonly items?: readonly z.ZodType[];
+  readonly left?: z.ZodType;
+  readonly right?: z.ZodType;
+  readonly in?: z.ZodType;
+  readonly out?: z.ZodType;
+  readonly getter?: () => z.ZodType;
+  readonly values?: readonly unknown[];
+}
+
+function defOf(schema: z.ZodType): Def {
+  return (schema as unknown as { def: Def }).def;
+}
+
+/** The schemas inside `schema` with the step that leads to each ('' for the same value). */
+function children(def: Def): Array<readonly [string, z.ZodType]> {
+  if (def.shape) return Object.entries(def.shape);
+  const same = [def.innerType, def.left, def.right, def.in, def.out, def.getter?.(), ...(def.options ?? [])];
+  const each = [def.element, def.valueType, ...(def.items ?? [])];
+  return [
+    ...same.filter((s): s is z.ZodType => s !== undefined).map((s) => ['', s] as const),
+    ...each.filter((s): s is z.ZodType => s !== undefined).map((s) => ['*', s] as const),
+  ];
+}
+
+/**
+ * Every path in `schema` to a field whose schema is `target`, found by walking the schema
+ * (objects, optionals, arrays, maps, unions, lazy and recursive schemas).
+ */
+export function pathsTo(schema: z.ZodType, target: z.ZodType, path: BlobPath = [], ancestors = new Set<z.ZodType>()): BlobPath[] {
+  if (schema === target) return [path];
+  if (ancestors.has(schema)) return [];
+  ancestors.add(schema);
+  const found: BlobPath[] = [];
+  for (const [step, child] of children(defOf(schema)))
+    found.push(...pathsTo(child, target, step === '' ? path : [...path, step], ancestors));
+  ancestors.delete(schema);
+  return [...new Map(found.map((p) => [p.join('.'), p])).values()];
+}
+
+/** Per record type, the paths of every field that names a blob: derived once from the record schemas. */
+export const BLOB_PATHS: ReadonlyMap<string, readonly BlobPath[]> = new Map(
+  (defOf(StoreRecord).options ?? []).map((option) => {
+    const type = defOf(defOf(option).shape!['type']!).values![0] as string;
+    return [type, pathsTo(option, BlobRef)] as const;
+  }),
+);
+
+function collect(value: unknown, path: BlobPath, at: number, refs: string[]): void {
+  if (at === path.length) {
+    if (typeof value === 'string' && BLOB_HASH.test(value)) refs.push(value);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const step = path[at]!;
+  if (step !== '*') return collect((value as Record<string, unknown>)[step], path, at + 1, refs);
+  for (const item of Array.isArray(value) ? value : Object.values(value)) collect(item, path, at + 1, refs);
+}
+
+/** Blob hashes a record names: every BlobRef field of its schema (patch contents, results, intents, restores). */
 export function blobRefs(record: StoreRecord): string[] {
   const refs: string[] = [];
-  const add = (hash: string | undefined): void => {
-    if (hash !== undefined && BLOB_HASH.test(hash)) refs.push(hash);
-  };
-  switch (record.type) {
-    case 'patch':
-      add(record.patch.beforeBlob);
-      add(record.patch.afterBlob);
-      break;
-    case 'ledger':
-      add(record.entry.resultRef);
-      break;
-    case 'restore':
-      for (const file of record.files) {
-        add(file.replacedBlob);
-        add(file.writtenBlob);
-      }
-      break;
-    default:
-      break;
-  }
+  for (const path of BLOB_PATHS.get(record.type) ?? []) collect(record, path, 0, refs);
   return refs;
 }

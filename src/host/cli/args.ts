@@ -20,6 +20,28 @@ run and resume act only in a trusted workspace: --trust (this run), or the folde
   $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
 exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace too), 3 paused`;
 
+/** Every flag, described once: `--help` prints these lines and the README shows them as they are. */
+export const FLAG_HELP = `options:
+  --workspace DIR           the folder the agent works in (run, resume; status finds its runs)
+  --store DIR               the run store; default: the extension's store of the workspace (printed as "store: ...")
+  --task TEXT               what the agent should do (run)
+  --model ID                the Claude model (run); default: the extension's default model
+  --yes                     approve calls whose policy is "ask"; never a re-run of a call whose outcome is unknown
+  --trust                   trust the workspace for this invocation (run, resume)
+  --provider P              anthropic (default) or replay
+  --replay FILE             recorded model turns for --provider replay
+  --base-url URL            Messages API address (a proxy or a test server); default: Anthropic's
+  --max-turns N             stop after N model calls (default 50); on resume, raise a paused run's limit
+  --max-tokens N            stop after N input + output tokens in all
+  --max-cost-usd X          stop once the run has cost X US dollars
+  --max-context-tokens N    the context budget: older history is compacted before a request would pass it
+  --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
+  --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
+  --json                    status as JSON
+  --help, -h                this text`;
+
+export const HELP = `${USAGE}\n${FLAG_HELP}`;
+
 export interface CliOptions {
   readonly command: 'run' | 'resume' | 'status';
   readonly workspace?: string;
@@ -99,6 +121,11 @@ function limitsOf(str: (name: string) => string | undefined): Partial<CliOptions
     thinking: thinkingOf(str('thinking')),
   };
   return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+}
+
+/** True when the arguments ask for the help text. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
 }
 
 export function parseCli(argv: readonly string[]): CliOptions {

@@ -16,9 +16,9 @@ import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
-import { longRunSettingsOf, parseCli, resumeOptionsOf, USAGE, UsageError, type CliOptions } from './args';
+import { HELP, longRunSettingsOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
-import { readStatus, statusJson } from './status';
+import { damageLine, readStatus, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
 
@@ -157,6 +157,8 @@ async function statusCommand(options: CliOptions): Promise<number> {
   const json = statusJson(state);
   if (options.json) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   else {
+    const damage = damageLine(state);
+    if (damage !== undefined) process.stdout.write(`${damage}\n`);
     process.stdout.write(`run ${state.run.runId}: ${state.status}${state.statusReason ? ` (${state.statusReason})` : ''}\n`);
     process.stdout.write(
       `steps ${state.stepId}, turns ${state.budget.turns}/${state.budget.maxTurns}, tokens ${state.budget.inputTokens + state.budget.outputTokens}\n`,
@@ -168,6 +170,10 @@ async function statusCommand(options: CliOptions): Promise<number> {
 
 export async function main(argv: readonly string[]): Promise<number> {
   try {
+    if (wantsHelp(argv)) {
+      process.stdout.write(`${HELP}\n`);
+      return EXIT.completed;
+    }
     const options = parseCli(argv);
     if (options.command === 'run') return await runCommand(options);
     if (options.command === 'resume') return await resumeCommand(options);
@@ -190,8 +196,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 if (require.main === module) {
   const args = process.argv.slice(2);
   const relaunched = relaunchWithoutKeys(args, process.argv[1]!);
-  if (relaunched === undefined) receiveHandedKeys();
-  void (relaunched ?? main(args)).then((code) => {
+  void (relaunched ?? receiveHandedKeys().then(() => main(args))).then((code) => {
     process.exitCode = code;
   });
 }

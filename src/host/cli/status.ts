@@ -4,7 +4,7 @@ export function latestRun(runs: readonly RunSummary[]): RunSummary | undefined {
   return [...runs].sort((a, b) => b.updatedAt - a.updatedAt)[0];
 }
 
-/** What `status --json` prints: the run, its status, budget, steps, checkpoints, ledger and patches. */
+/** What `status --json` prints: the run, its status, budget, steps, checkpoints, ledger and patches; for a damaged journal, the damage and its intact part. */
 export function statusJson(state: RunState): Record<string, unknown> {
   return {
     run: {
@@ -16,6 +16,7 @@ export function statusJson(state: RunState): Record<string, unknown> {
       git: state.run.git,
     },
     status: state.status,
+    ...(state.damage !== undefined ? { damage: state.damage, readOnly: true } : {}),
     ...(state.statusReason !== undefined ? { reason: state.statusReason } : {}),
     budget: state.budget,
     steps: state.stepId,
@@ -51,7 +52,15 @@ export function statusJson(state: RunState): Record<string, unknown> {
   };
 }
 
+/** The line `status` prints first for a damaged journal. */
+export function damageLine(state: RunState): string | undefined {
+  const d = state.damage;
+  if (d === undefined) return undefined;
+  return `damaged: ${d.file} at byte ${d.offset}: ${d.message}; shown below is the intact part before it, read-only (the run cannot be resumed until the journal is repaired)`;
+}
+
+/** The run's state for `status`: a damaged journal gives its intact part, with the damage. */
 export async function readStatus(store: CheckpointStore, runId: string | undefined): Promise<RunState | undefined> {
   const id = runId ?? latestRun(await store.listRuns())?.runId;
-  return id === undefined ? undefined : store.readRun(id);
+  return id === undefined ? undefined : store.readRun(id, { intactPart: true });
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
-import { announceOutcome, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
+import { announceOutcome, announceTornTailCut, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
 import type { Services } from './services';
 import { readSettings } from './settings';
 
@@ -33,6 +33,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     register(COMMANDS.rollbackPatch, (arg?: Parameters<typeof rollbackPatch>[1]) => rollbackPatch(s, arg)),
     register(COMMANDS.undoRestore, (arg?: Parameters<typeof undoLastRestore>[1]) => undoLastRestore(s, arg)),
     s.controller.onDidStart(() => void s.keys.refresh()),
+    s.controller.onEvent((event) => announceTornTailCut(s, event)),
     s.controller.onDidFinish(({ run, outcome, error }) => {
       announceOutcome(s, run, outcome, error);
       void collectGarbage(s);

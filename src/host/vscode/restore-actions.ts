@@ -4,7 +4,7 @@ import { planRollback, rollbackFiles, type RollbackResult } from '../../core/res
 import { restoreBoth, restoreSession } from '../../core/restore/session';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
 import { undoRestore, type UndoResult } from '../../core/restore/undo';
-import type { CheckpointStore, RunState } from '../../core/store/contract';
+import { describeTornTailCut, type CheckpointStore, type RunState } from '../../core/store/contract';
 import type { RestoreRecord } from '../../core/store/records';
 
 export type RestoreWhat = 'files' | 'session' | 'both';
@@ -41,6 +41,7 @@ export class RestoreActions {
   private async withWriter<T>(runId: string, work: (deps: RestoreDeps) => Promise<T>): Promise<T> {
     if (this.deps.isRunning(runId)) throw new RunBusyError(runId);
     const writer = await this.deps.store.openWriter(runId);
+    if (writer.tornTailCut) this.deps.log.log('warn', describeTornTailCut(runId, writer.tornTailCut));
     try {
       return await work({
         workspace: this.deps.workspace,

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { RunOutcome } from '../../core/runtime';
+import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
 import { CANCELLED_REASON } from '../../core/runtime';
 import type { RunSummary } from '../../core/store/contract';
 import { NoApiKeyError, type ActiveRun } from './agent-controller';
@@ -162,6 +162,12 @@ export async function setApiKey(s: Services): Promise<void> {
   await s.apiKeys.set(key);
   s.log.log('info', 'API key stored in secret storage');
   void s.prompts.message('info', "API key stored in VS Code's secret storage.", {});
+}
+
+/** Tells the person that opening a run cut a torn write from its journal (the runtime logged it too). */
+export function announceTornTailCut(s: Services, event: RuntimeEvent): void {
+  if (event.type !== 'torn_tail_cut') return;
+  void s.prompts.message('warning', event.message, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
 }
 
 /** Tells the person how a run ended, with the next step as an action. */

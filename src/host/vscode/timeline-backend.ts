@@ -126,12 +126,13 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     return this.s.store.listRuns();
   }
 
+  /** A damaged journal reads as its intact part, marked damaged (the timeline shows it read-only). */
   readRun(runId: string) {
-    return this.s.store.readRun(runId);
+    return this.s.store.readRun(runId, { intactPart: true });
   }
 
   async liveStates(runId: string): Promise<ReadonlyMap<string, LiveState>> {
-    const state = await this.s.store.readRun(runId);
+    const state = await this.s.store.readRun(runId, { intactPart: true });
     const live = new Map<string, LiveFile | null>();
     const states = new Map<string, LiveState>();
     for (const patch of state.patches) {

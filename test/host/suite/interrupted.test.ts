@@ -47,6 +47,7 @@ export function interruptedSuite(): void {
             '--model',
             FAKE_MODEL,
             '--yes',
+            '--trust',
           ],
           { env: { ...process.env, ANTHROPIC_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
         );

@@ -1,6 +1,7 @@
 import { silentLog } from '../../../src/core/ports';
 import { AgentRuntime } from '../../../src/core/runtime/runtime';
 import type { RunOutcome } from '../../../src/core/runtime/types';
+import { StoreError } from '../../../src/core/store/contract';
 import { FileCheckpointStore } from '../../../src/core/store/file-store';
 import type { StoreFs } from '../../../src/core/store/fs-port';
 import type { ProcessIdentity } from '../../../src/core/store/lease-policy';
@@ -12,7 +13,7 @@ import { CrashingFs, MemStoreFs, type CrashPoint } from './crashing-fs';
 import { FailingFs, type FaultCode } from './failing-fs';
 import { allowAllApprover, CountingRunner, DeadProcessError, MemWorkspace } from './mem-world';
 import { Prng } from './prng';
-import { describeError, prepareRoot, STORE_ROOT, tickingClock } from './store-workload';
+import { checkRefused, describeError, prepareRoot, STORE_ROOT, tickingClock } from './store-workload';
 
 // The agent run of agent-script.ts in process, over the file store on a fault-injecting fs:
 // power cuts (then a fresh process on what survived) or I/O errors (then the same process once
@@ -30,6 +31,8 @@ export interface AgentPointResult {
   readonly lostAcknowledged: number;
   /** Resumes that ran (each after a cut or a cleared fault). */
   readonly resumes: number;
+  /** The point ended with the run refused as damaged: a cut garbled its unacknowledged last write (checkRefused). */
+  readonly refused?: boolean;
   /** Fsyncs and operations of the first process (for measuring a clean run). */
   readonly syncs: number;
   readonly ops: number;
@@ -85,6 +88,11 @@ class World {
       if (event.type === 'records' && !this.dead) for (const r of event.records) this.acknowledged.set(r.seq, r);
     });
     return { runtime, store };
+  }
+
+  /** A refusal checkRefused accepted: nothing acknowledged was lost, nothing ran twice, the run waits for a person. */
+  refused(point: string, counts: { syncs: number; ops: number }): AgentPointResult {
+    return { point, ok: true, problems: [], duplicates: 0, lostAcknowledged: 0, resumes: this.resumes, refused: true, ...counts };
   }
 
   async finish(runId: string, store: FileCheckpointStore, point: string, syncs: number, ops: number): Promise<AgentPointResult> {
@@ -151,10 +159,18 @@ export async function powerLossAgentPoint(
       break;
     }
     world.dead = true;
-    const disk = fs.restart(prng.int(2 ** 31)).fs;
-    const recovered = await new FileCheckpointStore({ fs: disk, root: STORE_ROOT, process: identity(0) })
+    const { fs: disk, report } = fs.restart(prng.int(2 ** 31));
+    const reader = new FileCheckpointStore({ fs: disk, root: STORE_ROOT, process: identity(0) });
+    const recovered = await reader
       .readRecords(runId)
       .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    if (recovered instanceof StoreError && recovered.code === 'damaged' && world.acknowledged.size > 0) {
+      const garbled = report.choices.writes.includes('garbled');
+      const check = await checkRefused(reader, runId, garbled, (intact) => checkAcknowledged(intact, world.acknowledged)[0]);
+      if (!check.ok) world.problems.push(check.problem ?? 'refused');
+      else return world.refused(point, firstCounts);
+      break;
+    }
     if (recovered instanceof Error) {
       if (world.acknowledged.size > 0) world.problems.push(`the run does not open after a cut: ${describeError(recovered)}`);
     } else {

@@ -126,7 +126,7 @@ class KillRun {
   }
 
   commonArgs(): string[] {
-    return ['--workspace', this.ws, '--store', this.store, '--provider', 'anthropic', '--base-url', this.url, '--yes'];
+    return ['--workspace', this.ws, '--store', this.store, '--provider', 'anthropic', '--base-url', this.url, '--yes', '--trust'];
   }
 
   executions(): number {
@@ -280,6 +280,7 @@ export async function measureCliRun(cli = CLI_PATH): Promise<{ syncs: number; ms
         '--base-url',
         fake.url,
         '--yes',
+        '--trust',
         '--task',
         'count',
       ],

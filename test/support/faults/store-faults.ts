@@ -34,8 +34,9 @@ export async function powerLossPoint(groups: number, atSync: number, seed: numbe
   const point = `sync ${atSync} seed ${seed}`;
   if (result.error !== undefined && !fs.lostPower)
     return { point, ok: false, recovered: 0, problem: `the workload failed without a cut: ${describeError(result.error)}` };
-  const { fs: disk } = fs.restart(seed);
-  const check = await checkRecovered(faultStore(disk, NEXT_PROCESS), result).catch((error: unknown) => ({
+  const { fs: disk, report } = fs.restart(seed);
+  const garbled = report.choices.writes.includes('garbled');
+  const check = await checkRecovered(faultStore(disk, NEXT_PROCESS), result, undefined, garbled).catch((error: unknown) => ({
     ok: false,
     recovered: 0,
     problem: `recovery crashed: ${describeError(error)}`,

@@ -123,6 +123,56 @@ export interface RecoveryCheck {
   readonly ok: boolean;
   readonly problem?: string;
   readonly recovered: number;
+  /** The run was refused as damaged (a garbled unacknowledged last write), its intact part checked. */
+  readonly refused?: boolean;
+}
+
+/**
+ * A power cut can leave the last, unacknowledged write garbled into complete lines. Nothing tells
+ * those bytes from acknowledged ones damaged later, so the store refuses the run instead of cutting
+ * them. That is right when: the crash garbled a write, the intact part before the damage holds every
+ * acknowledged record (`prefixProblem` says what is wrong, if anything), opening the run is refused
+ * naming the journal and the byte, and the journal is left byte for byte as it was.
+ */
+export async function checkRefused(
+  store: FileCheckpointStore,
+  runId: string,
+  garbled: boolean,
+  prefixProblem: (intact: readonly StoredRecord[]) => string | undefined,
+  open: () => Promise<unknown> = () => store.openWriter(runId),
+): Promise<RecoveryCheck> {
+  const scan = await store.scanJournalOf(runId, false);
+  const intact = scan.log.records();
+  if (!scan.damage) return fail('refused, but a scan finds no damage', intact.length);
+  if (!garbled) return fail(`damaged at byte ${scan.damage.offset} though no write was garbled`, intact.length);
+  const problem = prefixProblem(intact);
+  if (problem !== undefined) return fail(`the intact part: ${problem}`, intact.length);
+  const journal = store.journalPath(runId);
+  const before = await store.fs.readFile(journal);
+  const refusal = await open().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (refusal === undefined) return fail('the damaged run opened for writing', intact.length);
+  if (!describeError(refusal).includes(`${journal}`) || !describeError(refusal).includes(`byte ${scan.damage.offset}`))
+    return fail(`the refusal does not name the journal and byte ${scan.damage.offset}: ${describeError(refusal)}`, intact.length);
+  if (!isDeepStrictEqual(await store.fs.readFile(journal), before)) return fail('the refused journal was changed', intact.length);
+  return { ok: true, recovered: intact.length, refused: true };
+}
+
+/** Every acknowledged record, in order, at the start of `records` (after the run record when it was created). */
+function acknowledgedPrefixProblem(records: readonly StoredRecord[], result: WorkloadResult, runId: string): string | undefined {
+  if (result.created && (records[0]?.type !== 'run' || records[0].runId !== runId)) return 'the acknowledged run record is missing';
+  const offset = result.created ? 1 : 0;
+  if (records.length < result.acknowledged.length + offset)
+    return `lost acknowledged records: ${records.length} read, ${result.acknowledged.length} acknowledged`;
+  for (const [i, ack] of result.acknowledged.entries()) {
+    if (!isDeepStrictEqual(plain(records[i + offset]), plain(ack))) return `record ${i + 1} differs from the acknowledged one`;
+  }
+  for (const [i, record] of records.entries()) {
+    if (record.seq !== i + 1) return `sequence ${record.seq} at position ${i + 1}`;
+  }
+  return undefined;
 }
 
 function fail(problem: string, recovered = 0): RecoveryCheck {
@@ -131,29 +181,27 @@ function fail(problem: string, recovered = 0): RecoveryCheck {
 
 /**
  * After a fault: the journal opens (no crash, no damage), is a prefix of what was written with
- * every acknowledged record in it, verifies, and accepts a new commit group.
+ * every acknowledged record in it, verifies, and accepts a new commit group; or, when the cut
+ * `garbled` a write, the run may be refused as damaged (checkRefused).
  */
-export async function checkRecovered(store: FileCheckpointStore, result: WorkloadResult, runId = RUN_ID): Promise<RecoveryCheck> {
+export async function checkRecovered(
+  store: FileCheckpointStore,
+  result: WorkloadResult,
+  runId = RUN_ID,
+  garbled = false,
+): Promise<RecoveryCheck> {
   let records: readonly StoredRecord[];
   try {
     await store.listRuns();
     records = await store.readRecords(runId);
   } catch (error) {
+    if (error instanceof StoreError && error.code === 'damaged' && result.created)
+      return checkRefused(store, runId, garbled, (intact) => acknowledgedPrefixProblem(intact, result, runId));
     if (!result.created && error instanceof StoreError) return { ok: true, recovered: 0 };
     return fail(`reading the run failed: ${describeError(error)}`);
   }
-  if (result.created && (records[0]?.type !== 'run' || records[0].runId !== runId))
-    return fail('the acknowledged run record is missing', records.length);
-  const offset = result.created ? 1 : 0;
-  if (records.length < result.acknowledged.length + offset)
-    return fail(`lost acknowledged records: ${records.length} read, ${result.acknowledged.length} acknowledged`, records.length);
-  for (const [i, ack] of result.acknowledged.entries()) {
-    if (!isDeepStrictEqual(plain(records[i + offset]), plain(ack)))
-      return fail(`record ${i + 1} differs from the acknowledged one`, records.length);
-  }
-  for (const [i, record] of records.entries()) {
-    if (record.seq !== i + 1) return fail(`sequence ${record.seq} at position ${i + 1}`, records.length);
-  }
+  const problem = acknowledgedPrefixProblem(records, result, runId);
+  if (problem !== undefined) return fail(problem, records.length);
   const report = await store.verify(runId).catch((error: unknown) => error);
   if (report instanceof Error || !(report as { ok: boolean }).ok) return fail(`verify failed: ${describeError(report)}`, records.length);
   try {

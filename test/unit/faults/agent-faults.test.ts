@@ -18,7 +18,9 @@ describe('faults: agent runs over the file store, cut by power loss and I/O erro
     ({ syncs, ops } = clean);
   });
 
-  it('power loss before every fsync of a run (3 draws each, some resumes cut again): every acknowledged record kept, 0 duplicates, the run completes', async () => {
+  // A cut that garbles the unacknowledged last write into complete lines leaves the run refused as
+  // damaged (file and byte named, nothing cut: see checkRefused) instead of completed.
+  it('power loss before every fsync of a run (3 draws each, some resumes cut again): every acknowledged record kept, 0 duplicates, the run completes or is refused unchanged', async () => {
     const results: AgentPointResult[] = [];
     for (let atSync = 1; atSync <= syncs; atSync++) {
       for (let draw = 0; draw < 3; draw++) results.push(await powerLossAgentPoint({ atSync }, atSync * 131 + draw, draw));
@@ -30,6 +32,8 @@ describe('faults: agent runs over the file store, cut by power loss and I/O erro
       0,
     );
     assert.ok(results.filter((r) => r.resumes > 0).length > results.length / 2, 'most points resumed an existing run');
+    const refused = results.filter((r) => r.refused).length;
+    assert.ok(refused < results.length / 4, `${refused} of ${results.length} points refused as damaged`);
   });
 
   for (const code of FAULT_CODES) {

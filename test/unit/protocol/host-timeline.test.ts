@@ -246,4 +246,16 @@ describe('timeline host: sync', () => {
       ['patch-1'],
     );
   });
+
+  it('keeps a damaged run in the snapshot, its intact part marked damaged', async () => {
+    const { state } = sampleRun(4);
+    const damage = { file: '/s/runs/run-1/journal.jsonl', offset: 99, message: 'a complete line does not match its checksum' };
+    const base = fakeBackend({ ...state, damage }, []);
+    const listed = (await base.listRuns()).map((s) => ({ ...s, damaged: 'journal.jsonl at byte 99' }));
+    const sync = new TimelineSync({ ...base, listRuns: async () => listed });
+    const snapshot = await sync.snapshot();
+    assert.equal(snapshot.runs.length, 1);
+    assert.equal(snapshot.runs[0]!.header.damaged, `${damage.file} at byte 99: ${damage.message}`);
+    assert.equal(snapshot.runs[0]!.steps.length, 5);
+  });
 });

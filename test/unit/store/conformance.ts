@@ -191,6 +191,27 @@ export function checkpointStoreConformance(name: string, factory: StoreFactory):
       assert.deepEqual(none.removedRuns, []);
     });
 
+    it("gc keeps the blobs a ledger entry's write-ahead intents name (a resume records the patch of a write cut before it)", async () => {
+      const before = await store.putBlob(bytesOf('before the write'));
+      const after = await store.putBlob(bytesOf('after the write'));
+      const unnamed = await store.putBlob(bytesOf('named by nothing'));
+      const writer = await store.createRun(runInput('cut'));
+      const started = ledgerEntry('k', 1, 'started');
+      if (started.type !== 'ledger') throw new Error('a ledger record');
+      const intent = { path: 'notes.md', beforeHash: before, afterHash: after, beforeBlob: before, afterBlob: after };
+      await writer.append([
+        { ...started, entry: { ...started.entry, intents: [intent] } },
+        { type: 'status', status: 'interrupted' },
+      ]);
+      await writer.close();
+      clock.advance(60 * 60_000);
+      const result = await store.collectGarbage({ maxBytes: 10_000_000 });
+      assert.equal(result.removedBlobs, 1, 'only the blob nothing names');
+      await assert.rejects(store.getBlob(unnamed), isStoreError('not_found'));
+      assert.equal(new TextDecoder().decode(await store.getBlob(before)), 'before the write');
+      assert.equal(new TextDecoder().decode(await store.getBlob(after)), 'after the write');
+    });
+
     it('gc keeps runs within the quota and blobs still referenced', async () => {
       const shared = await store.putBlob(bytesOf('shared'));
       for (const runId of ['a', 'b']) {

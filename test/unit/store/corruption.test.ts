@@ -57,9 +57,8 @@ describe('journal corruption', () => {
     assert.deepEqual(counts, { clean: 4, torn: bytes.length - 4, damaged: 0, crash: 0 });
   });
 
-  it('every byte flipped: 100% detected, either cut as the torn last group or damaged', async () => {
-    const { bytes, records, groupEnds } = await smallJournal(root);
-    const lastGroupStart = groupEnds[3]!;
+  it('every byte flipped, the last commit group included: 100% damage at or before the flip, never cut as torn', async () => {
+    const { bytes, records } = await smallJournal(root);
     const counts: Record<Outcome, number> = { clean: 0, torn: 0, damaged: 0, crash: 0 };
     for (const mask of [0x01, 0x80, 0xff]) {
       for (let at = 0; at < bytes.length; at++) {
@@ -67,16 +66,71 @@ describe('journal corruption', () => {
         flipped[at] = flipped[at]! ^ mask;
         const { outcome, scan } = classify(flipped, records);
         counts[outcome]++;
-        // A torn cut only ever drops the last commit group (all-or-nothing), never an earlier one.
-        if (outcome === 'torn')
-          assert.ok(scan!.goodLength <= at && scan!.goodLength === lastGroupStart, `torn cut at ${scan!.goodLength} for a flip at ${at}`);
+        if (outcome === 'damaged' && scan) assert.ok(scan.damage!.offset <= at, `damage at ${scan.damage!.offset} for a flip at ${at}`);
       }
     }
     if (process.env.STORE_COUNTS) console.log(JSON.stringify({ bytes: bytes.length, ...counts }));
-    assert.equal(counts.crash, 0);
-    assert.equal(counts.clean, 0, 'no flipped byte goes unnoticed');
-    assert.equal(counts.torn + counts.damaged, bytes.length * 3);
-    assert.ok(counts.damaged > counts.torn, `mid-file flips are damage (${JSON.stringify(counts)})`);
+    assert.deepEqual(counts, { clean: 0, torn: 0, damaged: bytes.length * 3, crash: 0 });
+  });
+
+  it('a flipped byte in the last, fsynced commit group: open refused naming file and byte, file unchanged, intact part read-only', async () => {
+    const { bytes, groupEnds } = await smallJournal(root);
+    const store = openFileStore(root);
+    const journal = store.journalPath('r1');
+    const corrupt = Buffer.from(bytes);
+    const at = bytes.indexOf('succeeded', groupEnds[3]);
+    corrupt[at] = corrupt[at]! ^ 0x20;
+    writeFileSync(journal, corrupt);
+    const named = (e: unknown) =>
+      e instanceof StoreError &&
+      e.code === 'damaged' &&
+      e.file === journal &&
+      e.offset === groupEnds[3] &&
+      e.message.includes(`${journal} is damaged at byte ${groupEnds[3]}`);
+    await assert.rejects(store.openWriter('r1'), named);
+    assert.deepEqual(readFileSync(journal), corrupt, 'nothing was cut: the file is byte-identical');
+    assert.equal(await store.lease('r1'), null, 'a refused writer leaves no lease behind');
+    await assert.rejects(store.readRun('r1'), named);
+    const intact = await store.readRun('r1', { intactPart: true });
+    assert.deepEqual(intact.damage, { file: journal, offset: groupEnds[3], message: intact.damage?.message });
+    assert.equal(intact.lastSeq, 5, 'the groups before the damaged one');
+    assert.deepEqual(
+      intact.ledger.map((e) => [e.callId, e.status]),
+      [['k1', 'planned']],
+    );
+    assert.deepEqual(readFileSync(journal), corrupt);
+    assert.equal((await store.verify('r1')).damage?.offset, groupEnds[3]);
+  });
+
+  it('a flipped byte in run_end: the completed run is refused, never reopened, and reads as damaged', async () => {
+    const store = openFileStore(root);
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([checkpoint('c0', 0, 'run_start', 0)]);
+    await writer.append([{ type: 'run_end', status: 'completed', summary: 'done' }]);
+    await writer.close();
+    const journal = store.journalPath('r1');
+    const bytes = readFileSync(journal);
+    const runEndAt = bytes.lastIndexOf('{"s":3');
+    const corrupt = Buffer.from(bytes);
+    const flip = bytes.indexOf('completed', runEndAt);
+    corrupt[flip] = corrupt[flip]! ^ 0x01;
+    writeFileSync(journal, corrupt);
+    await assert.rejects(store.openWriter('r1'), (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.offset === runEndAt);
+    assert.deepEqual(readFileSync(journal), corrupt);
+    const intact = await store.readRun('r1', { intactPart: true });
+    assert.equal(intact.damage?.offset, runEndAt);
+    assert.equal(intact.ended, undefined);
+    assert.equal((await store.listRuns())[0]?.damaged !== undefined, true, 'listed as damaged, so nothing offers to resume it');
+  });
+
+  it('a last line whose newline was changed is damage; the same line without its newline is a torn write', async () => {
+    const { bytes, records, groupEnds } = await smallJournal(root);
+    const changed = Buffer.from(bytes);
+    changed[bytes.length - 1] = 0x20;
+    assert.equal(classify(changed, records).scan?.damage?.offset, groupEnds[3]);
+    const { outcome, scan } = classify(bytes.subarray(0, bytes.length - 1), records);
+    assert.equal(outcome, 'torn');
+    assert.deepEqual(scan?.tornTail, { offset: groupEnds[3], bytes: bytes.length - 1 - groupEnds[3]! });
   });
 
   it('a writer cuts a torn tail on open and keeps appending; verify records the cut', async () => {
@@ -89,6 +143,7 @@ describe('journal corruption', () => {
     assert.equal(statSync(journal).size, bytes.length + torn.length);
     const writer = await store.openWriter('r1');
     assert.equal(statSync(journal).size, bytes.length);
+    assert.deepEqual(writer.tornTailCut, { file: journal, offset: bytes.length, bytes: torn.length }, 'the cut is reported to the host');
     await writer.append([message(1, 2, 'user', 'after the cut')]);
     await writer.close();
     const records = await store.readRecords('r1');

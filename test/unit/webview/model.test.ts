@@ -158,6 +158,25 @@ describe('webview: row content', () => {
     });
   });
 
+  it('shows a damaged run read-only: no resume, restore, accept or roll back; the damage in its badge and title', () => {
+    const { state, live } = sampleRun(14, { runId: 'a' });
+    const damage = { file: '/s/runs/a/journal.jsonl', offset: 4242, message: 'a complete line does not match its checksum' };
+    const view = buildRunView({ ...state, status: 'paused', damage }, live, false);
+    view.header.undoableRestores = 1;
+    const expanded = new Set([
+      rowKey.run('a'),
+      ...view.steps.map((s) => rowKey.step('a', s.stepId)),
+      ...view.steps.flatMap((s) => s.calls.map((c) => rowKey.call('a', c.callId))),
+    ]);
+    const rows = flatten([view], expanded);
+    const run = describeRow(rows[0]!, 0);
+    assert.deepEqual(run.actions, []);
+    assert.deepEqual(run.badges, ['paused', 'damaged']);
+    assert.match(run.title, /Damaged: \/s\/runs\/a\/journal\.jsonl at byte 4242: .*read-only/s);
+    const offered = new Set(rows.flatMap((r) => describeRow(r, 0).actions.map((a) => a.id)));
+    assert.deepEqual([...offered], ['openDiff'], 'only reading actions');
+  });
+
   it('hides restore while the run is being written', () => {
     const { state, live } = sampleRun(3, { runId: 'a', running: true });
     const rows = flatten([buildRunView(state, live, true)], new Set([rowKey.run('a')]));

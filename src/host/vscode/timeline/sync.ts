@@ -75,7 +75,8 @@ export class TimelineSync {
 
   private async refreshSummaries(): Promise<RunSummary[]> {
     const list = await this.backend.listRuns();
-    this.summaries = new Map(list.filter((s) => s.damaged === undefined).map((s) => [s.runId, s]));
+    // A damaged run stays listed: its intact part is shown read-only.
+    this.summaries = new Map(list.map((s) => [s.runId, s]));
     return [...this.summaries.values()];
   }
 
