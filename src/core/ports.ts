@@ -10,8 +10,8 @@ export interface Clock {
 
 /** A repeating timer the host provides (Node: an unref'd setInterval): it never keeps the process alive. */
 export interface Timers {
-  /** Calls `tick` every `ms` until `stop` is called. */
-  every(ms: number, tick: () => void): { stop(): void };
+  /** Calls `tick` every `ms` until `stop` is called (a timer does not wait for the promise `tick` returns). */
+  every(ms: number, tick: () => Promise<void>): { stop(): void };
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -103,6 +103,103 @@ export interface Workspace {
   delete(path: string, expectedBeforeHash: string): Promise<void>;
   list(dir: string): Promise<DirEntry[]>;
   stat(path: string): Promise<FileStat | null>;
+  /** Optional: searches the text of the files under a folder (see TextSearchQuery). Without it, search_text is not offered. */
+  searchText?(query: TextSearchQuery, signal?: AbortSignal): Promise<TextSearchResult>;
+  /** Optional: the files under a folder whose path matches a glob, ignore files honoured, sorted by path. */
+  findFiles?(query: FileQuery, signal?: AbortSignal): Promise<FileList>;
+  /** Optional: the entries of a folder to a depth, with sizes; ignored folders are marked, not expanded. */
+  listTree?(query: TreeQuery, signal?: AbortSignal): Promise<TreeListing>;
+}
+
+/**
+ * A text search. Files are visited in path order; `.gitignore`, `.ignore` (and the host's
+ * exclude settings) are honoured, binary files and files over the host's size cap skipped.
+ */
+export interface TextSearchQuery {
+  /** Workspace-relative folder ('.' for the first workspace folder). */
+  readonly dir: string;
+  readonly pattern: string;
+  readonly regex: boolean;
+  readonly caseSensitive: boolean;
+  /** Globs over the path relative to `dir`; a glob without "/" matches the file name at any depth. */
+  readonly include: readonly string[];
+  readonly exclude: readonly string[];
+  readonly contextLines: number;
+  /** The search stops at this many matching lines. */
+  readonly maxMatches: number;
+}
+
+export interface SearchLine {
+  readonly line: number;
+  readonly text: string;
+  /** False for a context line. */
+  readonly match: boolean;
+}
+
+export interface SearchFileHits {
+  /** Workspace-relative path. */
+  readonly path: string;
+  readonly lines: readonly SearchLine[];
+}
+
+export interface TextSearchResult {
+  readonly engine: 'ripgrep' | 'node';
+  readonly files: readonly SearchFileHits[];
+  readonly matches: number;
+  /** Largest file searched, in bytes: larger ones are skipped unread. */
+  readonly maxFileBytes: number;
+  /** Set when the search did not cover the folder. */
+  readonly stopped?: SearchStop;
+}
+
+/**
+ * Where a search stopped: every file up to `lastPath` (in path order) was searched; with
+ * `lastLine`, that file only up to that line. Files after it were not.
+ */
+export interface SearchStop {
+  readonly reason: 'max_matches' | 'time_budget';
+  readonly lastPath: string | null;
+  readonly lastLine?: number;
+  readonly budgetMs?: number;
+}
+
+export interface FileQuery {
+  readonly dir: string;
+  /** Glob over the path relative to `dir`; without "/" it matches the file name at any depth. */
+  readonly glob: string;
+  readonly exclude: readonly string[];
+  readonly max: number;
+}
+
+export interface FileList {
+  /** Workspace-relative paths, sorted, at most `max`. */
+  readonly paths: readonly string[];
+  /** Every match, including those past `max`. */
+  readonly total: number;
+}
+
+export interface TreeQuery {
+  readonly dir: string;
+  /** 1 = the folder's own entries. */
+  readonly depth: number;
+  readonly maxEntries: number;
+}
+
+export interface TreeEntry {
+  /** Path relative to the listed folder, forward slashes. */
+  readonly path: string;
+  readonly depth: number;
+  readonly kind: DirEntry['kind'];
+  /** Bytes, for files. */
+  readonly size?: number;
+  /** Matched by an ignore file or exclude setting (a folder so marked is not expanded). */
+  readonly ignored: boolean;
+}
+
+export interface TreeListing {
+  readonly entries: readonly TreeEntry[];
+  /** Entries that were past maxEntries. */
+  readonly more: number;
 }
 
 export type ApprovalDecision = 'allow_once' | 'allow_for_run' | 'deny';
@@ -143,6 +240,10 @@ export interface CommandResult {
   readonly timedOut: boolean;
   readonly truncated: boolean;
   readonly durationMs: number;
+  /** True when the command was ended because the run was cancelled. */
+  readonly cancelled?: boolean;
+  /** Set when something the command started may outlive it (it kept the output open, or its process group is alive). */
+  readonly stillRunning?: string;
 }
 
 /** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */

@@ -8,6 +8,7 @@ import { securitySuite } from './suite/security.test';
 import { takeOverSuite } from './suite/takeover.test';
 import { timelineBackendSuite } from './suite/timeline-backend.test';
 import { timelineSuite } from './suite/timeline.test';
+import { tornTailSuite } from './suite/torn-tail.test';
 
 /**
  * Every host suite, in order. Each file exports a function that calls describe/it, because the
@@ -23,6 +24,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   cancelResumeSuite,
   interruptedSuite,
   takeOverSuite,
+  tornTailSuite,
   timelineBackendSuite,
   timelineSuite,
   secretsSuite,

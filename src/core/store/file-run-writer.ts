@@ -58,7 +58,7 @@ export class FileRunWriter implements RunWriter {
     this.lease = setup.leaseInfo;
     this.stateWrittenAt = setup.clock.now();
     this.index = new ResumeIndexWriter(setup.fs, setup.lease.runDir, setup.index);
-    this.heartbeat = setup.timers?.every(renewIntervalMs(setup.lease.timeoutMs), () => void this.renewLease().catch(() => undefined));
+    this.heartbeat = setup.timers?.every(renewIntervalMs(setup.lease.timeoutMs), () => this.renewLease().catch(() => undefined));
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {

@@ -28,7 +28,7 @@ import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import { blobRefs } from './refs';
 import type { RetentionPolicy } from './retention';
-import { JOURNAL, readDamageFile, readStateFile, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
+import { JOURNAL, readDamageFile, readStateFile, sameState, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
 export interface FileStoreOptions {
@@ -52,20 +52,6 @@ export interface FileStoreOptions {
 }
 
 const INDEX_STEP_BYTES = 1 << 20;
-
-function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
-  const { v, tornTailCut, ...rest } = stored;
-  const { tornTailCut: cut, ...fields } = state;
-  const sameCut =
-    tornTailCut === cut ||
-    (tornTailCut !== undefined &&
-      cut !== undefined &&
-      tornTailCut.offset === cut.offset &&
-      tornTailCut.bytes === cut.bytes &&
-      tornTailCut.at === cut.at);
-  const keys = Object.keys(fields) as (keyof typeof fields)[];
-  return v === FORMAT_VERSION && sameCut && keys.length === Object.keys(rest).length && keys.every((key) => rest[key] === fields[key]);
-}
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -354,6 +340,10 @@ export class FileCheckpointStore implements CheckpointStore {
     if (scan.log.length === 0 || scan.log.typeAt(0) !== 'run') {
       throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
     }
+    const first = scan.log.record(0);
+    // A journal copied or moved from another run's folder is not this run's.
+    if (first.type === 'run' && first.runId !== runId)
+      throw new StoreError(`${journal} is the journal of run ${first.runId}, not of run ${runId}: refused`, 'invalid', journal, 0);
     return scan;
   }
 

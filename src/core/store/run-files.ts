@@ -43,6 +43,21 @@ export async function readStateFile(fs: StoreFs, runDir: string): Promise<RunSta
   return state && state.v <= FORMAT_VERSION ? state : null;
 }
 
+/** True when state.json already says what `state` says (a writer that closed cleanly left it current). */
+export function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
+  const { v, tornTailCut, ...rest } = stored;
+  const { tornTailCut: cut, ...fields } = state;
+  const sameCut =
+    tornTailCut === cut ||
+    (tornTailCut !== undefined &&
+      cut !== undefined &&
+      tornTailCut.offset === cut.offset &&
+      tornTailCut.bytes === cut.bytes &&
+      tornTailCut.at === cut.at);
+  const keys = Object.keys(fields) as (keyof typeof fields)[];
+  return v === FORMAT_VERSION && sameCut && keys.length === Object.keys(rest).length && keys.every((key) => rest[key] === fields[key]);
+}
+
 export async function writeStateFile(fs: StoreFs, runDir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {
   await replaceFileAtomic(fs, runDir, STATE, JSON.stringify({ v: FORMAT_VERSION, ...state }));
 }

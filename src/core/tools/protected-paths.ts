@@ -1,4 +1,4 @@
-import { minimatch } from 'minimatch';
+import picomatch from 'picomatch';
 
 /**
  * Paths that configure the editor or the tools: a write there could widen what the agent may do
@@ -16,7 +16,7 @@ export const BUILTIN_PROTECTED_PATHS: readonly string[] = [
   '**/.husky{,/**}',
 ];
 
-const OPTIONS = { dot: true, nocase: true, nocomment: true, nonegate: true } as const;
+const OPTIONS = { dot: true, nocase: true, nonegate: true } as const;
 
 /**
  * Why `path` is protected (the pattern it matches), or undefined. `extra` can only add patterns:
@@ -26,7 +26,7 @@ export function protectedPathReason(path: string, extra: readonly string[] = [])
   const slashed = path.replace(/\\/g, '/').replace(/^\.\//, '');
   for (const pattern of [...BUILTIN_PROTECTED_PATHS, ...extra]) {
     if (pattern.trim() === '') continue;
-    if (minimatch(slashed, pattern, OPTIONS) || minimatch(slashed, `**/${pattern}`, OPTIONS))
+    if (picomatch.isMatch(slashed, pattern, OPTIONS) || picomatch.isMatch(slashed, `**/${pattern}`, OPTIONS))
       return `${slashed} configures the editor or the tools (protected path ${pattern}): a change there could alter what the agent may do, so it always needs your approval`;
   }
   return undefined;

@@ -3,6 +3,7 @@ import { ReplayPolicy } from '../ledger/schema';
 import type { ToolSpec } from '../model/provider';
 import { deleteFileTool } from './delete-file';
 import { editFileTool } from './edit-file';
+import { findFilesTool } from './find-files';
 import { listDirTool } from './list-dir';
 import { readFileTool } from './read-file';
 import { runCommandTool } from './run-command';
@@ -21,6 +22,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   readFileTool,
   listDirTool,
   searchTextTool,
+  findFilesTool,
   writeFileTool,
   editFileTool,
   deleteFileTool,

@@ -21,13 +21,16 @@ type RunCommandInput = z.infer<typeof RunCommandInput>;
 
 export function formatCommandResult(result: CommandResult): string {
   const status = result.timedOut
-    ? 'timed out (killed)'
-    : result.exitCode === null
-      ? `killed by signal ${result.signal ?? 'unknown'}`
-      : `exit code ${result.exitCode}`;
+    ? 'timed out (its process group was ended)'
+    : result.cancelled
+      ? 'cancelled (its process group was ended)'
+      : result.exitCode === null
+        ? `killed by signal ${result.signal ?? 'unknown'}`
+        : `exit code ${result.exitCode}`;
   const parts = [`${status} after ${result.durationMs} ms${result.truncated ? ' (output truncated)' : ''}`];
   if (result.stdout !== '') parts.push(`--- stdout ---\n${result.stdout}`);
   if (result.stderr !== '') parts.push(`--- stderr ---\n${result.stderr}`);
+  if (result.stillRunning !== undefined) parts.push(`--- may still be running ---\n${result.stillRunning}`);
   return parts.join('\n');
 }
 
@@ -49,6 +52,6 @@ export const runCommandTool: ToolDefinition<RunCommandInput> = {
       maxOutputBytes: MAX_COMMAND_OUTPUT_BYTES,
       signal: ctx.signal,
     });
-    return { content: formatCommandResult(result), isError: result.timedOut || result.exitCode !== 0 };
+    return { content: formatCommandResult(result), isError: result.timedOut || result.cancelled === true || result.exitCode !== 0 };
   },
 };

@@ -40,3 +40,12 @@ export async function normalizeDir(workspace: Workspace, path: string): Promise<
   if (trimmed === '' || trimmed === '.' || trimmed === './' || trimmed === '/') return '.';
   return workspace.normalize(trimmed);
 }
+
+/** A folder path (from normalizeDir) that must name an existing folder. */
+export async function requireFolder(workspace: Workspace, dir: string): Promise<void> {
+  if (dir === '.') return;
+  const stat = await workspace.stat(dir);
+  if (stat === null) throw new ToolError(`${dir} does not exist`);
+  if (stat.kind !== 'dir' && stat.kind !== 'symlink')
+    throw new ToolError(`${dir} is not a folder; give its folder as path (and the file name as include), or use read_file`);
+}

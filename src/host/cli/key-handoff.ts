@@ -41,7 +41,12 @@ export function relaunchWithoutKeys(args: readonly string[], script: string): Pr
       process.stderr.write(`error: could not start the CLI without the key in its environment: ${error.message}\n`);
       resolve(1);
     });
-    child.on('exit', (code, signal) => resolve(code ?? (signal !== null ? 128 + 15 : 1)));
+    child.on('exit', (code, signal) => {
+      if (signal === null) return resolve(code ?? 1);
+      // Killed: the launcher ends the same way, so whoever started the CLI sees the signal.
+      process.removeAllListeners('SIGINT').removeAllListeners('SIGTERM');
+      process.kill(process.pid, signal);
+    });
   });
 }
 

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
 
 /** Keeps at most `limit` bytes of a stream; remembers whether anything was dropped. */
@@ -26,68 +27,164 @@ class BoundedOutput {
   }
 }
 
-/** Kills the whole process group (the shell and what it started). */
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
+/** After SIGTERM, the group gets this long before SIGKILL. */
+export const KILL_GRACE_MS = 1000;
+/** After the shell exits, output still in the pipes is read for this long at most. */
+export const DRAIN_MS = 200;
+
+/** Sends a signal to the whole process group (the shell and what it started); false when the group is gone. */
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals | 0): boolean {
+  if (pid === undefined) return false;
   try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // The group is already gone.
+    process.kill(-pid, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
 /** Variables that hold the agent's own credentials: a command the model asks for never sees them. */
 export const WITHHELD_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
 
-export function commandEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env };
-  for (const name of WITHHELD_ENV) delete copy[name];
+/**
+ * The environment of a command: the host's, without the credential variables and without any
+ * variable whose value is one of the credentials (a copy under another name, or a key given in secrets).
+ */
+export function commandEnvironment(env: NodeJS.ProcessEnv, secrets: readonly string[] = []): NodeJS.ProcessEnv {
+  const values = new Set([...secrets, ...WITHHELD_ENV.map((name) => env[name])].filter((v): v is string => v !== undefined && v !== ''));
+  const copy: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (WITHHELD_ENV.includes(name) || (value !== undefined && values.has(value))) continue;
+    copy[name] = value;
+  }
   return copy;
+}
+
+/** What may outlive the command, for the result: descendants that kept the output open or stayed in its group. */
+function stillRunningOf(pipesOpen: boolean, groupAlive: boolean, pid: number | undefined): string | undefined {
+  const parts: string[] = [];
+  if (groupAlive) parts.push(`processes of its process group (${pid}) are still running`);
+  if (pipesOpen)
+    parts.push(
+      'a process it started (detached, e.g. with setsid or nohup) still holds its output open and may still be running; later output is not read',
+    );
+  return parts.length === 0 ? undefined : parts.join('; ');
+}
+
+interface RunOptions {
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly signal?: AbortSignal;
+}
+
+type Ending = 'timeout' | 'cancel';
+
+/**
+ * One command running as its own process group. It settles when the shell exits (plus a short
+ * drain of the pipes), never later: at the timeout or on cancel the group gets SIGTERM, then
+ * SIGKILL after KILL_GRACE_MS, and the result comes at most KILL_GRACE_MS + DRAIN_MS + 300 ms later.
+ */
+class CommandRun {
+  private readonly started = Date.now();
+  private readonly stdout: BoundedOutput;
+  private readonly stderr: BoundedOutput;
+  private readonly open = new Set(['stdout', 'stderr']);
+  private readonly timers: NodeJS.Timeout[] = [];
+  private ended: Ending | null = null;
+  private exit: { code: number | null; signal: string | null } | null = null;
+  private settled = false;
+  private readonly onAbort = (): void => this.end('cancel');
+
+  constructor(
+    private readonly child: ChildProcessByStdio<null, Readable, Readable>,
+    private readonly options: RunOptions,
+    private readonly resolve: (result: CommandResult) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    const half = Math.max(1, Math.floor(options.maxOutputBytes / 2));
+    this.stdout = new BoundedOutput(half);
+    this.stderr = new BoundedOutput(half);
+    this.later(options.timeoutMs, () => this.end('timeout'));
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => this.stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    child.stdout.once('end', () => this.closed('stdout'));
+    child.stderr.once('end', () => this.closed('stderr'));
+    child.once('error', (error) => this.settle() && reject(error));
+    child.once('exit', (code, signal) => {
+      this.exit = { code, signal };
+      if (this.open.size === 0) this.finish();
+      else this.later(DRAIN_MS, () => this.finish());
+    });
+  }
+
+  private later(ms: number, fn: () => void): void {
+    this.timers.push(setTimeout(fn, ms));
+  }
+
+  /** True the first time: the call settles once. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.timers.forEach(clearTimeout);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    return true;
+  }
+
+  private closed(name: string): void {
+    this.open.delete(name);
+    if (this.exit !== null && this.open.size === 0) this.finish();
+  }
+
+  private end(why: Ending): void {
+    if (this.ended !== null || this.exit !== null) return;
+    this.ended = why;
+    signalGroup(this.child.pid, 'SIGTERM');
+    this.later(KILL_GRACE_MS, () => signalGroup(this.child.pid, 'SIGKILL'));
+    this.later(KILL_GRACE_MS + DRAIN_MS + 300, () => this.finish());
+  }
+
+  private finish(): void {
+    if (!this.settle()) return;
+    const { child, ended, exit } = this;
+    // A timed-out or cancelled group is ended whole, even when the shell went first.
+    if (ended !== null) signalGroup(child.pid, 'SIGKILL');
+    const result: CommandResult = {
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      stdout: this.stdout.text(),
+      stderr: this.stderr.text(),
+      timedOut: ended === 'timeout',
+      truncated: this.stdout.truncated || this.stderr.truncated,
+      durationMs: Date.now() - this.started,
+      ...(ended === 'cancel' ? { cancelled: true } : {}),
+    };
+    // A group just sent SIGKILL is ended; otherwise ask whether anything of it is left.
+    const still = stillRunningOf(this.open.size > 0, ended === null && signalGroup(child.pid, 0), child.pid);
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.unref();
+    this.resolve(still === undefined ? result : { ...result, stillRunning: still });
+  }
+}
+
+function runOne(command: string, env: NodeJS.ProcessEnv, options: RunOptions): Promise<CommandResult> {
+  return new Promise<CommandResult>((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new Error('command not started: cancelled'));
+    const child = spawn(command, { cwd: options.cwd, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    new CommandRun(child, options, resolve, reject);
+  });
 }
 
 /**
  * Runs commands through the platform shell in a new process group, with the host environment
  * minus the agent's credentials (so `echo $ANTHROPIC_API_KEY` cannot put the key in a result).
+ * `secrets` gives keys held elsewhere (VS Code's secret storage): variables with those values are withheld too.
  */
-export function createNodeCommandRunner(options: { env?: NodeJS.ProcessEnv } = {}): CommandRunner {
-  const env = commandEnvironment(options.env ?? process.env);
+export function createNodeCommandRunner(options: { env?: NodeJS.ProcessEnv; secrets?: () => readonly string[] } = {}): CommandRunner {
+  const base = options.env ?? process.env;
   return {
-    run(command, { cwd, timeoutMs, maxOutputBytes, signal }) {
-      const started = Date.now();
-      return new Promise<CommandResult>((resolve, reject) => {
-        if (signal?.aborted) return reject(new Error('command not started: cancelled'));
-        const child = spawn(command, { cwd, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-        const half = Math.max(1, Math.floor(maxOutputBytes / 2));
-        const stdout = new BoundedOutput(half);
-        const stderr = new BoundedOutput(half);
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          killGroup(child.pid);
-        }, timeoutMs);
-        const onAbort = (): void => killGroup(child.pid);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-        child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-        child.once('error', (error) => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          reject(error);
-        });
-        child.once('close', (exitCode, exitSignal) => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          resolve({
-            exitCode,
-            signal: exitSignal,
-            stdout: stdout.text(),
-            stderr: stderr.text(),
-            timedOut,
-            truncated: stdout.truncated || stderr.truncated,
-            durationMs: Date.now() - started,
-          });
-        });
-      });
-    },
+    run: (command, runOptions) => runOne(command, commandEnvironment(base, options.secrets?.() ?? []), runOptions),
   };
 }

@@ -26,6 +26,41 @@ function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
+/**
+ * Opened without blocking: a FIFO opens at once with O_NONBLOCK (a blocking open waits for a
+ * writer, forever), then fstat tells what it is and anything but a regular file is refused.
+ */
+const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/** A path that is a FIFO, socket, device or folder: tools read regular files only. */
+export class NotRegularFileError extends Error {
+  constructor(
+    readonly path: string,
+    readonly what: string,
+  ) {
+    super(`${path} is ${what}, not a regular file; only regular files can be read`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+function describeKind(stats: fs.Stats): string {
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'a special file';
+}
+
+function requireRegular(absolute: string, stats: fs.Stats): void {
+  if (!stats.isFile()) throw new NotRegularFileError(absolute, describeKind(stats));
+}
+
+/** open(2) of a socket fails with ENXIO: reported as what it is. */
+function refuseUnopenable(absolute: string, error: unknown): never {
+  if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw new NotRegularFileError(absolute, 'a socket or device without a reader');
+  throw error;
+}
+
 /** Reads the open file to its end: one read for a file that does not grow after `size` was taken. */
 function readToEnd(
   size: number,
@@ -58,13 +93,15 @@ function readToEnd(
 export function readSmallNow(absolute: string): Uint8Array | null | 'large' {
   let fd: number;
   try {
-    fd = fs.openSync(absolute, 'r');
+    fd = fs.openSync(absolute, READ_FLAGS);
   } catch (error) {
     if (isMissing(error)) return null;
-    throw error;
+    refuseUnopenable(absolute, error);
   }
   try {
-    const { size } = fs.fstatSync(fd);
+    const stats = fs.fstatSync(fd);
+    requireRegular(absolute, stats);
+    const size = stats.size;
     if (size > SYNC_READ_MAX_BYTES) return 'large';
     return readToEnd(size, (bytes, offset, length) => fs.readSync(fd, bytes, offset, length, offset)) as Uint8Array;
   } finally {
@@ -74,13 +111,48 @@ export function readSmallNow(absolute: string): Uint8Array | null | 'large' {
 
 /** Bytes of a file, or null when it does not exist: open, fstat, read to the end, close. */
 export async function readInBackground(absolute: string): Promise<Uint8Array | null> {
-  const fd = await call<number>((done) => fs.open(absolute, 'r', done)).catch(nullOnMissing);
+  const fd = await call<number>((done) => fs.open(absolute, READ_FLAGS, done)).catch((error: NodeJS.ErrnoException) =>
+    isMissing(error) ? null : refuseUnopenable(absolute, error),
+  );
   if (fd === null) return null;
   try {
-    const { size } = await call<fs.Stats>((done) => fs.fstat(fd, done));
+    const stats = await call<fs.Stats>((done) => fs.fstat(fd, done));
+    requireRegular(absolute, stats);
+    const size = stats.size;
     return await readToEnd(size, (bytes, offset, length) => call<number>((done) => fs.read(fd, bytes, offset, length, offset, done)));
   } finally {
     await voidCall((done) => fs.close(fd, done));
+  }
+}
+
+/** What a bounded read found instead of bytes. */
+export type BoundedRead = Uint8Array | 'missing' | 'not_regular' | 'too_large';
+
+/**
+ * Bytes of a regular file of at most maxBytes, for a search: the size is checked (fstat) before
+ * anything is read; a file that grows past the cap while read is too large too. Never blocks.
+ */
+export async function readBounded(absolute: string, maxBytes: number): Promise<BoundedRead> {
+  let fd: number;
+  try {
+    fd = await call<number>((done) => fs.open(absolute, READ_FLAGS, done));
+  } catch (error) {
+    return isMissing(error) ? 'missing' : 'not_regular';
+  }
+  try {
+    const stats = await call<fs.Stats>((done) => fs.fstat(fd, done));
+    if (!stats.isFile()) return 'not_regular';
+    if (stats.size > maxBytes) return 'too_large';
+    const bytes = new Uint8Array(stats.size + 1);
+    let length = 0;
+    for (;;) {
+      const n = await call<number>((done) => fs.read(fd, bytes, length, bytes.length - length, length, done));
+      if (n === 0) return bytes.subarray(0, length);
+      length += n;
+      if (length > stats.size) return 'too_large';
+    }
+  } finally {
+    fs.close(fd, () => undefined);
   }
 }
 

@@ -12,6 +12,45 @@ import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../core/store/f
 /** Reads and writes up to this size are made synchronously. */
 const SYNC_IO_MAX_BYTES = 64 * 1024;
 
+/** No store file is read beyond this size (a journal is pieces of 1 MiB; a blob is one file's content). */
+export const MAX_STORE_FILE_BYTES = 1024 * 1024 * 1024;
+
+// Store files are opened without following a symlink (O_NOFOLLOW), and a read never waits on a
+// FIFO (O_NONBLOCK): only a regular file within the cap is read; anything else is a clear error at once.
+const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const READ_FLAGS = fs.constants.O_RDONLY | NOFOLLOW | (fs.constants.O_NONBLOCK ?? 0);
+const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW;
+
+function refused(path: string, why: string): Error {
+  return Object.assign(new Error(`store file ${path} ${why}: refused`), { code: 'EREFUSED' });
+}
+
+function noFollowError(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ELOOP' || code === 'EMLINK' ? refused(path, 'is a symbolic link') : error;
+}
+
+/** The descriptor and size of a regular store file, opened for reading without following a link. */
+function openRegular(path: string): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, READ_FLAGS);
+  } catch (error) {
+    throw noFollowError(path, error);
+  }
+  const stat = fs.fstatSync(fd);
+  const why = !stat.isFile()
+    ? 'is not a regular file'
+    : stat.size > MAX_STORE_FILE_BYTES
+      ? `is larger than ${MAX_STORE_FILE_BYTES} bytes`
+      : '';
+  if (why !== '') {
+    fs.closeSync(fd);
+    throw refused(path, why);
+  }
+  return { fd, size: stat.size };
+}
+
 class NodeHandle implements StoreFileHandle {
   constructor(
     readonly path: string,
@@ -31,7 +70,7 @@ function call<T>(start: (done: (error: NodeJS.ErrnoException | null, value: T) =
   });
 }
 
-function openFd(path: string, flags: string, mode?: number): Promise<number> {
+function openFd(path: string, flags: string | number, mode?: number): Promise<number> {
   return call<number>((done) => fs.open(path, flags, mode, done));
 }
 
@@ -56,9 +95,8 @@ async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
 
 /** A small file's bytes, read now; null when it is larger (to be read through the thread pool). */
 function readSmallNow(path: string): Uint8Array | null {
-  const fd = fs.openSync(path, 'r');
+  const { fd, size } = openRegular(path);
   try {
-    const { size } = fs.fstatSync(fd);
     if (size > SYNC_IO_MAX_BYTES) return null;
     // Up to its end, even when it grew since fstat.
     const chunks: Uint8Array[] = [];
@@ -66,6 +104,7 @@ function readSmallNow(path: string): Uint8Array | null {
       const chunk = new Uint8Array(Math.max(size + 1, 4096));
       const read = fs.readSync(fd, chunk, 0, chunk.length, null);
       if (read === 0) break;
+      if (chunks.reduce((n, c) => n + c.length, read) > MAX_STORE_FILE_BYTES) throw refused(path, 'grows without end');
       chunks.push(chunk.subarray(0, read));
       if (read < chunk.length) break;
     }
@@ -116,7 +155,12 @@ function notFoundAsNull(error: NodeJS.ErrnoException): null {
 /** StoreFs over node:fs. */
 export class NodeStoreFs implements StoreFs {
   async openAppend(path: string): Promise<StoreFileHandle> {
-    return new NodeHandle(path, await fsp.open(path, 'a'));
+    const file = await fsp.open(path, APPEND_FLAGS, 0o666).catch((error: unknown) => Promise.reject(noFollowError(path, error)));
+    if (!(await file.stat()).isFile()) {
+      await file.close();
+      throw refused(path, 'is not a regular file');
+    }
+    return new NodeHandle(path, file);
   }
   async openExclusive(path: string): Promise<StoreFileHandle> {
     return new NodeHandle(path, await fsp.open(path, 'wx'));
@@ -134,7 +178,14 @@ export class NodeStoreFs implements StoreFs {
     return fs.fstatSync(nodeHandle(handle).file.fd).size;
   }
   async readFile(path: string): Promise<Uint8Array> {
-    return readSmallNow(path) ?? call<Buffer>((done) => fs.readFile(path, done));
+    const small = readSmallNow(path);
+    if (small !== null) return small;
+    const { fd } = openRegular(path);
+    try {
+      return await call<Buffer>((done) => fs.readFile(fd, done));
+    } finally {
+      await closeFd(fd);
+    }
   }
   async readFileInPieces(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array> {
     const small = readSmallNow(path);
@@ -142,7 +193,7 @@ export class NodeStoreFs implements StoreFs {
       onBytes(small);
       return small;
     }
-    const fd = await openFd(path, 'r');
+    const { fd } = openRegular(path);
     try {
       return await readInPieces(fd, onBytes);
     } finally {
@@ -153,7 +204,7 @@ export class NodeStoreFs implements StoreFs {
     return new Promise((resolve) => setImmediate(resolve));
   }
   async truncate(path: string, length: number): Promise<void> {
-    const fd = await openFd(path, 'r+');
+    const fd = await openFd(path, fs.constants.O_RDWR | NOFOLLOW).catch((error: unknown) => Promise.reject(noFollowError(path, error)));
     try {
       await call<void>((done) => fs.ftruncate(fd, length, (error) => done(error, undefined)));
       await fsyncFd(fd);

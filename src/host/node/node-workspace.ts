@@ -2,21 +2,32 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, renameSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
-import { isInside, realpathOfDeepest } from './path-rules';
+import { isInside, WorkspacePaths } from './path-rules';
 import { nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp, syncFolder } from './live-file-io';
-import { PathRefusedError, StaleContentError, type DirEntry, type FileStat, type LiveFile, type Workspace } from '../../core/ports';
+import {
+  PathRefusedError,
+  StaleContentError,
+  type DirEntry,
+  type FileList,
+  type FileQuery,
+  type FileStat,
+  type LiveFile,
+  type TextSearchQuery,
+  type TextSearchResult,
+  type TreeListing,
+  type TreeQuery,
+  type Workspace,
+} from '../../core/ports';
+import { ripgrepOnPath } from './search/index';
+import { workspaceFind, workspaceSearch, workspaceTree, type HostSearchOptions, type Located } from './search/workspace-search';
 
 export interface NodeWorkspaceOptions {
   /** Absolute paths of the workspace folders; the first takes plain relative paths. */
   readonly roots: readonly string[];
   /** The extension's store folder: never readable or writable through the workspace. */
   readonly storeDir?: string;
-}
-
-interface Root {
-  readonly path: string;
-  readonly real: string;
-  readonly name: string;
+  /** ripgrep for search_text: a path, null for the Node engine only, absent for `rg` on PATH. */
+  readonly ripgrep?: string | null;
 }
 
 function kindOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): DirEntry['kind'] {
@@ -28,58 +39,23 @@ function kindOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLi
 /** The workspace over Node fs (CLI, tests): disk is the live content; writes are durable. */
 export class NodeWorkspace implements Workspace {
   readonly roots: readonly string[];
-  private resolvedRoots: Promise<Root[]> | undefined;
+  private readonly paths: WorkspacePaths;
 
   constructor(private readonly options: NodeWorkspaceOptions) {
     if (options.roots.length === 0) throw new Error('NodeWorkspace needs at least one root');
     this.roots = options.roots.map((r) => nodePath.resolve(r));
-  }
-
-  private rootsResolved(): Promise<Root[]> {
-    this.resolvedRoots ??= Promise.all(
-      this.roots.map(async (path) => ({ path, real: await fs.realpath(path), name: nodePath.basename(path) })),
-    );
-    return this.resolvedRoots;
-  }
-
-  /** Absolute path (lexical) of a workspace path: relative to the first root, or `folderName/...`. */
-  private async lexical(input: string, roots: Root[]): Promise<{ absolute: string; root: Root }> {
-    const slashed = input.replace(/\\/g, '/');
-    if (nodePath.isAbsolute(slashed)) {
-      const absolute = nodePath.resolve(slashed);
-      const root = roots.find((r) => isInside(absolute, r.path) || isInside(absolute, r.real));
-      if (!root) throw new PathRefusedError(input, 'absolute path outside every workspace folder');
-      return { absolute, root };
-    }
-    const [first, ...rest] = slashed.split('/');
-    const named = roots.length > 1 ? roots.find((r) => r.name === first) : undefined;
-    const root = named ?? roots[0]!;
-    const absolute = nodePath.resolve(root.path, named ? rest.join('/') : slashed);
-    if (!isInside(absolute, root.path)) throw new PathRefusedError(input, '`..` escapes the workspace folder');
-    return { absolute, root };
+    this.paths = new WorkspacePaths(this.roots, options.storeDir);
   }
 
   async normalize(input: string): Promise<string> {
     return (await this.resolve(input)).relative;
   }
 
+  /** The path rules (path-rules.ts), and a file path, not a workspace folder itself. */
   private async resolve(input: string): Promise<{ relative: string; absolute: string }> {
-    if (input.length === 0 || input.includes('\0')) throw new PathRefusedError(input, 'empty or NUL in path');
-    const roots = await this.rootsResolved();
-    const { absolute } = await this.lexical(input, roots);
-    const real = realpathOfDeepest(absolute);
-    const root = roots.find((r) => isInside(real, r.real));
-    if (!root) throw new PathRefusedError(input, `resolves (symlinks followed) to ${real}, outside every workspace folder`);
-    const rel = nodePath.relative(root.real, real).split(nodePath.sep).join('/');
-    if (rel === '') throw new PathRefusedError(input, 'is a workspace folder itself, not a file');
-    if (rel.split('/').includes('.git') || input.replace(/\\/g, '/').split('/').includes('.git'))
-      throw new PathRefusedError(input, '`.git/` is never touched');
-    if (this.options.storeDir !== undefined) {
-      const store = realpathOfDeepest(nodePath.resolve(this.options.storeDir));
-      if (isInside(real, store)) throw new PathRefusedError(input, 'inside the checkpoint store');
-    }
-    const relative = root === roots[0] ? rel : `${root.name}/${rel}`;
-    return { relative, absolute: real };
+    const resolved = await this.paths.resolve(input);
+    if (resolved.isFolder) throw new PathRefusedError(input, 'is a workspace folder itself, not a file');
+    return { relative: resolved.relative, absolute: resolved.real };
   }
 
   async read(path: string): Promise<LiveFile | null> {
@@ -146,7 +122,7 @@ export class NodeWorkspace implements Workspace {
   }
 
   async list(dir: string): Promise<DirEntry[]> {
-    const absolute = dir === '' || dir === '.' ? (await this.rootsResolved())[0]!.real : (await this.resolve(dir)).absolute;
+    const absolute = dir === '' || dir === '.' ? (await this.paths.resolve('.')).real : (await this.resolve(dir)).absolute;
     const entries = await fs.readdir(absolute, { withFileTypes: true });
     return entries.filter((e) => e.name !== '.git').map((e) => ({ name: e.name, kind: kindOf(e) }));
   }
@@ -156,6 +132,36 @@ export class NodeWorkspace implements Workspace {
     const stats = await fs.lstat(absolute).catch(nullOnMissing);
     if (stats === null) return null;
     return { kind: kindOf(stats), size: stats.size, mtimeMs: stats.mtimeMs };
+  }
+
+  // Search, find and tree: the shared engine in ./search, on the folder the query names.
+
+  /** The workspace folder holding dir (a folder path, '.' for the first one) and dir within it. */
+  private async locate(dir: string): Promise<Located> {
+    const roots = this.paths.folders();
+    const absolute = dir === '' || dir === '.' ? roots[0]!.real : (await this.resolve(dir)).absolute;
+    const root = roots.find((r) => isInside(absolute, r.real)) ?? roots[0]!;
+    const base = nodePath.relative(root.real, absolute).split(nodePath.sep).join('/');
+    return { rootAbs: root.real, base, prefix: root === roots[0] ? '' : `${root.name}/` };
+  }
+
+  private searchOptions(): HostSearchOptions {
+    return {
+      rgPath: this.options.ripgrep === undefined ? ripgrepOnPath() : this.options.ripgrep,
+      ...(this.options.storeDir !== undefined ? { storeDir: this.options.storeDir } : {}),
+    };
+  }
+
+  async searchText(query: TextSearchQuery, signal?: AbortSignal): Promise<TextSearchResult> {
+    return workspaceSearch(await this.locate(query.dir), query, this.searchOptions(), signal);
+  }
+
+  async findFiles(query: FileQuery, signal?: AbortSignal): Promise<FileList> {
+    return workspaceFind(await this.locate(query.dir), query, this.searchOptions(), signal);
+  }
+
+  async listTree(query: TreeQuery): Promise<TreeListing> {
+    return workspaceTree(await this.locate(query.dir), query, this.searchOptions());
   }
 }
 

@@ -5,10 +5,21 @@ import { FileCheckpointStore, type FileStoreOptions } from '../../core/store/fil
 import type { ProcessIdentity } from '../../core/store/lease-policy';
 import { NodeStoreFs } from './node-store-fs';
 
+/** True when /proc says the process has exited and waits to be reaped (a zombie is not a live holder). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+    return process.platform !== 'linux' || !isZombie(pid);
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     return (error as { code?: string }).code === 'EPERM';
@@ -47,7 +58,7 @@ export const nodeProcessIdentity: ProcessIdentity = identityOf(process.pid);
 /** Interval timers that never keep the process alive. */
 export const nodeTimers: Timers = {
   every(ms, tick) {
-    const timer = setInterval(tick, ms);
+    const timer = setInterval(() => void tick().catch(() => undefined), ms);
     timer.unref();
     return { stop: () => clearInterval(timer) };
   },

@@ -1,7 +1,24 @@
 import * as vscode from 'vscode';
+import * as nodePath from 'node:path';
 import { ABSENT, decodeText, hashContent } from '../../core/patches/hash';
-import { StaleContentError, type DirEntry, type FileStat, type LiveFile, type Log, type Workspace } from '../../core/ports';
-import { ROOT_PATH, WorkspacePaths, type ResolvedPath } from './workspace-paths';
+import {
+  StaleContentError,
+  type DirEntry,
+  type FileList,
+  type FileQuery,
+  type FileStat,
+  type LiveFile,
+  type Log,
+  type TextSearchQuery,
+  type TextSearchResult,
+  type TreeListing,
+  type TreeQuery,
+  type Workspace,
+} from '../../core/ports';
+import { readLive } from '../node/live-file-io';
+import { isInside, realpathOfDeepest, ROOT_PATH, WorkspacePaths, type ResolvedPath } from '../node/path-rules';
+import { ripgrepOnPath, ripgrepUnderAppRoot } from '../node/search/index';
+import { workspaceFind, workspaceSearch, workspaceTree, type HostSearchOptions, type Located } from '../node/search/workspace-search';
 
 const utf8 = new TextEncoder();
 
@@ -29,13 +46,14 @@ function eolOf(text: string): vscode.EndOfLine | undefined {
  */
 export class LiveWorkspace implements Workspace {
   readonly roots: readonly string[];
-  private readonly paths: WorkspacePaths;
+  /** The path rules (host/node/path-rules), shared with the timeline. */
+  readonly paths: WorkspacePaths;
   /** One write at a time per file, so a check-then-write pair is never interleaved. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
     roots: readonly string[],
-    storeDir: string | undefined,
+    private readonly storeDir: string | undefined,
     private readonly log: Log,
   ) {
     this.roots = roots;
@@ -58,13 +76,10 @@ export class LiveWorkspace implements Workspace {
       const bytes = utf8.encode(doc.getText());
       return { path: resolved.relative, bytes, hash: hashContent(bytes), source: 'buffer', dirty: doc.isDirty };
     }
-    try {
-      const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(resolved.real));
-      return { path: resolved.relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    // Disk through Node, as the CLI reads it: regular files only, opened without blocking (a FIFO must not hang the host).
+    const bytes = await readLive(resolved.real);
+    if (bytes === null) return null;
+    return { path: resolved.relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
   }
 
   async read(path: string): Promise<LiveFile | null> {
@@ -158,5 +173,51 @@ export class LiveWorkspace implements Workspace {
       if (isNotFound(error)) return null;
       throw error;
     }
+  }
+
+  // Search, find and tree: the shared Node engine on disk, with VS Code's ripgrep and exclude settings.
+
+  private rgPath: string | null | undefined;
+
+  private async locate(dir: string): Promise<Located> {
+    const real = (await this.paths.resolve(dir === '' ? ROOT_PATH : dir)).real;
+    const reals = this.roots.map((root) => realpathOfDeepest(root));
+    const index = Math.max(
+      0,
+      reals.findIndex((root) => isInside(real, root)),
+    );
+    const rootAbs = reals[index]!;
+    const base = nodePath.relative(rootAbs, real).split(nodePath.sep).join('/');
+    return { rootAbs, base, prefix: index === 0 ? '' : `${nodePath.basename(this.roots[index]!)}/` };
+  }
+
+  /** ripgrep from the VS Code install (else PATH), and the folder's `files.exclude` and `search.exclude` globs set to true. */
+  private searchOptions(at: Located): HostSearchOptions {
+    this.rgPath ??= ripgrepUnderAppRoot(vscode.env.appRoot) ?? ripgrepOnPath();
+    const folder = vscode.Uri.file(at.rootAbs);
+    const globs = (section: string): string[] => {
+      const value = vscode.workspace.getConfiguration(section, folder).get<unknown>('exclude');
+      if (typeof value !== 'object' || value === null) return [];
+      return Object.entries(value as Record<string, unknown>)
+        .filter(([, on]) => on === true)
+        .map(([glob]) => glob);
+    };
+    const store = this.storeDir !== undefined ? { storeDir: this.storeDir } : {};
+    return { rgPath: this.rgPath, hostExclude: [...globs('files'), ...globs('search')], ...store };
+  }
+
+  async searchText(query: TextSearchQuery, signal?: AbortSignal): Promise<TextSearchResult> {
+    const at = await this.locate(query.dir);
+    return workspaceSearch(at, query, this.searchOptions(at), signal);
+  }
+
+  async findFiles(query: FileQuery, signal?: AbortSignal): Promise<FileList> {
+    const at = await this.locate(query.dir);
+    return workspaceFind(at, query, this.searchOptions(at), signal);
+  }
+
+  async listTree(query: TreeQuery): Promise<TreeListing> {
+    const at = await this.locate(query.dir);
+    return workspaceTree(at, query, this.searchOptions(at));
   }
 }

@@ -1,4 +1,4 @@
-import { parse as parseJsonc } from 'jsonc-parser';
+import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL } from '../../core/model/anthropic';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';

@@ -147,16 +147,16 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     return this.s.store.getBlob(hash);
   }
 
+  /** The file a workspace path names, by the same path rules as the agent's (never a folder itself or outside one). */
   fileUri(path: string): vscode.Uri | undefined {
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
-    const [first, ...rest] = path.split('/');
-    const named = folders.length > 1 ? folders.find((f) => f.name === first) : undefined;
-    const folder = named ?? folders[0];
-    if (!folder) return undefined;
-    const absolute = nodePath.resolve(folder.uri.fsPath, named ? rest.join('/') : path);
-    const rel = nodePath.relative(folder.uri.fsPath, absolute);
-    if (rel === '' || rel.startsWith('..') || nodePath.isAbsolute(rel)) return undefined;
-    return vscode.Uri.file(absolute);
+    const { workspace } = this.s;
+    let absolute: string;
+    try {
+      absolute = workspace.paths.lexical(path);
+    } catch {
+      return undefined;
+    }
+    return workspace.roots.some((root) => nodePath.resolve(root) === absolute) ? undefined : vscode.Uri.file(absolute);
   }
 
   async restoreCheckpoint(runId: string, checkpointId: string, mode: RestoreMode, options: { dryRun: boolean }): Promise<RestorePlan> {

@@ -54,7 +54,8 @@ export function interruptedSuite(): void {
         let output = '';
         cli.stdout.on('data', (c: Buffer) => (output += c.toString()));
         cli.stderr.on('data', (c: Buffer) => (output += c.toString()));
-        const exited = new Promise<void>((resolve) => cli.once('exit', () => resolve()));
+        // 'close': every process of the CLI is gone (it re-executes itself without the key; both hold its output).
+        const exited = new Promise<void>((resolve) => cli.once('close', () => resolve()));
         await waitFor(`the headless run to start the command\n${output}`, async () => (await readOrEmpty(counter)) === 'ran\n');
         cli.kill('SIGKILL');
         await exited;

@@ -1,7 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { promises as fs } from 'node:fs';
+import { promises as fs, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
+import { ABSENT } from '../../../src/core/patches/hash';
+import { PathRefusedError, silentLog } from '../../../src/core/ports';
+import { LiveWorkspace } from '../../../src/host/vscode/live-workspace';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, workspaceRoot } from './helpers';
 
@@ -56,6 +60,28 @@ export function securitySuite(): void {
         await fake.dispose();
         await attacker.close();
         await fs.rm(nodePath.dirname(settingsFile), { recursive: true, force: true });
+      }
+    });
+
+    it('a write through a dangling symlink to outside the folder is refused: nothing is created outside', async () => {
+      const outside = mkdtempSync(nodePath.join(tmpdir(), 'ac-outside-'));
+      const link = nodePath.join(workspaceRoot(), 'escape-link.txt');
+      const dirLink = nodePath.join(workspaceRoot(), 'escape-dir');
+      await fs.symlink(nodePath.join(outside, 'created.txt'), link);
+      await fs.symlink(nodePath.join(outside, 'no-such-dir'), dirLink);
+      const workspace = new LiveWorkspace([workspaceRoot()], undefined, silentLog);
+      try {
+        for (const path of ['escape-link.txt', 'escape-dir/new.txt'])
+          await assert.rejects(workspace.write(path, new TextEncoder().encode('x'), ABSENT), (error: unknown) => {
+            assert.ok(error instanceof PathRefusedError, String(error));
+            assert.match(error.message, /symlink that dangles/);
+            return true;
+          });
+        assert.deepEqual(await fs.readdir(outside), [], 'nothing was created outside the workspace');
+      } finally {
+        await fs.rm(link, { force: true });
+        await fs.rm(dirLink, { force: true });
+        await fs.rm(outside, { recursive: true, force: true });
       }
     });
 

@@ -50,13 +50,28 @@ export function checkFinal(facts: FinalFacts): FinalVerdict {
 }
 
 /**
+ * A message as the run holds it: prompt caching marks (cache_control) are decoration of one
+ * request, put on its latest messages, so they are left out, and a string content is its text block.
+ */
+function asStored(message: MessageParam): unknown {
+  const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  return {
+    role: message.role,
+    content: blocks.map((block) => {
+      const { cache_control: _mark, ...rest } = block as Record<string, unknown>;
+      return rest;
+    }),
+  };
+}
+
+/**
  * Every message sent to the model was durable before it was sent, so each request's messages
  * are a byte-identical prefix of every later request's (a resume adds, never rewrites).
  */
 export function checkRequestsExtend(requests: readonly (readonly MessageParam[])[]): string[] {
   for (let i = 1; i < requests.length; i++) {
-    const before = requests[i - 1]!;
-    const after = requests[i]!;
+    const before = requests[i - 1]!.map(asStored);
+    const after = requests[i]!.map(asStored);
     const prefix = after.slice(0, before.length);
     if (before.length > after.length || !isDeepStrictEqual(JSON.stringify(prefix), JSON.stringify(before))) {
       return [`request ${i + 1} does not extend request ${i} byte for byte`];

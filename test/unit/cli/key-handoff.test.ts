@@ -48,7 +48,7 @@ describe('headless CLI: the key handed over on a pipe', function () {
         if (m) resolve({ pid: Number(m[1]), line: m[0].trim() });
       });
     });
-    const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const exit = new Promise<number | string | null>((resolve) => proc.on('exit', (code, signal) => resolve(signal ?? code)));
     return { proc, worker, exit };
   }
 
@@ -60,12 +60,19 @@ describe('headless CLI: the key handed over on a pipe', function () {
     assert.equal(await run.exit, 7);
   });
 
+  it('a worker killed by a signal kills its launcher the same way', async () => {
+    const run = launch(['wait']);
+    const { pid } = await run.worker;
+    process.kill(pid, 'SIGKILL');
+    assert.equal(await run.exit, 'SIGKILL');
+  });
+
   it('kill -9 of the launcher ends the re-executed process too: the run never goes on behind it', async () => {
     const run = launch(['wait']);
     const { pid } = await run.worker;
     assert.ok(alive(pid));
     run.proc.kill('SIGKILL');
-    await run.exit;
+    assert.equal(await run.exit, 'SIGKILL');
     for (let i = 0; i < 40 && alive(pid); i++) await sleep(50);
     assert.equal(alive(pid), false, `worker ${pid} outlived its launcher`);
   });

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { createTwoFilesPatch } from 'diff';
-import type { RunState } from '../../../src/core/store/contract';
+import { StoreError, type RunState } from '../../../src/core/store/contract';
 import type { RestoreFile } from '../../../src/protocol/viewModel';
 import type { RestorePlan, TimelineBackend } from '../../../src/host/vscode/timeline/backend';
 import { contentSecurityPolicy, timelineHtml } from '../../../src/host/vscode/timeline/html';
@@ -257,5 +257,31 @@ describe('timeline host: sync', () => {
     assert.equal(snapshot.runs.length, 1);
     assert.equal(snapshot.runs[0]!.header.damaged, `${damage.file} at byte 99: ${damage.message}`);
     assert.equal(snapshot.runs[0]!.steps.length, 5);
+  });
+
+  it('leaves out a run whose journal has no readable run record, and shows the others', async () => {
+    const { state } = sampleRun(2);
+    const base = fakeBackend(state, []);
+    const [good] = await base.listRuns();
+    const broken = { ...good!, runId: 'broken', damaged: 'journal.jsonl at byte 0' };
+    const sync = new TimelineSync({
+      ...base,
+      listRuns: async () => [good!, broken],
+      readRun: async (runId: string) => {
+        if (runId === 'broken') throw new StoreError('journal.jsonl is damaged at byte 0', 'damaged', 'journal.jsonl', 0);
+        return state;
+      },
+    });
+    const snapshot = await sync.snapshot();
+    assert.deepEqual(
+      snapshot.runs.map((r) => r.header.runId),
+      [state.run.runId],
+    );
+    const pending = state.patches.filter((p) => p.path === 'src/module1.ts' && p.state === 'pending').map((p) => p.patchId);
+    assert.deepEqual(
+      (await sync.pendingPatchesOf('src/module1.ts')).map((p) => p.patchId),
+      pending,
+      'the unreadable run is skipped, not thrown',
+    );
   });
 });

@@ -202,7 +202,7 @@ describe('resume and reconciliation', () => {
     assert.equal(results[0]!.content, 'bee\n');
     assert.equal(results[1]!.content, 'edited a.txt');
     assert.equal(results[2]!.content, STATUS_UNKNOWN_MESSAGE);
-    assert.match(results[3]!.content, /a\.txt\nb\.txt/);
+    assert.match(results[3]!.content, /a\.txt {2}4 B\nb\.txt {2}4 B/);
     const note = noteOf(requestMessages(h!.fake, 2));
     assert.match(note, /already succeeded[^\n]*\n- read_file t1[^\n]*\n- edit_file t2/);
     assert.match(note, /outcome is unknown[^\n]*\n- run_command t3: run: echo hi/);

@@ -51,7 +51,10 @@ describe('runtime stops, limits and approvals (real SDK, loopback server)', () =
       [
         ['t1', 'B'],
         ['t2', 'A'],
-        ['t3', 'a.txt:1: A'],
+        [
+          't3',
+          'a.txt\n  1: A\n[1 matching line in 1 file; complete: every text file under "." was searched (ignore files honoured; binary files and files over 1 MiB skipped)]',
+        ],
       ],
     );
   });

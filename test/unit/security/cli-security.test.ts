@@ -91,6 +91,59 @@ describe('headless CLI: trust gate and the key out of reach', function () {
     rmSync(ws, { recursive: true, force: true });
   });
 
+  it('kill -9 of the launcher ends the re-executed CLI too', async () => {
+    const ws = tempDir('ws-kill');
+    const pidFile = join(ws, 'cli.pid');
+    const fake = await startFakeAnthropic([
+      {
+        content: [{ type: 'tool_use', id: 'toolu_wait', name: 'run_command', input: { command: `echo $PPID > cli.pid; sleep 30` } }],
+        stop_reason: 'tool_use',
+      },
+    ]);
+    try {
+      const launcher = spawn(
+        process.execPath,
+        [
+          bundle,
+          'run',
+          '--workspace',
+          ws,
+          '--store',
+          join(scratch, 'store-kill'),
+          '--task',
+          'x',
+          '--trust',
+          '--yes',
+          '--base-url',
+          fake.url,
+        ],
+        { env: { PATH: process.env['PATH'], HOME: scratch, ANTHROPIC_API_KEY: KEY }, stdio: 'ignore' },
+      );
+      const until = Date.now() + 20_000;
+      while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
+        assert.ok(Date.now() < until, 'the command never started');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const cliPid = Number(readFileSync(pidFile, 'utf8').trim());
+      assert.notEqual(cliPid, launcher.pid, 'the command runs under the re-executed CLI, not the launcher');
+      launcher.kill('SIGKILL');
+      const alive = (): boolean => {
+        try {
+          process.kill(cliPid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const deadline = Date.now() + 5_000;
+      while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(alive(), false, 'the re-executed CLI outlived its launcher');
+    } finally {
+      await fake.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
   it('started with the key in its environment, the CLI re-executes without it: a command cannot read it from its parent', async () => {
     const ws = tempDir('ws-key');
     const store = join(scratch, 'store-key');

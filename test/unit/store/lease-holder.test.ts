@@ -14,8 +14,8 @@ const TIMEOUT = 15_000;
 
 /** Timers a test fires by hand: `tick()` runs every live timer once. */
 class ManualTimers implements Timers {
-  private readonly live = new Set<() => void>();
-  every(_ms: number, tick: () => void): { stop(): void } {
+  private readonly live = new Set<() => Promise<void>>();
+  every(_ms: number, tick: () => Promise<void>): { stop(): void } {
     this.live.add(tick);
     return { stop: () => this.live.delete(tick) };
   }
@@ -23,8 +23,7 @@ class ManualTimers implements Timers {
     return this.live.size;
   }
   async tick(): Promise<void> {
-    for (const tick of this.live) tick();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.all([...this.live].map((tick) => tick()));
   }
 }
 

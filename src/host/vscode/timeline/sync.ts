@@ -1,5 +1,5 @@
 import type { Patch } from '../../../core/patches/schema';
-import type { RunState, RunSummary } from '../../../core/store/contract';
+import { StoreError, type RunState, type RunSummary } from '../../../core/store/contract';
 import { buildRunView, patchView, runDelta } from '../../../protocol/build';
 import type { HostToWebview, SnapshotMessage } from '../../../protocol/messages';
 import type { PatchView, RunView } from '../../../protocol/viewModel';
@@ -66,9 +66,9 @@ export class TimelineSync {
   async pendingPatchesOf(path: string): Promise<Patch[]> {
     if (this.summaries.size === 0) await this.refreshSummaries();
     const found: Patch[] = [];
-    for (const runId of this.summaries.keys()) {
-      const state = await this.state(runId);
-      for (const patch of state.patches) if (patch.path === path && patch.state === 'pending') found.push(patch);
+    for (const runId of [...this.summaries.keys()]) {
+      const state = await this.readable(runId);
+      for (const patch of state?.patches ?? []) if (patch.path === path && patch.state === 'pending') found.push(patch);
     }
     return found.sort((a, b) => a.createdAt - b.createdAt);
   }
@@ -80,8 +80,20 @@ export class TimelineSync {
     return [...this.summaries.values()];
   }
 
-  private async view(runId: string): Promise<RunView> {
-    const state = await this.state(runId);
+  /** The run's state; undefined (and the run left out) when not even its run record reads. */
+  private async readable(runId: string): Promise<RunState | undefined> {
+    try {
+      return await this.state(runId);
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      this.summaries.delete(runId);
+      return undefined;
+    }
+  }
+
+  private async view(runId: string): Promise<RunView | undefined> {
+    const state = await this.readable(runId);
+    if (!state) return undefined;
     const live = await this.backend.liveStates(runId);
     const summary = this.summaries.get(runId);
     const holder = summary?.heldHere === false ? summary.holder : undefined;
@@ -94,6 +106,7 @@ export class TimelineSync {
     const runs: RunView[] = [];
     for (const summary of await this.refreshSummaries()) {
       const view = await this.view(summary.runId);
+      if (!view) continue;
       this.sent.set(summary.runId, view);
       runs.push(view);
     }
@@ -120,6 +133,11 @@ export class TimelineSync {
       if (!this.summaries.has(runId)) await this.refreshSummaries();
       if (!this.summaries.has(runId)) continue;
       const next = await this.view(runId);
+      if (!next) {
+        if (this.sent.has(runId)) messages.push({ type: 'runRemoved', runId });
+        this.forget(runId);
+        continue;
+      }
       const delta = runDelta(this.sent.get(runId), next);
       this.sent.set(runId, next);
       if (delta) messages.push(delta);

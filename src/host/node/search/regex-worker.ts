@@ -1,0 +1,169 @@
+import { Worker } from 'node:worker_threads';
+
+// The Node fallback reads the files and runs the model's pattern in a worker thread, so a
+// pattern that backtracks catastrophically can be stopped: the worker reports at least every
+// 100 ms while it works, and one that goes quiet for STALL_MS is terminated, failing the search
+// with a clear error. Reading there is synchronous (no thread-pool round trips) and never blocks:
+// O_NONBLOCK, then fstat, and only regular files under the size cap are read.
+
+/** Longest one file may take in the worker (a linear pattern needs milliseconds for a MiB). */
+export const STALL_MS = 1000;
+
+// Plain JavaScript evaluated in the worker (no bundler or TypeScript loader is involved there).
+// For each file: read it if regular, small and not binary; a quick test of the whole text; then
+// its matching lines with their context. Lines are split at "\n", a trailing "\r" dropped, no
+// empty line after a final "\n": as ripgrep counts them with --crlf.
+const WORKER_SOURCE = `
+const fs = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const whole = new RegExp(workerData.source, workerData.flags + 'm');
+const line = new RegExp(workerData.source, workerData.flags);
+const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0);
+const literal = workerData.literal === null ? null : Buffer.from(workerData.literal, 'utf8');
+function readText(path) {
+  let fd;
+  try { fd = fs.openSync(path, FLAGS); } catch { return null; }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > workerData.maxBytes) return null;
+    const bytes = Buffer.allocUnsafe(st.size);
+    let length = 0;
+    while (length < st.size) {
+      const n = fs.readSync(fd, bytes, length, st.size - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    const body = bytes.subarray(0, length);
+    // Plain case-sensitive text: a file without its bytes is skipped undecoded.
+    if (literal !== null && body.indexOf(literal) === -1) return null;
+    return body.includes(0) ? null : decoder.decode(body);
+  } catch { return null; } finally { fs.closeSync(fd); }
+}
+// [line index, text, is a match] for each matching line and the context lines around it.
+function hitLines(text) {
+  const flat = text.includes('\\r') ? text.replace(/\\r\\n/g, '\\n') : text;
+  whole.lastIndex = 0;
+  if (!whole.test(flat)) return [];
+  const lines = flat.split('\\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const strip = (l) => (l.endsWith('\\r') ? l.slice(0, -1) : l);
+  const matched = [];
+  for (let i = 0; i < lines.length; i++) {
+    line.lastIndex = 0;
+    if (line.test(strip(lines[i]))) matched.push(i);
+  }
+  const isMatch = new Set(matched);
+  const out = [];
+  let next = 0;
+  for (const index of matched) {
+    const to = Math.min(lines.length - 1, index + workerData.context);
+    for (let i = Math.max(next, index - workerData.context); i <= to; i++) out.push([i, strip(lines[i]), isMatch.has(i)]);
+    next = Math.max(next, to + 1);
+  }
+  return out;
+}
+parentPort.postMessage({ ready: true });
+parentPort.on('message', (batch) => {
+  const hits = [];
+  let told = Date.now();
+  for (let i = 0; i < batch.paths.length; i++) {
+    const text = readText(batch.paths[i]);
+    if (text !== null) {
+      const lines = hitLines(text);
+      if (lines.length > 0) hits.push({ index: i, lines });
+    }
+    if (Date.now() - told > 100) { parentPort.postMessage({ id: batch.id, tick: true }); told = Date.now(); }
+  }
+  parentPort.postMessage({ id: batch.id, hits });
+});
+`;
+
+export class PatternTimeoutError extends Error {
+  constructor(readonly path: string) {
+    super(
+      `the pattern ran for more than ${STALL_MS} ms on ${path} and was stopped: it backtracks catastrophically ` +
+        '(nested repetition such as (a+)+). Simplify the pattern, or search plain text (regex: false).',
+    );
+    this.name = 'PatternTimeoutError';
+  }
+}
+
+/** A file of a batch that has matching lines: its index in the batch, and [line index, text, is a match] of each line to show. */
+export interface WorkerHit {
+  readonly index: number;
+  readonly lines: readonly (readonly [number, string, boolean])[];
+}
+
+interface Pending {
+  readonly id: number;
+  readonly paths: readonly string[];
+  resolve(hits: WorkerHit[]): void;
+  reject(error: Error): void;
+}
+
+/** One worker running one compiled pattern over batches of files (absolute paths), in order. */
+export class RegexWorker {
+  private readonly worker: Worker;
+  private readonly pending: Pending[] = [];
+  private nextId = 0;
+  private watchdog: NodeJS.Timeout | undefined;
+  private failure: Error | undefined;
+  /** The watchdog runs only once the worker has started: a slow start on a busy machine is not a stall. */
+  private ready = false;
+
+  /**
+   * @param literal The pattern when it is plain case-sensitive text: files without it are not decoded.
+   * @param context Lines of context around each match.
+   */
+  constructor(source: string, flags: string, options: { maxBytes: number; literal: string | null; context: number }) {
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags, ...options } });
+    this.worker.on('message', (message: { ready?: true; id: number; tick?: true; hits?: WorkerHit[] }) => {
+      if (message.ready) {
+        this.ready = true;
+        this.arm();
+      } else this.answered(message);
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', () => this.fail(new Error('the search worker stopped')));
+  }
+
+  run(paths: readonly string[]): Promise<WorkerHit[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<WorkerHit[]>((resolve, reject) => {
+      this.pending.push({ id, paths, resolve, reject });
+      this.worker.postMessage({ id, paths });
+      if (this.pending.length === 1) this.arm();
+    });
+  }
+
+  private arm(): void {
+    clearTimeout(this.watchdog);
+    const head = this.pending[0];
+    if (head === undefined || !this.ready) return;
+    this.watchdog = setTimeout(() => this.fail(new PatternTimeoutError(`files from ${head.paths[0]}`)), STALL_MS);
+  }
+
+  private answered(message: { id: number; tick?: true; hits?: WorkerHit[] }): void {
+    const head = this.pending[0];
+    if (head === undefined || head.id !== message.id) return this.fail(new Error('the search worker answered out of order'));
+    if (message.hits !== undefined) {
+      this.pending.shift();
+      head.resolve(message.hits);
+    }
+    this.arm();
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    clearTimeout(this.watchdog);
+    for (const pending of this.pending.splice(0)) pending.reject(error);
+    void this.worker.terminate();
+  }
+
+  close(): void {
+    this.fail(new Error('the search worker was closed'));
+  }
+}
