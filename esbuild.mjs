@@ -14,7 +14,9 @@ const common = {
   legalComments: 'none',
 };
 
-const nodeCommon = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+// ESM entry points first: some packages' UMD builds (jsonc-parser) load their parts with a
+// dynamic require that a bundle cannot follow.
+const nodeCommon = { ...common, platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'] };
 
 const builds = [
   { ...nodeCommon, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },

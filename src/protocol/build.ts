@@ -4,7 +4,7 @@ import type { LiveState, Patch } from '../core/patches/schema';
 import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
-import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunView, StepRow } from './viewModel';
+import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunView, StepRow } from './viewModel';
 
 // Turns a run's folded state into what the Timeline renders, and works out the smallest
 // update between two renderings. Pure: the host calls it, unit tests call it.
@@ -150,7 +150,8 @@ function updatedAt(state: RunState): number {
   return Math.max(...times.filter((t): t is number => t !== undefined));
 }
 
-export function runHeader(state: RunState, active: boolean): RunHeader {
+/** `heldElsewhere`: the holder when another window or process writes the run. */
+export function runHeader(state: RunState, active: boolean, heldElsewhere?: RunHolder): RunHeader {
   const header: RunHeader = {
     runId: state.run.runId,
     task: state.run.task,
@@ -165,11 +166,12 @@ export function runHeader(state: RunState, active: boolean): RunHeader {
     active,
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
+  if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   return header;
 }
 
-export function buildRunView(state: RunState, live: ReadonlyMap<string, LiveState>, active: boolean): RunView {
+export function buildRunView(state: RunState, live: ReadonlyMap<string, LiveState>, active: boolean, heldElsewhere?: RunHolder): RunView {
   const firstCheckpointOfCall = new Map<string, string>();
   for (const c of state.checkpoints) {
     if (c.callId !== undefined && !firstCheckpointOfCall.has(c.callId)) firstCheckpointOfCall.set(c.callId, c.checkpointId);
@@ -180,7 +182,7 @@ export function buildRunView(state: RunState, live: ReadonlyMap<string, LiveStat
     firstCheckpointOfCall,
     live,
   };
-  return { header: runHeader(state, active), steps: stepRows(state.checkpoints, state.ledger, ctx) };
+  return { header: runHeader(state, active, heldElsewhere), steps: stepRows(state.checkpoints, state.ledger, ctx) };
 }
 
 /** Structural equality of plain JSON data. */

@@ -17,6 +17,7 @@ export const RequestParams = {
   rollbackPatch: PatchRef.extend({ hunk: z.number().int().nonnegative().optional() }),
   undoLastRestore: RunRef,
   resume: RunRef,
+  takeOver: RunRef,
   cancel: RunRef,
 } as const;
 
@@ -48,6 +49,7 @@ export const ResultSchemas = {
   rollbackPatch: RollbackOutcome,
   undoLastRestore: RestoreOutcome,
   resume: ActionOutcome,
+  takeOver: ActionOutcome,
   cancel: ActionOutcome,
 } as const satisfies Record<Method, z.ZodType>;
 
@@ -68,6 +70,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('rollbackPatch'),
   requestVariant('undoLastRestore'),
   requestVariant('resume'),
+  requestVariant('takeOver'),
   requestVariant('cancel'),
 ]);
 

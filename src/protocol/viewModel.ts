@@ -62,6 +62,14 @@ export const StepRow = z.object({
   calls: z.array(CallRow),
 });
 
+/** The writer of a run held by another window or process (its lease is live). */
+export const RunHolder = z.object({
+  pid: z.number().int(),
+  hostname: z.string(),
+  /** Its last heartbeat. */
+  heartbeatAt: z.number(),
+});
+
 export const RunHeader = z.object({
   runId: z.string().min(1),
   task: z.string(),
@@ -78,6 +86,8 @@ export const RunHeader = z.object({
   undoableRestores: z.number().int().nonnegative(),
   /** A live writer holds the run right now. */
   active: z.boolean(),
+  /** Set when that writer is another window or process: the run can be taken over from it. */
+  heldElsewhere: RunHolder.optional(),
   /** The journal is damaged (file, byte, why): the run is shown up to the damage, read-only. */
   damaged: z.string().optional(),
 });
@@ -115,6 +125,7 @@ export type PatchRow = z.infer<typeof PatchRow>;
 export type EffectRow = z.infer<typeof EffectRow>;
 export type CallRow = z.infer<typeof CallRow>;
 export type StepRow = z.infer<typeof StepRow>;
+export type RunHolder = z.infer<typeof RunHolder>;
 export type RunHeader = z.infer<typeof RunHeader>;
 export type RunView = z.infer<typeof RunView>;
 export type FileRestoreAction = z.infer<typeof FileRestoreAction>;

@@ -38,3 +38,12 @@ export function formatTime(at: number, now: number): string {
   if (new Date(now).toDateString() === d.toDateString()) return time;
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time.slice(0, 5)}`;
 }
+
+/** "just now", "40 s ago", "2 min ago", "3 h ago". */
+export function formatAgo(at: number, now: number): string {
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 60 ? `${minutes} min ago` : `${Math.floor(minutes / 60)} h ago`;
+}

@@ -78,6 +78,7 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       notice('info', (await rpc.request('undoLastRestore', { runId })).message);
       return;
     case 'resume':
+    case 'takeOver':
     case 'cancel':
       notice('info', (await rpc.request(id, { runId })).message);
       return;

@@ -1,7 +1,7 @@
 import type { LedgerStatus } from '../core/ledger/schema';
 import { isResumableStatus, type RunStatus } from '../core/store/records';
 import type { PatchView } from '../protocol/viewModel';
-import { formatClock, formatCost, formatDuration, formatTime, formatTokens } from './format';
+import { formatAgo, formatClock, formatCost, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
@@ -9,7 +9,7 @@ import type { FlatRow } from './tree';
 
 export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
 
-export type ActionId = 'restore' | 'resume' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
+export type ActionId = 'restore' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
 
 export interface RowAction {
   readonly id: ActionId;
@@ -65,9 +65,11 @@ function runContent(row: FlatRow, now: number): RowContent {
   const tokens = h.inputTokens + h.outputTokens;
   const facts = [formatTime(h.createdAt, now), formatDuration(h.updatedAt - h.createdAt), formatTokens(tokens), formatCost(h.costUsd)];
   const actions: RowAction[] = [];
+  const elsewhere = h.heldElsewhere;
   const writable = h.damaged === undefined;
   if (writable && isResumableStatus(h.status, h.active)) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
-  if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
+  if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
+  else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
   const reason = h.statusReason ? `: ${h.statusReason}` : '';
   const damaged = writable
@@ -78,11 +80,16 @@ function runContent(row: FlatRow, now: number): RowContent {
     spin: h.status === 'running',
     tone: look.tone,
     label: h.task.split('\n')[0] ?? '',
-    description: facts.join(' · '),
-    badges: writable ? [h.status] : [h.status, 'damaged'],
-    title: `${h.task}\nStatus: ${h.status}${reason}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    description: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
+    badges: [...(elsewhere ? ['other window'] : [h.status]), ...(writable ? [] : ['damaged'])],
+    title: `${h.task}\nStatus: ${h.status}${reason}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
+}
+
+/** "running in another window, pid 4242, last progress 2 min ago". */
+function heldText(pid: number, progressAt: number, now: number): string {
+  return `running in another window, pid ${pid}, last progress ${formatAgo(progressAt, now)}`;
 }
 
 /** A damaged run is read-only; a run this window drives is restored once it stops. */

@@ -5,6 +5,7 @@ import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
 import { securitySuite } from './suite/security.test';
+import { takeOverSuite } from './suite/takeover.test';
 import { timelineBackendSuite } from './suite/timeline-backend.test';
 import { timelineSuite } from './suite/timeline.test';
 import { tornTailSuite } from './suite/torn-tail.test';
@@ -22,6 +23,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   agentRunSuite,
   cancelResumeSuite,
   interruptedSuite,
+  takeOverSuite,
   tornTailSuite,
   timelineBackendSuite,
   timelineSuite,

@@ -80,6 +80,8 @@ export interface RunSummary {
   readonly leased: boolean;
   /** Who holds it, when leased (and the lease file is readable). */
   readonly holder?: LeaseInfo;
+  /** True when that holder is this very process (a writer of this window), false for another one. */
+  readonly heldHere?: boolean;
 }
 
 export interface VerifyReport {

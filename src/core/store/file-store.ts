@@ -375,7 +375,10 @@ export class FileCheckpointStore implements CheckpointStore {
     if (!(await this.fs.stat(journal))) return null;
     const live = await liveLease(this.leaseContext(runId), this.abandoned);
     const leased = live !== null;
-    const holder = live !== null && live !== 'unreadable' ? { holder: live } : {};
+    const holder =
+      live !== null && live !== 'unreadable'
+        ? { holder: live, heldHere: live.pid === this.me.pid && live.hostname === this.me.hostname && live.startTime === this.me.startTime }
+        : {};
     const damage = await readDamageFile(this.fs, dir);
     const state = await readStateFile(this.fs, dir);
     const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;

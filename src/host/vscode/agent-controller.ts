@@ -5,7 +5,8 @@ import { createReplayProvider } from '../../core/model/replay';
 import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
 import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
-import { isResumable } from '../../core/store/run-summary';
+import { describeHolder } from '../../core/store/lease-policy';
+import { heldMessage, isResumable } from '../../core/store/run-summary';
 import { createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
 import { RunTrace } from './run-trace';
@@ -164,14 +165,30 @@ export class AgentController implements vscode.Disposable {
     }
   }
 
-  async resume(runId: string, options: ResumeOptions = {}): Promise<ActiveRun> {
+  /**
+   * Resumes a run. A run another live writer holds is refused, naming it, unless `takeOver`
+   * (the person chose to): then that writer is fenced off first and stops at its next write.
+   */
+  async resume(runId: string, options: ResumeOptions & { takeOver?: boolean } = {}): Promise<ActiveRun> {
     this.refuseWhileBusy();
     const runtime = await this.runtime(this.deps.settings());
     this.refuseWhileBusy();
     const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
-    if (summary?.leased) throw new ResumeError(`run ${runId} is being written by another window or process`, 'lease_held');
+    if (summary?.leased && options.takeOver === true && this.deps.store.fenceLease) {
+      this.deps.log.log(
+        'warn',
+        `[${runId}] taking over from ${summary.holder ? describeHolder(summary.holder, this.deps.clock.now()) : 'another writer'}`,
+      );
+      await this.deps.store.fenceLease(runId);
+    } else if (summary?.leased) {
+      throw new ResumeError(
+        heldMessage(summary, this.deps.clock.now()).replace('it was not resumed', 'take it over from the Timeline'),
+        'lease_held',
+      );
+    }
     this.deps.log.log('info', `[${runId}] resume`);
-    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, options));
+    const { takeOver: _taken, ...resumeOptions } = options;
+    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, resumeOptions));
   }
 
   private refuseWhileBusy(): void {

@@ -22,6 +22,7 @@ export interface OfferResult {
  * Timeline, or Dismiss (not offered again; "Agent: Resume" still lists it).
  */
 export async function offerInterruptedRuns(s: Services): Promise<OfferResult[]> {
+  await s.storeReady;
   const dismissed = new Set(s.context.workspaceState.get<string[]>(DISMISSED_KEY, []));
   const runs = (await s.store.listRuns())
     .filter((r) => isInterrupted(r) && !dismissed.has(r.runId) && !s.controller.isRunning(r.runId))

@@ -4,9 +4,12 @@ import { systemClock, type Log } from '../../core/ports';
 import type { FileCheckpointStore } from '../../core/store/file-store';
 import { createNodeCommandRunner } from '../node/command-runner';
 import { nodeGitReader } from '../node/git-facts';
+import { folderKey, workspaceStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
+import { migrateRunsFrom, workspaceStorageSiblings } from '../node/store-migrate';
 import { AgentController } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
+import { boundedWorkspace } from './bounded-workspace';
 import { DialogApprover } from './approvals';
 import { ContextKeys } from './context-keys';
 import { LiveWorkspace } from './live-workspace';
@@ -35,13 +38,40 @@ export interface Services {
   readonly restore: RestoreActions;
   readonly keys: ContextKeys;
   readonly presenter: RunPresenter;
+  /** Settles once runs written where the store used to be are moved in (never rejects). */
+  readonly storeReady: Promise<void>;
   /** `vscode.workspace.isTrusted`, read at each check. */
   isTrusted(): boolean;
 }
 
-/** Store root: the workspace's storage, or the global storage when no folder is open. */
+/**
+ * The workspace's one store, the same for every window, extension host, reload and reconnect of
+ * it, and for the CLI: `<global storage>/workspaces/<key of its folders>` (state-dir.ts).
+ */
 export function storageRootOf(context: vscode.ExtensionContext): vscode.Uri {
-  return context.storageUri ?? context.globalStorageUri;
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) =>
+    folderKey({ scheme: f.uri.scheme, fsPath: f.uri.fsPath, uri: f.uri.toString() }),
+  );
+  return vscode.Uri.file(workspaceStoreDir(context.globalStorageUri.fsPath, folders));
+}
+
+/** Where runs were written before that rule: this window's workspace storage and its `-N` siblings, or the global storage itself. */
+async function legacyStores(context: vscode.ExtensionContext, store: FileCheckpointStore): Promise<string[]> {
+  if (!context.storageUri) return [context.globalStorageUri.fsPath];
+  return workspaceStorageSiblings(store.fs, context.storageUri.fsPath);
+}
+
+async function moveLegacyRuns(context: vscode.ExtensionContext, store: FileCheckpointStore, log: Log): Promise<void> {
+  for (const from of await legacyStores(context, store).catch(() => [] as string[])) {
+    try {
+      const result = await migrateRunsFrom(from, store);
+      if (result.moved.length > 0)
+        log.log('info', `moved ${result.moved.length} run(s) from ${from} into ${store.root}: ${result.moved.join(', ')}`);
+      for (const left of result.left) log.log('warn', `run ${left.runId} left in ${left.from}: ${left.reason}`);
+    } catch (error) {
+      log.log('warn', `runs in ${from} not moved: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }
 
 function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () => readonly string[]): Log {
@@ -66,10 +96,11 @@ export function createServices(context: vscode.ExtensionContext): Services {
   if (keyWarning !== undefined) log.log('warn', keyWarning);
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const workspace = new LiveWorkspace(roots, storagePath, log);
+  const storeReady = moveLegacyRuns(context, store, log);
   const prompts = new SwitchablePrompts();
   const controller = new AgentController({
     store,
-    workspace,
+    workspace: boundedWorkspace(workspace),
     approver: new DialogApprover(prompts),
     commands: createNodeCommandRunner(),
     git: nodeGitReader,
@@ -97,6 +128,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     restore,
     keys,
     presenter,
+    storeReady,
     isTrusted: () => vscode.workspace.isTrusted,
   };
   return services;

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { classifyPatch } from '../../core/patches/classify';
 import type { LiveState } from '../../core/patches/schema';
 import type { LiveFile } from '../../core/ports';
+import type { RunSummary } from '../../core/store/contract';
 import type { RollbackResult as CoreRollbackResult } from '../../core/restore/rollback';
 import type { FileRollbackPlan } from '../../core/restore/types';
 import type { RestoreFile, RestoreMode } from '../../protocol/viewModel';
@@ -12,6 +13,15 @@ import type { Services } from './services';
 import { RESTRICTED_MODE_MESSAGE } from './trust';
 
 const LIVE_DEBOUNCE_MS = 150;
+export const TAKE_OVER = 'Take Over';
+const TAKE_OVER_DETAIL =
+  "The other window's run stops writing at its next step (its writes are refused from now on) and this window resumes the run from its last checkpoint. A call the other window had started is checked first, as after a crash: nothing is run twice without asking.";
+
+function takeOverQuestion(run: RunSummary): string {
+  const who = run.holder ? ` (pid ${run.holder.pid} on ${run.holder.hostname})` : '';
+  const ago = Math.max(0, Math.round((Date.now() - run.updatedAt) / 60_000));
+  return `Take over this run from another window${who}? Its last progress was ${ago < 1 ? 'under a minute' : `${ago} min`} ago.`;
+}
 
 function restoreFileOf(file: FileRollbackPlan): RestoreFile {
   return { path: file.path, action: file.status, ...(file.reason !== undefined ? { detail: file.reason } : {}) };
@@ -34,6 +44,7 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   private readonly disposables: vscode.Disposable[] = [];
   private pendingLive = new Set<string>();
   private liveTimer: NodeJS.Timeout | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
   private readonly recordTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly s: Services) {
@@ -84,7 +95,10 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   /** A journal written by another process (the headless runner, another window). */
   private storeChanged(uri: vscode.Uri): void {
     const runId = nodePath.basename(nodePath.dirname(uri.fsPath));
-    if (this.s.controller.isRunning(runId) || this.recordTimers.has(runId)) return;
+    if (this.s.controller.isRunning(runId)) return;
+    // A heartbeat rewrites only the lease: who holds the run may change, its records do not.
+    if (/^lease\.json/.test(nodePath.basename(uri.fsPath))) return this.leaseChanged();
+    if (this.recordTimers.has(runId)) return;
     this.recordTimers.set(
       runId,
       setTimeout(() => {
@@ -95,12 +109,20 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     );
   }
 
+  private leaseChanged(): void {
+    this.leaseTimer ??= setTimeout(() => {
+      this.leaseTimer = undefined;
+      this.changes.fire({ kind: 'runs' });
+    }, LIVE_DEBOUNCE_MS);
+  }
+
   private afterAction(runId: string): void {
     this.changes.fire({ kind: 'records', runId });
     void this.s.keys.refresh();
   }
 
-  listRuns() {
+  async listRuns() {
+    await this.s.storeReady;
     return this.s.store.listRuns();
   }
 
@@ -182,6 +204,24 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     await this.s.controller.resume(runId);
   }
 
+  /** Asks, then fences the other window's writer and resumes here; a holder that is gone is taken over without asking. */
+  async takeOver(runId: string): Promise<boolean> {
+    if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
+    const summary = (await this.s.store.listRuns()).find((r) => r.runId === runId);
+    if (!summary) throw new Error(`run ${runId} is not in this workspace's store`);
+    if (summary.leased && summary.heldHere !== true) {
+      const choice = await this.s.prompts.message(
+        'warning',
+        takeOverQuestion(summary),
+        { modal: true, detail: TAKE_OVER_DETAIL },
+        TAKE_OVER,
+      );
+      if (choice !== TAKE_OVER) return false;
+    }
+    await this.s.controller.resume(runId, { takeOver: true });
+    return true;
+  }
+
   async cancel(runId: string): Promise<void> {
     if (!this.s.controller.isRunning(runId)) throw new Error(`run ${runId} is not running in this window`);
     this.s.controller.cancel();
@@ -189,6 +229,7 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
 
   dispose(): void {
     if (this.liveTimer) clearTimeout(this.liveTimer);
+    if (this.leaseTimer) clearTimeout(this.leaseTimer);
     for (const t of this.recordTimers.values()) clearTimeout(t);
     for (const d of this.disposables) d.dispose();
   }

@@ -61,11 +61,18 @@ export function interruptedSuite(): void {
         await exited;
 
         const store = openFileStore(api.storagePath);
-        const runs = await store.listRuns();
-        const killed = runs.find((r) => r.task === 'Append to the counter once');
-        assert.ok(killed, `the headless run is in the extension's store:\n${output}`);
+        const find = async () => (await store.listRuns()).find((r) => r.task === 'Append to the counter once');
+        assert.ok(await find(), `the headless run is in the extension's store:\n${output}`);
+        // The re-executed CLI (the holder) kills itself once it sees its launcher gone: a moment later.
+        const killed = await waitFor(
+          "the killed writer's lease to be stale (its process dead)",
+          async () => {
+            const run = await find();
+            return run && !run.leased ? run : undefined;
+          },
+          5_000,
+        );
         assert.equal(killed.status, 'running');
-        assert.equal(killed.leased, false, "the killed writer's lease is stale");
 
         fake.prompts.answer(/was interrupted at step/, 'Resume');
         fake.prompts.answer(/may or may not have taken effect/, 'Mark as done');

@@ -37,6 +37,7 @@ function fakeBackend(getState: () => RunState, live: Map<string, LiveState>) {
     rollbackPatch: async () => ({ revertedHunks: 1, conflictHunks: 0 }),
     undoLastRestore: async () => ({ files: [] }),
     resume: async () => {},
+    takeOver: async () => false,
     cancel: async () => {},
   };
   return { backend, changes };

@@ -102,6 +102,7 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
     rollbackPatch: async () => ({ revertedHunks: 2, conflictHunks: 1 }),
     undoLastRestore: async () => ({ files: [] }),
     resume: async () => void calls.push('resume'),
+    takeOver: async () => (calls.push('takeOver'), calls.includes('confirm')),
     cancel: async () => {
       throw new Error('the run is not running');
     },
@@ -198,6 +199,19 @@ describe('timeline host: requests', () => {
     });
     assert.ok(rollback.ok);
     assert.match((rollback.result as { message: string }).message, /2 hunk\(s\); 1 hunk\(s\) in conflict/);
+  });
+
+  it('takeOver says whether the person took the run over', async () => {
+    const backend = fakeBackend(state, []);
+    const ask = () => handler(backend).handle({ type: 'request', requestId: 't1', method: 'takeOver', params: { runId: 'run-1' } });
+    assert.deepEqual(await ask(), { type: 'reply', requestId: 't1', ok: true, result: { message: 'Not taken over.' } });
+    backend.calls.push('confirm');
+    assert.deepEqual(await ask(), {
+      type: 'reply',
+      requestId: 't1',
+      ok: true,
+      result: { message: 'Run taken over: it continues in this window.' },
+    });
   });
 });
 

@@ -49,5 +49,7 @@ export interface TimelineBackend {
   /** Undoes the run's latest restore or rollback that is not undone yet. */
   undoLastRestore(runId: string): Promise<RestorePlan>;
   resume(runId: string): Promise<void>;
+  /** Takes a run over from another window (after the person confirms); false when they did not. */
+  takeOver(runId: string): Promise<boolean>;
   cancel(runId: string): Promise<void>;
 }

@@ -93,6 +93,10 @@ export class RequestHandler {
       case 'resume':
         await backend.resume(request.params.runId);
         return { message: 'Run resumed.' };
+      case 'takeOver':
+        return {
+          message: (await backend.takeOver(request.params.runId)) ? 'Run taken over: it continues in this window.' : 'Not taken over.',
+        };
       case 'cancel':
         await backend.cancel(request.params.runId);
         return { message: 'Run cancelled.' };

@@ -32,6 +32,12 @@ export class ChangeQueue {
   }
 }
 
+/** Whether who holds the run changed since the view was sent (a heartbeat alone changes nothing). */
+function holderChanged(summary: RunSummary, sent: RunView): boolean {
+  const elsewhere = summary.heldHere === false ? summary.holder?.pid : undefined;
+  return summary.leased !== sent.header.active || elsewhere !== sent.header.heldElsewhere?.pid;
+}
+
 /**
  * Keeps what the webview was last sent, per run, and turns store changes into the smallest
  * messages: a snapshot on `ready`, then run deltas and patch live-state changes.
@@ -89,7 +95,10 @@ export class TimelineSync {
     const state = await this.readable(runId);
     if (!state) return undefined;
     const live = await this.backend.liveStates(runId);
-    return buildRunView(state, live, this.summaries.get(runId)?.leased ?? false);
+    const summary = this.summaries.get(runId);
+    const holder = summary?.heldHere === false ? summary.holder : undefined;
+    const elsewhere = holder ? { pid: holder.pid, hostname: holder.hostname, heartbeatAt: holder.renewedAt } : undefined;
+    return buildRunView(state, live, summary?.leased ?? false, elsewhere);
   }
 
   async snapshot(): Promise<SnapshotMessage> {
@@ -117,7 +126,7 @@ export class TimelineSync {
         messages.push({ type: 'runRemoved', runId });
       }
       for (const summary of list)
-        if (!this.sent.has(summary.runId) || summary.leased !== this.sent.get(summary.runId)?.header.active) touched.add(summary.runId);
+        if (!this.sent.has(summary.runId) || holderChanged(summary, this.sent.get(summary.runId)!)) touched.add(summary.runId);
     }
     for (const runId of touched) {
       this.states.delete(runId);

@@ -1,0 +1,82 @@
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { folderKey, workspaceStoreDir } from '../../../src/host/node/state-dir';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { TimelineSync } from '../../../src/host/vscode/timeline/sync';
+import {
+  extensionApi,
+  extensionPath,
+  FAKE_MODEL,
+  finalAnswer,
+  TEST_API_KEY,
+  toolUse,
+  useFakeModel,
+  waitFor,
+  workspaceRoot,
+} from './helpers';
+
+async function readOrEmpty(path: string): Promise<string> {
+  return fs.readFile(path, 'utf8').catch(() => '');
+}
+
+export function takeOverSuite(): void {
+  describe('a run held by another window', () => {
+    it("the store is the workspace's one store under global storage, by the rule the CLI uses", async () => {
+      const api = await extensionApi();
+      const base = nodePath.dirname(nodePath.dirname(api.storagePath));
+      assert.match(api.storagePath.replace(/\\/g, '/'), /\/globalStorage\/agent-checkpoints\.agent-checkpoints\/workspaces\/[0-9a-f]{64}$/);
+      assert.equal(api.storagePath, workspaceStoreDir(base, [folderKey({ scheme: 'file', fsPath: workspaceRoot(), uri: '' })]));
+    });
+
+    it('is listed with its holder, taken over after confirmation, completes here, and its old writer stops with a clear message', async function () {
+      this.timeout(90_000);
+      const api = await extensionApi();
+      const counter = nodePath.join(await fs.mkdtemp(nodePath.join(tmpdir(), 'agent-host-takeover-')), 'executions.txt');
+      const fake = await useFakeModel(api, [
+        toolUse('toolu_other_window', 'run_command', { command: `echo ran >> "${counter}"; sleep 6` }),
+        finalAnswer('Finished in this window.'),
+      ]);
+      const args = ['run', '--workspace', workspaceRoot(), '--store', api.storagePath, '--task', 'Held by another window'];
+      const other = spawn(
+        process.execPath,
+        [nodePath.join(extensionPath(), 'dist/cli.js'), ...args, '--base-url', fake.server.url, '--model', FAKE_MODEL, '--yes', '--trust'],
+        { env: { ...process.env, ANTHROPIC_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let output = '';
+      other.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      other.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      const exited = new Promise<number | null>((resolve) => other.once('exit', (code) => resolve(code)));
+      try {
+        await waitFor(`the other writer to start its command\n${output}`, async () => (await readOrEmpty(counter)) === 'ran\n');
+        const summary = (await api.timelineBackend.listRuns()).find((r) => r.task === 'Held by another window');
+        assert.ok(summary?.leased && summary.heldHere === false && summary.holder, JSON.stringify(summary));
+        const snapshot = await new TimelineSync(api.timelineBackend).snapshot();
+        const header = snapshot.runs.find((r) => r.header.runId === summary.runId)?.header;
+        assert.equal(header?.heldElsewhere?.pid, summary.holder.pid, 'the timeline shows who holds it');
+
+        assert.equal(await api.timelineBackend.takeOver(summary.runId), false, 'dismissing the question takes nothing over');
+        assert.ok(fake.prompts.saw(/Take over this run from another window \(pid \d+ on /));
+        assert.equal(api.runningRunId(), undefined);
+
+        fake.prompts.answer(/Take over this run from another window/, 'Take Over');
+        fake.prompts.answer(/may or may not have taken effect/, 'Mark as done');
+        assert.equal(await api.timelineBackend.takeOver(summary.runId), true);
+        const outcome = await api.whenIdle();
+        assert.equal(outcome?.status, 'completed', `${JSON.stringify(outcome)}\n${api.logText()}`);
+
+        assert.notEqual(await exited, 0, output);
+        assert.match(output, /taken over .*this writer stopped writing|another process took over this run/, output);
+        assert.equal(await readOrEmpty(counter), 'ran\n', 'the command ran once');
+        const state = await openFileStore(api.storagePath).readRun(summary.runId);
+        assert.equal(state.ended?.status, 'completed');
+        assert.equal(state.ledger.find((e) => e.callId === 'toolu_other_window')?.status, 'succeeded');
+      } finally {
+        other.kill('SIGKILL');
+        await fake.dispose();
+      }
+    });
+  });
+}
