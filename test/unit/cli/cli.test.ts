@@ -2,22 +2,16 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import * as esbuild from 'esbuild';
 import { createCliApprover } from '../../../src/host/cli/approver';
 import { parseCli, UsageError } from '../../../src/host/cli/args';
 import { defaultStoreDir } from '../../../src/host/node/state-dir';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
+import { bundleCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../runtime/harness';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 const DEMO_WORKSPACE = join(REPO, 'test', 'demo', 'workspace');
 const DEMO_REPLAY = join(REPO, 'test', 'demo', 'replay.jsonl');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('headless CLI', function () {
   this.timeout(30_000);
@@ -26,32 +20,12 @@ describe('headless CLI', function () {
 
   before(async () => {
     scratch = tempDir('cli');
-    bundle = join(scratch, 'cli.js');
-    await esbuild.build({
-      entryPoints: [join(REPO, 'src/host/cli/main.ts')],
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'error',
-    });
+    bundle = await bundleCli(scratch);
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
-  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
-    return new Promise((resolvePromise) => {
-      const child = spawn(process.execPath, [bundle, ...args], {
-        env: { PATH: process.env['PATH'], HOME: scratch, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    startCli(bundle, args, { PATH: process.env['PATH'], HOME: scratch, ...env }).done;
 
   function demoCopy(): string {
     const dir = tempDir('demo');

@@ -1,21 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import * as esbuild from 'esbuild';
+import { join } from 'node:path';
 import { EXTENSION_ID, folderKey, workspaceStoreDir } from '../../../src/host/node/state-dir';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
+import { bundleCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../runtime/harness';
 import { runInput } from '../store/fixtures';
-
-const REPO = resolve(__dirname, '..', '..', '..');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,31 +17,12 @@ describe('CLI: who holds a run, and where a workspace store is', function () {
 
   before(async () => {
     scratch = tempDir('cli-holder');
-    bundle = join(scratch, 'cli.js');
-    await esbuild.build({
-      entryPoints: [join(REPO, 'src/host/cli/main.ts')],
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'error',
-    });
+    bundle = await bundleCli(scratch);
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
-  function start(args: string[], env: NodeJS.ProcessEnv = {}): { proc: ChildProcess; done: Promise<Result> } {
-    const proc = spawn(process.execPath, [bundle, ...args], {
-      env: { PATH: process.env['PATH'], HOME: scratch, ANTHROPIC_API_KEY: 'sk-holder-test', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const done = new Promise<Result>((r) => proc.on('close', (code) => r({ code, stdout, stderr })));
-    return { proc, done };
-  }
+  const start = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    startCli(bundle, args, { PATH: process.env['PATH'], HOME: scratch, ANTHROPIC_API_KEY: 'sk-holder-test', ...env });
 
   it('a 30 s command: a second resume is refused naming the holder; after kill -9 it takes over at once and the command does not run twice', async () => {
     const ws = tempDir('cli-holder-ws');

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import * as esbuild from 'esbuild';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
+import { bundleCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../runtime/harness';
 
 const REPO = resolve(__dirname, '..', '..', '..');
@@ -18,12 +18,6 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe('headless CLI: trust gate and the key out of reach', function () {
   this.timeout(60_000);
   let bundle: string;
@@ -31,32 +25,12 @@ describe('headless CLI: trust gate and the key out of reach', function () {
 
   before(async () => {
     scratch = tempDir('cli-sec');
-    bundle = join(scratch, 'cli.js');
-    await esbuild.build({
-      entryPoints: [join(REPO, 'src/host/cli/main.ts')],
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'error',
-    });
+    bundle = await bundleCli(scratch);
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
-  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
-    return new Promise((done) => {
-      const child = spawn(process.execPath, [bundle, ...args], {
-        env: { PATH: process.env['PATH'], HOME: scratch, XDG_CONFIG_HOME: join(scratch, 'config'), ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code) => done({ code, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    startCli(bundle, args, { PATH: process.env['PATH'], HOME: scratch, XDG_CONFIG_HOME: join(scratch, 'config'), ...env }).done;
 
   /** The demo workspace as a git repository whose config names an fsmonitor command that leaves a marker. */
   function hostileRepo(): { ws: string; marker: string } {
