@@ -56,6 +56,8 @@ const QUIET_SETTINGS = {
   'chat.disableAIFeatures': true,
   'chat.commandCenter.enabled': false,
   'security.workspace.trust.enabled': false,
+  // The chat view would open an empty secondary side bar, taking the width the timeline needs.
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'git.enabled': false,
   'files.autoSave': 'off',
   'window.restoreWindows': 'none',

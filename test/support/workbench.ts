@@ -1,5 +1,5 @@
 // A real workbench in code-server, opened by headless Chromium, for e2e tests and screenshots.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -8,20 +8,27 @@ import { CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, startCodeServer, workbenchUrl, type
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-results', 'screenshots');
 
 export interface Workbench {
+  /** The page showing the workbench now (a new one after `dropAndReopen`). */
   readonly page: Page;
   readonly workspace: string;
   readonly server: RunningCodeServer;
   screenshot(name: string): Promise<string>;
+  /**
+   * Kills the browser without a goodbye, as a dropped connection or a crashed tab does: the
+   * server keeps the old extension host alive (reconnection grace). Then opens the workspace
+   * again in a fresh browser, which gets an extension host of its own.
+   */
+  dropAndReopen(): Promise<Page>;
   close(): Promise<void>;
 }
 
-export async function openWorkbench(
-  options: { env?: Record<string, string>; settings?: Record<string, unknown>; workspaceFrom?: string } = {},
-): Promise<Workbench> {
-  const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-ws-'));
-  const source = options.workspaceFrom ?? join(REPO_ROOT, 'test/demo/workspace');
-  if (existsSync(source)) cpSync(source, workspace, { recursive: true });
-  const server = await startCodeServer({ env: options.env, settings: options.settings });
+interface Browser {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly profile: string;
+}
+
+async function openBrowser(server: RunningCodeServer, workspace: string): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-chromium-'));
   let context: BrowserContext | undefined;
   try {
@@ -35,29 +42,79 @@ export async function openWorkbench(
     await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT }));
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.activitybar').waitFor({ timeout: 60_000 });
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    const ctx = context;
-    return {
-      page,
-      workspace,
-      server,
-      async screenshot(name) {
-        const file = join(SCREENSHOT_DIR, `${name}.png`);
-        await page.screenshot({ path: file });
-        return file;
-      },
-      async close() {
-        await ctx.close().catch(() => undefined);
-        await server.stop();
-        rmSync(profile, { recursive: true, force: true });
-        rmSync(workspace, { recursive: true, force: true });
-      },
-    };
+    return { context, page, profile };
   } catch (err) {
     await context?.close().catch(() => undefined);
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The browser's main process: the one started with this profile that is not a child (`--type=`). */
+function browserPid(profile: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (args.includes(`--user-data-dir=${profile}`) && !args.some((a) => a.startsWith('--type='))) return Number(entry);
+  }
+  return undefined;
+}
+
+async function killBrowser(browser: Browser): Promise<void> {
+  const pid = browserPid(browser.profile);
+  if (pid === undefined) throw new Error(`no browser process found for the profile ${browser.profile}`);
+  process.kill(pid, 'SIGKILL');
+  const until = Date.now() + 10_000;
+  while (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ') && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 100));
+  await browser.context.close().catch(() => undefined);
+  // Its children may still be writing to the profile for a moment.
+  rmSync(browser.profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+}
+
+export async function openWorkbench(
+  options: { env?: Record<string, string>; settings?: Record<string, unknown>; workspaceFrom?: string } = {},
+): Promise<Workbench> {
+  const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-ws-'));
+  const source = options.workspaceFrom ?? join(REPO_ROOT, 'test/demo/workspace');
+  if (existsSync(source)) cpSync(source, workspace, { recursive: true });
+  const server = await startCodeServer({ env: options.env, settings: options.settings });
+  let browser: Browser;
+  try {
+    browser = await openBrowser(server, workspace);
+  } catch (err) {
     await server.stop();
     throw err;
   }
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return {
+    get page() {
+      return browser.page;
+    },
+    workspace,
+    server,
+    async screenshot(name) {
+      const file = join(SCREENSHOT_DIR, `${name}.png`);
+      await browser.page.screenshot({ path: file });
+      return file;
+    },
+    async dropAndReopen() {
+      await killBrowser(browser);
+      browser = await openBrowser(server, workspace);
+      return browser.page;
+    },
+    async close() {
+      await browser.context.close().catch(() => undefined);
+      await server.stop();
+      rmSync(browser.profile, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
 }
 
 /**

@@ -1,0 +1,142 @@
+// A run survives a dropped connection and a window reload. A dropped browser leaves its extension
+// host alive (the server's reconnection grace) and holding the run: the window opened again lists
+// the run as held by another window and takes it over after the person confirms. A reload ends
+// the old extension host: the run is listed as interrupted and resumed. Either way the cut
+// command is never run twice. Screenshots reconnect-*.png go to test-results/screenshots/.
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
+import { openTimeline, openWorkbench, paletteEntries, SCREENSHOT_DIR, type Workbench } from '../support/workbench';
+
+const TASK = 'Run the long check';
+
+function scriptedModel(): Promise<FakeAnthropic> {
+  const turns = [
+    {
+      content: [
+        { type: 'tool_use' as const, id: 'toolu_long', name: 'run_command', input: { command: 'echo ran >> marker.txt; sleep 90' } },
+      ],
+      stop_reason: 'tool_use',
+    },
+    { content: [{ type: 'text' as const, text: 'Done after the interruption.' }], stop_reason: 'end_turn' },
+  ];
+  return startFakeAnthropic((request) => {
+    const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
+    return turns[Math.min(messages.filter((m) => m.role === 'assistant').length, turns.length - 1)]!;
+  });
+}
+
+async function waitUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function clickDialogButton(page: Page, label: string): Promise<void> {
+  const button = page.locator('.monaco-dialog-box .monaco-button', { hasText: label }).first();
+  await button.waitFor({ timeout: 30_000 });
+  await button.click();
+}
+
+function runRow(frame: FrameLocator) {
+  return frame.locator('[role="treeitem"].kind-run', { hasText: TASK }).first();
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  const file = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file });
+  console.log(`      screenshot: ${file}`);
+}
+
+/** Starts the run from the palette, allows its command, and waits until the command has begun. */
+async function startLongCommand(wb: Workbench): Promise<string> {
+  await paletteEntries(wb.page, 'Agent: Run', 'Agent: Run');
+  await wb.page.keyboard.press('Enter');
+  const input = wb.page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(TASK);
+  await wb.page.keyboard.press('Enter');
+  await clickDialogButton(wb.page, 'Allow once');
+  const marker = join(wb.workspace, 'marker.txt');
+  await waitUntil('the command to start', () => existsSync(marker));
+  return marker;
+}
+
+/** Clicks one of the run row's actions (they show on hover). */
+async function rowAction(frame: FrameLocator, titleStart: string): Promise<void> {
+  await runRow(frame).click();
+  await runRow(frame).hover();
+  await runRow(frame).locator(`button.action[title^="${titleStart}"]`).click();
+}
+
+async function rowText(frame: FrameLocator): Promise<string> {
+  return `${(await runRow(frame).getAttribute('title')) ?? ''}\n${(await runRow(frame).textContent()) ?? ''}`;
+}
+
+/** The cut command is reported as done, never run again; the model answers; the run completes. */
+async function finishCutCall(page: Page, frame: FrameLocator, marker: string, fake: FakeAnthropic, name: string): Promise<void> {
+  await page.locator('.monaco-dialog-box', { hasText: 'run_command' }).waitFor({ timeout: 30_000 });
+  await shot(page, `${name}-cut-call-question`);
+  await clickDialogButton(page, 'Mark as done');
+  await waitUntil('the run to complete here', async () => (await rowText(frame)).includes('Status: completed'));
+  await shot(page, `${name}-completed`);
+  assert.equal(readFileSync(marker, 'utf8'), 'ran\n', 'the command ran once');
+  assert.equal(fake.requests.length, 2, 'one model call before the interruption, one after it');
+}
+
+describe('e2e: a run survives a dropped connection and a window reload', function () {
+  let fake: FakeAnthropic;
+  let wb: Workbench;
+
+  beforeEach(async () => {
+    fake = await scriptedModel();
+    wb = await openWorkbench({
+      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
+      settings: {
+        'agentCheckpoints.provider': 'anthropic',
+        'agentCheckpoints.baseUrl': fake.url,
+        'agentCheckpoints.model': 'claude-e2e-test',
+      },
+    });
+  });
+
+  afterEach(async () => {
+    await wb?.close();
+    await fake?.close();
+  });
+
+  it('connection dropped during a tool call: listed as held by the other window, taken over after confirmation, completed once', async () => {
+    const marker = await startLongCommand(wb);
+    const page = await wb.dropAndReopen();
+    const frame = await openTimeline(page);
+    await runRow(frame).waitFor({ timeout: 60_000 });
+    await waitUntil('the run to show its holder', async () =>
+      /running in another window, pid \d+, last progress/.test(await rowText(frame)),
+    ).catch(async (error: unknown) => {
+      await shot(page, 'reconnect-1-held-by-other-window');
+      throw new Error(`${String(error)}; the row says: ${await rowText(frame)}`);
+    });
+    await shot(page, 'reconnect-1-held-by-other-window');
+
+    await rowAction(frame, 'Take over');
+    await page.locator('.monaco-dialog-box', { hasText: 'Take over this run from another window' }).waitFor({ timeout: 30_000 });
+    await shot(page, 'reconnect-2-take-over-question');
+    await clickDialogButton(page, 'Take Over');
+    await finishCutCall(page, frame, marker, fake, 'reconnect-3');
+  });
+
+  it('window reloaded during a tool call: listed as interrupted, resumed, completed once', async () => {
+    const marker = await startLongCommand(wb);
+    await wb.page.reload();
+    await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const frame = await openTimeline(wb.page);
+    await runRow(frame).waitFor({ timeout: 60_000 });
+    await shot(wb.page, 'reconnect-4-after-reload');
+    await rowAction(frame, 'Resume');
+    await finishCutCall(wb.page, frame, marker, fake, 'reconnect-5');
+  });
+});
