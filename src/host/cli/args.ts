@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import type { RunSettings } from '../../core/store/records';
+import type { OutputMode } from './output';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -11,10 +12,11 @@ export class UsageError extends Error {
 
 export const USAGE = `usage:
   agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--yes] [--trust]
-                        [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N]
+                        [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N] [OUTPUT]
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
-                        [LIMITS] (a paused run continues with the raised limits; its counters are kept)
+                        [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
+  OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
 run and resume act only in a trusted workspace: --trust (this run), or the folder listed in
   $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
@@ -37,7 +39,8 @@ export const FLAG_HELP = `options:
   --max-context-tokens N    the context budget: older history is compacted before a request would pass it
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
   --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
-  --json                    status as JSON
+  --json                    status as JSON; run and resume: one JSON event per line (text, call, checkpoint, outcome...)
+  --quiet                   run and resume: print only the outcome (and warnings)
   --help, -h                this text`;
 
 export const HELP = `${USAGE}\n${FLAG_HELP}`;
@@ -62,6 +65,7 @@ export interface CliOptions {
   readonly baseUrl?: string;
   readonly run?: string;
   readonly json: boolean;
+  readonly quiet: boolean;
 }
 
 const OPTIONS = {
@@ -81,13 +85,29 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   run: { type: 'string' },
   json: { type: 'boolean', default: false },
+  quiet: { type: 'boolean', default: false },
 } as const;
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
 
+const OUTPUT_FLAGS = ['json', 'quiet'];
+
 const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
-  run: ['workspace', 'store', 'task', 'model', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, 'thinking'],
-  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS],
+  run: [
+    'workspace',
+    'store',
+    'task',
+    'model',
+    'yes',
+    'trust',
+    'provider',
+    'replay',
+    'base-url',
+    ...LIMIT_FLAGS,
+    'thinking',
+    ...OUTPUT_FLAGS,
+  ],
+  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS],
   status: ['store', 'workspace', 'run', 'json'],
 };
 
@@ -155,11 +175,13 @@ export function parseCli(argv: readonly string[]): CliOptions {
   if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
     throw new UsageError('status needs --store DIR or --workspace DIR');
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
+  if (values['json'] === true && values['quiet'] === true) throw new UsageError('--json and --quiet cannot be used together');
   return {
     command,
     yes: values['yes'] === true,
     trust: values['trust'] === true,
     json: values['json'] === true,
+    quiet: values['quiet'] === true,
     ...(str('workspace') !== undefined ? { workspace: str('workspace') } : {}),
     ...(str('store') !== undefined ? { store: str('store') } : {}),
     ...(str('task') !== undefined ? { task: str('task') } : {}),
@@ -195,4 +217,9 @@ export function resumeOptionsOf(options: CliOptions): ResumeOptions {
     ...(Object.keys(raise).length > 0 ? { raise } : {}),
     ...(options.maxContextTokens !== undefined ? { maxContextTokens: options.maxContextTokens } : {}),
   };
+}
+
+/** How `run` and `resume` print the run as it goes. */
+export function outputModeOf(options: CliOptions): OutputMode {
+  return options.json ? 'json' : options.quiet ? 'quiet' : 'text';
 }

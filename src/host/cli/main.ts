@@ -1,13 +1,15 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAnthropicProvider, DEFAULT_MODEL } from '../../core/model/anthropic';
+import type { MessageParam } from '../../core/model/messages';
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
 import type { Log } from '../../core/ports';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
 import { AgentRuntime } from '../../core/runtime/runtime';
-import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
+import type { RunOutcome } from '../../core/runtime/types';
+import { createToolRegistry } from '../../core/tools/registry';
 import { StoreError, type CheckpointStore } from '../../core/store/contract';
 import type { RunSettings } from '../../core/store/records';
 import { createNodeCommandRunner } from '../node/command-runner';
@@ -16,7 +18,8 @@ import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
-import { HELP, longRunSettingsOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
+import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
+import { createRunOutput, type RunOutput, type Sink } from './output';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
 import { damageLine, readStatus, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
@@ -63,21 +66,24 @@ function providerOf(options: CliOptions, recorded?: string): ModelProvider {
   });
 }
 
-function describeEvent(event: RuntimeEvent): string | undefined {
-  if (event.type === 'ledger') {
-    const e = event.entry;
-    if (e.status === 'started') return `  ${e.toolName} ${e.callId} started`;
-    if (e.status === 'succeeded' || e.status === 'failed' || e.status === 'uncertain')
-      return `  ${e.toolName} ${e.callId} ${e.status}${e.reason ? ` (${e.reason})` : ''}`;
-    return undefined;
-  }
-  if (event.type === 'checkpoint' && event.checkpoint.label === 'before_model') return `step ${event.checkpoint.stepId}: asking the model`;
-  if (event.type === 'model' && event.event.type === 'retry') return `  model retry ${event.event.attempt}: ${event.event.error}`;
-  return undefined;
+const stdio: Sink = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+
+interface CliRun {
+  readonly runtime: AgentRuntime;
+  readonly output: RunOutput;
 }
 
-function runtimeFor(options: CliOptions, store: CheckpointStore, dir: string, storePath: string, model: ModelProvider): AgentRuntime {
+function runtimeFor(
+  options: CliOptions,
+  store: CheckpointStore,
+  dir: string,
+  storePath: string,
+  model: ModelProvider,
+  history: readonly MessageParam[] = [],
+): CliRun {
+  const tools = createToolRegistry();
   const runtime = new AgentRuntime({
+    tools,
     store,
     workspace: new NodeWorkspace({ roots: [dir], storeDir: storePath }),
     model,
@@ -87,11 +93,14 @@ function runtimeFor(options: CliOptions, store: CheckpointStore, dir: string, st
     log: stderrLog,
     git: nodeGitReader,
   });
-  runtime.onEvent((event) => {
-    const text = describeEvent(event);
-    if (text !== undefined) line(text);
-  });
-  return runtime;
+  const output = createRunOutput(outputModeOf(options), stdio, tools, history);
+  runtime.onEvent((event) => output.event(event));
+  return { runtime, output };
+}
+
+/** The `store: ...` line, unless the person asked for the outcome only. */
+function announceStore(options: CliOptions, storePath: string): void {
+  if (!options.quiet) line(`store: ${storePath}`);
 }
 
 function cancelOnSignals(): AbortSignal {
@@ -105,8 +114,8 @@ function cancelOnSignals(): AbortSignal {
   return controller.signal;
 }
 
-function report(outcome: RunOutcome): number {
-  line(`run ${outcome.runId}: ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`);
+function report(run: CliRun, outcome: RunOutcome): number {
+  run.output.outcome(outcome);
   if (outcome.status === 'completed') return EXIT.completed;
   if (outcome.status === 'failed') return EXIT.failed;
   return EXIT.paused;
@@ -124,16 +133,16 @@ async function runCommand(options: CliOptions): Promise<number> {
     maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
     ...longRunSettingsOf(options),
   };
-  const runtime = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
-  line(`store: ${storePath}`);
-  return report(await runtime.start({ task: options.task!, settings }, cancelOnSignals()));
+  const run = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
+  announceStore(options, storePath);
+  return report(run, await run.runtime.start({ task: options.task!, settings }, cancelOnSignals()));
 }
 
 async function resumeCommand(options: CliOptions): Promise<number> {
   const dir = workspaceDir(options);
   const storePath = storeDir(options);
   const store = openFileStore(storePath);
-  line(`store: ${storePath}`);
+  announceStore(options, storePath);
   const runs = [...(await store.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
   const held = runs.find((r) => (options.run === undefined || r.runId === options.run) && isHeld(r));
   const runId = options.run ?? runs.find(isResumable)?.runId;
@@ -145,8 +154,8 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     line(`run ${runId} already ${state.ended.status}; nothing to resume`);
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
   }
-  const runtime = runtimeFor(options, store, dir, storePath, providerOf(options, state.run.settings.provider));
-  return report(await runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
+  const run = runtimeFor(options, store, dir, storePath, providerOf(options, state.run.settings.provider), state.messages);
+  return report(run, await run.runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
 }
 
 async function statusCommand(options: CliOptions): Promise<number> {

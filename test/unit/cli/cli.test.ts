@@ -175,6 +175,7 @@ describe('headless CLI', function () {
       yes: false,
       trust: false,
       json: true,
+      quiet: false,
       store: 's',
     });
     assert.throws(() => parseCli(['status', '--store', 's', '--task', 'x']), UsageError);

@@ -1,0 +1,167 @@
+// What `run` and `resume` print while a run goes. Text (the default): the model's words as they
+// stream, then each call as one line when it ends (status and what it did). --json: one JSON
+// event per line instead (CliEvent, for scripts). --quiet: nothing but the outcome. Warnings and
+// errors go to stderr in every mode.
+import { z } from 'zod';
+import { LedgerStatus } from '../../core/ledger/schema';
+import { toolUsesOf, type MessageParam } from '../../core/model/messages';
+import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
+import { CheckpointLabel, RunStatus } from '../../core/store/records';
+import { describeCall } from '../../core/tools/describe';
+import type { ToolRegistry } from '../../core/tools/registry';
+
+export type OutputMode = 'text' | 'json' | 'quiet';
+
+const runId = z.string();
+
+/** One line of `--json` output. */
+export const CliEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), runId, text: z.string() }),
+  z.object({ type: z.literal('checkpoint'), runId, stepId: z.number(), label: CheckpointLabel }),
+  z.object({
+    type: z.literal('call'),
+    runId,
+    callId: z.string(),
+    tool: z.string(),
+    status: LedgerStatus,
+    summary: z.string(),
+    reason: z.string().optional(),
+    error: z.string().optional(),
+  }),
+  z.object({ type: z.literal('retry'), runId, attempt: z.number(), error: z.string() }),
+  z.object({ type: z.literal('status'), runId, status: RunStatus, reason: z.string().optional() }),
+  z.object({ type: z.literal('torn_tail_cut'), runId, message: z.string() }),
+  z.object({
+    type: z.literal('outcome'),
+    runId,
+    status: z.enum(['completed', 'failed', 'paused', 'cancelled']),
+    reason: z.string().optional(),
+    limit: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() }).optional(),
+  }),
+]);
+export type CliEvent = z.infer<typeof CliEvent>;
+
+export interface Sink {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface RunOutput {
+  event(event: RuntimeEvent): void;
+  outcome(outcome: RunOutcome): void;
+}
+
+const ENDED = new Set(['succeeded', 'failed', 'uncertain']);
+const MARK: Record<string, string> = { succeeded: 'ok', failed: 'failed', uncertain: 'status unknown' };
+
+/** Each call's summary, from the assistant messages that asked for the calls. */
+class Summaries {
+  private readonly byCall = new Map<string, string>();
+  constructor(
+    private readonly tools: ToolRegistry,
+    history: readonly MessageParam[],
+  ) {
+    this.note(history);
+  }
+
+  note(messages: readonly MessageParam[]): void {
+    for (const m of messages)
+      if (m.role === 'assistant') for (const use of toolUsesOf(m)) this.byCall.set(use.id, describeCall(this.tools, use.name, use.input));
+  }
+
+  of(callId: string, toolName: string): string {
+    return this.byCall.get(callId) ?? toolName;
+  }
+}
+
+/** The events worth a JSON line. */
+function toCliEvent(event: RuntimeEvent, summaries: Summaries): CliEvent | undefined {
+  const run = event.runId;
+  switch (event.type) {
+    case 'records':
+      summaries.note(event.records.flatMap((r) => (r.type === 'message' ? [r.message] : [])));
+      return undefined;
+    case 'checkpoint':
+      return { type: 'checkpoint', runId: run, stepId: event.checkpoint.stepId, label: event.checkpoint.label };
+    case 'ledger': {
+      const e = event.entry;
+      const summary = summaries.of(e.callId, e.toolName);
+      return {
+        type: 'call',
+        runId: run,
+        callId: e.callId,
+        tool: e.toolName,
+        status: e.status,
+        summary,
+        ...(e.reason ? { reason: e.reason } : {}),
+        ...(e.error ? { error: e.error } : {}),
+      };
+    }
+    case 'model':
+      if (event.event.type === 'text') return { type: 'text', runId: run, text: event.event.text };
+      if (event.event.type === 'retry') return { type: 'retry', runId: run, attempt: event.event.attempt, error: event.event.error };
+      return undefined;
+    case 'status':
+      return { type: 'status', runId: run, status: event.status, ...(event.reason ? { reason: event.reason } : {}) };
+    case 'torn_tail_cut':
+      return { type: 'torn_tail_cut', runId: run, message: event.message };
+  }
+}
+
+function outcomeEvent(o: RunOutcome): CliEvent {
+  return {
+    type: 'outcome',
+    runId: o.runId,
+    status: o.status,
+    ...(o.reason ? { reason: o.reason } : {}),
+    ...(o.limit ? { limit: o.limit } : {}),
+  };
+}
+
+function outcomeLine(o: RunOutcome): string {
+  return `run ${o.runId}: ${o.status}${o.reason ? `: ${o.reason}` : ''}`;
+}
+
+/** Text mode: streamed words on stdout, a line per finished call, retries on stderr. */
+function textOutput(sink: Sink, summaries: Summaries): RunOutput {
+  let midLine = false;
+  const endLine = (): void => {
+    if (midLine) sink.out('\n');
+    midLine = false;
+  };
+  return {
+    event(event) {
+      const e = toCliEvent(event, summaries);
+      if (e?.type === 'text') {
+        sink.out(e.text);
+        midLine = !e.text.endsWith('\n');
+      } else if (e?.type === 'call' && ENDED.has(e.status)) {
+        endLine();
+        const detail = e.reason ?? e.error;
+        sink.out(`  [${MARK[e.status]}] ${e.summary}${e.status !== 'succeeded' && detail ? ` (${detail})` : ''}\n`);
+      } else if (e?.type === 'retry') {
+        endLine();
+        sink.err(`  model retry ${e.attempt}: ${e.error}\n`);
+      }
+    },
+    outcome(o) {
+      endLine();
+      sink.err(`${outcomeLine(o)}\n`);
+    },
+  };
+}
+
+/** `history`: a resumed run's messages, so calls asked for before the resume are named too. */
+export function createRunOutput(mode: OutputMode, sink: Sink, tools: ToolRegistry, history: readonly MessageParam[] = []): RunOutput {
+  if (mode === 'quiet') return { event: () => undefined, outcome: (o) => sink.err(`${outcomeLine(o)}\n`) };
+  const summaries = new Summaries(tools, history);
+  if (mode === 'text') return textOutput(sink, summaries);
+  const print = (e: CliEvent): void => sink.out(`${JSON.stringify(e)}\n`);
+  return {
+    event(event) {
+      const e = toCliEvent(event, summaries);
+      if (e !== undefined) print(e);
+    },
+    outcome: (o) => print(outcomeEvent(o)),
+  };
+}
