@@ -57,7 +57,7 @@ describe('CLI: who holds a run, and where a workspace store is', function () {
       const taken = await start(['resume', ...common]).done;
       assert.ok(Date.now() - began < 15_000, 'taken over within the lease timeout');
       assert.doesNotMatch(taken.stderr, /held by/);
-      assert.match(taken.stdout, /^  \[status unknown\] run: .*sleep/m, 'the cut command is reported as status unknown');
+      assert.match(taken.stdout, /^ {2}\[status unknown\] run: .*sleep/m, 'the cut command is reported as status unknown');
       assert.equal(readFileSync(marker, 'utf8'), 'ran\n', 'the command ran once');
     } finally {
       first.proc.kill('SIGKILL');
