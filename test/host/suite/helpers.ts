@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs, type Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
@@ -142,4 +143,31 @@ export function toolUse(id: string, name: string, input: unknown) {
 
 export function finalAnswer(text: string) {
   return { content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' };
+}
+
+export async function readOrEmpty(path: string): Promise<string> {
+  return fs.readFile(path, 'utf8').catch(() => '');
+}
+
+export interface HeadlessRun {
+  readonly proc: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+  /** Settles once every process of the CLI is gone (it re-executes itself without the key; both hold its output). */
+  readonly closed: Promise<number | null>;
+}
+
+/** Starts the shipped CLI on this workspace and the extension's store: another writer of the same runs. */
+export function startHeadlessRun(api: AgentCheckpointsApi, fake: FakeModel, task: string): HeadlessRun {
+  const args = ['run', '--workspace', workspaceRoot(), '--store', api.storagePath, '--task', task];
+  const proc = spawn(
+    process.execPath,
+    [nodePath.join(extensionPath(), 'dist/cli.js'), ...args, '--base-url', fake.server.url, '--model', FAKE_MODEL, '--yes', '--trust'],
+    { env: { ...process.env, ANTHROPIC_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const closed = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
+  return { proc, output: () => output, closed };
 }

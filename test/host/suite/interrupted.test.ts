@@ -1,25 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import {
-  extensionApi,
-  extensionPath,
-  FAKE_MODEL,
-  finalAnswer,
-  TEST_API_KEY,
-  toolUse,
-  useFakeModel,
-  waitFor,
-  workspaceRoot,
-} from './helpers';
-
-async function readOrEmpty(path: string): Promise<string> {
-  return fs.readFile(path, 'utf8').catch(() => '');
-}
+import { extensionApi, finalAnswer, readOrEmpty, startHeadlessRun, toolUse, useFakeModel, waitFor } from './helpers';
 
 export function interruptedSuite(): void {
   describe('a run interrupted outside the window', () => {
@@ -31,38 +16,14 @@ export function interruptedSuite(): void {
         finalAnswer('Done after the interruption.'),
       ]);
       try {
-        const cli = spawn(
-          process.execPath,
-          [
-            nodePath.join(extensionPath(), 'dist/cli.js'),
-            'run',
-            '--workspace',
-            workspaceRoot(),
-            '--store',
-            api.storagePath,
-            '--task',
-            'Append to the counter once',
-            '--base-url',
-            fake.server.url,
-            '--model',
-            FAKE_MODEL,
-            '--yes',
-            '--trust',
-          ],
-          { env: { ...process.env, ANTHROPIC_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
-        );
-        let output = '';
-        cli.stdout.on('data', (c: Buffer) => (output += c.toString()));
-        cli.stderr.on('data', (c: Buffer) => (output += c.toString()));
-        // 'close': every process of the CLI is gone (it re-executes itself without the key; both hold its output).
-        const exited = new Promise<void>((resolve) => cli.once('close', () => resolve()));
-        await waitFor(`the headless run to start the command\n${output}`, async () => (await readOrEmpty(counter)) === 'ran\n');
-        cli.kill('SIGKILL');
-        await exited;
+        const cli = startHeadlessRun(api, fake, 'Append to the counter once');
+        await waitFor(`the headless run to start the command\n${cli.output()}`, async () => (await readOrEmpty(counter)) === 'ran\n');
+        cli.proc.kill('SIGKILL');
+        await cli.closed;
 
         const store = openFileStore(api.storagePath);
         const find = async () => (await store.listRuns()).find((r) => r.task === 'Append to the counter once');
-        assert.ok(await find(), `the headless run is in the extension's store:\n${output}`);
+        assert.ok(await find(), `the headless run is in the extension's store:\n${cli.output()}`);
         // The re-executed CLI (the holder) kills itself once it sees its launcher gone: a moment later.
         const killed = await waitFor(
           "the killed writer's lease to be stale (its process dead)",

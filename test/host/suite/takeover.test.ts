@@ -1,26 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { folderKey, workspaceStoreDir } from '../../../src/host/node/state-dir';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { TimelineSync } from '../../../src/host/vscode/timeline/sync';
-import {
-  extensionApi,
-  extensionPath,
-  FAKE_MODEL,
-  finalAnswer,
-  TEST_API_KEY,
-  toolUse,
-  useFakeModel,
-  waitFor,
-  workspaceRoot,
-} from './helpers';
-
-async function readOrEmpty(path: string): Promise<string> {
-  return fs.readFile(path, 'utf8').catch(() => '');
-}
+import { extensionApi, finalAnswer, readOrEmpty, startHeadlessRun, toolUse, useFakeModel, waitFor, workspaceRoot } from './helpers';
 
 export function takeOverSuite(): void {
   describe('a run held by another window', () => {
@@ -39,18 +24,9 @@ export function takeOverSuite(): void {
         toolUse('toolu_other_window', 'run_command', { command: `echo ran >> "${counter}"; sleep 6` }),
         finalAnswer('Finished in this window.'),
       ]);
-      const args = ['run', '--workspace', workspaceRoot(), '--store', api.storagePath, '--task', 'Held by another window'];
-      const other = spawn(
-        process.execPath,
-        [nodePath.join(extensionPath(), 'dist/cli.js'), ...args, '--base-url', fake.server.url, '--model', FAKE_MODEL, '--yes', '--trust'],
-        { env: { ...process.env, ANTHROPIC_API_KEY: TEST_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let output = '';
-      other.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      other.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      const exited = new Promise<number | null>((resolve) => other.once('exit', (code) => resolve(code)));
+      const other = startHeadlessRun(api, fake, 'Held by another window');
       try {
-        await waitFor(`the other writer to start its command\n${output}`, async () => (await readOrEmpty(counter)) === 'ran\n');
+        await waitFor(`the other writer to start its command\n${other.output()}`, async () => (await readOrEmpty(counter)) === 'ran\n');
         const summary = (await api.timelineBackend.listRuns()).find((r) => r.task === 'Held by another window');
         assert.ok(summary?.leased && summary.heldHere === false && summary.holder, JSON.stringify(summary));
         const snapshot = await new TimelineSync(api.timelineBackend).snapshot();
@@ -67,14 +43,14 @@ export function takeOverSuite(): void {
         const outcome = await api.whenIdle();
         assert.equal(outcome?.status, 'completed', `${JSON.stringify(outcome)}\n${api.logText()}`);
 
-        assert.notEqual(await exited, 0, output);
-        assert.match(output, /taken over .*this writer stopped writing|another process took over this run/, output);
+        assert.notEqual(await other.closed, 0, other.output());
+        assert.match(other.output(), /taken over .*this writer stopped writing|another process took over this run/, other.output());
         assert.equal(await readOrEmpty(counter), 'ran\n', 'the command ran once');
         const state = await openFileStore(api.storagePath).readRun(summary.runId);
         assert.equal(state.ended?.status, 'completed');
         assert.equal(state.ledger.find((e) => e.callId === 'toolu_other_window')?.status, 'succeeded');
       } finally {
-        other.kill('SIGKILL');
+        other.proc.kill('SIGKILL');
         await fake.dispose();
       }
     });
