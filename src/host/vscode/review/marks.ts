@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { HunkView } from '../../../core/patches/review';
 import { REVIEW_COMMANDS } from './ids';
+import { markLines } from './mark-lines';
 
 /** Line numbers an editor's marks were last set to, per kind (what the person sees). */
 export interface AppliedMarks {
@@ -53,32 +54,25 @@ export function hunkHover(view: HunkView, languageId: string): vscode.MarkdownSt
   return md;
 }
 
-function lastLine(document: vscode.TextDocument): number {
-  return Math.max(0, document.lineCount - 1);
-}
-
 /** Decoration options per kind for the hunks of one document. */
 export function marksOf(document: vscode.TextDocument, views: readonly HunkView[]): Record<Kind, vscode.DecorationOptions[]> {
   const out: Record<Kind, vscode.DecorationOptions[]> = { added: [], modified: [], removed: [], edited: [] };
-  const max = lastLine(document);
-  const at = (line: number) => new vscode.Range(Math.min(line, max), 0, Math.min(line, max), 0);
-  for (const view of views) {
-    const hoverMessage = hunkHover(view, document.languageId);
-    if (view.state === 'edited') {
-      out.edited.push({ range: at(view.line), hoverMessage });
+  const hovers = new Map<HunkView, vscode.MarkdownString>();
+  const hoverOf = (view: HunkView) => hovers.get(view) ?? hovers.set(view, hunkHover(view, document.languageId)).get(view)!;
+  for (const mark of markLines(views, Math.max(0, document.lineCount - 1))) {
+    const range = new vscode.Range(mark.line, 0, mark.line, 0);
+    const hoverMessage = hoverOf(mark.view);
+    if (mark.kind !== 'removed') {
+      out[mark.kind].push({ range, hoverMessage });
       continue;
     }
-    const kind: Kind = view.hunk.removed.length > 0 ? 'modified' : 'added';
-    for (const offset of view.hunk.added) out[kind].push({ range: at(view.line + offset), hoverMessage });
-    for (const block of view.hunk.removed) {
-      if (view.hunk.added.length > 0 && block.at < view.hunk.newCore.length) continue;
-      const label = `${block.lines.length} line${block.lines.length === 1 ? '' : 's'} removed by the agent (hover to see)`;
-      out.removed.push({
-        range: at(view.line + block.at),
-        hoverMessage,
-        renderOptions: { after: { contentText: `  ⌫ ${label}`, color: color('removedLineIndicator'), fontStyle: 'italic' } },
-      });
-    }
+    const n = mark.removedCount ?? 0;
+    const label = `${n} line${n === 1 ? '' : 's'} removed by the agent (hover to see)`;
+    out.removed.push({
+      range,
+      hoverMessage,
+      renderOptions: { after: { contentText: `  ⌫ ${label}`, color: color('removedLineIndicator'), fontStyle: 'italic' } },
+    });
   }
   return out;
 }
