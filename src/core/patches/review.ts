@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { splitLines } from './hunks';
 import { isReverted, locateHunk, type ReviewHunk } from './review-hunks';
+import { findNearest } from './reverse';
 import type { Patch } from './schema';
 
 // Inline review: which hunks of which agent patches still wait for the person's decision.
@@ -82,6 +83,21 @@ export function hunkRef(view: Pick<HunkView, 'patch' | 'hunk'>): HunkRef {
   return { patchId: view.patch.patchId, hunk: view.hunk.index };
 }
 
+/** Where an edited hunk most likely is: after its leading context, else before its trailing one. */
+function editedLine(lines: readonly string[], hunk: ReviewHunk, expected: number): number {
+  const last = Math.max(0, lines.length - 1);
+  const before = hunk.contextBefore.length;
+  if (before > 0) {
+    const at = findNearest(lines, hunk.contextBefore, 0, Math.max(0, expected - before));
+    if (at !== -1) return Math.min(at + before, last);
+  }
+  if (hunk.contextAfter.length > 0) {
+    const at = findNearest(lines, hunk.contextAfter, 0, expected + hunk.newCore.length);
+    if (at !== -1) return Math.max(0, Math.min(at - hunk.newCore.length, last));
+  }
+  return Math.min(expected, last);
+}
+
 function viewsOfPatch(lines: readonly string[], pending: PendingPatch, superseded: boolean): HunkView[] {
   const views: HunkView[] = [];
   let drift = 0;
@@ -97,7 +113,7 @@ function viewsOfPatch(lines: readonly string[], pending: PendingPatch, supersede
     }
     // Changed by a newer agent patch of the file (its hunks cover it), or undone some other way.
     if (superseded || isReverted(lines, hunk, expected)) continue;
-    views.push({ patch: pending.patch, hunk, state: 'edited', line: Math.min(expected, Math.max(0, lines.length - 1)) });
+    views.push({ patch: pending.patch, hunk, state: 'edited', line: editedLine(lines, hunk, expected) });
   }
   return views;
 }

@@ -49,6 +49,9 @@ describe('review: hunks of an agent patch', () => {
     assert.deepEqual(summary(reviewFile(nextTo, pending)), ['0:waiting@5', '1:waiting@21', '2:waiting@34']);
     const inside = AFTER.replace('AGENT5\n', 'AGENT5 and the person\n');
     assert.deepEqual(summary(reviewFile(inside, pending)), ['0:edited@5', '1:waiting@21', '2:waiting@34']);
+    const hunk1Only = [{ patch: pending[0]!.patch, hunks: pending[0]!.hunks.slice(1, 2) }];
+    const shiftedAndEdited = `user\nuser\n${AFTER.replace('ADDED\n', 'ADDED by me\n')}`;
+    assert.deepEqual(summary(reviewFile(shiftedAndEdited, hunk1Only)), ['1:edited@23'], 'an edited hunk is shown where it is');
     // Put back as it was by other means (a restore, the person's own undo): nothing to review.
     assert.deepEqual(summary(reviewFile(AFTER.replace('AGENT5\n', 'line5\n'), pending)), ['1:waiting@21', '2:waiting@34']);
   });
