@@ -6,15 +6,12 @@ import type { TimelineBackend } from '../timeline/backend';
 import { ReviewCodeLensProvider } from '../timeline/codeLens';
 import { ReviewActions } from './actions';
 import { registerReviewCommands } from './commands';
-import { REVIEW_CONTEXT } from './ids';
+import { ReviewEditors } from './editors';
 import { ReviewMarks, type AppliedMarks } from './marks';
 import { ReviewModel } from './model';
 
 export { REVIEW_COMMANDS } from './ids';
 export type { AppliedMarks } from './marks';
-
-/** Typing is coalesced this long before a file's hunks are located again. */
-const TYPING_MS = 15;
 
 export interface ReviewRegistration extends vscode.Disposable {
   /** Hunks waiting for Keep or Undo, of one run (the Timeline's "N changes to review") or all. */
@@ -40,18 +37,8 @@ async function appendToRun(s: Services, runId: string, records: NewRecord[]): Pr
   }
 }
 
-function statusItem(): vscode.StatusBarItem {
-  const item = vscode.window.createStatusBarItem('agentCheckpoints.review', vscode.StatusBarAlignment.Left, 50);
-  item.name = 'Agent changes to review';
-  item.command = 'agentCheckpoints.review.next';
-  item.tooltip = 'Agent changes waiting for Keep or Undo: go to the next one';
-  return item;
-}
-
-/** Inline review of agent edits: marks, CodeLens, Keep / Undo, navigation, the count. */
-export function registerReview(s: Services, backend: TimelineBackend, host: ReviewHost): ReviewRegistration {
-  const log = (message: string) => s.log.log('warn', message);
-  const model = new ReviewModel({
+function createModel(s: Services): ReviewModel {
+  return new ReviewModel({
     source: {
       listRuns: () => s.storeReady.then(() => s.store.listRuns()),
       readRun: (runId) => s.store.readRun(runId, { intactPart: true }),
@@ -62,10 +49,12 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
       const live = await s.workspace.read(path);
       return live === null ? undefined : decodeText(live.bytes)?.text;
     },
-    log,
+    log: (message) => s.log.log('warn', message),
   });
-  const marks = new ReviewMarks(s.context.extensionUri);
-  const actions = new ReviewActions({
+}
+
+function createActions(s: Services, model: ReviewModel, backend: TimelineBackend): ReviewActions {
+  return new ReviewActions({
     model,
     appendToRun: (runId, records) => appendToRun(s, runId, records),
     checkWritable: (runId) => {
@@ -73,7 +62,14 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
     },
     fileUri: (path) => backend.fileUri(path),
   });
+}
+
+/** Inline review of agent edits: marks, CodeLens, Keep / Undo, navigation, the count. */
+export function registerReview(s: Services, backend: TimelineBackend, host: ReviewHost): ReviewRegistration {
   const pathOf = (uri: vscode.Uri) => host.relativePath(uri);
+  const model = createModel(s);
+  const marks = new ReviewMarks(s.context.extensionUri);
+  const editors = new ReviewEditors(model, marks, pathOf, s.workspace);
   const lenses = new ReviewCodeLensProvider({
     viewsOf: (document) => {
       const path = pathOf(document.uri);
@@ -81,86 +77,34 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
     },
     onDidChange: model.onDidChange,
   });
-  const status = statusItem();
-  const typing = new Map<string, NodeJS.Timeout>();
-
-  const paint = (paths?: readonly string[]) => {
-    for (const editor of vscode.window.visibleTextEditors) {
-      const path = pathOf(editor.document.uri);
-      if (path !== undefined && (paths === undefined || paths.includes(path))) marks.apply(editor, model.viewsOf(path));
-    }
-    const n = model.count();
-    status.text = `$(diff-multiple) ${n} change${n === 1 ? '' : 's'} to review`;
-    if (n > 0) status.show();
-    else status.hide();
-    void vscode.commands.executeCommand('setContext', REVIEW_CONTEXT.hasChanges, n > 0);
-    activeContext();
-  };
-  const activeContext = () => {
-    const uri = vscode.window.activeTextEditor?.document.uri;
-    const path = uri && pathOf(uri);
-    void vscode.commands.executeCommand(
-      'setContext',
-      REVIEW_CONTEXT.activeHasChanges,
-      path !== undefined && model.viewsOf(path).length > 0,
-    );
-  };
-  const showEditors = () => {
-    for (const editor of vscode.window.visibleTextEditors) {
-      const path = pathOf(editor.document.uri);
-      if (path !== undefined && model.hasPending(path)) model.update(path, editor.document.getText());
-    }
-    paint();
-  };
-  const typed = (document: vscode.TextDocument) => {
-    const path = pathOf(document.uri);
-    if (path === undefined || !model.hasPending(path) || typing.has(path)) return;
-    typing.set(
-      path,
-      setTimeout(() => {
-        typing.delete(path);
-        model.update(path, document.getText());
-      }, TYPING_MS),
-    );
-  };
-  const liveChanged = async (paths: readonly string[]) => {
-    for (const path of paths) {
-      if (!model.hasPending(path)) continue;
-      const live = await s.workspace.read(path).catch(() => null);
-      model.update(path, live === null ? '' : (decodeText(live.bytes)?.text ?? ''));
-    }
-  };
-
+  const actions = createActions(s, model, backend);
   const disposables: vscode.Disposable[] = [
     model,
     marks,
     lenses,
-    status,
-    model.onDidChange((paths) => paint(paths)),
+    editors,
+    model.onDidChange((paths) => editors.paint(paths)),
     vscode.languages.registerCodeLensProvider([{ scheme: 'file' }, { scheme: 'vscode-remote' }], lenses),
-    vscode.window.onDidChangeVisibleTextEditors(showEditors),
-    vscode.window.onDidChangeActiveTextEditor(activeContext),
-    vscode.workspace.onDidChangeTextDocument((e) => typed(e.document)),
+    vscode.window.onDidChangeVisibleTextEditors(() => editors.shown()),
+    vscode.window.onDidChangeActiveTextEditor(() => editors.activeChanged()),
+    vscode.workspace.onDidChangeTextDocument((e) => editors.typed(e.document)),
     backend.onDidChange((change) => {
-      if (change.kind === 'records') void model.reloadRun(change.runId);
+      if (change.kind === 'records') editors.recordsChanged(change.runId);
       else if (change.kind === 'runs') void model.reloadAll();
-      else void liveChanged(change.paths);
+      else void editors.liveChanged(change.paths);
     }),
     ...registerReviewCommands({ model, actions, relativePath: pathOf, fileUri: (path) => backend.fileUri(path) }),
   ];
-  void model.reloadAll().then(showEditors);
+  void model.reloadAll().then(() => editors.shown());
   return {
     count: (runId) => model.count(runId),
     reload: async () => {
       model.reset();
       await model.reloadAll();
-      showEditors();
+      editors.shown();
     },
     settled: () => model.settled(),
     marksOf: (uri) => marks.appliedTo(uri),
-    dispose: () => {
-      for (const t of typing.values()) clearTimeout(t);
-      for (const d of disposables) d.dispose();
-    },
+    dispose: () => disposables.forEach((d) => d.dispose()),
   };
 }
