@@ -3,7 +3,8 @@ import { createApi, type AgentCheckpointsApi } from './host/vscode/api';
 import { registerCommands } from './host/vscode/commands';
 import { offerInterruptedRuns } from './host/vscode/interrupted';
 import { createServices } from './host/vscode/services';
-import { registerTimeline } from './host/vscode/timeline';
+import { registerReview } from './host/vscode/review';
+import { registerTimeline, relativePathOf } from './host/vscode/timeline';
 import { ExtensionTimelineBackend } from './host/vscode/timeline-backend';
 
 export type { AgentCheckpointsApi };
@@ -12,10 +13,11 @@ export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi 
   const services = createServices(context);
   const backend = new ExtensionTimelineBackend(services);
   const timeline = registerTimeline(context, backend, { log: (message) => services.log.log('warn', `timeline: ${message}`) });
-  context.subscriptions.push(...registerCommands(services), backend, timeline);
+  const review = registerReview(services, backend, { relativePath: (uri) => relativePathOf(backend, uri) });
+  context.subscriptions.push(...registerCommands(services), backend, timeline, review);
   void services.keys.refresh();
   void offerInterruptedRuns(services).catch((error: unknown) => services.log.log('warn', `interrupted runs not offered: ${String(error)}`));
-  return createApi(services, backend, () => timeline.whenResolved);
+  return createApi(services, backend, () => timeline.whenResolved, review);
 }
 
 export function deactivate(): void {}

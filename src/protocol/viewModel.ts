@@ -90,6 +90,8 @@ export const RunHeader = z.object({
   heldElsewhere: RunHolder.optional(),
   /** The journal is damaged (file, byte, why): the run is shown up to the damage, read-only. */
   damaged: z.string().optional(),
+  /** Agent hunks still waiting for Keep or Undo in the editors ("N changes to review"). */
+  reviewCount: z.number().int().nonnegative().optional(),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });

@@ -196,7 +196,8 @@ describe('e2e: the Timeline in the real workbench', function () {
     });
 
     await phase("rolls back one hunk of the file; the user's unsaved edit and the other hunk stay", async () => {
-      const lens = wb.page.locator('.codelens-decoration a', { hasText: /^Roll back hunk 1/ }).first();
+      // The review CodeLens: Keep / Undo above each agent hunk; the first Undo is the top hunk (line 3).
+      const lens = wb.page.locator('.codelens-decoration a', { hasText: /Undo/ }).first();
       await lens.waitFor({ timeout: 20_000 });
       console.log(`      screenshot: ${await wb.screenshot('timeline-3-hunk-codelens')}`);
       await lens.click();

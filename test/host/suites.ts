@@ -4,6 +4,7 @@ import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
+import { reviewSuite } from './suite/review.test';
 import { securitySuite } from './suite/security.test';
 import { takeOverSuite } from './suite/takeover.test';
 import { timelineBackendSuite } from './suite/timeline-backend.test';
@@ -27,5 +28,6 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   tornTailSuite,
   timelineBackendSuite,
   timelineSuite,
+  reviewSuite,
   secretsSuite,
 ];

@@ -16,6 +16,8 @@ export interface LineHunk {
   readonly oldLines: readonly string[];
   /** Context and added lines, as in the after content. */
   readonly newLines: readonly string[];
+  /** One character per line of the hunk in diff order: ' ' context, '-' removed, '+' added. */
+  readonly ops: string;
 }
 
 /** Splits after every `\n`, keeping terminators (a lone `\r` is not a break, as in `diff`). */
@@ -51,6 +53,13 @@ function countSides(lines: readonly string[]): { old: number; added: number; rem
   return { old, added, removed };
 }
 
+/** The ' ', '-', '+' of each hunk line ("\\ No newline" markers are not lines). */
+function opsOf(lines: readonly string[]): string {
+  let ops = '';
+  for (const line of lines) if (line[0] === ' ' || line[0] === '-' || line[0] === '+') ops += line[0];
+  return ops;
+}
+
 export interface TextDiff {
   /** Unified diff text; empty when the diff gave up (see MAX_EDIT_LENGTH). */
   readonly diff: string;
@@ -65,7 +74,8 @@ export function diffTexts(path: string, before: string, after: string): TextDiff
   const afterLines = splitLines(after);
   const patch = before === after ? { hunks: [] } : structured(path, before, after);
   if (patch === undefined) {
-    const whole: LineHunk = { oldStart: 0, newStart: 0, oldLines: beforeLines, newLines: afterLines };
+    const ops = '-'.repeat(beforeLines.length) + '+'.repeat(afterLines.length);
+    const whole: LineHunk = { oldStart: 0, newStart: 0, oldLines: beforeLines, newLines: afterLines, ops };
     return { diff: '', hunks: [whole], added: afterLines.length, removed: beforeLines.length };
   }
   let added = 0;
@@ -81,6 +91,7 @@ export function diffTexts(path: string, before: string, after: string): TextDiff
       newStart,
       oldLines: beforeLines.slice(oldStart, oldStart + h.oldLines),
       newLines: afterLines.slice(newStart, newStart + h.newLines),
+      ops: opsOf(h.lines),
     };
   });
   const diff = patch.hunks.length === 0 ? '' : formatPatch(patch as StructuredPatch);

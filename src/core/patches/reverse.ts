@@ -15,7 +15,7 @@ function matchesAt(lines: readonly string[], at: number, wanted: readonly string
 }
 
 /** Exact position of `wanted` in lines[from..], the one nearest to `expected`; -1 when absent. */
-function findNearest(lines: readonly string[], wanted: readonly string[], from: number, expected: number): number {
+export function findNearest(lines: readonly string[], wanted: readonly string[], from: number, expected: number): number {
   const last = lines.length - wanted.length;
   if (last < from) return -1;
   const start = Math.min(Math.max(expected, from), last);

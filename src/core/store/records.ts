@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
+import { ReviewRecord } from '../patches/review';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
 
 /** Current format version of every record this build writes. */
@@ -240,6 +241,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
   UsageRecord,
   LimitsRecord,
   CompactionRecord,
+  ReviewRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;

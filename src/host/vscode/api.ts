@@ -1,6 +1,7 @@
 import type { RunOutcome } from '../../core/runtime';
 import { offerInterruptedRuns, type OfferResult } from './interrupted';
 import type { Prompts } from './prompts';
+import type { ReviewRegistration } from './review';
 import type { Services } from './services';
 import type { TimelineBackend } from './timeline/backend';
 
@@ -28,11 +29,19 @@ export interface AgentCheckpointsApi {
   statusText(): string;
   /** The backend the Timeline view is built on. */
   readonly timelineBackend: TimelineBackend;
+  /** The inline review: its count, its marks, a reload from disk. */
+  readonly review: Pick<ReviewRegistration, 'count' | 'reload' | 'settled' | 'marksOf'>;
 }
 
-export function createApi(s: Services, timelineBackend: TimelineBackend, whenTimelineResolved: () => Promise<void>): AgentCheckpointsApi {
+export function createApi(
+  s: Services,
+  timelineBackend: TimelineBackend,
+  whenTimelineResolved: () => Promise<void>,
+  review: AgentCheckpointsApi['review'],
+): AgentCheckpointsApi {
   return {
     timelineBackend,
+    review,
     whenTimelineResolved,
     storagePath: s.storagePath,
     logPath: s.context.logUri.fsPath,

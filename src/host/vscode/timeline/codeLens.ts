@@ -1,92 +1,71 @@
 import * as vscode from 'vscode';
-import type { Patch } from '../../../core/patches/schema';
-import { locateHunks, type LiveHunk } from './hunks';
+import type { HunkView } from '../../../core/patches/review';
+import { REVIEW_COMMANDS } from '../review/ids';
 
+/** The patch commands of the Timeline and the patch diff editor. */
 export const COMMANDS = {
   openDiff: 'agentCheckpoints.openDiff',
   acceptPatch: 'agentCheckpoints.acceptPatch',
   rollbackPatch: 'agentCheckpoints.rollbackPatch',
-  rollbackHunk: 'agentCheckpoints.rollbackHunk',
 } as const;
 
 export interface LensSource {
-  /** Workspace-relative path of a live document, when the agent could have written it. */
-  relativePath(uri: vscode.Uri): string | undefined;
-  pendingPatchesOf(path: string): Promise<Patch[]>;
+  /** The hunks waiting for review in a document, where they are now. */
+  viewsOf(document: vscode.TextDocument): readonly HunkView[];
+  readonly onDidChange: vscode.Event<unknown>;
 }
 
-function hunkLens(patch: Patch, hunk: LiveHunk): vscode.CodeLens {
-  const range = new vscode.Range(hunk.line, 0, hunk.line, 0);
-  const ref = { runId: patch.runId, patchId: patch.patchId, hunk: hunk.index };
-  const name = `hunk ${hunk.index + 1} (+${hunk.added} −${hunk.removed})`;
-  if (hunk.state === 'applied') {
-    return new vscode.CodeLens(range, {
-      title: `Roll back ${name}`,
-      command: COMMANDS.rollbackHunk,
+/** Keep / Undo above a hunk that waits for review, and what it is. */
+export function hunkLenses(view: HunkView): vscode.CodeLens[] {
+  const range = new vscode.Range(view.line, 0, view.line, 0);
+  const ref = { runId: view.patch.runId, patchId: view.patch.patchId, hunk: view.hunk.index };
+  const added = view.hunk.added.length;
+  const removed = view.hunk.removed.reduce((n, b) => n + b.lines.length, 0);
+  const what =
+    view.state === 'edited'
+      ? `$(warning) Agent step ${view.patch.stepId}: edited since`
+      : `Agent step ${view.patch.stepId} (+${added} −${removed})`;
+  return [
+    new vscode.CodeLens(range, {
+      title: '$(check) Keep',
+      command: REVIEW_COMMANDS.keepHunk,
       arguments: [ref],
-      tooltip: 'Undo only this hunk; your other edits stay',
-    });
-  }
-  if (hunk.state === 'conflict') {
-    return new vscode.CodeLens(range, {
-      title: `$(warning) Conflict in ${name}: edited since the agent wrote it`,
+      tooltip: 'Keep this change of the agent (it stops waiting for review)',
+    }),
+    new vscode.CodeLens(range, {
+      title: '$(discard) Undo',
+      command: REVIEW_COMMANDS.undoHunk,
+      arguments: [ref],
+      tooltip:
+        view.state === 'edited'
+          ? 'You changed these lines since the agent wrote them: undo would conflict and leaves them alone'
+          : 'Undo only this change; your other edits stay',
+    }),
+    new vscode.CodeLens(range, {
+      title: what,
       command: COMMANDS.openDiff,
-      arguments: [ref],
-      tooltip: 'These lines no longer match what the agent wrote, so rolling back leaves them alone. Open the diff to compare.',
-    });
-  }
-  return new vscode.CodeLens(range, {
-    title: `${name} already rolled back`,
-    command: '',
-    tooltip: 'The lines are as they were before the agent wrote them',
-  });
-}
-
-/** Lenses of one pending patch against the live text: the whole patch, then each hunk. */
-export function patchLenses(patch: Patch, liveText: string): vscode.CodeLens[] {
-  const hunks = locateHunks(patch.diff, liveText);
-  const top = new vscode.Range(hunks[0]?.line ?? 0, 0, hunks[0]?.line ?? 0, 0);
-  const ref = { runId: patch.runId, patchId: patch.patchId };
-  const conflicts = hunks.filter((h) => h.state === 'conflict').length;
-  const label = `Agent step ${patch.stepId}${conflicts > 0 ? ` · ${conflicts} hunk(s) in conflict` : ''}:`;
-  const lenses = [
-    new vscode.CodeLens(top, {
-      title: `${label} Accept`,
-      command: COMMANDS.acceptPatch,
-      arguments: [ref],
-      tooltip: 'Keep the agent’s change as it is',
+      arguments: [{ runId: view.patch.runId, patchId: view.patch.patchId }],
+      tooltip: 'Open the diff of this patch',
     }),
-    new vscode.CodeLens(top, {
-      title: 'Roll back',
-      command: COMMANDS.rollbackPatch,
-      arguments: [ref],
-      tooltip: 'Undo the agent’s change; hunks in conflict are left alone',
-    }),
-    new vscode.CodeLens(top, { title: 'Open diff', command: COMMANDS.openDiff, arguments: [ref] }),
   ];
-  if (hunks.length > 1 || conflicts > 0) lenses.push(...hunks.map((h) => hunkLens(patch, h)));
-  return lenses;
 }
 
-export class PatchCodeLensProvider implements vscode.CodeLensProvider {
+/** The review CodeLens: one Keep / Undo line above each agent hunk that waits for review. */
+export class ReviewCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly source: LensSource) {}
-
-  refresh(): void {
-    this.changed.fire();
+  constructor(private readonly source: LensSource) {
+    this.subscription = source.onDidChange(() => this.changed.fire());
   }
 
-  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    const path = this.source.relativePath(document.uri);
-    if (path === undefined) return [];
-    const patches = await this.source.pendingPatchesOf(path);
-    const text = document.getText();
-    return patches.flatMap((patch) => patchLenses(patch, text));
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    return this.source.viewsOf(document).flatMap(hunkLenses);
   }
 
   dispose(): void {
+    this.subscription.dispose();
     this.changed.dispose();
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { TimelineBackend } from './backend';
 import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
-import { COMMANDS, PatchCodeLensProvider } from './codeLens';
+import { COMMANDS } from './codeLens';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
@@ -28,13 +28,13 @@ export interface TimelineRegistration extends vscode.Disposable {
   readonly provider: TimelineViewProvider;
 }
 
-function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): string | undefined {
+export function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): string | undefined {
   if (!vscode.workspace.getWorkspaceFolder(uri)) return undefined;
   const path = vscode.workspace.asRelativePath(uri, false).split('\\').join('/');
   return backend.fileUri(path)?.toString() === uri.toString() ? path : undefined;
 }
 
-/** The Timeline view, the before-content documents, the patch CodeLens and the patch commands. */
+/** The Timeline view, the before-content documents and the patch commands (the review has the CodeLens). */
 export function registerTimeline(
   context: vscode.ExtensionContext,
   backend: TimelineBackend,
@@ -53,10 +53,6 @@ export function registerTimeline(
   };
   const requests = new RequestHandler({ backend, state: (runId) => sync.state(runId), openDiff, newId: randomUUID });
   const provider = new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs);
-  const lenses = new PatchCodeLensProvider({
-    relativePath: (uri) => relativePathOf(backend, uri),
-    pendingPatchesOf: (path) => sync.pendingPatchesOf(path),
-  });
   const whenResolved = new Promise<void>((resolve) => {
     const once = provider.onDidResolve(() => {
       once.dispose();
@@ -75,22 +71,18 @@ export function registerTimeline(
       } catch (error) {
         void vscode.window.showErrorMessage(`Agent Checkpoints: ${error instanceof Error ? error.message : String(error)}`);
       }
-      lenses.refresh();
     });
 
   const disposables: vscode.Disposable[] = [
     provider,
-    lenses,
     vscode.window.registerWebviewViewProvider(TIMELINE_VIEW_ID, provider),
     vscode.workspace.registerTextDocumentContentProvider(
       BEFORE_SCHEME,
       new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) }),
     ),
-    vscode.languages.registerCodeLensProvider([{ scheme: 'file' }, { scheme: 'vscode-remote' }], lenses),
     backend.onDidChange((change) => {
       if (change.kind === 'records') sync.invalidate({ runs: false, records: [change.runId] });
       provider.change(change);
-      lenses.refresh();
     }),
     trackDiffContext(),
     patchCommand(COMMANDS.openDiff, async ({ runId, patchId }) => {
@@ -104,11 +96,6 @@ export function registerTimeline(
     patchCommand(COMMANDS.rollbackPatch, async ({ runId, patchId }) => {
       const result = await backend.rollbackPatch(runId, patchId);
       return `rolled back ${result.revertedHunks} hunk(s)${result.conflictHunks > 0 ? `, ${result.conflictHunks} in conflict left alone` : ''}`;
-    }),
-    patchCommand(COMMANDS.rollbackHunk, async ({ runId, patchId, hunk }) => {
-      if (hunk === undefined) throw new Error('no hunk given');
-      const result = await backend.rollbackPatch(runId, patchId, hunk);
-      return result.conflictHunks > 0 ? `hunk ${hunk + 1} is in conflict: left alone` : `hunk ${hunk + 1} rolled back`;
     }),
   ];
   context.subscriptions.push(...disposables);

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+export const REVIEW_COMMANDS = {
+  keepHunk: 'agentCheckpoints.review.keepHunk',
+  undoHunk: 'agentCheckpoints.review.undoHunk',
+  keepFile: 'agentCheckpoints.review.keepFile',
+  undoFile: 'agentCheckpoints.review.undoFile',
+  keepRun: 'agentCheckpoints.review.keepRun',
+  undoRun: 'agentCheckpoints.review.undoRun',
+  next: 'agentCheckpoints.review.next',
+  previous: 'agentCheckpoints.review.previous',
+} as const;
+
+export const REVIEW_CONTEXT = {
+  /** Some file of the workspace has agent hunks waiting for review. */
+  hasChanges: 'agentCheckpoints.review.hasChanges',
+  /** The active editor's file has agent hunks waiting for review. */
+  activeHasChanges: 'agentCheckpoints.review.activeHasChanges',
+} as const;
+
+/** A hunk as CodeLens, hover links and tests name it; checked where a command receives it. */
+export const HunkArg = z.object({ runId: z.string().min(1), patchId: z.string().min(1), hunk: z.number().int().nonnegative() });
+export type HunkArg = z.infer<typeof HunkArg>;
+
+export const RunArg = z.union([z.string().min(1), z.object({ runId: z.string().min(1) }).transform((o) => o.runId)]);

@@ -1,0 +1,110 @@
+import * as vscode from 'vscode';
+import { decodeText } from '../../../core/patches/hash';
+import type { NewRecord } from '../../../core/store/records';
+import type { Services } from '../services';
+import type { TimelineBackend } from '../timeline/backend';
+import { ReviewCodeLensProvider } from '../timeline/codeLens';
+import { ReviewActions } from './actions';
+import { registerReviewCommands } from './commands';
+import { ReviewEditors } from './editors';
+import { ReviewMarks, type AppliedMarks } from './marks';
+import { ReviewModel } from './model';
+
+export { REVIEW_COMMANDS } from './ids';
+export type { AppliedMarks } from './marks';
+
+export interface ReviewRegistration extends vscode.Disposable {
+  /** Hunks waiting for Keep or Undo, of one run (the Timeline's "N changes to review") or all. */
+  count(runId?: string): number;
+  /** Drops everything and re-derives the review state from the store and the live text. */
+  reload(): Promise<void>;
+  /** Settles once pending reads of the store are done. */
+  settled(): Promise<void>;
+  /** The marks last set on the editors of a document. */
+  marksOf(uri: vscode.Uri): AppliedMarks | undefined;
+}
+
+export interface ReviewHost {
+  relativePath(uri: vscode.Uri): string | undefined;
+}
+
+async function appendToRun(s: Services, runId: string, records: NewRecord[]): Promise<void> {
+  const writer = await s.store.openWriter(runId);
+  try {
+    await writer.append(records);
+  } finally {
+    await writer.close().catch(() => undefined);
+  }
+}
+
+function createModel(s: Services): ReviewModel {
+  return new ReviewModel({
+    source: {
+      listRuns: () => s.storeReady.then(() => s.store.listRuns()),
+      readRun: (runId) => s.store.readRun(runId, { intactPart: true }),
+      readRecords: (runId) => s.store.readRecords(runId),
+      getBlob: (hash) => s.store.getBlob(hash),
+    },
+    readLive: async (path) => {
+      const live = await s.workspace.read(path);
+      return live === null ? undefined : decodeText(live.bytes)?.text;
+    },
+    log: (message) => s.log.log('warn', message),
+  });
+}
+
+function createActions(s: Services, model: ReviewModel, backend: TimelineBackend): ReviewActions {
+  return new ReviewActions({
+    model,
+    appendToRun: (runId, records) => appendToRun(s, runId, records),
+    checkWritable: (runId) => {
+      if (s.controller.isRunning(runId)) throw new Error(`run ${runId} is still running: keep or undo its changes once it stops`);
+    },
+    fileUri: (path) => backend.fileUri(path),
+  });
+}
+
+/** Inline review of agent edits: marks, CodeLens, Keep / Undo, navigation, the count. */
+export function registerReview(s: Services, backend: TimelineBackend, host: ReviewHost): ReviewRegistration {
+  const pathOf = (uri: vscode.Uri) => host.relativePath(uri);
+  const model = createModel(s);
+  const marks = new ReviewMarks(s.context.extensionUri);
+  const editors = new ReviewEditors(model, marks, pathOf, s.workspace);
+  const lenses = new ReviewCodeLensProvider({
+    viewsOf: (document) => {
+      const path = pathOf(document.uri);
+      return path === undefined ? [] : model.viewsOf(path);
+    },
+    onDidChange: model.onDidChange,
+  });
+  const actions = createActions(s, model, backend);
+  const disposables: vscode.Disposable[] = [
+    model,
+    marks,
+    lenses,
+    editors,
+    model.onDidChange((paths) => editors.paint(paths)),
+    vscode.languages.registerCodeLensProvider([{ scheme: 'file' }, { scheme: 'vscode-remote' }], lenses),
+    vscode.window.onDidChangeVisibleTextEditors(() => editors.shown()),
+    vscode.window.onDidChangeActiveTextEditor(() => editors.activeChanged()),
+    vscode.workspace.onDidChangeTextDocument((e) => editors.typed(e.document)),
+    backend.onDidChange((change) => {
+      if (change.kind === 'records') editors.recordsChanged(change.runId);
+      else if (change.kind === 'runs') void model.reloadAll();
+      else void editors.liveChanged(change.paths);
+    }),
+    ...registerReviewCommands({ model, actions, relativePath: pathOf, fileUri: (path) => backend.fileUri(path) }),
+  ];
+  void model.reloadAll().then(() => editors.shown());
+  return {
+    count: (runId) => model.count(runId),
+    reload: async () => {
+      model.reset();
+      await model.reloadAll();
+      editors.shown();
+    },
+    settled: () => model.settled(),
+    marksOf: (uri) => marks.appliedTo(uri),
+    dispose: () => disposables.forEach((d) => d.dispose()),
+  };
+}

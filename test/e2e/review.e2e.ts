@@ -1,0 +1,228 @@
+// Inline review end to end, in the real workbench (code-server + Chromium), against the loopback
+// model server: a run rewrites a file (three hunks) and edits another; the editor marks the agent's
+// lines, the hover shows what it replaced, CodeLens Keep / Undo decide hunk by hunk (the person's
+// own edit stays), next change goes across files, and the status bar counts what still waits.
+// Screenshots go to test-results/screenshots/review-*.png.
+import { strict as assert } from 'node:assert';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
+import { REPO_ROOT } from '../support/code-server';
+import { openWorkbench, paletteEntries, type Workbench } from '../support/workbench';
+
+const PRICING_BEFORE = [
+  "'use strict';",
+  '',
+  '/** Price of an order in cents. */',
+  'function total(items) {',
+  '  let sum = 0;',
+  '  for (const item of items) sum += item.price * item.quantity;',
+  '  return sum;',
+  '}',
+  '',
+  'function count(items) {',
+  '  let n = 0;',
+  '  for (const item of items) n += item.quantity;',
+  '  return n;',
+  '}',
+  '',
+  'function discount(sum, code) {',
+  "  if (code === 'HALF') return sum / 2;",
+  '  return sum;',
+  '}',
+  '',
+  'function shipping(sum) {',
+  '  return sum > 5000 ? 0 : 499;',
+  '}',
+  '',
+  'function tax(sum) {',
+  '  const rate = 0.2;',
+  '  return Math.round(sum * rate);',
+  '}',
+  '',
+  'module.exports = { total, count, discount, shipping, tax };',
+  '',
+].join('\n');
+const PRICING_AFTER = PRICING_BEFORE.replace(
+  '  for (const item of items) sum += item.price * item.quantity;',
+  '  for (const { price, quantity } of items) sum += price * quantity;',
+)
+  .replace(
+    "  if (code === 'HALF') return sum / 2;",
+    "  if (code === 'HALF') return Math.floor(sum / 2);\n  if (code === 'TENOFF') return sum - 1000;",
+  )
+  .replace('  const rate = 0.2;\n', '');
+const PRICING_FINAL = PRICING_AFTER.replace('  return Math.round(sum * rate);', '  return Math.round(sum * 0.2);');
+const GREET_OLD = '  const head = names.slice(0, names.length - 2);';
+const GREET_NEW = '  const head = names.slice(0, -1);';
+
+function toolUse(id: string, name: string, input: unknown) {
+  return { type: 'tool_use' as const, id, name, input };
+}
+
+function scriptedModel(): Promise<FakeAnthropic> {
+  const turns = [
+    { content: [toolUse('toolu_pricing', 'write_file', { path: 'src/pricing.js', content: PRICING_FINAL })], stop_reason: 'tool_use' },
+    {
+      content: [toolUse('toolu_greet', 'edit_file', { path: 'src/greet.js', old_string: GREET_OLD, new_string: GREET_NEW })],
+      stop_reason: 'tool_use',
+    },
+    { content: [{ type: 'text' as const, text: 'Done.' }], stop_reason: 'end_turn' },
+  ];
+  return startFakeAnthropic((request) => {
+    const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
+    return turns[Math.min(messages.filter((m) => m.role === 'assistant').length, turns.length - 1)]!;
+  });
+}
+
+async function waitUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function editorText(page: Page): Promise<string> {
+  return ((await page.locator('.editor-instance .view-lines').first().textContent()) ?? '').replace(/\u00a0/g, ' ');
+}
+
+async function openFile(page: Page, path: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(path);
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.editor-instance .monaco-editor').first().waitFor();
+}
+
+const statusText = async (page: Page) =>
+  (
+    (await page
+      .locator('.statusbar-item', { hasText: /changes? to review/ })
+      .first()
+      .textContent({ timeout: 2_000 })
+      .catch(() => '')) ?? ''
+  ).trim();
+
+const lenses = (page: Page, text: RegExp) => page.locator('.codelens-decoration a', { hasText: text });
+
+async function phase(name: string, run: () => Promise<void>): Promise<void> {
+  console.log(`      phase: ${name}`);
+  try {
+    await run();
+  } catch (error) {
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+describe('e2e: inline review in the real workbench', function () {
+  let fake: FakeAnthropic;
+  let wb: Workbench;
+  let source: string;
+
+  before(async () => {
+    fake = await scriptedModel();
+    source = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-review-'));
+    cpSync(join(REPO_ROOT, 'test/demo/workspace'), source, { recursive: true });
+    writeFileSync(join(source, 'src/pricing.js'), PRICING_BEFORE);
+    wb = await openWorkbench({
+      workspaceFrom: source,
+      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
+      settings: {
+        'agentCheckpoints.provider': 'anthropic',
+        'agentCheckpoints.baseUrl': fake.url,
+        'agentCheckpoints.model': 'claude-e2e-test',
+        'editor.codeLens': true,
+      },
+    });
+  });
+
+  after(async () => {
+    await wb?.close();
+    await fake?.close();
+    rmSync(source, { recursive: true, force: true });
+  });
+
+  it('marks the agent lines, keeps one hunk, undoes another around a user edit, goes to the next file', async () => {
+    await phase('a run writes two files; the status bar counts the changes to review', async () => {
+      await paletteEntries(wb.page, 'Agent: Run', 'Agent: Run');
+      await wb.page.keyboard.press('Enter');
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill('Tidy the pricing and fix the greeting');
+      await wb.page.keyboard.press('Enter');
+      await waitUntil(
+        'the agent to write greet.js',
+        () => readFileSync(join(wb.workspace, 'src/greet.js'), 'utf8').includes(GREET_NEW),
+        60_000,
+      );
+      await waitUntil('the status bar count', async () => (await statusText(wb.page)).includes('4 changes to review'), 30_000);
+    });
+
+    await phase('opening a file shows its marks and Keep / Undo above each hunk', async () => {
+      await openFile(wb.page, 'src/pricing.js');
+      await lenses(wb.page, /Keep/).nth(2).waitFor({ timeout: 20_000 });
+      await wb.page.waitForTimeout(1_000);
+      console.log(`      screenshot: ${await wb.screenshot('review-1-marks')}`);
+    });
+
+    await phase('the hover of a changed line shows the text the agent replaced', async () => {
+      const box = await wb.page.locator('.view-line', { hasText: 'Math.floor(sum / 2)' }).first().boundingBox();
+      assert.ok(box, 'the changed line is on screen');
+      await wb.page.mouse.move(box.x + 80, box.y + box.height / 2);
+      const hover = wb.page.locator('.monaco-hover', { hasText: 'Agent change' }).first();
+      await hover.waitFor({ timeout: 15_000 });
+      assert.match((await hover.textContent()) ?? '', /return sum \/ 2/);
+      console.log(`      screenshot: ${await wb.screenshot('review-2-hover')}`);
+      await wb.page.keyboard.press('Escape');
+      await wb.page.mouse.move(5, 450);
+    });
+
+    await phase('Keep on the first hunk: its marks go, the count drops', async () => {
+      await lenses(wb.page, /Keep/).first().click();
+      await waitUntil('three changes left', async () => (await statusText(wb.page)).includes('3 changes to review'));
+      await waitUntil('two hunk lenses left', async () => (await lenses(wb.page, /Keep/).count()) === 2);
+      console.log(`      screenshot: ${await wb.screenshot('review-3-kept')}`);
+    });
+
+    await phase("Undo on the next hunk after a user edit: the hunk goes back, the person's edit stays", async () => {
+      await wb.page.keyboard.press('Control+G');
+      await wb.page.keyboard.type('2');
+      await wb.page.keyboard.press('Enter');
+      await wb.page.keyboard.press('End');
+      await wb.page.keyboard.type('// Totals, discounts, tax.');
+      await lenses(wb.page, /Undo/).first().click();
+      await waitUntil('the discount hunk undone', async () => (await editorText(wb.page)).includes("if (code === 'HALF') return sum / 2;"));
+      const text = await editorText(wb.page);
+      assert.ok(text.includes('Totals, discounts, tax.'), 'the unsaved user edit stays');
+      assert.ok(!text.includes('TENOFF'), 'the added line of the hunk is gone');
+      await waitUntil('two changes left', async () => (await statusText(wb.page)).includes('2 changes to review'));
+      console.log(`      screenshot: ${await wb.screenshot('review-4-undone')}`);
+    });
+
+    await phase('next change (Alt+F5) goes to the remaining hunk, then to the other file', async () => {
+      await wb.page.keyboard.press('Control+Home');
+      await wb.page.keyboard.press('Alt+F5');
+      const cursor = wb.page.locator('.statusbar-item', { hasText: /^Ln \d+, Col/ }).first();
+      await waitUntil('the cursor on the tax hunk', async () => ((await cursor.textContent()) ?? '').startsWith('Ln 26,'));
+      await wb.page.keyboard.press('Alt+F5');
+      await waitUntil('greet.js to be active', async () =>
+        ((await wb.page.locator('.tab.active').first().textContent()) ?? '').includes('greet.js'),
+      );
+      await lenses(wb.page, /Keep/).first().waitFor({ timeout: 15_000 });
+      console.log(`      screenshot: ${await wb.screenshot('review-5-next-file')}`);
+    });
+
+    await phase('Keep All Changes of Run from the palette: nothing waits any more', async () => {
+      await paletteEntries(wb.page, 'Agent: Keep All Changes of Run', 'Keep All Changes of Run');
+      await wb.page.keyboard.press('Enter');
+      await waitUntil('the status bar item to go', async () => (await statusText(wb.page)) === '');
+      await waitUntil('no lens left', async () => (await lenses(wb.page, /Keep/).count()) === 0);
+      console.log(`      screenshot: ${await wb.screenshot('review-6-all-kept')}`);
+    });
+  });
+});

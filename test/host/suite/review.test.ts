@@ -1,0 +1,96 @@
+import { strict as assert } from 'node:assert';
+import { promises as fs } from 'node:fs';
+import * as vscode from 'vscode';
+import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, writeWorkspaceFile } from './helpers';
+
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}\n`).join('');
+const BEFORE = lines(30);
+const agentLine = (i: number) => `line ${i} by the agent\n`;
+const AFTER = BEFORE.replace('line 3\n', agentLine(3)).replace('line 15\n', agentLine(15)).replace('line 27\n', agentLine(27));
+
+async function runAgentOn(uri: vscode.Uri) {
+  const api = await extensionApi();
+  await writeWorkspaceFile('review/closed.txt', 'alpha\nbeta\ngamma\n');
+  const fake = await useFakeModel(api, [
+    toolUse('toolu_review_write', 'write_file', { path: 'review/open.txt', content: AFTER }),
+    toolUse('toolu_review_edit', 'edit_file', { path: 'review/closed.txt', old_string: 'beta', new_string: 'BETA' }),
+    finalAnswer('done'),
+  ]);
+  const started = await vscode.commands.executeCommand<{ runId: string }>('agentCheckpoints.run', { task: 'Review me' });
+  assert.equal((await api.whenIdle())?.status, 'completed');
+  await fake.dispose();
+  const state = await api.timelineBackend.readRun(started.runId);
+  const patch = state.patches.find((p) => p.path === 'review/open.txt')!;
+  const closed = state.patches.find((p) => p.path === 'review/closed.txt')!;
+  assert.equal(await fs.readFile(uri.fsPath, 'utf8'), AFTER);
+  return { api, runId: started.runId, patch, closed };
+}
+
+const marksOn = async (api: Awaited<ReturnType<typeof extensionApi>>, uri: vscode.Uri, kind: 'modified' | 'edited', want: number[]) =>
+  waitFor(`${kind} marks at ${want.join(',')}`, () => {
+    const marks = api.review.marksOf(uri);
+    return marks && JSON.stringify(marks[kind]) === JSON.stringify(want) ? marks : undefined;
+  });
+
+export function reviewSuite(): void {
+  describe('inline review of agent edits', () => {
+    afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+
+    it('keeps one hunk, undoes another around a user edit, and after a reload exactly the rest is marked', async () => {
+      const uri = await writeWorkspaceFile('review/open.txt', BEFORE);
+      const { api, runId, patch, closed } = await runAgentOn(uri);
+      await api.review.settled();
+      assert.equal(api.review.count(runId), 4, 'three hunks in the open file, one in the closed one');
+
+      const editor = await vscode.window.showTextDocument(uri);
+      await marksOn(api, uri, 'modified', [3, 15, 27]);
+      const kept = await vscode.commands.executeCommand<string>('agentCheckpoints.review.keepHunk', {
+        runId,
+        patchId: patch.patchId,
+        hunk: 0,
+      });
+      assert.match(kept, /1 change\(s\) kept/);
+      await marksOn(api, uri, 'modified', [15, 27]);
+
+      await editor.edit((b) => b.insert(new vscode.Position(0, 0), 'the person typed this\n'));
+      await marksOn(api, uri, 'modified', [16, 28]);
+      editor.selection = new vscode.Selection(16, 2, 16, 2);
+      const undone = await vscode.commands.executeCommand<string>('agentCheckpoints.review.undoHunk');
+      assert.equal(undone, '1 change undone');
+      const expected = `the person typed this\n${AFTER.replace(agentLine(15), 'line 15\n')}`;
+      assert.equal(editor.document.getText(), expected, 'the hunk is undone in the live buffer and the user edit stays');
+      assert.ok(editor.document.isDirty, 'an unsaved buffer stays unsaved');
+      await marksOn(api, uri, 'modified', [28]);
+
+      await api.review.reload();
+      await marksOn(api, uri, 'modified', [28]);
+      assert.equal(api.review.count(runId), 2);
+
+      // The person edits the last agent line: it shows as edited and Undo reports a conflict.
+      await editor.edit((b) => b.replace(new vscode.Range(28, 0, 28, 4), 'LINE'));
+      await marksOn(api, uri, 'edited', [28]);
+      const conflict = await vscode.commands.executeCommand<string>('agentCheckpoints.review.undoHunk', {
+        runId,
+        patchId: patch.patchId,
+        hunk: 2,
+      });
+      assert.match(conflict, /0 changes undone; 1 edited since/);
+      assert.ok(editor.document.getText().includes('LINE 27 by the agent'), 'an edited hunk is never forced');
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+
+      // A file not open yet: its marks show when it opens; a rollback and its undo keep the set consistent.
+      const closedUri = vscode.Uri.joinPath(uri, '..', 'closed.txt');
+      await api.timelineBackend.rollbackPatch(runId, closed.patchId);
+      await waitFor('the rolled back patch leaves the review', () => api.review.count(runId) === 1);
+      await api.timelineBackend.undoLastRestore(runId);
+      await waitFor('the undone rollback brings its hunk back', () => api.review.count(runId) === 2);
+      await vscode.window.showTextDocument(closedUri);
+      await marksOn(api, closedUri, 'modified', [1]);
+      await vscode.commands.executeCommand('agentCheckpoints.review.keepRun', runId);
+      await marksOn(api, closedUri, 'modified', []);
+      assert.equal(api.review.count(runId), 0);
+      const state = await api.timelineBackend.readRun(runId);
+      assert.equal(state.patches.find((p) => p.patchId === closed.patchId)?.state, 'accepted', 'a fully kept patch is accepted');
+    });
+  });
+}
