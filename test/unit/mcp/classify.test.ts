@@ -1,0 +1,34 @@
+import { strict as assert } from 'node:assert';
+import { classifyTool, externalDescription, externalToolName, TOOL_NAME } from '../../../src/host/node/mcp/classify';
+
+describe('external tools: ledger class from annotations, names', () => {
+  it('readOnlyHint -> idempotent/auto; idempotentHint -> idempotent/ask; else non_idempotent/ask', () => {
+    const read = classifyTool({ readOnlyHint: true, openWorldHint: false }, 'MCP server m');
+    assert.deepEqual([read.idempotency, read.replayPolicy, read.sideEffects, read.warnings], ['idempotent', 'auto', ['none'], []]);
+    const idem = classifyTool({ readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false }, 'MCP server m');
+    assert.deepEqual([idem.idempotency, idem.replayPolicy, idem.warnings], ['idempotent', 'ask', ['destructive']]);
+    assert.match(idem.sideEffects[0]!, /calls MCP server m: may change state outside the workspace \(destructive\)/);
+    const plain = classifyTool({ idempotentHint: false, destructiveHint: false, openWorldHint: false }, 'MCP server m');
+    assert.deepEqual([plain.idempotency, plain.replayPolicy, plain.warnings], ['non_idempotent', 'ask', []]);
+    // No annotations: the MCP defaults (destructive, open world) and the strictest class.
+    const none = classifyTool(undefined, 'VS Code tool');
+    assert.deepEqual([none.idempotency, none.replayPolicy, none.warnings], ['non_idempotent', 'ask', ['destructive', 'open world']]);
+  });
+
+  it('names are server__tool in the Anthropic pattern, unique', () => {
+    const taken = new Set(['read_file']);
+    const a = externalToolName('my.server', 'do thing/now', taken);
+    assert.equal(a, 'my_server__do_thing_now');
+    taken.add(a);
+    assert.equal(externalToolName('my.server', 'do thing/now', taken), 'my_server__do_thing_now_2');
+    const long = externalToolName('s'.repeat(40), 't'.repeat(80), taken);
+    assert.match(long, TOOL_NAME);
+    assert.equal(long.length, 64);
+  });
+
+  it('a description is bounded, stripped of control characters and labelled with its source', () => {
+    const text = externalDescription('MCP server m', `hi\u0007 there ${'x'.repeat(5000)}`, ['open world']);
+    assert.ok(text.startsWith('(MCP server m [open world]) hi  there'));
+    assert.ok(text.length < 2_100);
+  });
+});
