@@ -12,8 +12,9 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--yes] [--trust]
                         [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N]
+                        [--mcp-config FILE]
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
-                        [LIMITS] (a paused run continues with the raised limits; its counters are kept)
+                        [--mcp-config FILE] [LIMITS] (a paused run continues with the raised limits; its counters are kept)
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
 run and resume act only in a trusted workspace: --trust (this run), or the folder listed in
@@ -36,6 +37,8 @@ export const FLAG_HELP = `options:
   --max-cost-usd X          stop once the run has cost X US dollars
   --max-context-tokens N    the context budget: older history is compacted before a request would pass it
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
+  --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
+                            the workspace's .vscode/mcp.json is read too, in a trusted workspace only
   --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
   --json                    status as JSON
   --help, -h                this text`;
@@ -62,6 +65,8 @@ export interface CliOptions {
   readonly baseUrl?: string;
   readonly run?: string;
   readonly json: boolean;
+  /** An mcp.json of the person's own (see host/node/mcp/config.ts). */
+  readonly mcpConfig?: string;
 }
 
 const OPTIONS = {
@@ -81,13 +86,14 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   run: { type: 'string' },
   json: { type: 'boolean', default: false },
+  'mcp-config': { type: 'string' },
 } as const;
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
 
 const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
-  run: ['workspace', 'store', 'task', 'model', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, 'thinking'],
-  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS],
+  run: ['workspace', 'store', 'task', 'model', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, 'thinking', 'mcp-config'],
+  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, 'mcp-config'],
   status: ['store', 'workspace', 'run', 'json'],
 };
 
@@ -169,6 +175,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(str('replay') !== undefined ? { replay: str('replay') } : {}),
     ...(str('base-url') !== undefined ? { baseUrl: str('base-url') } : {}),
     ...(str('run') !== undefined ? { run: str('run') } : {}),
+    ...(str('mcp-config') !== undefined ? { mcpConfig: str('mcp-config') } : {}),
   };
 }
 

@@ -1,21 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Log } from '../../../src/core/ports';
 import { createToolRegistry, BUILTIN_TOOLS } from '../../../src/core/tools/registry';
 import type { ToolContext } from '../../../src/core/tools/types';
 import { startMcpServers, type McpConnections } from '../../../src/host/node/mcp/client';
 import { parseMcpConfig } from '../../../src/host/node/mcp/config';
 import { tempDir } from '../runtime/harness';
-
-/** The reference memory server from the npm registry (devDependency), over stdio. */
-export const MEMORY_SERVER = resolve(__dirname, '../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js');
-
-export function memoryConfig(memoryFile: string): string {
-  return JSON.stringify({
-    servers: { memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: memoryFile } } },
-  });
-}
+import { memoryConfig } from './memory-server';
 
 const quiet: Log = { log: () => undefined };
 const ctx = { signal: new AbortController().signal } as ToolContext;
