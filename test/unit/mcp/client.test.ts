@@ -37,7 +37,7 @@ describe('MCP client: a real server over stdio', function () {
     assert.deepEqual([create.idempotency, create.replayPolicy], ['non_idempotent', 'ask']);
     const del = byName.get('memory__delete_entities')!;
     assert.deepEqual([del.idempotency, del.replayPolicy], ['idempotent', 'ask']);
-    assert.match(del.summarize({ entityNames: ['a'] }), /^memory__delete_entities \[destructive\] \{"entityNames":\["a"\]\}/);
+    assert.match(del.summarize({ entityNames: ['a'] }), /^call memory__delete_entities \[destructive\] \{"entityNames":\["a"\]\}/);
     assert.match(create.description, /^\(MCP server memory\) /);
     // The registry takes them beside the built-in tools; the model sees the server's own schema.
     const registry = createToolRegistry({

@@ -56,7 +56,7 @@ export function boundText(text: string): string {
 function summaryOf(name: string, warnings: readonly string[], input: unknown): string {
   const json = JSON.stringify(input) ?? '';
   const shown = json.length > 200 ? `${json.slice(0, 200)}…` : json;
-  return `${name}${warnings.length > 0 ? ` [${warnings.join(', ')}]` : ''} ${shown}`;
+  return `call ${name}${warnings.length > 0 ? ` [${warnings.join(', ')}]` : ''} ${shown}`;
 }
 
 export function externalTool(spec: ExternalToolSpec): AnyTool {
