@@ -1,5 +1,8 @@
 import { strict as assert } from 'node:assert';
+import type { ToolContext } from '../../../src/core/tools/types';
 import { classifyTool, externalDescription, externalToolName, TOOL_NAME } from '../../../src/host/node/mcp/classify';
+import { resultText } from '../../../src/host/node/mcp/client';
+import { externalTool, MAX_EXTERNAL_OUTPUT_CHARS } from '../../../src/host/node/mcp/external-tool';
 
 describe('external tools: ledger class from annotations, names', () => {
   it('readOnlyHint -> idempotent/auto; idempotentHint -> idempotent/ask; else non_idempotent/ask', () => {
@@ -30,5 +33,38 @@ describe('external tools: ledger class from annotations, names', () => {
     const text = externalDescription('MCP server m', `hi\u0007 there ${'x'.repeat(5000)}`, ['open world']);
     assert.ok(text.startsWith('(MCP server m [open world]) hi  there'));
     assert.ok(text.length < 2_100);
+  });
+});
+
+describe('external tool results: text, bounded', () => {
+  it('text blocks as is, other kinds named, structured content when there is no text', () => {
+    const text = resultText({
+      content: [
+        { type: 'text', text: 'hello' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'resource', resource: { uri: 'file:///x', text: 'inside' } },
+        { type: 'resource_link', uri: 'file:///y', name: 'y' },
+      ],
+    });
+    assert.equal(text, 'hello\n[image content omitted: image/png]\ninside\n[resource link: file:///y]');
+    assert.equal(resultText({ content: [], structuredContent: { a: 1 } }), '{"a":1}');
+  });
+
+  it('a huge result is cut at the bound and says so; an error result stays an error', async () => {
+    const huge = resultText({ content: [{ type: 'text', text: 'x'.repeat(MAX_EXTERNAL_OUTPUT_CHARS + 10) }] });
+    assert.ok(huge.length < MAX_EXTERNAL_OUTPUT_CHARS + 100);
+    assert.match(huge, /\[output truncated: 65546 characters in all\]$/);
+    const tool = externalTool({
+      name: 's__t',
+      where: 'MCP server s',
+      description: 'd',
+      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      hints: undefined,
+      call: async () => ({ content: 'boom', isError: true }),
+    });
+    assert.equal(tool.input.safeParse({}).success, false, 'the schema checks the input');
+    assert.equal(tool.input.safeParse({ n: 1 }).success, true);
+    const out = await tool.execute({ n: 1 }, { signal: new AbortController().signal } as ToolContext, []);
+    assert.deepEqual(out, { content: 'boom', isError: true });
   });
 });

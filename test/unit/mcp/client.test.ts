@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Log } from '../../../src/core/ports';
 import { createToolRegistry, BUILTIN_TOOLS } from '../../../src/core/tools/registry';
 import type { ToolContext } from '../../../src/core/tools/types';
@@ -86,6 +86,32 @@ describe('MCP client: a real server over stdio', function () {
       assert.ok(!both.tools.some((t) => t.name.startsWith('broken__')));
     } finally {
       await both.close();
+    }
+  });
+});
+
+describe('MCP client: what a stdio server is given', function () {
+  this.timeout(30_000);
+  const EVERYTHING = resolve(__dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+  it("a server gets a small default environment plus its own env: never the host's API key", async () => {
+    const saved = process.env['ANTHROPIC_API_KEY'];
+    process.env['ANTHROPIC_API_KEY'] = 'sk-ant-mcp-test-SECRET';
+    const config = { servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { GIVEN_BY_CONFIG: 'yes' } } } };
+    const mcp = await startMcpServers(parseMcpConfig(JSON.stringify(config), 'env.json', 'cli'), { log: quiet });
+    try {
+      assert.deepEqual(mcp.failures, []);
+      const getEnv = mcp.tools.find((t) => t.name === 'everything__get-env');
+      assert.ok(getEnv, mcp.tools.map((t) => t.name).join(', '));
+      assert.deepEqual([getEnv.idempotency, getEnv.replayPolicy], ['idempotent', 'auto'], 'readOnlyHint');
+      const out = await getEnv.execute({}, ctx, []);
+      assert.match(out.content, /GIVEN_BY_CONFIG/);
+      assert.match(out.content, /"PATH"/);
+      assert.doesNotMatch(out.content, /sk-ant-mcp-test-SECRET|ANTHROPIC_API_KEY/);
+    } finally {
+      await mcp.close();
+      if (saved === undefined) delete process.env['ANTHROPIC_API_KEY'];
+      else process.env['ANTHROPIC_API_KEY'] = saved;
     }
   });
 });
