@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
+import { plannedEntry } from '../../../src/core/runtime/calls';
 import type { ToolContext } from '../../../src/core/tools/types';
+import { effectOf } from '../../../src/protocol/build';
 import { classifyTool, externalDescription, externalToolName, TOOL_NAME } from '../../../src/host/node/mcp/classify';
 import { resultText } from '../../../src/host/node/mcp/client';
 import { externalTool, MAX_EXTERNAL_OUTPUT_CHARS } from '../../../src/host/node/mcp/external-tool';
@@ -66,5 +68,25 @@ describe('external tool results: text, bounded', () => {
     assert.equal(tool.input.safeParse({ n: 1 }).success, true);
     const out = await tool.execute({ n: 1 }, { signal: new AbortController().signal } as ToolContext, []);
     assert.deepEqual(out, { content: 'boom', isError: true });
+  });
+});
+
+describe('external tools in the ledger and the timeline', () => {
+  it('a started call of a destructive, open-world tool shows those hints as its effect, not reversible', () => {
+    const tool = externalTool({
+      name: 'web__post',
+      where: 'MCP server web',
+      description: 'posts',
+      inputSchema: { type: 'object' },
+      hints: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      call: async () => ({ content: 'ok' }),
+    });
+    const entry = { ...plannedEntry({ type: 'tool_use', id: 'toolu_1', name: 'web__post', input: {} }, tool, 1, 0), startedAt: 1 };
+    assert.deepEqual([entry.idempotency, entry.replayPolicy], ['non_idempotent', 'ask']);
+    assert.deepEqual(effectOf(entry), {
+      effects: ['calls MCP server web: may change state outside the workspace (destructive, open world)'],
+      compensation: 'not reversible',
+      reversible: false,
+    });
   });
 });
