@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATUS_UNKNOWN_MESSAGE } from '../../../src/core/runtime/reconcile';
 import { startFakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic/server';
@@ -55,6 +55,28 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
       const untrusted = await start(args.filter((a) => a !== '--trust')).done;
       assert.equal(untrusted.code, 2);
       assert.match(untrusted.stderr, /is not trusted/);
+    } finally {
+      await fake.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it("a trusted workspace's .vscode/mcp.json servers serve the run (read-only: no approval needed)", async () => {
+    const ws = tempDir('cli-mcp-ws');
+    mkdirSync(join(ws, '.vscode'));
+    writeFileSync(join(ws, '.vscode', 'mcp.json'), memoryConfig(join(scratch, 'ws-memory.jsonl')));
+    const fake = await startFakeAnthropic([
+      { content: [{ type: 'tool_use', id: 'toolu_graph', name: 'memory__read_graph', input: {} }], stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: 'done' }] },
+    ]);
+    try {
+      const args = ['run', '--workspace', ws, '--store', join(scratch, 'ws-store'), '--base-url', fake.url, '--trust', '--task', 'read'];
+      const result = await start(args).done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, /mcp: 9 tool\(s\) from 1 of 1 server\(s\)/);
+      assert.match(result.stderr, /memory__read_graph toolu_graph succeeded/);
+      const names = ((fake.requests[0]!.body as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
+      assert.ok(names.includes('memory__create_entities') && names.includes('read_file'), names.join(', '));
     } finally {
       await fake.close();
       rmSync(ws, { recursive: true, force: true });
