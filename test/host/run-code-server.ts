@@ -34,6 +34,8 @@ export async function runHostTests(
       ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
       : undefined,
     env: { AGENT_CHECKPOINTS_TEST_WORKSPACE: workspace, ...options.env },
+    // A chat model and a language-model tool for the lm suite.
+    extensions: [join(REPO_ROOT, 'test/host/lm-fixture')],
     log: verbose ? (l) => process.stderr.write(`[code-server] ${l}`) : undefined,
   });
   const profile = mkdtempSync(join(tmpdir(), 'agent-checkpoints-chromium-'));

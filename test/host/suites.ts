@@ -3,6 +3,7 @@ import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
+import { lmSuite } from './suite/lm.test';
 import { secretsSuite, trustSuite } from './suite/secrets-trust.test';
 import { reviewSuite } from './suite/review.test';
 import { securitySuite } from './suite/security.test';
@@ -29,5 +30,6 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   timelineBackendSuite,
   timelineSuite,
   reviewSuite,
+  lmSuite,
   secretsSuite,
 ];

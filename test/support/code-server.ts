@@ -2,7 +2,7 @@
 // it with Debian's Chromium through playwright-core. Shared by the host test launcher, the e2e
 // tests and `npm start`.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -73,6 +73,8 @@ export interface CodeServerOptions {
   port?: number;
   /** A folder kept across starts (user data, extensions); default: a temp folder removed on stop. */
   stateDir?: string;
+  /** Unpacked test extensions (folders with a package.json) installed beside the one under development. */
+  extensions?: readonly string[];
   /** Extensions installed from a .vsix before start (npm start uses the development path instead). */
   log?: (line: string) => void;
 }
@@ -103,6 +105,11 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     ...options.settings,
   };
   writeFileSync(join(userDataDir, 'User/settings.json'), JSON.stringify(settings, null, 2));
+  // Test extensions (unpacked folders), installed by copying them where the server scans for extensions.
+  for (const folder of options.extensions ?? []) {
+    const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+    cpSync(folder, join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+  }
 
   const args = [
     entry,

@@ -37,6 +37,7 @@ export interface ToolRegistry {
 }
 
 export function toolSpec(tool: AnyTool): ToolSpec {
+  if (tool.inputSchema !== undefined) return { name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema } };
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, input_schema: schema };
 }

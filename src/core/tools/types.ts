@@ -33,6 +33,11 @@ export interface ToolDefinition<I = unknown> {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<I>;
+  /**
+   * The JSON schema the model sees, for a tool defined outside the extension (MCP, VS Code tools);
+   * built-in tools leave it out and the schema comes from `input`.
+   */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
   readonly idempotency: Idempotency;
   readonly replayPolicy: ReplayPolicy;
   readonly sideEffects: readonly string[];

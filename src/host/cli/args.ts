@@ -13,8 +13,9 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--yes] [--trust]
                         [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N] [OUTPUT]
+                        [--mcp-config FILE]
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
-                        [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
+                        [--mcp-config FILE] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
@@ -38,6 +39,8 @@ export const FLAG_HELP = `options:
   --max-cost-usd X          stop once the run has cost X US dollars
   --max-context-tokens N    the context budget: older history is compacted before a request would pass it
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
+  --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
+                            the workspace's .vscode/mcp.json is read too, in a trusted workspace only
   --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
   --json                    status as JSON; run and resume: one JSON event per line (text, call, checkpoint, outcome...)
   --quiet                   run and resume: print only the outcome (and warnings)
@@ -66,6 +69,8 @@ export interface CliOptions {
   readonly run?: string;
   readonly json: boolean;
   readonly quiet: boolean;
+  /** An mcp.json of the person's own (see host/node/mcp/config.ts). */
+  readonly mcpConfig?: string;
 }
 
 const OPTIONS = {
@@ -86,6 +91,7 @@ const OPTIONS = {
   run: { type: 'string' },
   json: { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
+  'mcp-config': { type: 'string' },
 } as const;
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
@@ -106,8 +112,9 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     ...LIMIT_FLAGS,
     'thinking',
     ...OUTPUT_FLAGS,
+    'mcp-config',
   ],
-  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS],
+  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS, 'mcp-config'],
   status: ['store', 'workspace', 'run', 'json'],
 };
 
@@ -191,6 +198,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(str('replay') !== undefined ? { replay: str('replay') } : {}),
     ...(str('base-url') !== undefined ? { baseUrl: str('base-url') } : {}),
     ...(str('run') !== undefined ? { run: str('run') } : {}),
+    ...(str('mcp-config') !== undefined ? { mcpConfig: str('mcp-config') } : {}),
   };
 }
 

@@ -9,10 +9,13 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime
 import { ResumeError } from '../../core/runtime/errors';
 import { AgentRuntime } from '../../core/runtime/runtime';
 import type { RunOutcome } from '../../core/runtime/types';
-import { createToolRegistry } from '../../core/tools/registry';
 import { StoreError, type CheckpointStore } from '../../core/store/contract';
 import type { RunSettings } from '../../core/store/records';
+import { BUILTIN_TOOLS, createToolRegistry } from '../../core/tools/registry';
 import { createNodeCommandRunner } from '../node/command-runner';
+import { startMcpServers, type McpConnections } from '../node/mcp/client';
+import { McpConfigError } from '../node/mcp/config';
+import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
@@ -73,15 +76,25 @@ interface CliRun {
   readonly output: RunOutput;
 }
 
+/** The MCP servers of --mcp-config and the workspace's .vscode/mcp.json, started (again, on resume). */
+async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> {
+  const entries = cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined);
+  const mcp = await startMcpServers(entries, { log: stderrLog, folder: dir, reserved: BUILTIN_TOOLS.map((t) => t.name) });
+  if (entries.length > 0 && !options.quiet)
+    line(`mcp: ${mcp.tools.length} tool(s) from ${entries.length - mcp.failures.length} of ${entries.length} server(s)`);
+  return mcp;
+}
+
 function runtimeFor(
   options: CliOptions,
   store: CheckpointStore,
   dir: string,
   storePath: string,
   model: ModelProvider,
-  history: readonly MessageParam[] = [],
+  history: readonly MessageParam[],
+  mcp: McpConnections,
 ): CliRun {
-  const tools = createToolRegistry();
+  const tools = createToolRegistry({ tools: [...BUILTIN_TOOLS, ...mcp.tools] });
   const runtime = new AgentRuntime({
     tools,
     store,
@@ -133,9 +146,14 @@ async function runCommand(options: CliOptions): Promise<number> {
     maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
     ...longRunSettingsOf(options),
   };
-  const run = runtimeFor(options, openFileStore(storePath), dir, storePath, model);
-  announceStore(options, storePath);
-  return report(run, await run.runtime.start({ task: options.task!, settings }, cancelOnSignals()));
+  const mcp = await mcpOf(options, dir);
+  try {
+    const run = runtimeFor(options, openFileStore(storePath), dir, storePath, model, [], mcp);
+    announceStore(options, storePath);
+    return report(run, await run.runtime.start({ task: options.task!, settings }, cancelOnSignals()));
+  } finally {
+    await mcp.close();
+  }
 }
 
 async function resumeCommand(options: CliOptions): Promise<number> {
@@ -154,8 +172,14 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     line(`run ${runId} already ${state.ended.status}; nothing to resume`);
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
   }
-  const run = runtimeFor(options, store, dir, storePath, providerOf(options, state.run.settings.provider), state.messages);
-  return report(run, await run.runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
+  const model = providerOf(options, state.run.settings.provider);
+  const mcp = await mcpOf(options, dir);
+  try {
+    const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
+    return report(run, await run.runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
+  } finally {
+    await mcp.close();
+  }
 }
 
 async function statusCommand(options: CliOptions): Promise<number> {
@@ -193,7 +217,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (/command/.test(error.message)) line(USAGE);
       return EXIT.usage;
     }
-    if (error instanceof ResumeError || error instanceof ReplayScriptError || error instanceof StoreError) {
+    if (
+      error instanceof ResumeError ||
+      error instanceof ReplayScriptError ||
+      error instanceof StoreError ||
+      error instanceof McpConfigError
+    ) {
       line(`error: ${error.message}`);
       return EXIT.usage;
     }

@@ -7,8 +7,10 @@ import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, t
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
 import { describeHolder } from '../../core/store/lease-policy';
 import { heldMessage, isResumable } from '../../core/store/run-summary';
-import { createToolRegistry } from '../../core/tools/registry';
+import { BUILTIN_TOOLS, createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
+import type { RunExtensions } from './lm/run-extensions';
+import { VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider';
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
@@ -41,6 +43,8 @@ export interface ControllerDeps {
   readonly settings: () => ExtensionSettings;
   /** Absolute path of a workspace-relative or absolute replay file. */
   readonly resolveFile: (path: string) => vscode.Uri;
+  /** MCP servers, VS Code's tools and the vscode-lm provider (lm/run-extensions.ts). */
+  readonly extensions?: RunExtensions;
 }
 
 export { isInterrupted, isResumable } from '../../core/store/run-summary';
@@ -80,6 +84,10 @@ export class AgentController implements vscode.Disposable {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       return createReplayProvider(text, { source: uri.fsPath, model: settings.model });
     }
+    if (settings.provider === VSCODE_LM_PROVIDER && this.deps.extensions) {
+      this.deps.log.log('info', `model ${settings.model} through VS Code's language model API`);
+      return this.deps.extensions.provider();
+    }
     const key = await this.deps.apiKeys.get();
     if (!key) throw new NoApiKeyError();
     this.deps.log.log(
@@ -93,17 +101,20 @@ export class AgentController implements vscode.Disposable {
     });
   }
 
-  private async runtime(settings: ExtensionSettings): Promise<AgentRuntime> {
+  /** The runtime of one session and what ends it (the MCP servers it started). */
+  private async runtime(settings: ExtensionSettings): Promise<{ runtime: AgentRuntime; close: () => Promise<void> }> {
+    const model = await this.modelProvider(settings);
+    const extra = (await this.deps.extensions?.tools()) ?? { tools: [], close: async () => undefined };
     const runtime = new AgentRuntime({
       store: this.deps.store,
       workspace: this.deps.workspace,
-      model: await this.modelProvider(settings),
+      model,
       approver: this.deps.approver,
       commands: this.deps.commands,
       clock: this.deps.clock,
       log: this.deps.log,
       git: this.deps.git,
-      tools: createToolRegistry({ overrides: settings.toolPolicies }),
+      tools: createToolRegistry({ tools: [...BUILTIN_TOOLS, ...extra.tools], overrides: settings.toolPolicies }),
       protectedPaths: settings.protectedPaths,
     });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
@@ -111,7 +122,7 @@ export class AgentController implements vscode.Disposable {
       trace.handle(event);
       this.events.fire(event);
     });
-    return runtime;
+    return { runtime, close: extra.close };
   }
 
   private launch(runId: string, task: string, kind: ActiveRun['kind'], body: (signal: AbortSignal) => Promise<RunOutcome>): ActiveRun {
@@ -149,11 +160,13 @@ export class AgentController implements vscode.Disposable {
   async start(task: string): Promise<ActiveRun> {
     this.refuseWhileBusy();
     const settings = this.deps.settings();
-    const runtime = await this.runtime(settings);
-    this.refuseWhileBusy();
+    const { runtime, close } = await this.runtime(settings);
+    this.refuseWhileBusy(close);
     const runId = newRunId(this.deps.clock.now());
     this.deps.log.log('info', `[${runId}] start: ${task.length > 200 ? `${task.slice(0, 200)}...` : task}`);
-    return this.launch(runId, task, 'start', (signal) => runtime.start({ runId, task, settings: runSettingsOf(settings) }, signal));
+    return this.launch(runId, task, 'start', (signal) =>
+      runtime.start({ runId, task, settings: runSettingsOf(settings) }, signal).finally(close),
+    );
   }
 
   /** The maxTurns setting: how many turns "+N turns" adds to a run paused at its turn limit. */
@@ -171,8 +184,8 @@ export class AgentController implements vscode.Disposable {
    */
   async resume(runId: string, options: ResumeOptions & { takeOver?: boolean } = {}): Promise<ActiveRun> {
     this.refuseWhileBusy();
-    const runtime = await this.runtime(this.deps.settings());
-    this.refuseWhileBusy();
+    const { runtime, close } = await this.runtime(this.deps.settings());
+    this.refuseWhileBusy(close);
     const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
     if (summary?.leased && options.takeOver === true && this.deps.store.fenceLease) {
       this.deps.log.log(
@@ -188,10 +201,11 @@ export class AgentController implements vscode.Disposable {
     }
     this.deps.log.log('info', `[${runId}] resume`);
     const { takeOver: _taken, ...resumeOptions } = options;
-    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, resumeOptions));
+    return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, resumeOptions).finally(close));
   }
 
-  private refuseWhileBusy(): void {
+  private refuseWhileBusy(close?: () => Promise<void>): void {
+    if (this.active) void close?.();
     if (this.active) throw new Error(`run ${this.active.runId} is still running: cancel it or wait for it to finish`);
   }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { createModelLister, modelChoices, type ModelLister } from '../../core/model/model-list';
+import { VSCODE_LM_PROVIDER, vscodeChatModels } from './lm/vscode-lm-provider';
 import type { Services } from './services';
 import { readSettings, SETTINGS_SECTION } from './settings';
 
@@ -30,13 +31,20 @@ async function listedModels(s: Services): Promise<Awaited<ReturnType<ModelLister
 
 /** "Agent: Choose Model...": the models the API lists (cached), with windows and prices; sets agentCheckpoints.model. */
 export async function chooseModel(s: Services): Promise<string | undefined> {
-  const items = modelChoices(await listedModels(s));
-  const current = readSettings().model;
+  const settings = readSettings();
+  const anthropic = modelChoices(await listedModels(s)).map((item) => ({ ...item, vscodeLm: false }));
+  // VS Code's own chat models (Copilot and others), beside the Anthropic ones, only in a trusted workspace.
+  const offered = vscode.workspace.isTrusted ? await vscodeChatModels().catch(() => []) : [];
+  const items = [...anthropic, ...offered.map((item) => ({ ...item, vscodeLm: true }))];
+  const current = settings.model;
   const picked = await s.prompts.quickPick(
     items.map((item) => ({ ...item, picked: item.id === current })),
     { title: 'Agent: Choose Model', placeHolder: `Model for new runs (now ${current})`, matchOnDescription: true },
   );
   if (!picked) return undefined;
-  await vscode.workspace.getConfiguration(SETTINGS_SECTION).update('model', picked.id, vscode.ConfigurationTarget.Global);
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  await config.update('model', picked.id, vscode.ConfigurationTarget.Global);
+  if (picked.vscodeLm) await config.update('provider', VSCODE_LM_PROVIDER, vscode.ConfigurationTarget.Global);
+  else if (settings.provider === VSCODE_LM_PROVIDER) await config.update('provider', 'anthropic', vscode.ConfigurationTarget.Global);
   return picked.id;
 }

@@ -11,6 +11,8 @@ import { AgentController } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
 import { DialogApprover } from './approvals';
+import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
+import { createRunExtensions } from './lm/run-extensions';
 import { ContextKeys } from './context-keys';
 import { LiveWorkspace } from './live-workspace';
 import { createOutputLog, redact } from './output-log';
@@ -108,12 +110,18 @@ export function createServices(context: vscode.ExtensionContext): Services {
     log,
     apiKeys,
     settings: () => readSettings((message) => log.log('warn', message)),
+    extensions: createRunExtensions({ state: context.workspaceState, prompts, log }),
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   const keys = new ContextKeys(store, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller);
-  context.subscriptions.push(channel, controller, presenter);
+  context.subscriptions.push(
+    channel,
+    controller,
+    presenter,
+    vscode.commands.registerCommand(REVOKE_MCP_COMMAND, () => revokeMcpServers(context.workspaceState, prompts)),
+  );
   const services: Services = {
     context,
     storagePath,

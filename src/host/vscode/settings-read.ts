@@ -41,7 +41,7 @@ export const ExtensionSettings = z.object({
   maxContextTokens: positiveOrUnset.pipe(z.number().int().optional()),
   thinking: z.enum(['off', 'adaptive', 'enabled']).default('off'),
   thinkingBudgetTokens: z.number().int().min(1024).default(4096),
-  provider: z.enum(['anthropic', 'replay']).default('anthropic'),
+  provider: z.enum(['anthropic', 'replay', 'vscode-lm']).default('anthropic'),
   replayFile: z.string().default(''),
   model: z.string().min(1).default(DEFAULT_MODEL),
   baseUrl: z.string().default(''),

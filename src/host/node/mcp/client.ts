@@ -1,0 +1,133 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Log } from '../../../core/ports';
+import type { AnyTool } from '../../../core/tools/registry';
+import type { ToolOutput } from '../../../core/tools/types';
+import { externalToolName } from './classify';
+import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
+import { boundText, externalTool } from './external-tool';
+
+// The MCP client both hosts use: starts each configured server (stdio child or streamable HTTP),
+// lists its tools, and turns them into registry tools named `server__tool`. A server that fails
+// to start is reported and left out; the others still serve.
+
+const CLIENT_INFO = { name: 'agent-checkpoints', version: '0.1.0' };
+const CONNECT_TIMEOUT_MS = 30_000;
+const CALL_TIMEOUT_MS = 10 * 60_000;
+const MAX_TOOLS_PER_SERVER = 200;
+
+export interface McpConnections {
+  readonly tools: readonly AnyTool[];
+  /** One line per server that failed to start or list its tools. */
+  readonly failures: readonly string[];
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly log: Log;
+  /** The workspace folder: `${workspaceFolder}` and the default cwd of stdio servers. */
+  readonly folder?: string;
+  /** Names already taken (the built-in tools). */
+  readonly reserved?: readonly string[];
+}
+
+function transportOf(config: McpServerConfig, folder: string | undefined, log: Log, name: string): Transport {
+  if (config.type === 'http') return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+  const env = Object.fromEntries(Object.entries(config.env).filter((pair): pair is [string, string] => pair[1] !== null));
+  // The SDK gives the child a small default environment (PATH, HOME...) plus `env`: no key of ours reaches it.
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: config.args,
+    env,
+    stderr: 'pipe',
+    ...((config.cwd ?? folder) ? { cwd: config.cwd ?? folder } : {}),
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => log.log('debug', `mcp ${name}: ${chunk.toString('utf8').slice(0, 500).trimEnd()}`));
+  return transport;
+}
+
+/** MCP content blocks as the text of a tool_result: text as is, other kinds named. */
+export function resultText(result: Record<string, unknown>): string {
+  const blocks = Array.isArray(result['content']) ? (result['content'] as Record<string, unknown>[]) : [];
+  const parts = blocks.map((block) => {
+    if (block['type'] === 'text' && typeof block['text'] === 'string') return block['text'];
+    if (block['type'] === 'resource_link') return `[resource link: ${String(block['uri'])}]`;
+    if (block['type'] === 'resource') {
+      const resource = (block['resource'] ?? {}) as Record<string, unknown>;
+      return typeof resource['text'] === 'string' ? resource['text'] : `[resource: ${String(resource['uri'])}]`;
+    }
+    return `[${String(block['type'])} content omitted${typeof block['mimeType'] === 'string' ? `: ${block['mimeType']}` : ''}]`;
+  });
+  if (parts.length === 0 && result['structuredContent'] !== undefined) parts.push(JSON.stringify(result['structuredContent']));
+  return boundText(parts.join('\n'));
+}
+
+async function listAll(client: Client): Promise<Awaited<ReturnType<Client['listTools']>>['tools']> {
+  const tools: Awaited<ReturnType<Client['listTools']>>['tools'] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor !== undefined ? { cursor } : {}, { timeout: CONNECT_TIMEOUT_MS });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < MAX_TOOLS_PER_SERVER);
+  return tools.slice(0, MAX_TOOLS_PER_SERVER);
+}
+
+async function connect(entry: McpServerEntry, options: StartOptions, taken: Set<string>): Promise<{ client: Client; tools: AnyTool[] }> {
+  const client = new Client(CLIENT_INFO);
+  await client.connect(transportOf(expandWorkspaceFolder(entry.config, options.folder), options.folder, options.log, entry.name), {
+    timeout: CONNECT_TIMEOUT_MS,
+  });
+  try {
+    const tools: AnyTool[] = [];
+    for (const listed of await listAll(client)) {
+      const name = externalToolName(entry.name, listed.name, taken);
+      taken.add(name);
+      const call = async (input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput> => {
+        const result = await client.callTool({ name: listed.name, arguments: input }, undefined, {
+          signal,
+          timeout: CALL_TIMEOUT_MS,
+          resetTimeoutOnProgress: true,
+        });
+        return { content: resultText(result), ...(result.isError === true ? { isError: true } : {}) };
+      };
+      const where = `MCP server ${entry.name}`;
+      tools.push(
+        externalTool({ name, where, description: listed.description, inputSchema: listed.inputSchema, hints: listed.annotations, call }),
+      );
+    }
+    return { client, tools };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Starts the servers (already allowed by the caller) one after another and collects their tools. */
+export async function startMcpServers(entries: readonly McpServerEntry[], options: StartOptions): Promise<McpConnections> {
+  const taken = new Set(options.reserved ?? []);
+  const clients: Client[] = [];
+  const tools: AnyTool[] = [];
+  const failures: string[] = [];
+  for (const entry of entries) {
+    try {
+      const connected = await connect(entry, options, taken);
+      clients.push(connected.client);
+      tools.push(...connected.tools);
+      options.log.log('info', `MCP server ${entry.name}: ${connected.tools.length} tool(s)`);
+    } catch (error) {
+      const message = `MCP server ${entry.name} (${entry.origin}) did not start: ${error instanceof Error ? error.message : String(error)}`;
+      failures.push(message);
+      options.log.log('warn', message);
+    }
+  }
+  return {
+    tools,
+    failures,
+    close: async () => {
+      await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    },
+  };
+}
