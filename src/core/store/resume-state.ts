@@ -80,31 +80,38 @@ function keptPatches(patches: Iterable<Patch>, openCalls: ReadonlySet<string>): 
   return all.filter((patch, i) => i >= from.get(patch.path)! || openCalls.has(patch.toolCallId));
 }
 
-/** The part of a fold a resume needs. */
+/** A record as the snapshot holds it: without the seq the journal numbers it by. */
+function plain<T extends object>(record: T): T {
+  if (!('seq' in record)) return record;
+  const { seq: _seq, ...rest } = record as T & { seq: unknown };
+  return rest as T;
+}
+
+/** The part of a fold a resume needs (the same whether folded from a snapshot or from the whole journal). */
 export function resumeStateOf(state: FoldState): ResumeState {
   const named = namedCalls(state.messages);
   const ledger = [...state.ledger.values()].filter(
     (entry) => OPEN.has(entry.status) || entry.idempotency === 'non_idempotent' || named.has(entry.callId),
   );
   const open = new Set(ledger.filter((entry) => OPEN.has(entry.status)).map((entry) => entry.callId));
-  const { run, status, budget, messages, patchCount, approvals, notes, restores, checkpointCount, lastSeq, stepId } = state;
+  const { status, budget, messages, patchCount, checkpointCount, lastSeq, stepId } = state;
   return {
-    run,
+    run: plain(state.run),
     status,
     budget,
     messages,
     ledger,
     patches: keptPatches(state.patches.values(), open),
     patchCount,
-    approvals,
-    notes,
-    restores,
+    approvals: state.approvals.map(plain),
+    notes: state.notes.map(plain),
+    restores: state.restores.map(plain),
     checkpointCount,
     lastSeq,
     stepId,
     ...(state.statusReason !== undefined ? { statusReason: state.statusReason } : {}),
-    ...(state.ended ? { ended: state.ended } : {}),
-    ...(state.latestCheckpoint ? { latestCheckpoint: state.latestCheckpoint } : {}),
+    ...(state.ended ? { ended: plain(state.ended) } : {}),
+    ...(state.latestCheckpoint ? { latestCheckpoint: plain(state.latestCheckpoint) } : {}),
     ...(state.lastStopReason !== undefined ? { lastStopReason: state.lastStopReason } : {}),
   };
 }
