@@ -13,19 +13,19 @@ import {
 } from './contract';
 import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
-import { acquireLease, fenceLease, liveLease, readLease, releaseLease, type LeaseContext } from './file-lease';
+import { acquireLease, fenceLease, readLease, releaseLease, type LeaseContext } from './file-lease';
+import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot, type ResumedFold } from './file-snapshots';
-import { foldJournal, foldRecords, foldRecordsInSlices, startFold, type FoldState } from './fold';
+import { foldJournal, foldRecordsInSlices, startFold, type FoldState } from './fold';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
 import { encodeGroup, scanJournalInSlices, type JournalScan, type ReadOptions } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
-import { blobRefs } from './refs';
 import type { RetentionPolicy } from './retention';
 import { resumeStateOf, type ResumeState } from './resume-state';
-import { JOURNAL, readDamageFile, readStateFile, sameState, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
+import { JOURNAL, readDamageFile, RUN_ID, readStateFile, sameState, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
 export interface FileStoreOptions {
@@ -57,8 +57,6 @@ interface OpenedRun {
   readonly scan: JournalScan;
   readonly snapshotAt: number;
 }
-
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The durable CheckpointStore: one folder per run (journal, state, lease) and shared blobs. */
 export class FileCheckpointStore implements CheckpointStore {
@@ -266,19 +264,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async listRuns(): Promise<readonly RunSummary[]> {
-    let names: string[];
-    try {
-      names = await this.fs.readdir(this.runsDir);
-    } catch (error) {
-      if (isNotFound(error)) return [];
-      throw error;
-    }
-    const summaries: RunSummary[] = [];
-    for (const name of names.sort()) {
-      const summary = await this.summaryOf(name);
-      if (summary) summaries.push(summary);
-    }
-    return summaries;
+    return listFileRuns(this);
   }
 
   async lease(runId: string): Promise<LeaseInfo | null> {
@@ -300,29 +286,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async verify(runId: string): Promise<VerifyReport> {
-    const journal = this.journalPath(runId);
-    let scan: JournalScan;
-    try {
-      scan = await this.scanJournalOf(runId);
-    } catch (error) {
-      if (error instanceof StoreError && error.code === 'not_found') throw error;
-      const message = errorMessage(error);
-      return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
-    }
-    const { records } = scan;
-    const missing = new Set<string>();
-    for (const record of records) for (const hash of blobRefs(record)) if (!(await this.blobs.has(hash))) missing.add(hash);
-    const tornTail = scan.tornTail ?? (await readStateFile(this.fs, this.runDir(runId)))?.tornTailCut;
-    const report: VerifyReport = {
-      runId,
-      ok: !scan.damage && missing.size === 0 && records.length > 0,
-      records: records.length,
-      missingBlobs: [...missing],
-      ...(tornTail ? { tornTail: { offset: tornTail.offset, bytes: tornTail.bytes } } : {}),
-      ...(scan.damage ? { damage: { file: journal, ...scan.damage } } : {}),
-    };
-    if (scan.damage) await this.recordDamage(runId, journal, scan.damage);
-    return report;
+    return verifyFileRun(this, runId);
   }
 
   async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
@@ -360,7 +324,8 @@ export class FileCheckpointStore implements CheckpointStore {
       throw new StoreError(`${damage.file} is damaged at byte ${damage.offset}: ${damage.message}`, 'damaged', damage.file, damage.offset);
   }
 
-  private async recordDamage(runId: string, journal: string, damage: { offset: number; message: string }): Promise<void> {
+  /** @internal */
+  async recordDamage(runId: string, journal: string, damage: { offset: number; message: string }): Promise<void> {
     await writeDamageFile(this.fs, this.runDir(runId), { file: journal, ...damage, at: this.clock.now() });
   }
 
@@ -378,35 +343,6 @@ export class FileCheckpointStore implements CheckpointStore {
       journalBytes: scan.goodLength,
       ...(tornTailCut ? { tornTailCut } : {}),
     };
-  }
-
-  private async summaryOf(runId: string): Promise<RunSummary | null> {
-    if (!RUN_ID.test(runId)) return null;
-    const dir = this.runDir(runId);
-    const journal = joinPath(dir, JOURNAL);
-    if (!(await this.fs.stat(journal))) return null;
-    const live = await liveLease(this.leaseContext(runId), this.abandoned);
-    const leased = live !== null;
-    const holder =
-      live !== null && live !== 'unreadable'
-        ? { holder: live, heldHere: live.pid === this.me.pid && live.hostname === this.me.hostname && live.startTime === this.me.startTime }
-        : {};
-    const damage = await readDamageFile(this.fs, dir);
-    const state = await readStateFile(this.fs, dir);
-    const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
-    if (state) {
-      const { task, createdAt, status, updatedAt, steps } = state;
-      return { runId, task, createdAt, status, updatedAt, steps, leased, ...holder, ...(damaged ? { damaged } : {}) };
-    }
-    try {
-      const records = (await this.readRecords(runId)) as StoredRecord[];
-      const folded = foldRecords(records);
-      const { task, createdAt } = folded.run;
-      const updatedAt = records.at(-1)!.at;
-      return { runId, task, createdAt, status: folded.status, updatedAt, steps: folded.stepId, leased, ...holder };
-    } catch (error) {
-      return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
-    }
   }
 
   private readOptions(journal: string): ReadOptions {
