@@ -62,9 +62,8 @@ export class RunSession {
     readonly emit: RuntimeListener,
     state?: ResumeState,
   ) {
-    this.fold = state
-      ? foldFromResumeState({ ...state, messages: state.messages.map(normaliseMessage) })
-      : startFold({ ...run, type: 'run', v: FORMAT_VERSION, at: run.createdAt, seq: 1 });
+    // The store parsed the messages with the same schema normaliseMessage uses: they are what was sent.
+    this.fold = state ? foldFromResumeState(state) : startFold({ ...run, type: 'run', v: FORMAT_VERSION, at: run.createdAt, seq: 1 });
     this.stepId = state?.stepId ?? 0;
     this.lastStopReason = state?.lastStopReason;
   }
