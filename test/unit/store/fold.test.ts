@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { StoreError } from '../../../src/core/store/contract';
-import { foldRecords } from '../../../src/core/store/fold';
+import { BranchNeedsRecords, foldRecord, foldRecords, runStateOf, startFold } from '../../../src/core/store/fold';
 import type { NewRecord, StoredRecord } from '../../../src/core/store/records';
 import { stampRecords } from '../../../src/core/store/stamp';
 import { checkpoint, ledgerEntry, message, runInput } from './fixtures';
@@ -25,7 +25,7 @@ const twoSteps: NewRecord[] = [
   checkpoint('c4', 2, 'after_model', 4, 3),
 ];
 
-describe('materialise', () => {
+describe('fold of records (fold.ts)', () => {
   it('folds messages, ledger (latest entry per callId), checkpoints, budget, stepId', () => {
     const state = foldRecords(journal(twoSteps));
     assert.equal(state.messages.length, 4);
@@ -184,5 +184,20 @@ describe('materialise', () => {
     const state = foldRecords(journal(records));
     assert.equal(state.messages.length, 10_000);
     assert.equal(state.ledger.length, 10_000);
+  });
+
+  it('folding one record at a time (state + record -> state) gives what the whole fold gives', () => {
+    const records = journal([...twoSteps, { type: 'branch', checkpointId: 'c2', branchId: 'b' }, message(2, 3, 'user', 'again')]);
+    const state = startFold(records[0], true);
+    for (const record of records.slice(1)) foldRecord(state, record, { records });
+    assert.deepEqual(runStateOf(state), foldRecords(records));
+    assert.equal(runStateOf(state).messages.length, 3);
+  });
+
+  it('a branch without the records before it is refused, not folded wrong', () => {
+    const records = journal([...twoSteps, { type: 'branch', checkpointId: 'c2', branchId: 'b' }]);
+    const state = startFold(records[0]);
+    for (const record of records.slice(1, -1)) foldRecord(state, record);
+    assert.throws(() => foldRecord(state, records.at(-1)!), BranchNeedsRecords);
   });
 });
