@@ -114,6 +114,7 @@ interface ResumeFigures {
   readonly resume_ms: number;
   readonly resume_eventloop_max_ms: number;
   readonly resume_rss_mb: number;
+  readonly messages: number;
 }
 
 function resumeInNewProcess(child: string, root: string, steps: number): ResumeFigures {
@@ -158,6 +159,9 @@ async function main(): Promise<void> {
         resume_ms_100: round(resumeMs100),
         resume_journal_mb_100: round(smallBytes / 2 ** 20),
         resume_ratio_10k_vs_100: round(resumeMs / resumeMs100),
+        // The live context each resume read: the messages since the run's last compaction.
+        resume_messages: big[0]!.messages,
+        resume_messages_100: small[0]!.messages,
         resume_rss_mb: round(median(big.map((r) => r.resume_rss_mb))),
         resume_eventloop_max_ms: round(median(big.map((r) => r.resume_eventloop_max_ms))),
         resume_processes: PROCESSES,
