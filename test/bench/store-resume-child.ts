@@ -1,6 +1,6 @@
-// One resume of a big run, as a new process (an extension host or CLI that starts) makes it:
-// the writer's lease taken, the journal read and the run's state materialised, as resumeRun does.
-// Prints one JSON object; store.bench.ts bundles it (as the extension ships) and runs it.
+// One resume of a run, as a new process (an extension host or CLI that starts) makes it: the
+// writer's lease taken and the run's resume state read (the newest snapshot and the journal
+// after it), as resumeRun does. Prints one JSON object; store.bench.ts bundles it and runs it.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { openFileStore } from '../../src/host/node/store-factory';
 
@@ -13,16 +13,17 @@ async function main(): Promise<void> {
   const started = performance.now();
   const store = openFileStore(root);
   const writer = await store.openWriter(runId);
-  const state = await store.readRun(runId);
+  const state = await store.readResumeState(runId);
   const resumeMs = performance.now() - started;
   loop.disable();
-  if (state.stepId !== Number(steps) || state.ledger.length === 0) throw new Error(`resume read ${state.stepId} steps`);
-  const messages = state.messages;
-  const withMessagesMs = performance.now() - started;
-  if (messages.length !== 2 * Number(steps) || messages[messages.length - 1]!.role !== 'user')
-    throw new Error('resume read the wrong messages');
+  const last = state.messages.at(-1);
+  if (state.stepId !== Number(steps) || last?.role !== 'user' || state.budget.turns !== Number(steps))
+    throw new Error(`resume read step ${state.stepId}, ${state.messages.length} messages`);
   await writer.close();
-  console.log(JSON.stringify({ resume_ms: resumeMs, resume_with_messages_ms: withMessagesMs, resume_eventloop_max_ms: loop.max / 1e6 }));
+  const rssMb = process.resourceUsage().maxRSS / 1024;
+  console.log(
+    JSON.stringify({ resume_ms: resumeMs, resume_eventloop_max_ms: loop.max / 1e6, resume_rss_mb: rssMb, messages: state.messages.length }),
+  );
 }
 
 void main().catch((error: unknown) => {

@@ -4,8 +4,9 @@ import { toolUsesOf, type MessageParam } from '../model/messages';
 import { classifyPatch } from '../patches/classify';
 import type { LiveState, Patch } from '../patches/schema';
 import type { Workspace } from '../ports';
-import { describeTornTailCut, StoreError, type RunState, type RunWriter } from '../store/contract';
+import { describeTornTailCut, StoreError, type RunWriter } from '../store/contract';
 import type { CheckpointRecord, NewRecord } from '../store/records';
+import type { ResumeState } from '../store/resume-state';
 import type { ToolRegistry } from '../tools/registry';
 import { limitReached, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
@@ -121,9 +122,8 @@ interface ResumeFacts {
 }
 
 /**
- * The run's state read into a session. The state itself is not kept: it can still decode
- * messages and checkpoints from the journal's bytes, and would hold them in memory for the whole
- * run. The facts the resume needs are handed over once (takeFacts) and then let go as well.
+ * The run's resume state (the newest snapshot and the journal after it) read into a session. The
+ * facts the resume needs besides are handed over once (takeFacts) and then let go.
  */
 async function openSession(
   deps: RuntimeDeps,
@@ -131,9 +131,9 @@ async function openSession(
   emit: RuntimeListener,
   runId: string,
 ): Promise<{ ended: RunOutcome } | { session: RunSession; takeFacts: () => ResumeFacts }> {
-  let state: RunState;
+  let state: ResumeState;
   try {
-    state = await deps.store.readRun(runId);
+    state = await deps.store.readResumeState(runId);
   } catch (error) {
     throw toResumeError(runId, error);
   }

@@ -1,7 +1,18 @@
 import type { LedgerEntry } from '../ledger/schema';
 import { MessageParam, ToolResultBlock } from '../model/messages';
-import type { RunWriter, RunState } from '../store/contract';
-import type { ApprovalRecord, Budget, CheckpointLabel, NewRecord, RunRecord, RunStatus, StoredRecord } from '../store/records';
+import type { RunWriter } from '../store/contract';
+import { foldFromResumeState, foldRecord, startFold, type FoldState } from '../store/fold';
+import {
+  FORMAT_VERSION,
+  type ApprovalRecord,
+  type Budget,
+  type CheckpointLabel,
+  type NewRecord,
+  type RunRecord,
+  type RunStatus,
+  type StoredRecord,
+} from '../store/records';
+import type { ResumeState } from '../store/resume-state';
 import { guardStore } from './errors';
 import type { RuntimeDeps, RuntimeListener } from './types';
 
@@ -34,19 +45,14 @@ export function normaliseMessage(message: unknown): MessageParam {
 
 /**
  * One writer's view of a run: the in-memory state mirrors the journal and is updated only after
- * a commit group is on disk (write-ahead).
+ * a commit group is on disk (write-ahead), by the store's one fold (fold.ts).
  */
 export class RunSession {
-  readonly messages: MessageParam[];
-  readonly ledger = new Map<string, LedgerEntry>();
-  readonly approvals = new ApprovalBook();
-  budget: Budget;
+  private readonly fold: FoldState;
+  private approvalBook = new ApprovalBook();
+  private approvalsFolded = 0;
+  /** The step being worked on: the loop moves it on before the step's first record. */
   stepId: number;
-  status: RunStatus;
-  private checkpointCount: number;
-  private patchCount: number;
-  /** Patch id by `callId\0path`, to find the writes a call already recorded. */
-  private readonly patchesByCall = new Map<string, string>();
   lastStopReason: string | undefined;
 
   constructor(
@@ -54,23 +60,42 @@ export class RunSession {
     readonly writer: RunWriter,
     readonly run: RunInfo,
     readonly emit: RuntimeListener,
-    state?: RunState,
+    state?: ResumeState,
   ) {
-    this.messages = state ? state.messages.map(normaliseMessage) : [];
-    for (const entry of state?.ledger ?? []) this.ledger.set(entry.callId, entry);
-    for (const approval of state?.approvals ?? []) this.approvals.add(approval);
-    this.budget = state ? { ...state.budget } : initialBudgetOf(run);
+    // The store parsed the messages with the same schema normaliseMessage uses: they are what was sent.
+    this.fold = state ? foldFromResumeState(state) : startFold({ ...run, type: 'run', v: FORMAT_VERSION, at: run.createdAt, seq: 1 });
     this.stepId = state?.stepId ?? 0;
-    this.status = state?.status ?? 'running';
-    this.checkpointCount = state?.checkpointCount ?? 0;
-    this.patchCount = state?.patches.length ?? 0;
-    for (const patch of state?.patches ?? []) this.patchesByCall.set(`${patch.toolCallId}\0${patch.path}`, patch.patchId);
     this.lastStopReason = state?.lastStopReason;
+  }
+
+  get messages(): readonly MessageParam[] {
+    return this.fold.messages;
+  }
+
+  /** Latest entry per call, in planning order. */
+  get ledger(): ReadonlyMap<string, LedgerEntry> {
+    return this.fold.ledger;
+  }
+
+  get budget(): Budget {
+    return this.fold.budget;
+  }
+
+  get status(): RunStatus {
+    return this.fold.status;
+  }
+
+  get approvals(): ApprovalBook {
+    const { approvals } = this.fold;
+    for (; this.approvalsFolded < approvals.length; this.approvalsFolded++) this.approvalBook.add(approvals[this.approvalsFolded]!);
+    return this.approvalBook;
   }
 
   /** The patch a call recorded for a path, if any. */
   patchOf(callId: string, path: string): string | undefined {
-    return this.patchesByCall.get(`${callId}\0${path}`);
+    let found: string | undefined;
+    for (const patch of this.fold.patches.values()) if (patch.toolCallId === callId && patch.path === path) found = patch.patchId;
+    return found;
   }
 
   get runId(): string {
@@ -82,16 +107,15 @@ export class RunSession {
     pending: readonly NewRecord[],
     extra: { callId?: string; status?: RunStatus; stopReason?: string } = {},
   ): NewCheckpoint {
-    this.checkpointCount += 1;
     return {
       type: 'checkpoint',
-      checkpointId: `c${this.checkpointCount}`,
+      checkpointId: `c${this.fold.checkpointCount + 1}`,
       stepId: this.stepId,
       label,
       // A compaction's messages are the whole history from index 0.
       messageCount:
         (pending.some((r) => r.type === 'compaction') ? 0 : this.messages.length) + pending.filter((r) => r.type === 'message').length,
-      patchCount: this.patchCount + pending.filter((r) => r.type === 'patch').length,
+      patchCount: this.fold.patchCount + pending.filter((r) => r.type === 'patch').length,
       status: extra.status ?? 'running',
       budget: { ...(budgetIn(pending) ?? this.budget) },
       ...(extra.callId !== undefined ? { callId: extra.callId } : {}),
@@ -110,7 +134,7 @@ export class RunSession {
 
   async commit(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
     const stored = await guardStore(() => this.writer.append(records));
-    for (const record of stored) this.apply(record);
+    for (const record of stored) foldRecord(this.fold, record);
     this.emit({ type: 'records', runId: this.runId, records: stored });
     for (const record of stored) this.announce(record);
     return stored;
@@ -128,38 +152,6 @@ export class RunSession {
   async recordedResult(resultRef: string): Promise<ToolResultBlock> {
     const bytes = await guardStore(() => this.deps.store.getBlob(resultRef));
     return ToolResultBlock.parse(JSON.parse(new TextDecoder().decode(bytes)));
-  }
-
-  private apply(record: StoredRecord): void {
-    switch (record.type) {
-      case 'message':
-        this.messages.length = record.index;
-        this.messages.push(record.message);
-        return;
-      case 'compaction':
-        this.messages.length = 0;
-        return;
-      case 'ledger':
-        this.ledger.set(record.entry.callId, record.entry);
-        return;
-      case 'approval':
-        this.approvals.add(record);
-        return;
-      case 'patch':
-        this.patchCount += 1;
-        this.patchesByCall.set(`${record.patch.toolCallId}\0${record.patch.path}`, record.patch.patchId);
-        return;
-      case 'budget':
-        this.budget = { ...record.budget };
-        return;
-      case 'checkpoint':
-      case 'status':
-      case 'run_end':
-        this.status = record.status;
-        return;
-      default:
-        return;
-    }
   }
 
   private announce(record: StoredRecord): void {
@@ -185,11 +177,4 @@ export class RunSession {
 function budgetIn(records: readonly NewRecord[]): Budget | undefined {
   const record = [...records].reverse().find((r) => r.type === 'budget');
   return record?.type === 'budget' ? record.budget : undefined;
-}
-
-export function initialBudgetOf(run: Pick<RunRecord, 'settings'>): Budget {
-  const budget: Budget = { turns: 0, maxTurns: run.settings.maxTurns, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
-  if (run.settings.maxTokens !== undefined) budget.maxTokens = run.settings.maxTokens;
-  if (run.settings.maxCostUsd !== undefined) budget.maxCostUsd = run.settings.maxCostUsd;
-  return budget;
 }

@@ -13,6 +13,7 @@ import type {
   RunStatus,
   StoredRecord,
 } from './records';
+import type { ResumeState } from './resume-state';
 
 /** A run's state folded from its journal (at its latest checkpoint or an earlier one). */
 export interface RunState {
@@ -27,11 +28,11 @@ export interface RunState {
   readonly patches: readonly Patch[];
   readonly approvals: readonly ApprovalRecord[];
   readonly budget: Budget;
-  /** Checkpoints of the active history, oldest first (messages and checkpoints are decoded when first read). */
+  /** Checkpoints of the active history, oldest first. */
   readonly checkpoints: readonly CheckpointRecord[];
   /** Every checkpoint ever written, including those of abandoned branches. */
   readonly allCheckpoints: readonly CheckpointRecord[];
-  /** allCheckpoints.length (known without decoding a checkpoint). */
+  /** allCheckpoints.length. */
   readonly checkpointCount: number;
   /** The last checkpoint of the active history. */
   readonly latestCheckpoint?: CheckpointRecord;
@@ -157,6 +158,12 @@ export interface CheckpointStore {
    * `damage` set, for showing read-only.
    */
   readRun(runId: string, options?: ReadRunOptions): Promise<RunState>;
+  /**
+   * What the next step of the run needs (resume-state.ts), read from the newest state snapshot
+   * and the journal after it: the cost follows the live context, not the run's length. Damage in
+   * what it reads throws StoreError('damaged'), as readRun does.
+   */
+  readResumeState(runId: string): Promise<ResumeState>;
   readRecords(runId: string): Promise<readonly StoredRecord[]>;
   listRuns(): Promise<readonly RunSummary[]>;
   lease(runId: string): Promise<LeaseInfo | null>;

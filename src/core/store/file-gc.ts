@@ -3,7 +3,8 @@ import { acquireLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
 import { isNotFound, joinPath } from './fs-port';
 import { newHolderId } from './lease-policy';
-import { blobRefs } from './refs';
+import { readSnapshot, snapshotNames } from './file-snapshots';
+import { blobRefs, snapshotBlobRefs } from './refs';
 import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
 import { JOURNAL, readStateFile } from './run-files';
 
@@ -32,8 +33,13 @@ async function usageOf(
   const { bytes } = await folderBytes(store, dir);
   const state = await readStateFile(store.fs, dir);
   try {
-    const records = store.checkedScan(runId, await store.scanJournalOf(runId)).log.records();
+    const records = await store.readRecords(runId);
     const blobs = new Set(records.flatMap(blobRefs));
+    // A snapshot names only what the journal does, but its schema, not that rule, is what is read.
+    for (const name of await snapshotNames(store.fs, dir)) {
+      const snapshot = await readSnapshot(store.fs, dir, name);
+      for (const hash of snapshot ? snapshotBlobRefs(snapshot) : []) blobs.add(hash);
+    }
     const usage: RunUsage = {
       runId,
       status: state?.status ?? summary?.status ?? 'interrupted',

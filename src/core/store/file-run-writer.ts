@@ -3,8 +3,9 @@ import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './
 import type { FileBlobs } from './file-blobs';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { errorMessage, type StoreFileHandle, type StoreFs } from './fs-port';
-import { ResumeIndexWriter, type IndexState } from './index-writer';
-import { encodeGroup } from './journal-format';
+import { writeSnapshot } from './file-snapshots';
+import { BranchNeedsRecords, foldRecord, type FoldState } from './fold';
+import { encodeGroup, lastLineOf } from './journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
 import type { NewRecord, StoredRecord } from './records';
 import { blobRefs } from './refs';
@@ -29,8 +30,14 @@ export interface WriterSetup {
   readonly onAbandon: (holderId: string) => void;
   /** Called before the writer first changes the journal, and when it closes. */
   readonly onFirstChange?: () => void;
-  /** The journal's lines so far, for the resume index (index-writer.ts). */
-  readonly index: IndexState;
+  /** The run's state so far (fold.ts), kept as records are appended: the source of its snapshots. */
+  readonly fold: FoldState;
+  /** Folds the whole journal again (after a branch record, which needs every record before it). */
+  readonly refold: () => Promise<FoldState>;
+  /** A snapshot is written after a compaction, and once the journal grew this much since the last one. */
+  readonly snapshotStepBytes: number;
+  /** The journal offset the newest snapshot covers (0: none). */
+  readonly snapshotAt: number;
   /** The torn write cut when the run was opened, if one was. */
   readonly tornTailCut?: TornTailCut;
 }
@@ -47,7 +54,8 @@ export class FileRunWriter implements RunWriter {
   private stateDirty = false;
   private handleOpen = true;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly index: ResumeIndexWriter;
+  private fold: FoldState;
+  private snapshotAt: number;
   private heartbeat: { stop(): void } | undefined;
 
   constructor(private setup: WriterSetup) {
@@ -57,7 +65,8 @@ export class FileRunWriter implements RunWriter {
     this.state = setup.state;
     this.lease = setup.leaseInfo;
     this.stateWrittenAt = setup.clock.now();
-    this.index = new ResumeIndexWriter(setup.fs, setup.lease.runDir, setup.index);
+    this.fold = setup.fold;
+    this.snapshotAt = setup.snapshotAt;
     this.heartbeat = setup.timers?.every(renewIntervalMs(setup.lease.timeoutMs), () => this.renewLease().catch(() => undefined));
   }
 
@@ -80,7 +89,6 @@ export class FileRunWriter implements RunWriter {
       if (!this.stopped) {
         this.stop(new StoreError('this writer is closed', 'lease_lost'));
         try {
-          await this.index.finish(this.state.journalBytes);
           if (this.stateDirty) await this.writeState();
           await releaseLease(this.setup.lease, this.holderId);
         } catch {
@@ -133,9 +141,12 @@ export class FileRunWriter implements RunWriter {
       );
     }
     const before = this.state;
-    this.index.noteAppended(bytes, before.journalBytes);
-    this.track(stamped, bytes.length, now);
-    this.index.maybeAppend(this.state.journalBytes);
+    await this.track(stamped, bytes.length, now);
+    const compacted = stamped.some((record) => record.type === 'compaction');
+    if (compacted || this.state.journalBytes - this.snapshotAt >= this.setup.snapshotStepBytes) {
+      const line = lastLineOf(bytes);
+      await this.snapshot({ start: before.journalBytes + line.start, crc: line.crc });
+    }
     await this.maybeWriteState(now, before);
     return stamped;
   }
@@ -149,22 +160,37 @@ export class FileRunWriter implements RunWriter {
     }
   }
 
-  private track(records: readonly StoredRecord[], bytes: number, now: number): void {
-    let steps = this.state.steps;
-    let status = this.state.status;
-    for (const record of records) {
-      if ('stepId' in record) steps = Math.max(steps, record.stepId);
-      if (record.type === 'checkpoint' || record.type === 'status' || record.type === 'run_end') status = record.status;
+  private async track(records: readonly StoredRecord[], bytes: number, now: number): Promise<void> {
+    try {
+      for (const record of records) foldRecord(this.fold, record);
+    } catch (error) {
+      if (!(error instanceof BranchNeedsRecords)) throw error;
+      this.fold = await this.setup.refold();
     }
     this.stateDirty = true;
     this.state = {
       ...this.state,
-      steps,
-      status,
+      steps: Math.max(this.state.steps, this.fold.stepId),
+      status: this.fold.status,
       lastSeq: this.state.lastSeq + records.length,
       journalBytes: this.state.journalBytes + bytes,
       updatedAt: now,
     };
+  }
+
+  /** A state snapshot of the journal up to the end of its last group; a failure only leaves the older ones (the journal stays the truth). */
+  private async snapshot(line: { start: number; crc: string }): Promise<void> {
+    const { journalBytes } = this.state;
+    try {
+      await writeSnapshot(this.setup.fs, this.setup.lease.runDir, this.fold, {
+        journalBytes,
+        lastLineStart: line.start,
+        lastLineCrc: line.crc,
+      });
+      this.snapshotAt = journalBytes;
+    } catch {
+      // the next one is tried after the next step of journal
+    }
   }
 
   /** state.json is a listing cache: rewritten when the status or step changes, else at most every interval. */

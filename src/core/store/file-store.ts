@@ -13,22 +13,19 @@ import {
 } from './contract';
 import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
-import { acquireLease, fenceLease, liveLease, readLease, releaseLease, type LeaseContext } from './file-lease';
-import { crc32 } from './crc32';
+import { acquireLease, fenceLease, readLease, releaseLease, type LeaseContext } from './file-lease';
+import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
-import type { IndexState } from './index-writer';
+import { resumeFromSnapshot, type ResumedFold } from './file-snapshots';
+import { foldJournal, foldRecordsInSlices, startFold, type FoldState } from './fold';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
-import { encodeGroup, JournalScanner, type JournalScan } from './journal-format';
-import { readIndexFile, type IndexedPrefix } from './journal-index';
-import { addLinesOf, type JournalLog, type ReadOptions } from './journal-log';
-import { LineColumns } from './line-columns';
+import { encodeGroup, scanJournalInSlices, type JournalScan, type ReadOptions } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
-import { latestStatus, materialiseInSlices } from './materialise';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
-import { blobRefs } from './refs';
 import type { RetentionPolicy } from './retention';
-import { JOURNAL, readDamageFile, readStateFile, sameState, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
+import { resumeStateOf, type ResumeState } from './resume-state';
+import { JOURNAL, readDamageFile, RUN_ID, readStateFile, sameState, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
 export interface FileStoreOptions {
@@ -47,13 +44,19 @@ export interface FileStoreOptions {
   readonly blobGraceMs?: number;
   /** state.json is rewritten at most this often unless the status changes. */
   readonly stateIntervalMs?: number;
-  /** The resume index gains a segment each time a journal has grown by this much (journal-index.ts); shorter journals get none. */
-  readonly indexStepBytes?: number;
+  /** A state snapshot is written at each compaction and each time a journal has grown by this much (0: after every append). */
+  readonly snapshotStepBytes?: number;
 }
 
-const INDEX_STEP_BYTES = 1 << 20;
+const SNAPSHOT_STEP_BYTES = 4 << 20;
 
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** A run opened from its newest snapshot (or its whole journal) and the journal after it. */
+interface OpenedRun {
+  readonly fold: FoldState;
+  /** The journal read after the snapshot (all of it without one). */
+  readonly scan: JournalScan;
+  readonly snapshotAt: number;
+}
 
 /** The durable CheckpointStore: one folder per run (journal, state, lease) and shared blobs. */
 export class FileCheckpointStore implements CheckpointStore {
@@ -69,16 +72,15 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly readVersion: number;
   readonly blobGraceMs: number;
   private readonly stateIntervalMs: number;
-  private readonly indexStepBytes: number;
+  private readonly snapshotStepBytes: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   /**
-   * The records openWriter just read, handed to the next readRecords/readRun of the same run
-   * (a resume opens the writer, then reads the run: one read of the journal, not two). Dropped
-   * when that writer first appends or closes, and not used when the journal's size changed (a
-   * writer that took the lease over meanwhile).
+   * The state openWriter just read, handed to the next readResumeState of the same run (a resume
+   * opens the writer, then reads the run: one read, not two). Dropped when that writer first
+   * appends or closes, and not used when the journal's size changed meanwhile.
    */
-  private readonly openedRecords = new Map<string, { log: JournalLog; goodLength: number }>();
+  private readonly opened = new Map<string, { state: ResumeState; goodLength: number }>();
   private rootReady = false;
 
   constructor(options: FileStoreOptions) {
@@ -94,7 +96,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.readVersion = options.readVersion ?? FORMAT_VERSION;
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
-    this.indexStepBytes = options.indexStepBytes ?? INDEX_STEP_BYTES;
+    this.snapshotStepBytes = options.snapshotStepBytes ?? SNAPSHOT_STEP_BYTES;
   }
 
   runDir(runId: string): string {
@@ -146,16 +148,8 @@ export class FileCheckpointStore implements CheckpointStore {
         await this.fs.close(handle).catch(() => undefined);
         throw error;
       }
-      const columns = new LineColumns();
-      addLinesOf(columns, bytes, 0, this.readOptions(journal));
-      return this.writer(run.runId, handle, holderId, lease, state, {
-        columns,
-        crc: crc32(bytes),
-        indexedBytes: 0,
-        fileBytes: 0,
-        lines: 0,
-        keys: 0,
-      });
+      const opened: OpenedRun = { fold: startFold(stamped[0]), scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
+      return this.writer(run.runId, handle, holderId, lease, state, opened);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
@@ -169,14 +163,16 @@ export class FileCheckpointStore implements CheckpointStore {
     const ctx = this.leaseContext(runId);
     const lease = await acquireLease(ctx, holderId, this.abandoned);
     try {
-      const scan = this.checkedScan(runId, await this.scanJournalOf(runId));
+      await this.refuseKnownDamage(runId);
+      const opened = await this.openRun(runId);
+      const { scan } = opened;
       let tornTailCut: RunStateFile['tornTailCut'];
       if (scan.tornTail) {
         await this.fs.truncate(journal, scan.goodLength);
         tornTailCut = { ...scan.tornTail, at: this.clock.now() };
       }
       const stored = await readStateFile(this.fs, ctx.runDir);
-      const state = this.stateFromRecords(runId, scan, tornTailCut ?? stored?.tornTailCut);
+      const state = this.stateFromFold(runId, opened, tornTailCut ?? stored?.tornTailCut);
       const handle = await this.fs.openAppend(journal);
       try {
         // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
@@ -185,93 +181,90 @@ export class FileCheckpointStore implements CheckpointStore {
         await this.fs.close(handle).catch(() => undefined);
         throw error;
       }
-      const opened = { log: scan.log, goodLength: scan.goodLength };
-      this.openedRecords.set(runId, opened);
+      const handed = { state: resumeStateOf(opened.fold), goodLength: scan.goodLength };
+      this.opened.set(runId, handed);
       const dropOpened = () => {
-        if (this.openedRecords.get(runId) === opened) this.openedRecords.delete(runId);
-      };
-      const { indexFile } = scan;
-      const index = {
-        columns: scan.log.columns.clone(),
-        crc: scan.crc,
-        indexedBytes: scan.indexedBytes,
-        fileBytes: indexFile.bytes,
-        lines: indexFile.lines,
-        keys: indexFile.keys,
+        if (this.opened.get(runId) === handed) this.opened.delete(runId);
       };
       const cut = scan.tornTail ? { file: journal, offset: scan.tornTail.offset, bytes: scan.tornTail.bytes } : undefined;
-      return this.writer(runId, handle, holderId, lease, state, index, dropOpened, cut);
+      return this.writer(runId, handle, holderId, lease, state, opened, dropOpened, cut);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
       throw this.asStoreError(error, journal);
     }
   }
 
-  async readRun(runId: string, options?: ReadRunOptions): Promise<RunState> {
-    const pause = this.fs.yieldToEventLoop?.bind(this.fs);
-    if (!options?.intactPart) return materialiseInSlices(await this.readLog(runId), options, pause);
-    const scan = await this.scanJournalOf(runId);
-    // No damage, or not even a run record before it: read as without intactPart.
-    if (!scan.damage || scan.log.length === 0) return materialiseInSlices(this.checkedScan(runId, scan).log, options, pause);
-    await this.recordDamage(runId, this.journalPath(runId), scan.damage).catch(() => undefined);
-    const damage: JournalDamage = { file: this.journalPath(runId), ...scan.damage };
-    return Object.assign(await materialiseInSlices(scan.log, options, pause), { damage });
-  }
-
-  async readRecords(runId: string): Promise<readonly StoredRecord[]> {
-    return (await this.readLog(runId)).records();
-  }
-
-  private async readLog(runId: string): Promise<JournalLog> {
-    const opened = this.openedRecords.get(runId);
-    if (opened) {
-      this.openedRecords.delete(runId);
-      if ((await this.fs.stat(this.journalPath(runId)))?.size === opened.goodLength) return opened.log;
+  async readResumeState(runId: string): Promise<ResumeState> {
+    const handed = this.opened.get(runId);
+    if (handed) {
+      this.opened.delete(runId);
+      if ((await this.fs.stat(this.journalPath(runId)))?.size === handed.goodLength) return handed.state;
     }
-    return this.checkedScan(runId, await this.scanJournalOf(runId)).log;
+    return resumeStateOf((await this.openRun(runId)).fold);
   }
 
   /**
-   * @internal The run's journal scanned; with a port that reads in pieces, each piece is parsed
-   * while the next is read. With `useIndex`, the lines the resume index holds are not read again
-   * when the bytes they cover are unchanged. Throws not_found when the run has no journal.
+   * The run's state from its newest snapshot that holds and the journal after it, else from the
+   * whole journal. Damage in what is read throws (nothing is changed); a torn tail is left for
+   * the caller (a writer cuts it).
    */
-  async scanJournalOf(runId: string, useIndex = true): Promise<JournalScan> {
-    const indexed = useIndex ? await readIndexFile(this.fs, this.runDir(runId), this.readVersion) : null;
-    const scan = await this.scanWith(runId, indexed);
-    // Damage is reported only as every line shows it, never on an index's word.
-    return scan.index === 'used' && scan.damage ? this.scanWith(runId, null) : scan;
-  }
-
-  private async scanWith(runId: string, indexed: IndexedPrefix | null): Promise<JournalScan> {
+  private async openRun(runId: string): Promise<OpenedRun> {
     const journal = this.journalPath(runId);
-    const scanner = new JournalScanner(journal, this.migrations, this.readVersion, indexed ?? undefined);
-    let bytes: Uint8Array;
+    let resumed: ResumedFold | null;
     try {
-      bytes = this.fs.readFileInPieces
-        ? await this.fs.readFileInPieces(journal, (prefix) => scanner.feed(prefix))
-        : await this.fs.readFile(journal);
+      resumed = await resumeFromSnapshot(this.fs, this.runDir(runId), runId, this.readOptions(journal), this.pause);
     } catch (error) {
       if (isNotFound(error)) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
       throw error;
     }
-    return scanner.finish(bytes);
+    if (resumed) {
+      await this.checkedScan(runId, resumed.tail, false);
+      return { fold: resumed.fold, scan: resumed.tail, snapshotAt: resumed.snapshot.journalBytes };
+    }
+    return this.openRunWhole(runId);
+  }
+
+  /** The run's state from its whole journal. */
+  private async openRunWhole(runId: string): Promise<OpenedRun> {
+    const scan = await this.checkedScan(runId, await this.scanJournalOf(runId));
+    return { fold: await foldJournal(scan.records, this.pause), scan, snapshotAt: 0 };
+  }
+
+  async readRun(runId: string, options?: ReadRunOptions): Promise<RunState> {
+    if (!options?.intactPart) return foldRecordsInSlices(await this.readRecords(runId), options, this.pause);
+    const scan = await this.scanJournalOf(runId);
+    // No damage, or not even a run record before it: read as without intactPart.
+    if (!scan.damage || scan.records.length === 0)
+      return foldRecordsInSlices((await this.checkedScan(runId, scan)).records, options, this.pause);
+    await this.recordDamage(runId, this.journalPath(runId), scan.damage).catch(() => undefined);
+    const damage: JournalDamage = { file: this.journalPath(runId), ...scan.damage };
+    return Object.assign(await foldRecordsInSlices(scan.records, options, this.pause), { damage });
+  }
+
+  async readRecords(runId: string): Promise<readonly StoredRecord[]> {
+    return (await this.checkedScan(runId, await this.scanJournalOf(runId))).records;
+  }
+
+  /** Lets the event loop run between slices of a long read. */
+  private get pause(): (() => Promise<void>) | undefined {
+    return this.fs.yieldToEventLoop?.bind(this.fs);
+  }
+
+  /** @internal The whole journal of a run, scanned. Throws not_found when the run has no journal. */
+  async scanJournalOf(runId: string): Promise<JournalScan> {
+    const journal = this.journalPath(runId);
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.fs.readFile(journal);
+    } catch (error) {
+      if (isNotFound(error)) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+      throw error;
+    }
+    return scanJournalInSlices(bytes, this.readOptions(journal), this.pause);
   }
 
   async listRuns(): Promise<readonly RunSummary[]> {
-    let names: string[];
-    try {
-      names = await this.fs.readdir(this.runsDir);
-    } catch (error) {
-      if (isNotFound(error)) return [];
-      throw error;
-    }
-    const summaries: RunSummary[] = [];
-    for (const name of names.sort()) {
-      const summary = await this.summaryOf(name);
-      if (summary) summaries.push(summary);
-    }
-    return summaries;
+    return listFileRuns(this);
   }
 
   async lease(runId: string): Promise<LeaseInfo | null> {
@@ -293,43 +286,18 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async verify(runId: string): Promise<VerifyReport> {
-    const journal = this.journalPath(runId);
-    let scan: JournalScan;
-    try {
-      scan = await this.scanJournalOf(runId, false);
-    } catch (error) {
-      if (error instanceof StoreError && error.code === 'not_found') throw error;
-      const message = errorMessage(error);
-      return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
-    }
-    // Messages, ledger entries and checkpoints are checked against their schemas when first read; verify reads them all.
-    const decoded = scan.log.decodeAll();
-    const { records } = decoded;
-    if (decoded.damage && !scan.damage) scan = { ...scan, damage: decoded.damage };
-    const missing = new Set<string>();
-    for (const record of records) for (const hash of blobRefs(record)) if (!(await this.blobs.has(hash))) missing.add(hash);
-    const tornTail = scan.tornTail ?? (await readStateFile(this.fs, this.runDir(runId)))?.tornTailCut;
-    const report: VerifyReport = {
-      runId,
-      ok: !scan.damage && missing.size === 0 && records.length > 0,
-      records: records.length,
-      missingBlobs: [...missing],
-      ...(tornTail ? { tornTail: { offset: tornTail.offset, bytes: tornTail.bytes } } : {}),
-      ...(scan.damage ? { damage: { file: journal, ...scan.damage } } : {}),
-    };
-    if (scan.damage) await this.recordDamage(runId, journal, scan.damage);
-    return report;
+    return verifyFileRun(this, runId);
   }
 
   async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
     return collectFileGarbage(this, policy);
   }
 
-  /** @internal A journal's scan, checked: damage is recorded beside it and thrown, nothing is changed. */
-  checkedScan(runId: string, scan: JournalScan): JournalScan {
+  /** @internal A journal's scan, checked: damage is recorded beside it and thrown, nothing is changed. With `whole`, it must begin with this run's record. */
+  async checkedScan(runId: string, scan: JournalScan, whole = true): Promise<JournalScan> {
     const journal = this.journalPath(runId);
     if (scan.damage) {
-      void this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
+      await this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
       throw new StoreError(
         `${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`,
         'damaged',
@@ -337,61 +305,44 @@ export class FileCheckpointStore implements CheckpointStore {
         scan.damage.offset,
       );
     }
-    if (scan.log.length === 0 || scan.log.typeAt(0) !== 'run') {
-      throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
-    }
-    const first = scan.log.record(0);
+    if (!whole) return scan;
+    const first = scan.records[0];
+    if (!first || first.type !== 'run') throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
     // A journal copied or moved from another run's folder is not this run's.
-    if (first.type === 'run' && first.runId !== runId)
+    if (first.runId !== runId)
       throw new StoreError(`${journal} is the journal of run ${first.runId}, not of run ${runId}: refused`, 'invalid', journal, 0);
     return scan;
   }
 
-  private async recordDamage(runId: string, journal: string, damage: { offset: number; message: string }): Promise<void> {
+  /**
+   * A writer reads only the journal after the newest snapshot; damage found before it by a whole
+   * read (verify, the timeline, readRun) was recorded beside the journal, and refuses writers too.
+   */
+  private async refuseKnownDamage(runId: string): Promise<void> {
+    const damage = await readDamageFile(this.fs, this.runDir(runId));
+    if (damage)
+      throw new StoreError(`${damage.file} is damaged at byte ${damage.offset}: ${damage.message}`, 'damaged', damage.file, damage.offset);
+  }
+
+  /** @internal */
+  async recordDamage(runId: string, journal: string, damage: { offset: number; message: string }): Promise<void> {
     await writeDamageFile(this.fs, this.runDir(runId), { file: journal, ...damage, at: this.clock.now() });
   }
 
-  private stateFromRecords(runId: string, scan: JournalScan, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
-    const { log } = scan;
-    const run = log.record(0) as RunRecord;
-    const last = log.record(log.length - 1);
+  private stateFromFold(runId: string, opened: OpenedRun, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
+    const { fold, scan } = opened;
+    const last = scan.records.at(-1);
     return {
       runId,
-      task: run.task,
-      createdAt: run.createdAt,
-      status: latestStatus(log),
-      lastSeq: last.seq,
-      updatedAt: last.at,
-      steps: log.maxStepId,
+      task: fold.run.task,
+      createdAt: fold.run.createdAt,
+      status: fold.status,
+      lastSeq: fold.lastSeq,
+      updatedAt: last?.at ?? fold.latestCheckpoint?.at ?? fold.run.at,
+      steps: fold.stepId,
       journalBytes: scan.goodLength,
       ...(tornTailCut ? { tornTailCut } : {}),
     };
-  }
-
-  private async summaryOf(runId: string): Promise<RunSummary | null> {
-    if (!RUN_ID.test(runId)) return null;
-    const dir = this.runDir(runId);
-    const journal = joinPath(dir, JOURNAL);
-    if (!(await this.fs.stat(journal))) return null;
-    const live = await liveLease(this.leaseContext(runId), this.abandoned);
-    const leased = live !== null;
-    const holder =
-      live !== null && live !== 'unreadable'
-        ? { holder: live, heldHere: live.pid === this.me.pid && live.hostname === this.me.hostname && live.startTime === this.me.startTime }
-        : {};
-    const damage = await readDamageFile(this.fs, dir);
-    const state = await readStateFile(this.fs, dir);
-    const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
-    if (state) {
-      const { task, createdAt, status, updatedAt, steps } = state;
-      return { runId, task, createdAt, status, updatedAt, steps, leased, ...holder, ...(damaged ? { damaged } : {}) };
-    }
-    try {
-      const s = this.stateFromRecords(runId, this.checkedScan(runId, await this.scanJournalOf(runId)), undefined);
-      return { runId, task: s.task, createdAt: s.createdAt, status: s.status, updatedAt: s.updatedAt, steps: s.steps, leased, ...holder };
-    } catch (error) {
-      return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
-    }
   }
 
   private readOptions(journal: string): ReadOptions {
@@ -404,7 +355,7 @@ export class FileCheckpointStore implements CheckpointStore {
     holderId: string,
     lease: LeaseInfo,
     state: Omit<RunStateFile, 'v'>,
-    index: Omit<IndexState, 'read' | 'stepBytes'>,
+    opened: OpenedRun,
     onFirstChange?: () => void,
     tornTailCut?: TornTailCut,
   ): RunWriter {
@@ -421,7 +372,10 @@ export class FileCheckpointStore implements CheckpointStore {
       state,
       stateIntervalMs: this.stateIntervalMs,
       onAbandon: (id) => this.abandoned.add(id),
-      index: { ...index, read: this.readOptions(this.journalPath(runId)), stepBytes: this.indexStepBytes },
+      fold: opened.fold,
+      refold: async () => (await this.openRunWhole(runId)).fold,
+      snapshotStepBytes: this.snapshotStepBytes,
+      snapshotAt: opened.snapshotAt,
       ...(onFirstChange ? { onFirstChange } : {}),
       ...(tornTailCut ? { tornTailCut } : {}),
     });

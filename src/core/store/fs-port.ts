@@ -33,6 +33,8 @@ export interface StoreFs {
    * Optional: without it the store reads with readFile.
    */
   readFileInPieces?(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array>;
+  /** The bytes of a file from `offset` to its end (a journal's tail after a snapshot). Optional: without it the store reads the whole file. */
+  readFrom?(path: string, offset: number): Promise<Uint8Array>;
   /** Cuts a file back to `length` bytes and syncs it. */
   truncate(path: string, length: number): Promise<void>;
   /** Atomically replaces `to` with `from`. */

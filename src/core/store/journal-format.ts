@@ -1,10 +1,8 @@
 import { StoreError } from './contract';
 import { crc32 } from './crc32';
-import { MIGRATIONS, type MigrationTable } from './migrations';
-import { asBuffer, readFrame } from './journal-frame';
-import { JournalLog } from './journal-log';
-import type { IndexedPrefix } from './journal-index';
-import { FORMAT_VERSION, type StoredRecord } from './records';
+import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
+import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
+import { drain, inSlices, type Sliced } from './slices';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
 // "r":<record>,"c":"<crc32>"}. The crc covers every byte of the line before `,"c":`.
@@ -12,240 +10,171 @@ import { FORMAT_VERSION, type StoredRecord } from './records';
 // prefix of the group's bytes: lines that hold but do not close the group, then maybe a last line
 // without its newline. Those are cut. A complete line (it ends with a newline) whose checksum fails
 // is damage wherever it is, the last group included: its bytes cannot be told from an acknowledged
-// group's, so nothing proves it may be dropped.
+// group's, so nothing proves it may be dropped. A line is read with JSON.parse and its record
+// checked against its zod schema (migrated first when older): one schema per record, no other parser.
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
 const NEWLINE = 0x0a;
+/** `,"c":"01234567"}`: the checksum suffix of every line. */
+const SUFFIX = 16;
+const SUFFIX_PATTERN = /^,"c":"([0-9a-f]{8})"}$/;
+/** Bytes read between two yields to the event loop. */
+const SLICE_BYTES = 512 * 1024;
 
 function hex8(value: number): string {
   return value.toString(16).padStart(8, '0');
-}
-
-/** The record as written: without its seq; a message record's message, a ledger record's entry last (journal-frame reads them so). */
-function recordBody(stored: StoredRecord): Record<string, unknown> {
-  const { seq: _seq, ...record } = stored;
-  if (record.type === 'message') {
-    const { v, at, type, index, stepId, message, ...rest } = record;
-    return { v, at, type, index, stepId, ...rest, message };
-  }
-  if (record.type === 'ledger') {
-    const { v, at, type, entry, ...rest } = record;
-    const { callId, stepId, ...fields } = entry;
-    return { v, at, type, ...rest, entry: { callId, stepId, ...fields } };
-  }
-  return record;
 }
 
 /** The bytes of one commit group, ready to append. */
 export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
   const first = records[0]?.seq ?? 0;
   const last = records[records.length - 1]?.seq ?? 0;
-  const lines = records.map((stored) => {
-    const head = encoder.encode(`{"s":${stored.seq},"b":${first},"e":${last},"r":${JSON.stringify(recordBody(stored))}`);
-    const tail = encoder.encode(`,"c":"${hex8(crc32(head))}"}\n`);
-    const line = new Uint8Array(head.length + tail.length);
-    line.set(head);
-    line.set(tail, head.length);
-    return line;
-  });
-  const out = new Uint8Array(lines.reduce((n, l) => n + l.length, 0));
-  let at = 0;
-  for (const line of lines) {
-    out.set(line, at);
-    at += line.length;
+  const text = records
+    .map((stored) => {
+      const { seq, ...record } = stored;
+      const head = `{"s":${seq},"b":${first},"e":${last},"r":${JSON.stringify(record)}`;
+      return `${head},"c":"${hex8(crc32(encoder.encode(head)))}"}\n`;
+    })
+    .join('');
+  return encoder.encode(text);
+}
+
+/** Where the last line of `bytes` (complete lines) starts, and the checksum it states. */
+export function lastLineOf(bytes: Uint8Array): { start: number; crc: string } {
+  const start = bytes.lastIndexOf(NEWLINE, bytes.length - 2) + 1;
+  return { start, crc: decoder.decode(bytes.subarray(bytes.length - 11, bytes.length - 3)) };
+}
+
+interface Line {
+  readonly s: number;
+  readonly b: number;
+  readonly e: number;
+  readonly r: Record<string, unknown>;
+  readonly c: string;
+}
+
+/** The line start..end (without its newline) when its checksum holds and it is a frame; else null. */
+export function readLine(bytes: Uint8Array, start: number, end: number): Line | null {
+  if (end - start <= SUFFIX) return null;
+  let suffix: string;
+  let text: string;
+  try {
+    suffix = decoder.decode(bytes.subarray(end - SUFFIX, end));
+    const stated = SUFFIX_PATTERN.exec(suffix);
+    if (!stated || crc32(bytes.subarray(start, end - SUFFIX)) !== parseInt(stated[1]!, 16)) return null;
+    text = decoder.decode(bytes.subarray(start, end));
+  } catch {
+    return null;
   }
-  return out;
+  let line: unknown;
+  try {
+    line = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const { s, b, e, r } = (line ?? {}) as Partial<Line>;
+  if (typeof s !== 'number' || typeof b !== 'number' || typeof e !== 'number') return null;
+  if (typeof r !== 'object' || r === null || Array.isArray(r)) return null;
+  return line as Line;
+}
+
+export interface ReadOptions {
+  readonly file: string;
+  readonly migrations?: MigrationTable;
+  readonly readVersion?: number;
+  /** Where `bytes` starts in the file (a tail read after a snapshot) and the seq its first line must have. */
+  readonly base?: number;
+  readonly firstSeq?: number;
 }
 
 export interface JournalScan {
   /** The records of every complete commit group. */
-  readonly log: JournalLog;
-  /** Byte length of the good part: the end of the last complete commit group. */
+  readonly records: StoredRecord[];
+  /** Offset in the file of the end of the last complete commit group. */
   readonly goodLength: number;
   /** Bytes after goodLength that a writer cuts: the lines of an unclosed commit group and a last line without its newline. */
   readonly tornTail?: { offset: number; bytes: number };
   /** A complete line that does not hold (checksum, sequence, schema): the journal cannot be written as it is. */
   readonly damage?: { offset: number; message: string };
-  /** crc32 of the bytes before goodLength (what a resume index of them records). */
-  readonly crc: number;
-  /** The resume index offered: used (its prefix unchanged), rejected (read every line instead), or none. */
-  readonly index: 'used' | 'rejected' | 'none';
-  /** The bytes whose lines came from the index (0 unless used). */
-  readonly indexedBytes: number;
-  /** The part of the index file that was used: up to the end of its last segment that held (zeros unless used). */
-  readonly indexFile: { readonly bytes: number; readonly lines: number; readonly keys: number };
+}
+
+/** The record of a line whose checksum held, migrated and checked against its schema; throws StoreError. */
+function recordOf(line: Line, options: ReadOptions, offset: number): StoredRecord {
+  const { file } = options;
+  const upgraded = upgradeRecord(line.r, file, options.migrations ?? MIGRATIONS, options.readVersion ?? FORMAT_VERSION);
+  const parsed = StoreRecord.safeParse(upgraded);
+  if (!parsed.success) {
+    throw new StoreError(
+      `${file}: record ${line.s} at byte ${offset} does not match its schema: ${parsed.error.message}`,
+      'damaged',
+      file,
+      offset,
+    );
+  }
+  const record = parsed.data as StoredRecord & { seq: number };
+  record.seq = line.s;
+  return record;
 }
 
 /**
- * Reads a journal as its bytes arrive: `feed` reads every whole line of the bytes read so far
- * (each call a longer view of the same file), so a caller can parse while the next piece is read;
- * `finish` judges the end once the whole file is there. Every line is checked (checksum, sequence,
+ * Reads a journal (or its tail after a snapshot): every line checked (checksum, sequence, group,
  * version, schema). An unclosed last commit group whose lines hold, ending maybe in a line without
- * its newline, is a torn tail; any complete line that does not hold is damage. Throws StoreError('future_version') for a checksum-valid record it cannot read.
+ * its newline, is a torn tail; any complete line that does not hold is damage. Throws
+ * StoreError('future_version') for a checksum-valid record this build cannot read.
  */
-export class JournalScanner {
-  private log: JournalLog;
-  /** The index offered, until the bytes it covers have been read and checked. */
-  private pending: IndexedPrefix | undefined;
-  /** The index's segments whose ends were checked: the last that held, and the next to check. */
-  private held = -1;
-  private nextBoundary = 0;
-  private indexFile: JournalScan['indexFile'] = { bytes: 0, lines: 0, keys: 0 };
-  /** The index's lines, whose resume records are decoded as their bytes arrive: used only if the crc then holds. */
-  private ahead: { log: JournalLog; lines: readonly number[]; next: number } | undefined;
-  private index: JournalScan['index'];
-  /** crc32 of the bytes before crcEnd. */
-  private crc = 0;
-  private crcEnd = 0;
-  private indexedBytes = 0;
-  private groupRecords = 0;
-  private goodLength = 0;
-  private start = 0;
-  private badAt = -1;
-  private damage: { offset: number; message: string } | undefined;
-
-  constructor(
-    private readonly file: string,
-    private readonly migrations: MigrationTable = MIGRATIONS,
-    private readonly readVersion = FORMAT_VERSION,
-    indexed?: IndexedPrefix,
-  ) {
-    this.log = new JournalLog(file, migrations, readVersion);
-    this.pending = indexed;
-    this.index = indexed ? 'rejected' : 'none';
-  }
-
-  /** Reads the whole lines of `bytes` not read yet; `bytes` starts at the file's first byte. */
-  feed(bytes: Uint8Array): void {
-    if (this.badAt !== -1 || this.damage) return;
-    if (this.pending && !this.settleIndex(bytes)) return;
-    const { log } = this;
-    log.setBytes(asBuffer(bytes));
-    for (let nl = bytes.indexOf(NEWLINE, this.start); nl !== -1; nl = bytes.indexOf(NEWLINE, this.start)) {
-      const frame = readFrame(bytes, this.start, nl, 'scan', this.file);
-      if (!frame) {
-        this.badAt = this.start;
-        return;
-      }
-      if (frame.seq !== log.length + 1 || frame.groupFirst !== this.groupRecords + 1) {
-        const message = `sequence ${frame.seq} (group from ${frame.groupFirst}) where ${log.length + 1} (group from ${this.groupRecords + 1}) was expected`;
-        this.damage = { offset: this.start, message };
-        return;
-      }
-      try {
-        log.add(frame, this.start, nl);
-      } catch (error) {
-        if (error instanceof StoreError && error.code !== 'future_version') {
-          this.damage = { offset: this.start, message: error.message };
-          return;
-        }
-        throw error;
-      }
-      this.start = nl + 1;
-      if (frame.closesGroup) {
-        this.groupRecords = log.length;
-        this.goodLength = this.start;
-      }
+function* scanning(bytes: Uint8Array, options: ReadOptions): Sliced<JournalScan> {
+  const base = options.base ?? 0;
+  const records: StoredRecord[] = [];
+  let expected = options.firstSeq ?? 1;
+  let groupFirst = expected;
+  let kept = 0;
+  let goodLength = 0;
+  let start = 0;
+  let sliceEnd = SLICE_BYTES;
+  const result = (extra: Partial<JournalScan> = {}): JournalScan => {
+    records.length = kept;
+    return { records, goodLength: base + goodLength, ...extra };
+  };
+  const damage = (at: number, message: string) => result({ damage: { offset: base + at, message } });
+  for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
+    if (nl > sliceEnd) {
+      sliceEnd = nl + SLICE_BYTES;
+      yield;
     }
-    this.crcUpTo(bytes, this.goodLength);
-  }
-
-  /**
-   * While the bytes an index covers are still arriving, only their crc is taken (false: nothing
-   * more to do yet), and the records a resume reads decoded ahead. Each segment's end is checked
-   * as the bytes reach it: the lines up to the last segment whose crc held are the scan's, the
-   * lines after it are read one by one.
-   */
-  private settleIndex(bytes: Uint8Array): boolean {
-    const indexed = this.pending!;
-    const { boundaries } = indexed;
-    while (this.nextBoundary < boundaries.length) {
-      const boundary = boundaries[this.nextBoundary]!;
-      const reach = Math.min(bytes.length, boundary.journalBytes);
-      this.crcUpTo(bytes, reach);
-      this.decodeAhead(indexed, bytes, reach);
-      if (reach < boundary.journalBytes) return false;
-      if (this.crc !== boundary.journalCrc) break;
-      this.held = this.nextBoundary++;
+    const line = readLine(bytes, start, nl);
+    if (!line) return damage(start, 'a complete line (it ends with a newline) does not match its checksum');
+    if (line.s !== expected || line.b !== groupFirst) {
+      return damage(start, `sequence ${line.s} (group from ${line.b}) where ${expected} (group from ${groupFirst}) was expected`);
     }
-    this.adoptIndex();
-    return true;
-  }
-
-  /** Takes the index's lines up to the last segment that held (none held: every line is read). */
-  private adoptIndex(): void {
-    const indexed = this.pending!;
-    const boundary = indexed.boundaries[this.held];
-    if (!boundary || !this.ahead) return this.dropIndex();
-    this.pending = undefined;
-    this.index = 'used';
-    this.log = this.ahead.log;
-    this.ahead = undefined;
-    this.log.truncate(boundary.lines, boundary.keys);
-    this.groupRecords = boundary.lines;
-    this.start = this.goodLength = this.indexedBytes = boundary.journalBytes;
-    // The crc was taken up to the segment that failed, if one did: it is this segment's own, proven.
-    this.crc = boundary.journalCrc;
-    this.crcEnd = boundary.journalBytes;
-    this.indexFile = { bytes: boundary.fileBytes, lines: boundary.lines, keys: boundary.keys };
-  }
-
-  /** Decodes the records a resume reads whose lines end before `end`, while the next piece is read. */
-  private decodeAhead(indexed: IndexedPrefix, bytes: Uint8Array, end: number): void {
-    const ahead = (this.ahead ??= {
-      log: new JournalLog(this.file, this.migrations, this.readVersion, indexed.columns),
-      lines: indexed.resumeLines,
-      next: 0,
-    });
-    ahead.log.setBytes(asBuffer(bytes));
-    const { lines, log } = ahead;
-    while (ahead.next < lines.length && indexed.columns.endOf(lines[ahead.next]!) < end) log.prefetch(lines[ahead.next++]!);
-  }
-
-  private dropIndex(): void {
-    this.pending = undefined;
-    this.ahead = undefined;
-    this.crc = 0;
-    this.crcEnd = 0;
-  }
-
-  private crcUpTo(bytes: Uint8Array, end: number): void {
-    if (end <= this.crcEnd) return;
-    this.crc = crc32(bytes.subarray(this.crcEnd, end), this.crc);
-    this.crcEnd = end;
-  }
-
-  /** The scan of the whole file: `bytes` is all of it (what was fed, and any rest). */
-  finish(bytes: Uint8Array): JournalScan {
-    // A journal shorter than its index was cut (a torn tail) after the index was written: its lines up to the last segment that held are used.
-    if (this.pending && this.badAt === -1 && !this.damage) {
-      this.settleIndex(bytes);
-      if (this.pending) this.adoptIndex();
+    try {
+      records.push(recordOf(line, options, base + start));
+    } catch (error) {
+      if (error instanceof StoreError && error.code !== 'future_version') return damage(start, error.message);
+      throw error;
     }
-    this.feed(bytes);
-    const { goodLength, log } = this;
-    log.setBytes(asBuffer(bytes));
-    log.truncate(this.groupRecords);
-    this.crcUpTo(bytes, goodLength);
-    const scan = { log, goodLength, crc: this.crc, index: this.index, indexedBytes: this.indexedBytes, indexFile: this.indexFile };
-    if (this.damage) return { ...scan, damage: this.damage };
-    if (this.badAt !== -1)
-      return { ...scan, damage: { offset: this.badAt, message: 'a complete line (it ends with a newline) does not match its checksum' } };
-    // A last line that holds once its last byte is dropped is complete: its newline was changed, not lost.
-    if (this.start < bytes.length && readFrame(bytes, this.start, bytes.length - 1)) {
-      return { ...scan, damage: { offset: this.start, message: 'the last line ends in a byte that is not its newline' } };
+    expected += 1;
+    start = nl + 1;
+    if (line.s === line.e) {
+      groupFirst = expected;
+      kept = records.length;
+      goodLength = start;
     }
-    if (goodLength === bytes.length) return scan;
-    return { ...scan, tornTail: { offset: goodLength, bytes: bytes.length - goodLength } };
   }
+  // A last line that holds once its last byte is dropped is complete: its newline was changed, not lost.
+  if (start < bytes.length && readLine(bytes, start, bytes.length - 1)) {
+    return damage(start, 'the last line ends in a byte that is not its newline');
+  }
+  if (goodLength === bytes.length) return result();
+  return result({ tornTail: { offset: base + goodLength, bytes: bytes.length - goodLength } });
 }
 
-/** Reads a whole journal at once (JournalScanner). */
-export function scanJournal(
-  bytes: Uint8Array,
-  file: string,
-  migrations: MigrationTable = MIGRATIONS,
-  readVersion = FORMAT_VERSION,
-): JournalScan {
-  return new JournalScanner(file, migrations, readVersion).finish(bytes);
+/** Reads a whole journal (or a tail) at once. */
+export function scanJournal(bytes: Uint8Array, file: string, options: Omit<ReadOptions, 'file'> = {}): JournalScan {
+  return drain(scanning(bytes, { ...options, file }));
+}
+
+/** scanJournal, letting `pause` (the event loop) run between slices. */
+export function scanJournalInSlices(bytes: Uint8Array, options: ReadOptions, pause?: () => Promise<void>): Promise<JournalScan> {
+  return inSlices(scanning(bytes, options), pause);
 }

@@ -18,10 +18,11 @@ import {
   unknownProcess,
   type ProcessIdentity,
 } from './lease-policy';
-import { materialise } from './materialise';
-import type { NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
+import { foldRecord, foldRecords, startFold, type FoldState } from './fold';
+import type { NewRecord, RunRecord, StoredRecord } from './records';
 import { blobRefs } from './refs';
 import { planRetention, type RetentionPolicy } from './retention';
+import { resumeStateOf, type ResumeState } from './resume-state';
 import { stampRecords } from './stamp';
 
 export interface MemoryStoreOptions {
@@ -35,9 +36,9 @@ export interface MemoryStoreOptions {
 interface MemoryRun {
   readonly records: StoredRecord[];
   bytes: number;
-  status: RunStatus;
+  /** The run's state, folded as records are appended. */
+  readonly fold: FoldState;
   updatedAt: number;
-  steps: number;
   lease: LeaseInfo | null;
 }
 
@@ -64,9 +65,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const entry: MemoryRun = {
       records: [record!],
       bytes: JSON.stringify(record).length + 1,
-      status: 'running',
+      fold: startFold(record),
       updatedAt: now,
-      steps: 0,
       lease: null,
     };
     this.runs.set(run.runId, entry);
@@ -78,7 +78,11 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState> {
-    return materialise(this.runOf(runId).records, options);
+    return foldRecords(this.runOf(runId).records, options);
+  }
+
+  async readResumeState(runId: string): Promise<ResumeState> {
+    return structuredClone(resumeStateOf(this.runOf(runId).fold));
   }
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {
@@ -93,9 +97,9 @@ export class MemoryCheckpointStore implements CheckpointStore {
         runId,
         task: first.task,
         createdAt: first.createdAt,
-        status: run.status,
+        status: run.fold.status,
         updatedAt: run.updatedAt,
-        steps: run.steps,
+        steps: run.fold.stepId,
         leased: this.isLive(run.lease, now),
       };
     });
@@ -128,7 +132,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const now = this.clock.now();
     const usage = [...this.runs.entries()].map(([runId, run]) => ({
       runId,
-      status: run.status,
+      status: run.fold.status,
       updatedAt: run.updatedAt,
       bytes: run.bytes,
       protected: this.isLive(run.lease, now),
@@ -182,10 +186,9 @@ export class MemoryCheckpointStore implements CheckpointStore {
       }
     }
     for (const record of stamped) {
+      foldRecord(run.fold, record, { records: run.records });
       run.records.push(record);
       run.bytes += JSON.stringify(record).length + 1;
-      if (record.type === 'status' || record.type === 'checkpoint' || record.type === 'run_end') run.status = record.status;
-      if ('stepId' in record) run.steps = Math.max(run.steps, record.stepId);
     }
     run.updatedAt = now;
     return stamped;

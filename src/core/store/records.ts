@@ -237,7 +237,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
   BranchRecord,
   RestoreRecord,
   RunEndRecord,
-  // New types go last: a record type's code is its place here (line-columns, resume index).
+  // New types go last.
   UsageRecord,
   LimitsRecord,
   CompactionRecord,

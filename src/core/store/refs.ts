@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { BlobRef, SHA256_HEX } from '../patches/schema';
 import { StoreRecord } from './records';
+import { Snapshot } from './resume-state';
 
 export const BLOB_HASH = SHA256_HEX;
 
@@ -77,5 +78,15 @@ function collect(value: unknown, path: BlobPath, at: number, refs: string[]): vo
 export function blobRefs(record: StoreRecord): string[] {
   const refs: string[] = [];
   for (const path of BLOB_PATHS.get(record.type) ?? []) collect(record, path, 0, refs);
+  return refs;
+}
+
+/** The paths of every field of a state snapshot that names a blob: derived from its schema too. */
+export const SNAPSHOT_BLOB_PATHS: readonly BlobPath[] = pathsTo(Snapshot, BlobRef);
+
+/** Blob hashes a state snapshot names (its ledger entries, patches, restores). */
+export function snapshotBlobRefs(snapshot: Snapshot): string[] {
+  const refs: string[] = [];
+  for (const path of SNAPSHOT_BLOB_PATHS) collect(snapshot, path, 0, refs);
   return refs;
 }

@@ -3,6 +3,9 @@ import { readIfExists, replaceFileAtomic } from './atomic-file';
 import { joinPath, type StoreFs } from './fs-port';
 import { FORMAT_VERSION, RunStatus } from './records';
 
+/** What a run id may be: it names a folder. */
+export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
 export const JOURNAL = 'journal.jsonl';
 export const STATE = 'state.json';
 export const DAMAGE = 'damage.json';

@@ -200,6 +200,23 @@ export class NodeStoreFs implements StoreFs {
       await closeFd(fd);
     }
   }
+  async readFrom(path: string, offset: number): Promise<Uint8Array> {
+    const { fd, size } = openRegular(path);
+    try {
+      const bytes = Buffer.allocUnsafe(Math.max(0, size - offset));
+      let filled = 0;
+      while (filled < bytes.length) {
+        const read = await call<number>((done) =>
+          fs.read(fd, bytes, filled, Math.min(PIECE_BYTES, bytes.length - filled), offset + filled, done),
+        );
+        if (read === 0) break;
+        filled += read;
+      }
+      return bytes.subarray(0, filled);
+    } finally {
+      await closeFd(fd);
+    }
+  }
   yieldToEventLoop(): Promise<void> {
     return new Promise((resolve) => setImmediate(resolve));
   }

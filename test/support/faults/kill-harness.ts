@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { MessageParam } from '../../../src/core/model/messages';
 import { scanJournal } from '../../../src/core/store/journal-format';
-import { materialise } from '../../../src/core/store/materialise';
+import { foldRecords } from '../../../src/core/store/fold';
 import type { StoredRecord } from '../../../src/core/store/records';
 import { startFakeAnthropic } from '../fake-anthropic/server';
 import { checkAcknowledged, checkFinal } from './agent-checks';
@@ -87,7 +87,7 @@ function scanRun(store: string, runId: string): { records: StoredRecord[]; tornB
   if (!existsSync(path)) return { records: [], tornBytes: 0 };
   const scan = scanJournal(new Uint8Array(readFileSync(path)), path);
   if (scan.damage) throw new Error(`${path} damaged at ${scan.damage.offset}: ${scan.damage.message}`);
-  return { records: scan.log.records(), tornBytes: scan.tornTail?.bytes ?? 0 };
+  return { records: scan.records, tornBytes: scan.tornTail?.bytes ?? 0 };
 }
 
 /** The run folder holding a complete run record (a kill during creation may leave an empty one). */
@@ -174,7 +174,7 @@ class KillRun {
       return { duplicates: Math.max(0, executions - 1), executions };
     }
     const records = journalRecords(this.store, this.runId);
-    const state = materialise(records);
+    const state = foldRecords(records);
     if (!state.ended || state.ended.status !== 'completed') this.problems.push(`the run ended as ${state.ended?.status ?? state.status}`);
     const notesPath = join(this.ws, NOTES_FILE);
     const verdict = checkFinal({

@@ -24,8 +24,15 @@ export function tickingClock(start = 1_800_000_000_000): { now(): number } {
 }
 
 export function faultStore(fs: StoreFs, identity: ProcessIdentity): FileCheckpointStore {
-  // indexStepBytes 0: every fault also meets the resume index being written.
-  return new FileCheckpointStore({ fs, root: STORE_ROOT, clock: tickingClock(), process: identity, stateIntervalMs: 0, indexStepBytes: 0 });
+  // snapshotStepBytes 0: every fault also meets a state snapshot being written.
+  return new FileCheckpointStore({
+    fs,
+    root: STORE_ROOT,
+    clock: tickingClock(),
+    process: identity,
+    stateIntervalMs: 0,
+    snapshotStepBytes: 0,
+  });
 }
 
 /** The storage folder exists before the store does (VS Code's storageUri, the CLI's --store). */
@@ -141,8 +148,8 @@ export async function checkRefused(
   prefixProblem: (intact: readonly StoredRecord[]) => string | undefined,
   open: () => Promise<unknown> = () => store.openWriter(runId),
 ): Promise<RecoveryCheck> {
-  const scan = await store.scanJournalOf(runId, false);
-  const intact = scan.log.records();
+  const scan = await store.scanJournalOf(runId);
+  const intact = scan.records;
   if (!scan.damage) return fail('refused, but a scan finds no damage', intact.length);
   if (!garbled) return fail(`damaged at byte ${scan.damage.offset} though no write was garbled`, intact.length);
   const problem = prefixProblem(intact);

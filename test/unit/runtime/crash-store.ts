@@ -38,6 +38,7 @@ export function crashingStore(
     createRun: async (run) => wrap(await inner.createRun(run)),
     openWriter: async (runId) => wrap(await inner.openWriter(runId)),
     readRun: (runId, options) => inner.readRun(runId, options),
+    readResumeState: (runId) => inner.readResumeState(runId),
     readRecords: (runId) => inner.readRecords(runId),
     listRuns: () => inner.listRuns(),
     lease: (runId) => inner.lease(runId),

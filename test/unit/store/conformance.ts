@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { StoreError, type CheckpointStore } from '../../../src/core/store/contract';
+import type { LedgerEntry } from '../../../src/core/ledger/schema';
+import type { NewRecord } from '../../../src/core/store/records';
 import { bytesOf, checkpoint, ledgerEntry, ManualClock, message, runInput } from './fixtures';
 
 export interface StoreUnderTest {
@@ -12,8 +14,67 @@ export type StoreFactory = (options: { clock: ManualClock; leaseTimeoutMs: numbe
 
 const isStoreError = (code: StoreError['code']) => (e: unknown) => e instanceof StoreError && e.code === code;
 
+/** A ledger record of call `callId` with its entry changed by `change`. */
+function entry(callId: string, stepId: number, status: LedgerEntry['status'], change: Partial<LedgerEntry> = {}): NewRecord {
+  const record = ledgerEntry(callId, stepId, status);
+  if (record.type !== 'ledger') throw new Error('a ledger record');
+  return { ...record, entry: { ...record.entry, ...change } };
+}
+
+function patch(patchId: string, callId: string, path: string, blob: string): NewRecord {
+  return {
+    type: 'patch',
+    patch: {
+      patchId,
+      runId: 'r1',
+      stepId: 1,
+      toolCallId: callId,
+      path,
+      op: 'modify',
+      beforeHash: blob,
+      afterHash: blob,
+      afterBlob: blob,
+      diff: '',
+      added: 0,
+      removed: 0,
+      binary: false,
+      createdAt: 1,
+      state: 'pending',
+    },
+  };
+}
+
+const compaction: NewRecord = {
+  type: 'compaction',
+  stepId: 2,
+  kind: 'summary',
+  tokensBefore: 900,
+  tokensAfter: 100,
+  contextBudget: 1000,
+  messagesBefore: 3,
+  messagesAfter: 1,
+  clearedCallIds: [],
+};
+
+/**
+ * A run of three steps, compacted after the second: an idempotent call finished before the
+ * compaction, a non-idempotent one finished, one started (open), two patches of a.txt and one of
+ * b.txt, an approval, a raise of the budget.
+ */
+async function threeSteps(writer: { append(records: readonly NewRecord[]): Promise<unknown> }, blob: string): Promise<void> {
+  await writer.append([message(0, 0, 'user', 'task'), checkpoint('c1', 0, 'run_start', 1)]);
+  await writer.append([message(1, 1, 'assistant', 'read'), entry('old', 1, 'planned'), checkpoint('c2', 1, 'after_model', 2)]);
+  await writer.append([entry('old', 1, 'succeeded'), patch('p1', 'old', 'a.txt', blob), message(2, 1, 'user', 'result')]);
+  await writer.append([entry('mail', 1, 'succeeded', { idempotency: 'non_idempotent', replayPolicy: 'never' })]);
+  await writer.append([compaction, message(0, 2, 'user', 'summary'), checkpoint('c3', 2, 'compacted', 1)]);
+  await writer.append([{ type: 'approval', target: 'tool:edit', toolName: 'edit', decision: 'allow_for_run' }]);
+  await writer.append([message(1, 3, 'assistant', 'edit'), entry('open', 3, 'planned'), checkpoint('c4', 3, 'after_model', 2)]);
+  const stopped = checkpoint('c5', 3, 'tool_started', 2, 7);
+  await writer.append([entry('open', 3, 'started'), patch('p2', 'open', 'a.txt', blob), patch('p3', 'open', 'b.txt', blob), stopped]);
+}
+
 /** The behaviour every CheckpointStore must have, run against each implementation. */
-export function checkpointStoreConformance(name: string, factory: StoreFactory): void {
+export function runStoreConformance(name: string, factory: StoreFactory): void {
   describe(`CheckpointStore conformance: ${name}`, () => {
     let clock: ManualClock;
     let sut: StoreUnderTest;
@@ -225,6 +286,69 @@ export function checkpointStoreConformance(name: string, factory: StoreFactory):
       assert.deepEqual(result.removedRuns, ['a']);
       assert.equal(result.removedBlobs, 0);
       assert.equal(new TextDecoder().decode(await store.getBlob(shared)), 'shared');
+    });
+
+    it('the resume state holds what the next step needs: the history since the compaction, open and non-idempotent calls, latest patches, counters', async () => {
+      const blob = await store.putBlob(bytesOf('content'));
+      const writer = await store.createRun(runInput('r1'));
+      await threeSteps(writer, blob);
+      await writer.close();
+      const state = await sut.open().readResumeState('r1');
+      assert.deepEqual(
+        state.messages.map((m) => (m.content as { text: string }[])[0]!.text),
+        ['summary', 'edit'],
+      );
+      assert.deepEqual(
+        state.ledger.map((e) => [e.callId, e.status]),
+        [
+          ['mail', 'succeeded'],
+          ['open', 'started'],
+        ],
+        'a finished idempotent call the history no longer names is left to the journal',
+      );
+      assert.deepEqual(
+        state.patches.map((p) => p.patchId),
+        ['p2', 'p3'],
+        'the latest patch of each file',
+      );
+      assert.equal(state.patchCount, 3);
+      assert.equal(state.checkpointCount, 5);
+      assert.equal(state.latestCheckpoint?.checkpointId, 'c5');
+      assert.equal(state.budget.turns, 7);
+      assert.equal(state.stepId, 3);
+      assert.equal(state.lastSeq, 21);
+      assert.deepEqual(
+        state.approvals.map((a) => a.decision),
+        ['allow_for_run'],
+      );
+      const full = await sut.open().readRun('r1');
+      assert.deepEqual(state.messages, full.messages, 'the same messages as the whole fold');
+      assert.deepEqual(state.budget, full.budget);
+    });
+
+    it('the resume state follows a branch and a run_end, as the whole fold does', async () => {
+      const blob = await store.putBlob(bytesOf('content'));
+      const writer = await store.createRun(runInput('r1'));
+      await threeSteps(writer, blob);
+      await writer.append([{ type: 'branch', checkpointId: 'c2', branchId: 'b1' }]);
+      const branched = await sut.open().readResumeState('r1');
+      assert.deepEqual(
+        branched.messages.map((m) => (m.content as { text: string }[])[0]!.text),
+        ['task', 'read'],
+      );
+      assert.deepEqual(branched.ledger, [], 'the calls planned after c2 left the history; the one before it is finished and not named');
+      assert.deepEqual(
+        (await sut.open().readRun('r1')).ledger.map((e) => [e.callId, e.status]),
+        [['old', 'succeeded']],
+      );
+      assert.equal(branched.latestCheckpoint?.checkpointId, 'c2');
+      await writer.append([{ type: 'run_end', status: 'completed', summary: 'done' }]);
+      await writer.close();
+      const ended = await sut.open().readResumeState('r1');
+      assert.equal(ended.ended?.status, 'completed');
+      assert.equal(ended.status, 'completed');
+      assert.equal(ended.statusReason, 'done');
+      await assert.rejects(store.readResumeState('nope'), isStoreError('not_found'));
     });
   });
 }

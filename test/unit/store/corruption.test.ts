@@ -33,7 +33,7 @@ function classify(bytes: Uint8Array, original: readonly StoredRecord[]): { outco
   } catch (error) {
     return { outcome: error instanceof StoreError ? 'damaged' : 'crash' };
   }
-  const kept = scan.log.records();
+  const kept = scan.records;
   assert.deepEqual(kept, original.slice(0, kept.length), 'kept records are an intact prefix');
   if (scan.damage) return { outcome: 'damaged', scan };
   return { outcome: scan.tornTail ? 'torn' : 'clean', scan };

@@ -1,7 +1,7 @@
 import { MemoryCheckpointStore } from '../../../src/core/store/memory-store';
-import { checkpointStoreConformance } from './conformance';
+import { runStoreConformance } from './conformance';
 
-checkpointStoreConformance('memory', async ({ clock, leaseTimeoutMs }) => {
+runStoreConformance('memory', async ({ clock, leaseTimeoutMs }) => {
   const store = new MemoryCheckpointStore({ clock, leaseTimeoutMs, blobGraceMs: 60_000 });
   return { open: () => store, dispose: async () => undefined };
 });

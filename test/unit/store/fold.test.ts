@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { StoreError } from '../../../src/core/store/contract';
-import { materialise } from '../../../src/core/store/materialise';
+import { BranchNeedsRecords, foldRecord, foldRecords, runStateOf, startFold } from '../../../src/core/store/fold';
 import type { NewRecord, StoredRecord } from '../../../src/core/store/records';
 import { stampRecords } from '../../../src/core/store/stamp';
 import { checkpoint, ledgerEntry, message, runInput } from './fixtures';
@@ -25,9 +25,9 @@ const twoSteps: NewRecord[] = [
   checkpoint('c4', 2, 'after_model', 4, 3),
 ];
 
-describe('materialise', () => {
+describe('fold of records (fold.ts)', () => {
   it('folds messages, ledger (latest entry per callId), checkpoints, budget, stepId', () => {
-    const state = materialise(journal(twoSteps));
+    const state = foldRecords(journal(twoSteps));
     assert.equal(state.messages.length, 4);
     assert.deepEqual(
       state.ledger.map((e) => [e.callId, e.status]),
@@ -47,7 +47,7 @@ describe('materialise', () => {
   });
 
   it('gives the state right after an earlier checkpoint', () => {
-    const state = materialise(journal(twoSteps), { atCheckpoint: 'c2' });
+    const state = foldRecords(journal(twoSteps), { atCheckpoint: 'c2' });
     assert.equal(state.messages.length, 2);
     assert.deepEqual(
       state.ledger.map((e) => e.status),
@@ -61,7 +61,7 @@ describe('materialise', () => {
   });
 
   it('a message with index i replaces the history from i on', () => {
-    const state = materialise(journal([message(0, 0, 'user', 'a'), message(1, 0, 'assistant', 'b'), message(1, 0, 'assistant', 'B')]));
+    const state = foldRecords(journal([message(0, 0, 'user', 'a'), message(1, 0, 'assistant', 'b'), message(1, 0, 'assistant', 'B')]));
     assert.deepEqual(
       state.messages.map((m) => (m.content as { text: string }[])[0]!.text),
       ['a', 'B'],
@@ -70,7 +70,7 @@ describe('materialise', () => {
 
   it('a message index beyond the history is refused', () => {
     assert.throws(
-      () => materialise(journal([message(2, 0, 'user', 'a')])),
+      () => foldRecords(journal([message(2, 0, 'user', 'a')])),
       (e: unknown) => e instanceof StoreError && e.code === 'invalid',
     );
   });
@@ -84,7 +84,7 @@ describe('materialise', () => {
       message(2, 5, 'user', 'after branch'),
       checkpoint('c5', 5, 'before_model', 3, 10),
     ]);
-    const state = materialise(records);
+    const state = foldRecords(records);
     assert.equal(state.messages.length, 3);
     assert.equal((state.messages[2]!.content as { text: string }[])[0]!.text, 'after branch');
     // call-1 was planned before c2 and keeps its latest status; call-2 was planned after it.
@@ -113,7 +113,7 @@ describe('materialise', () => {
       checkpoint('c6', 3, 'after_model', 2),
       { type: 'branch', checkpointId: 'c3', branchId: 'b2' },
     ]);
-    const state = materialise(records);
+    const state = foldRecords(records);
     assert.equal(state.messages.length, 3);
     assert.equal((state.messages[1]!.content as { text: string }[])[0]!.text, 'calling a tool');
     assert.deepEqual(
@@ -147,7 +147,7 @@ describe('materialise', () => {
       { type: 'patch_state', patchId: 'p1', state: 'rolled_back' },
       { type: 'status', status: 'paused', reason: 'budget' },
     ]);
-    const state = materialise(records);
+    const state = foldRecords(records);
     assert.deepEqual(
       state.patches.map((p) => p.state),
       ['rolled_back'],
@@ -155,18 +155,18 @@ describe('materialise', () => {
     assert.equal(state.status, 'paused');
     assert.equal(state.statusReason, 'budget');
     assert.equal(state.messages.length, 0);
-    const ended = materialise(journal([...twoSteps, { type: 'run_end', status: 'completed' }]));
+    const ended = foldRecords(journal([...twoSteps, { type: 'run_end', status: 'completed' }]));
     assert.equal(ended.status, 'completed');
     assert.equal(ended.ended?.status, 'completed');
   });
 
   it('an unknown checkpoint is not_found and a journal without run record is invalid', () => {
     assert.throws(
-      () => materialise(journal(twoSteps), { atCheckpoint: 'nope' }),
+      () => foldRecords(journal(twoSteps), { atCheckpoint: 'nope' }),
       (e: unknown) => e instanceof StoreError && e.code === 'not_found',
     );
     assert.throws(
-      () => materialise([]),
+      () => foldRecords([]),
       (e: unknown) => e instanceof StoreError && e.code === 'invalid',
     );
   });
@@ -181,8 +181,23 @@ describe('materialise', () => {
       );
       if (step % 1000 === 999) records.push({ type: 'branch', checkpointId: `c${step}`, branchId: `b${step}` });
     }
-    const state = materialise(journal(records));
+    const state = foldRecords(journal(records));
     assert.equal(state.messages.length, 10_000);
     assert.equal(state.ledger.length, 10_000);
+  });
+
+  it('folding one record at a time (state + record -> state) gives what the whole fold gives', () => {
+    const records = journal([...twoSteps, { type: 'branch', checkpointId: 'c2', branchId: 'b' }, message(2, 3, 'user', 'again')]);
+    const state = startFold(records[0], true);
+    for (const record of records.slice(1)) foldRecord(state, record, { records });
+    assert.deepEqual(runStateOf(state), foldRecords(records));
+    assert.equal(runStateOf(state).messages.length, 3);
+  });
+
+  it('a branch without the records before it is refused, not folded wrong', () => {
+    const records = journal([...twoSteps, { type: 'branch', checkpointId: 'c2', branchId: 'b' }]);
+    const state = startFold(records[0]);
+    for (const record of records.slice(1, -1)) foldRecord(state, record);
+    assert.throws(() => foldRecord(state, records.at(-1)!), BranchNeedsRecords);
   });
 });

@@ -1,0 +1,85 @@
+import { StoreError, type RunSummary, type VerifyReport } from './contract';
+import { liveLease } from './file-lease';
+import type { FileCheckpointStore } from './file-store';
+import { foldRecords } from './fold';
+import { errorMessage, isNotFound, joinPath } from './fs-port';
+import type { JournalScan } from './journal-format';
+import type { StoredRecord } from './records';
+import { blobRefs } from './refs';
+import { JOURNAL, readDamageFile, readStateFile, RUN_ID } from './run-files';
+
+/** Every run of the store, from each one's state file (its journal only when the state file is missing or unreadable). */
+export async function listFileRuns(store: FileCheckpointStore): Promise<RunSummary[]> {
+  let names: string[];
+  try {
+    names = await store.fs.readdir(store.runsDir);
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
+  const summaries: RunSummary[] = [];
+  for (const name of names.sort()) {
+    const summary = await summaryOf(store, name);
+    if (summary) summaries.push(summary);
+  }
+  return summaries;
+}
+
+async function summaryOf(store: FileCheckpointStore, runId: string): Promise<RunSummary | null> {
+  if (!RUN_ID.test(runId)) return null;
+  const dir = store.runDir(runId);
+  const journal = joinPath(dir, JOURNAL);
+  if (!(await store.fs.stat(journal))) return null;
+  const live = await liveLease(store.leaseContext(runId), store.abandoned);
+  const leased = live !== null;
+  const holder =
+    live !== null && live !== 'unreadable'
+      ? {
+          holder: live,
+          heldHere: live.pid === store.me.pid && live.hostname === store.me.hostname && live.startTime === store.me.startTime,
+        }
+      : {};
+  const damage = await readDamageFile(store.fs, dir);
+  const state = await readStateFile(store.fs, dir);
+  const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
+  if (state) {
+    const { task, createdAt, status, updatedAt, steps } = state;
+    return { runId, task, createdAt, status, updatedAt, steps, leased, ...holder, ...(damaged ? { damaged } : {}) };
+  }
+  try {
+    const records = (await store.readRecords(runId)) as StoredRecord[];
+    const folded = foldRecords(records);
+    const { task, createdAt } = folded.run;
+    const updatedAt = records.at(-1)!.at;
+    return { runId, task, createdAt, status: folded.status, updatedAt, steps: folded.stepId, leased, ...holder };
+  } catch (error) {
+    return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
+  }
+}
+
+/** Reads every line of a run's journal and checks every blob it names. */
+export async function verifyFileRun(store: FileCheckpointStore, runId: string): Promise<VerifyReport> {
+  const journal = store.journalPath(runId);
+  let scan: JournalScan;
+  try {
+    scan = await store.scanJournalOf(runId);
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'not_found') throw error;
+    const message = errorMessage(error);
+    return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
+  }
+  const { records } = scan;
+  const missing = new Set<string>();
+  for (const record of records) for (const hash of blobRefs(record)) if (!(await store.blobs.has(hash))) missing.add(hash);
+  const tornTail = scan.tornTail ?? (await readStateFile(store.fs, store.runDir(runId)))?.tornTailCut;
+  const report: VerifyReport = {
+    runId,
+    ok: !scan.damage && missing.size === 0 && records.length > 0,
+    records: records.length,
+    missingBlobs: [...missing],
+    ...(tornTail ? { tornTail: { offset: tornTail.offset, bytes: tornTail.bytes } } : {}),
+    ...(scan.damage ? { damage: { file: journal, ...scan.damage } } : {}),
+  };
+  if (scan.damage) await store.recordDamage(runId, journal, scan.damage);
+  return report;
+}

@@ -1,0 +1,310 @@
+import type { LedgerEntry } from '../ledger/schema';
+import type { MessageParam } from '../model/messages';
+import type { Patch } from '../patches/schema';
+import { StoreError, type RunState } from './contract';
+import type {
+  ApprovalRecord,
+  Budget,
+  CheckpointRecord,
+  NoteRecord,
+  RestoreRecord,
+  RunEndRecord,
+  RunRecord,
+  RunStatus,
+  StoredRecord,
+} from './records';
+import type { ResumeState } from './resume-state';
+import { drain, inSlices, SLICE, type Sliced } from './slices';
+
+// The one fold of records into a run's state. Every reader of a run folds with it: the full read
+// of a journal (timeline, restore, verify), the live session of a writer, the file writer's
+// snapshots and the memory store. foldRecord is the incremental step (state + record -> state,
+// in place, for speed); foldRecords folds a whole journal. A `branch` record (restore_session)
+// takes the active history back to a checkpoint: that needs the records before it, so the
+// incremental step asks for them and throws BranchNeedsRecords without them.
+
+export interface FoldState {
+  readonly run: RunRecord;
+  status: RunStatus;
+  statusReason: string | undefined;
+  budget: Budget;
+  /** The active history since the last compaction. */
+  messages: MessageParam[];
+  /** Latest entry per callId of the active history, in planning order (a Map keeps first insertion order). */
+  ledger: Map<string, LedgerEntry>;
+  /** Latest patch per patchId, with the state a later patch_state gave it. */
+  patches: Map<string, Patch>;
+  patchCount: number;
+  approvals: ApprovalRecord[];
+  notes: NoteRecord[];
+  restores: RestoreRecord[];
+  ended: RunEndRecord | undefined;
+  latestCheckpoint: CheckpointRecord | undefined;
+  lastStopReason: string | undefined;
+  checkpointCount: number;
+  lastSeq: number;
+  stepId: number;
+  /** Kept by a full fold only: the active history's checkpoints, and every checkpoint ever written. */
+  checkpoints: CheckpointRecord[] | null;
+  allCheckpoints: CheckpointRecord[] | null;
+}
+
+/** A branch record met by a fold that was not given the records before it. */
+export class BranchNeedsRecords extends Error {
+  constructor() {
+    super('a branch record needs the records before it: fold the whole journal');
+    this.name = 'BranchNeedsRecords';
+  }
+}
+
+export function initialBudget(run: Pick<RunRecord, 'settings'>): Budget {
+  const budget: Budget = { turns: 0, maxTurns: run.settings.maxTurns, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
+  if (run.settings.maxTokens !== undefined) budget.maxTokens = run.settings.maxTokens;
+  if (run.settings.maxCostUsd !== undefined) budget.maxCostUsd = run.settings.maxCostUsd;
+  return budget;
+}
+
+/** The state right after the run record; `full` keeps every checkpoint (a live fold keeps only the latest). */
+export function startFold(record: StoredRecord | undefined, full = false): FoldState {
+  if (!record || record.type !== 'run') throw new StoreError('journal does not start with a run record', 'invalid');
+  return {
+    run: record,
+    status: 'running',
+    statusReason: undefined,
+    budget: initialBudget(record),
+    messages: [],
+    ledger: new Map(),
+    patches: new Map(),
+    patchCount: 0,
+    approvals: [],
+    notes: [],
+    restores: [],
+    ended: undefined,
+    latestCheckpoint: undefined,
+    lastStopReason: undefined,
+    checkpointCount: 0,
+    lastSeq: record.seq,
+    stepId: 0,
+    checkpoints: full ? [] : null,
+    allCheckpoints: full ? [] : null,
+  };
+}
+
+/** A fold that continues from a snapshot's state. */
+export function foldFromResumeState(state: ResumeState): FoldState {
+  return {
+    ...state,
+    statusReason: state.statusReason,
+    messages: [...state.messages],
+    ledger: new Map(state.ledger.map((entry) => [entry.callId, entry])),
+    patches: new Map(state.patches.map((patch) => [patch.patchId, patch])),
+    approvals: [...state.approvals],
+    notes: [...state.notes],
+    restores: [...state.restores],
+    ended: state.ended,
+    latestCheckpoint: state.latestCheckpoint,
+    lastStopReason: state.lastStopReason,
+    checkpoints: null,
+    allCheckpoints: null,
+  } as FoldState;
+}
+
+function foldCheckpoint(state: FoldState, record: CheckpointRecord): void {
+  state.status = record.status;
+  state.statusReason = undefined;
+  state.budget = record.budget;
+  state.checkpointCount += 1;
+  state.latestCheckpoint = record;
+  if (record.label === 'after_model') state.lastStopReason = record.stopReason;
+  state.stepId = Math.max(state.stepId, record.stepId);
+  state.checkpoints?.push(record);
+  state.allCheckpoints?.push(record);
+}
+
+function foldMessage(state: FoldState, record: Extract<StoredRecord, { type: 'message' }>): void {
+  const { messages } = state;
+  if (record.index > messages.length) {
+    throw new StoreError(`message seq ${record.seq} has index ${record.index} beyond the history (${messages.length})`, 'invalid');
+  }
+  if (record.index < messages.length) messages.length = record.index;
+  messages.push(record.message);
+  state.stepId = Math.max(state.stepId, record.stepId);
+}
+
+/** The run's records (the run record first, record seq n at index n - 1), for a branch; histories already folded by checkpoint index. */
+export interface FoldRecords {
+  readonly records: readonly StoredRecord[];
+  readonly histories?: Map<number, History>;
+}
+
+/**
+ * Folds one record into `state` (in place) and returns it. `journal` (holding at least the
+ * records before this one) is needed only for a branch record.
+ */
+export function foldRecord(state: FoldState, record: StoredRecord, journal?: FoldRecords): FoldState {
+  switch (record.type) {
+    case 'checkpoint':
+      foldCheckpoint(state, record);
+      break;
+    case 'message':
+      foldMessage(state, record);
+      break;
+    case 'compaction':
+      // The message records after it (index 0 on) are the whole history from here.
+      state.messages = [];
+      break;
+    case 'ledger':
+      state.ledger.set(record.entry.callId, record.entry);
+      state.stepId = Math.max(state.stepId, record.entry.stepId);
+      break;
+    case 'patch':
+      state.patches.set(record.patch.patchId, record.patch);
+      state.patchCount += 1;
+      break;
+    case 'patch_state': {
+      const patch = state.patches.get(record.patchId);
+      if (patch) state.patches.set(record.patchId, { ...patch, state: record.state });
+      break;
+    }
+    case 'approval':
+      state.approvals.push(record);
+      break;
+    case 'note':
+      state.notes.push(record);
+      break;
+    case 'restore':
+      state.restores.push(record);
+      break;
+    case 'budget':
+      state.budget = record.budget;
+      break;
+    case 'status':
+      state.status = record.status;
+      state.statusReason = record.reason;
+      break;
+    case 'run_end':
+      state.ended = record;
+      state.status = record.status;
+      state.statusReason = record.summary;
+      break;
+    case 'branch':
+      if (!journal) throw new BranchNeedsRecords();
+      branchTo(state, historyAt(journal, record.seq - 1, record.checkpointId), latestEntries(journal.records, record.seq - 1));
+      break;
+    default:
+      break;
+  }
+  state.lastSeq = record.seq;
+  return state;
+}
+
+export type History = Pick<FoldState, 'messages' | 'ledger' | 'checkpoints' | 'stepId' | 'latestCheckpoint' | 'lastStopReason'>;
+
+function findCheckpoint(records: readonly StoredRecord[], checkpointId: string, end = records.length): number {
+  for (let i = end - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.type === 'checkpoint' && record.checkpointId === checkpointId) return i;
+  }
+  throw new StoreError(`checkpoint ${checkpointId} not found`, 'not_found');
+}
+
+/** The active history right after a checkpoint before `end`, folded from the records up to it (each checkpoint's once). */
+function historyAt(journal: FoldRecords, end: number, checkpointId: string): History {
+  const { records } = journal;
+  const histories = journal.histories ?? new Map<number, History>();
+  const at = findCheckpoint(records, checkpointId, end);
+  let history = histories.get(at);
+  if (!history) {
+    const state = drain(folding(records, at, histories));
+    const checkpoint = records[at] as CheckpointRecord;
+    if (state.messages.length > checkpoint.messageCount) state.messages.length = checkpoint.messageCount;
+    histories.set(at, (history = state));
+  }
+  return {
+    ...history,
+    messages: [...history.messages],
+    ledger: new Map(history.ledger),
+    checkpoints: history.checkpoints && [...history.checkpoints],
+  };
+}
+
+/** Each call's latest entry, whatever branch it was planned on. */
+function latestEntries(records: readonly StoredRecord[], end: number): Map<string, LedgerEntry> {
+  const latest = new Map<string, LedgerEntry>();
+  for (let i = 0; i < end; i++) {
+    const record = records[i]!;
+    if (record.type === 'ledger') latest.set(record.entry.callId, record.entry);
+  }
+  return latest;
+}
+
+/** The active history goes back to `history`; the ledger keeps each call's latest entry. */
+function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string, LedgerEntry>): void {
+  state.messages = history.messages;
+  state.ledger = new Map([...history.ledger.keys()].map((callId) => [callId, latest.get(callId) ?? history.ledger.get(callId)!]));
+  if (state.checkpoints) state.checkpoints = [...(history.checkpoints ?? [])];
+  state.stepId = history.stepId;
+  state.latestCheckpoint = history.latestCheckpoint;
+  state.lastStopReason = history.lastStopReason;
+}
+
+function* folding(records: readonly StoredRecord[], end: number, histories = new Map<number, History>(), full = true): Sliced<FoldState> {
+  const state = startFold(records[0], full);
+  const journal = { records, histories };
+  for (let i = 1; i <= end; i++) {
+    if (i % SLICE === SLICE - 1) yield;
+    foldRecord(state, records[i]!, journal);
+  }
+  return state;
+}
+
+function endOf(records: readonly StoredRecord[], options?: { atCheckpoint?: string }): number {
+  return options?.atCheckpoint === undefined ? records.length - 1 : findCheckpoint(records, options.atCheckpoint);
+}
+
+/** A run's whole state from its records; with `atCheckpoint`, the state right after that checkpoint record. */
+export function foldRecords(records: readonly StoredRecord[], options?: { atCheckpoint?: string }): RunState {
+  return runStateOf(drain(folding(records, endOf(records, options))));
+}
+
+/** foldRecords, letting `pause` (the event loop) run between slices. */
+export async function foldRecordsInSlices(
+  records: readonly StoredRecord[],
+  options: { atCheckpoint?: string } | undefined,
+  pause?: () => Promise<void>,
+): Promise<RunState> {
+  return runStateOf(await inSlices(folding(records, endOf(records, options)), pause));
+}
+
+function optional<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: T };
+}
+
+/** The fold of a whole journal as a writer keeps it (the latest checkpoint only), letting `pause` run between slices. */
+export function foldJournal(records: readonly StoredRecord[], pause?: () => Promise<void>): Promise<FoldState> {
+  return inSlices(folding(records, records.length - 1, undefined, false), pause);
+}
+
+/** The fold as the RunState readers get. */
+export function runStateOf(state: FoldState): RunState {
+  return {
+    run: state.run,
+    status: state.status,
+    messages: state.messages,
+    ledger: [...state.ledger.values()],
+    patches: [...state.patches.values()],
+    approvals: state.approvals,
+    budget: state.budget,
+    checkpoints: state.checkpoints ?? [],
+    allCheckpoints: state.allCheckpoints ?? [],
+    checkpointCount: state.checkpointCount,
+    notes: state.notes,
+    restores: state.restores,
+    lastSeq: state.lastSeq,
+    stepId: state.stepId,
+    ...optional('statusReason', state.statusReason),
+    ...optional('latestCheckpoint', state.latestCheckpoint),
+    ...optional('lastStopReason', state.lastStopReason),
+    ...optional('ended', state.ended),
+  };
+}

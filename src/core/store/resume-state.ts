@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { LedgerEntry } from '../ledger/schema';
+import { MessageParam } from '../model/messages';
+import { Patch } from '../patches/schema';
+import { crc32 } from './crc32';
+import type { FoldState } from './fold';
+import {
+  ApprovalRecord,
+  Budget,
+  CheckpointRecord,
+  FORMAT_VERSION,
+  NoteRecord,
+  RestoreRecord,
+  RunEndRecord,
+  RunRecord,
+  RunStatus,
+} from './records';
+
+// What a run needs to continue, bounded by its live context and not by its length: the messages
+// since the last compaction, the calls that are open, that the messages name or that had an
+// external effect the recovery note must name, the latest patches of each file, approvals,
+// budget and counters. A state snapshot is this, with the journal position it covers.
+
+const count = z.number().int().nonnegative();
+
+export const ResumeState = z.object({
+  run: RunRecord,
+  status: RunStatus,
+  statusReason: z.string().optional(),
+  budget: Budget,
+  messages: z.array(MessageParam),
+  /** Latest entry per call, in planning order: open calls, calls the messages name, non-idempotent calls. */
+  ledger: z.array(LedgerEntry),
+  /** For each file, its latest patch that was not rolled back and every patch after it; and the patches of open calls. */
+  patches: z.array(Patch),
+  patchCount: count,
+  approvals: z.array(ApprovalRecord),
+  notes: z.array(NoteRecord),
+  restores: z.array(RestoreRecord),
+  ended: RunEndRecord.optional(),
+  latestCheckpoint: CheckpointRecord.optional(),
+  lastStopReason: z.string().optional(),
+  checkpointCount: count,
+  lastSeq: count,
+  stepId: count,
+});
+export type ResumeState = z.infer<typeof ResumeState>;
+
+/** A state snapshot: the state after record `lastSeq`, whose line (starting at `lastLineStart`, stating `lastLineCrc`) ends at `journalBytes`. */
+export const Snapshot = z.object({
+  v: z.number().int().positive(),
+  journalBytes: count,
+  lastLineStart: count,
+  lastLineCrc: z.string().regex(/^[0-9a-f]{8}$/),
+  state: ResumeState,
+});
+export type Snapshot = z.infer<typeof Snapshot>;
+
+const OPEN = new Set<LedgerEntry['status']>(['planned', 'approved', 'started', 'uncertain']);
+
+/** Call ids the messages name (tool_use and tool_result blocks). */
+function namedCalls(messages: readonly MessageParam[]): Set<string> {
+  const named = new Set<string>();
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_use') named.add(String(block.id));
+      else if (block.type === 'tool_result') named.add(String(block.tool_use_id));
+    }
+  }
+  return named;
+}
+
+function keptPatches(patches: Iterable<Patch>, openCalls: ReadonlySet<string>): Patch[] {
+  const all = [...patches];
+  const from = new Map<string, number>();
+  all.forEach((patch, i) => {
+    if (patch.state !== 'rolled_back' || !from.has(patch.path)) from.set(patch.path, i);
+  });
+  return all.filter((patch, i) => i >= from.get(patch.path)! || openCalls.has(patch.toolCallId));
+}
+
+/** A record as the snapshot holds it: without the seq the journal numbers it by. */
+function plain<T extends object>(record: T): T {
+  if (!('seq' in record)) return record;
+  const { seq: _seq, ...rest } = record as T & { seq: unknown };
+  return rest as T;
+}
+
+/** The part of a fold a resume needs (the same whether folded from a snapshot or from the whole journal). */
+export function resumeStateOf(state: FoldState): ResumeState {
+  const named = namedCalls(state.messages);
+  const ledger = [...state.ledger.values()].filter(
+    (entry) => OPEN.has(entry.status) || entry.idempotency === 'non_idempotent' || named.has(entry.callId),
+  );
+  const open = new Set(ledger.filter((entry) => OPEN.has(entry.status)).map((entry) => entry.callId));
+  const { status, budget, messages, patchCount, checkpointCount, lastSeq, stepId } = state;
+  return {
+    run: plain(state.run),
+    status,
+    budget,
+    messages,
+    ledger,
+    patches: keptPatches(state.patches.values(), open),
+    patchCount,
+    approvals: state.approvals.map(plain),
+    notes: state.notes.map(plain),
+    restores: state.restores.map(plain),
+    checkpointCount,
+    lastSeq,
+    stepId,
+    ...(state.statusReason !== undefined ? { statusReason: state.statusReason } : {}),
+    ...(state.ended ? { ended: plain(state.ended) } : {}),
+    ...(state.latestCheckpoint ? { latestCheckpoint: plain(state.latestCheckpoint) } : {}),
+    ...(state.lastStopReason !== undefined ? { lastStopReason: state.lastStopReason } : {}),
+  };
+}
+
+const hex8 = (value: number) => value.toString(16).padStart(8, '0');
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A snapshot file: its JSON on one line, then the crc32 of that line. */
+export function encodeSnapshot(snapshot: Omit<Snapshot, 'v'>): Uint8Array {
+  const body = encoder.encode(JSON.stringify({ v: FORMAT_VERSION, ...snapshot }));
+  const tail = encoder.encode(`\n${hex8(crc32(body))}\n`);
+  const bytes = new Uint8Array(body.length + tail.length);
+  bytes.set(body);
+  bytes.set(tail, body.length);
+  return bytes;
+}
+
+/** The snapshot in a file's bytes, or null when they do not hold (checksum, JSON, schema, version). */
+export function decodeSnapshot(bytes: Uint8Array): Snapshot | null {
+  const cut = bytes.lastIndexOf(0x0a, bytes.length - 2);
+  if (cut < 0 || bytes[bytes.length - 1] !== 0x0a) return null;
+  const body = bytes.subarray(0, cut);
+  if (decoder.decode(bytes.subarray(cut + 1, bytes.length - 1)) !== hex8(crc32(body))) return null;
+  try {
+    const parsed = Snapshot.safeParse(JSON.parse(decoder.decode(body)));
+    return parsed.success && parsed.data.v === FORMAT_VERSION ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The file name of the snapshot after record `seq` (names sort by seq). */
+export function snapshotName(seq: number): string {
+  return `snapshot-${String(seq).padStart(12, '0')}.json`;
+}
+
+export const SNAPSHOT_NAME = /^snapshot-(\d{12})\.json$/;

@@ -1,0 +1,226 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StoreError, type RunWriter } from '../../../src/core/store/contract';
+import type { FileCheckpointStore } from '../../../src/core/store/file-store';
+import { foldRecords } from '../../../src/core/store/fold';
+import type { NewRecord } from '../../../src/core/store/records';
+import { decodeSnapshot, encodeSnapshot } from '../../../src/core/store/resume-state';
+import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { bytesOf, checkpoint, ledgerEntry, message, runInput } from './fixtures';
+
+/** The Node port, remembering from where each read of the journal started. */
+class ReadsFs extends NodeStoreFs {
+  readonly journalReads: number[] = [];
+  override async readFile(path: string): Promise<Uint8Array> {
+    if (path.endsWith('journal.jsonl')) this.journalReads.push(0);
+    return super.readFile(path);
+  }
+  override async readFrom(path: string, offset: number): Promise<Uint8Array> {
+    if (path.endsWith('journal.jsonl')) this.journalReads.push(offset);
+    return super.readFrom(path, offset);
+  }
+}
+
+const compaction = (stepId: number): NewRecord => ({
+  type: 'compaction',
+  stepId,
+  kind: 'summary',
+  tokensBefore: 900,
+  tokensAfter: 100,
+  contextBudget: 1000,
+  messagesBefore: 2,
+  messagesAfter: 1,
+  clearedCallIds: [],
+});
+
+/** Step n: an answer calling a tool, its ledger entries, its result. */
+async function stepOf(writer: RunWriter, n: number, base: number): Promise<number> {
+  await writer.append([
+    message(base, n, 'assistant', `answer ${n}`),
+    ledgerEntry(`k${n}`, n, 'planned'),
+    checkpoint(`a${n}`, n, 'after_model', base + 1),
+  ]);
+  await writer.append([
+    ledgerEntry(`k${n}`, n, 'succeeded'),
+    message(base + 1, n, 'user', `result ${n}`),
+    checkpoint(`b${n}`, n, 'before_model', base + 2),
+  ]);
+  return base + 2;
+}
+
+/** Six steps, compacted after the second and the fourth (a snapshot each), then two more steps. */
+async function compactedRun(store: FileCheckpointStore): Promise<void> {
+  const writer = await store.createRun(runInput('r1'));
+  let base = 0;
+  for (let n = 1; n <= 6; n++) {
+    base = await stepOf(writer, n, base);
+    if (n === 2 || n === 4) {
+      await writer.append([compaction(n), message(0, n, 'user', `summary ${n}`), checkpoint(`s${n}`, n, 'compacted', 1)]);
+      base = 1;
+    }
+  }
+  await writer.close();
+}
+
+const snapshotsOf = (store: FileCheckpointStore) =>
+  readdirSync(store.runDir('r1'))
+    .filter((name) => name.startsWith('snapshot-'))
+    .sort();
+
+describe('state snapshots', () => {
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'store-snap-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** The resume state a whole replay gives: the truth every snapshot path must match. */
+  async function replayed(store: FileCheckpointStore) {
+    for (const name of snapshotsOf(store)) rmSync(join(store.runDir('r1'), name));
+    return store.readResumeState('r1');
+  }
+
+  it('a compaction writes a snapshot naming the journal offset, last line and checksum it covers', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const names = snapshotsOf(store);
+    assert.equal(names.length, 2, 'one per compaction, the newest two kept');
+    const snapshot = decodeSnapshot(readFileSync(join(store.runDir('r1'), names[1]!)))!;
+    const journal = readFileSync(store.journalPath('r1'));
+    const line = journal.subarray(snapshot.lastLineStart, snapshot.journalBytes).toString('utf8');
+    assert.match(line, new RegExp(`^\\{"s":${snapshot.state.lastSeq},.*"c":"${snapshot.lastLineCrc}"\\}\\n$`));
+    assert.equal(snapshot.state.latestCheckpoint?.checkpointId, 's4');
+    assert.deepEqual(snapshot.state.messages, [{ role: 'user', content: [{ type: 'text', text: 'summary 4' }] }]);
+  });
+
+  it('resume reads the newest snapshot and only the journal after it, and gets what a whole replay gets', async () => {
+    const fs = new ReadsFs();
+    const store = openFileStore(root, { fs });
+    await compactedRun(store);
+    const snapshot = decodeSnapshot(readFileSync(join(store.runDir('r1'), snapshotsOf(store)[1]!)))!;
+    const writer = await openFileStore(root, { fs }).openWriter('r1');
+    await writer.close();
+    assert.deepEqual(fs.journalReads.slice(-1), [snapshot.lastLineStart], 'the journal read from the snapshot on');
+    const fromSnapshot = await openFileStore(root).readResumeState('r1');
+    assert.deepEqual(fromSnapshot, await replayed(openFileStore(root)));
+    assert.deepEqual(
+      fromSnapshot.messages.map((m) => (m.content as { text: string }[])[0]!.text),
+      ['summary 4', 'answer 5', 'result 5', 'answer 6', 'result 6'],
+    );
+  });
+
+  it('a damaged newest snapshot falls back to the older one; both damaged, to the whole journal: the same state each time', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const [older, newest] = snapshotsOf(store).map((name) => join(store.runDir('r1'), name));
+    const flip = (path: string) => {
+      const bytes = readFileSync(path);
+      const at = Math.floor(bytes.length / 2);
+      bytes[at] = bytes[at]! ^ 0x04;
+      writeFileSync(path, bytes);
+    };
+    const truth = foldRecords(await store.readRecords('r1'));
+    flip(newest!);
+    const fromOlder = await openFileStore(root).readResumeState('r1');
+    assert.deepEqual(fromOlder.messages, truth.messages);
+    assert.equal(fromOlder.lastSeq, truth.lastSeq);
+    flip(older!);
+    const fromJournal = await openFileStore(root).readResumeState('r1');
+    assert.deepEqual(fromJournal, fromOlder);
+  });
+
+  it('a snapshot the journal does not match (another journal, or one cut shorter) is not used', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const truth = await openFileStore(root).readResumeState('r1');
+    const dir = store.runDir('r1');
+    for (const name of snapshotsOf(store)) {
+      const snapshot = decodeSnapshot(readFileSync(join(dir, name)))!;
+      // The same file, stating another checksum for the line it covers.
+      const lied = { ...snapshot, lastLineCrc: snapshot.lastLineCrc === '00000000' ? '00000001' : '00000000' };
+      writeFileSync(join(dir, name), encodeSnapshot(lied));
+    }
+    const fs = new ReadsFs();
+    assert.deepEqual(await openFileStore(root, { fs }).readResumeState('r1'), truth);
+    assert.equal(fs.journalReads.at(-1), 0, 'the whole journal was read');
+  });
+
+  it('damage in the journal after the snapshot refuses the writer, naming file and byte, and changes nothing', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const journal = store.journalPath('r1');
+    const bytes = readFileSync(journal);
+    const at = bytes.lastIndexOf('result 6');
+    bytes[at] = bytes[at]! ^ 0x01;
+    writeFileSync(journal, bytes);
+    const lineStart = bytes.lastIndexOf(0x0a, at) + 1;
+    await assert.rejects(
+      openFileStore(root).openWriter('r1'),
+      (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.offset === lineStart && e.file === journal,
+    );
+    assert.deepEqual(readFileSync(journal), bytes);
+    assert.equal(await store.lease('r1'), null);
+  });
+
+  it('damage before the snapshot, once a whole read found it, refuses writers too', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const journal = store.journalPath('r1');
+    const bytes = readFileSync(journal);
+    const at = bytes.indexOf('answer 1');
+    bytes[at] = bytes[at]! ^ 0x01;
+    writeFileSync(journal, bytes);
+    assert.equal((await openFileStore(root).verify('r1')).ok, false);
+    await assert.rejects(
+      openFileStore(root).openWriter('r1'),
+      (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.offset === bytes.lastIndexOf(0x0a, at) + 1,
+    );
+  });
+
+  it('a branch in the journal after the snapshot: resume folds the whole journal (a branch needs what came before)', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const writer = await store.openWriter('r1');
+    await writer.append([{ type: 'branch', checkpointId: 'a3', branchId: 'b' }]);
+    await writer.close();
+    const state = await openFileStore(root).readResumeState('r1');
+    assert.deepEqual(
+      state.messages.map((m) => (m.content as { text: string }[])[0]!.text),
+      ['summary 2', 'answer 3'],
+    );
+    assert.equal(state.latestCheckpoint?.checkpointId, 'a3');
+  });
+
+  it('gc keeps a blob that only a snapshot names (its refs come from the snapshot schema)', async () => {
+    const store = openFileStore(root, { blobGraceMs: 0 });
+    await compactedRun(store);
+    const kept = await store.putBlob(bytesOf('named by the snapshot only'));
+    const gone = await store.putBlob(bytesOf('named by nothing'));
+    const dir = store.runDir('r1');
+    const name = snapshotsOf(store)[1]!;
+    const snapshot = decodeSnapshot(readFileSync(join(dir, name)))!;
+    const open = ledgerEntry('x', 9, 'started') as Extract<NewRecord, { type: 'ledger' }>;
+    const state = { ...snapshot.state, ledger: [{ ...open.entry, resultRef: kept }] };
+    writeFileSync(join(dir, name), encodeSnapshot({ ...snapshot, state }));
+    assert.ok(decodeSnapshot(readFileSync(join(dir, name))), 'the edited snapshot holds');
+    const result = await store.collectGarbage({ maxBytes: 10_000_000 });
+    assert.equal(result.removedBlobs, 1);
+    await assert.rejects(store.getBlob(gone), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
+    assert.equal(new TextDecoder().decode(await store.getBlob(kept)), 'named by the snapshot only');
+  });
+
+  it('a snapshot every few MiB of journal, without compactions', async () => {
+    const store = openFileStore(root, { snapshotStepBytes: 2048 });
+    const writer = await store.createRun(runInput('r1'));
+    let base = 0;
+    for (let n = 1; n <= 12; n++) base = await stepOf(writer, n, base);
+    await writer.close();
+    const names = snapshotsOf(store);
+    assert.equal(names.length, 2);
+    const newest = decodeSnapshot(readFileSync(join(store.runDir('r1'), names[1]!)))!;
+    const journalBytes = readFileSync(store.journalPath('r1')).length;
+    assert.ok(journalBytes - newest.journalBytes < 2048 + 1024, 'the journal after the newest snapshot is about one step of bytes');
+    assert.deepEqual(await openFileStore(root).readResumeState('r1'), await replayed(openFileStore(root)));
+  });
+});
