@@ -4,6 +4,7 @@ import { registerCommands } from './host/vscode/commands';
 import { offerInterruptedRuns } from './host/vscode/interrupted';
 import { createServices } from './host/vscode/services';
 import { registerTimeline } from './host/vscode/timeline';
+import { ExtensionConversation } from './host/vscode/conversation';
 import { ExtensionTimelineBackend } from './host/vscode/timeline-backend';
 
 export type { AgentCheckpointsApi };
@@ -11,8 +12,12 @@ export type { AgentCheckpointsApi };
 export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi {
   const services = createServices(context);
   const backend = new ExtensionTimelineBackend(services);
-  const timeline = registerTimeline(context, backend, { log: (message) => services.log.log('warn', `timeline: ${message}`) });
-  context.subscriptions.push(...registerCommands(services), backend, timeline);
+  const conversation = new ExtensionConversation(services);
+  const timeline = registerTimeline(context, backend, conversation, {
+    log: (message) => services.log.log('warn', `timeline: ${message}`),
+  });
+  services.approvals.surface = timeline.provider;
+  context.subscriptions.push(...registerCommands(services), backend, conversation, timeline);
   void services.keys.refresh();
   void offerInterruptedRuns(services).catch((error: unknown) => services.log.log('warn', `interrupted runs not offered: ${String(error)}`));
   return createApi(services, backend, () => timeline.whenResolved);

@@ -169,6 +169,10 @@ function foldGlobal(log: RecordLog, state: GlobalState, i: number): void {
       state.ended = log.record(i) as RunEndRecord;
       state.statusAt = i;
       return;
+    case 'instruction':
+      // A new instruction re-opens a run that had ended.
+      state.ended = undefined;
+      return;
     case 'approval':
     case 'note':
     case 'restore':

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
+import { InstructionRecord } from './instruction-record';
 
 /** Current format version of every record this build writes. */
 export const FORMAT_VERSION = 1;
@@ -20,6 +21,8 @@ export const CheckpointLabel = z.enum([
   'run_end',
   /** The history was compacted (old tool results cleared, or older messages summarised). */
   'compacted',
+  /** A person gave the run a new instruction (an `instruction` record). */
+  'instruction',
 ]);
 
 export const GitFacts = z.object({
@@ -240,6 +243,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
   UsageRecord,
   LimitsRecord,
   CompactionRecord,
+  InstructionRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;

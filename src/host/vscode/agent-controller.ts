@@ -13,6 +13,7 @@ import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
+import { describeRaise, raiseFor } from '../../core/runtime/instruction';
 
 export class NoApiKeyError extends Error {
   constructor() {
@@ -189,6 +190,26 @@ export class AgentController implements vscode.Disposable {
     this.deps.log.log('info', `[${runId}] resume`);
     const { takeOver: _taken, ...resumeOptions } = options;
     return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, resumeOptions));
+  }
+
+  /**
+   * A new instruction for a stopped run of this workspace; a limit it had reached is raised
+   * (turns by the maxTurns setting). `raised` says by how much, when it was.
+   */
+  async continueRun(runId: string, instruction: string): Promise<{ run: ActiveRun; raised?: string }> {
+    this.refuseWhileBusy();
+    const runtime = await this.runtime(this.deps.settings());
+    this.refuseWhileBusy();
+    const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
+    if (!summary) throw new ResumeError(`run ${runId} is not in this workspace's store`, 'not_found');
+    if (summary.leased) throw new ResumeError(heldMessage(summary, this.deps.clock.now()), 'lease_held');
+    const state = await this.deps.store.readRun(runId);
+    const limit = raiseFor(state.budget, this.turnsPerRun());
+    this.deps.log.log('info', `[${runId}] new instruction${limit ? ` (${describeRaise(limit.raised)})` : ''}`);
+    const run = this.launch(runId, summary.task, 'resume', (signal) =>
+      runtime.continue(runId, instruction, signal, { moreTurns: this.turnsPerRun() }),
+    );
+    return { run, ...(limit ? { raised: describeRaise(limit.raised) } : {}) };
   }
 
   private refuseWhileBusy(): void {

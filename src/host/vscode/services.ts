@@ -10,7 +10,7 @@ import { migrateRunsFrom, workspaceStorageSiblings } from '../node/store-migrate
 import { AgentController } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
-import { DialogApprover } from './approvals';
+import { InlineApprover } from './approvals';
 import { ContextKeys } from './context-keys';
 import { LiveWorkspace } from './live-workspace';
 import { createOutputLog, redact } from './output-log';
@@ -33,6 +33,8 @@ export interface Services {
   /** The lines written to the channel (already redacted), newest last. */
   readonly logTail: string[];
   readonly prompts: SwitchablePrompts;
+  /** Calls waiting for a decision, shown in the Timeline. */
+  readonly approvals: InlineApprover;
   readonly apiKeys: ApiKeys;
   readonly controller: AgentController;
   readonly restore: RestoreActions;
@@ -98,10 +100,11 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const workspace = new LiveWorkspace(roots, storagePath, log);
   const storeReady = moveLegacyRuns(context, store, log);
   const prompts = new SwitchablePrompts();
+  const approvals = new InlineApprover(prompts);
   const controller = new AgentController({
     store,
     workspace: boundedWorkspace(workspace),
-    approver: new DialogApprover(prompts),
+    approver: approvals,
     commands: createNodeCommandRunner(),
     git: nodeGitReader,
     clock: systemClock,
@@ -113,7 +116,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   const keys = new ContextKeys(store, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller);
-  context.subscriptions.push(channel, controller, presenter);
+  context.subscriptions.push(channel, controller, presenter, approvals);
   const services: Services = {
     context,
     storagePath,
@@ -123,6 +126,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     log,
     logTail,
     prompts,
+    approvals,
     apiKeys,
     controller,
     restore,
