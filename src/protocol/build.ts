@@ -134,7 +134,7 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
 function stepWords(messages: readonly MessageParam[], prev: CheckpointRecord | undefined, last: CheckpointRecord): Partial<StepRow> {
   const words = assistantWords(messages, prev?.messageCount ?? 0, last.messageCount);
   const out: Partial<StepRow> = {};
-  if (last.label === 'instruction') {
+  if (last.label === 'instruction' || last.label === 'run_start') {
     const said = userWords(messages, prev?.messageCount ?? 0, last.messageCount);
     if (said !== '') out.instruction = cap(said, TEXT_MAX);
   }

@@ -1,8 +1,8 @@
 import type { PendingApproval } from '../protocol/messages';
 import type { CallRow, RunView, StepRow } from '../protocol/viewModel';
-import { formatDuration } from './format';
+import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
-import { LEDGER_LOOK, PATCH_LOOK, stepHeadline } from './rowContent';
+import { LEDGER_LOOK, PATCH_LOOK } from './rowContent';
 
 // The open step in full: what the model said (Markdown) and thought, each call's input and
 // result, its patches with their live state. Built from the view model; no host data is
@@ -73,14 +73,29 @@ function callSection(runId: string, call: CallRow, actions: DetailActions): HTML
   return section;
 }
 
+function stepCost(step: StepRow): string {
+  const parts = [];
+  if (step.endAt > step.at) parts.push(formatDuration(step.endAt - step.at));
+  if (step.tokens !== undefined) parts.push(formatTokens(step.tokens));
+  if (step.costUsd !== undefined) parts.push(formatCost(step.costUsd));
+  return parts.map((p) => ` · ${p}`).join('');
+}
+
+function isLatest(run: RunView, step: StepRow | undefined): boolean {
+  return step === undefined || run.steps.at(-1)?.stepId === step.stepId;
+}
+
 /** The whole step; `streaming` is text the model is writing into it right now. */
 export function stepDetail(run: RunView, step: StepRow | undefined, streaming: string | undefined, actions: DetailActions): HTMLElement {
   const root = el('div', 'step-detail');
-  const heading = el('div', 'detail-heading', step ? stepHeadline(step) : run.header.task.split('\n')[0]);
+  const heading = el('div', 'detail-heading', step ? `Step ${step.stepId} · ${formatClock(step.at)}${stepCost(step)}` : 'Starting…');
   root.append(heading);
   if (step?.instruction !== undefined) {
     const said = el('div', 'instruction');
-    said.append(el('div', 'section-label', 'Your instruction'), renderMarkdown(step.instruction, actions));
+    said.append(
+      el('div', 'section-label', step.label === 'run_start' ? 'Your task' : 'Your instruction'),
+      renderMarkdown(step.instruction, actions),
+    );
     if (step.raised !== undefined) said.append(el('div', 'raised tone-warning', step.raised));
     root.append(said);
   }
@@ -89,7 +104,8 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     const body = renderMarkdown(text, actions);
     if (step?.text === undefined) body.classList.add('streaming');
     root.append(body);
-  } else if (run.header.status === 'running' && run.header.active) root.append(el('div', 'muted', 'Waiting for the model…'));
+  } else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
+    root.append(el('div', 'muted', 'Waiting for the model…'));
   if (step?.thinking !== undefined) {
     const thinking = el('details', 'thinking');
     thinking.append(el('summary', '', 'Thinking'), collapsible(step.thinking));
@@ -123,7 +139,7 @@ export function approvalCard(approval: PendingApproval, actions: ApprovalActions
   card.append(input);
   const reason = el('input', 'deny-reason');
   reason.type = 'text';
-  reason.placeholder = 'Reason for denying (optional, sent to the agent)';
+  reason.placeholder = 'Why not? (optional, for the agent)';
   reason.setAttribute('aria-label', 'Reason for denying');
   const row = el('div', 'approval-buttons');
   row.append(button('Allow once', 'primary', () => actions.decide(approval, 'allow_once')));

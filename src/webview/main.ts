@@ -133,8 +133,14 @@ const composer = new Composer({
     return row ? row.run : model.list()[0]?.header;
   },
   running: () => model.list().find((r) => r.header.active && r.header.status === 'running' && !r.header.heldElsewhere)?.header,
-  start: async (task, context) => notice('info', (await rpc.request('startRun', { task, context: [...context] })).message),
-  continueRun: async (runId, instruction) => notice('info', (await rpc.request('continueRun', { runId, instruction })).message),
+  start: async (task, context) => {
+    notice('info', (await rpc.request('startRun', { task, context: [...context] })).message);
+    panel.show(undefined);
+  },
+  continueRun: async (runId, instruction) => {
+    notice('info', (await rpc.request('continueRun', { runId, instruction })).message);
+    panel.show({ runId });
+  },
   cancel: (runId) => void rpc.request('cancel', { runId }).catch(reportError),
   pick: async (kind) => (await rpc.request('pickContext', { kind })).chips,
   report: reportError,

@@ -65,7 +65,13 @@ function runContent(row: FlatRow, now: number): RowContent {
   const h = row.run;
   const look = RUN_LOOK[h.status];
   const tokens = h.inputTokens + h.outputTokens;
-  const facts = [formatTime(h.createdAt, now), formatDuration(h.updatedAt - h.createdAt), formatTokens(tokens), formatCost(h.costUsd)];
+  const facts = [
+    h.status,
+    formatTime(h.createdAt, now),
+    formatDuration(h.updatedAt - h.createdAt),
+    formatTokens(tokens),
+    formatCost(h.costUsd),
+  ];
   const actions: RowAction[] = [];
   const elsewhere = h.heldElsewhere;
   const writable = h.damaged === undefined;
@@ -84,7 +90,7 @@ function runContent(row: FlatRow, now: number): RowContent {
     label: h.task.split('\n')[0] ?? '',
     description: '',
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
-    badges: [...(elsewhere ? ['other window'] : [h.status]), ...(writable ? [] : ['damaged'])],
+    badges: [...(elsewhere ? ['other window'] : []), ...(writable ? [] : ['damaged'])],
     title: `${h.task}\nStatus: ${h.status}${reason}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
@@ -146,6 +152,8 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   if (step.endAt > step.at) facts.push(formatDuration(step.endAt - step.at));
   if (step.tokens !== undefined) facts.push(formatTokens(step.tokens));
   if (step.costUsd !== undefined) facts.push(formatCost(step.costUsd));
+  if (effects > 0) facts.push(`${effects} external`);
+  if (step.compacted) facts.push('context compacted');
   if (step.raised !== undefined) facts.push(step.raised);
   facts.push(savedText(step.label));
   const headline = stepHeadline(step);
@@ -156,7 +164,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
     tone: look.tone,
     label: headline,
     description: '',
-    badges: [...(effects > 0 ? [`${effects} external`] : []), ...(step.compacted ? ['context compacted'] : [])],
+    badges: [],
     title: [
       firstLine(step.text ?? '') || `Step ${step.stepId}`,
       ...callLines,

@@ -174,10 +174,10 @@ describe('e2e: the Timeline in the real workbench', function () {
         ((await row(frame, TASK).getAttribute('title')) ?? '').includes('Status: completed'),
       );
       await expandAll(frame);
-      await row(frame, 'write_file', 'call').waitFor();
-      await row(frame, 'edit_file', 'call').waitFor();
+      await row(frame, 'write notes.md', 'call').waitFor();
+      await row(frame, 'edit src/greet.js', 'call').waitFor();
       await row(frame, 'notes.md', 'patch').waitFor();
-      const writeTitle = (await row(frame, 'write_file', 'call').getAttribute('title')) ?? '';
+      const writeTitle = (await row(frame, 'write notes.md', 'call').getAttribute('title')) ?? '';
       assert.match(writeTitle, /succeeded/);
       assert.equal(readFileSync(join(wb.workspace, 'notes.md'), 'utf8'), NOTES_AFTER);
       console.log(`      screenshot: ${await wb.screenshot('timeline-1-run-completed')}`);
