@@ -129,7 +129,8 @@ export function stepHeadline(step: StepRow): string {
   const said = firstLine(step.text ?? '');
   const calls = step.calls.map((c) => c.summary).join(', ');
   if (said !== '' && calls !== '') return `${said} — ${calls}`;
-  return said || calls || `Step ${step.stepId}`;
+  if (said !== '' || calls !== '') return said || calls;
+  return step.label === 'before_model' ? 'Model call, no answer recorded yet' : `Step ${step.stepId}`;
 }
 
 /** The first non-empty line of Markdown text, without its heading or list marker. */

@@ -63,6 +63,8 @@ export class TimelineView {
 
   /** Re-flattens after the model changed and paints the visible rows now. */
   refresh(reason: 'snapshot' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals'): void {
+    // Streamed text changes no row's place: repaint the visible rows only.
+    if (reason === 'stream') return this.queueRender(false);
     const wasAtBottom = this.rows.length > 0 && this.tree.scrollTop >= maxScrollTop(this.offsets, this.tree.clientHeight) - 2;
     this.expandNewRuns();
     this.rows = flatten(this.host.model.list(), this.expanded);
