@@ -39,6 +39,8 @@ export class TimelineView {
   private readonly signatures = new WeakMap<HTMLElement, string>();
   private pendingScrollTop: number | undefined;
   private renderQueued = false;
+  /** The list shows its end: new rows and a shrinking viewport keep it there. */
+  private atBottom = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -54,7 +56,15 @@ export class TimelineView {
     this.canvas = document.createElement('div');
     this.canvas.className = 'canvas';
     tree.appendChild(this.canvas);
-    tree.addEventListener('scroll', () => this.queueRender(true));
+    tree.addEventListener('scroll', () => {
+      this.atBottom = this.rows.length > 0 && tree.scrollTop >= maxScrollTop(this.offsets, tree.clientHeight) - 2;
+      this.queueRender(true);
+    });
+    // The panels under the tree grow and shrink as steps stream in: a list at its end stays there.
+    new ResizeObserver(() => {
+      if (this.atBottom) tree.scrollTop = maxScrollTop(this.offsets, tree.clientHeight);
+      this.queueRender(false);
+    }).observe(tree);
     tree.addEventListener('keydown', (e) => this.onKey(e));
     tree.addEventListener('click', (e) => this.onClick(e));
     tree.addEventListener('dblclick', (e) => this.onDoubleClick(e));
@@ -65,7 +75,7 @@ export class TimelineView {
   refresh(reason: 'snapshot' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals'): void {
     // Streamed text changes no row's place: repaint the visible rows only.
     if (reason === 'stream') return this.queueRender(false);
-    const wasAtBottom = this.rows.length > 0 && this.tree.scrollTop >= maxScrollTop(this.offsets, this.tree.clientHeight) - 2;
+    const wasAtBottom = this.atBottom;
     this.expandNewRuns();
     this.rows = flatten(this.host.model.list(), this.expanded);
     this.offsets = rowOffsets(this.rows.map((r) => ROW_HEIGHTS[r.kind]));
