@@ -5,6 +5,7 @@ import { offerInterruptedRuns } from './host/vscode/interrupted';
 import { createServices } from './host/vscode/services';
 import { registerReview } from './host/vscode/review';
 import { registerTimeline, relativePathOf } from './host/vscode/timeline';
+import { ExtensionConversation } from './host/vscode/conversation';
 import { ExtensionTimelineBackend } from './host/vscode/timeline-backend';
 
 export type { AgentCheckpointsApi };
@@ -12,9 +13,13 @@ export type { AgentCheckpointsApi };
 export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi {
   const services = createServices(context);
   const backend = new ExtensionTimelineBackend(services);
-  const timeline = registerTimeline(context, backend, { log: (message) => services.log.log('warn', `timeline: ${message}`) });
+  const conversation = new ExtensionConversation(services);
+  const timeline = registerTimeline(context, backend, conversation, {
+    log: (message) => services.log.log('warn', `timeline: ${message}`),
+  });
+  services.approvals.surface = timeline.provider;
   const review = registerReview(services, backend, { relativePath: (uri) => relativePathOf(backend, uri) });
-  context.subscriptions.push(...registerCommands(services), backend, timeline, review);
+  context.subscriptions.push(...registerCommands(services), backend, conversation, timeline, review);
   void services.keys.refresh();
   void offerInterruptedRuns(services).catch((error: unknown) => services.log.log('warn', `interrupted runs not offered: ${String(error)}`));
   return createApi(services, backend, () => timeline.whenResolved, review);

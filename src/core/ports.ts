@@ -204,6 +204,12 @@ export interface TreeListing {
 
 export type ApprovalDecision = 'allow_once' | 'allow_for_run' | 'deny';
 
+/** A denial with the person's reason: the model reads the reason in the denied call's result. */
+export interface DenialWithReason {
+  readonly decision: 'deny';
+  readonly reason: string;
+}
+
 export interface ApprovalRequest {
   readonly runId: string;
   readonly callId: string;
@@ -228,7 +234,7 @@ export interface UncertainRequest {
 
 /** Asks a person. A host with nobody to ask returns null from askUncertain. */
 export interface Approver {
-  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision | DenialWithReason>;
   askUncertain(request: UncertainRequest, signal?: AbortSignal): Promise<UncertainChoice | null>;
 }
 

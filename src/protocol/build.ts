@@ -2,8 +2,9 @@ import { hasExternalEffect, isExternalEffect, type LedgerEntry } from '../core/l
 import type { MessageParam } from '../core/model/messages';
 import type { LiveState, Patch } from '../core/patches/schema';
 import type { RunState } from '../core/store/contract';
-import type { CheckpointRecord } from '../core/store/records';
+import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
+import { assistantWords, cap, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
 import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunView, StepRow } from './viewModel';
 
 // Turns a run's folded state into what the Timeline renders, and works out the smallest
@@ -69,23 +70,45 @@ export function effectOf(entry: LedgerEntry): EffectRow | undefined {
 
 interface CallContext {
   inputs: Map<string, unknown>;
+  results: Map<string, string>;
   patchesByCall: Map<string, Patch[]>;
   firstCheckpointOfCall: Map<string, string>;
   live: ReadonlyMap<string, LiveState>;
 }
 
+function inputText(input: unknown): string | undefined {
+  if (input === undefined) return undefined;
+  return cap(JSON.stringify(input, null, 2) ?? '', INPUT_TEXT_MAX);
+}
+
 function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
+  const input = ctx.inputs.get(entry.callId);
+  const patches = (ctx.patchesByCall.get(entry.callId) ?? []).map((p) => patchRow(p, ctx.live));
+  const result = ctx.results.get(entry.callId);
+  const summary = describeCall({
+    toolName: entry.toolName,
+    input,
+    ...(result !== undefined ? { result } : {}),
+    added: patches.reduce((n, p) => n + p.added, 0),
+    removed: patches.reduce((n, p) => n + p.removed, 0),
+    hasPatches: patches.length > 0,
+    denied: entry.reason === 'denied by the user',
+  });
   const row: CallRow = {
     callId: entry.callId,
     toolName: entry.toolName,
-    input: summarizeInput(ctx.inputs.get(entry.callId)),
+    input: summarizeInput(input),
     status: entry.status,
     idempotency: entry.idempotency,
     policy: entry.replayPolicy,
     plannedAt: entry.plannedAt,
     isError: entry.isError === true || entry.status === 'failed',
-    patches: (ctx.patchesByCall.get(entry.callId) ?? []).map((p) => patchRow(p, ctx.live)),
+    patches,
+    summary,
   };
+  const full = inputText(input);
+  if (full !== undefined) row.inputText = full;
+  if (result !== undefined) row.result = cap(result, RESULT_MAX);
   if (entry.startedAt !== undefined && entry.finishedAt !== undefined) row.durationMs = Math.max(0, entry.finishedAt - entry.startedAt);
   const detail = entry.error ?? entry.reason;
   if (detail !== undefined) row.detail = detail;
@@ -107,12 +130,40 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
   return groups;
 }
 
-function stepRows(checkpoints: readonly CheckpointRecord[], ledger: readonly LedgerEntry[], ctx: CallContext): StepRow[] {
+/** The step's words and its own share of the budget, from the checkpoint before it and its last one. */
+function stepWords(messages: readonly MessageParam[], prev: CheckpointRecord | undefined, last: CheckpointRecord): Partial<StepRow> {
+  const words = assistantWords(messages, prev?.messageCount ?? 0, last.messageCount);
+  const out: Partial<StepRow> = {};
+  if (last.label === 'instruction' || last.label === 'run_start') {
+    const said = userWords(messages, prev?.messageCount ?? 0, last.messageCount);
+    if (said !== '') out.instruction = cap(said, TEXT_MAX);
+  }
+  if (words.text !== '') out.text = cap(words.text, TEXT_MAX);
+  if (words.thinking !== '') out.thinking = cap(words.thinking, TEXT_MAX);
+  const tokens = last.budget.inputTokens + last.budget.outputTokens - (prev ? prev.budget.inputTokens + prev.budget.outputTokens : 0);
+  if (tokens > 0) out.tokens = tokens;
+  const cost = last.budget.costUsd - (prev?.budget.costUsd ?? 0);
+  if (cost > 0) out.costUsd = cost;
+  return out;
+}
+
+function stepRows(
+  checkpoints: readonly CheckpointRecord[],
+  ledger: readonly LedgerEntry[],
+  messages: readonly MessageParam[],
+  notes: readonly NoteRecord[],
+  ctx: CallContext,
+): StepRow[] {
   const steps: StepRow[] = [];
   const byStep = groupBy(checkpoints, (c) => c.stepId);
+  let prev: CheckpointRecord | undefined;
   for (const [stepId, group] of byStep) {
     const first = group[0]!;
     const last = group[group.length - 1]!;
+    const words = stepWords(messages, prev, last);
+    const raised = group.some((c) => c.label === 'instruction') ? notes.find((n) => n.at === first.at && n.kind === 'info') : undefined;
+    if (raised) words.raised = raised.text;
+    prev = last;
     steps.push({
       stepId,
       checkpointId: first.checkpointId,
@@ -122,6 +173,7 @@ function stepRows(checkpoints: readonly CheckpointRecord[], ledger: readonly Led
       checkpoints: group.length,
       ...(group.some((c) => c.label === 'compacted') ? { compacted: true } : {}),
       calls: [],
+      ...words,
     });
   }
   steps.sort((a, b) => a.stepId - b.stepId);
@@ -178,11 +230,15 @@ export function buildRunView(state: RunState, live: ReadonlyMap<string, LiveStat
   }
   const ctx: CallContext = {
     inputs: toolInputs(state.messages),
+    results: toolResults(state.messages),
     patchesByCall: groupBy(state.patches, (p) => p.toolCallId),
     firstCheckpointOfCall,
     live,
   };
-  return { header: runHeader(state, active, heldElsewhere), steps: stepRows(state.checkpoints, state.ledger, ctx) };
+  return {
+    header: runHeader(state, active, heldElsewhere),
+    steps: stepRows(state.checkpoints, state.ledger, state.messages, state.notes, ctx),
+  };
 }
 
 /** Structural equality of plain JSON data. */

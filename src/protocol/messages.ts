@@ -8,6 +8,30 @@ const RunRef = z.object({ runId: z.string().min(1) });
 const PatchRef = z.object({ runId: z.string().min(1), patchId: z.string().min(1) });
 const CheckpointRef = z.object({ runId: z.string().min(1), checkpointId: z.string().min(1), mode: RestoreMode });
 
+/** Context attached to a task in the composer: the editor's selection or a whole file. */
+export const ContextChip = z.object({
+  kind: z.enum(['selection', 'activeFile', 'files']),
+  /** Workspace-relative path. */
+  path: z.string().min(1).max(1000),
+  /** 1-based lines of a selection. */
+  startLine: z.number().int().positive().optional(),
+  endLine: z.number().int().positive().optional(),
+});
+
+export const ApprovalChoice = z.enum(['allow_once', 'allow_for_run', 'deny']);
+
+/** A tool call waiting for the person's decision. */
+export const PendingApproval = z.object({
+  runId: z.string().min(1),
+  callId: z.string().min(1),
+  toolName: z.string(),
+  summary: z.string(),
+  /** The input as indented JSON (capped). */
+  input: z.string(),
+  /** Why it must be asked (a protected path): then only "allow once" is offered. */
+  reason: z.string().optional(),
+});
+
 /** Parameters of each request the webview can make, by method. */
 export const RequestParams = {
   restorePreview: CheckpointRef,
@@ -19,6 +43,19 @@ export const RequestParams = {
   resume: RunRef,
   takeOver: RunRef,
   cancel: RunRef,
+  /** A link in the model's text: opened by the host after the person confirms. */
+  openLink: z.object({ url: z.string().min(1).max(2000) }),
+  copyText: z.object({ text: z.string().max(200_000) }),
+  decide: z.object({
+    runId: z.string().min(1),
+    callId: z.string().min(1),
+    decision: ApprovalChoice,
+    /** With deny: why, passed to the model in the denied result. */
+    reason: z.string().max(2000).optional(),
+  }),
+  pickContext: z.object({ kind: ContextChip.shape.kind }),
+  startRun: z.object({ task: z.string().trim().min(1).max(20_000), context: z.array(ContextChip).max(20) }),
+  continueRun: z.object({ runId: z.string().min(1), instruction: z.string().trim().min(1).max(20_000) }),
 } as const;
 
 export type Method = keyof typeof RequestParams;
@@ -51,6 +88,12 @@ export const ResultSchemas = {
   resume: ActionOutcome,
   takeOver: ActionOutcome,
   cancel: ActionOutcome,
+  openLink: ActionOutcome,
+  copyText: ActionOutcome,
+  decide: ActionOutcome,
+  pickContext: z.object({ chips: z.array(ContextChip) }),
+  startRun: ActionOutcome,
+  continueRun: ActionOutcome,
 } as const satisfies Record<Method, z.ZodType>;
 
 export type RequestParamsOf<M extends Method> = z.infer<(typeof RequestParams)[M]>;
@@ -72,6 +115,12 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('resume'),
   requestVariant('takeOver'),
   requestVariant('cancel'),
+  requestVariant('openLink'),
+  requestVariant('copyText'),
+  requestVariant('decide'),
+  requestVariant('pickContext'),
+  requestVariant('startRun'),
+  requestVariant('continueRun'),
 ]);
 
 export const ReadyMessage = z.object({ type: z.literal('ready') });
@@ -103,6 +152,19 @@ export const ReplyMessage = z
     message: 'a reply carries a result when ok, an error otherwise',
   });
 
+/** Text the model is writing now, in the step `stepId` of the run (appended to what came before). */
+export const StreamMessage = z.object({
+  type: z.literal('stream'),
+  runId: z.string().min(1),
+  stepId: z.number().int().nonnegative(),
+  text: z.string(),
+  /** When the host received it (for the stream-to-paint figure). */
+  at: z.number(),
+});
+
+/** Every call waiting for a decision right now (replaces the previous list). */
+export const ApprovalsMessage = z.object({ type: z.literal('approvals'), pending: z.array(PendingApproval) });
+
 export const NoticeMessage = z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string() });
 
 export const HostToWebview = z.discriminatedUnion('type', [
@@ -112,6 +174,8 @@ export const HostToWebview = z.discriminatedUnion('type', [
   PatchLiveMessage,
   ReplyMessage,
   NoticeMessage,
+  StreamMessage,
+  ApprovalsMessage,
 ]);
 
 export type ActionOutcome = z.infer<typeof ActionOutcome>;
@@ -124,6 +188,10 @@ export type RunDeltaMessage = z.infer<typeof RunDeltaMessage>;
 export type PatchLiveMessage = z.infer<typeof PatchLiveMessage>;
 export type ReplyMessage = z.infer<typeof ReplyMessage>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
+export type ContextChip = z.infer<typeof ContextChip>;
+export type PendingApproval = z.infer<typeof PendingApproval>;
+export type ApprovalChoice = z.infer<typeof ApprovalChoice>;
+export type StreamMessage = z.infer<typeof StreamMessage>;
 
 /** Parses a message or says why it was refused, in one line for the log. */
 export function parseMessage<T>(schema: z.ZodType<T>, data: unknown): { ok: true; value: T } | { ok: false; error: string } {

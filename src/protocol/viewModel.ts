@@ -46,6 +46,12 @@ export const CallRow = z.object({
   checkpointId: z.string().optional(),
   effect: EffectRow.optional(),
   patches: z.array(PatchRow),
+  /** What the call did in words: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
+  summary: z.string(),
+  /** The full input as indented JSON (capped). */
+  inputText: z.string().optional(),
+  /** The result the model received (capped). */
+  result: z.string().optional(),
 });
 
 export const StepRow = z.object({
@@ -60,6 +66,15 @@ export const StepRow = z.object({
   /** The history was compacted at the end of this step (old tool results cleared or summarised). */
   compacted: z.boolean().optional(),
   calls: z.array(CallRow),
+  /** What the model said in this step (Markdown, capped) and its thinking, when any. */
+  text: z.string().optional(),
+  thinking: z.string().optional(),
+  /** Tokens and cost of this step alone. */
+  tokens: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().optional(),
+  /** A new instruction the person gave the run here, and the limit raised for it, in words. */
+  instruction: z.string().optional(),
+  raised: z.string().optional(),
 });
 
 /** The writer of a run held by another window or process (its lease is live). */

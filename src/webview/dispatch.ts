@@ -6,7 +6,7 @@ export interface DispatchDeps {
   readonly model: TimelineModel;
   readonly rpc: Rpc;
   /** The rows changed: re-flatten and render. `appended` when only new records arrived. */
-  changed(reason: 'snapshot' | 'delta' | 'live' | 'removed'): void;
+  changed(reason: 'snapshot' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals'): void;
   notice(level: 'info' | 'error', text: string): void;
   logError(text: string): void;
 }
@@ -39,6 +39,14 @@ export function dispatchHostMessage(data: unknown, deps: DispatchDeps): boolean 
       return true;
     case 'notice':
       deps.notice(message.level, message.text);
+      return true;
+    case 'stream':
+      deps.model.appendStream(message);
+      deps.changed('stream');
+      return true;
+    case 'approvals':
+      deps.model.approvals = message.pending;
+      deps.changed('approvals');
       return true;
   }
 }

@@ -2,6 +2,8 @@
 // zod-checked protocol; keeps expanded rows, scroll and selection with vscode.setState.
 import { z } from 'zod';
 import type { WebviewToHost } from '../protocol/messages';
+import { Composer } from './composer';
+import { ConversationPanel, focusOf } from './conversation';
 import { dispatchHostMessage } from './dispatch';
 import { TimelineModel } from './model';
 import { openRestoreDialog } from './restoreDialog';
@@ -39,8 +41,14 @@ tree.setAttribute('role', 'tree');
 tree.setAttribute('aria-label', 'Agent runs: steps, tool calls and patches');
 tree.tabIndex = 0;
 const empty = element('div', 'empty');
-empty.textContent = 'No agent runs yet. Start one with the "Agent: Run" command.';
-app.append(status, tree, empty);
+empty.textContent = 'No agent runs yet. Describe a task below, or use the "Agent: Run" command.';
+const detail = element('div', 'detail');
+detail.setAttribute('role', 'region');
+detail.setAttribute('aria-label', 'The open step: what the agent said and did');
+detail.tabIndex = 0;
+const approvals = element('div', 'approvals');
+approvals.setAttribute('role', 'region');
+approvals.setAttribute('aria-label', 'Tool calls waiting for your decision');
 
 let statusTimer: ReturnType<typeof setTimeout> | undefined;
 function notice(level: 'info' | 'error', text: string): void {
@@ -85,6 +93,24 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
   }
 }
 
+const panel = new ConversationPanel(detail, approvals, model, {
+  openLink: (url) => void rpc.request('openLink', { url }).catch(reportError),
+  copy: (text) =>
+    void rpc
+      .request('copyText', { text })
+      .then((o) => notice('info', o.message))
+      .catch(reportError),
+  openDiff: (runId, patchId) => void rpc.request('openDiff', { runId, patchId }).catch(reportError),
+  decide: (approval, decision, reason) =>
+    void rpc
+      .request('decide', { runId: approval.runId, callId: approval.callId, decision, ...(reason !== undefined ? { reason } : {}) })
+      .catch(reportError),
+});
+
+function reportError(error: Error): void {
+  notice('error', error.message);
+}
+
 const view = new TimelineView(
   tree,
   empty,
@@ -93,15 +119,43 @@ const view = new TimelineView(
     action: (id, row) => void runAction(id, row).catch((error: Error) => notice('error', error.message)),
     save: (state) => vscode.setState(state),
     now: () => Date.now(),
+    selected: (row) => {
+      panel.show(focusOf(row));
+      composer.refresh();
+    },
   },
   loadState(vscode.getState()),
 );
+
+const composer = new Composer({
+  target: () => {
+    const row = view.selectedRow;
+    return row ? row.run : model.list()[0]?.header;
+  },
+  running: () => model.list().find((r) => r.header.active && r.header.status === 'running' && !r.header.heldElsewhere)?.header,
+  start: async (task, context) => {
+    notice('info', (await rpc.request('startRun', { task, context: [...context] })).message);
+    panel.show(undefined);
+  },
+  continueRun: async (runId, instruction) => {
+    notice('info', (await rpc.request('continueRun', { runId, instruction })).message);
+    panel.show({ runId });
+  },
+  cancel: (runId) => void rpc.request('cancel', { runId }).catch(reportError),
+  pick: async (kind) => (await rpc.request('pickContext', { kind })).chips,
+  report: reportError,
+});
+app.append(status, tree, empty, detail, approvals, composer.element);
 
 window.addEventListener('message', (event: MessageEvent) => {
   dispatchHostMessage(event.data, {
     model,
     rpc,
-    changed: (reason) => view.refresh(reason),
+    changed: (reason) => {
+      if (reason !== 'approvals') view.refresh(reason);
+      panel.refresh();
+      if (reason !== 'stream') composer.refresh();
+    },
     notice,
     logError: (text) => console.error(text),
   });

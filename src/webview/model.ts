@@ -1,10 +1,42 @@
-import type { PatchLiveMessage, RunDeltaMessage } from '../protocol/messages';
+import type { PatchLiveMessage, PendingApproval, RunDeltaMessage, StreamMessage } from '../protocol/messages';
 import type { RunView } from '../protocol/viewModel';
 import { applyRunDelta } from '../protocol/build';
 
 /** The runs the webview holds, newest first, updated by host messages. */
 export class TimelineModel {
   private runs: RunView[] = [];
+  /** Text the model is writing now, per run, until its step's answer is recorded. */
+  private readonly streams = new Map<string, { stepId: number; text: string }>();
+  /** Calls waiting for the person's decision. */
+  approvals: readonly PendingApproval[] = [];
+
+  /** The text streaming into a step right now, if any. */
+  streaming(runId: string, stepId?: number): string | undefined {
+    const stream = this.streams.get(runId);
+    if (!stream || (stepId !== undefined && stream.stepId !== stepId)) return undefined;
+    return stream.text;
+  }
+
+  /** The step being streamed into, when one is. */
+  streamingStep(runId: string): number | undefined {
+    return this.streams.get(runId)?.stepId;
+  }
+
+  appendStream(message: StreamMessage): void {
+    const stream = this.streams.get(message.runId);
+    if (stream && stream.stepId === message.stepId) stream.text += message.text;
+    else this.streams.set(message.runId, { stepId: message.stepId, text: message.text });
+  }
+
+  /** Drops a stream whose step now has its recorded answer, or whose run stopped. */
+  private settleStream(run: RunView): void {
+    const stream = this.streams.get(run.header.runId);
+    if (!stream) return;
+    const step = run.steps.find((s) => s.stepId === stream.stepId);
+    const answered = step !== undefined && (step.text !== undefined || step.calls.length > 0);
+    const later = run.steps.some((s) => s.stepId > stream.stepId);
+    if (answered || later || run.header.status !== 'running') this.streams.delete(run.header.runId);
+  }
 
   list(): readonly RunView[] {
     return this.runs;
@@ -17,6 +49,7 @@ export class TimelineModel {
   replaceAll(runs: readonly RunView[]): void {
     this.runs = [...runs];
     this.sort();
+    for (const run of this.runs) this.settleStream(run);
   }
 
   applyDelta(delta: RunDeltaMessage): void {
@@ -27,6 +60,7 @@ export class TimelineModel {
       this.runs.push(next);
       this.sort();
     }
+    this.settleStream(next);
   }
 
   remove(runId: string): boolean {

@@ -1,6 +1,6 @@
 import type { LedgerStatus } from '../core/ledger/schema';
 import { isResumableStatus, type RunStatus } from '../core/store/records';
-import type { PatchView } from '../protocol/viewModel';
+import type { PatchView, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 
@@ -26,6 +26,8 @@ export interface RowContent {
   readonly badges: readonly string[];
   readonly title: string;
   readonly actions: readonly RowAction[];
+  /** A second line under the label (what a step saved, when, how much it cost). */
+  readonly meta?: string;
 }
 
 export const LEDGER_LOOK: Record<LedgerStatus, { icon: string; tone: Tone; text: string }> = {
@@ -63,7 +65,13 @@ function runContent(row: FlatRow, now: number): RowContent {
   const h = row.run;
   const look = RUN_LOOK[h.status];
   const tokens = h.inputTokens + h.outputTokens;
-  const facts = [formatTime(h.createdAt, now), formatDuration(h.updatedAt - h.createdAt), formatTokens(tokens), formatCost(h.costUsd)];
+  const facts = [
+    h.status,
+    formatTime(h.createdAt, now),
+    formatDuration(h.updatedAt - h.createdAt),
+    formatTokens(tokens),
+    formatCost(h.costUsd),
+  ];
   const actions: RowAction[] = [];
   const elsewhere = h.heldElsewhere;
   const writable = h.damaged === undefined;
@@ -80,8 +88,9 @@ function runContent(row: FlatRow, now: number): RowContent {
     spin: h.status === 'running',
     tone: look.tone,
     label: h.task.split('\n')[0] ?? '',
-    description: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
-    badges: [...(elsewhere ? ['other window'] : [h.status]), ...(writable ? [] : ['damaged'])],
+    description: '',
+    meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
+    badges: [...(elsewhere ? ['other window'] : []), ...(writable ? [] : ['damaged'])],
     title: `${h.task}\nStatus: ${h.status}${reason}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
@@ -97,45 +106,101 @@ function canRestore(row: FlatRow): boolean {
   return row.run.damaged === undefined && !(row.run.active && row.run.status === 'running');
 }
 
-function stepContent(row: FlatRow): RowContent {
-  const step = row.step!;
+/** "saved after tool finished" from a checkpoint label. */
+function savedText(label: string): string {
+  return `saved at ${label.replace(/_/g, ' ')}`;
+}
+
+/** The step's status from its calls: the worst one wins, a running one spins. */
+function stepLook(step: StepRow): { icon: string; tone: Tone; spin: boolean } {
+  const statuses = step.calls.map((c) => c.status);
+  if (step.calls.some((c) => c.isError)) return { icon: 'error', tone: 'error', spin: false };
+  if (statuses.includes('uncertain')) return { ...LEDGER_LOOK.uncertain, spin: false };
+  if (statuses.includes('started')) return { icon: 'loading', tone: 'info', spin: true };
+  if (statuses.includes('planned') || statuses.includes('approved')) return { icon: 'circle-large-outline', tone: 'muted', spin: false };
+  if (step.calls.length > 0) return { icon: 'pass', tone: 'ok', spin: false };
+  if (step.instruction !== undefined) return { icon: 'account', tone: 'accent', spin: false };
+  return { icon: step.text !== undefined ? 'comment' : 'git-commit', tone: 'plain', spin: false };
+}
+
+/** What happened in a step, in words: the model's first line, then its calls. */
+export function stepHeadline(step: StepRow): string {
+  if (step.instruction !== undefined) return `You: ${firstLine(step.instruction)}`;
+  const said = firstLine(step.text ?? '');
+  const calls = step.calls.map((c) => c.summary).join(', ');
+  if (said !== '' && calls !== '') return `${said} — ${calls}`;
+  if (said !== '' || calls !== '') return said || calls;
+  return step.label === 'before_model' ? 'Model call, no answer recorded yet' : `Step ${step.stepId}`;
+}
+
+/** The first non-empty line of Markdown text, without its heading or list marker. */
+export function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line
+    .replace(/^\s*(#+|[-*+]|\d+\.)\s+/, '')
+    .replace(/\*\*|__/g, '')
+    .trim();
+}
+
+function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
+  const step = streaming !== undefined && row.step!.text === undefined ? { ...row.step!, text: `${streaming}…` } : row.step!;
   const effects = step.calls.filter((c) => c.effect).length;
   const actions: RowAction[] = canRestore(row)
     ? [{ id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` }]
     : [];
+  const look = stepLook(step);
+  const facts = [`Step ${step.stepId}`, formatClock(step.at)];
+  if (step.endAt > step.at) facts.push(formatDuration(step.endAt - step.at));
+  if (step.tokens !== undefined) facts.push(formatTokens(step.tokens));
+  if (step.costUsd !== undefined) facts.push(formatCost(step.costUsd));
+  if (effects > 0) facts.push(`${effects} external`);
+  if (step.compacted) facts.push('context compacted');
+  if (step.raised !== undefined) facts.push(step.raised);
+  facts.push(savedText(step.label));
+  const headline = stepHeadline(step);
+  const callLines = step.calls.map((c) => `• ${c.summary}: ${LEDGER_LOOK[c.status].text}`);
   return {
-    icon: 'git-commit',
-    spin: false,
-    tone: 'plain',
-    label: `Step ${step.stepId}`,
-    description: `${step.label} · ${formatClock(step.at)}${step.endAt > step.at ? ` · ${formatDuration(step.endAt - step.at)}` : ''}`,
-    badges: [...(effects > 0 ? [`${effects} external`] : []), ...(step.compacted ? ['context compacted'] : [])],
-    title: `Step ${step.stepId}: ${step.calls.length} tool call(s), ${step.checkpoints} checkpoint(s), last ${step.label}\nCheckpoint ${step.checkpointId}${effects > 0 ? `\n${effects} call(s) with effects outside the files` : ''}`,
+    icon: look.icon,
+    spin: look.spin,
+    tone: look.tone,
+    label: headline,
+    description: '',
+    badges: [],
+    title: [
+      firstLine(step.text ?? '') || `Step ${step.stepId}`,
+      ...callLines,
+      facts.join(' · '),
+      `${step.checkpoints} save point(s); restore target ${step.checkpointId}`,
+      ...(effects > 0 ? [`${effects} call(s) with effects outside the files`] : []),
+    ].join('\n'),
     actions,
+    meta: facts.join(' · '),
   };
 }
 
 function callContent(row: FlatRow): RowContent {
   const call = row.call!;
   const look = LEDGER_LOOK[call.status];
-  const badges = [IDEMPOTENCY_TEXT[call.idempotency], `replay ${call.policy}`];
+  const badges: string[] = [];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
   const actions: RowAction[] =
     call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
   const lines = [
+    call.summary,
     `${call.toolName}(${call.input})`,
     `Status: ${look.text}`,
     `Idempotency: ${IDEMPOTENCY_TEXT[call.idempotency]} · replay policy: ${call.policy}`,
   ];
   if (call.detail) lines.push(call.detail);
   if (call.effect) lines.push(`External effect: ${call.effect.effects.join(', ')} · undo: ${call.effect.compensation}`);
+  const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,
     spin: call.status === 'started',
     tone: look.tone,
-    label: call.toolName,
-    description: call.input,
+    label: call.summary,
+    description: status,
     badges,
     title: lines.join('\n'),
     actions,
@@ -179,12 +244,13 @@ function patchContent(row: FlatRow): RowContent {
   };
 }
 
-export function describeRow(row: FlatRow, now: number): RowContent {
+/** `streaming`: text the model is writing into this (step) row right now. */
+export function describeRow(row: FlatRow, now: number, streaming?: string): RowContent {
   switch (row.kind) {
     case 'run':
       return runContent(row, now);
     case 'step':
-      return stepContent(row);
+      return stepContent(row, streaming);
     case 'call':
       return callContent(row);
     case 'effect':

@@ -3,9 +3,11 @@ import type { TimelineModel } from './model';
 import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
 import { newlySeen, type SavedState } from './state';
 import { flatten, indexOfKey, type FlatRow } from './tree';
-import { maxScrollTop, pageSize, revealScrollTop, visibleWindow } from './virtual';
+import { maxScrollTop, pageSize, revealScrollTop, rowOffsets, visibleWindow } from './virtual';
 
 export const ROW_HEIGHT = 22;
+/** Height of each kind of row: a run and a step carry a second line; a step's label wraps to two lines. */
+export const ROW_HEIGHTS: Record<FlatRow['kind'], number> = { run: 40, step: 58, call: ROW_HEIGHT, effect: ROW_HEIGHT, patch: ROW_HEIGHT };
 const OVERSCAN = 6;
 const INDENT_PX = 14;
 
@@ -14,6 +16,8 @@ export interface ViewHost {
   action(id: ActionId, row: FlatRow): void;
   save(state: SavedState): void;
   now(): number;
+  /** The selected row changed (the detail panel follows it). */
+  selected(row: FlatRow | undefined): void;
 }
 
 function span(className: string, text?: string): HTMLSpanElement {
@@ -26,6 +30,7 @@ function span(className: string, text?: string): HTMLSpanElement {
 /** The virtualised tree: only rows near the viewport are in the DOM, each ROW_HEIGHT tall. */
 export class TimelineView {
   private rows: FlatRow[] = [];
+  private offsets: number[] = [0];
   private readonly expanded: Set<string>;
   private selectedKey: string | null;
   private seenRuns: string[];
@@ -34,6 +39,8 @@ export class TimelineView {
   private readonly signatures = new WeakMap<HTMLElement, string>();
   private pendingScrollTop: number | undefined;
   private renderQueued = false;
+  /** The list shows its end: new rows and a shrinking viewport keep it there. */
+  private atBottom = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -49,7 +56,15 @@ export class TimelineView {
     this.canvas = document.createElement('div');
     this.canvas.className = 'canvas';
     tree.appendChild(this.canvas);
-    tree.addEventListener('scroll', () => this.queueRender(true));
+    tree.addEventListener('scroll', () => {
+      this.atBottom = this.rows.length > 0 && tree.scrollTop >= maxScrollTop(this.offsets, tree.clientHeight) - 2;
+      this.queueRender(true);
+    });
+    // The panels under the tree grow and shrink as steps stream in: a list at its end stays there.
+    new ResizeObserver(() => {
+      if (this.atBottom) tree.scrollTop = maxScrollTop(this.offsets, tree.clientHeight);
+      this.queueRender(false);
+    }).observe(tree);
     tree.addEventListener('keydown', (e) => this.onKey(e));
     tree.addEventListener('click', (e) => this.onClick(e));
     tree.addEventListener('dblclick', (e) => this.onDoubleClick(e));
@@ -57,20 +72,28 @@ export class TimelineView {
   }
 
   /** Re-flattens after the model changed and paints the visible rows now. */
-  refresh(reason: 'snapshot' | 'delta' | 'live' | 'removed'): void {
-    const wasAtBottom =
-      this.rows.length > 0 && this.tree.scrollTop >= maxScrollTop(this.rows.length, this.tree.clientHeight, ROW_HEIGHT) - 2;
+  refresh(reason: 'snapshot' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals'): void {
+    // Streamed text changes no row's place: repaint the visible rows only.
+    if (reason === 'stream') return this.queueRender(false);
+    const wasAtBottom = this.atBottom;
     this.expandNewRuns();
     this.rows = flatten(this.host.model.list(), this.expanded);
-    this.canvas.style.height = `${this.rows.length * ROW_HEIGHT}px`;
+    this.offsets = rowOffsets(this.rows.map((r) => ROW_HEIGHTS[r.kind]));
+    this.canvas.style.height = `${this.offsets[this.rows.length]}px`;
     this.empty.hidden = this.rows.length > 0;
     if (this.pendingScrollTop !== undefined && reason === 'snapshot') {
       this.tree.scrollTop = this.pendingScrollTop;
       this.pendingScrollTop = undefined;
     } else if (wasAtBottom && reason === 'delta') {
-      this.tree.scrollTop = maxScrollTop(this.rows.length, this.tree.clientHeight, ROW_HEIGHT);
+      this.tree.scrollTop = maxScrollTop(this.offsets, this.tree.clientHeight);
     }
     this.render();
+  }
+
+  /** The selected row, when it is still shown. */
+  get selectedRow(): FlatRow | undefined {
+    const index = indexOfKey(this.rows, this.selectedKey);
+    return index >= 0 ? this.rows[index] : undefined;
   }
 
   /** Rows in the DOM right now (the virtualisation at work). */
@@ -98,7 +121,7 @@ export class TimelineView {
   }
 
   private render(): void {
-    const win = visibleWindow(this.tree.scrollTop, this.tree.clientHeight, ROW_HEIGHT, this.rows.length, OVERSCAN);
+    const win = visibleWindow(this.tree.scrollTop, this.tree.clientHeight, this.offsets, OVERSCAN);
     const count = win.end - win.start;
     while (this.slots.length < count) {
       const slot = document.createElement('div');
@@ -117,14 +140,16 @@ export class TimelineView {
 
   private paintRow(el: HTMLDivElement, index: number, now: number): void {
     const row = this.rows[index]!;
-    const content = describeRow(row, now);
+    const streaming = row.kind === 'step' ? this.host.model.streaming(row.run.runId, row.step!.stepId) : undefined;
+    const content = describeRow(row, now, streaming);
     const selected = row.key === this.selectedKey;
     const signature = `${index}|${row.key}|${row.expanded}|${row.expandable}|${selected}|${row.setsize}|${JSON.stringify(content)}`;
     if (this.signatures.get(el) === signature) return;
     this.signatures.set(el, signature);
     el.id = `tl-row-${index}`;
     el.dataset.index = String(index);
-    el.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
+    el.style.transform = `translateY(${this.offsets[index]}px)`;
+    el.style.height = `${ROW_HEIGHTS[row.kind]}px`;
     el.style.paddingLeft = `${(row.level - 1) * INDENT_PX + 4}px`;
     el.className = `row kind-${row.kind}${selected ? ' selected' : ''}`;
     el.setAttribute('aria-level', String(row.level));
@@ -144,12 +169,18 @@ export class TimelineView {
     );
     twistie.dataset.twistie = '1';
     const icon = span(`icon codicon codicon-${content.icon} tone-${content.tone}${content.spin ? ' codicon-modifier-spin' : ''}`);
-    const children: HTMLElement[] = [twistie, icon, span('label', content.label), span('desc', content.description)];
+    const line = span('line');
+    line.append(span('label', content.label));
+    if (content.description !== '') line.append(span('desc', content.description));
     if (content.badges.length > 0) {
       const badges = span('badges');
       for (const text of content.badges) badges.appendChild(span('badge', text));
-      children.push(badges);
+      line.appendChild(badges);
     }
+    const body = span('body');
+    body.append(line);
+    if (content.meta !== undefined) body.append(span('meta', content.meta));
+    const children: HTMLElement[] = [twistie, icon, body];
     if (content.actions.length > 0) {
       const actions = span('actions');
       for (const action of content.actions) {
@@ -170,7 +201,8 @@ export class TimelineView {
     const row = this.rows[index];
     if (!row) return;
     this.selectedKey = row.key;
-    const top = revealScrollTop(index, this.tree.scrollTop, this.tree.clientHeight, ROW_HEIGHT);
+    this.host.selected(row);
+    const top = revealScrollTop(index, this.tree.scrollTop, this.tree.clientHeight, this.offsets);
     if (top !== this.tree.scrollTop) this.tree.scrollTop = top;
     this.render();
     this.scheduleSave();
@@ -217,6 +249,7 @@ export class TimelineView {
     const target = event.target as HTMLElement;
     const button = target.closest<HTMLElement>('button[data-action]');
     this.selectedKey = row.key;
+    this.host.selected(row);
     if (button) this.host.action(button.dataset.action as ActionId, row);
     else if (target.dataset.twistie) this.setExpanded(index, !row.expanded);
     else this.select(index);

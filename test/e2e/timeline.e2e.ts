@@ -160,6 +160,8 @@ describe('e2e: the Timeline in the real workbench', function () {
   // rolled-back hunk), so they are one test that stands alone, not tests that depend on their order.
   it('a run from the palette: its steps and ledger, a conflict, one hunk rolled back, a checkpoint restored and undone', async () => {
     await phase('starts a run from the palette; the Timeline shows its steps and ledger statuses', async () => {
+      // The Timeline is open first: a run that starts reveals it, and a click on its icon then would close it.
+      frame = await openTimeline(wb.page);
       const entries = await paletteEntries(wb.page, 'Agent: Run', 'Agent: Run');
       assert.ok(entries.some((e) => e.includes('Agent: Run')));
       await wb.page.keyboard.press('Enter');
@@ -168,16 +170,15 @@ describe('e2e: the Timeline in the real workbench', function () {
       await input.fill(TASK);
       await wb.page.keyboard.press('Enter');
       // The optional context pick appears only with an active editor; none is open yet.
-      frame = await openTimeline(wb.page);
       await row(frame, TASK).waitFor({ timeout: 30_000 });
       await waitUntil('the run to complete', async () =>
         ((await row(frame, TASK).getAttribute('title')) ?? '').includes('Status: completed'),
       );
       await expandAll(frame);
-      await row(frame, 'write_file', 'call').waitFor();
-      await row(frame, 'edit_file', 'call').waitFor();
+      await row(frame, 'write notes.md', 'call').waitFor();
+      await row(frame, 'edit src/greet.js', 'call').waitFor();
       await row(frame, 'notes.md', 'patch').waitFor();
-      const writeTitle = (await row(frame, 'write_file', 'call').getAttribute('title')) ?? '';
+      const writeTitle = (await row(frame, 'write notes.md', 'call').getAttribute('title')) ?? '';
       assert.match(writeTitle, /succeeded/);
       assert.equal(readFileSync(join(wb.workspace, 'notes.md'), 'utf8'), NOTES_AFTER);
       console.log(`      screenshot: ${await wb.screenshot('timeline-1-run-completed')}`);

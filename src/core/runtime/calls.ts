@@ -156,18 +156,19 @@ async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: Ledge
     input,
     ...(reason !== undefined ? { reason } : {}),
   };
-  let decision;
+  let answer;
   try {
-    decision = await session.deps.approver.approve(request, env.signal);
+    answer = await session.deps.approver.approve(request, env.signal);
   } catch (error) {
     checkCancelled(env.signal);
     if (error instanceof ApprovalUnavailableError) throw new PauseSignal(`approval needed: ${request.summary} (${error.message})`);
     throw error;
   }
   checkCancelled(env.signal);
-  if (decision === 'deny') return denied(env, tool, input, entry, true);
+  let decision = typeof answer === 'string' ? answer : answer.decision;
+  if (decision === 'deny') return denied(env, tool, input, entry, true, typeof answer === 'string' ? undefined : answer.reason);
   // A protected write is allowed once at most: a rule for the whole tool would skip the next one.
-  if (reason !== undefined) decision = 'allow_once' as const;
+  if (reason !== undefined) decision = 'allow_once';
   const target = decision === 'allow_for_run' ? ruleTarget(tool.name) : entry.callId;
   const next = transition(entry, 'approved', {
     reason: decision === 'allow_for_run' ? `allowed for the run (${tool.name})` : 'allowed once',
@@ -183,10 +184,18 @@ async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: Ledge
   return next;
 }
 
-async function denied(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry, recordApproval: boolean): Promise<LedgerEntry> {
+async function denied(
+  env: CallEnv,
+  tool: AnyTool,
+  input: unknown,
+  entry: LedgerEntry,
+  recordApproval: boolean,
+  why?: string,
+): Promise<LedgerEntry> {
+  const said = why !== undefined && why.trim() !== '' ? ` The user's reason: ${why.trim()}` : '';
   const block = resultBlock(
     entry.callId,
-    `The user denied this call (${tool.summarize(input)}); it was not run. Do not try it again; continue without it or explain what you need.`,
+    `The user denied this call (${tool.summarize(input)}); it was not run. Do not try it again; continue without it or explain what you need.${said}`,
     true,
   );
   const resultRef = await env.session.putResult(block);

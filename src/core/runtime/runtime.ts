@@ -5,6 +5,7 @@ import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import type { CallEnv } from './calls';
 import { guardStore } from './errors';
 import { loopSteps, runGuarded } from './loop';
+import { continueWithInstruction, type ContinueOptions } from './instruction';
 import { resumeRun, type ResumeOptions } from './resume';
 import { RunSession, type RunInfo } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
@@ -77,6 +78,15 @@ export class AgentRuntime {
    */
   resume(runId: string, signal: AbortSignal = new AbortController().signal, options: ResumeOptions = {}): Promise<RunOutcome> {
     return resumeRun(this.deps, this.tools, this.emit, runId, signal, options);
+  }
+
+  /**
+   * Gives a stopped run (completed, failed, paused, cancelled) a new instruction and runs on;
+   * a limit it had reached is raised first (turns by `moreTurns`). Throws ResumeError when the
+   * run cannot take one (running, interrupted, held, damaged), with nothing written.
+   */
+  continue(runId: string, instruction: string, signal: AbortSignal, options: ContinueOptions): Promise<RunOutcome> {
+    return continueWithInstruction(this.deps, this.tools, this.emit, { runId, instruction, signal, options });
   }
 
   private readonly emit = (event: RuntimeEvent): void => {

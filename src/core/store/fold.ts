@@ -187,6 +187,10 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       state.status = record.status;
       state.statusReason = record.summary;
       break;
+    case 'instruction':
+      // A new instruction re-opens a run that had ended (a status record follows in its group).
+      state.ended = undefined;
+      break;
     case 'branch':
       if (!journal) throw new BranchNeedsRecords();
       branchTo(state, historyAt(journal, record.seq - 1, record.checkpointId), latestEntries(journal.records, record.seq - 1));

@@ -3,6 +3,7 @@ import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
 import { ReviewRecord } from '../patches/review';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
+import { InstructionRecord } from './instruction-record';
 
 /** Current format version of every record this build writes. */
 export const FORMAT_VERSION = 1;
@@ -21,6 +22,8 @@ export const CheckpointLabel = z.enum([
   'run_end',
   /** The history was compacted (old tool results cleared, or older messages summarised). */
   'compacted',
+  /** A person gave the run a new instruction (an `instruction` record). */
+  'instruction',
 ]);
 
 export const GitFacts = z.object({
@@ -242,6 +245,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
   LimitsRecord,
   CompactionRecord,
   ReviewRecord,
+  InstructionRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;

@@ -15,6 +15,7 @@ import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
+import { describeRaise, raiseFor } from '../../core/runtime/instruction';
 
 export class NoApiKeyError extends Error {
   constructor() {
@@ -184,24 +185,44 @@ export class AgentController implements vscode.Disposable {
    */
   async resume(runId: string, options: ResumeOptions & { takeOver?: boolean } = {}): Promise<ActiveRun> {
     this.refuseWhileBusy();
-    const { runtime, close } = await this.runtime(this.deps.settings());
-    this.refuseWhileBusy(close);
     const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
-    if (summary?.leased && options.takeOver === true && this.deps.store.fenceLease) {
-      this.deps.log.log(
-        'warn',
-        `[${runId}] taking over from ${summary.holder ? describeHolder(summary.holder, this.deps.clock.now()) : 'another writer'}`,
-      );
-      await this.deps.store.fenceLease(runId);
-    } else if (summary?.leased) {
+    const takeOver = summary?.leased === true && options.takeOver === true && this.deps.store.fenceLease !== undefined;
+    if (summary?.leased && !takeOver)
       throw new ResumeError(
         heldMessage(summary, this.deps.clock.now()).replace('it was not resumed', 'take it over from the Timeline'),
         'lease_held',
       );
+    // Checked before the session starts anything (its MCP servers); fenced once it can write.
+    const { runtime, close } = await this.runtime(this.deps.settings());
+    this.refuseWhileBusy(close);
+    if (takeOver) {
+      const holder = summary?.holder ? describeHolder(summary.holder, this.deps.clock.now()) : 'another writer';
+      this.deps.log.log('warn', `[${runId}] taking over from ${holder}`);
+      await this.deps.store.fenceLease!(runId);
     }
     this.deps.log.log('info', `[${runId}] resume`);
     const { takeOver: _taken, ...resumeOptions } = options;
     return this.launch(runId, summary?.task ?? runId, 'resume', (signal) => runtime.resume(runId, signal, resumeOptions).finally(close));
+  }
+
+  /**
+   * A new instruction for a stopped run of this workspace; a limit it had reached is raised
+   * (turns by the maxTurns setting). `raised` says by how much, when it was.
+   */
+  async continueRun(runId: string, instruction: string): Promise<{ run: ActiveRun; raised?: string }> {
+    this.refuseWhileBusy();
+    const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
+    if (!summary) throw new ResumeError(`run ${runId} is not in this workspace's store`, 'not_found');
+    if (summary.leased) throw new ResumeError(heldMessage(summary, this.deps.clock.now()), 'lease_held');
+    const state = await this.deps.store.readRun(runId);
+    const limit = raiseFor(state.budget, this.turnsPerRun());
+    const { runtime, close } = await this.runtime(this.deps.settings());
+    this.refuseWhileBusy(close);
+    this.deps.log.log('info', `[${runId}] new instruction${limit ? ` (${describeRaise(limit.raised)})` : ''}`);
+    const run = this.launch(runId, summary.task, 'resume', (signal) =>
+      runtime.continue(runId, instruction, signal, { moreTurns: this.turnsPerRun() }).finally(close),
+    );
+    return { run, ...(limit ? { raised: describeRaise(limit.raised) } : {}) };
   }
 
   private refuseWhileBusy(close?: () => Promise<void>): void {

@@ -1,4 +1,6 @@
-import type { ApprovalDecision, ApprovalRequest, Approver, UncertainChoice, UncertainRequest } from '../../core/ports';
+import * as vscode from 'vscode';
+import type { ApprovalDecision, ApprovalRequest, Approver, DenialWithReason, UncertainChoice, UncertainRequest } from '../../core/ports';
+import type { PendingApproval } from '../../protocol/messages';
 import type { Prompts } from './prompts';
 
 export const ALLOW_ONCE = 'Allow once';
@@ -83,4 +85,115 @@ export class DialogApprover implements Approver {
     );
     return (answer !== undefined ? CHOICES[answer] : undefined) ?? 'report_unknown';
   }
+}
+
+/** Where approvals show besides a notification: the Timeline, when it is on screen. */
+export interface ApprovalSurface {
+  visible(): boolean;
+  reveal(): void;
+}
+
+type Answer = ApprovalDecision | DenialWithReason;
+
+interface Waiting {
+  readonly pending: PendingApproval;
+  settle(answer: Answer): void;
+}
+
+/**
+ * The Approver port in the Timeline: a waiting call shows there with Allow once / Allow for this
+ * run / Deny (with a reason). While the Timeline is hidden (or the prompts are scripted, as in
+ * host tests) a notification with the same choices is shown too; the first answer counts.
+ * Uncertain calls after a crash are still asked in a modal dialog.
+ */
+export class InlineApprover implements Approver, vscode.Disposable {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private readonly dialogs: DialogApprover;
+  surface: ApprovalSurface | undefined;
+
+  constructor(private readonly prompts: Prompts & { readonly replaced?: boolean }) {
+    this.dialogs = new DialogApprover(prompts);
+  }
+
+  pending(): PendingApproval[] {
+    return [...this.waiting.values()].map((w) => w.pending);
+  }
+
+  /** Settles a waiting call from the Timeline; false when it no longer waits. */
+  decide(runId: string, callId: string, decision: ApprovalDecision, reason?: string): boolean {
+    const waiting = this.waiting.get(callId);
+    if (!waiting || waiting.pending.runId !== runId) return false;
+    if (decision === 'deny' && reason !== undefined && reason.trim() !== '') waiting.settle({ decision: 'deny', reason: reason.trim() });
+    else if (decision === 'allow_for_run' && waiting.pending.reason !== undefined) waiting.settle('allow_once');
+    else waiting.settle(decision);
+    return true;
+  }
+
+  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<Answer> {
+    if (signal?.aborted) return Promise.reject(new AbortedError());
+    const hidden = !(this.surface?.visible() ?? false);
+    return new Promise<Answer>((resolve, reject) => {
+      const done = () => {
+        this.waiting.delete(request.callId);
+        signal?.removeEventListener('abort', onAbort);
+        this.changed.fire();
+      };
+      const onAbort = () => {
+        done();
+        reject(new AbortedError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.set(request.callId, {
+        pending: pendingOf(request),
+        settle: (answer) => {
+          if (!this.waiting.has(request.callId)) return;
+          done();
+          resolve(answer);
+        },
+      });
+      this.changed.fire();
+      this.surface?.reveal();
+      if (hidden || this.prompts.replaced === true) this.notify(request);
+    });
+  }
+
+  private notify(request: ApprovalRequest): void {
+    const choices = request.reason !== undefined ? [ALLOW_ONCE, DENY] : [ALLOW_ONCE, ALLOW_FOR_RUN, DENY];
+    const why = request.reason !== undefined ? `${request.reason}.\n\n` : '';
+    void this.prompts
+      .message(
+        'warning',
+        `The agent wants to ${request.summary}`,
+        {
+          detail: `${why}Tool ${request.toolName}, call ${request.callId}\n\n${inputPreview(request.input)}\n\nYour decision is recorded in the run.`,
+        },
+        ...choices,
+      )
+      .then((answer) => {
+        const decision = answer !== undefined ? DECISIONS[answer] : undefined;
+        // A dismissed notification leaves the call waiting in the Timeline.
+        if (decision !== undefined) this.decide(request.runId, request.callId, decision);
+      });
+  }
+
+  askUncertain(request: UncertainRequest, signal?: AbortSignal): Promise<UncertainChoice | null> {
+    return this.dialogs.askUncertain(request, signal);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+function pendingOf(request: ApprovalRequest): PendingApproval {
+  return {
+    runId: request.runId,
+    callId: request.callId,
+    toolName: request.toolName,
+    summary: request.summary,
+    input: inputPreview(request.input),
+    ...(request.reason !== undefined ? { reason: request.reason } : {}),
+  };
 }

@@ -45,6 +45,11 @@ export class SwitchablePrompts implements Prompts {
     this.current = prompts ?? vscodePrompts;
   }
 
+  /** Scripted prompts stand in for VS Code's (host tests): every question goes to them. */
+  get replaced(): boolean {
+    return this.current !== vscodePrompts;
+  }
+
   inputBox(options: vscode.InputBoxOptions): Promise<string | undefined> {
     return this.current.inputBox(options);
   }

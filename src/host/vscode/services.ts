@@ -10,7 +10,7 @@ import { migrateRunsFrom, workspaceStorageSiblings } from '../node/store-migrate
 import { AgentController } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
-import { DialogApprover } from './approvals';
+import { InlineApprover } from './approvals';
 import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
 import { createRunExtensions } from './lm/run-extensions';
 import { ContextKeys } from './context-keys';
@@ -35,6 +35,8 @@ export interface Services {
   /** The lines written to the channel (already redacted), newest last. */
   readonly logTail: string[];
   readonly prompts: SwitchablePrompts;
+  /** Calls waiting for a decision, shown in the Timeline. */
+  readonly approvals: InlineApprover;
   readonly apiKeys: ApiKeys;
   readonly controller: AgentController;
   readonly restore: RestoreActions;
@@ -100,10 +102,11 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const workspace = new LiveWorkspace(roots, storagePath, log);
   const storeReady = moveLegacyRuns(context, store, log);
   const prompts = new SwitchablePrompts();
+  const approvals = new InlineApprover(prompts);
   const controller = new AgentController({
     store,
     workspace: boundedWorkspace(workspace),
-    approver: new DialogApprover(prompts),
+    approver: approvals,
     commands: createNodeCommandRunner(),
     git: nodeGitReader,
     clock: systemClock,
@@ -120,6 +123,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     channel,
     controller,
     presenter,
+    approvals,
     vscode.commands.registerCommand(REVOKE_MCP_COMMAND, () => revokeMcpServers(context.workspaceState, prompts)),
   );
   const services: Services = {
@@ -131,6 +135,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     log,
     logTail,
     prompts,
+    approvals,
     apiKeys,
     controller,
     restore,

@@ -9,6 +9,7 @@ import { TimelineViewProvider } from '../../../src/host/vscode/timeline/provider
 import { RequestHandler } from '../../../src/host/vscode/timeline/requests';
 import { TimelineSync } from '../../../src/host/vscode/timeline/sync';
 import { sampleRun } from '../../unit/webview/fixtures';
+import { fakeConversation } from '../../unit/protocol/fake-conversation';
 
 const BEFORE_TEXT = 'export const before = true;\n';
 const TEST_SCHEME = 'agent-checkpoints-before-test';
@@ -78,6 +79,7 @@ export function timelineSuite(): void {
     const sync = new TimelineSync(backend);
     const requests = new RequestHandler({
       backend,
+      conversation: fakeConversation(),
       state: (id) => sync.state(id),
       openDiff: async () => {},
       newId: () => `p${Date.now()}`,

@@ -8,6 +8,7 @@ import { findBlock, locateHunks } from '../../../src/host/vscode/timeline/hunks'
 import { RequestHandler } from '../../../src/host/vscode/timeline/requests';
 import { ChangeQueue, TimelineSync } from '../../../src/host/vscode/timeline/sync';
 import { sampleRun } from '../webview/fixtures';
+import { fakeConversation } from './fake-conversation';
 
 describe('timeline host: html', () => {
   const html = timelineHtml({
@@ -117,7 +118,13 @@ describe('timeline host: requests', () => {
   ];
   let ids = 0;
   const handler = (backend: TimelineBackend) =>
-    new RequestHandler({ backend, state: async () => state, openDiff: async () => {}, newId: () => `id${++ids}` });
+    new RequestHandler({
+      backend,
+      conversation: fakeConversation(),
+      state: async () => state,
+      openDiff: async () => {},
+      newId: () => `id${++ids}`,
+    });
 
   it('previews conflicts first with the effects a restore leaves, then restores that preview', async () => {
     const backend = fakeBackend(state, [{ files }, { files }, { files }]);

@@ -14,6 +14,12 @@ const PARAMS: Record<string, unknown> = {
   resume: { runId: 'r' },
   takeOver: { runId: 'r' },
   cancel: { runId: 'r' },
+  openLink: { url: 'https://example.com' },
+  copyText: { text: 'x' },
+  decide: { runId: 'r', callId: 'c', decision: 'deny', reason: 'not this file' },
+  pickContext: { kind: 'selection' },
+  startRun: { task: 'fix the test', context: [{ kind: 'selection', path: 'src/a.ts', startLine: 1, endLine: 3 }] },
+  continueRun: { runId: 'r', instruction: 'now add a README line' },
 };
 
 describe('protocol messages', () => {
@@ -77,5 +83,28 @@ describe('protocol messages', () => {
       sorted.map((f) => `${f.action}:${f.path}`),
       ['conflict:a', 'conflict:y', 'revert:z', 'already:a', 'skip:b'],
     );
+  });
+});
+
+describe('protocol messages: the conversation', () => {
+  const request = (method: string, params: unknown) => WebviewToHost.safeParse({ type: 'request', requestId: 'w1', method, params });
+
+  it('refuses an empty task or instruction, an unknown decision and an overlong reason', () => {
+    assert.equal(request('startRun', { task: '   ', context: [] }).success, false);
+    assert.equal(request('continueRun', { runId: 'r', instruction: '' }).success, false);
+    assert.equal(request('decide', { runId: 'r', callId: 'c', decision: 'allow_always' }).success, false);
+    assert.equal(request('decide', { runId: 'r', callId: 'c', decision: 'deny', reason: 'x'.repeat(2001) }).success, false);
+    assert.equal(request('pickContext', { kind: 'clipboard' }).success, false);
+  });
+
+  it('carries streamed text and the waiting calls to the webview', () => {
+    const stream = parseMessage(HostToWebview, { type: 'stream', runId: 'r', stepId: 2, text: 'Hel', at: 1 });
+    assert.ok(stream.ok);
+    const approvals = parseMessage(HostToWebview, {
+      type: 'approvals',
+      pending: [{ runId: 'r', callId: 'c', toolName: 'run_command', summary: 'run: node test.js', input: '{}' }],
+    });
+    assert.ok(approvals.ok);
+    assert.equal(parseMessage(HostToWebview, { type: 'stream', runId: 'r', stepId: -1, text: '', at: 1 }).ok, false);
   });
 });

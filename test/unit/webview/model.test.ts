@@ -171,7 +171,8 @@ describe('webview: row content', () => {
     const rows = flatten([view], expanded);
     const run = describeRow(rows[0]!, 0);
     assert.deepEqual(run.actions, []);
-    assert.deepEqual(run.badges, ['paused', 'damaged']);
+    assert.deepEqual(run.badges, ['damaged']);
+    assert.match(run.meta ?? '', /^paused · /);
     assert.match(run.title, /Damaged: \/s\/runs\/a\/journal\.jsonl at byte 4242: .*read-only/s);
     const offered = new Set(rows.flatMap((r) => describeRow(r, 0).actions.map((a) => a.id)));
     assert.deepEqual([...offered], ['openDiff'], 'only reading actions');

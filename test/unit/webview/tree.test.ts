@@ -2,7 +2,9 @@ import { strict as assert } from 'node:assert';
 import { buildRunView } from '../../../src/protocol/build';
 import { navigate } from '../../../src/webview/keyboard';
 import { flatten, indexOfKey, rowKey, type FlatRow } from '../../../src/webview/tree';
-import { maxScrollTop, pageSize, revealScrollTop, visibleWindow } from '../../../src/webview/virtual';
+import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from '../../../src/webview/virtual';
+
+const uniform = (count: number) => rowOffsets(new Array<number>(count).fill(22));
 import { sampleRun } from './fixtures';
 
 const runA = buildRunView(sampleRun(6, { runId: 'a' }).state, sampleRun(6).live, false);
@@ -82,19 +84,34 @@ describe('webview tree: keyboard', () => {
 
 describe('webview tree: virtual window', () => {
   it('keeps only the rows near the viewport', () => {
-    assert.deepEqual(visibleWindow(0, 220, 22, 10_000, 5), { start: 0, end: 16 });
-    assert.deepEqual(visibleWindow(22_000, 220, 22, 10_000, 5), { start: 995, end: 1016 });
-    assert.deepEqual(visibleWindow(1e9, 220, 22, 10_000, 5), { start: 9994, end: 10_000 });
-    assert.deepEqual(visibleWindow(0, 220, 22, 0, 5), { start: 0, end: 0 });
-    assert.deepEqual(visibleWindow(0, 220, 22, 3, 5), { start: 0, end: 3 });
+    const rows = uniform(10_000);
+    assert.deepEqual(visibleWindow(0, 220, rows, 5), { start: 0, end: 16 });
+    assert.deepEqual(visibleWindow(22_000, 220, rows, 5), { start: 995, end: 1016 });
+    assert.deepEqual(visibleWindow(1e9, 220, rows, 5), { start: 9994, end: 10_000 });
+    assert.deepEqual(visibleWindow(0, 220, uniform(0), 5), { start: 0, end: 0 });
+    assert.deepEqual(visibleWindow(0, 220, uniform(3), 5), { start: 0, end: 3 });
+  });
+
+  it('finds rows of different heights by position', () => {
+    const offsets = rowOffsets([40, 58, 22, 22, 58]);
+    assert.deepEqual(offsets, [0, 40, 98, 120, 142, 200]);
+    assert.equal(rowAt(offsets, 0), 0);
+    assert.equal(rowAt(offsets, 39), 0);
+    assert.equal(rowAt(offsets, 40), 1);
+    assert.equal(rowAt(offsets, 141), 3);
+    assert.equal(rowAt(offsets, 10_000), 4);
+    assert.deepEqual(visibleWindow(100, 30, offsets, 0), { start: 2, end: 4 });
+    assert.equal(revealScrollTop(4, 0, 100, offsets), 100);
+    assert.equal(maxScrollTop(offsets, 50), 150);
   });
 
   it('reveals a row by scrolling as little as possible', () => {
-    assert.equal(revealScrollTop(5, 0, 220, 22), 0);
-    assert.equal(revealScrollTop(20, 0, 220, 22), 22 * 21 - 220);
-    assert.equal(revealScrollTop(2, 440, 220, 22), 44);
-    assert.equal(maxScrollTop(100, 220, 22), 2200 - 220);
-    assert.equal(maxScrollTop(3, 220, 22), 0);
+    const rows = uniform(100);
+    assert.equal(revealScrollTop(5, 0, 220, rows), 0);
+    assert.equal(revealScrollTop(20, 0, 220, rows), 22 * 21 - 220);
+    assert.equal(revealScrollTop(2, 440, 220, rows), 44);
+    assert.equal(maxScrollTop(rows, 220), 2200 - 220);
+    assert.equal(maxScrollTop(uniform(3), 220), 0);
     assert.equal(pageSize(220, 22), 9);
     assert.equal(pageSize(10, 22), 1);
   });

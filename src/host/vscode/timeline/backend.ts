@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { LiveState } from '../../../core/patches/schema';
 import type { RunState, RunSummary } from '../../../core/store/contract';
+import type { ApprovalChoice, ContextChip, PendingApproval } from '../../../protocol/messages';
 import type { RestoreFile, RestoreMode } from '../../../protocol/viewModel';
 
 /** What changed, so the Timeline re-reads only that. */
@@ -52,4 +53,32 @@ export interface TimelineBackend {
   /** Takes a run over from another window (after the person confirms); false when they did not. */
   takeOver(runId: string): Promise<boolean>;
   cancel(runId: string): Promise<void>;
+}
+
+/** Text the model is writing now, as the runtime streams it. */
+export interface StreamChunk {
+  readonly runId: string;
+  readonly stepId: number;
+  readonly text: string;
+  readonly at: number;
+}
+
+/** The conversation part of the Timeline: streamed text, inline approvals, the composer, links. */
+export interface ConversationBackend {
+  readonly onDidStream: vscode.Event<StreamChunk>;
+  /** The calls waiting for a decision changed. */
+  readonly onDidChangeApprovals: vscode.Event<void>;
+  pendingApprovals(): readonly PendingApproval[];
+  /** Settles a waiting call; false when it no longer waits (decided elsewhere, or the run stopped). */
+  decide(runId: string, callId: string, decision: ApprovalChoice, reason?: string): boolean;
+  /** Starts a run with the task and its context; resolves once it is started. */
+  startRun(task: string, context: readonly ContextChip[]): Promise<string>;
+  /** Gives a stopped run a new instruction and runs it again; says what changed (a raised limit). */
+  continueRun(runId: string, instruction: string): Promise<string>;
+  pickContext(kind: ContextChip['kind']): Promise<ContextChip[]>;
+  /** Opens a link from the model's text once the person confirms; false when they did not. */
+  openLink(url: string): Promise<boolean>;
+  copyText(text: string): Promise<void>;
+  /** Brings the Timeline into view (a run started, an approval waits). */
+  readonly onDidRequestReveal: vscode.Event<void>;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { TimelineBackend } from './backend';
+import type { ConversationBackend, TimelineBackend } from './backend';
 import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
 import { COMMANDS } from './codeLens';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
@@ -9,7 +9,7 @@ import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
 
-export type { RestorePlan, RollbackResult, TimelineBackend, TimelineChange } from './backend';
+export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
 export { COMMANDS } from './codeLens';
 export { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
@@ -38,6 +38,7 @@ export function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): strin
 export function registerTimeline(
   context: vscode.ExtensionContext,
   backend: TimelineBackend,
+  conversation: ConversationBackend,
   options: TimelineOptions = {},
 ): TimelineRegistration {
   const log = options.log ?? ((message: string) => console.error(message));
@@ -51,8 +52,8 @@ export function registerTimeline(
     const patch = await patchOf(runId, patchId);
     await openPatchDiff(patch, backend.fileUri(patch.path));
   };
-  const requests = new RequestHandler({ backend, state: (runId) => sync.state(runId), openDiff, newId: randomUUID });
-  const provider = new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs);
+  const requests = new RequestHandler({ backend, conversation, state: (runId) => sync.state(runId), openDiff, newId: randomUUID });
+  const provider = new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation);
   const whenResolved = new Promise<void>((resolve) => {
     const once = provider.onDidResolve(() => {
       once.dispose();
@@ -84,6 +85,9 @@ export function registerTimeline(
       if (change.kind === 'records') sync.invalidate({ runs: false, records: [change.runId] });
       provider.change(change);
     }),
+    conversation.onDidStream((chunk) => provider.stream(chunk)),
+    conversation.onDidChangeApprovals(() => provider.approvalsChanged()),
+    conversation.onDidRequestReveal(() => provider.reveal()),
     trackDiffContext(),
     patchCommand(COMMANDS.openDiff, async ({ runId, patchId }) => {
       await openDiff(runId, patchId);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { WebviewToHost, parseMessage, type HostToWebview } from '../../../protocol/messages';
-import type { TimelineChange } from './backend';
+import type { ConversationBackend, StreamChunk, TimelineChange } from './backend';
 import { timelineHtml } from './html';
 import type { RequestHandler } from './requests';
 import { ChangeQueue, type TimelineSync } from './sync';
@@ -34,7 +34,31 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     private readonly requests: RequestHandler,
     private readonly log: (message: string) => void,
     private readonly debounceMs = 150,
+    private readonly conversation?: Pick<ConversationBackend, 'pendingApprovals'>,
   ) {}
+
+  /** The view is on screen now. */
+  visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  /** Brings the view into view without taking the focus from the editor. */
+  reveal(): void {
+    if (this.view) this.view.show(true);
+    else void vscode.commands.executeCommand(`${TIMELINE_VIEW_ID}.focus`).then(undefined, () => undefined);
+  }
+
+  /** The model's text as it arrives: posted at once, not debounced (the webview paints per frame). */
+  stream(chunk: StreamChunk): void {
+    if (!this.view || !this.ready) return;
+    void this.post({ type: 'stream', ...chunk });
+  }
+
+  /** The calls waiting for a decision changed: the webview gets the whole (short) list. */
+  approvalsChanged(): void {
+    if (!this.view || !this.ready || !this.conversation) return;
+    void this.post({ type: 'approvals', pending: [...this.conversation.pendingApprovals()] });
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.disposeView();
@@ -95,6 +119,7 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
           return { type: 'snapshot' as const, runs: [] };
         }),
       );
+      this.approvalsChanged();
       return;
     }
     await this.post(await this.requests.handle(message));

@@ -2,10 +2,11 @@ import type { RunState } from '../../../core/store/contract';
 import { effectOf } from '../../../protocol/build';
 import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
-import type { RestorePlan, TimelineBackend } from './backend';
+import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';
 
 export interface RequestDeps {
   readonly backend: TimelineBackend;
+  readonly conversation: ConversationBackend;
   state(runId: string): Promise<RunState>;
   openDiff(runId: string, patchId: string): Promise<void>;
   /** A fresh unguessable id. */
@@ -20,6 +21,8 @@ interface IssuedPreview {
 }
 
 const MAX_PREVIEWS = 20;
+
+const DECIDED = { allow_once: 'Allowed once.', allow_for_run: 'Allowed for this run.', deny: 'Denied.' } as const;
 
 /** Calls after the checkpoint with effects outside the files: a restore leaves them as they are. */
 export function externalEffectsAfter(state: RunState, checkpointId: string): RestorePreview['externalEffects'] {
@@ -100,6 +103,34 @@ export class RequestHandler {
       case 'cancel':
         await backend.cancel(request.params.runId);
         return { message: 'Run cancelled.' };
+      default:
+        return this.converse(request);
+    }
+  }
+
+  /** The conversation's requests: links, copies, decisions, the composer. */
+  private async converse(request: RequestMessage): Promise<unknown> {
+    const { conversation } = this.deps;
+    switch (request.method) {
+      case 'openLink':
+        return { message: (await conversation.openLink(request.params.url)) ? 'Link opened.' : 'Link not opened.' };
+      case 'copyText':
+        await conversation.copyText(request.params.text);
+        return { message: 'Copied to the clipboard.' };
+      case 'decide': {
+        const { runId, callId, decision, reason } = request.params;
+        if (!conversation.decide(runId, callId, decision, reason)) throw new Error('This call no longer waits for a decision.');
+        return { message: DECIDED[decision] };
+      }
+      case 'pickContext':
+        return { chips: await conversation.pickContext(request.params.kind) };
+      case 'startRun':
+        await conversation.startRun(request.params.task, request.params.context);
+        return { message: 'Run started.' };
+      case 'continueRun':
+        return { message: await conversation.continueRun(request.params.runId, request.params.instruction) };
+      default:
+        throw new Error(`unknown request ${request.method}`);
     }
   }
 

@@ -1,0 +1,98 @@
+import { toolUsesOf } from '../model/messages';
+import type { RunWriter } from '../store/contract';
+import type { ResumeState } from '../store/resume-state';
+import type { InstructionRecord } from '../store/instruction-record';
+import type { Budget, NewRecord } from '../store/records';
+import type { ToolRegistry } from '../tools/registry';
+import { limitHit, raiseRecords, type LimitRaise } from './budget';
+import type { CallEnv } from './calls';
+import { ResumeError } from './errors';
+import { loopSteps, runGuarded } from './loop';
+import { RunSession } from './session';
+import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
+
+// A new instruction for a run that stopped: the person's words become the next user message
+// of the same history, in one commit group with an `instruction` record and save point; a
+// limit the run had reached is raised by a stated amount first. Then the loop goes on.
+
+export interface ContinueOptions {
+  /** Turns added when the run had reached its turn limit. */
+  readonly moreTurns: number;
+}
+
+/** Token and cost limits grow by half when reached. */
+const GROWTH = 1.5;
+
+type Raised = NonNullable<InstructionRecord['raised']>;
+
+/** The raise a run at a limit needs to take one more instruction, and what it says. */
+export function raiseFor(budget: Budget, moreTurns: number): { raise: LimitRaise; raised: Raised } | undefined {
+  const hit = limitHit(budget);
+  if (!hit) return undefined;
+  if (hit.kind === 'turns') {
+    const to = Math.max(budget.maxTurns, budget.turns) + moreTurns;
+    return { raise: { maxTurns: to }, raised: { kind: 'turns', from: hit.max, to } };
+  }
+  const to = hit.kind === 'tokens' ? Math.ceil(hit.max * GROWTH) : Math.round(hit.max * GROWTH * 100) / 100;
+  const raise = hit.kind === 'tokens' ? { maxTokens: to } : { maxCostUsd: to };
+  return { raise, raised: { kind: hit.kind, from: hit.max, to } };
+}
+
+/** "turn limit raised by 10 (50 -> 60)". */
+export function describeRaise(raised: Raised): string {
+  const unit = raised.kind === 'turns' ? 'turn' : raised.kind === 'tokens' ? 'token' : 'cost';
+  const show = (n: number) => (raised.kind === 'cost' ? `$${n.toFixed(2)}` : String(n));
+  const by = raised.kind === 'cost' ? `$${(raised.to - raised.from).toFixed(2)}` : String(raised.to - raised.from);
+  return `${unit} limit raised by ${by} (${show(raised.from)} -> ${show(raised.to)})`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+const CONTINUABLE = new Set(['completed', 'failed', 'paused', 'cancelled']);
+
+function refusal(state: ResumeState): string | undefined {
+  if (!CONTINUABLE.has(state.status)) return `it is ${state.status}: resume it instead`;
+  const last = state.messages.at(-1);
+  if (last?.role === 'assistant' && toolUsesOf(last).length > 0 && !state.ended)
+    return 'its last answer still has tool calls to finish: resume it first';
+  return undefined;
+}
+
+export async function continueWithInstruction(
+  deps: RuntimeDeps,
+  tools: ToolRegistry,
+  emit: RuntimeListener,
+  request: { runId: string; instruction: string; signal: AbortSignal; options: ContinueOptions },
+): Promise<RunOutcome> {
+  const { runId, signal } = request;
+  const text = request.instruction.trim();
+  if (text === '') throw new ResumeError(`run ${runId}: the instruction is empty; nothing was changed`, 'invalid');
+  const writer: RunWriter = await deps.store.openWriter(runId);
+  try {
+    const state = await deps.store.readResumeState(runId);
+    const refused = refusal(state);
+    if (refused !== undefined)
+      throw new ResumeError(`run ${runId} cannot take a new instruction: ${refused}; nothing was changed`, 'invalid');
+    const session = new RunSession(deps, writer, state.run, emit, state);
+    const limit = raiseFor(session.budget, request.options.moreTurns);
+    const after = state.status as InstructionRecord['after'];
+    const records: NewRecord[] = [
+      ...(limit ? raiseRecords(session.budget, limit.raise) : []),
+      { type: 'instruction', text, after, ...(limit ? { raised: limit.raised } : {}) },
+      ...(limit
+        ? [{ type: 'note' as const, kind: 'info' as const, text: capitalise(`${describeRaise(limit.raised)} for the new instruction.`) }]
+        : []),
+      { type: 'status', status: 'running', reason: 'new instruction' },
+    ];
+    session.stepId += 1;
+    const env: CallEnv = { session, tools, signal, truncated: new Set() };
+    return await runGuarded(session, signal, async () => {
+      await session.save('instruction', [...records, session.messageRecord({ role: 'user', content: [{ type: 'text', text }] })]);
+      return loopSteps(env);
+    });
+  } finally {
+    await writer.close().catch(() => undefined);
+  }
+}

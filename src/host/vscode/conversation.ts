@@ -1,0 +1,144 @@
+import * as vscode from 'vscode';
+import type { RuntimeEvent } from '../../core/runtime';
+import type { ApprovalChoice, ContextChip, PendingApproval } from '../../protocol/messages';
+import type { ConversationBackend, StreamChunk } from './timeline/backend';
+import type { Services } from './services';
+import { RESTRICTED_MODE_MESSAGE } from './trust';
+
+// The conversation half of the Timeline's backend: the model's text as it streams, the calls
+// waiting for a decision, the composer's start and continue, links and copies.
+
+export const OPEN_LINK = 'Open Link';
+const MAX_SELECTION_CHARS = 20_000;
+
+function relative(uri: vscode.Uri): string | undefined {
+  if (uri.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(uri)) return undefined;
+  return vscode.workspace.asRelativePath(uri, false).split('\\').join('/');
+}
+
+/** The task as the model reads it: the person's words, then each piece of context. */
+export async function taskWithContext(
+  task: string,
+  context: readonly ContextChip[],
+  read: (chip: ContextChip) => Promise<string | undefined>,
+): Promise<string> {
+  const parts = [task.trim()];
+  for (const chip of context) {
+    if (chip.kind === 'selection') {
+      const text = await read(chip);
+      if (text === undefined) continue;
+      const lines = `${chip.startLine ?? '?'}-${chip.endLine ?? '?'}`;
+      parts.push(`Context: the user selected lines ${lines} of ${chip.path}:\n\`\`\`\n${text.slice(0, MAX_SELECTION_CHARS)}\n\`\`\``);
+    } else parts.push(`Context: the user points at the file ${chip.path}.`);
+  }
+  return parts.join('\n\n');
+}
+
+export class ExtensionConversation implements ConversationBackend, vscode.Disposable {
+  private readonly streams = new vscode.EventEmitter<StreamChunk>();
+  private readonly reveals = new vscode.EventEmitter<void>();
+  readonly onDidStream = this.streams.event;
+  readonly onDidRequestReveal = this.reveals.event;
+  readonly onDidChangeApprovals: vscode.Event<void>;
+  /** The step each running run is in (its latest save point), so streamed text lands in it. */
+  private readonly stepOf = new Map<string, number>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly s: Services) {
+    this.onDidChangeApprovals = s.approvals.onDidChange;
+    this.disposables.push(
+      this.streams,
+      this.reveals,
+      s.controller.onEvent((event) => this.onEvent(event)),
+      s.controller.onDidStart(() => this.reveals.fire()),
+      s.controller.onDidFinish(({ run }) => this.stepOf.delete(run.runId)),
+    );
+  }
+
+  private onEvent(event: RuntimeEvent): void {
+    if (event.type === 'checkpoint') this.stepOf.set(event.runId, event.checkpoint.stepId);
+    else if (event.type === 'model' && event.event.type === 'text' && event.event.text !== '')
+      this.streams.fire({ runId: event.runId, stepId: this.stepOf.get(event.runId) ?? 0, text: event.event.text, at: Date.now() });
+  }
+
+  pendingApprovals(): readonly PendingApproval[] {
+    return this.s.approvals.pending();
+  }
+
+  decide(runId: string, callId: string, decision: ApprovalChoice, reason?: string): boolean {
+    return this.s.approvals.decide(runId, callId, decision, reason);
+  }
+
+  async startRun(task: string, context: readonly ContextChip[]): Promise<string> {
+    if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
+    const full = await taskWithContext(task, context, (chip) => this.selectionText(chip));
+    const run = await this.s.controller.start(full);
+    void this.s.keys.refresh();
+    return run.runId;
+  }
+
+  async continueRun(runId: string, instruction: string): Promise<string> {
+    if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
+    const { raised } = await this.s.controller.continueRun(runId, instruction);
+    return raised ? `Continuing with your instruction; ${raised}.` : 'Continuing with your instruction.';
+  }
+
+  private async selectionText(chip: ContextChip): Promise<string | undefined> {
+    const doc = vscode.workspace.textDocuments.find((d) => relative(d.uri) === chip.path);
+    if (!doc || chip.startLine === undefined || chip.endLine === undefined) return undefined;
+    const start = new vscode.Position(chip.startLine - 1, 0);
+    const end = doc.lineAt(Math.min(doc.lineCount, chip.endLine) - 1).range.end;
+    return doc.getText(new vscode.Range(start, end));
+  }
+
+  async pickContext(kind: ContextChip['kind']): Promise<ContextChip[]> {
+    const editor = vscode.window.activeTextEditor;
+    const path = editor ? relative(editor.document.uri) : undefined;
+    if (kind === 'selection') {
+      if (!editor || path === undefined || editor.selection.isEmpty)
+        throw new Error('Select some lines in an editor of this workspace first.');
+      return [{ kind, path, startLine: editor.selection.start.line + 1, endLine: editor.selection.end.line + 1 }];
+    }
+    if (kind === 'activeFile') {
+      if (path === undefined) throw new Error('Open a file of this workspace in the editor first.');
+      return [{ kind, path }];
+    }
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      openLabel: 'Attach',
+      ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
+    });
+    return (picked ?? []).flatMap((uri) => {
+      const p = relative(uri);
+      return p === undefined ? [] : [{ kind, path: p }];
+    });
+  }
+
+  /** Only http(s) and mailto links, each after the person saw the full address. */
+  async openLink(url: string): Promise<boolean> {
+    let uri: vscode.Uri;
+    try {
+      uri = vscode.Uri.parse(url, true);
+    } catch {
+      throw new Error(`Not a link: ${url}`);
+    }
+    if (!['http', 'https', 'mailto'].includes(uri.scheme))
+      throw new Error(`Links of the ${uri.scheme}: kind are not opened from the Timeline.`);
+    const choice = await this.s.prompts.message(
+      'warning',
+      `Open this link from the agent's text?`,
+      { modal: true, detail: url },
+      OPEN_LINK,
+    );
+    if (choice !== OPEN_LINK) return false;
+    return vscode.env.openExternal(uri);
+  }
+
+  async copyText(text: string): Promise<void> {
+    await vscode.env.clipboard.writeText(text);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,133 @@
+import type { ContentBlock, MessageParam } from '../core/model/messages';
+
+// A run's steps and calls in words: what the model said and what each call did, from the
+// active history. Pure; build.ts puts the results into the view model.
+
+/** Caps on what crosses to the webview per step and per call (the rest stays on disk). */
+export const TEXT_MAX = 20_000;
+export const RESULT_MAX = 20_000;
+export const INPUT_TEXT_MAX = 4_000;
+
+export function cap(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
+}
+
+function stringField(input: unknown, key: string): string | undefined {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const value = (input as Record<string, unknown>)[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function oneLine(text: string, max = 70): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** "exit 1", "timed out", from a run_command result's first line. */
+export function commandOutcome(result: string | undefined): string | undefined {
+  const first = result?.split('\n', 1)[0] ?? '';
+  const exit = /^exit code (-?\d+)/.exec(first);
+  if (exit) return `exit ${exit[1]}`;
+  if (first.startsWith('timed out')) return 'timed out';
+  if (first.startsWith('cancelled')) return 'cancelled';
+  if (first.startsWith('killed by signal')) return first.split(' after ')[0];
+  return undefined;
+}
+
+export interface CallFacts {
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly result?: string;
+  /** Lines added and removed by the call's patches. */
+  readonly added: number;
+  readonly removed: number;
+  readonly hasPatches: boolean;
+  readonly denied: boolean;
+}
+
+function fileVerb(toolName: string): string | undefined {
+  return { edit_file: 'edit', write_file: 'write', delete_file: 'delete', read_file: 'read', list_dir: 'list' }[toolName];
+}
+
+/** What a call did in human terms: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
+export function describeCall(call: CallFacts): string {
+  const path = stringField(call.input, 'path');
+  const verb = fileVerb(call.toolName);
+  let text: string;
+  if (verb !== undefined && path !== undefined) {
+    const counts = call.hasPatches && verb !== 'read' && verb !== 'list' ? ` +${call.added} -${call.removed}` : '';
+    text = `${verb} ${oneLine(path)}${counts}`;
+  } else if (call.toolName === 'run_command') {
+    const outcome = commandOutcome(call.result);
+    text = `run \`${oneLine(stringField(call.input, 'command') ?? '')}\`${outcome ? ` -> ${outcome}` : ''}`;
+  } else if (call.toolName === 'search_text' || call.toolName === 'find_files') {
+    const pattern = stringField(call.input, 'pattern') ?? stringField(call.input, 'query') ?? stringField(call.input, 'glob') ?? '';
+    text = `${call.toolName === 'search_text' ? 'search' : 'find'} "${oneLine(pattern, 50)}"`;
+  } else text = call.toolName;
+  return call.denied ? `${text} (denied)` : text;
+}
+
+function blockText(content: ContentBlock[] | string | undefined, type: 'text' | 'thinking'): string {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return type === 'text' ? content : '';
+  const parts: string[] = [];
+  for (const block of content) {
+    const record = block as Record<string, unknown>;
+    if (block.type === type && typeof record[type] === 'string') parts.push(record[type]);
+  }
+  return parts.join('\n\n');
+}
+
+/** Text of a tool_result block's content. */
+export function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b: unknown) =>
+      b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : '',
+    )
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+/** Every tool result of the history by call id. */
+export function toolResults(messages: readonly MessageParam[]): Map<string, string> {
+  const results = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_result') continue;
+      const id = (block as { tool_use_id?: unknown }).tool_use_id;
+      if (typeof id === 'string') results.set(id, resultText((block as { content?: unknown }).content));
+    }
+  }
+  return results;
+}
+
+/** What the model said (and thought) in the assistant messages of `messages[from, to)`. */
+export function assistantWords(messages: readonly MessageParam[], from: number, to: number): { text: string; thinking: string } {
+  const texts: string[] = [];
+  const thoughts: string[] = [];
+  for (let i = Math.max(0, from); i < Math.min(to, messages.length); i++) {
+    const message = messages[i]!;
+    if (message.role !== 'assistant') continue;
+    const text = blockText(message.content, 'text').trim();
+    const thinking = blockText(message.content, 'thinking').trim();
+    if (text !== '') texts.push(text);
+    if (thinking !== '') thoughts.push(thinking);
+  }
+  return { text: texts.join('\n\n'), thinking: thoughts.join('\n\n') };
+}
+
+/** The person's own words in `messages[from, to)` (a follow-up instruction), tool results left out. */
+export function userWords(messages: readonly MessageParam[], from: number, to: number): string {
+  const texts: string[] = [];
+  for (let i = Math.max(0, from); i < Math.min(to, messages.length); i++) {
+    const message = messages[i]!;
+    if (message.role === 'user') {
+      const text = blockText(message.content, 'text').trim();
+      if (text !== '') texts.push(text);
+    }
+  }
+  return texts.join('\n\n');
+}

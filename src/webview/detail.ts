@@ -1,0 +1,154 @@
+import type { PendingApproval } from '../protocol/messages';
+import type { CallRow, RunView, StepRow } from '../protocol/viewModel';
+import { formatClock, formatCost, formatDuration, formatTokens } from './format';
+import { renderMarkdown, type MarkdownActions } from './markdown';
+import { LEDGER_LOOK, PATCH_LOOK } from './rowContent';
+
+// The open step in full: what the model said (Markdown) and thought, each call's input and
+// result, its patches with their live state. Built from the view model; no host data is
+// ever inserted as HTML (only markdown-it's escaped output).
+
+/** Results longer than this many lines are collapsed behind "Show all". */
+export const RESULT_LINES = 12;
+
+export interface DetailActions extends MarkdownActions {
+  openDiff(runId: string, patchId: string): void;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function icon(name: string, tone: string, spin = false): HTMLSpanElement {
+  return el('span', `codicon codicon-${name} tone-${tone}${spin ? ' codicon-modifier-spin' : ''}`);
+}
+
+/** A block of plain text, collapsed to its first lines with a "Show all" button when long. */
+export function collapsible(text: string, maxLines = RESULT_LINES): HTMLElement {
+  const box = el('div', 'output');
+  const pre = el('pre', 'output-text');
+  const lines = text.split('\n');
+  if (lines.length <= maxLines) {
+    pre.textContent = text;
+    box.append(pre);
+    return box;
+  }
+  pre.textContent = lines.slice(0, maxLines).join('\n');
+  const more = el('button', 'link-button', `Show all ${lines.length} lines`);
+  more.addEventListener('click', () => {
+    pre.textContent = text;
+    more.remove();
+  });
+  box.append(pre, more);
+  return box;
+}
+
+function callSection(runId: string, call: CallRow, actions: DetailActions): HTMLElement {
+  const look = LEDGER_LOOK[call.status];
+  const section = el('details', 'call');
+  section.open = call.isError || call.status === 'started' || call.status === 'uncertain';
+  const summary = el('summary', 'call-summary');
+  summary.append(icon(look.icon, look.tone, call.status === 'started'), el('span', 'call-title', call.summary));
+  const facts = [look.text, ...(call.durationMs !== undefined ? [formatDuration(call.durationMs)] : [])];
+  summary.append(el('span', 'call-status', facts.join(' · ')));
+  section.append(summary);
+  if (call.detail && call.isError) section.append(el('div', 'call-detail tone-error', call.detail));
+  if (call.inputText !== undefined) section.append(el('div', 'section-label', 'Input'), collapsible(call.inputText));
+  if (call.result !== undefined) section.append(el('div', 'section-label', 'Result'), collapsible(call.result));
+  for (const patch of call.patches) {
+    const line = el('div', 'patch-line');
+    const plook = PATCH_LOOK[patch.state];
+    const counts = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
+    line.append(icon(plook.icon, plook.tone), el('span', 'patch-path', patch.path), el('span', 'patch-state', `${counts} · ${plook.text}`));
+    if (!patch.binary) {
+      const diff = el('button', 'link-button', 'Open diff');
+      diff.addEventListener('click', () => actions.openDiff(runId, patch.patchId));
+      line.append(diff);
+    }
+    section.append(line);
+  }
+  return section;
+}
+
+function stepCost(step: StepRow): string {
+  const parts = [];
+  if (step.endAt > step.at) parts.push(formatDuration(step.endAt - step.at));
+  if (step.tokens !== undefined) parts.push(formatTokens(step.tokens));
+  if (step.costUsd !== undefined) parts.push(formatCost(step.costUsd));
+  return parts.map((p) => ` · ${p}`).join('');
+}
+
+function isLatest(run: RunView, step: StepRow | undefined): boolean {
+  return step === undefined || run.steps.at(-1)?.stepId === step.stepId;
+}
+
+/** The whole step; `streaming` is text the model is writing into it right now. */
+export function stepDetail(run: RunView, step: StepRow | undefined, streaming: string | undefined, actions: DetailActions): HTMLElement {
+  const root = el('div', 'step-detail');
+  const heading = el('div', 'detail-heading', step ? `Step ${step.stepId} · ${formatClock(step.at)}${stepCost(step)}` : 'Starting…');
+  root.append(heading);
+  if (step?.instruction !== undefined) {
+    const said = el('div', 'instruction');
+    said.append(
+      el('div', 'section-label', step.label === 'run_start' ? 'Your task' : 'Your instruction'),
+      renderMarkdown(step.instruction, actions),
+    );
+    if (step.raised !== undefined) said.append(el('div', 'raised tone-warning', step.raised));
+    root.append(said);
+  }
+  const text = step?.text ?? streaming;
+  if (text !== undefined && text !== '') {
+    const body = renderMarkdown(text, actions);
+    if (step?.text === undefined) body.classList.add('streaming');
+    root.append(body);
+  } else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
+    root.append(el('div', 'muted', 'Waiting for the model…'));
+  if (step?.thinking !== undefined) {
+    const thinking = el('details', 'thinking');
+    thinking.append(el('summary', '', 'Thinking'), collapsible(step.thinking));
+    root.append(thinking);
+  }
+  for (const call of step?.calls ?? []) root.append(callSection(run.header.runId, call, actions));
+  return root;
+}
+
+export interface ApprovalActions {
+  decide(approval: PendingApproval, decision: 'allow_once' | 'allow_for_run' | 'deny', reason?: string): void;
+}
+
+function button(text: string, className: string, onClick: () => void): HTMLButtonElement {
+  const b = el('button', className, text);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** One waiting call: what it wants to do, its input, Allow once / Allow for this run / Deny (with a reason). */
+export function approvalCard(approval: PendingApproval, actions: ApprovalActions): HTMLElement {
+  const card = el('div', 'approval');
+  card.setAttribute('role', 'group');
+  card.setAttribute('aria-label', `Approval needed: ${approval.summary}`);
+  const title = el('div', 'approval-title');
+  title.append(icon('shield', 'warning'), el('span', '', `The agent wants to ${approval.summary}`));
+  card.append(title);
+  if (approval.reason !== undefined) card.append(el('div', 'approval-reason', approval.reason));
+  const input = el('details', 'approval-input');
+  input.append(el('summary', '', `${approval.toolName} input`), collapsible(approval.input, 8));
+  card.append(input);
+  const reason = el('input', 'deny-reason');
+  reason.type = 'text';
+  reason.placeholder = 'Why not? (optional, for the agent)';
+  reason.setAttribute('aria-label', 'Reason for denying');
+  const row = el('div', 'approval-buttons');
+  row.append(button('Allow once', 'primary', () => actions.decide(approval, 'allow_once')));
+  if (approval.reason === undefined) row.append(button('Allow for this run', 'secondary', () => actions.decide(approval, 'allow_for_run')));
+  const deny = () => actions.decide(approval, 'deny', reason.value.trim() || undefined);
+  row.append(button('Deny', 'secondary', deny));
+  reason.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') deny();
+  });
+  card.append(reason, row);
+  return card;
+}

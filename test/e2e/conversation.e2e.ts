@@ -1,0 +1,154 @@
+// The conversation in the Timeline, in the real workbench (code-server + Chromium) against the
+// loopback model server: a run started from the composer, the model's text streaming into its
+// step, an inline approval, a follow-up instruction on the completed run, and a window reload
+// mid-run followed by a resume. Screenshots go to test-results/screenshots/conversation-*.png.
+import { strict as assert } from 'node:assert';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FrameLocator } from 'playwright-core';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
+import { REPO_ROOT } from '../support/code-server';
+import { openTimeline, openWorkbench, type Workbench } from '../support/workbench';
+
+const TASK = 'Check that the greeting tests pass';
+const PLAN = 'I will run the tests first, then tell you what I found. The command is `node test.js` in the workspace folder.';
+const FOLLOW_UP = 'Now say which case fails';
+const SLOW_ANSWER = 'The case with three names fails: the last two names are joined without a comma.';
+
+function toolUse(id: string, name: string, input: unknown) {
+  return { type: 'tool_use' as const, id, name, input };
+}
+
+/** Answers by the number of assistant messages already in the request, so the script is stable. */
+function scriptedModel(): Promise<FakeAnthropic> {
+  const turns = [
+    {
+      content: [{ type: 'text' as const, text: PLAN }, toolUse('toolu_test', 'run_command', { command: 'node test.js' })],
+      stop_reason: 'tool_use',
+      eventDelayMs: 600,
+    },
+    { content: [{ type: 'text' as const, text: 'The tests ran: **one case fails**.\n\n```\nnode test.js\n```' }], stop_reason: 'end_turn' },
+    // The follow-up's answer streams slowly: the window is reloaded while it is being written.
+    { content: [{ type: 'text' as const, text: SLOW_ANSWER }], stop_reason: 'end_turn', eventDelayMs: 4000 },
+  ];
+  return startFakeAnthropic((request) => {
+    const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
+    const index = messages.filter((m) => m.role === 'assistant').length;
+    return turns[Math.min(index, turns.length - 1)]!;
+  });
+}
+
+async function waitUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function row(frame: FrameLocator, text: string | RegExp, kind?: 'run' | 'step' | 'call') {
+  return frame.locator(kind ? `[role="treeitem"].kind-${kind}` : '[role="treeitem"]', { hasText: text }).first();
+}
+
+async function runTitle(frame: FrameLocator): Promise<string> {
+  return (await row(frame, TASK, 'run').getAttribute('title')) ?? '';
+}
+
+async function phase(name: string, run: () => Promise<void>): Promise<void> {
+  console.log(`      phase: ${name}`);
+  try {
+    await run();
+  } catch (error) {
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+describe('e2e: the conversation in the Timeline', function () {
+  let fake: FakeAnthropic;
+  let wb: Workbench;
+  let source: string;
+  let frame: FrameLocator;
+
+  before(async () => {
+    fake = await scriptedModel();
+    source = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-conv-'));
+    cpSync(join(REPO_ROOT, 'test/demo/workspace'), source, { recursive: true });
+    wb = await openWorkbench({
+      workspaceFrom: source,
+      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
+      settings: {
+        'agentCheckpoints.provider': 'anthropic',
+        'agentCheckpoints.baseUrl': fake.url,
+        'agentCheckpoints.model': 'claude-e2e-test',
+      },
+    });
+  });
+
+  after(async () => {
+    await wb?.close();
+    await fake?.close();
+    rmSync(source, { recursive: true, force: true });
+  });
+
+  it('composer, streamed text, inline approval, a follow-up instruction, a reload mid-run and a resume', async () => {
+    await phase('starts a run from the composer; the model text streams into its step', async () => {
+      frame = await openTimeline(wb.page);
+      const input = frame.locator('textarea.composer-input');
+      await input.click();
+      await input.type('Check that the greeting');
+      await input.press('Shift+Enter');
+      await input.type('tests pass');
+      assert.equal(await input.inputValue(), 'Check that the greeting\ntests pass', 'Shift+Enter adds a line');
+      await input.fill(TASK);
+      await input.press('Enter');
+      await row(frame, TASK, 'run').waitFor({ timeout: 30_000 });
+      const streaming = frame.locator('.detail .markdown.streaming');
+      await streaming.waitFor({ timeout: 30_000 });
+      const partial = (await streaming.textContent()) ?? '';
+      assert.ok(partial.length > 0 && partial.length < PLAN.length, `part of the text before the rest: ${partial}`);
+      console.log(`      screenshot: ${await wb.screenshot('conversation-1-streaming')}`);
+    });
+
+    await phase('the command waits inline; allowed once, it runs and the run completes', async () => {
+      const card = frame.locator('.approvals .approval', { hasText: 'node test.js' });
+      await card.waitFor({ timeout: 30_000 });
+      assert.equal(await card.locator('button', { hasText: 'Allow for this run' }).count(), 1);
+      console.log(`      screenshot: ${await wb.screenshot('conversation-2-approval')}`);
+      await card.locator('button', { hasText: 'Allow once' }).click();
+      await waitUntil('the run to complete', async () => (await runTitle(frame)).includes('Status: completed'));
+      await row(frame, /run `node test\.js` -> exit 1/, 'step').waitFor({ timeout: 10_000 });
+      await row(frame, 'The tests ran: one case fails', 'step').click();
+      await frame.locator('.detail .markdown strong', { hasText: 'one case fails' }).waitFor();
+      await frame.locator('.detail .code-block button.copy').waitFor();
+      console.log(`      screenshot: ${await wb.screenshot('conversation-3-completed')}`);
+    });
+
+    await phase('a follow-up instruction continues the completed run; reloading mid-answer, then resuming, finishes it', async () => {
+      const input = frame.locator('textarea.composer-input');
+      await frame.locator('.composer-mode', { hasText: 'Continue' }).waitFor();
+      await input.fill(FOLLOW_UP);
+      await input.press('Enter');
+      await row(frame, `You: ${FOLLOW_UP}`, 'step').waitFor({ timeout: 30_000 });
+      await frame.locator('.detail .markdown.streaming').waitFor({ timeout: 30_000 });
+      console.log(`      screenshot: ${await wb.screenshot('conversation-4-follow-up-streaming')}`);
+      await wb.page.reload();
+      await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      frame = await openTimeline(wb.page);
+      await row(frame, TASK, 'run').waitFor({ timeout: 45_000 });
+      await row(frame, `You: ${FOLLOW_UP}`, 'step').waitFor({ timeout: 30_000 });
+      // The window's run stopped with the reload: it is offered for resume, or still finishing.
+      await waitUntil('the run to stop or finish', async () => !(await runTitle(frame)).includes('Status: running'), 60_000);
+      if (!(await runTitle(frame)).includes('Status: completed')) {
+        console.log(`      screenshot: ${await wb.screenshot('conversation-5-after-reload')}`);
+        const run = row(frame, TASK, 'run');
+        await run.click();
+        await run.hover();
+        await run.locator('button[data-action="resume"]').click();
+        await waitUntil('the resumed run to complete', async () => (await runTitle(frame)).includes('Status: completed'), 60_000);
+      }
+      await row(frame, 'The case with three names fails', 'step').waitFor({ timeout: 30_000 });
+      console.log(`      screenshot: ${await wb.screenshot('conversation-6-resumed')}`);
+    });
+  });
+});

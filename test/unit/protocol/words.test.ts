@@ -1,0 +1,71 @@
+import { strict as assert } from 'node:assert';
+import type { MessageParam } from '../../../src/core/model/messages';
+import { assistantWords, commandOutcome, describeCall, toolResults, userWords } from '../../../src/protocol/words';
+import { firstLine, stepHeadline } from '../../../src/webview/rowContent';
+import type { StepRow } from '../../../src/protocol/viewModel';
+
+const call = (toolName: string, input: unknown, extra: Partial<Parameters<typeof describeCall>[0]> = {}) =>
+  describeCall({ toolName, input, added: 0, removed: 0, hasPatches: false, denied: false, ...extra });
+
+describe('protocol words: calls in human terms', () => {
+  it('says what each tool did', () => {
+    assert.equal(call('edit_file', { path: 'src/greet.js' }, { added: 1, removed: 1, hasPatches: true }), 'edit src/greet.js +1 -1');
+    assert.equal(call('read_file', { path: 'README.md' }), 'read README.md');
+    assert.equal(
+      call('run_command', { command: 'node test.js' }, { result: 'exit code 1 after 40 ms\n--- stderr ---\nfail' }),
+      'run `node test.js` -> exit 1',
+    );
+    assert.equal(
+      call('run_command', { command: 'sleep 9' }, { result: 'timed out (its process group was ended) after 9 ms' }),
+      'run `sleep 9` -> timed out',
+    );
+    assert.equal(call('run_command', { command: 'node test.js' }), 'run `node test.js`', 'no outcome before it ran');
+    assert.equal(call('search_text', { pattern: 'greet' }), 'search "greet"');
+    assert.equal(call('write_file', { path: 'a.txt' }, { denied: true }), 'write a.txt (denied)');
+    assert.equal(call('mystery_tool', { x: 1 }), 'mystery_tool');
+  });
+
+  it('reads exit codes, and nothing from a result that has none', () => {
+    assert.equal(commandOutcome('exit code 0 after 3 ms'), 'exit 0');
+    assert.equal(commandOutcome('killed by signal SIGKILL after 3 ms'), 'killed by signal SIGKILL');
+    assert.equal(commandOutcome('some text'), undefined);
+    assert.equal(commandOutcome(undefined), undefined);
+  });
+});
+
+describe('protocol words: what was said', () => {
+  const messages: MessageParam[] = [
+    { role: 'user', content: 'fix it' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'the test fails', signature: 's' },
+        { type: 'text', text: '## Plan\nI will **edit** greet.js' },
+        { type: 'tool_use', id: 'toolu_1', name: 'edit_file', input: { path: 'src/greet.js' } },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'edited' }] }] },
+    { role: 'user', content: [{ type: 'text', text: 'now add a README line' }] },
+  ];
+
+  it('takes the model text and thinking of a range, the results by call and the person’s words', () => {
+    assert.deepEqual(assistantWords(messages, 1, 2), { text: '## Plan\nI will **edit** greet.js', thinking: 'the test fails' });
+    assert.deepEqual(assistantWords(messages, 2, 4), { text: '', thinking: '' });
+    assert.equal(toolResults(messages).get('toolu_1'), 'edited');
+    assert.equal(userWords(messages, 2, 4), 'now add a README line', 'tool results are not the person’s words');
+  });
+
+  it('leads a step with the first line of the text, then its calls', () => {
+    assert.equal(firstLine('\n## Plan\nmore'), 'Plan');
+    assert.equal(firstLine('**Done**: all green'), 'Done: all green');
+    const step = {
+      stepId: 3,
+      text: 'I will fix the greeting.\nDetails…',
+      calls: [{ summary: 'edit src/greet.js +1 -1' }],
+    } as unknown as StepRow;
+    assert.equal(stepHeadline(step), 'I will fix the greeting. — edit src/greet.js +1 -1');
+    assert.equal(stepHeadline({ ...step, text: undefined } as StepRow), 'edit src/greet.js +1 -1');
+    assert.equal(stepHeadline({ ...step, text: undefined, calls: [] } as StepRow), 'Step 3');
+    assert.equal(stepHeadline({ ...step, instruction: 'add a README line' } as StepRow), 'You: add a README line');
+  });
+});
