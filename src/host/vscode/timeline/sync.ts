@@ -62,17 +62,6 @@ export class TimelineSync {
     return (await this.state(runId)).patches.find((p) => p.patchId === patchId);
   }
 
-  /** Pending patches of every run that wrote `path`, oldest first. */
-  async pendingPatchesOf(path: string): Promise<Patch[]> {
-    if (this.summaries.size === 0) await this.refreshSummaries();
-    const found: Patch[] = [];
-    for (const runId of [...this.summaries.keys()]) {
-      const state = await this.readable(runId);
-      for (const patch of state?.patches ?? []) if (patch.path === path && patch.state === 'pending') found.push(patch);
-    }
-    return found.sort((a, b) => a.createdAt - b.createdAt);
-  }
-
   private async refreshSummaries(): Promise<RunSummary[]> {
     const list = await this.backend.listRuns();
     // A damaged run stays listed: its intact part is shown read-only.
