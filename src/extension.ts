@@ -14,11 +14,12 @@ export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi 
   const services = createServices(context);
   const backend = new ExtensionTimelineBackend(services);
   const conversation = new ExtensionConversation(services);
+  const review = registerReview(services, backend, { relativePath: (uri) => relativePathOf(backend, uri) });
   const timeline = registerTimeline(context, backend, conversation, {
     log: (message) => services.log.log('warn', `timeline: ${message}`),
+    review,
   });
   services.approvals.surface = timeline.provider;
-  const review = registerReview(services, backend, { relativePath: (uri) => relativePathOf(backend, uri) });
   context.subscriptions.push(...registerCommands(services), backend, conversation, timeline, review);
   void services.keys.refresh();
   void offerInterruptedRuns(services).catch((error: unknown) => services.log.log('warn', `interrupted runs not offered: ${String(error)}`));

@@ -63,35 +63,38 @@ const PENDING: readonly PatchView[] = ['applied', 'not_applied', 'conflict', 'mi
 
 function runContent(row: FlatRow, now: number): RowContent {
   const h = row.run;
-  const look = RUN_LOOK[h.status];
+  const elsewhere = h.heldElsewhere;
+  // "running" in the journal with no live writer anywhere: its window went away mid-run.
+  const stopped = h.status === 'running' && !h.active;
+  const look = RUN_LOOK[stopped ? 'interrupted' : h.status];
   const tokens = h.inputTokens + h.outputTokens;
+  const review = h.reviewCount ?? 0;
   const facts = [
-    h.status,
+    stopped ? 'interrupted' : h.status,
     formatTime(h.createdAt, now),
     formatDuration(h.updatedAt - h.createdAt),
     formatTokens(tokens),
     formatCost(h.costUsd),
   ];
   const actions: RowAction[] = [];
-  const elsewhere = h.heldElsewhere;
   const writable = h.damaged === undefined;
   if (writable && isResumableStatus(h.status, h.active)) actions.push({ id: 'resume', icon: 'debug-continue', title: 'Resume run' });
   if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
   else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
-  const reason = h.statusReason ? `: ${h.statusReason}` : '';
+  const reason = stopped ? ': no window is running it any more (resume it to go on)' : h.statusReason ? `: ${h.statusReason}` : '';
   const damaged = writable
     ? ''
     : `\nDamaged: ${h.damaged}\nShown up to the damage, read-only: the run cannot be resumed, restored or rolled back.`;
   return {
     icon: look.icon,
-    spin: h.status === 'running',
+    spin: h.status === 'running' && !stopped,
     tone: look.tone,
     label: h.task.split('\n')[0] ?? '',
     description: '',
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
-    badges: [...(elsewhere ? ['other window'] : []), ...(writable ? [] : ['damaged'])],
-    title: `${h.task}\nStatus: ${h.status}${reason}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    badges: [...(elsewhere ? ['other window'] : []), ...(review > 0 ? [`${review} to review`] : []), ...(writable ? [] : ['damaged'])],
+    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }

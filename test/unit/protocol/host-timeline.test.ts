@@ -201,6 +201,19 @@ describe('timeline host: sync', () => {
     assert.deepEqual(await sync.apply({ runs: false, records: [], paths: ['src/module1.ts'] }), [], 'no change, no message');
   });
 
+  it("shows each run's changes to review, and sends the run again when that count changes", async () => {
+    const { state } = sampleRun(3);
+    let waiting = 2;
+    const sync = new TimelineSync({ ...fakeBackend(state, []), reviewCount: () => waiting });
+    const snapshot = await sync.snapshot();
+    assert.equal(snapshot.runs[0]!.header.reviewCount, 2);
+    assert.deepEqual(await sync.apply({ runs: true, records: [], paths: [] }), [], 'same count: nothing sent');
+    waiting = 0;
+    const [sent] = await sync.apply({ runs: true, records: [], paths: [] });
+    assert.equal(sent?.type, 'runDelta', JSON.stringify(sent));
+    assert.equal(sent?.type === 'runDelta' ? sent.header.reviewCount : -1, undefined, 'all kept or undone: no count');
+  });
+
   it('keeps a damaged run in the snapshot, its intact part marked damaged', async () => {
     const { state } = sampleRun(4);
     const damage = { file: '/s/runs/run-1/journal.jsonl', offset: 99, message: 'a complete line does not match its checksum' };

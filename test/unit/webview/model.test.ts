@@ -158,6 +158,25 @@ describe('webview: row content', () => {
     });
   });
 
+  it('says a run left running with no writer is interrupted (no spinner), and counts its changes to review', () => {
+    const { state, live } = sampleRun(3, { runId: 'a' });
+    const row = (active: boolean, reviewCount?: number) => {
+      const view = buildRunView({ ...state, status: 'running' }, live, active);
+      if (reviewCount !== undefined) view.header.reviewCount = reviewCount;
+      return describeRow(flatten([view], new Set())[0]!, 0);
+    };
+    const orphan = row(false);
+    assert.match(orphan.meta ?? '', /^interrupted · /);
+    assert.equal(orphan.spin, false);
+    assert.match(orphan.title, /Status: interrupted: no window is running it any more/);
+    const live_ = row(true, 3);
+    assert.match(live_.meta ?? '', /^running · /);
+    assert.equal(live_.spin, true);
+    assert.deepEqual(live_.badges, ['3 to review']);
+    assert.match(live_.title, /3 agent change\(s\) to review/);
+    assert.deepEqual(row(true, 0).badges, [], 'nothing to review: no badge');
+  });
+
   it('shows a damaged run read-only: no resume, restore, accept or roll back; the damage in its badge and title', () => {
     const { state, live } = sampleRun(14, { runId: 'a' });
     const damage = { file: '/s/runs/a/journal.jsonl', offset: 4242, message: 'a complete line does not match its checksum' };

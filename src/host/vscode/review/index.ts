@@ -16,6 +16,8 @@ export type { AppliedMarks } from './marks';
 export interface ReviewRegistration extends vscode.Disposable {
   /** Hunks waiting for Keep or Undo, of one run (the Timeline's "N changes to review") or all. */
   count(runId?: string): number;
+  /** Fires when what waits for review may have changed. */
+  readonly onDidChange: vscode.Event<unknown>;
   /** Drops everything and re-derives the review state from the store and the live text. */
   reload(): Promise<void>;
   /** Settles once pending reads of the store are done. */
@@ -98,6 +100,7 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
   void model.reloadAll().then(() => editors.shown());
   return {
     count: (runId) => model.count(runId),
+    onDidChange: model.onDidChange,
     reload: async () => {
       model.reset();
       await model.reloadAll();

@@ -20,6 +20,8 @@ export interface TimelineOptions {
   /** Where refused messages and failures are reported (the extension's output channel). */
   readonly log?: (message: string) => void;
   readonly debounceMs?: number;
+  /** The inline review: its count per run shows on the run's row, and changes with it. */
+  readonly review?: { count(runId: string): number; readonly onDidChange: vscode.Event<unknown> };
 }
 
 export interface TimelineRegistration extends vscode.Disposable {
@@ -42,7 +44,13 @@ export function registerTimeline(
   options: TimelineOptions = {},
 ): TimelineRegistration {
   const log = options.log ?? ((message: string) => console.error(message));
-  const sync = new TimelineSync(backend);
+  const review = options.review;
+  const sync = new TimelineSync({
+    listRuns: () => backend.listRuns(),
+    readRun: (runId) => backend.readRun(runId),
+    liveStates: (runId) => backend.liveStates(runId),
+    ...(review ? { reviewCount: (runId: string) => review.count(runId) } : {}),
+  });
   const patchOf = async (runId: string, patchId: string) => {
     const patch = await sync.findPatch(runId, patchId);
     if (!patch) throw new Error(`Patch ${patchId} of run ${runId} not found`);
@@ -88,6 +96,7 @@ export function registerTimeline(
     conversation.onDidStream((chunk) => provider.stream(chunk)),
     conversation.onDidChangeApprovals(() => provider.approvalsChanged()),
     conversation.onDidRequestReveal(() => provider.reveal()),
+    ...(review ? [review.onDidChange(() => provider.change({ kind: 'runs' }))] : []),
     trackDiffContext(),
     patchCommand(COMMANDS.openDiff, async ({ runId, patchId }) => {
       await openDiff(runId, patchId);

@@ -5,7 +5,10 @@ import type { HostToWebview, SnapshotMessage } from '../../../protocol/messages'
 import type { PatchView, RunView } from '../../../protocol/viewModel';
 import type { TimelineBackend, TimelineChange } from './backend';
 
-type SyncBackend = Pick<TimelineBackend, 'listRuns' | 'readRun' | 'liveStates'>;
+type SyncBackend = Pick<TimelineBackend, 'listRuns' | 'readRun' | 'liveStates'> & {
+  /** Agent hunks of the run still waiting for Keep or Undo (the inline review); unset: none. */
+  readonly reviewCount?: (runId: string) => number;
+};
 
 /** Changes gathered while the debounce timer runs; drained as one batch. */
 export class ChangeQueue {
@@ -33,9 +36,12 @@ export class ChangeQueue {
 }
 
 /** Whether who holds the run changed since the view was sent (a heartbeat alone changes nothing). */
-function holderChanged(summary: RunSummary, sent: RunView): boolean {
+/** What the header shows besides the records: who holds the run, how many changes wait for review. */
+function headerChanged(summary: RunSummary, sent: RunView, reviewCount: number): boolean {
   const elsewhere = summary.heldHere === false ? summary.holder?.pid : undefined;
-  return summary.leased !== sent.header.active || elsewhere !== sent.header.heldElsewhere?.pid;
+  return (
+    summary.leased !== sent.header.active || elsewhere !== sent.header.heldElsewhere?.pid || reviewCount !== (sent.header.reviewCount ?? 0)
+  );
 }
 
 /**
@@ -87,7 +93,13 @@ export class TimelineSync {
     const summary = this.summaries.get(runId);
     const holder = summary?.heldHere === false ? summary.holder : undefined;
     const elsewhere = holder ? { pid: holder.pid, hostname: holder.hostname, heartbeatAt: holder.renewedAt } : undefined;
-    return buildRunView(state, live, summary?.leased ?? false, elsewhere);
+    const view = buildRunView(state, live, summary?.leased ?? false, elsewhere);
+    const review = this.reviewCount(runId);
+    return review > 0 ? { ...view, header: { ...view.header, reviewCount: review } } : view;
+  }
+
+  private reviewCount(runId: string): number {
+    return this.backend.reviewCount?.(runId) ?? 0;
   }
 
   async snapshot(): Promise<SnapshotMessage> {
@@ -115,7 +127,8 @@ export class TimelineSync {
         messages.push({ type: 'runRemoved', runId });
       }
       for (const summary of list)
-        if (!this.sent.has(summary.runId) || holderChanged(summary, this.sent.get(summary.runId)!)) touched.add(summary.runId);
+        if (!this.sent.has(summary.runId) || headerChanged(summary, this.sent.get(summary.runId)!, this.reviewCount(summary.runId)))
+          touched.add(summary.runId);
     }
     for (const runId of touched) {
       this.states.delete(runId);
