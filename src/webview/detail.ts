@@ -2,7 +2,7 @@ import type { PendingApproval } from '../protocol/messages';
 import type { CallRow, RunView, StepRow } from '../protocol/viewModel';
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
-import { LEDGER_LOOK, PATCH_LOOK } from './rowContent';
+import { callLook, PATCH_LOOK } from './rowContent';
 
 // The open step in full: what the model said (Markdown) and thought, each call's input and
 // result, its patches with their live state. Built from the view model; no host data is
@@ -46,12 +46,12 @@ export function collapsible(text: string, maxLines = RESULT_LINES): HTMLElement 
   return box;
 }
 
-function callSection(runId: string, call: CallRow, actions: DetailActions): HTMLElement {
-  const look = LEDGER_LOOK[call.status];
+function callSection(runId: string, runLive: boolean, call: CallRow, actions: DetailActions): HTMLElement {
+  const look = callLook(call.status, runLive);
   const section = el('details', 'call');
   section.open = call.isError || call.status === 'started' || call.status === 'uncertain';
   const summary = el('summary', 'call-summary');
-  summary.append(icon(look.icon, look.tone, call.status === 'started'), el('span', 'call-title', call.summary));
+  summary.append(icon(look.icon, look.tone, look.spin), el('span', 'call-title', call.summary));
   const facts = [look.text, ...(call.durationMs !== undefined ? [formatDuration(call.durationMs)] : [])];
   summary.append(el('span', 'call-status', facts.join(' · ')));
   section.append(summary);
@@ -111,7 +111,7 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     thinking.append(el('summary', '', 'Thinking'), collapsible(step.thinking));
     root.append(thinking);
   }
-  for (const call of step?.calls ?? []) root.append(callSection(run.header.runId, call, actions));
+  for (const call of step?.calls ?? []) root.append(callSection(run.header.runId, run.header.active, call, actions));
   return root;
 }
 

@@ -39,6 +39,15 @@ export const LEDGER_LOOK: Record<LedgerStatus, { icon: string; tone: Tone; text:
   uncertain: { icon: 'question', tone: 'warning', text: 'uncertain: may or may not have taken effect' },
 };
 
+/** A call cut off mid-flight: started, and no window runs the run now (its outcome is checked on resume). */
+const CUT_OFF = { icon: 'debug-disconnect', tone: 'warning' as Tone, text: 'cut off: checked when the run resumes' };
+
+/** How a call looks: a started call spins only while some window runs the run. */
+export function callLook(status: LedgerStatus, runLive: boolean): { icon: string; tone: Tone; text: string; spin: boolean } {
+  if (status === 'started' && !runLive) return { ...CUT_OFF, spin: false };
+  return { ...LEDGER_LOOK[status], spin: status === 'started' };
+}
+
 export const PATCH_LOOK: Record<PatchView, { icon: string; tone: Tone; text: string }> = {
   applied: { icon: 'diff-modified', tone: 'info', text: 'applied' },
   not_applied: { icon: 'circle-slash', tone: 'muted', text: 'not applied' },
@@ -115,11 +124,11 @@ function savedText(label: string): string {
 }
 
 /** The step's status from its calls: the worst one wins, a running one spins. */
-function stepLook(step: StepRow): { icon: string; tone: Tone; spin: boolean } {
+function stepLook(step: StepRow, runLive: boolean): { icon: string; tone: Tone; spin: boolean } {
   const statuses = step.calls.map((c) => c.status);
   if (step.calls.some((c) => c.isError)) return { icon: 'error', tone: 'error', spin: false };
   if (statuses.includes('uncertain')) return { ...LEDGER_LOOK.uncertain, spin: false };
-  if (statuses.includes('started')) return { icon: 'loading', tone: 'info', spin: true };
+  if (statuses.includes('started')) return callLook('started', runLive);
   if (statuses.includes('planned') || statuses.includes('approved')) return { icon: 'circle-large-outline', tone: 'muted', spin: false };
   if (step.calls.length > 0) return { icon: 'pass', tone: 'ok', spin: false };
   if (step.instruction !== undefined) return { icon: 'account', tone: 'accent', spin: false };
@@ -151,7 +160,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   const actions: RowAction[] = canRestore(row)
     ? [{ id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` }]
     : [];
-  const look = stepLook(step);
+  const look = stepLook(step, row.run.active);
   const facts = [`Step ${step.stepId}`, formatClock(step.at)];
   if (step.endAt > step.at) facts.push(formatDuration(step.endAt - step.at));
   if (step.tokens !== undefined) facts.push(formatTokens(step.tokens));
@@ -161,7 +170,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   if (step.raised !== undefined) facts.push(step.raised);
   facts.push(savedText(step.label));
   const headline = stepHeadline(step);
-  const callLines = step.calls.map((c) => `• ${c.summary}: ${LEDGER_LOOK[c.status].text}`);
+  const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active).text}`);
   return {
     icon: look.icon,
     spin: look.spin,
@@ -183,7 +192,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
 
 function callContent(row: FlatRow): RowContent {
   const call = row.call!;
-  const look = LEDGER_LOOK[call.status];
+  const look = callLook(call.status, row.run.active);
   const badges: string[] = [];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
@@ -200,7 +209,7 @@ function callContent(row: FlatRow): RowContent {
   const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,
-    spin: call.status === 'started',
+    spin: look.spin,
     tone: look.tone,
     label: call.summary,
     description: status,

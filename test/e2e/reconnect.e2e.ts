@@ -52,15 +52,18 @@ async function shot(page: Page, name: string): Promise<void> {
   console.log(`      screenshot: ${file}`);
 }
 
-/** Starts the run from the palette, allows its command, and waits until the command has begun. */
+/** Starts the run from the palette, allows its command in the Timeline, and waits until the command has begun. */
 async function startLongCommand(wb: Workbench): Promise<string> {
+  const frame = await openTimeline(wb.page);
   await paletteEntries(wb.page, 'Agent: Run', 'Agent: Run');
   await wb.page.keyboard.press('Enter');
   const input = wb.page.locator('.quick-input-widget input');
   await input.waitFor();
   await input.fill(TASK);
   await wb.page.keyboard.press('Enter');
-  await clickDialogButton(wb.page, 'Allow once');
+  const card = frame.locator('.approvals .approval', { hasText: 'sleep 90' });
+  await card.waitFor({ timeout: 30_000 });
+  await card.locator('button', { hasText: 'Allow once' }).click();
   const marker = join(wb.workspace, 'marker.txt');
   await waitUntil('the command to start', () => existsSync(marker));
   return marker;

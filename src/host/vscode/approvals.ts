@@ -75,11 +75,12 @@ export class DialogApprover implements Approver {
         `The run stopped while "${request.summary}" was running: it may or may not have taken effect.`,
         {
           modal: true,
-          detail: `Tool ${request.toolName}, call ${request.callId}. It is not safe to repeat automatically.\n\nRun again: execute it once more.\nMark as done: tell the agent it completed.\nReport unknown: tell the agent its outcome is unknown.`,
+          detail: `Tool ${request.toolName}, call ${request.callId}. It is not safe to repeat automatically.\n\nReport unknown: tell the agent its outcome is unknown.\nMark as done: tell the agent it completed.\nRun again: execute it once more.`,
         },
-        RUN_AGAIN,
-        MARK_DONE,
+        // The safest answer first: it is the one Enter picks.
         REPORT_UNKNOWN,
+        MARK_DONE,
+        RUN_AGAIN,
       ),
       signal,
     );

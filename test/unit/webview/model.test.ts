@@ -177,6 +177,35 @@ describe('webview: row content', () => {
     assert.deepEqual(row(true, 0).badges, [], 'nothing to review: no badge');
   });
 
+  it('shows a started call as cut off, not spinning, once no window runs its run', () => {
+    const { state, live } = sampleRun(2, { runId: 'a' });
+    const callRow = (active: boolean) => {
+      const view = buildRunView({ ...state, status: 'running' }, live, active);
+      const step = view.steps.find((s) => s.calls.length > 0)!;
+      const started = { ...step.calls[0]!, status: 'started' as const };
+      const steps = view.steps.map((s) => (s === step ? { ...s, calls: [started, ...s.calls.slice(1)] } : s));
+      const rows = flatten([{ ...view, steps }], new Set([rowKey.run('a'), rowKey.step('a', step.stepId)]));
+      return {
+        step: describeRow(
+          rows.find((r) => r.key === rowKey.step('a', step.stepId))!,
+          0,
+        ),
+        call: describeRow(
+          rows.find((r) => r.key === rowKey.call('a', started.callId))!,
+          0,
+        ),
+      };
+    };
+    const running = callRow(true);
+    assert.equal(running.call.spin, true);
+    assert.equal(running.step.spin, true);
+    const cut = callRow(false);
+    assert.equal(cut.call.spin, false);
+    assert.equal(cut.step.spin, false);
+    assert.equal(cut.call.icon, 'debug-disconnect');
+    assert.match(cut.call.description, /cut off: checked when the run resumes/);
+  });
+
   it('shows a damaged run read-only: no resume, restore, accept or roll back; the damage in its badge and title', () => {
     const { state, live } = sampleRun(14, { runId: 'a' });
     const damage = { file: '/s/runs/a/journal.jsonl', offset: 4242, message: 'a complete line does not match its checksum' };
