@@ -3,13 +3,10 @@
 // step, an inline approval, a follow-up instruction on the completed run, and a window reload
 // mid-run followed by a resume. Screenshots go to test-results/screenshots/conversation-*.png.
 import { strict as assert } from 'node:assert';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FrameLocator } from 'playwright-core';
+import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
-import { REPO_ROOT } from '../support/code-server';
-import { openTimeline, openWorkbench, type Workbench } from '../support/workbench';
+import { openTimeline, type Workbench } from '../support/workbench';
 
 const TASK = 'Check that the greeting tests pass';
 const PLAN = 'I will run the tests first, then tell you what I found. The command is `node test.js` in the workspace folder.';
@@ -39,14 +36,6 @@ function scriptedModel(): Promise<FakeAnthropic> {
   });
 }
 
-async function waitUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 function row(frame: FrameLocator, text: string | RegExp, kind?: 'run' | 'step' | 'call') {
   return frame.locator(kind ? `[role="treeitem"].kind-${kind}` : '[role="treeitem"]', { hasText: text }).first();
 }
@@ -55,40 +44,19 @@ async function runTitle(frame: FrameLocator): Promise<string> {
   return (await row(frame, TASK, 'run').getAttribute('title')) ?? '';
 }
 
-async function phase(name: string, run: () => Promise<void>): Promise<void> {
-  console.log(`      phase: ${name}`);
-  try {
-    await run();
-  } catch (error) {
-    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-}
-
 describe('e2e: the conversation in the Timeline', function () {
   let fake: FakeAnthropic;
   let wb: Workbench;
-  let source: string;
   let frame: FrameLocator;
 
   before(async () => {
     fake = await scriptedModel();
-    source = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-conv-'));
-    cpSync(join(REPO_ROOT, 'test/demo/workspace'), source, { recursive: true });
-    wb = await openWorkbench({
-      workspaceFrom: source,
-      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
-      settings: {
-        'agentCheckpoints.provider': 'anthropic',
-        'agentCheckpoints.baseUrl': fake.url,
-        'agentCheckpoints.model': 'claude-e2e-test',
-      },
-    });
+    wb = await openAgentWorkbench(fake.url);
   });
 
   after(async () => {
     await wb?.close();
     await fake?.close();
-    rmSync(source, { recursive: true, force: true });
   });
 
   it('composer, streamed text, inline approval, a follow-up instruction, a reload mid-run and a resume', async () => {

@@ -7,8 +7,9 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
+import { openAgentWorkbench, waitUntil } from '../support/e2e-story';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
-import { openTimeline, openWorkbench, paletteEntries, SCREENSHOT_DIR, type Workbench } from '../support/workbench';
+import { openTimeline, paletteEntries, SCREENSHOT_DIR, type Workbench } from '../support/workbench';
 
 const TASK = 'Run the long check';
 
@@ -26,14 +27,6 @@ function scriptedModel(): Promise<FakeAnthropic> {
     const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
     return turns[Math.min(messages.filter((m) => m.role === 'assistant').length, turns.length - 1)]!;
   });
-}
-
-async function waitUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 async function clickDialogButton(page: Page, label: string): Promise<void> {
@@ -97,14 +90,7 @@ describe('e2e: a run survives a dropped connection and a window reload', functio
 
   beforeEach(async () => {
     fake = await scriptedModel();
-    wb = await openWorkbench({
-      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
-      settings: {
-        'agentCheckpoints.provider': 'anthropic',
-        'agentCheckpoints.baseUrl': fake.url,
-        'agentCheckpoints.model': 'claude-e2e-test',
-      },
-    });
+    wb = await openAgentWorkbench(fake.url);
   });
 
   afterEach(async () => {

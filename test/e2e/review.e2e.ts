@@ -4,13 +4,12 @@
 // own edit stays), next change goes across files, and the status bar counts what still waits.
 // Screenshots go to test-results/screenshots/review-*.png.
 import { strict as assert } from 'node:assert';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
-import { REPO_ROOT } from '../support/code-server';
-import { openWorkbench, paletteEntries, type Workbench } from '../support/workbench';
+import { paletteEntries, type Workbench } from '../support/workbench';
 
 const PRICING_BEFORE = [
   "'use strict';",
@@ -77,14 +76,6 @@ function scriptedModel(): Promise<FakeAnthropic> {
   });
 }
 
-async function waitUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 async function editorText(page: Page): Promise<string> {
   return ((await page.locator('.editor-instance .view-lines').first().textContent()) ?? '').replace(/\u00a0/g, ' ');
 }
@@ -110,41 +101,18 @@ const statusText = async (page: Page) =>
 
 const lenses = (page: Page, text: RegExp) => page.locator('.codelens-decoration a', { hasText: text });
 
-async function phase(name: string, run: () => Promise<void>): Promise<void> {
-  console.log(`      phase: ${name}`);
-  try {
-    await run();
-  } catch (error) {
-    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-}
-
 describe('e2e: inline review in the real workbench', function () {
   let fake: FakeAnthropic;
   let wb: Workbench;
-  let source: string;
 
   before(async () => {
     fake = await scriptedModel();
-    source = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-review-'));
-    cpSync(join(REPO_ROOT, 'test/demo/workspace'), source, { recursive: true });
-    writeFileSync(join(source, 'src/pricing.js'), PRICING_BEFORE);
-    wb = await openWorkbench({
-      workspaceFrom: source,
-      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
-      settings: {
-        'agentCheckpoints.provider': 'anthropic',
-        'agentCheckpoints.baseUrl': fake.url,
-        'agentCheckpoints.model': 'claude-e2e-test',
-        'editor.codeLens': true,
-      },
-    });
+    wb = await openAgentWorkbench(fake.url, { 'src/pricing.js': PRICING_BEFORE });
   });
 
   after(async () => {
     await wb?.close();
     await fake?.close();
-    rmSync(source, { recursive: true, force: true });
   });
 
   it('marks the agent lines, keeps one hunk, undoes another around a user edit, goes to the next file', async () => {

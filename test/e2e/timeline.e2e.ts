@@ -3,13 +3,12 @@
 // file (conflict), roll back one hunk (the user's edit stays), restore a checkpoint after its
 // preview, undo the restore. Screenshots of each state go to test-results/screenshots/.
 import { strict as assert } from 'node:assert';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
+import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
-import { REPO_ROOT } from '../support/code-server';
-import { openTimeline, openWorkbench, paletteEntries, type Workbench } from '../support/workbench';
+import { openTimeline, paletteEntries, type Workbench } from '../support/workbench';
 
 const NOTES_BEFORE = Array.from({ length: 40 }, (_, i) => `Line ${i + 1}: as the user wrote it`).join('\n') + '\n';
 const NOTES_AFTER = NOTES_BEFORE.replace('Line 3: as the user wrote it', 'Line 3: rewritten by the agent').replace(
@@ -45,14 +44,6 @@ function scriptedModel(): Promise<FakeAnthropic> {
     const index = messages.filter((m) => m.role === 'assistant').length;
     return turns[Math.min(index, turns.length - 1)]!;
   });
-}
-
-async function waitUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 function row(frame: FrameLocator, text: string | RegExp, kind?: 'run' | 'step' | 'call' | 'effect' | 'patch') {
@@ -117,43 +108,19 @@ async function goToLineEnd(page: Page, line: number): Promise<void> {
   await page.keyboard.press('End');
 }
 
-/** Runs one phase of a story; a failure names the phase. */
-async function phase(name: string, run: () => Promise<void>): Promise<void> {
-  console.log(`      phase: ${name}`);
-  try {
-    await run();
-  } catch (error) {
-    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-}
-
 describe('e2e: the Timeline in the real workbench', function () {
   let fake: FakeAnthropic;
   let wb: Workbench;
-  let source: string;
   let frame: FrameLocator;
 
   before(async () => {
     fake = await scriptedModel();
-    source = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-src-'));
-    cpSync(join(REPO_ROOT, 'test/demo/workspace'), source, { recursive: true });
-    writeFileSync(join(source, 'notes.md'), NOTES_BEFORE);
-    wb = await openWorkbench({
-      workspaceFrom: source,
-      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
-      settings: {
-        'agentCheckpoints.provider': 'anthropic',
-        'agentCheckpoints.baseUrl': fake.url,
-        'agentCheckpoints.model': 'claude-e2e-test',
-        'editor.codeLens': true,
-      },
-    });
+    wb = await openAgentWorkbench(fake.url, { 'notes.md': NOTES_BEFORE });
   });
 
   after(async () => {
     await wb?.close();
     await fake?.close();
-    rmSync(source, { recursive: true, force: true });
   });
 
   // One story in phases: each phase works on what the one before left (a run, a conflict, a

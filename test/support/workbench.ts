@@ -1,5 +1,5 @@
 // A real workbench in code-server, opened by headless Chromium, for e2e tests and screenshots.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -73,16 +73,24 @@ async function killBrowser(browser: Browser): Promise<void> {
   while (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ') && Date.now() < until)
     await new Promise((r) => setTimeout(r, 100));
   await browser.context.close().catch(() => undefined);
-  // Its children may still be writing to the profile for a moment.
-  rmSync(browser.profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+}
+
+/** Best effort: a killed browser's children may still be writing to its profile for a moment. */
+function removeProfile(profile: string): void {
+  try {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch {
+    // Left in the temp folder; nothing depends on it.
+  }
 }
 
 export async function openWorkbench(
-  options: { env?: Record<string, string>; settings?: Record<string, unknown>; workspaceFrom?: string } = {},
+  options: { env?: Record<string, string>; settings?: Record<string, unknown>; files?: Record<string, string> } = {},
 ): Promise<Workbench> {
   const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-ws-'));
-  const source = options.workspaceFrom ?? join(REPO_ROOT, 'test/demo/workspace');
+  const source = join(REPO_ROOT, 'test/demo/workspace');
   if (existsSync(source)) cpSync(source, workspace, { recursive: true });
+  for (const [path, text] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, path), text);
   const server = await startCodeServer({ env: options.env, settings: options.settings });
   let browser: Browser;
   try {
@@ -92,6 +100,7 @@ export async function openWorkbench(
     throw err;
   }
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const killed: string[] = [];
   return {
     get page() {
       return browser.page;
@@ -105,13 +114,14 @@ export async function openWorkbench(
     },
     async dropAndReopen() {
       await killBrowser(browser);
+      killed.push(browser.profile);
       browser = await openBrowser(server, workspace);
       return browser.page;
     },
     async close() {
       await browser.context.close().catch(() => undefined);
       await server.stop();
-      rmSync(browser.profile, { recursive: true, force: true });
+      for (const profile of [...killed, browser.profile]) removeProfile(profile);
       rmSync(workspace, { recursive: true, force: true });
     },
   };
