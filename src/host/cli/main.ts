@@ -13,7 +13,7 @@ import { StoreError, type CheckpointStore } from '../../core/store/contract';
 import type { RunSettings } from '../../core/store/records';
 import { BUILTIN_TOOLS, createToolRegistry } from '../../core/tools/registry';
 import { createNodeCommandRunner } from '../node/command-runner';
-import { startMcpServers, type McpConnections } from '../node/mcp/client';
+import type { McpConnections } from '../node/mcp/client';
 import { McpConfigError } from '../node/mcp/config';
 import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
@@ -79,9 +79,11 @@ interface CliRun {
 /** The MCP servers of --mcp-config and the workspace's .vscode/mcp.json, started (again, on resume). */
 async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> {
   const entries = cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined);
+  if (entries.length === 0) return { tools: [], failures: [], close: async () => undefined };
+  // Loaded only when a server is named: the SDK costs every CLI start ~100 ms otherwise.
+  const { startMcpServers } = await import('../node/mcp/client');
   const mcp = await startMcpServers(entries, { log: stderrLog, folder: dir, reserved: BUILTIN_TOOLS.map((t) => t.name) });
-  if (entries.length > 0 && !options.quiet)
-    line(`mcp: ${mcp.tools.length} tool(s) from ${entries.length - mcp.failures.length} of ${entries.length} server(s)`);
+  if (!options.quiet) line(`mcp: ${mcp.tools.length} tool(s) from ${entries.length - mcp.failures.length} of ${entries.length} server(s)`);
   return mcp;
 }
 

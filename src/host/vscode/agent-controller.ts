@@ -13,6 +13,7 @@ import type { RunExtensions } from './lm/run-extensions';
 import { VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider';
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
+import { ExtensionProvider } from './settings-read';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import { describeRaise, raiseFor } from '../../core/runtime/instruction';
@@ -193,7 +194,7 @@ export class AgentController implements vscode.Disposable {
         'lease_held',
       );
     // Checked before the session starts anything (its MCP servers); fenced once it can write.
-    const { runtime, close } = await this.runtime(this.deps.settings());
+    const { runtime, close } = await this.runtime(await this.settingsOfRun(runId));
     this.refuseWhileBusy(close);
     if (takeOver) {
       const holder = summary?.holder ? describeHolder(summary.holder, this.deps.clock.now()) : 'another writer';
@@ -216,13 +217,24 @@ export class AgentController implements vscode.Disposable {
     if (summary.leased) throw new ResumeError(heldMessage(summary, this.deps.clock.now()), 'lease_held');
     const state = await this.deps.store.readRun(runId);
     const limit = raiseFor(state.budget, this.turnsPerRun());
-    const { runtime, close } = await this.runtime(this.deps.settings());
+    const { runtime, close } = await this.runtime(await this.settingsOfRun(runId));
     this.refuseWhileBusy(close);
     this.deps.log.log('info', `[${runId}] new instruction${limit ? ` (${describeRaise(limit.raised)})` : ''}`);
     const run = this.launch(runId, summary.task, 'resume', (signal) =>
       runtime.continue(runId, instruction, signal, { moreTurns: this.turnsPerRun() }).finally(close),
     );
     return { run, ...(limit ? { raised: describeRaise(limit.raised) } : {}) };
+  }
+
+  /**
+   * The settings a run goes on with: today's, but the provider and model it was started with, so a
+   * run resumes on the same provider (its messages are in the run's own format either way).
+   */
+  private async settingsOfRun(runId: string): Promise<ExtensionSettings> {
+    const settings = this.deps.settings();
+    const recorded = (await this.deps.store.readResumeState(runId)).run.settings;
+    const provider = ExtensionProvider.safeParse(recorded.provider);
+    return provider.success ? { ...settings, provider: provider.data, model: recorded.model } : settings;
   }
 
   private refuseWhileBusy(close?: () => Promise<void>): void {

@@ -27,6 +27,8 @@ export interface AgentCheckpointsApi {
   logText(): string;
   refreshContextKeys(): Promise<void>;
   statusText(): string;
+  /** A new instruction for a stopped run (what the Timeline's Continue does); settles with its outcome. */
+  continueRun(runId: string, instruction: string): Promise<RunOutcome | undefined>;
   /** The backend the Timeline view is built on. */
   readonly timelineBackend: TimelineBackend;
   /** The inline review: its count, its marks, a reload from disk. */
@@ -47,6 +49,7 @@ export function createApi(
     logPath: s.context.logUri.fsPath,
     runningRunId: () => s.controller.current?.runId,
     whenIdle: async () => s.controller.current?.done,
+    continueRun: async (runId, instruction) => (await s.controller.continueRun(runId, instruction)).run.done,
     usePrompts: (prompts) => s.prompts.use(prompts),
     offerInterruptedRuns: () => offerInterruptedRuns(s),
     logText: () => s.logTail.join('\n'),

@@ -29,6 +29,9 @@ export const USER_SCOPE_ONLY = [
 ] as const;
 const OTHER_KEYS = ['model', 'maxOutputTokensPerCall', 'maxContextTokens', 'thinking', 'thinkingBudgetTokens'] as const;
 
+/** The model providers the extension can run a model through. */
+export const ExtensionProvider = z.enum(['anthropic', 'replay', 'vscode-lm']);
+
 const positiveOrUnset = z
   .number()
   .positive()
@@ -41,7 +44,7 @@ export const ExtensionSettings = z.object({
   maxContextTokens: positiveOrUnset.pipe(z.number().int().optional()),
   thinking: z.enum(['off', 'adaptive', 'enabled']).default('off'),
   thinkingBudgetTokens: z.number().int().min(1024).default(4096),
-  provider: z.enum(['anthropic', 'replay', 'vscode-lm']).default('anthropic'),
+  provider: ExtensionProvider.default('anthropic'),
   replayFile: z.string().default(''),
   model: z.string().min(1).default(DEFAULT_MODEL),
   baseUrl: z.string().default(''),

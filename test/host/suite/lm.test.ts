@@ -97,6 +97,21 @@ export function lmSuite(): void {
       assert.ok(state.budget.outputTokens > 0, 'usage counted with the model tokenizer');
     });
 
+    it('a vscode-lm run goes on with its own provider and model after the settings changed', async () => {
+      const api = await extensionApi();
+      const fx = await fixture();
+      const modelId = await useVscodeModel();
+      fx.setScript([{ text: 'First answer.' }, { text: 'Second answer, same model.' }]);
+      const runId = await runTask(new ScriptedPrompts(), 'answer twice');
+      await resetSettings();
+      assert.equal(config().get('provider'), 'anthropic', 'the setting now names another provider');
+      const outcome = await api.continueRun(runId, 'and once more');
+      assert.equal(outcome?.status, 'completed', `${JSON.stringify(outcome)}\n${api.logText().slice(-2000)}`);
+      assert.equal(fx.state.requests.length, 2, 'both answers came from the VS Code model (the Anthropic provider has no key here)');
+      const state = await openFileStore(api.storagePath).readRun(runId);
+      assert.equal(state.run.settings.model, modelId);
+    });
+
     it("a workspace's .vscode/mcp.json server starts only once allowed; the allowance is remembered and revocable", async () => {
       const fx = await fixture();
       await useVscodeModel();

@@ -16,7 +16,8 @@ function failures(results: readonly KillRunResult[]): string[] {
 }
 
 describe('faults: kill -9 of the headless CLI, then resume', function () {
-  this.timeout(600_000);
+  // About 215 kill runs, three at a time, each starting the bundled CLI several times: minutes on two cores.
+  this.timeout(900_000);
   let syncs = 0;
   let activeMs = 0;
   let dir = '';
