@@ -173,9 +173,12 @@ describe('e2e: inline review in the real workbench', function () {
     });
 
     await phase('next change (Alt+F5) goes to the remaining hunk, then to the other file', async () => {
+      // The keys go to the editor: give it the focus (the Undo link of the last phase may hold it).
+      await wb.page.locator('.monaco-editor .view-lines').first().click();
       await wb.page.keyboard.press('Control+Home');
-      await wb.page.keyboard.press('Alt+F5');
       const cursor = wb.page.locator('.statusbar-item', { hasText: /^Ln \d+, Col/ }).first();
+      await waitUntil('the cursor at the top', async () => ((await cursor.textContent()) ?? '').startsWith('Ln 1,'));
+      await wb.page.keyboard.press('Alt+F5');
       await waitUntil('the cursor on the tax hunk', async () => ((await cursor.textContent()) ?? '').startsWith('Ln 26,'));
       await wb.page.keyboard.press('Alt+F5');
       await waitUntil('greet.js to be active', async () =>
