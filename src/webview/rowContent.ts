@@ -1,7 +1,7 @@
 import type { LedgerStatus } from '../core/ledger/schema';
 import { isResumableStatus, type RunStatus } from '../core/store/records';
 import type { PatchView, StepRow } from '../protocol/viewModel';
-import { formatAgo, formatClock, formatCost, formatDuration, formatTime, formatTokens } from './format';
+import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
@@ -103,7 +103,7 @@ function runContent(row: FlatRow, now: number): RowContent {
     description: '',
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
     badges: [...(elsewhere ? ['other window'] : []), ...(review > 0 ? [`${review} to review`] : []), ...(writable ? [] : ['damaged'])],
-    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }
