@@ -135,14 +135,18 @@ function stepLook(step: StepRow, runLive: boolean): { icon: string; tone: Tone; 
   return { icon: step.text !== undefined ? 'comment' : 'git-commit', tone: 'plain', spin: false };
 }
 
-/** What happened in a step, in words: the model's first line, then its calls. */
-export function stepHeadline(step: StepRow): string {
+/**
+ * What happened in a step, in words: the model's first line, then its calls. `waiting`: the
+ * step is the newest of a run running here, so a model call with no answer is still under way.
+ */
+export function stepHeadline(step: StepRow, waiting = true): string {
   if (step.instruction !== undefined) return `You: ${firstLine(step.instruction)}`;
   const said = firstLine(step.text ?? '');
   const calls = step.calls.map((c) => c.summary).join(', ');
   if (said !== '' && calls !== '') return `${said} — ${calls}`;
   if (said !== '' || calls !== '') return said || calls;
-  return step.label === 'before_model' ? 'Model call, no answer recorded yet' : `Step ${step.stepId}`;
+  if (step.label !== 'before_model') return `Step ${step.stepId}`;
+  return waiting ? 'Waiting for the model…' : 'Model call cut off: no answer was recorded';
 }
 
 /** The first non-empty line of Markdown text, without its heading or list marker. */
@@ -169,7 +173,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   if (step.compacted) facts.push('context compacted');
   if (step.raised !== undefined) facts.push(step.raised);
   facts.push(savedText(step.label));
-  const headline = stepHeadline(step);
+  const headline = stepHeadline(step, row.posinset === row.setsize && row.run.active && row.run.status === 'running');
   const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active).text}`);
   return {
     icon: look.icon,
