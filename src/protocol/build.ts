@@ -132,11 +132,16 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 /** The step's words and its own share of the budget, from the checkpoint before it and its last one. */
-function stepWords(messages: readonly MessageParam[], prev: CheckpointRecord | undefined, last: CheckpointRecord): Partial<StepRow> {
-  const words = assistantWords(messages, prev?.messageCount ?? 0, last.messageCount);
+function stepWords(
+  messages: readonly MessageParam[],
+  from: number,
+  last: CheckpointRecord,
+  prev: CheckpointRecord | undefined,
+): Partial<StepRow> {
+  const words = assistantWords(messages, from, last.messageCount);
   const out: Partial<StepRow> = {};
   if (last.label === 'instruction' || last.label === 'run_start') {
-    const said = userWords(messages, prev?.messageCount ?? 0, last.messageCount);
+    const said = userWords(messages, from, last.messageCount);
     if (said !== '') out.instruction = cap(said, TEXT_MAX);
   }
   if (words.text !== '') out.text = cap(words.text, TEXT_MAX);
@@ -156,6 +161,31 @@ export interface StepSource {
   /** Latest entry per call, in planning order. */
   readonly ledger: Iterable<LedgerEntry>;
   readonly patches: Iterable<Patch>;
+  /** By checkpointId, the history its messageCount counts in; without it, `messages`. */
+  readonly historyOf?: ReadonlyMap<string, readonly MessageParam[]>;
+}
+
+/** The history a checkpoint's messageCount counts in (a compaction after it started another). */
+function historyOf(source: StepSource, checkpoint: CheckpointRecord): readonly MessageParam[] {
+  return source.historyOf?.get(checkpoint.checkpointId) ?? source.messages;
+}
+
+/** The tool inputs and results of the histories these checkpoints count in, from where `prev` ends. */
+function callWords(source: StepSource, checkpoints: readonly CheckpointRecord[], prev: CheckpointRecord | undefined) {
+  const starts = new Map<readonly MessageParam[], number>();
+  if (prev) starts.set(historyOf(source, prev), prev.messageCount);
+  for (const c of checkpoints) {
+    const history = historyOf(source, c);
+    if (!starts.has(history)) starts.set(history, 0);
+  }
+  const inputs = new Map<string, unknown>();
+  const results = new Map<string, string>();
+  // The oldest history first: a call's own result, not the note a later compaction left for it.
+  for (const [history, start] of starts) {
+    for (const [id, input] of toolInputs(history, start)) if (!inputs.has(id)) inputs.set(id, input);
+    for (const [id, result] of toolResults(history.slice(start))) if (!results.has(id)) results.set(id, result);
+  }
+  return { inputs, results };
 }
 
 function* where<T>(items: Iterable<T>, keep: (item: T) => boolean): Iterable<T> {
@@ -171,15 +201,12 @@ export function buildSteps(source: StepSource, live: ReadonlyMap<string, LiveSta
   const checkpoints = source.checkpoints.slice(from);
   const prev = source.checkpoints[from - 1];
   const firstStep = checkpoints[0]?.stepId ?? Infinity;
-  // A compaction inside these steps starts the history again from index 0.
-  const messageFrom = checkpoints.reduce((min, c) => Math.min(min, c.messageCount), prev?.messageCount ?? 0);
   const firstCheckpointOfCall = new Map<string, string>();
   for (const c of checkpoints) {
     if (c.callId !== undefined && !firstCheckpointOfCall.has(c.callId)) firstCheckpointOfCall.set(c.callId, c.checkpointId);
   }
   const ctx: CallContext = {
-    inputs: toolInputs(source.messages, messageFrom),
-    results: toolResults(source.messages.slice(messageFrom)),
+    ...callWords(source, checkpoints, prev),
     patchesByCall: groupBy([...where(source.patches, (p) => p.stepId >= firstStep)], (p) => p.toolCallId),
     firstCheckpointOfCall,
     live,
@@ -198,7 +225,10 @@ function stepRows(checkpoints: readonly CheckpointRecord[], prev: CheckpointReco
   for (const [stepId, group] of groupBy(checkpoints, (c) => c.stepId)) {
     const first = group[0]!;
     const last = group[group.length - 1]!;
-    const words = stepWords(source.messages, prev, last);
+    // A step that compacted has its own messages after those its compaction left.
+    const compacted = group.filter((c) => c.label === 'compacted').at(-1);
+    const from = compacted?.messageCount ?? prev?.messageCount ?? 0;
+    const words = stepWords(historyOf(source, last), from, last, prev);
     const raised = group.some((c) => c.label === 'instruction')
       ? source.notes.find((n) => n.at === first.at && n.kind === 'info')
       : undefined;

@@ -8,6 +8,8 @@ import { ChangeQueue, FIRST_STEPS, TimelineSync } from '../../../src/host/vscode
 import { applyRunDelta, buildRunView } from '../../../src/protocol/build';
 import type { Patch } from '../../../src/core/patches/schema';
 import { recordsBetween, sampleRun } from '../webview/fixtures';
+import { compactedRun } from '../store/fixtures';
+import { foldRecords } from '../../../src/core/store/fold';
 import { fakeConversation } from './fake-conversation';
 
 describe('timeline host: html', () => {
@@ -237,6 +239,20 @@ describe('timeline host: sync', () => {
     sync.recordsChanged('run-1', records.slice(2, 3));
     await sync.apply({ runs: false, records: ['run-1'], paths: [] });
     assert.equal(reads, 2, 'records that do not follow the fold: read again');
+  });
+
+  it("a compaction folded in live keeps each step's words, as a whole read of the run shows them", async () => {
+    const records = compactedRun();
+    const at = records.findIndex((r) => r.type === 'compaction');
+    const before = foldRecords(records.slice(0, at));
+    const sync = new TimelineSync({ ...fakeBackend(before, []), readRun: async () => before });
+    const [view] = (await sync.snapshot())[0].runs;
+    sync.recordsChanged('r1', records.slice(at));
+    const [delta] = await sync.apply({ runs: false, records: ['r1'], paths: [] });
+    assert.ok(delta?.type === 'runDelta');
+    const whole = buildRunView(foldRecords(records), new Map(), false);
+    assert.deepEqual(applyRunDelta(view, delta).steps, whole.steps);
+    assert.equal(whole.steps[1]!.text, 'First I read the README.');
   });
 
   it("sends a long run's first steps in the snapshot and the rest in chunks that add up to the whole run", async () => {

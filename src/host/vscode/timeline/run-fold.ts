@@ -1,3 +1,4 @@
+import type { MessageParam } from '../../../core/model/messages';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { JournalDamage, RunState } from '../../../core/store/contract';
 import { BranchNeedsRecords, foldRecord, runStateOf, type FoldState } from '../../../core/store/fold';
@@ -40,12 +41,16 @@ export class RunFold {
 
   /** The fold of a state read from the store. */
   static of(state: RunState): RunFold {
+    const messages = [...state.messages];
+    // Checkpoints of the current history count in the fold's own copy of it.
+    const historyOf = new Map<string, readonly MessageParam[]>();
+    for (const [id, history] of state.historyOf ?? []) historyOf.set(id, history === state.messages ? messages : history);
     const fold: FoldState = {
       run: state.run,
       status: state.status,
       statusReason: state.statusReason,
       budget: state.budget,
-      messages: [...state.messages],
+      messages,
       ledger: new Map(state.ledger.map((entry) => [entry.callId, entry])),
       patches: new Map(state.patches.map((patch) => [patch.patchId, patch])),
       // The number of patch records; only a writer's next checkpoint needs it.
@@ -61,6 +66,7 @@ export class RunFold {
       stepId: state.stepId,
       checkpoints: [...state.checkpoints],
       allCheckpoints: [...state.allCheckpoints],
+      historyOf,
     };
     return new RunFold(fold, state.damage);
   }
