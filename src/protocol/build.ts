@@ -173,7 +173,8 @@ function historyOf(source: StepSource, checkpoint: CheckpointRecord): readonly M
 /** The tool inputs and results of the histories these checkpoints count in, from where `prev` ends. */
 function callWords(source: StepSource, checkpoints: readonly CheckpointRecord[], prev: CheckpointRecord | undefined) {
   const starts = new Map<readonly MessageParam[], number>();
-  if (prev) starts.set(historyOf(source, prev), prev.messageCount);
+  // A history let go (the source keeps no entry for `prev`): the others are read from their start.
+  if (prev && (!source.historyOf || source.historyOf.has(prev.checkpointId))) starts.set(historyOf(source, prev), prev.messageCount);
   for (const c of checkpoints) {
     const history = historyOf(source, c);
     if (!starts.has(history)) starts.set(history, 0);

@@ -8,7 +8,8 @@ import { ChangeQueue, FIRST_STEPS, TimelineSync } from '../../../src/host/vscode
 import { applyRunDelta, buildRunView } from '../../../src/protocol/build';
 import type { Patch } from '../../../src/core/patches/schema';
 import { recordsBetween, sampleRun } from '../webview/fixtures';
-import { compactedRun } from '../store/fixtures';
+import { checkpoint, compactedRun, ledgerEntry } from '../store/fixtures';
+import { stampRecords } from '../../../src/core/store/stamp';
 import { foldRecords } from '../../../src/core/store/fold';
 import { fakeConversation } from './fake-conversation';
 
@@ -245,14 +246,30 @@ describe('timeline host: sync', () => {
     const records = compactedRun();
     const at = records.findIndex((r) => r.type === 'compaction');
     const before = foldRecords(records.slice(0, at));
-    const sync = new TimelineSync({ ...fakeBackend(before, []), readRun: async () => before });
-    const [view] = (await sync.snapshot())[0].runs;
-    sync.recordsChanged('r1', records.slice(at));
-    const [delta] = await sync.apply({ runs: false, records: ['r1'], paths: [] });
-    assert.ok(delta?.type === 'runDelta');
-    const whole = buildRunView(foldRecords(records), new Map(), false);
-    assert.deepEqual(applyRunDelta(view, delta).steps, whole.steps);
+    let reads = 0;
+    let stored = before;
+    const sync = new TimelineSync({ ...fakeBackend(before, []), readRun: async () => (reads++, stored) });
+    let view = (await sync.snapshot())[0].runs[0]!;
+    const later = stampRecords([checkpoint('c8', 3, 'tool_finished', 2), checkpoint('c9', 4, 'before_model', 2)], records.length + 1, 9);
+    for (const group of [records.slice(at), later.slice(0, 1), later.slice(1)]) {
+      sync.recordsChanged('r1', group);
+      const [delta] = await sync.apply({ runs: false, records: ['r1'], paths: [] });
+      assert.ok(delta?.type === 'runDelta');
+      view = applyRunDelta(view, delta);
+    }
+    assert.equal(reads, 1, 'the step that compacted is built again from the history it counts in');
+    const whole = buildRunView(foldRecords([...records, ...later]), new Map(), false);
+    assert.deepEqual(view.steps, whole.steps);
     assert.equal(whole.steps[1]!.text, 'First I read the README.');
+
+    // A call of step 1, before the compaction, settles (as a resume's reconciliation does): read again.
+    const settled = stampRecords([ledgerEntry('call-1', 1, 'succeeded')], records.length + later.length + 1, 10);
+    stored = foldRecords([...records, ...later, ...settled]);
+    sync.recordsChanged('r1', settled);
+    const [again] = await sync.apply({ runs: false, records: ['r1'], paths: [] });
+    assert.equal(reads, 2, 'its history was let go: the run is read again');
+    assert.ok(again?.type === 'runDelta');
+    assert.deepEqual(applyRunDelta(view, again).steps, buildRunView(stored, new Map(), false).steps);
   });
 
   it("sends a long run's first steps in the snapshot and the rest in chunks that add up to the whole run", async () => {

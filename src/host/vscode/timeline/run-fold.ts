@@ -33,6 +33,8 @@ function stepOf(fold: FoldState, record: StoredRecord): number {
 export class RunFold {
   /** The lowest step changed since the view was last built from this fold (Infinity: none). */
   private touched = Infinity;
+  /** The first checkpoint index whose step can be built again: the histories before it are let go. */
+  private rebuildFrom = 0;
 
   private constructor(
     private readonly fold: FoldState,
@@ -146,13 +148,36 @@ export class RunFold {
     );
   }
 
-  /** The rows from checkpoint index `from` on. */
+  /** Whether the rows from checkpoint index `from` on can be built from what the fold keeps. */
+  canBuild(from: number): boolean {
+    return from >= this.rebuildFrom;
+  }
+
+  /**
+   * The rows from checkpoint index `from` on (see canBuild). Then the histories before the
+   * current one are let go: the view has their steps, and a long run's earlier messages would
+   * otherwise stay in memory for as long as it is shown.
+   */
   steps(live: ReadonlyMap<string, LiveState>, from = 0): StepRow[] {
     const f = this.fold;
-    return buildSteps(
-      { checkpoints: f.checkpoints ?? [], messages: f.messages, notes: f.notes, ledger: f.ledger.values(), patches: f.patches.values() },
-      live,
-      from,
-    );
+    const source = {
+      checkpoints: f.checkpoints ?? [],
+      messages: f.messages,
+      notes: f.notes,
+      ledger: f.ledger.values(),
+      patches: f.patches.values(),
+    };
+    const rows = buildSteps(f.historyOf ? { ...source, historyOf: f.historyOf } : source, live, from);
+    this.forgetEarlierHistories();
+    return rows;
+  }
+
+  private forgetEarlierHistories(): void {
+    const { historyOf, checkpoints, messages } = this.fold;
+    if (!historyOf || !checkpoints) return;
+    for (const [id, history] of historyOf) if (history !== messages) historyOf.delete(id);
+    const first = checkpoints.findIndex((c) => historyOf.has(c.checkpointId));
+    // The step the current history begins in can still be built: its last checkpoints count in it.
+    this.rebuildFrom = first < 0 ? checkpoints.length : this.tailStart(checkpoints[first]!.stepId).index;
   }
 }

@@ -138,7 +138,12 @@ export class TimelineSync {
   }
 
   /** The update for a run whose sent view is current up to the steps its new records touched. */
-  private async tailDelta(runId: string, fold: RunFold, sent: RunView): Promise<{ view: RunView; delta: RunDeltaMessage | null }> {
+  /** undefined: the touched steps lie before what the fold keeps (the run is read again). */
+  private async tailDelta(
+    runId: string,
+    fold: RunFold,
+    sent: RunView,
+  ): Promise<{ view: RunView; delta: RunDeltaMessage | null } | undefined> {
     const header = this.header(runId, fold);
     const touched = fold.takeTouched();
     if (touched === Infinity) {
@@ -146,6 +151,7 @@ export class TimelineSync {
       return { view, delta: sameData(header, sent.header) ? null : { type: 'runDelta', header, fromStep: sent.steps.length, steps: [] } };
     }
     const start = fold.tailStart(touched);
+    if (!fold.canBuild(start.index)) return undefined;
     const tail = fold.steps(await this.backend.liveStates(fold.pendingFrom(start.stepId)), start.index);
     let from = stepIndex(sent.steps, start.stepId);
     let k = 0;
@@ -211,9 +217,12 @@ export class TimelineSync {
     const sent = this.sent.get(runId);
     const fold = this.folds.get(runId);
     if (sent && fold && !this.reread.has(runId)) {
-      const { view, delta } = await this.tailDelta(runId, fold, sent);
-      this.sent.set(runId, view);
-      return delta;
+      const tail = await this.tailDelta(runId, fold, sent);
+      if (tail) {
+        this.sent.set(runId, tail.view);
+        return tail.delta;
+      }
+      this.folds.delete(runId);
     }
     const next = await this.view(runId);
     if (!next) {
