@@ -176,6 +176,8 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
     notes: [],
     restores: [],
     lastSeq: checkpoints.length + ledger.length,
+    // As a full read of the journal gives it: every checkpoint counts in the one history.
+    historyOf: new Map(checkpoints.map((c) => [c.checkpointId, messages])),
     stepId: steps,
   };
   return { state, live };

@@ -35,6 +35,8 @@ export class RunFold {
   private touched = Infinity;
   /** The first checkpoint index whose step can be built again: the histories before it are let go. */
   private rebuildFrom = 0;
+  /** A history may have been replaced (read from disk, or a compaction folded in) since the last build. */
+  private historiesChanged = true;
 
   private constructor(
     private readonly fold: FoldState,
@@ -95,6 +97,7 @@ export class RunFold {
     if (this.damage || records[0]?.seq !== this.fold.lastSeq + 1) return false;
     for (const record of records) {
       this.touched = Math.min(this.touched, stepOf(this.fold, record));
+      if (record.type === 'compaction') this.historiesChanged = true;
       try {
         foldRecord(this.fold, record);
       } catch (error) {
@@ -174,8 +177,11 @@ export class RunFold {
 
   private forgetEarlierHistories(): void {
     const { historyOf, checkpoints, messages } = this.fold;
-    if (!historyOf || !checkpoints) return;
-    for (const [id, history] of historyOf) if (history !== messages) historyOf.delete(id);
+    if (!historyOf || !checkpoints || !this.historiesChanged) return;
+    this.historiesChanged = false;
+    let dropped = false;
+    for (const [id, history] of historyOf) if (history !== messages) dropped = historyOf.delete(id);
+    if (!dropped) return;
     const first = checkpoints.findIndex((c) => historyOf.has(c.checkpointId));
     // The step the current history begins in can still be built: its last checkpoints count in it.
     this.rebuildFrom = first < 0 ? checkpoints.length : this.tailStart(checkpoints[first]!.stepId).index;
