@@ -26,6 +26,9 @@ export const USER_SCOPE_ONLY = [
   'maxCostUsd',
   'retention.maxBytes',
   'retention.maxRuns',
+  // Read where the servers and tools are chosen (lm/); listed here so a workspace value is reported.
+  'mcpServers',
+  'languageModelTools',
 ] as const;
 const OTHER_KEYS = ['model', 'maxOutputTokensPerCall', 'maxContextTokens', 'thinking', 'thinkingBudgetTokens'] as const;
 
