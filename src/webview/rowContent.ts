@@ -108,9 +108,9 @@ function runContent(row: FlatRow, now: number): RowContent {
   };
 }
 
-/** "running in another window, pid 4242, last progress 2 min ago". */
+/** "last progress 2 min ago · pid 4242": short enough for a narrow side bar (the badge says "other window"). */
 function heldText(pid: number, progressAt: number, now: number): string {
-  return `running in another window, pid ${pid}, last progress ${formatAgo(progressAt, now)}`;
+  return `last progress ${formatAgo(progressAt, now)} · pid ${pid}`;
 }
 
 /** A damaged run is read-only; a run this window drives is restored once it stops. */

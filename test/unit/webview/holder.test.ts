@@ -13,7 +13,7 @@ describe('timeline: a run held by another window', () => {
   it('shows who holds it and when it last made progress, and offers Take over instead of Cancel', () => {
     const view = buildRunView(state, live, true, holder);
     const row = describeRow(flatten([view], new Set())[0]!, progressAt + 125_000);
-    assert.match(row.meta ?? '', /^running in another window, pid 4242, last progress 2 min ago · /);
+    assert.match(row.meta ?? '', /^last progress 2 min ago · pid 4242 · running · /);
     assert.deepEqual(row.badges, ['other window']);
     assert.deepEqual(
       row.actions.map((a) => a.id),
