@@ -272,6 +272,31 @@ describe('timeline host: sync', () => {
     assert.deepEqual(applyRunDelta(view, again).steps, buildRunView(stored, new Map(), false).steps);
   });
 
+  it('records the runtime appends while the view reads the run are folded in once the read is done', async () => {
+    const before = sampleRun(40);
+    const after = sampleRun(42);
+    let finishRead: (state: RunState) => void = () => undefined;
+    let reads = 0;
+    const sync = new TimelineSync({
+      ...fakeBackend(before.state, []),
+      readRun: () => (reads++, new Promise<RunState>((resolve) => (finishRead = resolve))),
+    });
+    const snapshot = sync.snapshot();
+    while (reads === 0) await new Promise((r) => setImmediate(r));
+    const appended = recordsBetween(before.state, after.state);
+    sync.recordsChanged('run-1', appended);
+    finishRead(before.state);
+    const [first] = await snapshot;
+    assert.deepEqual(first.runs[0], buildRunView(after.state, new Map(), false), 'the snapshot has the steps appended meanwhile');
+    assert.deepEqual(await sync.apply({ runs: false, records: ['run-1'], paths: [] }), [], 'and nothing is sent twice');
+    const more = sampleRun(43);
+    sync.recordsChanged('run-1', recordsBetween(after.state, more.state, appended.at(-1)!.seq));
+    const [delta] = await sync.apply({ runs: false, records: ['run-1'], paths: [] });
+    assert.ok(delta?.type === 'runDelta');
+    assert.deepEqual(applyRunDelta(first.runs[0], delta), buildRunView(more.state, new Map(), false));
+    assert.equal(reads, 1, 'read once');
+  });
+
   it("sends a long run's first steps in the snapshot and the rest in chunks that add up to the whole run", async () => {
     const long = sampleRun(FIRST_STEPS + 4300);
     const sync = new TimelineSync(fakeBackend(long.state, []));

@@ -186,10 +186,10 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
 /**
  * The records that take `before` to `after`, a longer sampleRun of the same run (not running):
  * what the runtime emits for the new steps, each step's message, calls and patches, then its
- * checkpoints.
+ * checkpoints. Their seq follow `afterSeq` (the last record folded so far).
  */
-export function recordsBetween(before: RunState, after: RunState): StoredRecord[] {
-  let seq = before.lastSeq;
+export function recordsBetween(before: RunState, after: RunState, afterSeq = before.lastSeq): StoredRecord[] {
+  let seq = afterSeq;
   const out: StoredRecord[] = [];
   const add = (record: StoreRecord) => out.push({ ...record, seq: ++seq });
   for (let stepId = before.stepId + 1; stepId <= after.stepId; stepId++) {

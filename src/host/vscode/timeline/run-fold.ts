@@ -75,6 +75,10 @@ export class RunFold {
     return new RunFold(fold, state.damage);
   }
 
+  get lastSeq(): number {
+    return this.fold.lastSeq;
+  }
+
   get patches(): Iterable<Patch> {
     return this.fold.patches.values();
   }

@@ -69,17 +69,37 @@ export class TimelineSync {
   private readonly folds = new Map<string, RunFold>();
   /** Runs whose fold was read from disk since the view was sent: compared whole. */
   private readonly reread = new Set<string>();
+  private readonly loading = new Map<string, Promise<RunFold>>();
+  /** Records appended while a run is being read (unknown: a write from elsewhere). */
+  private readonly during = new Map<string, { records: StoredRecord[]; unknown: boolean }>();
   private summaries = new Map<string, RunSummary>();
 
   constructor(private readonly backend: SyncBackend) {}
 
-  private async fold(runId: string): Promise<RunFold> {
+  private fold(runId: string): Promise<RunFold> {
     const cached = this.folds.get(runId);
-    if (cached) return cached;
-    const fold = RunFold.of(await this.backend.readRun(runId));
-    this.folds.set(runId, fold);
-    this.reread.add(runId);
-    return fold;
+    if (cached) return Promise.resolve(cached);
+    let loading = this.loading.get(runId);
+    if (!loading) {
+      loading = this.load(runId).finally(() => this.loading.delete(runId));
+      this.loading.set(runId, loading);
+    }
+    return loading;
+  }
+
+  /** Reads the run; what the runtime appended while it was read is folded in after, or it is read again next time. */
+  private async load(runId: string): Promise<RunFold> {
+    const during: { records: StoredRecord[]; unknown: boolean } = { records: [], unknown: false };
+    this.during.set(runId, during);
+    try {
+      const fold = RunFold.of(await this.backend.readRun(runId));
+      this.reread.add(runId);
+      const missed = during.records.filter((r) => r.seq > fold.lastSeq);
+      if (!during.unknown && (missed.length === 0 || fold.append(missed))) this.folds.set(runId, fold);
+      return fold;
+    } finally {
+      this.during.delete(runId);
+    }
   }
 
   /** The run's folded state (for actions: it copies the ledger). */
@@ -96,6 +116,9 @@ export class TimelineSync {
    * is folded; otherwise (another process, an action, a gap) the run is read again when needed.
    */
   recordsChanged(runId: string, records?: readonly StoredRecord[]): void {
+    const during = this.during.get(runId);
+    if (during && records) during.records.push(...records);
+    else if (during) during.unknown = true;
     const fold = this.folds.get(runId);
     if (fold && !(records && fold.append(records))) this.folds.delete(runId);
   }
