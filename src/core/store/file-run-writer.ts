@@ -12,6 +12,9 @@ import { blobRefs } from './refs';
 import { writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
+/** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
+const CLOSE_SNAPSHOT_BYTES = 64 << 10;
+
 export interface WriterSetup {
   readonly fs: StoreFs;
   readonly clock: Clock;
@@ -57,6 +60,7 @@ export class FileRunWriter implements RunWriter {
   private fold: FoldState;
   private snapshotAt: number;
   private heartbeat: { stop(): void } | undefined;
+  private lastLine: { start: number; crc: string } | undefined;
 
   constructor(private setup: WriterSetup) {
     this.runId = setup.state.runId;
@@ -89,6 +93,8 @@ export class FileRunWriter implements RunWriter {
       if (!this.stopped) {
         this.stop(new StoreError('this writer is closed', 'lease_lost'));
         try {
+          // A resume after a clean stop then reads no journal, only what a snapshot of its live context holds.
+          if (this.lastLine && this.state.journalBytes - this.snapshotAt >= CLOSE_SNAPSHOT_BYTES) await this.snapshot(this.lastLine);
           if (this.stateDirty) await this.writeState();
           await releaseLease(this.setup.lease, this.holderId);
         } catch {
@@ -142,11 +148,10 @@ export class FileRunWriter implements RunWriter {
     }
     const before = this.state;
     await this.track(stamped, bytes.length, now);
+    const line = lastLineOf(bytes);
+    this.lastLine = { start: before.journalBytes + line.start, crc: line.crc };
     const compacted = stamped.some((record) => record.type === 'compaction');
-    if (compacted || this.state.journalBytes - this.snapshotAt >= this.setup.snapshotStepBytes) {
-      const line = lastLineOf(bytes);
-      await this.snapshot({ start: before.journalBytes + line.start, crc: line.crc });
-    }
+    if (compacted || this.state.journalBytes - this.snapshotAt >= this.setup.snapshotStepBytes) await this.snapshot(this.lastLine);
     await this.maybeWriteState(now, before);
     return stamped;
   }
