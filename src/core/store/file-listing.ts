@@ -80,6 +80,6 @@ export async function verifyFileRun(store: FileCheckpointStore, runId: string): 
     ...(tornTail ? { tornTail: { offset: tornTail.offset, bytes: tornTail.bytes } } : {}),
     ...(scan.damage ? { damage: { file: journal, ...scan.damage } } : {}),
   };
-  if (scan.damage) await store.recordDamage(runId, journal, scan.damage);
+  if (scan.damage) await store.recordDamage(runId, scan.damage);
   return report;
 }
