@@ -13,7 +13,10 @@ import type {
   RunStatus,
   StoredRecord,
 } from './records';
+import type { LeaseInfo } from './lease-policy';
 import type { ResumeState } from './resume-state';
+
+export type { LeaseInfo } from './lease-policy';
 
 /** A run's state folded from its journal (at its latest checkpoint or an earlier one). */
 export interface RunState {
@@ -106,21 +109,6 @@ export class StoreError extends Error {
     super(message);
     this.name = 'StoreError';
   }
-}
-
-export interface LeaseInfo {
-  readonly holderId: string;
-  readonly pid: number;
-  readonly hostname: string;
-  /** The holder process's start time, when its host tells it (a reused pid is not the holder). */
-  readonly startTime?: string;
-  readonly acquiredAt: number;
-  /** The holder's heartbeat: renewed on a timer while it lives. */
-  readonly renewedAt: number;
-  /** Goes up each time the lease changes hands; every append checks it. */
-  readonly generation: number;
-  /** Set by a take-over: the previous holder is fenced off and the lease is free. */
-  readonly fenced?: boolean;
 }
 
 /** Exclusive writer of one run. Every append is one commit group: one fsync. */

@@ -1,7 +1,7 @@
 import { readIfExists, replaceFileAtomic } from './atomic-file';
 import type { OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from './fold';
-import { isNotFound, joinPath, type StoreFs } from './fs-port';
+import { joinPath, readdirOrEmpty, type StoreFs } from './fs-port';
 import { readLine, scanJournalInSlices, type ReadOptions } from './journal-format';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './resume-state';
 
@@ -16,8 +16,7 @@ const SNAPSHOT_NAME = /^snapshot-\d{12}\.json$/;
 
 /** The snapshot file names of a run folder, newest first. */
 export async function snapshotNames(fs: StoreFs, runDir: string): Promise<string[]> {
-  const names = await fs.readdir(runDir).catch((error: unknown) => (isNotFound(error) ? [] : Promise.reject(error)));
-  return names.filter((name) => SNAPSHOT_NAME.test(name)).sort((a, b) => b.localeCompare(a));
+  return (await readdirOrEmpty(fs, runDir)).filter((name) => SNAPSHOT_NAME.test(name)).sort((a, b) => b.localeCompare(a));
 }
 
 export async function readSnapshot(fs: StoreFs, runDir: string, name: string): Promise<Snapshot | null> {

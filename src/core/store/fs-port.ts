@@ -52,6 +52,11 @@ const hasCode = (error: unknown, code: string): boolean => (error as { code?: un
 export const isNotFound = (error: unknown): boolean => hasCode(error, 'ENOENT');
 export const isExists = (error: unknown): boolean => hasCode(error, 'EEXIST');
 
+/** The names in a folder; none when it does not exist. */
+export async function readdirOrEmpty(fs: StoreFs, dir: string): Promise<string[]> {
+  return fs.readdir(dir).catch((error: unknown) => (isNotFound(error) ? [] : Promise.reject(error)));
+}
+
 export function joinPath(...parts: string[]): string {
   return parts
     .map((part, i) => (i === 0 ? part.replace(/\/+$/, '') : part.replace(/^\/+|\/+$/g, '')))
