@@ -1,6 +1,8 @@
+import type { z } from 'zod';
 import { isNotFound, joinPath, type StoreFs } from './fs-port';
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export function tempName(name: string): string {
   return `${name}.${globalThis.crypto.randomUUID().slice(0, 8)}.tmp`;
@@ -34,4 +36,13 @@ export async function replaceFileAtomic(fs: StoreFs, dir: string, name: string, 
 /** Bytes of a file, or null when it does not exist. */
 export async function readIfExists(fs: StoreFs, path: string): Promise<Uint8Array | null> {
   return fs.readFile(path).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
+}
+
+/** `bytes` as JSON that matches `schema`, or null when they are not. */
+export function parseJsonAs<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | null {
+  try {
+    return schema.parse(JSON.parse(decoder.decode(bytes)));
+  } catch {
+    return null;
+  }
 }

@@ -14,6 +14,7 @@ import type {
   StoredRecord,
 } from './records';
 import type { LeaseInfo } from './lease-policy';
+import type { RetentionPolicy } from './retention';
 import type { ResumeState } from './resume-state';
 
 export type { LeaseInfo } from './lease-policy';
@@ -159,8 +160,11 @@ export interface CheckpointStore {
   getBlob(hash: string): Promise<Uint8Array>;
   verify(runId: string): Promise<VerifyReport>;
   /** Deletes old completed runs beyond the quota and unreferenced blobs. */
-  collectGarbage(policy: {
-    maxBytes?: number;
-    maxRuns?: number;
-  }): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }>;
+  collectGarbage(policy: RetentionPolicy): Promise<GcResult>;
+}
+
+export interface GcResult {
+  removedRuns: string[];
+  removedBlobs: number;
+  freedBytes: number;
 }

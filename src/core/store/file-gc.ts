@@ -1,4 +1,4 @@
-import type { RunSummary } from './contract';
+import type { GcResult, RunSummary } from './contract';
 import { acquireLease } from './file-lease';
 import { readSnapshot, snapshotNames } from './file-snapshots';
 import type { FileCheckpointStore } from './file-store';
@@ -7,12 +7,6 @@ import { newHolderId } from './lease-policy';
 import { blobRefs, snapshotBlobRefs } from './refs';
 import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
 import { JOURNAL, readStateFile } from './run-files';
-
-interface GcResult {
-  removedRuns: string[];
-  removedBlobs: number;
-  freedBytes: number;
-}
 
 async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ names: string[]; bytes: number }> {
   const names = await store.fs.readdir(dir);

@@ -2,6 +2,7 @@ import { systemClock, type Clock, type Timers } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type GcResult,
   type JournalDamage,
   type LeaseInfo,
   type ReadRunOptions,
@@ -264,7 +265,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return verifyFileRun(this, runId);
   }
 
-  async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
+  async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
     return collectFileGarbage(this, policy);
   }
 

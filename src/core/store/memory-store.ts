@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type GcResult,
   type LeaseInfo,
   type RunState,
   type RunSummary,
@@ -128,7 +129,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return { runId, ok: missing.size === 0, records: run.records.length, missingBlobs: [...missing] };
   }
 
-  async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
+  async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
     const now = this.clock.now();
     const usage = [...this.runs.entries()].map(([runId, run]) => ({
       runId,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readIfExists, replaceFileAtomic } from './atomic-file';
+import { parseJsonAs, readIfExists, replaceFileAtomic } from './atomic-file';
 import { joinPath, type StoreFs } from './fs-port';
 import { FORMAT_VERSION, RunStatus } from './records';
 
@@ -29,16 +29,9 @@ export type RunStateFile = z.infer<typeof RunStateFile>;
 const DamageFile = z.object({ file: z.string(), offset: z.number(), message: z.string(), at: z.number() });
 type DamageFile = z.infer<typeof DamageFile>;
 
-const decoder = new TextDecoder();
-
 async function readJson<T>(fs: StoreFs, path: string, schema: z.ZodType<T>): Promise<T | null> {
   const bytes = await readIfExists(fs, path);
-  if (bytes === null) return null;
-  try {
-    return schema.parse(JSON.parse(decoder.decode(bytes)));
-  } catch {
-    return null;
-  }
+  return bytes && parseJsonAs(bytes, schema);
 }
 
 export async function readStateFile(fs: StoreFs, runDir: string): Promise<RunStateFile | null> {
