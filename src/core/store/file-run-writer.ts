@@ -75,7 +75,7 @@ export class FileRunWriter implements RunWriter {
   /** Also called by the heartbeat timer: in the same queue as appends, so a renewal never splits an append's check from its write. */
   renewLease(): Promise<void> {
     return this.serialised(async () => {
-      this.throwIfStopped();
+      if (this.stopped) throw this.stopped;
       this.lease = await this.guard(() => renewLease(this.ctx, this.holderId, this.lease.generation), false);
     });
   }
@@ -105,12 +105,8 @@ export class FileRunWriter implements RunWriter {
     return result;
   }
 
-  private throwIfStopped(): void {
-    if (this.stopped) throw this.stopped;
-  }
-
   private async appendNow(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
-    this.throwIfStopped();
+    if (this.stopped) throw this.stopped;
     if (records.length === 0) return [];
     const { fs } = this.store;
     const now = this.store.clock.now();
