@@ -9,6 +9,7 @@ import {
   type RunWriter,
   type VerifyReport,
 } from './contract';
+import type { FileStoreOptions } from './file-store';
 import { sha256Hex } from './hash';
 import {
   DEFAULT_LEASE_TIMEOUT_MS,
@@ -26,13 +27,7 @@ import { planRetention, type RetentionPolicy } from './retention';
 import { resumeStateOf, type ResumeState } from './resume-state';
 import { stampRecords } from './stamp';
 
-export interface MemoryStoreOptions {
-  readonly clock?: Clock;
-  readonly leaseTimeoutMs?: number;
-  readonly process?: ProcessIdentity;
-  /** Unreferenced blobs younger than this survive garbage collection (a writer may be about to name them). */
-  readonly blobGraceMs?: number;
-}
+export type MemoryStoreOptions = Pick<FileStoreOptions, 'clock' | 'leaseTimeoutMs' | 'process' | 'blobGraceMs'>;
 
 interface MemoryRun {
   readonly records: StoredRecord[];
