@@ -31,9 +31,10 @@ export function summarizeInput(input: unknown): string {
   return line.length > INPUT_MAX ? `${line.slice(0, INPUT_MAX - 1)}…` : line;
 }
 
-function toolInputs(messages: readonly MessageParam[]): Map<string, unknown> {
+function toolInputs(messages: readonly MessageParam[], from: number): Map<string, unknown> {
   const inputs = new Map<string, unknown>();
-  for (const message of messages) {
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i]!;
     if (message.role !== 'assistant' || typeof message.content === 'string') continue;
     for (const block of message.content) {
       if (block.type === 'tool_use' && typeof block.id === 'string') inputs.set(block.id, block.input);
@@ -131,11 +132,16 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 /** The step's words and its own share of the budget, from the checkpoint before it and its last one. */
-function stepWords(messages: readonly MessageParam[], prev: CheckpointRecord | undefined, last: CheckpointRecord): Partial<StepRow> {
-  const words = assistantWords(messages, prev?.messageCount ?? 0, last.messageCount);
+function stepWords(
+  messages: readonly MessageParam[],
+  from: number,
+  last: CheckpointRecord,
+  prev: CheckpointRecord | undefined,
+): Partial<StepRow> {
+  const words = assistantWords(messages, from, last.messageCount);
   const out: Partial<StepRow> = {};
   if (last.label === 'instruction' || last.label === 'run_start') {
-    const said = userWords(messages, prev?.messageCount ?? 0, last.messageCount);
+    const said = userWords(messages, from, last.messageCount);
     if (said !== '') out.instruction = cap(said, TEXT_MAX);
   }
   if (words.text !== '') out.text = cap(words.text, TEXT_MAX);
@@ -147,21 +153,85 @@ function stepWords(messages: readonly MessageParam[], prev: CheckpointRecord | u
   return out;
 }
 
-function stepRows(
-  checkpoints: readonly CheckpointRecord[],
-  ledger: readonly LedgerEntry[],
-  messages: readonly MessageParam[],
-  notes: readonly NoteRecord[],
-  ctx: CallContext,
-): StepRow[] {
+/** What step rows are built from: a run's folded state (its active history). */
+export interface StepSource {
+  readonly checkpoints: readonly CheckpointRecord[];
+  readonly messages: readonly MessageParam[];
+  readonly notes: readonly NoteRecord[];
+  /** Latest entry per call, in planning order. */
+  readonly ledger: Iterable<LedgerEntry>;
+  readonly patches: Iterable<Patch>;
+  /** By checkpointId, the history its messageCount counts in; without it, `messages`. */
+  readonly historyOf?: ReadonlyMap<string, readonly MessageParam[]>;
+}
+
+/** The history a checkpoint's messageCount counts in (a compaction after it started another). */
+function historyOf(source: StepSource, checkpoint: CheckpointRecord): readonly MessageParam[] {
+  return source.historyOf?.get(checkpoint.checkpointId) ?? source.messages;
+}
+
+/** The tool inputs and results of the histories these checkpoints count in, from where `prev` ends. */
+function callWords(source: StepSource, checkpoints: readonly CheckpointRecord[], prev: CheckpointRecord | undefined) {
+  const starts = new Map<readonly MessageParam[], number>();
+  if (prev) starts.set(historyOf(source, prev), prev.messageCount);
+  for (const c of checkpoints) {
+    const history = historyOf(source, c);
+    if (!starts.has(history)) starts.set(history, 0);
+  }
+  const inputs = new Map<string, unknown>();
+  const results = new Map<string, string>();
+  // The oldest history first: a call's own result, not the note a later compaction left for it.
+  for (const [history, start] of starts) {
+    for (const [id, input] of toolInputs(history, start)) if (!inputs.has(id)) inputs.set(id, input);
+    for (const [id, result] of toolResults(history.slice(start))) if (!results.has(id)) results.set(id, result);
+  }
+  return { inputs, results };
+}
+
+function* where<T>(items: Iterable<T>, keep: (item: T) => boolean): Iterable<T> {
+  for (const item of items) if (keep(item)) yield item;
+}
+
+/**
+ * The rows of the steps from checkpoint index `from` on (0: every step), with their calls and
+ * patches; reads only the part of the state those steps cover, so a live run's newest step is
+ * built in time that does not grow with the run.
+ */
+export function buildSteps(source: StepSource, live: ReadonlyMap<string, LiveState>, from = 0): StepRow[] {
+  const checkpoints = source.checkpoints.slice(from);
+  const prev = source.checkpoints[from - 1];
+  const firstStep = checkpoints[0]?.stepId ?? Infinity;
+  const firstCheckpointOfCall = new Map<string, string>();
+  for (const c of checkpoints) {
+    if (c.callId !== undefined && !firstCheckpointOfCall.has(c.callId)) firstCheckpointOfCall.set(c.callId, c.checkpointId);
+  }
+  const ctx: CallContext = {
+    ...callWords(source, checkpoints, prev),
+    patchesByCall: groupBy([...where(source.patches, (p) => p.stepId >= firstStep)], (p) => p.toolCallId),
+    firstCheckpointOfCall,
+    live,
+  };
+  const steps = stepRows(checkpoints, prev, source);
+  for (const entry of source.ledger) {
+    if (entry.stepId < firstStep) continue;
+    const step = stepFor(steps, entry.stepId);
+    if (step) step.calls.push(callRow(entry, ctx));
+  }
+  return steps;
+}
+
+function stepRows(checkpoints: readonly CheckpointRecord[], prev: CheckpointRecord | undefined, source: StepSource): StepRow[] {
   const steps: StepRow[] = [];
-  const byStep = groupBy(checkpoints, (c) => c.stepId);
-  let prev: CheckpointRecord | undefined;
-  for (const [stepId, group] of byStep) {
+  for (const [stepId, group] of groupBy(checkpoints, (c) => c.stepId)) {
     const first = group[0]!;
     const last = group[group.length - 1]!;
-    const words = stepWords(messages, prev, last);
-    const raised = group.some((c) => c.label === 'instruction') ? notes.find((n) => n.at === first.at && n.kind === 'info') : undefined;
+    // A step that compacted has its own messages after those its compaction left.
+    const compacted = group.filter((c) => c.label === 'compacted').at(-1);
+    const from = compacted?.messageCount ?? prev?.messageCount ?? 0;
+    const words = stepWords(historyOf(source, last), from, last, prev);
+    const raised = group.some((c) => c.label === 'instruction')
+      ? source.notes.find((n) => n.at === first.at && n.kind === 'info')
+      : undefined;
     if (raised) words.raised = raised.text;
     prev = last;
     steps.push({
@@ -176,12 +246,7 @@ function stepRows(
       ...words,
     });
   }
-  steps.sort((a, b) => a.stepId - b.stepId);
-  for (const entry of ledger) {
-    const step = stepFor(steps, entry.stepId);
-    if (step) step.calls.push(callRow(entry, ctx));
-  }
-  return steps;
+  return steps.sort((a, b) => a.stepId - b.stepId);
 }
 
 /** The step holding stepId, or the latest one before it (a call whose step has no checkpoint yet). */
@@ -192,18 +257,24 @@ function stepFor(steps: readonly StepRow[], stepId: number): StepRow | undefined
   return undefined;
 }
 
-function undoableRestores(state: RunState): number {
+/** What a run's header is made of. */
+export type HeaderSource = Pick<
+  RunState,
+  'run' | 'status' | 'statusReason' | 'budget' | 'restores' | 'allCheckpoints' | 'notes' | 'ended' | 'damage'
+>;
+
+function undoableRestores(state: HeaderSource): number {
   const undone = new Set(state.restores.filter((r) => r.kind === 'undo' && r.undoes).map((r) => r.undoes));
   return state.restores.filter((r) => r.kind !== 'undo' && !undone.has(r.restoreId)).length;
 }
 
-function updatedAt(state: RunState): number {
+function updatedAt(state: HeaderSource): number {
   const times = [state.run.createdAt, state.allCheckpoints.at(-1)?.at, state.notes.at(-1)?.at, state.restores.at(-1)?.at, state.ended?.at];
   return Math.max(...times.filter((t): t is number => t !== undefined));
 }
 
 /** `heldElsewhere`: the holder when another window or process writes the run. */
-export function runHeader(state: RunState, active: boolean, heldElsewhere?: RunHolder): RunHeader {
+export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: RunHolder): RunHeader {
   const header: RunHeader = {
     runId: state.run.runId,
     task: state.run.task,
@@ -224,21 +295,7 @@ export function runHeader(state: RunState, active: boolean, heldElsewhere?: RunH
 }
 
 export function buildRunView(state: RunState, live: ReadonlyMap<string, LiveState>, active: boolean, heldElsewhere?: RunHolder): RunView {
-  const firstCheckpointOfCall = new Map<string, string>();
-  for (const c of state.checkpoints) {
-    if (c.callId !== undefined && !firstCheckpointOfCall.has(c.callId)) firstCheckpointOfCall.set(c.callId, c.checkpointId);
-  }
-  const ctx: CallContext = {
-    inputs: toolInputs(state.messages),
-    results: toolResults(state.messages),
-    patchesByCall: groupBy(state.patches, (p) => p.toolCallId),
-    firstCheckpointOfCall,
-    live,
-  };
-  return {
-    header: runHeader(state, active, heldElsewhere),
-    steps: stepRows(state.checkpoints, state.ledger, state.messages, state.notes, ctx),
-  };
+  return { header: runHeader(state, active, heldElsewhere), steps: buildSteps(state, live) };
 }
 
 /** Structural equality of plain JSON data. */

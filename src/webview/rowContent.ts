@@ -1,7 +1,7 @@
 import type { LedgerStatus } from '../core/ledger/schema';
 import { isResumableStatus, type RunStatus } from '../core/store/records';
 import type { PatchView, StepRow } from '../protocol/viewModel';
-import { formatAgo, formatClock, formatCost, formatDuration, formatTime, formatTokens } from './format';
+import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
@@ -103,7 +103,7 @@ function runContent(row: FlatRow, now: number): RowContent {
     description: '',
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
     badges: [...(elsewhere ? ['other window'] : []), ...(review > 0 ? [`${review} to review`] : []), ...(writable ? [] : ['damaged'])],
-    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${new Date(h.createdAt).toLocaleString()}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }
@@ -135,14 +135,18 @@ function stepLook(step: StepRow, runLive: boolean): { icon: string; tone: Tone; 
   return { icon: step.text !== undefined ? 'comment' : 'git-commit', tone: 'plain', spin: false };
 }
 
-/** What happened in a step, in words: the model's first line, then its calls. */
-export function stepHeadline(step: StepRow): string {
+/**
+ * What happened in a step, in words: the model's first line, then its calls. `waiting`: the
+ * step is the newest of a run running here, so a model call with no answer is still under way.
+ */
+export function stepHeadline(step: StepRow, waiting = true): string {
   if (step.instruction !== undefined) return `You: ${firstLine(step.instruction)}`;
   const said = firstLine(step.text ?? '');
   const calls = step.calls.map((c) => c.summary).join(', ');
   if (said !== '' && calls !== '') return `${said} — ${calls}`;
   if (said !== '' || calls !== '') return said || calls;
-  return step.label === 'before_model' ? 'Model call, no answer recorded yet' : `Step ${step.stepId}`;
+  if (step.label !== 'before_model') return `Step ${step.stepId}`;
+  return waiting ? 'Waiting for the model…' : 'Model call cut off: no answer was recorded';
 }
 
 /** The first non-empty line of Markdown text, without its heading or list marker. */
@@ -169,7 +173,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   if (step.compacted) facts.push('context compacted');
   if (step.raised !== undefined) facts.push(step.raised);
   facts.push(savedText(step.label));
-  const headline = stepHeadline(step);
+  const headline = stepHeadline(step, row.posinset === row.setsize && row.run.active && row.run.status === 'running');
   const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active).text}`);
   return {
     icon: look.icon,

@@ -5,6 +5,9 @@ import { newlySeen, type SavedState } from './state';
 import { flatten, indexOfKey, type FlatRow } from './tree';
 import { maxScrollTop, pageSize, revealScrollTop, rowOffsets, visibleWindow } from './virtual';
 
+/** How long a saved scroll place waits for the steps it lies in to arrive. */
+const PENDING_SCROLL_MS = 3000;
+
 export const ROW_HEIGHT = 22;
 /** Height of each kind of row: a run and a step carry a second line; a step's label wraps to two lines. */
 export const ROW_HEIGHTS: Record<FlatRow['kind'], number> = { run: 40, step: 58, call: ROW_HEIGHT, effect: ROW_HEIGHT, patch: ROW_HEIGHT };
@@ -38,6 +41,7 @@ export class TimelineView {
   private readonly slots: HTMLDivElement[] = [];
   private readonly signatures = new WeakMap<HTMLElement, string>();
   private pendingScrollTop: number | undefined;
+  private pendingUntil = 0;
   private renderQueued = false;
   /** The list shows its end: new rows and a shrinking viewport keep it there. */
   private atBottom = false;
@@ -81,9 +85,11 @@ export class TimelineView {
     this.offsets = rowOffsets(this.rows.map((r) => ROW_HEIGHTS[r.kind]));
     this.canvas.style.height = `${this.offsets[this.rows.length]}px`;
     this.empty.hidden = this.rows.length > 0;
-    if (this.pendingScrollTop !== undefined && reason === 'snapshot') {
+    if (this.pendingScrollTop !== undefined && (reason === 'snapshot' || reason === 'delta')) {
+      // A long run's later steps follow the snapshot as deltas: the saved place may lie in them.
+      if (reason === 'snapshot') this.pendingUntil = performance.now() + PENDING_SCROLL_MS;
       this.tree.scrollTop = this.pendingScrollTop;
-      this.pendingScrollTop = undefined;
+      if (this.tree.scrollTop >= this.pendingScrollTop - 2 || performance.now() > this.pendingUntil) this.pendingScrollTop = undefined;
     } else if (wasAtBottom && reason === 'delta') {
       this.tree.scrollTop = maxScrollTop(this.offsets, this.tree.clientHeight);
     }

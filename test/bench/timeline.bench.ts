@@ -1,7 +1,11 @@
 // npm run bench:timeline: a 10,000-step run painted by the real webview bundle in headless
 // Chromium. Prints one JSON object.
 import { buildRunView, runDelta } from '../../src/protocol/build';
-import { sampleRun } from '../unit/webview/fixtures';
+import type { LiveState } from '../../src/core/patches/schema';
+import type { RunSummary } from '../../src/core/store/contract';
+import type { StoredRecord } from '../../src/core/store/records';
+import { TimelineSync } from '../../src/host/vscode/timeline/sync';
+import { recordsBetween, sampleRun } from '../unit/webview/fixtures';
 import type { Page } from 'playwright-core';
 import { openTimelinePage, post, postAndTimePaint } from './timelinePage';
 
@@ -26,15 +30,75 @@ async function streamPaintP95(page: Page, runId: string, stepId: number): Promis
   return times.sort((a, b) => a - b)[Math.floor(times.length * 0.95)]!;
 }
 
+/** The runtime's records of APPENDS more steps, one commit group per checkpoint, as the session appends them. */
+function commitGroups(before: ReturnType<typeof sampleRun>, after: ReturnType<typeof sampleRun>): StoredRecord[][] {
+  const groups: StoredRecord[][] = [[]];
+  for (const record of recordsBetween(before.state, after.state)) {
+    groups.at(-1)!.push(record);
+    if (record.type === 'checkpoint') groups.push([]);
+  }
+  return groups.filter((g) => g.length > 0);
+}
+
+/**
+ * Median ms the host takes from a commit group the runtime emitted to the message for the view
+ * (TimelineSync over an in-memory backend: the fold, the rows of the touched step, the delta).
+ */
+/** The host's Timeline over an in-memory backend holding one run (`reads` counts its reads of the run). */
+function hostOver(sample: ReturnType<typeof sampleRun>, live: ReadonlyMap<string, LiveState>) {
+  const { run } = sample.state;
+  const summary: RunSummary = {
+    runId: run.runId,
+    task: run.task,
+    createdAt: run.createdAt,
+    status: 'running',
+    updatedAt: 0,
+    steps: STEPS,
+    leased: true,
+  };
+  const counter = { reads: 0 };
+  const sync = new TimelineSync({
+    listRuns: async () => [summary],
+    readRun: async () => (counter.reads++, sample.state),
+    liveStates: async (patches) => new Map(patches.map((p) => [p.patchId, live.get(p.patchId) ?? 'applied'])),
+  });
+  return { sync, counter };
+}
+
+async function hostDeltaMs(): Promise<{ median: number; reads: number }> {
+  const base = sampleRun(STEPS);
+  const grown = sampleRun(STEPS + APPENDS);
+  const { run } = base.state;
+  const { sync, counter } = hostOver(base, grown.live);
+  await sync.snapshot();
+  const times: number[] = [];
+  for (const group of commitGroups(base, grown)) {
+    const t0 = performance.now();
+    sync.recordsChanged(run.runId, group);
+    const messages = await sync.apply({ runs: false, records: [run.runId], paths: [] });
+    times.push(performance.now() - t0);
+    if (messages.length !== 1) throw new Error(`a commit group gave ${messages.length} messages`);
+  }
+  return { median: median(times), reads: counter.reads };
+}
+
 async function main(): Promise<void> {
+  const hostDelta = await hostDeltaMs();
   const sample = sampleRun(STEPS, { running: true });
   const view = buildRunView(sample.state, sample.live, true);
+  // What the host sends when the view opens: the first steps, then the rest in chunks.
+  const [snapshot, ...chunks] = await hostOver(sample, sample.live).sync.snapshot();
   const { browser, page, problems } = await openTimelinePage('dark');
   try {
-    const firstPaint = await postAndTimePaint(page, { type: 'snapshot', runs: [view] });
+    const firstPaint = await postAndTimePaint(page, snapshot);
     const rowsAfterSnapshot = await page.locator('.row').count();
+    let wholeRun = firstPaint;
+    for (const chunk of chunks) wholeRun += await postAndTimePaint(page, chunk);
     const warm: number[] = [];
-    for (let i = 0; i < 5; i++) warm.push(await postAndTimePaint(page, { type: 'snapshot', runs: [view] }));
+    for (let i = 0; i < 5; i++) {
+      warm.push(await postAndTimePaint(page, snapshot));
+      for (const chunk of chunks) await post(page, chunk);
+    }
 
     // Follow the tail as a live run does, then append one step at a time.
     await page.evaluate(() => {
@@ -44,12 +108,9 @@ async function main(): Promise<void> {
     await page.waitForTimeout(50);
     let previous = view;
     const appendTimes: number[] = [];
-    const deltaTimes: number[] = [];
     for (let i = 1; i <= APPENDS; i++) {
       const next = buildRunView(sampleRun(STEPS + i, { running: true }).state, sample.live, true);
-      const t0 = performance.now();
       const delta = runDelta(previous, next);
-      deltaTimes.push(performance.now() - t0);
       appendTimes.push(await postAndTimePaint(page, delta));
       previous = next;
     }
@@ -75,9 +136,13 @@ async function main(): Promise<void> {
         steps: STEPS,
         first_paint_ms: round(firstPaint),
         first_paint_warm_median_ms: round(median(warm)),
+        // Every step painted: the snapshot and the chunks after it, each to its frame.
+        whole_run_paint_ms: round(wholeRun),
+        snapshot_chunks: chunks.length,
         append_step_ms: round(median(appendTimes)),
         append_step_max_ms: round(Math.max(...appendTimes)),
-        host_delta_ms: round(median(deltaTimes)),
+        host_delta_ms: round(hostDelta.median),
+        host_reads_while_appending: hostDelta.reads - 1,
         stream_paint_ms_p95: round(streamPaint),
         scroll_frame_p95_ms: round(scroll),
         dom_rows: domRows,

@@ -19,13 +19,13 @@ export interface RunReview {
 /** A patch's hunks never change: computed once per patchId (null: nothing to review inline). */
 export type HunkCache = Map<string, readonly ReviewHunk[] | null>;
 
-async function sideText(source: ReviewSource, hash: string, blob: string | undefined): Promise<string | undefined> {
+async function sideText(source: Pick<ReviewSource, 'getBlob'>, hash: string, blob: string | undefined): Promise<string | undefined> {
   if (hash === ABSENT) return '';
   if (blob === undefined) return undefined;
   return decodeText(await source.getBlob(blob))?.text;
 }
 
-async function computeHunks(source: ReviewSource, patch: Patch): Promise<readonly ReviewHunk[] | null> {
+async function computeHunks(source: Pick<ReviewSource, 'getBlob'>, patch: Patch): Promise<readonly ReviewHunk[] | null> {
   // A deleted file has no lines to mark; binary or over-cap content has no text hunks.
   if (patch.binary || patch.contentOmitted || patch.afterHash === ABSENT) return null;
   const before = await sideText(source, patch.beforeHash, patch.beforeBlob).catch(() => undefined);
@@ -43,5 +43,26 @@ export async function loadRunReview(source: ReviewSource, runId: string, cache: 
     if (!cache.has(patch.patchId)) cache.set(patch.patchId, await computeHunks(source, patch));
   }
   const pending = pendingReview(pendingPatches, decisions, (p) => cache.get(p.patchId) ?? undefined);
+  return { runId, pending, decisions };
+}
+
+/**
+ * The review set after the runtime appended patches to a run: they come with no decision, so
+ * the run is not read again; `review` is what was loaded before (undefined: nothing pending).
+ */
+export async function withAppendedPatches(
+  source: Pick<ReviewSource, 'getBlob'>,
+  runId: string,
+  review: RunReview | undefined,
+  patches: readonly Patch[],
+  cache: HunkCache,
+): Promise<RunReview> {
+  const decisions = review?.decisions ?? new Map();
+  for (const patch of patches) {
+    if (patch.state === 'pending' && !cache.has(patch.patchId)) cache.set(patch.patchId, await computeHunks(source, patch));
+  }
+  const added = new Set(patches.map((p) => p.patchId));
+  const before = (review?.pending ?? []).filter((p) => !added.has(p.patch.patchId));
+  const pending = [...before, ...pendingReview(patches, decisions, (p) => cache.get(p.patchId) ?? undefined)];
   return { runId, pending, decisions };
 }

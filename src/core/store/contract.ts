@@ -47,6 +47,8 @@ export interface RunState {
   readonly ended?: RunEndRecord;
   readonly lastSeq: number;
   readonly stepId: number;
+  /** From a full read: by checkpointId, the history its messageCount counts in (before a compaction, the earlier one). */
+  readonly historyOf?: ReadonlyMap<string, readonly MessageParam[]>;
   /** Set only when read with `intactPart`: the journal is damaged here, and this state is its intact part, read-only. */
   readonly damage?: JournalDamage;
 }

@@ -47,6 +47,8 @@ export interface FoldState {
   /** Kept by a full fold only: the active history's checkpoints, and every checkpoint ever written. */
   checkpoints: CheckpointRecord[] | null;
   allCheckpoints: CheckpointRecord[] | null;
+  /** Kept by a full fold only: by checkpointId, the history its messageCount counts in (a compaction starts a new one). */
+  historyOf: Map<string, readonly MessageParam[]> | null;
 }
 
 /** A branch record met by a fold that was not given the records before it. */
@@ -84,6 +86,7 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
     stepId: 0,
     checkpoints: full ? [] : null,
     allCheckpoints: full ? [] : null,
+    historyOf: full ? new Map() : null,
   };
 }
 
@@ -103,6 +106,7 @@ export function foldFromResumeState(state: ResumeState): FoldState {
     restores: [...state.restores],
     checkpoints: null,
     allCheckpoints: null,
+    historyOf: null,
   };
 }
 
@@ -116,6 +120,7 @@ function foldCheckpoint(state: FoldState, record: CheckpointRecord): void {
   state.stepId = Math.max(state.stepId, record.stepId);
   state.checkpoints?.push(record);
   state.allCheckpoints?.push(record);
+  state.historyOf?.set(record.checkpointId, state.messages);
 }
 
 function foldMessage(state: FoldState, record: Extract<StoredRecord, { type: 'message' }>): void {
@@ -307,5 +312,6 @@ export function runStateOf(state: FoldState): RunState {
     ...optional('latestCheckpoint', state.latestCheckpoint),
     ...optional('lastStopReason', state.lastStopReason),
     ...optional('ended', state.ended),
+    ...optional('historyOf', state.historyOf ?? undefined),
   };
 }

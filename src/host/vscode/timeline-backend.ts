@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { classifyPatch } from '../../core/patches/classify';
-import type { LiveState } from '../../core/patches/schema';
+import type { LiveState, Patch } from '../../core/patches/schema';
 import type { LiveFile } from '../../core/ports';
 import type { RunSummary } from '../../core/store/contract';
 import type { RollbackResult as CoreRollbackResult } from '../../core/restore/rollback';
@@ -51,13 +51,11 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     this.disposables.push(
       this.changes,
       s.controller.onEvent((event) => {
-        if (event.type === 'records') this.changes.fire({ kind: 'records', runId: event.runId });
+        if (event.type === 'records') this.changes.fire({ kind: 'records', runId: event.runId, records: event.records });
       }),
       s.controller.onDidStart(() => this.changes.fire({ kind: 'runs' })),
-      s.controller.onDidFinish(({ run }) => {
-        this.changes.fire({ kind: 'runs' });
-        this.changes.fire({ kind: 'records', runId: run.runId });
-      }),
+      // The run's last records came with the runtime's events; its lease is what changed.
+      s.controller.onDidFinish(() => this.changes.fire({ kind: 'runs' })),
       vscode.workspace.onDidChangeTextDocument((e) => this.liveChanged(e.document.uri)),
       vscode.workspace.onDidSaveTextDocument((doc) => this.liveChanged(doc.uri)),
       vscode.workspace.onDidCloseTextDocument((doc) => this.liveChanged(doc.uri)),
@@ -131,11 +129,10 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     return this.s.store.readRun(runId, { intactPart: true });
   }
 
-  async liveStates(runId: string): Promise<ReadonlyMap<string, LiveState>> {
-    const state = await this.s.store.readRun(runId, { intactPart: true });
+  async liveStates(patches: readonly Patch[]): Promise<ReadonlyMap<string, LiveState>> {
     const live = new Map<string, LiveFile | null>();
     const states = new Map<string, LiveState>();
-    for (const patch of state.patches) {
+    for (const patch of patches) {
       if (patch.state !== 'pending') continue;
       if (!live.has(patch.path)) live.set(patch.path, await this.s.workspace.read(patch.path).catch(() => null));
       states.set(patch.patchId, classifyPatch(patch, live.get(patch.path) ?? null));

@@ -29,7 +29,7 @@ export function takeOverSuite(): void {
         await waitFor(`the other writer to start its command\n${other.output()}`, async () => (await readOrEmpty(counter)) === 'ran\n');
         const summary = (await api.timelineBackend.listRuns()).find((r) => r.task === 'Held by another window');
         assert.ok(summary?.leased && summary.heldHere === false && summary.holder, JSON.stringify(summary));
-        const snapshot = await new TimelineSync(api.timelineBackend).snapshot();
+        const [snapshot] = await new TimelineSync(api.timelineBackend).snapshot();
         const header = snapshot.runs.find((r) => r.header.runId === summary.runId)?.header;
         assert.equal(header?.heldElsewhere?.pid, summary.holder.pid, 'the timeline shows who holds it');
 

@@ -21,11 +21,11 @@ export function timelineBackendSuite(): void {
         assert.equal((await api.whenIdle())?.status, 'completed');
         const runId = started.runId;
         assert.ok(
-          changes.some((c) => c.kind === 'records' && c.runId === runId),
-          'appends are announced',
+          changes.some((c) => c.kind === 'records' && c.runId === runId && c.records?.some((r) => r.type === 'run_end')),
+          'appends are announced with their records',
         );
         const patch = (await backend.readRun(runId)).patches[0]!;
-        assert.equal((await backend.liveStates(runId)).get(patch.patchId), 'applied');
+        assert.equal((await backend.liveStates([patch])).get(patch.patchId), 'applied');
 
         const doc = await vscode.workspace.openTextDocument(uri);
         const editor = await vscode.window.showTextDocument(doc);
@@ -33,7 +33,7 @@ export function timelineBackendSuite(): void {
         await waitFor('a live change event for the edited file', () =>
           changes.some((c) => c.kind === 'live' && c.paths.includes('tl/file.txt')),
         );
-        assert.equal((await backend.liveStates(runId)).get(patch.patchId), 'conflict');
+        assert.equal((await backend.liveStates([patch])).get(patch.patchId), 'conflict');
         await vscode.commands.executeCommand('workbench.action.files.revert');
 
         const rolled = await backend.rollbackPatch(runId, patch.patchId);

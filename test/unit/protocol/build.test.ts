@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { isExternalEffect } from '../../../src/core/ledger/schema';
 import { applyRunDelta, buildRunView, runDelta, summarizeInput } from '../../../src/protocol/build';
+import { foldRecords } from '../../../src/core/store/fold';
+import { compactedRun } from '../store/fixtures';
 import { sampleRun } from '../webview/fixtures';
 
 describe('protocol build: RunState to view model', () => {
@@ -85,6 +87,16 @@ describe('protocol build: RunState to view model', () => {
         assert.deepEqual(delta ? applyRunDelta(prev, delta) : prev, next);
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe('protocol build: a run whose history was compacted', () => {
+  it("keeps each step's own words after a summary replaced the messages before it", () => {
+    const view = buildRunView(foldRecords(compactedRun()), new Map(), false);
+    assert.deepEqual(
+      view.steps.map((s) => s.text),
+      [undefined, 'First I read the README.', 'Then I fix the bug.', 'All done now.'],
     );
   });
 });

@@ -4,8 +4,12 @@ import type { RestoreFile } from '../../../src/protocol/viewModel';
 import type { RestorePlan, TimelineBackend } from '../../../src/host/vscode/timeline/backend';
 import { contentSecurityPolicy, timelineHtml } from '../../../src/host/vscode/timeline/html';
 import { RequestHandler } from '../../../src/host/vscode/timeline/requests';
-import { ChangeQueue, TimelineSync } from '../../../src/host/vscode/timeline/sync';
-import { sampleRun } from '../webview/fixtures';
+import { ChangeQueue, FIRST_STEPS, TimelineSync } from '../../../src/host/vscode/timeline/sync';
+import { applyRunDelta, buildRunView } from '../../../src/protocol/build';
+import type { Patch } from '../../../src/core/patches/schema';
+import { recordsBetween, sampleRun } from '../webview/fixtures';
+import { compactedRun } from '../store/fixtures';
+import { foldRecords } from '../../../src/core/store/fold';
 import { fakeConversation } from './fake-conversation';
 
 describe('timeline host: html', () => {
@@ -188,9 +192,11 @@ describe('timeline host: sync', () => {
     const live = new Map(current.live);
     const backend = { ...fakeBackend(current.state, []), readRun: async () => current.state, liveStates: async () => live };
     const sync = new TimelineSync(backend);
-    const snapshot = await sync.snapshot();
+    const [snapshot] = await sync.snapshot();
     assert.equal(snapshot.runs[0]!.steps.length, 11);
     current = sampleRun(11);
+    // Written by another process: read again.
+    sync.recordsChanged('run-1');
     const [delta] = await sync.apply({ runs: false, records: ['run-1'], paths: [] });
     assert.equal(delta?.type, 'runDelta');
     // Step 10 was the last step; its calls kept their status, so only step 11 is new.
@@ -201,11 +207,76 @@ describe('timeline host: sync', () => {
     assert.deepEqual(await sync.apply({ runs: false, records: [], paths: ['src/module1.ts'] }), [], 'no change, no message');
   });
 
+  it('folds the records the runtime emits into the run without reading it again, and sends only the steps they touched', async () => {
+    const before = sampleRun(40);
+    const after = sampleRun(42);
+    let reads = 0;
+    const classified: string[] = [];
+    const backend = {
+      ...fakeBackend(before.state, []),
+      readRun: async () => (reads++, before.state),
+      liveStates: async (patches: readonly Patch[]) => {
+        classified.push(...patches.map((p) => p.patchId));
+        return new Map(patches.map((p) => [p.patchId, after.live.get(p.patchId)!]));
+      },
+    };
+    const sync = new TimelineSync(backend);
+    const [view] = (await sync.snapshot())[0].runs;
+    classified.length = 0;
+    const records = recordsBetween(before.state, after.state);
+    sync.recordsChanged('run-1', records.slice(0, 5));
+    sync.recordsChanged('run-1', records.slice(5));
+    const [delta] = await sync.apply({ runs: false, records: ['run-1'], paths: [] });
+    assert.equal(reads, 1, 'read once, when the view opened it');
+    assert.ok(delta?.type === 'runDelta');
+    assert.equal(delta.fromStep, 41, 'steps 0..40 are what the view has');
+    assert.deepEqual(applyRunDelta(view, delta), buildRunView(after.state, after.live, false), 'the same view as a whole read builds');
+    assert.ok(
+      classified.every((id) => after.state.patches.find((p) => p.patchId === id)!.stepId >= 41),
+      'only the new steps were classified',
+    );
+
+    sync.recordsChanged('run-1', records.slice(2, 3));
+    await sync.apply({ runs: false, records: ['run-1'], paths: [] });
+    assert.equal(reads, 2, 'records that do not follow the fold: read again');
+  });
+
+  it("a compaction folded in live keeps each step's words, as a whole read of the run shows them", async () => {
+    const records = compactedRun();
+    const at = records.findIndex((r) => r.type === 'compaction');
+    const before = foldRecords(records.slice(0, at));
+    const sync = new TimelineSync({ ...fakeBackend(before, []), readRun: async () => before });
+    const [view] = (await sync.snapshot())[0].runs;
+    sync.recordsChanged('r1', records.slice(at));
+    const [delta] = await sync.apply({ runs: false, records: ['r1'], paths: [] });
+    assert.ok(delta?.type === 'runDelta');
+    const whole = buildRunView(foldRecords(records), new Map(), false);
+    assert.deepEqual(applyRunDelta(view, delta).steps, whole.steps);
+    assert.equal(whole.steps[1]!.text, 'First I read the README.');
+  });
+
+  it("sends a long run's first steps in the snapshot and the rest in chunks that add up to the whole run", async () => {
+    const long = sampleRun(FIRST_STEPS + 4300);
+    const sync = new TimelineSync(fakeBackend(long.state, []));
+    const [snapshot, ...rest] = await sync.snapshot();
+    assert.equal(snapshot.runs[0]!.steps.length, FIRST_STEPS);
+    assert.deepEqual(
+      rest.map((d) => [d.fromStep, d.steps.length]),
+      [
+        [FIRST_STEPS, 2000],
+        [FIRST_STEPS + 2000, 2000],
+        [FIRST_STEPS + 4000, 301],
+      ],
+    );
+    const whole = rest.reduce((view, delta) => applyRunDelta(view, delta), snapshot.runs[0]!);
+    assert.deepEqual(whole, buildRunView(long.state, new Map(), false));
+  });
+
   it("shows each run's changes to review, and sends the run again when that count changes", async () => {
     const { state } = sampleRun(3);
     let waiting = 2;
     const sync = new TimelineSync({ ...fakeBackend(state, []), reviewCount: () => waiting });
-    const snapshot = await sync.snapshot();
+    const [snapshot] = await sync.snapshot();
     assert.equal(snapshot.runs[0]!.header.reviewCount, 2);
     assert.deepEqual(await sync.apply({ runs: true, records: [], paths: [] }), [], 'same count: nothing sent');
     waiting = 0;
@@ -220,7 +291,7 @@ describe('timeline host: sync', () => {
     const base = fakeBackend({ ...state, damage }, []);
     const listed = (await base.listRuns()).map((s) => ({ ...s, damaged: 'journal.jsonl at byte 99' }));
     const sync = new TimelineSync({ ...base, listRuns: async () => listed });
-    const snapshot = await sync.snapshot();
+    const [snapshot] = await sync.snapshot();
     assert.equal(snapshot.runs.length, 1);
     assert.equal(snapshot.runs[0]!.header.damaged, `${damage.file} at byte 99: ${damage.message}`);
     assert.equal(snapshot.runs[0]!.steps.length, 5);
@@ -239,7 +310,7 @@ describe('timeline host: sync', () => {
         return state;
       },
     });
-    const snapshot = await sync.snapshot();
+    const [snapshot] = await sync.snapshot();
     assert.deepEqual(
       snapshot.runs.map((r) => r.header.runId),
       [state.run.runId],

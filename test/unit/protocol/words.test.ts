@@ -66,6 +66,9 @@ describe('protocol words: what was said', () => {
     assert.equal(stepHeadline(step), 'I will fix the greeting. — edit src/greet.js +1 -1');
     assert.equal(stepHeadline({ ...step, text: undefined } as StepRow), 'edit src/greet.js +1 -1');
     assert.equal(stepHeadline({ ...step, text: undefined, calls: [] } as StepRow), 'Step 3');
+    const asking = { ...step, text: undefined, calls: [], label: 'before_model' } as StepRow;
+    assert.equal(stepHeadline(asking, true), 'Waiting for the model…');
+    assert.equal(stepHeadline(asking, false), 'Model call cut off: no answer was recorded', 'a later step or a stopped run: it never came');
     assert.equal(stepHeadline({ ...step, instruction: 'add a README line' } as StepRow), 'You: add a README line');
   });
 });

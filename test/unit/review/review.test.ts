@@ -6,7 +6,7 @@ import { splitLines } from '../../../src/core/patches/hunks';
 import { applyPreparedWrite, prepareWrite } from '../../../src/core/patches/record';
 import { foldDecisions, fullyKept, hunkRef, reviewFile, undoneLines, type HunkView } from '../../../src/core/patches/review';
 import { reviewHunksOf } from '../../../src/core/patches/review-hunks';
-import { loadRunReview } from '../../../src/core/patches/review-load';
+import { loadRunReview, withAppendedPatches } from '../../../src/core/patches/review-load';
 import { rollbackFiles } from '../../../src/core/restore/rollback';
 import type { RestoreDeps } from '../../../src/core/restore/types';
 import { undoFileRestore } from '../../../src/core/restore/undo';
@@ -142,6 +142,34 @@ describe('review: state derived from the journal', () => {
     await writer.close();
     const back = await loadRunReview(openFileStore(dir), 'run-r');
     assert.deepEqual(summary(reviewFile(AFTER, back.pending)), ['1:waiting@21', '2:waiting@34']);
+  });
+
+  it('a patch the runtime appends joins the review as a reload would find it, without reading the run', async () => {
+    const { store, workspace, deps, append } = await setup();
+    const before = await loadRunReview(store, 'run-r');
+    await append([{ type: 'review', decision: 'keep', hunks: [{ patchId: before.pending[0]!.patch.patchId, hunk: 0 }] }]);
+    const kept = await loadRunReview(store, 'run-r');
+    workspace.userSave('b.txt', utf8(BEFORE));
+    const write = await prepareWrite(workspace, 'b.txt', utf8(AFTER));
+    const second = await applyPreparedWrite(deps, { runId: 'run-r', stepId: 2, toolCallId: 'c2' }, write);
+    await append([{ type: 'patch', patch: second }]);
+    const blobsOnly = { getBlob: (hash: string) => store.getBlob(hash) };
+    const appended = await withAppendedPatches(blobsOnly, 'run-r', kept, [second], new Map());
+    const reloaded = await loadRunReview(store, 'run-r');
+    assert.deepEqual(appended, reloaded);
+    assert.deepEqual(
+      appended.pending.map((p) => [p.patch.path, p.hunks.map((h) => h.index)]),
+      [
+        ['a.txt', [1, 2]],
+        ['b.txt', [0, 1, 2]],
+      ],
+    );
+    const fromNothing = await withAppendedPatches(blobsOnly, 'run-r', undefined, [second], new Map());
+    assert.deepEqual(
+      fromNothing.pending.map((p) => p.patch.path),
+      ['b.txt'],
+      'a run with nothing pending before',
+    );
   });
 
   it('a patch accepted whole (per-patch accept) has nothing left to review; fully kept patches are named', async () => {

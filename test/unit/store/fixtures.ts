@@ -1,6 +1,7 @@
 import type { LedgerEntry } from '../../../src/core/ledger/schema';
 import type { Clock } from '../../../src/core/ports';
-import type { Budget, CheckpointLabel, NewRecord, RunRecord } from '../../../src/core/store/records';
+import type { Budget, CheckpointLabel, NewRecord, RunRecord, StoredRecord } from '../../../src/core/store/records';
+import { stampRecords } from '../../../src/core/store/stamp';
 
 export class ManualClock implements Clock {
   constructor(public time = Date.now()) {}
@@ -53,3 +54,38 @@ export function ledgerEntry(callId: string, stepId: number, status: LedgerEntry[
 }
 
 export const bytesOf = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/** A run of three steps whose third compacted the history to a summary first (as the runtime's summary compaction does). */
+export function compactedRun(): StoredRecord[] {
+  const compaction: NewRecord = {
+    type: 'compaction',
+    stepId: 3,
+    kind: 'summary',
+    tokensBefore: 900,
+    tokensAfter: 100,
+    contextBudget: 1000,
+    messagesBefore: 5,
+    messagesAfter: 1,
+    clearedCallIds: [],
+  };
+  const records: NewRecord[] = [
+    { ...runInput('r1'), type: 'run' },
+    checkpoint('c0', 0, 'run_start', 1),
+    message(0, 0, 'user', 'the task'),
+    checkpoint('c1', 1, 'before_model', 1),
+    message(1, 1, 'assistant', 'First I read the README.'),
+    checkpoint('c2', 1, 'after_model', 2),
+    message(2, 1, 'user', 'ok'),
+    checkpoint('c3', 2, 'before_model', 3),
+    message(3, 2, 'assistant', 'Then I fix the bug.'),
+    checkpoint('c4', 2, 'after_model', 4),
+    message(4, 2, 'user', 'ok'),
+    checkpoint('c5', 3, 'before_model', 5),
+    compaction,
+    message(0, 3, 'user', '[summary of the earlier work] read the README, fixed the bug'),
+    checkpoint('c6', 3, 'compacted', 1),
+    message(1, 3, 'assistant', 'All done now.'),
+    checkpoint('c7', 3, 'after_model', 2),
+  ];
+  return stampRecords(records, 1, 5);
+}

@@ -2,7 +2,7 @@ import type { LedgerEntry, LedgerStatus } from '../../../src/core/ledger/schema'
 import type { MessageParam } from '../../../src/core/model/messages';
 import type { LiveState, Patch } from '../../../src/core/patches/schema';
 import type { RunState } from '../../../src/core/store/contract';
-import type { CheckpointLabel, CheckpointRecord, RunRecord, RunStatus } from '../../../src/core/store/records';
+import type { CheckpointLabel, CheckpointRecord, RunRecord, RunStatus, StoredRecord, StoreRecord } from '../../../src/core/store/records';
 
 // A synthetic run with every kind of row: used by unit tests, the benchmark and screenshots.
 
@@ -69,7 +69,7 @@ function checkpoint(id: number, stepId: number, label: CheckpointLabel, at: numb
     checkpointId: `cp-${id}`,
     stepId,
     label,
-    messageCount: stepId * 2,
+    messageCount: stepId + 1,
     patchCount: 0,
     status,
     budget: {
@@ -179,4 +179,24 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
     stepId: steps,
   };
   return { state, live };
+}
+
+/**
+ * The records that take `before` to `after`, a longer sampleRun of the same run (not running):
+ * what the runtime emits for the new steps, each step's message, calls and patches, then its
+ * checkpoints.
+ */
+export function recordsBetween(before: RunState, after: RunState): StoredRecord[] {
+  let seq = before.lastSeq;
+  const out: StoredRecord[] = [];
+  const add = (record: StoreRecord) => out.push({ ...record, seq: ++seq });
+  for (let stepId = before.stepId + 1; stepId <= after.stepId; stepId++) {
+    after.messages.forEach((message, index) => {
+      if (index >= before.messages.length && index === stepId) add({ v: 1, at: T0, type: 'message', index, stepId, message });
+    });
+    for (const entry of after.ledger.filter((e) => e.stepId === stepId)) add({ v: 1, at: entry.plannedAt, type: 'ledger', entry });
+    for (const patch of after.patches.filter((p) => p.stepId === stepId)) add({ v: 1, at: patch.createdAt, type: 'patch', patch });
+    for (const checkpoint of after.checkpoints.filter((c) => c.stepId === stepId)) add(checkpoint);
+  }
+  return out;
 }

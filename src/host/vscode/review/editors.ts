@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { decodeText } from '../../../core/patches/hash';
 import type { Workspace } from '../../../core/ports';
+import type { StoredRecord } from '../../../core/store/records';
 import { REVIEW_COMMANDS, REVIEW_CONTEXT } from './ids';
 import type { ReviewMarks } from './marks';
 import type { ReviewModel } from './model';
@@ -9,6 +10,8 @@ import type { ReviewModel } from './model';
 const TYPING_MS = 15;
 /** Appends to one run (a step of a live run writes several groups) are coalesced this long before it is read again. */
 const RECORDS_MS = 250;
+/** The records that can change what waits for review. */
+const REVIEW_RECORDS: ReadonlySet<string> = new Set(['patch', 'patch_state', 'review', 'branch', 'restore']);
 
 function statusItem(): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem('agentCheckpoints.review', vscode.StatusBarAlignment.Left, 50);
@@ -74,7 +77,15 @@ export class ReviewEditors implements vscode.Disposable {
     this.typing.set(path, timer);
   }
 
-  recordsChanged(runId: string): void {
+  /** Records were appended to a run; `records` when this window's runtime wrote them. */
+  recordsChanged(runId: string, records?: readonly StoredRecord[]): void {
+    if (records) {
+      const relevant = records.filter((r) => REVIEW_RECORDS.has(r.type));
+      // A step that wrote no file changes nothing to review; a new patch is added as it is.
+      if (relevant.length === 0) return;
+      const patches = relevant.flatMap((r) => (r.type === 'patch' ? [r.patch] : []));
+      if (patches.length === relevant.length) return void this.model.patchesAppended(runId, patches);
+    }
     if (this.reads.has(runId)) return;
     const timer = setTimeout(() => {
       this.reads.delete(runId);

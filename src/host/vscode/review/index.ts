@@ -91,7 +91,7 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
     vscode.window.onDidChangeActiveTextEditor(() => editors.activeChanged()),
     vscode.workspace.onDidChangeTextDocument((e) => editors.typed(e.document)),
     backend.onDidChange((change) => {
-      if (change.kind === 'records') editors.recordsChanged(change.runId);
+      if (change.kind === 'records') editors.recordsChanged(change.runId, change.records);
       else if (change.kind === 'runs') void model.reloadAll();
       else void editors.liveChanged(change.paths);
     }),

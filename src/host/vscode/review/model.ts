@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { splitLines } from '../../../core/patches/hunks';
 import { reviewFile, type HunkView, type PendingPatch } from '../../../core/patches/review';
-import { loadRunReview, type HunkCache, type ReviewSource, type RunReview } from '../../../core/patches/review-load';
+import { loadRunReview, withAppendedPatches, type HunkCache, type ReviewSource, type RunReview } from '../../../core/patches/review-load';
+import type { Patch } from '../../../core/patches/schema';
 
 export interface ReviewModelDeps {
   readonly source: ReviewSource & { listRuns(): Promise<readonly { readonly runId: string }[]> };
@@ -62,11 +63,22 @@ export class ReviewModel implements vscode.Disposable {
     });
   }
 
+  /** The runtime appended patches to a run: added to its review without reading the run again. */
+  patchesAppended(runId: string, patches: readonly Patch[]): Promise<void> {
+    return this.queue(async () => {
+      this.setReview(await withAppendedPatches(this.deps.source, runId, this.runs.get(runId), patches, this.cache));
+      await this.rebuild(new Set([runId]));
+    });
+  }
+
+  private setReview(review: RunReview): void {
+    if (review.pending.length > 0) this.runs.set(review.runId, review);
+    else this.runs.delete(review.runId);
+  }
+
   private async readRun(runId: string): Promise<void> {
     try {
-      const review = await loadRunReview(this.deps.source, runId, this.cache);
-      if (review.pending.length > 0) this.runs.set(runId, review);
-      else this.runs.delete(runId);
+      this.setReview(await loadRunReview(this.deps.source, runId, this.cache));
     } catch (error) {
       this.runs.delete(runId);
       this.deps.log(`review of run ${runId} not read: ${String(error)}`);

@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
-import type { LiveState } from '../../../core/patches/schema';
+import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { RunState, RunSummary } from '../../../core/store/contract';
+import type { StoredRecord } from '../../../core/store/records';
 import type { ApprovalChoice, ContextChip, PendingApproval } from '../../../protocol/messages';
 import type { RestoreFile, RestoreMode } from '../../../protocol/viewModel';
 
@@ -8,8 +9,8 @@ import type { RestoreFile, RestoreMode } from '../../../protocol/viewModel';
 export type TimelineChange =
   /** A run was created or deleted. */
   | { readonly kind: 'runs' }
-  /** Records were appended to a run (new step, ledger transition, patch, status...). */
-  | { readonly kind: 'records'; readonly runId: string }
+  /** Records were appended to a run (new step, ledger transition, patch, status...): the records, when this window's runtime wrote them. */
+  | { readonly kind: 'records'; readonly runId: string; readonly records?: readonly StoredRecord[] }
   /** Live content of files changed (typing, save, revert, external change); workspace-relative paths. */
   | { readonly kind: 'live'; readonly paths: readonly string[] };
 
@@ -36,8 +37,8 @@ export interface TimelineBackend {
   readonly onDidChange: vscode.Event<TimelineChange>;
   listRuns(): Promise<readonly RunSummary[]>;
   readRun(runId: string): Promise<RunState>;
-  /** Live state of each pending patch of the run (by patchId), from live buffers. */
-  liveStates(runId: string): Promise<ReadonlyMap<string, LiveState>>;
+  /** Live state of each of these pending patches (by patchId), from live buffers. */
+  liveStates(patches: readonly Patch[]): Promise<ReadonlyMap<string, LiveState>>;
   /** Bytes of a content blob (a patch's beforeBlob). */
   readBlob(hash: string): Promise<Uint8Array>;
   /** The live file of a workspace-relative path, or undefined when outside every folder. */

@@ -48,7 +48,7 @@ export function registerTimeline(
   const sync = new TimelineSync({
     listRuns: () => backend.listRuns(),
     readRun: (runId) => backend.readRun(runId),
-    liveStates: (runId) => backend.liveStates(runId),
+    liveStates: (patches) => backend.liveStates(patches),
     ...(review ? { reviewCount: (runId: string) => review.count(runId) } : {}),
   });
   const patchOf = async (runId: string, patchId: string) => {
@@ -89,10 +89,7 @@ export function registerTimeline(
       BEFORE_SCHEME,
       new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) }),
     ),
-    backend.onDidChange((change) => {
-      if (change.kind === 'records') sync.invalidate({ runs: false, records: [change.runId] });
-      provider.change(change);
-    }),
+    backend.onDidChange((change) => provider.change(change)),
     conversation.onDidStream((chunk) => provider.stream(chunk)),
     conversation.onDidChangeApprovals(() => provider.approvalsChanged()),
     conversation.onDidRequestReveal(() => provider.reveal()),

@@ -87,6 +87,8 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
 
   /** Gathers a change; pushed to the webview after the debounce (well within a second). */
   change(change: TimelineChange): void {
+    // Folded at once (cheap), built into messages after the debounce.
+    if (change.kind === 'records') this.sync.recordsChanged(change.runId, change.records);
     this.queue.add(change);
     if (this.timer !== undefined) return;
     this.timer = setTimeout(() => {
@@ -113,12 +115,11 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     if (message.type === 'ready') {
       this.ready = true;
       this.queue.drain();
-      await this.post(
-        await this.sync.snapshot().catch((error: Error) => {
-          void this.post({ type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` });
-          return { type: 'snapshot' as const, runs: [] };
-        }),
-      );
+      const messages = await this.sync.snapshot().catch((error: Error): HostToWebview[] => [
+        { type: 'snapshot', runs: [] },
+        { type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` },
+      ]);
+      for (const snapshotPart of messages) await this.post(snapshotPart);
       this.approvalsChanged();
       return;
     }

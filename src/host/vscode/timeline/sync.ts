@@ -1,9 +1,11 @@
 import type { Patch } from '../../../core/patches/schema';
 import { StoreError, type RunState, type RunSummary } from '../../../core/store/contract';
-import { buildRunView, patchView, runDelta } from '../../../protocol/build';
-import type { HostToWebview, SnapshotMessage } from '../../../protocol/messages';
-import type { PatchView, RunView } from '../../../protocol/viewModel';
+import type { StoredRecord } from '../../../core/store/records';
+import { patchView, runDelta, sameData } from '../../../protocol/build';
+import type { HostToWebview, RunDeltaMessage, SnapshotMessage } from '../../../protocol/messages';
+import type { PatchView, RunHeader, RunView, StepRow } from '../../../protocol/viewModel';
 import type { TimelineBackend, TimelineChange } from './backend';
+import { RunFold } from './run-fold';
 
 type SyncBackend = Pick<TimelineBackend, 'listRuns' | 'readRun' | 'liveStates'> & {
   /** Agent hunks of the run still waiting for Keep or Undo (the inline review); unset: none. */
@@ -35,7 +37,6 @@ export class ChangeQueue {
   }
 }
 
-/** Whether who holds the run changed since the view was sent (a heartbeat alone changes nothing). */
 /** What the header shows besides the records: who holds the run, how many changes wait for review. */
 function headerChanged(summary: RunSummary, sent: RunView, reviewCount: number): boolean {
   const elsewhere = summary.heldHere === false ? summary.holder?.pid : undefined;
@@ -44,28 +45,59 @@ function headerChanged(summary: RunSummary, sent: RunView, reviewCount: number):
   );
 }
 
+/** Steps of a run the snapshot carries: the first paint parses no more than the view can show soon. */
+export const FIRST_STEPS = 200;
+/** Steps per delta that follows the snapshot with a long run's later steps. */
+const STEP_CHUNK = 2000;
+
+/** The index of the first sent step at or after `stepId`. */
+function stepIndex(steps: readonly StepRow[], stepId: number): number {
+  let i = steps.length;
+  while (i > 0 && steps[i - 1]!.stepId >= stepId) i--;
+  return i;
+}
+
 /**
- * Keeps what the webview was last sent, per run, and turns store changes into the smallest
- * messages: a snapshot on `ready`, then run deltas and patch live-state changes.
+ * Keeps what the webview was last sent, per run, and turns changes into the smallest messages:
+ * a snapshot on `ready`, then run deltas and patch live-state changes. A run is read from the
+ * store when the view first needs it or after something other than this window's runtime wrote
+ * it; the records the runtime emits advance its fold in memory, and only the steps they touched
+ * are built again.
  */
 export class TimelineSync {
   private readonly sent = new Map<string, RunView>();
-  private readonly states = new Map<string, RunState>();
+  private readonly folds = new Map<string, RunFold>();
+  /** Runs whose fold was read from disk since the view was sent: compared whole. */
+  private readonly reread = new Set<string>();
   private summaries = new Map<string, RunSummary>();
 
   constructor(private readonly backend: SyncBackend) {}
 
-  /** The run's folded state, read once and kept until its records change. */
-  async state(runId: string): Promise<RunState> {
-    const cached = this.states.get(runId);
+  private async fold(runId: string): Promise<RunFold> {
+    const cached = this.folds.get(runId);
     if (cached) return cached;
-    const state = await this.backend.readRun(runId);
-    this.states.set(runId, state);
-    return state;
+    const fold = RunFold.of(await this.backend.readRun(runId));
+    this.folds.set(runId, fold);
+    this.reread.add(runId);
+    return fold;
+  }
+
+  /** The run's folded state (for actions: it copies the ledger). */
+  async state(runId: string): Promise<RunState> {
+    return (await this.fold(runId)).state();
   }
 
   async findPatch(runId: string, patchId: string): Promise<Patch | undefined> {
-    return (await this.state(runId)).patches.find((p) => p.patchId === patchId);
+    return (await this.fold(runId)).patch(patchId);
+  }
+
+  /**
+   * Records were appended to a run: folded in when the runtime gave them and they follow what
+   * is folded; otherwise (another process, an action, a gap) the run is read again when needed.
+   */
+  recordsChanged(runId: string, records?: readonly StoredRecord[]): void {
+    const fold = this.folds.get(runId);
+    if (fold && !(records && fold.append(records))) this.folds.delete(runId);
   }
 
   private async refreshSummaries(): Promise<RunSummary[]> {
@@ -75,10 +107,10 @@ export class TimelineSync {
     return [...this.summaries.values()];
   }
 
-  /** The run's state; undefined (and the run left out) when not even its run record reads. */
-  private async readable(runId: string): Promise<RunState | undefined> {
+  /** The run's fold; undefined (and the run left out) when not even its run record reads. */
+  private async readable(runId: string): Promise<RunFold | undefined> {
     try {
-      return await this.state(runId);
+      return await this.fold(runId);
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       this.summaries.delete(runId);
@@ -86,32 +118,66 @@ export class TimelineSync {
     }
   }
 
-  private async view(runId: string): Promise<RunView | undefined> {
-    const state = await this.readable(runId);
-    if (!state) return undefined;
-    const live = await this.backend.liveStates(runId);
+  private header(runId: string, fold: RunFold): RunHeader {
     const summary = this.summaries.get(runId);
     const holder = summary?.heldHere === false ? summary.holder : undefined;
     const elsewhere = holder ? { pid: holder.pid, hostname: holder.hostname, heartbeatAt: holder.renewedAt } : undefined;
-    const view = buildRunView(state, live, summary?.leased ?? false, elsewhere);
+    const header = fold.header(summary?.leased ?? false, elsewhere);
     const review = this.reviewCount(runId);
-    return review > 0 ? { ...view, header: { ...view.header, reviewCount: review } } : view;
+    return review > 0 ? { ...header, reviewCount: review } : header;
+  }
+
+  /** The whole view of a run, built from its fold. */
+  private async view(runId: string): Promise<RunView | undefined> {
+    const fold = await this.readable(runId);
+    if (!fold) return undefined;
+    fold.takeTouched();
+    this.reread.delete(runId);
+    const live = await this.backend.liveStates([...fold.patches].filter((p) => p.state === 'pending'));
+    return { header: this.header(runId, fold), steps: fold.steps(live) };
+  }
+
+  /** The update for a run whose sent view is current up to the steps its new records touched. */
+  private async tailDelta(runId: string, fold: RunFold, sent: RunView): Promise<{ view: RunView; delta: RunDeltaMessage | null }> {
+    const header = this.header(runId, fold);
+    const touched = fold.takeTouched();
+    if (touched === Infinity) {
+      const view = { header, steps: sent.steps };
+      return { view, delta: sameData(header, sent.header) ? null : { type: 'runDelta', header, fromStep: sent.steps.length, steps: [] } };
+    }
+    const start = fold.tailStart(touched);
+    const tail = fold.steps(await this.backend.liveStates(fold.pendingFrom(start.stepId)), start.index);
+    let from = stepIndex(sent.steps, start.stepId);
+    let k = 0;
+    while (k < tail.length && from + k < sent.steps.length && sameData(tail[k], sent.steps[from + k])) k++;
+    from += k;
+    const steps = tail.slice(k);
+    const view = { header, steps: sent.steps.slice(0, from).concat(steps) };
+    const unchanged = steps.length === 0 && from === sent.steps.length && sameData(header, sent.header);
+    return { view, delta: unchanged ? null : { type: 'runDelta', header, fromStep: from, steps } };
   }
 
   private reviewCount(runId: string): number {
     return this.backend.reviewCount?.(runId) ?? 0;
   }
 
-  async snapshot(): Promise<SnapshotMessage> {
+  /**
+   * Every run, as the view shows it on `ready`: a snapshot whose runs carry their first steps
+   * (what the view paints first), then each long run's later steps as deltas, a chunk each.
+   */
+  async snapshot(): Promise<[SnapshotMessage, ...RunDeltaMessage[]]> {
     this.sent.clear();
     const runs: RunView[] = [];
+    const rest: RunDeltaMessage[] = [];
     for (const summary of await this.refreshSummaries()) {
       const view = await this.view(summary.runId);
       if (!view) continue;
       this.sent.set(summary.runId, view);
-      runs.push(view);
+      runs.push({ header: view.header, steps: view.steps.slice(0, FIRST_STEPS) });
+      for (let from = FIRST_STEPS; from < view.steps.length; from += STEP_CHUNK)
+        rest.push({ type: 'runDelta', header: view.header, fromStep: from, steps: view.steps.slice(from, from + STEP_CHUNK) });
     }
-    return { type: 'snapshot', runs };
+    return [{ type: 'snapshot', runs }, ...rest];
   }
 
   /** Messages for one batch of changes, in order. */
@@ -131,42 +197,52 @@ export class TimelineSync {
           touched.add(summary.runId);
     }
     for (const runId of touched) {
-      this.states.delete(runId);
       if (!this.summaries.has(runId)) await this.refreshSummaries();
       if (!this.summaries.has(runId)) continue;
-      const next = await this.view(runId);
-      if (!next) {
-        if (this.sent.has(runId)) messages.push({ type: 'runRemoved', runId });
-        this.forget(runId);
-        continue;
-      }
-      const delta = runDelta(this.sent.get(runId), next);
-      this.sent.set(runId, next);
-      if (delta) messages.push(delta);
+      const message = await this.update(runId);
+      if (message) messages.push(message);
     }
     if (batch.paths.length > 0) messages.push(...(await this.liveChanged(new Set(batch.paths), touched)));
     return messages;
   }
 
+  /** The message that brings the view of one run up to date, if any. */
+  private async update(runId: string): Promise<HostToWebview | null> {
+    const sent = this.sent.get(runId);
+    const fold = this.folds.get(runId);
+    if (sent && fold && !this.reread.has(runId)) {
+      const { view, delta } = await this.tailDelta(runId, fold, sent);
+      this.sent.set(runId, view);
+      return delta;
+    }
+    const next = await this.view(runId);
+    if (!next) {
+      this.forget(runId);
+      return sent ? { type: 'runRemoved', runId } : null;
+    }
+    this.sent.set(runId, next);
+    return runDelta(sent, next);
+  }
+
   /** While no webview listens: drop what the batch made stale, build nothing. */
   invalidate(batch: { runs: boolean; records: readonly string[] }): void {
     if (batch.runs) this.summaries.clear();
-    for (const runId of batch.records) this.states.delete(runId);
   }
 
   private forget(runId: string): void {
     this.sent.delete(runId);
-    this.states.delete(runId);
+    this.folds.delete(runId);
+    this.reread.delete(runId);
   }
 
   private async liveChanged(paths: ReadonlySet<string>, alreadyFresh: ReadonlySet<string>): Promise<HostToWebview[]> {
     const messages: HostToWebview[] = [];
     for (const [runId, view] of this.sent) {
       if (alreadyFresh.has(runId)) continue;
-      const state = await this.state(runId);
-      const affected = state.patches.filter((p) => p.state === 'pending' && paths.has(p.path));
+      const fold = await this.fold(runId);
+      const affected = [...fold.patches].filter((p) => p.state === 'pending' && paths.has(p.path));
       if (affected.length === 0) continue;
-      const live = await this.backend.liveStates(runId);
+      const live = await this.backend.liveStates(affected);
       const changes = affected.map((p) => ({ patchId: p.patchId, state: patchView(p, live.get(p.patchId)) }));
       const changed = changes.filter((c) => currentState(view, c.patchId) !== c.state);
       if (changed.length === 0) continue;
