@@ -13,7 +13,11 @@ import type {
   RunStatus,
   StoredRecord,
 } from './records';
+import type { LeaseInfo } from './lease-policy';
+import type { RetentionPolicy } from './retention';
 import type { ResumeState } from './resume-state';
+
+export type { LeaseInfo } from './lease-policy';
 
 /** A run's state folded from its journal (at its latest checkpoint or an earlier one). */
 export interface RunState {
@@ -110,21 +114,6 @@ export class StoreError extends Error {
   }
 }
 
-export interface LeaseInfo {
-  readonly holderId: string;
-  readonly pid: number;
-  readonly hostname: string;
-  /** The holder process's start time, when its host tells it (a reused pid is not the holder). */
-  readonly startTime?: string;
-  readonly acquiredAt: number;
-  /** The holder's heartbeat: renewed on a timer while it lives. */
-  readonly renewedAt: number;
-  /** Goes up each time the lease changes hands; every append checks it. */
-  readonly generation: number;
-  /** Set by a take-over: the previous holder is fenced off and the lease is free. */
-  readonly fenced?: boolean;
-}
-
 /** Exclusive writer of one run. Every append is one commit group: one fsync. */
 export interface RunWriter {
   readonly runId: string;
@@ -173,8 +162,11 @@ export interface CheckpointStore {
   getBlob(hash: string): Promise<Uint8Array>;
   verify(runId: string): Promise<VerifyReport>;
   /** Deletes old completed runs beyond the quota and unreferenced blobs. */
-  collectGarbage(policy: {
-    maxBytes?: number;
-    maxRuns?: number;
-  }): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }>;
+  collectGarbage(policy: RetentionPolicy): Promise<GcResult>;
+}
+
+export interface GcResult {
+  removedRuns: string[];
+  removedBlobs: number;
+  freedBytes: number;
 }

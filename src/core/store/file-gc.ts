@@ -1,18 +1,12 @@
-import type { RunSummary } from './contract';
+import type { GcResult, RunSummary } from './contract';
 import { acquireLease } from './file-lease';
-import type { FileCheckpointStore } from './file-store';
-import { isNotFound, joinPath } from './fs-port';
-import { newHolderId } from './lease-policy';
 import { readSnapshot, snapshotNames } from './file-snapshots';
+import type { FileCheckpointStore } from './file-store';
+import { isNotFound, joinPath, readdirOrEmpty } from './fs-port';
+import { newHolderId } from './lease-policy';
 import { blobRefs, snapshotBlobRefs } from './refs';
 import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
 import { JOURNAL, readStateFile } from './run-files';
-
-interface GcResult {
-  removedRuns: string[];
-  removedBlobs: number;
-  freedBytes: number;
-}
 
 async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ names: string[]; bytes: number }> {
   const names = await store.fs.readdir(dir);
@@ -21,36 +15,27 @@ async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ n
   return { names, bytes };
 }
 
-/** What one run uses; a run we cannot read is protected and makes its blob references unknown. */
-async function usageOf(
-  store: FileCheckpointStore,
-  runId: string,
-  summary: RunSummary | undefined,
-): Promise<{ usage: RunUsage; refsKnown: boolean } | null> {
+/** What one run uses and whether its blob references are known (null: no journal); a run we cannot read is protected. */
+async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSummary | undefined): Promise<[RunUsage, boolean] | null> {
   const dir = store.runDir(runId);
-  const journal = joinPath(dir, JOURNAL);
-  if (!(await store.fs.stat(journal))) return null;
+  if (!(await store.fs.stat(joinPath(dir, JOURNAL)))) return null;
   const { bytes } = await folderBytes(store, dir);
   const state = await readStateFile(store.fs, dir);
   try {
-    const records = await store.readRecords(runId);
-    const blobs = new Set(records.flatMap(blobRefs));
+    const blobs = new Set((await store.readRecords(runId)).flatMap(blobRefs));
     // A snapshot names only what the journal does, but its schema, not that rule, is what is read.
     for (const name of await snapshotNames(store.fs, dir)) {
       const snapshot = await readSnapshot(store.fs, dir, name);
       for (const hash of snapshot ? snapshotBlobRefs(snapshot) : []) blobs.add(hash);
     }
-    const usage: RunUsage = {
-      runId,
-      status: state?.status ?? summary?.status ?? 'interrupted',
-      updatedAt: state?.updatedAt ?? summary?.updatedAt ?? 0,
-      bytes,
-      protected: !state || (summary?.leased ?? true) || summary?.damaged !== undefined,
-      blobs,
-    };
-    return { usage, refsKnown: true };
+    const status = state?.status ?? summary?.status ?? 'interrupted';
+    const updatedAt = state?.updatedAt ?? summary?.updatedAt ?? 0;
+    return [
+      { runId, status, updatedAt, bytes, protected: !state || (summary?.leased ?? true) || summary?.damaged !== undefined, blobs },
+      true,
+    ];
   } catch {
-    return { usage: { runId, status: 'interrupted', updatedAt: 0, bytes, protected: true, blobs: new Set() }, refsKnown: false };
+    return [{ runId, status: 'interrupted', updatedAt: 0, bytes, protected: true, blobs: new Set() }, false];
   }
 }
 
@@ -59,8 +44,7 @@ async function removeRun(store: FileCheckpointStore, runId: string): Promise<num
   const dir = store.runDir(runId);
   await acquireLease(store.leaseContext(runId), newHolderId(), store.abandoned);
   const { names, bytes } = await folderBytes(store, dir);
-  const ordered = [JOURNAL, ...names.filter((n) => n !== JOURNAL)];
-  for (const name of ordered) {
+  for (const name of [JOURNAL, ...names.filter((n) => n !== JOURNAL)]) {
     await store.fs.unlink(joinPath(dir, name)).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     });
@@ -71,32 +55,18 @@ async function removeRun(store: FileCheckpointStore, runId: string): Promise<num
 }
 
 export async function collectFileGarbage(store: FileCheckpointStore, policy: RetentionPolicy): Promise<GcResult> {
-  let names: string[];
-  try {
-    names = await store.fs.readdir(store.runsDir);
-  } catch (error) {
-    if (isNotFound(error)) names = [];
-    else throw error;
-  }
+  const names = await readdirOrEmpty(store.fs, store.runsDir);
   const summaries = new Map((await store.listRuns()).map((s) => [s.runId, s]));
   const usages: RunUsage[] = [];
   let allRefsKnown = true;
   for (const name of names) {
-    let found: Awaited<ReturnType<typeof usageOf>>;
-    try {
-      found = await usageOf(store, name, summaries.get(name));
-    } catch {
-      allRefsKnown = false;
-      continue;
-    }
-    if (!found) continue;
-    usages.push(found.usage);
-    allRefsKnown &&= found.refsKnown;
+    const found = await usageOf(store, name, summaries.get(name)).catch(() => [null, false] as const);
+    if (found?.[0]) usages.push(found[0]);
+    allRefsKnown &&= found?.[1] ?? true;
   }
   const blobs = await store.blobs.list();
-  const sizes = new Map(blobs.map((b) => [b.hash, b.size]));
   const result: GcResult = { removedRuns: [], removedBlobs: 0, freedBytes: 0 };
-  for (const runId of planRetention(usages, sizes, policy)) {
+  for (const runId of planRetention(usages, new Map(blobs.map((b) => [b.hash, b.size])), policy)) {
     try {
       result.freedBytes += await removeRun(store, runId);
       result.removedRuns.push(runId);

@@ -1,5 +1,5 @@
 import { StoreError, type LeaseInfo } from './contract';
-import { readIfExists, replaceFileAtomic, tempName, writeNewFile } from './atomic-file';
+import { parseJsonAs, readIfExists, replaceFileAtomic, tempName, writeNewFile } from './atomic-file';
 import { isExists, isNotFound, joinPath, type StoreFs } from './fs-port';
 import { describeHolder, isLeaseStale, LeaseFile, newHolderId, newLease, type ProcessIdentity } from './lease-policy';
 
@@ -21,12 +21,10 @@ async function readLeaseFile(ctx: LeaseContext): Promise<LeaseRead> {
   const path = joinPath(ctx.runDir, LEASE);
   const bytes = await readIfExists(ctx.fs, path);
   if (bytes === null) return { kind: 'none' };
-  try {
-    return { kind: 'held', lease: LeaseFile.parse(JSON.parse(decoder.decode(bytes))) };
-  } catch {
-    const st = await ctx.fs.stat(path);
-    return st ? { kind: 'unreadable', mtimeMs: st.mtimeMs } : { kind: 'none' };
-  }
+  const lease = parseJsonAs(bytes, LeaseFile);
+  if (lease) return { kind: 'held', lease };
+  const st = await ctx.fs.stat(path);
+  return st ? { kind: 'unreadable', mtimeMs: st.mtimeMs } : { kind: 'none' };
 }
 
 export async function readLease(ctx: LeaseContext): Promise<LeaseInfo | null> {
@@ -41,10 +39,6 @@ export async function liveLease(ctx: LeaseContext, abandoned: ReadonlySet<string
   if (read.kind === 'unreadable') return ctx.now() - read.mtimeMs <= ctx.timeoutMs ? 'unreadable' : null;
   const live = !abandoned.has(read.lease.holderId) && !isLeaseStale(read.lease, ctx.now(), ctx.timeoutMs, ctx.me);
   return live ? read.lease : null;
-}
-
-export async function leaseIsLive(ctx: LeaseContext, abandoned: ReadonlySet<string>): Promise<boolean> {
-  return (await liveLease(ctx, abandoned)) !== null;
 }
 
 /** Publishes a lease file that did not exist: the content is complete the instant the name appears. */

@@ -2,7 +2,7 @@ import { StoreError, type RunSummary, type VerifyReport } from './contract';
 import { liveLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
 import { foldRecords } from './fold';
-import { errorMessage, isNotFound, joinPath } from './fs-port';
+import { errorMessage, joinPath, readdirOrEmpty } from './fs-port';
 import type { JournalScan } from './journal-format';
 import type { StoredRecord } from './records';
 import { blobRefs } from './refs';
@@ -10,15 +10,8 @@ import { JOURNAL, readDamageFile, readStateFile, RUN_ID } from './run-files';
 
 /** Every run of the store, from each one's state file (its journal only when the state file is missing or unreadable). */
 export async function listFileRuns(store: FileCheckpointStore): Promise<RunSummary[]> {
-  let names: string[];
-  try {
-    names = await store.fs.readdir(store.runsDir);
-  } catch (error) {
-    if (isNotFound(error)) return [];
-    throw error;
-  }
   const summaries: RunSummary[] = [];
-  for (const name of names.sort()) {
+  for (const name of (await readdirOrEmpty(store.fs, store.runsDir)).sort()) {
     const summary = await summaryOf(store, name);
     if (summary) summaries.push(summary);
   }
@@ -80,6 +73,6 @@ export async function verifyFileRun(store: FileCheckpointStore, runId: string): 
     ...(tornTail ? { tornTail: { offset: tornTail.offset, bytes: tornTail.bytes } } : {}),
     ...(scan.damage ? { damage: { file: journal, ...scan.damage } } : {}),
   };
-  if (scan.damage) await store.recordDamage(runId, journal, scan.damage);
+  if (scan.damage) await store.recordDamage(runId, scan.damage);
   return report;
 }

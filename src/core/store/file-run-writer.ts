@@ -1,10 +1,9 @@
-import type { Clock, Timers } from '../ports';
 import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './contract';
-import type { FileBlobs } from './file-blobs';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
-import { errorMessage, type StoreFileHandle, type StoreFs } from './fs-port';
 import { writeSnapshot } from './file-snapshots';
+import type { FileCheckpointStore, OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldRecord, type FoldState } from './fold';
+import { errorMessage, type StoreFileHandle } from './fs-port';
 import { encodeGroup, lastLineOf } from './journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
 import type { NewRecord, StoredRecord } from './records';
@@ -12,32 +11,18 @@ import { blobRefs } from './refs';
 import { writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
-export interface WriterSetup {
-  readonly fs: StoreFs;
-  readonly clock: Clock;
-  /** Renews the lease on a timer while the writer lives; without it the lease is renewed only by appends. */
-  readonly timers?: Timers;
-  readonly lease: LeaseContext;
-  readonly blobs: FileBlobs;
-  readonly journalPath: string;
+/** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
+const CLOSE_SNAPSHOT_BYTES = 64 << 10;
+
+interface WriterSetup extends OpenedRun {
+  readonly store: FileCheckpointStore;
   readonly handle: StoreFileHandle;
   readonly holderId: string;
   readonly leaseInfo: LeaseInfo;
   /** What state.json says now (lastSeq, journalBytes are the writer's starting point). */
   readonly state: Omit<RunStateFile, 'v'>;
-  readonly stateIntervalMs: number;
-  /** Called when the writer stops after an I/O error, so its own process may take the run again. */
-  readonly onAbandon: (holderId: string) => void;
-  /** Called before the writer first changes the journal, and when it closes. */
-  readonly onFirstChange?: () => void;
-  /** The run's state so far (fold.ts), kept as records are appended: the source of its snapshots. */
-  readonly fold: FoldState;
-  /** Folds the whole journal again (after a branch record, which needs every record before it). */
-  readonly refold: () => Promise<FoldState>;
-  /** A snapshot is written after a compaction, and once the journal grew this much since the last one. */
-  readonly snapshotStepBytes: number;
-  /** The journal offset the newest snapshot covers (0: none). */
-  readonly snapshotAt: number;
+  /** Called when the writer appends or closes: the state openWriter read is no longer the run's. */
+  readonly dropHanded?: () => void;
   /** The torn write cut when the run was opened, if one was. */
   readonly tornTailCut?: TornTailCut;
 }
@@ -47,6 +32,10 @@ export class FileRunWriter implements RunWriter {
   readonly runId: string;
   readonly holderId: string;
   readonly tornTailCut?: TornTailCut;
+  private readonly store: FileCheckpointStore;
+  private readonly handle: StoreFileHandle;
+  private readonly ctx: LeaseContext;
+  private readonly journalPath: string;
   private stopped: StoreError | null = null;
   private state: Omit<RunStateFile, 'v'>;
   private lease: LeaseInfo;
@@ -54,45 +43,55 @@ export class FileRunWriter implements RunWriter {
   private stateDirty = false;
   private handleOpen = true;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The run's state so far, kept as records are appended: the source of its snapshots. */
   private fold: FoldState;
+  /** The journal offset the newest snapshot covers, and where the last line appended starts. */
   private snapshotAt: number;
+  private lastLine: { start: number; crc: string } | undefined;
   private heartbeat: { stop(): void } | undefined;
 
-  constructor(private setup: WriterSetup) {
+  constructor(private readonly setup: WriterSetup) {
+    const { store } = setup;
     this.runId = setup.state.runId;
     this.holderId = setup.holderId;
     if (setup.tornTailCut) this.tornTailCut = setup.tornTailCut;
+    this.store = store;
+    this.handle = setup.handle;
+    this.ctx = store.leaseContext(this.runId);
+    this.journalPath = store.journalPath(this.runId);
     this.state = setup.state;
     this.lease = setup.leaseInfo;
-    this.stateWrittenAt = setup.clock.now();
+    this.stateWrittenAt = store.clock.now();
     this.fold = setup.fold;
     this.snapshotAt = setup.snapshotAt;
-    this.heartbeat = setup.timers?.every(renewIntervalMs(setup.lease.timeoutMs), () => this.renewLease().catch(() => undefined));
+    this.heartbeat = store.timers?.every(renewIntervalMs(this.ctx.timeoutMs), () => this.renewLease().catch(() => undefined));
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
-    this.changing();
+    this.setup.dropHanded?.();
     return this.serialised(() => this.appendNow(records));
   }
 
   /** Also called by the heartbeat timer: in the same queue as appends, so a renewal never splits an append's check from its write. */
   renewLease(): Promise<void> {
     return this.serialised(async () => {
-      this.throwIfStopped();
-      this.lease = await this.guard(() => renewLease(this.setup.lease, this.holderId, this.lease.generation), false);
+      if (this.stopped) throw this.stopped;
+      this.lease = await this.guard(() => renewLease(this.ctx, this.holderId, this.lease.generation), false);
     });
   }
 
   close(): Promise<void> {
-    this.changing();
+    this.setup.dropHanded?.();
     return this.serialised(async () => {
       if (!this.stopped) {
         this.stop(new StoreError('this writer is closed', 'lease_lost'));
         try {
+          // A resume after a clean stop then reads no journal, only what a snapshot of its live context holds.
+          if (this.lastLine && this.state.journalBytes - this.snapshotAt >= CLOSE_SNAPSHOT_BYTES) await this.snapshot(this.lastLine);
           if (this.stateDirty) await this.writeState();
-          await releaseLease(this.setup.lease, this.holderId);
+          await releaseLease(this.ctx, this.holderId);
         } catch {
-          this.setup.onAbandon(this.holderId);
+          this.store.abandoned.add(this.holderId);
         }
       }
       await this.closeHandle();
@@ -106,47 +105,42 @@ export class FileRunWriter implements RunWriter {
     return result;
   }
 
-  private throwIfStopped(): void {
-    if (this.stopped) throw this.stopped;
-  }
-
   private async appendNow(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
-    this.throwIfStopped();
+    if (this.stopped) throw this.stopped;
     if (records.length === 0) return [];
-    const { fs, clock, handle } = this.setup;
-    const now = clock.now();
+    const { fs } = this.store;
+    const now = this.store.clock.now();
     const stamped = stampRecords(records, this.state.lastSeq + 1, now);
     await this.checkBlobs(stamped);
     const bytes = encodeGroup(stamped);
     // The critical section: the holder and generation, the journal's size, then the write, with
     // nothing else awaited between them (appends and renewals share one queue).
     await this.guard(async () => {
-      const [lease, size] = await Promise.all([checkHolder(this.setup.lease, this.holderId, this.lease.generation), fs.size(handle)]);
+      const [lease, size] = await Promise.all([checkHolder(this.ctx, this.holderId, this.lease.generation), fs.size(this.handle)]);
       this.lease = lease;
       if (size !== this.state.journalBytes) {
         throw new StoreError(
           `the journal changed under this writer (${size} bytes, expected ${this.state.journalBytes}); reopen the run`,
           'lease_lost',
-          this.setup.journalPath,
+          this.journalPath,
         );
       }
-      await fs.write(handle, bytes);
-      await fs.sync(handle);
+      await fs.write(this.handle, bytes);
+      await fs.sync(this.handle);
     }, true);
     // The records are durable: a failed renewal here only stops the writer (lease lost) or waits for the next one.
-    if (leaseNeedsRenewal(this.lease, now, this.setup.lease.timeoutMs)) {
-      await this.guard(() => renewLease(this.setup.lease, this.holderId, this.lease.generation), false).then(
+    if (leaseNeedsRenewal(this.lease, now, this.ctx.timeoutMs)) {
+      await this.guard(() => renewLease(this.ctx, this.holderId, this.lease.generation), false).then(
         (renewed) => (this.lease = renewed),
         () => undefined,
       );
     }
     const before = this.state;
     await this.track(stamped, bytes.length, now);
+    const line = lastLineOf(bytes);
+    this.lastLine = { start: before.journalBytes + line.start, crc: line.crc };
     const compacted = stamped.some((record) => record.type === 'compaction');
-    if (compacted || this.state.journalBytes - this.snapshotAt >= this.setup.snapshotStepBytes) {
-      const line = lastLineOf(bytes);
-      await this.snapshot({ start: before.journalBytes + line.start, crc: line.crc });
-    }
+    if (compacted || this.state.journalBytes - this.snapshotAt >= this.store.snapshotStepBytes) await this.snapshot(this.lastLine);
     await this.maybeWriteState(now, before);
     return stamped;
   }
@@ -154,7 +148,7 @@ export class FileRunWriter implements RunWriter {
   private async checkBlobs(records: readonly StoredRecord[]): Promise<void> {
     for (const record of records) {
       for (const hash of blobRefs(record)) {
-        const present = await this.guard(() => this.setup.blobs.has(hash), false);
+        const present = await this.guard(() => this.store.blobs.has(hash), false);
         if (!present) throw new StoreError(`record names blob ${hash} that is not in the store`, 'invalid');
       }
     }
@@ -165,7 +159,7 @@ export class FileRunWriter implements RunWriter {
       for (const record of records) foldRecord(this.fold, record);
     } catch (error) {
       if (!(error instanceof BranchNeedsRecords)) throw error;
-      this.fold = await this.setup.refold();
+      this.fold = (await this.store.openRunWhole(this.runId)).fold;
     }
     this.stateDirty = true;
     this.state = {
@@ -182,11 +176,7 @@ export class FileRunWriter implements RunWriter {
   private async snapshot(line: { start: number; crc: string }): Promise<void> {
     const { journalBytes } = this.state;
     try {
-      await writeSnapshot(this.setup.fs, this.setup.lease.runDir, this.fold, {
-        journalBytes,
-        lastLineStart: line.start,
-        lastLineCrc: line.crc,
-      });
+      await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, { journalBytes, lastLineStart: line.start, lastLineCrc: line.crc });
       this.snapshotAt = journalBytes;
     } catch {
       // the next one is tried after the next step of journal
@@ -196,7 +186,7 @@ export class FileRunWriter implements RunWriter {
   /** state.json is a listing cache: rewritten when the status or step changes, else at most every interval. */
   private async maybeWriteState(now: number, before: Omit<RunStateFile, 'v'>): Promise<void> {
     const changed = before.status !== this.state.status || before.steps !== this.state.steps;
-    if (!changed && now - this.stateWrittenAt < this.setup.stateIntervalMs) return;
+    if (!changed && now - this.stateWrittenAt < this.store.stateIntervalMs) return;
     try {
       await this.writeState();
     } catch {
@@ -205,9 +195,9 @@ export class FileRunWriter implements RunWriter {
   }
 
   private async writeState(): Promise<void> {
-    await writeStateFile(this.setup.fs, this.setup.lease.runDir, this.state);
+    await writeStateFile(this.store.fs, this.ctx.runDir, this.state);
     this.stateDirty = false;
-    this.stateWrittenAt = this.setup.clock.now();
+    this.stateWrittenAt = this.store.clock.now();
   }
 
   /**
@@ -222,12 +212,12 @@ export class FileRunWriter implements RunWriter {
         if (error.code === 'lease_lost') this.stop(error);
         throw error;
       }
-      const failure = new StoreError(`store I/O failed for run ${this.runId}: ${errorMessage(error)}`, 'io', this.setup.journalPath);
+      const failure = new StoreError(`store I/O failed for run ${this.runId}: ${errorMessage(error)}`, 'io', this.journalPath);
       if (fatal) {
         this.stop(failure);
         await this.closeHandle();
-        await this.setup.fs.truncate(this.setup.journalPath, this.state.journalBytes).catch(() => undefined);
-        this.setup.onAbandon(this.holderId);
+        await this.store.fs.truncate(this.journalPath, this.state.journalBytes).catch(() => undefined);
+        this.store.abandoned.add(this.holderId);
       }
       throw failure;
     }
@@ -236,14 +226,7 @@ export class FileRunWriter implements RunWriter {
   private async closeHandle(): Promise<void> {
     if (!this.handleOpen) return;
     this.handleOpen = false;
-    await this.setup.fs.close(this.setup.handle).catch(() => undefined);
-  }
-
-  private changing(): void {
-    const onFirstChange = this.setup.onFirstChange;
-    if (!onFirstChange) return;
-    this.setup = { ...this.setup, onFirstChange: undefined };
-    onFirstChange();
+    await this.store.fs.close(this.handle).catch(() => undefined);
   }
 
   private stop(error: StoreError): void {

@@ -2,13 +2,13 @@ import { systemClock, type Clock, type Timers } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type GcResult,
   type JournalDamage,
   type LeaseInfo,
   type ReadRunOptions,
   type RunState,
   type RunSummary,
   type RunWriter,
-  type TornTailCut,
   type VerifyReport,
 } from './contract';
 import { FileBlobs } from './file-blobs';
@@ -16,10 +16,10 @@ import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, readLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
-import { resumeFromSnapshot, type ResumedFold } from './file-snapshots';
+import { resumeFromSnapshot } from './file-snapshots';
 import { foldJournal, foldRecordsInSlices, startFold, type FoldState } from './fold';
-import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
-import { encodeGroup, scanJournalInSlices, type JournalScan, type ReadOptions } from './journal-format';
+import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFileHandle, type StoreFs } from './fs-port';
+import { encodeGroup, scanJournalInSlices, type JournalScan } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
@@ -48,13 +48,11 @@ export interface FileStoreOptions {
   readonly snapshotStepBytes?: number;
 }
 
-const SNAPSHOT_STEP_BYTES = 4 << 20;
-
-/** A run opened from its newest snapshot (or its whole journal) and the journal after it. */
-interface OpenedRun {
+/** A run opened from its newest snapshot (or its whole journal): its state and the journal read after the snapshot. */
+export interface OpenedRun {
   readonly fold: FoldState;
-  /** The journal read after the snapshot (all of it without one). */
   readonly scan: JournalScan;
+  /** The journal offset the snapshot covers (0: none). */
   readonly snapshotAt: number;
 }
 
@@ -71,8 +69,8 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly migrations: MigrationTable;
   readonly readVersion: number;
   readonly blobGraceMs: number;
-  private readonly stateIntervalMs: number;
-  private readonly snapshotStepBytes: number;
+  readonly stateIntervalMs: number;
+  readonly snapshotStepBytes: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   /**
@@ -96,7 +94,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.readVersion = options.readVersion ?? FORMAT_VERSION;
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
-    this.snapshotStepBytes = options.snapshotStepBytes ?? SNAPSHOT_STEP_BYTES;
+    this.snapshotStepBytes = options.snapshotStepBytes ?? 4 << 20;
   }
 
   runDir(runId: string): string {
@@ -115,82 +113,71 @@ export class FileCheckpointStore implements CheckpointStore {
   async createRun(run: Omit<RunRecord, 'v' | 'at' | 'type'>): Promise<RunWriter> {
     const dir = this.runDir(run.runId);
     const journal = this.journalPath(run.runId);
-    const now = this.clock.now();
-    const stamped = stampRecords([{ ...run, type: 'run' }], 1, now);
+    const stamped = stampRecords([{ ...run, type: 'run' }], 1, this.clock.now());
     await this.ensureRoot();
     if (await this.fs.stat(journal)) throw new StoreError(`run ${run.runId} already exists`, 'invalid', journal);
     await this.fs.mkdirp(dir);
     await this.fs.syncDir(this.runsDir);
-    const holderId = newHolderId();
-    const ctx = this.leaseContext(run.runId);
-    const lease = await acquireLease(ctx, holderId, this.abandoned);
-    try {
+    return this.withLease(run.runId, async (holderId, lease) => {
       const handle = await this.fs.openExclusive(journal).catch((error: unknown) => {
         throw isExists(error) ? new StoreError(`run ${run.runId} already exists`, 'invalid', journal) : error;
       });
       const bytes = encodeGroup(stamped);
-      const state: Omit<RunStateFile, 'v'> = {
-        runId: run.runId,
-        task: run.task,
-        createdAt: run.createdAt,
-        status: 'running',
-        lastSeq: 1,
-        updatedAt: now,
-        steps: 0,
-        journalBytes: bytes.length,
-      };
-      try {
+      const opened: OpenedRun = { fold: startFold(stamped[0]), scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
+      const state = stateOf(opened, undefined);
+      await this.closingOnError(handle, async () => {
         await this.fs.write(handle, bytes);
         await this.fs.sync(handle);
         await this.fs.syncDir(dir);
         await writeStateFile(this.fs, dir, state);
-      } catch (error) {
-        await this.fs.close(handle).catch(() => undefined);
-        throw error;
-      }
-      const opened: OpenedRun = { fold: startFold(stamped[0]), scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
-      return this.writer(run.runId, handle, holderId, lease, state, opened);
-    } catch (error) {
-      await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
-      throw this.asStoreError(error, journal);
-    }
+      });
+      return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened });
+    });
   }
 
   async openWriter(runId: string): Promise<RunWriter> {
     const journal = this.journalPath(runId);
     if (!(await this.fs.stat(journal))) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+    return this.withLease(runId, async (holderId, lease) => {
+      await this.refuseKnownDamage(runId);
+      const opened = await this.openRun(runId);
+      const { scan } = opened;
+      const dir = this.runDir(runId);
+      if (scan.tornTail) await this.fs.truncate(journal, scan.goodLength);
+      const stored = await readStateFile(this.fs, dir);
+      const state = stateOf(opened, scan.tornTail ? { ...scan.tornTail, at: this.clock.now() } : stored?.tornTailCut);
+      const handle = await this.fs.openAppend(journal);
+      // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
+      if (!sameState(stored, state)) await this.closingOnError(handle, () => writeStateFile(this.fs, dir, state));
+      const handed = { state: resumeStateOf(opened.fold), goodLength: scan.goodLength };
+      this.opened.set(runId, handed);
+      const dropHanded = () => this.opened.get(runId) === handed && this.opened.delete(runId);
+      const cut = scan.tornTail && { tornTailCut: { file: journal, ...scan.tornTail } };
+      return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened, dropHanded, ...cut });
+    });
+  }
+
+  /** Runs `open` holding a new lease of the run; the lease is released when it fails. */
+  private async withLease(runId: string, open: (holderId: string, lease: LeaseInfo) => Promise<RunWriter>): Promise<RunWriter> {
     const holderId = newHolderId();
     const ctx = this.leaseContext(runId);
     const lease = await acquireLease(ctx, holderId, this.abandoned);
     try {
-      await this.refuseKnownDamage(runId);
-      const opened = await this.openRun(runId);
-      const { scan } = opened;
-      let tornTailCut: RunStateFile['tornTailCut'];
-      if (scan.tornTail) {
-        await this.fs.truncate(journal, scan.goodLength);
-        tornTailCut = { ...scan.tornTail, at: this.clock.now() };
-      }
-      const stored = await readStateFile(this.fs, ctx.runDir);
-      const state = this.stateFromFold(runId, opened, tornTailCut ?? stored?.tornTailCut);
-      const handle = await this.fs.openAppend(journal);
-      try {
-        // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
-        if (!stored || !sameState(stored, state)) await writeStateFile(this.fs, ctx.runDir, state);
-      } catch (error) {
-        await this.fs.close(handle).catch(() => undefined);
-        throw error;
-      }
-      const handed = { state: resumeStateOf(opened.fold), goodLength: scan.goodLength };
-      this.opened.set(runId, handed);
-      const dropOpened = () => {
-        if (this.opened.get(runId) === handed) this.opened.delete(runId);
-      };
-      const cut = scan.tornTail ? { file: journal, offset: scan.tornTail.offset, bytes: scan.tornTail.bytes } : undefined;
-      return this.writer(runId, handle, holderId, lease, state, opened, dropOpened, cut);
+      return await open(holderId, lease);
     } catch (error) {
       await releaseLease(ctx, holderId).catch(() => this.abandoned.add(holderId));
-      throw this.asStoreError(error, journal);
+      if (error instanceof StoreError) throw error;
+      const journal = this.journalPath(runId);
+      throw new StoreError(`store I/O failed on ${journal}: ${errorMessage(error)}`, 'io', journal);
+    }
+  }
+
+  private async closingOnError(handle: StoreFileHandle, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      await this.fs.close(handle).catch(() => undefined);
+      throw error;
     }
   }
 
@@ -210,35 +197,28 @@ export class FileCheckpointStore implements CheckpointStore {
    */
   private async openRun(runId: string): Promise<OpenedRun> {
     const journal = this.journalPath(runId);
-    let resumed: ResumedFold | null;
-    try {
-      resumed = await resumeFromSnapshot(this.fs, this.runDir(runId), runId, this.readOptions(journal), this.pause);
-    } catch (error) {
-      if (isNotFound(error)) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
-      throw error;
-    }
-    if (resumed) {
-      await this.checkedScan(runId, resumed.tail, false);
-      return { fold: resumed.fold, scan: resumed.tail, snapshotAt: resumed.snapshot.journalBytes };
-    }
+    const read = { file: journal, migrations: this.migrations, readVersion: this.readVersion };
+    const resumed = await resumeFromSnapshot(this.fs, this.runDir(runId), runId, read, this.pause).catch((error: unknown) => {
+      throw isNotFound(error) ? new StoreError(`run ${runId} not found`, 'not_found', journal) : error;
+    });
+    if (resumed) return { ...resumed, scan: await this.checkedScan(runId, resumed.scan, false) };
     return this.openRunWhole(runId);
   }
 
-  /** The run's state from its whole journal. */
-  private async openRunWhole(runId: string): Promise<OpenedRun> {
+  /** @internal The run's state from its whole journal. */
+  async openRunWhole(runId: string): Promise<OpenedRun> {
     const scan = await this.checkedScan(runId, await this.scanJournalOf(runId));
     return { fold: await foldJournal(scan.records, this.pause), scan, snapshotAt: 0 };
   }
 
   async readRun(runId: string, options?: ReadRunOptions): Promise<RunState> {
-    if (!options?.intactPart) return foldRecordsInSlices(await this.readRecords(runId), options, this.pause);
     const scan = await this.scanJournalOf(runId);
-    // No damage, or not even a run record before it: read as without intactPart.
-    if (!scan.damage || scan.records.length === 0)
+    // Without damage, or without even a run record before it, intactPart reads as a whole read does.
+    if (!options?.intactPart || !scan.damage || scan.records.length === 0)
       return foldRecordsInSlices((await this.checkedScan(runId, scan)).records, options, this.pause);
-    await this.recordDamage(runId, this.journalPath(runId), scan.damage).catch(() => undefined);
-    const damage: JournalDamage = { file: this.journalPath(runId), ...scan.damage };
-    return Object.assign(await foldRecordsInSlices(scan.records, options, this.pause), { damage });
+    await this.recordDamage(runId, scan.damage).catch(() => undefined);
+    const state = await foldRecordsInSlices(scan.records, options, this.pause);
+    return { ...state, damage: { file: this.journalPath(runId), ...scan.damage } };
   }
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {
@@ -253,14 +233,10 @@ export class FileCheckpointStore implements CheckpointStore {
   /** @internal The whole journal of a run, scanned. Throws not_found when the run has no journal. */
   async scanJournalOf(runId: string): Promise<JournalScan> {
     const journal = this.journalPath(runId);
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.fs.readFile(journal);
-    } catch (error) {
-      if (isNotFound(error)) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
-      throw error;
-    }
-    return scanJournalInSlices(bytes, this.readOptions(journal), this.pause);
+    const bytes = await this.fs.readFile(journal).catch((error: unknown) => {
+      throw isNotFound(error) ? new StoreError(`run ${runId} not found`, 'not_found', journal) : error;
+    });
+    return scanJournalInSlices(bytes, { file: journal, migrations: this.migrations, readVersion: this.readVersion }, this.pause);
   }
 
   async listRuns(): Promise<readonly RunSummary[]> {
@@ -289,7 +265,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return verifyFileRun(this, runId);
   }
 
-  async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
+  async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
     return collectFileGarbage(this, policy);
   }
 
@@ -297,13 +273,8 @@ export class FileCheckpointStore implements CheckpointStore {
   async checkedScan(runId: string, scan: JournalScan, whole = true): Promise<JournalScan> {
     const journal = this.journalPath(runId);
     if (scan.damage) {
-      await this.recordDamage(runId, journal, scan.damage).catch(() => undefined);
-      throw new StoreError(
-        `${journal} is damaged at byte ${scan.damage.offset}: ${scan.damage.message}`,
-        'damaged',
-        journal,
-        scan.damage.offset,
-      );
+      await this.recordDamage(runId, scan.damage).catch(() => undefined);
+      throw damaged({ file: journal, ...scan.damage });
     }
     if (!whole) return scan;
     const first = scan.records[0];
@@ -320,65 +291,12 @@ export class FileCheckpointStore implements CheckpointStore {
    */
   private async refuseKnownDamage(runId: string): Promise<void> {
     const damage = await readDamageFile(this.fs, this.runDir(runId));
-    if (damage)
-      throw new StoreError(`${damage.file} is damaged at byte ${damage.offset}: ${damage.message}`, 'damaged', damage.file, damage.offset);
+    if (damage) throw damaged(damage);
   }
 
   /** @internal */
-  async recordDamage(runId: string, journal: string, damage: { offset: number; message: string }): Promise<void> {
-    await writeDamageFile(this.fs, this.runDir(runId), { file: journal, ...damage, at: this.clock.now() });
-  }
-
-  private stateFromFold(runId: string, opened: OpenedRun, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
-    const { fold, scan } = opened;
-    const last = scan.records.at(-1);
-    return {
-      runId,
-      task: fold.run.task,
-      createdAt: fold.run.createdAt,
-      status: fold.status,
-      lastSeq: fold.lastSeq,
-      updatedAt: last?.at ?? fold.latestCheckpoint?.at ?? fold.run.at,
-      steps: fold.stepId,
-      journalBytes: scan.goodLength,
-      ...(tornTailCut ? { tornTailCut } : {}),
-    };
-  }
-
-  private readOptions(journal: string): ReadOptions {
-    return { file: journal, migrations: this.migrations, readVersion: this.readVersion };
-  }
-
-  private writer(
-    runId: string,
-    handle: Awaited<ReturnType<StoreFs['openAppend']>>,
-    holderId: string,
-    lease: LeaseInfo,
-    state: Omit<RunStateFile, 'v'>,
-    opened: OpenedRun,
-    onFirstChange?: () => void,
-    tornTailCut?: TornTailCut,
-  ): RunWriter {
-    return new FileRunWriter({
-      fs: this.fs,
-      clock: this.clock,
-      ...(this.timers ? { timers: this.timers } : {}),
-      lease: this.leaseContext(runId),
-      blobs: this.blobs,
-      journalPath: this.journalPath(runId),
-      handle,
-      holderId,
-      leaseInfo: lease,
-      state,
-      stateIntervalMs: this.stateIntervalMs,
-      onAbandon: (id) => this.abandoned.add(id),
-      fold: opened.fold,
-      refold: async () => (await this.openRunWhole(runId)).fold,
-      snapshotStepBytes: this.snapshotStepBytes,
-      snapshotAt: opened.snapshotAt,
-      ...(onFirstChange ? { onFirstChange } : {}),
-      ...(tornTailCut ? { tornTailCut } : {}),
-    });
+  async recordDamage(runId: string, damage: { offset: number; message: string }): Promise<void> {
+    await writeDamageFile(this.fs, this.runDir(runId), { file: this.journalPath(runId), ...damage, at: this.clock.now() });
   }
 
   private async ensureRoot(): Promise<void> {
@@ -388,9 +306,23 @@ export class FileCheckpointStore implements CheckpointStore {
     await mkdirpDurable(this.fs, this.blobs.root);
     this.rootReady = true;
   }
+}
 
-  private asStoreError(error: unknown, file: string): StoreError {
-    if (error instanceof StoreError) return error;
-    return new StoreError(`store I/O failed on ${file}: ${errorMessage(error)}`, 'io', file);
-  }
+function damaged(damage: JournalDamage): StoreError {
+  return new StoreError(`${damage.file} is damaged at byte ${damage.offset}: ${damage.message}`, 'damaged', damage.file, damage.offset);
+}
+
+/** What state.json says of a run opened as `opened`. */
+function stateOf({ fold, scan }: OpenedRun, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
+  return {
+    runId: fold.run.runId,
+    task: fold.run.task,
+    createdAt: fold.run.createdAt,
+    status: fold.status,
+    lastSeq: fold.lastSeq,
+    updatedAt: scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at,
+    steps: fold.stepId,
+    journalBytes: scan.goodLength,
+    ...(tornTailCut ? { tornTailCut } : {}),
+  };
 }

@@ -59,21 +59,18 @@ export class BranchNeedsRecords extends Error {
   }
 }
 
-export function initialBudget(run: Pick<RunRecord, 'settings'>): Budget {
-  const budget: Budget = { turns: 0, maxTurns: run.settings.maxTurns, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
-  if (run.settings.maxTokens !== undefined) budget.maxTokens = run.settings.maxTokens;
-  if (run.settings.maxCostUsd !== undefined) budget.maxCostUsd = run.settings.maxCostUsd;
-  return budget;
-}
-
 /** The state right after the run record; `full` keeps every checkpoint (a live fold keeps only the latest). */
 export function startFold(record: StoredRecord | undefined, full = false): FoldState {
   if (!record || record.type !== 'run') throw new StoreError('journal does not start with a run record', 'invalid');
+  const { maxTurns, maxTokens, maxCostUsd } = record.settings;
+  const budget: Budget = { turns: 0, maxTurns, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
+  if (maxTokens !== undefined) budget.maxTokens = maxTokens;
+  if (maxCostUsd !== undefined) budget.maxCostUsd = maxCostUsd;
   return {
     run: record,
     status: 'running',
     statusReason: undefined,
-    budget: initialBudget(record),
+    budget,
     messages: [],
     ledger: new Map(),
     patches: new Map(),
@@ -96,21 +93,21 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
 /** A fold that continues from a snapshot's state. */
 export function foldFromResumeState(state: ResumeState): FoldState {
   return {
+    statusReason: undefined,
+    ended: undefined,
+    latestCheckpoint: undefined,
+    lastStopReason: undefined,
     ...state,
-    statusReason: state.statusReason,
     messages: [...state.messages],
     ledger: new Map(state.ledger.map((entry) => [entry.callId, entry])),
     patches: new Map(state.patches.map((patch) => [patch.patchId, patch])),
     approvals: [...state.approvals],
     notes: [...state.notes],
     restores: [...state.restores],
-    ended: state.ended,
-    latestCheckpoint: state.latestCheckpoint,
-    lastStopReason: state.lastStopReason,
     checkpoints: null,
     allCheckpoints: null,
     historyOf: null,
-  } as FoldState;
+  };
 }
 
 function foldCheckpoint(state: FoldState, record: CheckpointRecord): void {

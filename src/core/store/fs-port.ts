@@ -26,13 +26,6 @@ export interface StoreFs {
   /** Size of the open file as the file system sees it now. */
   size(handle: StoreFileHandle): Promise<number>;
   readFile(path: string): Promise<Uint8Array>;
-  /**
-   * Reads a whole file piece by piece: `onBytes` gets each longer prefix read so far while the next
-   * piece is being read, so the caller parses as the bytes arrive; resolves to the whole file (as
-   * long as it was when opened). When `onBytes` throws, the read stops and the error is passed on.
-   * Optional: without it the store reads with readFile.
-   */
-  readFileInPieces?(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array>;
   /** The bytes of a file from `offset` to its end (a journal's tail after a snapshot). Optional: without it the store reads the whole file. */
   readFrom?(path: string, offset: number): Promise<Uint8Array>;
   /** Cuts a file back to `length` bytes and syncs it. */
@@ -51,23 +44,18 @@ export interface StoreFs {
   unlink(path: string): Promise<void>;
   /** Removes an empty directory. */
   rmdir(path: string): Promise<void>;
-  /**
-   * Lets the event loop run (Node: setImmediate). A long read of the store (a big run's index and
-   * fold) yields with it between slices. Optional: without it such a read runs in one go.
-   */
+  /** Lets the event loop run (Node: setImmediate) between slices of a long read. Optional: without it such a read runs in one go. */
   yieldToEventLoop?(): Promise<void>;
 }
 
-export function fsErrorCode(error: unknown): string | undefined {
-  if (typeof error === 'object' && error !== null && 'code' in error) {
-    const code = (error as { code: unknown }).code;
-    return typeof code === 'string' ? code : undefined;
-  }
-  return undefined;
-}
+const hasCode = (error: unknown, code: string): boolean => (error as { code?: unknown } | null)?.code === code;
+export const isNotFound = (error: unknown): boolean => hasCode(error, 'ENOENT');
+export const isExists = (error: unknown): boolean => hasCode(error, 'EEXIST');
 
-export const isNotFound = (error: unknown): boolean => fsErrorCode(error) === 'ENOENT';
-export const isExists = (error: unknown): boolean => fsErrorCode(error) === 'EEXIST';
+/** The names in a folder; none when it does not exist. */
+export async function readdirOrEmpty(fs: StoreFs, dir: string): Promise<string[]> {
+  return fs.readdir(dir).catch((error: unknown) => (isNotFound(error) ? [] : Promise.reject(error)));
+}
 
 export function joinPath(...parts: string[]): string {
   return parts
@@ -76,8 +64,8 @@ export function joinPath(...parts: string[]): string {
     .join('/');
 }
 
-/** The folder that holds `path` (POSIX-style paths, as the store uses them); '/' for the top. */
-export function parentPath(path: string): string {
+/** The folder that holds `path`; '/' for the top. */
+function parentPath(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
   const cut = trimmed.lastIndexOf('/');
   return cut <= 0 ? '/' : trimmed.slice(0, cut);

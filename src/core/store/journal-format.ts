@@ -22,22 +22,18 @@ const SUFFIX_PATTERN = /^,"c":"([0-9a-f]{8})"}$/;
 /** Bytes read between two yields to the event loop. */
 const SLICE_BYTES = 512 * 1024;
 
-function hex8(value: number): string {
-  return value.toString(16).padStart(8, '0');
+/** `head` (a JSON object without its closing brace) closed with the checksum of its bytes, and a newline. */
+export function checksummed(head: string): string {
+  return `${head},"c":"${crc32(encoder.encode(head)).toString(16).padStart(8, '0')}"}\n`;
 }
 
 /** The bytes of one commit group, ready to append. */
 export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
   const first = records[0]?.seq ?? 0;
   const last = records[records.length - 1]?.seq ?? 0;
-  const text = records
-    .map((stored) => {
-      const { seq, ...record } = stored;
-      const head = `{"s":${seq},"b":${first},"e":${last},"r":${JSON.stringify(record)}`;
-      return `${head},"c":"${hex8(crc32(encoder.encode(head)))}"}\n`;
-    })
-    .join('');
-  return encoder.encode(text);
+  return encoder.encode(
+    records.map(({ seq, ...record }) => checksummed(`{"s":${seq},"b":${first},"e":${last},"r":${JSON.stringify(record)}`)).join(''),
+  );
 }
 
 /** Where the last line of `bytes` (complete lines) starts, and the checksum it states. */
@@ -54,26 +50,22 @@ interface Line {
   readonly c: string;
 }
 
-/** The line start..end (without its newline) when its checksum holds and it is a frame; else null. */
-export function readLine(bytes: Uint8Array, start: number, end: number): Line | null {
+/** The JSON of the line start..end (without its newline) when its checksum holds; else null. */
+export function readChecked(bytes: Uint8Array, start: number, end: number): unknown {
   if (end - start <= SUFFIX) return null;
-  let suffix: string;
-  let text: string;
   try {
-    suffix = decoder.decode(bytes.subarray(end - SUFFIX, end));
-    const stated = SUFFIX_PATTERN.exec(suffix);
+    const stated = SUFFIX_PATTERN.exec(decoder.decode(bytes.subarray(end - SUFFIX, end)));
     if (!stated || crc32(bytes.subarray(start, end - SUFFIX)) !== parseInt(stated[1]!, 16)) return null;
-    text = decoder.decode(bytes.subarray(start, end));
+    return JSON.parse(decoder.decode(bytes.subarray(start, end))) as unknown;
   } catch {
     return null;
   }
-  let line: unknown;
-  try {
-    line = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const { s, b, e, r } = (line ?? {}) as Partial<Line>;
+}
+
+/** The journal line start..end when its checksum holds and it is a frame; else null. */
+export function readLine(bytes: Uint8Array, start: number, end: number): Line | null {
+  const line = readChecked(bytes, start, end) as Partial<Line> | null;
+  const { s, b, e, r } = line ?? {};
   if (typeof s !== 'number' || typeof b !== 'number' || typeof e !== 'number') return null;
   if (typeof r !== 'object' || r === null || Array.isArray(r)) return null;
   return line as Line;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { LeaseInfo } from './contract';
 
 export const DEFAULT_LEASE_TIMEOUT_MS = 15_000;
 
@@ -25,18 +24,22 @@ export const unknownProcess: ProcessIdentity = {
   isAlive: () => true,
 };
 
+/** lease.json: who writes a run. */
 export const LeaseFile = z.object({
   holderId: z.string().min(1),
   pid: z.number().int(),
   hostname: z.string(),
+  /** The holder process's start time, when its host tells it (a reused pid is not the holder). */
   startTime: z.string().optional(),
   acquiredAt: z.number(),
+  /** The holder's heartbeat: renewed on a timer while it lives. */
   renewedAt: z.number(),
-  /** Goes up by one each time the lease changes hands; a writer's appends check it. */
+  /** Goes up by one each time the lease changes hands; every append checks it. */
   generation: z.number().int().nonnegative().default(0),
   /** Written by a take-over: the holder before it is fenced off, the lease is free to take. */
   fenced: z.boolean().optional(),
 });
+export type LeaseInfo = z.infer<typeof LeaseFile>;
 
 /** What the holder's process is, as far as this process can tell. */
 export function holderProcess(lease: LeaseInfo, me: ProcessIdentity): 'alive' | 'dead' | 'unknown' {

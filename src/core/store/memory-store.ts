@@ -2,12 +2,14 @@ import { systemClock, type Clock } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type GcResult,
   type LeaseInfo,
   type RunState,
   type RunSummary,
   type RunWriter,
   type VerifyReport,
 } from './contract';
+import type { FileStoreOptions } from './file-store';
 import { sha256Hex } from './hash';
 import {
   DEFAULT_LEASE_TIMEOUT_MS,
@@ -25,13 +27,7 @@ import { planRetention, type RetentionPolicy } from './retention';
 import { resumeStateOf, type ResumeState } from './resume-state';
 import { stampRecords } from './stamp';
 
-export interface MemoryStoreOptions {
-  readonly clock?: Clock;
-  readonly leaseTimeoutMs?: number;
-  readonly process?: ProcessIdentity;
-  /** Unreferenced blobs younger than this survive garbage collection (a writer may be about to name them). */
-  readonly blobGraceMs?: number;
-}
+export type MemoryStoreOptions = Pick<FileStoreOptions, 'clock' | 'leaseTimeoutMs' | 'process' | 'blobGraceMs'>;
 
 interface MemoryRun {
   readonly records: StoredRecord[];
@@ -128,7 +124,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return { runId, ok: missing.size === 0, records: run.records.length, missingBlobs: [...missing] };
   }
 
-  async collectGarbage(policy: RetentionPolicy): Promise<{ removedRuns: string[]; removedBlobs: number; freedBytes: number }> {
+  async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
     const now = this.clock.now();
     const usage = [...this.runs.entries()].map(([runId, run]) => ({
       runId,
@@ -171,19 +167,32 @@ export class MemoryCheckpointStore implements CheckpointStore {
     if (this.isLive(run.lease, now)) throw new StoreError(`run ${runId} is held by ${run.lease!.holderId}`, 'lease_held');
     const holderId = newHolderId();
     run.lease = newLease(holderId, now, this.me);
-    return new MemoryRunWriter(this, runId, holderId, run);
+    let stopped: StoreError | null = null;
+    // Each call checks the lease; losing it stops the writer for good.
+    const held = async <T>(work: () => T): Promise<T> => {
+      if (stopped) throw stopped;
+      if (run.lease?.holderId !== holderId)
+        throw (stopped = new StoreError('the lease of this run was taken over by another writer', 'lease_lost'));
+      return work();
+    };
+    return {
+      runId,
+      holderId,
+      append: (records) => held(() => this.appendTo(run, records)),
+      renewLease: () => held(() => void (run.lease = { ...run.lease!, renewedAt: this.clock.now() })),
+      close: async () => {
+        if (!stopped && run.lease?.holderId === holderId) run.lease = null;
+        stopped = new StoreError('this writer is closed', 'lease_lost');
+      },
+    };
   }
 
-  /** @internal used by MemoryRunWriter */
-  appendTo(run: MemoryRun, holderId: string, records: readonly NewRecord[]): StoredRecord[] {
-    this.checkHolder(run, holderId);
+  private appendTo(run: MemoryRun, records: readonly NewRecord[]): StoredRecord[] {
     const now = this.clock.now();
     if (leaseNeedsRenewal(run.lease!, now, this.leaseTimeoutMs)) run.lease = { ...run.lease!, renewedAt: now };
     const stamped = stampRecords(records, run.records.length + 1, now);
-    for (const record of stamped) {
-      for (const hash of blobRefs(record)) {
-        if (!this.blobs.has(hash)) throw new StoreError(`record names blob ${hash} that is not in the store`, 'invalid');
-      }
+    for (const hash of stamped.flatMap(blobRefs)) {
+      if (!this.blobs.has(hash)) throw new StoreError(`record names blob ${hash} that is not in the store`, 'invalid');
     }
     for (const record of stamped) {
       foldRecord(run.fold, record, { records: run.records });
@@ -192,56 +201,5 @@ export class MemoryCheckpointStore implements CheckpointStore {
     }
     run.updatedAt = now;
     return stamped;
-  }
-
-  /** @internal */
-  renew(run: MemoryRun, holderId: string): void {
-    this.checkHolder(run, holderId);
-    run.lease = { ...run.lease!, renewedAt: this.clock.now() };
-  }
-
-  /** @internal */
-  release(run: MemoryRun, holderId: string): void {
-    if (run.lease?.holderId === holderId) run.lease = null;
-  }
-
-  private checkHolder(run: MemoryRun, holderId: string): void {
-    if (run.lease?.holderId !== holderId) throw new StoreError('the lease of this run was taken over by another writer', 'lease_lost');
-  }
-}
-
-class MemoryRunWriter implements RunWriter {
-  private stopped: StoreError | null = null;
-
-  constructor(
-    private readonly store: MemoryCheckpointStore,
-    readonly runId: string,
-    readonly holderId: string,
-    private readonly run: MemoryRun,
-  ) {}
-
-  async append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
-    if (this.stopped) throw this.stopped;
-    try {
-      return this.store.appendTo(this.run, this.holderId, records);
-    } catch (error) {
-      if (error instanceof StoreError && error.code === 'lease_lost') this.stopped = error;
-      throw error;
-    }
-  }
-
-  async renewLease(): Promise<void> {
-    if (this.stopped) throw this.stopped;
-    try {
-      this.store.renew(this.run, this.holderId);
-    } catch (error) {
-      if (error instanceof StoreError) this.stopped = error;
-      throw error;
-    }
-  }
-
-  async close(): Promise<void> {
-    if (!this.stopped) this.store.release(this.run, this.holderId);
-    this.stopped = new StoreError('this writer is closed', 'lease_lost');
   }
 }

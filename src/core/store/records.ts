@@ -91,7 +91,7 @@ export const CheckpointRecord = z.object({
   stopReason: z.string().optional(),
 });
 
-export const MessageRecord = z.object({
+const MessageRecord = z.object({
   ...base,
   type: z.literal('message'),
   /** Position in the active history. */
@@ -100,11 +100,11 @@ export const MessageRecord = z.object({
   message: MessageParam,
 });
 
-export const LedgerRecord = z.object({ ...base, type: z.literal('ledger'), entry: LedgerEntry });
+const LedgerRecord = z.object({ ...base, type: z.literal('ledger'), entry: LedgerEntry });
 
-export const PatchRecord = z.object({ ...base, type: z.literal('patch'), patch: Patch });
+const PatchRecord = z.object({ ...base, type: z.literal('patch'), patch: Patch });
 
-export const PatchStateRecord = z.object({
+const PatchStateRecord = z.object({
   ...base,
   type: z.literal('patch_state'),
   patchId: z.string(),
@@ -121,7 +121,7 @@ export const ApprovalRecord = z.object({
   decision: z.enum(['allow_once', 'allow_for_run', 'deny']),
 });
 
-export const BudgetRecord = z.object({ ...base, type: z.literal('budget'), budget: Budget });
+const BudgetRecord = z.object({ ...base, type: z.literal('budget'), budget: Budget });
 
 export const NoteRecord = z.object({
   ...base,
@@ -130,7 +130,7 @@ export const NoteRecord = z.object({
   text: z.string(),
 });
 
-export const StatusRecord = z.object({
+const StatusRecord = z.object({
   ...base,
   type: z.literal('status'),
   status: RunStatus,
@@ -176,7 +176,7 @@ export const RunEndRecord = z.object({
 });
 
 /** What one model call used and cost (after_model), cache reads and writes apart. */
-export const UsageRecord = z.object({
+const UsageRecord = z.object({
   ...base,
   type: z.literal('usage'),
   stepId: z.number().int().nonnegative(),
@@ -193,7 +193,7 @@ export const UsageRecord = z.object({
 });
 
 /** A person raised a paused run's limits (the budget record of the same group holds them). */
-export const LimitsRecord = z.object({
+const LimitsRecord = z.object({
   ...base,
   type: z.literal('limits'),
   maxTurns: z.number().int().positive().optional(),
@@ -211,7 +211,7 @@ export const LimitsRecord = z.object({
  * The history was compacted: the message records of the same commit group (index 0 on) are the
  * whole active history from here on. The messages before stay in the journal.
  */
-export const CompactionRecord = z.object({
+const CompactionRecord = z.object({
   ...base,
   type: z.literal('compaction'),
   stepId: z.number().int().nonnegative(),
@@ -263,20 +263,11 @@ export type RunSettings = z.infer<typeof RunSettings>;
 export type Budget = z.infer<typeof Budget>;
 export type RunRecord = z.infer<typeof RunRecord>;
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
-export type MessageRecord = z.infer<typeof MessageRecord>;
-export type LedgerRecord = z.infer<typeof LedgerRecord>;
-export type PatchRecord = z.infer<typeof PatchRecord>;
-export type PatchStateRecord = z.infer<typeof PatchStateRecord>;
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
-export type BudgetRecord = z.infer<typeof BudgetRecord>;
 export type NoteRecord = z.infer<typeof NoteRecord>;
-export type StatusRecord = z.infer<typeof StatusRecord>;
 export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
-export type UsageRecord = z.infer<typeof UsageRecord>;
-export type LimitsRecord = z.infer<typeof LimitsRecord>;
-export type CompactionRecord = z.infer<typeof CompactionRecord>;
 export type StoreRecord = z.infer<typeof StoreRecord>;
 
 /** A record as the writer hands it over: `v` and `at` are filled in by the store. */

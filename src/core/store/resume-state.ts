@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { LedgerEntry } from '../ledger/schema';
 import { MessageParam } from '../model/messages';
 import { Patch } from '../patches/schema';
-import { crc32 } from './crc32';
 import type { FoldState } from './fold';
+import { checksummed, readChecked } from './journal-format';
 import {
   ApprovalRecord,
   Budget,
@@ -116,37 +116,14 @@ export function resumeStateOf(state: FoldState): ResumeState {
   };
 }
 
-const hex8 = (value: number) => value.toString(16).padStart(8, '0');
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** A snapshot file: its JSON on one line, then the crc32 of that line. */
+/** A snapshot file: its JSON on one line, closed by its checksum as a journal line is. */
 export function encodeSnapshot(snapshot: Omit<Snapshot, 'v'>): Uint8Array {
-  const body = encoder.encode(JSON.stringify({ v: FORMAT_VERSION, ...snapshot }));
-  const tail = encoder.encode(`\n${hex8(crc32(body))}\n`);
-  const bytes = new Uint8Array(body.length + tail.length);
-  bytes.set(body);
-  bytes.set(tail, body.length);
-  return bytes;
+  return new TextEncoder().encode(checksummed(JSON.stringify({ v: FORMAT_VERSION, ...snapshot }).slice(0, -1)));
 }
 
 /** The snapshot in a file's bytes, or null when they do not hold (checksum, JSON, schema, version). */
 export function decodeSnapshot(bytes: Uint8Array): Snapshot | null {
-  const cut = bytes.lastIndexOf(0x0a, bytes.length - 2);
-  if (cut < 0 || bytes[bytes.length - 1] !== 0x0a) return null;
-  const body = bytes.subarray(0, cut);
-  if (decoder.decode(bytes.subarray(cut + 1, bytes.length - 1)) !== hex8(crc32(body))) return null;
-  try {
-    const parsed = Snapshot.safeParse(JSON.parse(decoder.decode(body)));
-    return parsed.success && parsed.data.v === FORMAT_VERSION ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  if (bytes[bytes.length - 1] !== 0x0a) return null;
+  const parsed = Snapshot.safeParse(readChecked(bytes, 0, bytes.length - 1));
+  return parsed.success && parsed.data.v === FORMAT_VERSION ? parsed.data : null;
 }
-
-/** The file name of the snapshot after record `seq` (names sort by seq). */
-export function snapshotName(seq: number): string {
-  return `snapshot-${String(seq).padStart(12, '0')}.json`;
-}
-
-export const SNAPSHOT_NAME = /^snapshot-(\d{12})\.json$/;

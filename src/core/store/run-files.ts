@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readIfExists, replaceFileAtomic } from './atomic-file';
+import { parseJsonAs, readIfExists, replaceFileAtomic } from './atomic-file';
 import { joinPath, type StoreFs } from './fs-port';
 import { FORMAT_VERSION, RunStatus } from './records';
 
@@ -7,8 +7,8 @@ import { FORMAT_VERSION, RunStatus } from './records';
 export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export const JOURNAL = 'journal.jsonl';
-export const STATE = 'state.json';
-export const DAMAGE = 'damage.json';
+const STATE = 'state.json';
+const DAMAGE = 'damage.json';
 
 /** state.json: enough to list a run without reading its journal. The journal stays the truth. */
 export const RunStateFile = z.object({
@@ -26,19 +26,12 @@ export const RunStateFile = z.object({
 });
 export type RunStateFile = z.infer<typeof RunStateFile>;
 
-export const DamageFile = z.object({ file: z.string(), offset: z.number(), message: z.string(), at: z.number() });
-export type DamageFile = z.infer<typeof DamageFile>;
-
-const decoder = new TextDecoder();
+const DamageFile = z.object({ file: z.string(), offset: z.number(), message: z.string(), at: z.number() });
+type DamageFile = z.infer<typeof DamageFile>;
 
 async function readJson<T>(fs: StoreFs, path: string, schema: z.ZodType<T>): Promise<T | null> {
   const bytes = await readIfExists(fs, path);
-  if (bytes === null) return null;
-  try {
-    return schema.parse(JSON.parse(decoder.decode(bytes)));
-  } catch {
-    return null;
-  }
+  return bytes && parseJsonAs(bytes, schema);
 }
 
 export async function readStateFile(fs: StoreFs, runDir: string): Promise<RunStateFile | null> {
@@ -47,18 +40,8 @@ export async function readStateFile(fs: StoreFs, runDir: string): Promise<RunSta
 }
 
 /** True when state.json already says what `state` says (a writer that closed cleanly left it current). */
-export function sameState(stored: RunStateFile, state: Omit<RunStateFile, 'v'>): boolean {
-  const { v, tornTailCut, ...rest } = stored;
-  const { tornTailCut: cut, ...fields } = state;
-  const sameCut =
-    tornTailCut === cut ||
-    (tornTailCut !== undefined &&
-      cut !== undefined &&
-      tornTailCut.offset === cut.offset &&
-      tornTailCut.bytes === cut.bytes &&
-      tornTailCut.at === cut.at);
-  const keys = Object.keys(fields) as (keyof typeof fields)[];
-  return v === FORMAT_VERSION && sameCut && keys.length === Object.keys(rest).length && keys.every((key) => rest[key] === fields[key]);
+export function sameState(stored: RunStateFile | null, state: Omit<RunStateFile, 'v'>): boolean {
+  return stored !== null && JSON.stringify(stored) === JSON.stringify({ v: FORMAT_VERSION, ...state });
 }
 
 export async function writeStateFile(fs: StoreFs, runDir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {

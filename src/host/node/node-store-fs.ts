@@ -114,38 +114,7 @@ function readSmallNow(path: string): Uint8Array | null {
   }
 }
 
-/**
- * Pieces of a large file read at a time: the first small, so that parsing starts early; each
- * parsed while the next is read, and small enough that parsing one holds the event loop only a
- * few milliseconds.
- */
-const FIRST_PIECE_BYTES = 512 * 1024;
 const PIECE_BYTES = 1024 * 1024;
-
-function readAt(fd: number, into: Buffer, at: number, length: number): Promise<number> {
-  return call<number>((done) => fs.read(fd, into, at, length, at, done));
-}
-
-/** The file's bytes up to the size it had when opened, each piece handed on while the next is read. */
-async function readInPieces(fd: number, onBytes: (prefix: Uint8Array) => void): Promise<Buffer> {
-  const { size } = fs.fstatSync(fd);
-  const bytes = Buffer.allocUnsafe(size);
-  let filled = 0;
-  let reading = size > 0 ? readAt(fd, bytes, 0, Math.min(FIRST_PIECE_BYTES, size)) : null;
-  try {
-    while (reading) {
-      const read = await reading;
-      filled += read;
-      reading = read > 0 && filled < size ? readAt(fd, bytes, filled, Math.min(PIECE_BYTES, size - filled)) : null;
-      if (read > 0) onBytes(bytes.subarray(0, filled));
-    }
-  } catch (error) {
-    // The descriptor is closed by the caller: no read of it may still be under way then.
-    await reading?.catch(() => undefined);
-    throw error;
-  }
-  return bytes.subarray(0, filled);
-}
 
 function notFoundAsNull(error: NodeJS.ErrnoException): null {
   if (error.code === 'ENOENT') return null;
@@ -183,19 +152,6 @@ export class NodeStoreFs implements StoreFs {
     const { fd } = openRegular(path);
     try {
       return await call<Buffer>((done) => fs.readFile(fd, done));
-    } finally {
-      await closeFd(fd);
-    }
-  }
-  async readFileInPieces(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array> {
-    const small = readSmallNow(path);
-    if (small !== null) {
-      onBytes(small);
-      return small;
-    }
-    const { fd } = openRegular(path);
-    try {
-      return await readInPieces(fd, onBytes);
     } finally {
       await closeFd(fd);
     }

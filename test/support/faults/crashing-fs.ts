@@ -108,10 +108,6 @@ export class CrashingFs implements StoreFs {
     this.gate('readFile', false);
     return this.disk.readFile(path);
   }
-  async readFileInPieces(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array> {
-    this.gate('readFile', false);
-    return this.disk.readFileInPieces(path, onBytes);
-  }
   async truncate(path: string, length: number): Promise<void> {
     this.gate('truncate', true);
     return this.disk.truncate(path, length);

@@ -109,14 +109,6 @@ export class FailingFs implements StoreFs {
   readFile(path: string): Promise<Uint8Array> {
     return this.guard('read', path, () => this.inner.readFile(path));
   }
-  readFileInPieces(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array> {
-    return this.guard('read', path, async () => {
-      if (this.inner.readFileInPieces) return this.inner.readFileInPieces(path, onBytes);
-      const bytes = await this.inner.readFile(path);
-      onBytes(bytes);
-      return bytes;
-    });
-  }
   truncate(path: string, length: number): Promise<void> {
     return this.guard('truncate', path, () => this.inner.truncate(path, length));
   }

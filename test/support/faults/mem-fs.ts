@@ -75,8 +75,6 @@ function concatAt(base: Uint8Array, offset: number, bytes: Uint8Array): Uint8Arr
   return out;
 }
 
-const MEM_PIECE_BYTES = 211;
-
 export class MemStoreFs implements StoreFs {
   private readonly names = new Map<string, Entry>([['/', { kind: 'dir' }]]);
   private readonly durableNames = new Map<string, Entry>([['/', { kind: 'dir' }]]);
@@ -139,17 +137,6 @@ export class MemStoreFs implements StoreFs {
 
   async readFile(path: string): Promise<Uint8Array> {
     return this.fileAt(path, 'open').current.slice();
-  }
-
-  /** In pieces of uneven sizes (a prime number of bytes), so lines and records straddle them as on disk. */
-  async readFileInPieces(path: string, onBytes: (prefix: Uint8Array) => void): Promise<Uint8Array> {
-    const bytes = this.fileAt(path, 'open').current.slice();
-    for (let filled = Math.min(MEM_PIECE_BYTES, bytes.length); filled > 0; filled = Math.min(filled + MEM_PIECE_BYTES, bytes.length)) {
-      await Promise.resolve();
-      onBytes(bytes.subarray(0, filled));
-      if (filled === bytes.length) break;
-    }
-    return bytes;
   }
 
   async truncate(path: string, length: number): Promise<void> {

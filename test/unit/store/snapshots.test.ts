@@ -223,4 +223,25 @@ describe('state snapshots', () => {
     assert.ok(journalBytes - newest.journalBytes < 2048 + 1024, 'the journal after the newest snapshot is about one step of bytes');
     assert.deepEqual(await openFileStore(root).readResumeState('r1'), await replayed(openFileStore(root)));
   });
+
+  it('a writer that closes after 64 KiB of journal since the newest snapshot writes one of where it stopped (none before it closes)', async () => {
+    const fs = new ReadsFs();
+    const store = openFileStore(root, { fs });
+    const writer = await store.createRun(runInput('r1'));
+    const big = 'x'.repeat(40_000);
+    await writer.append([message(0, 1, 'user', big), checkpoint('c1', 1, 'before_model', 1)]);
+    await writer.append([message(1, 1, 'assistant', big), checkpoint('c2', 1, 'after_model', 2)]);
+    const crashed = await openFileStore(root).readResumeState('r1');
+    assert.equal(snapshotsOf(store).length, 0, 'no snapshot before the writer closes');
+    await writer.close();
+    const names = snapshotsOf(store);
+    assert.equal(names.length, 1);
+    const snapshot = decodeSnapshot(readFileSync(join(store.runDir('r1'), names[0]!)))!;
+    assert.equal(snapshot.journalBytes, readFileSync(store.journalPath('r1')).length, 'it covers the whole journal');
+    const reader = openFileStore(root, { fs });
+    await (await reader.openWriter('r1')).close();
+    assert.deepEqual(fs.journalReads.slice(-1), [snapshot.lastLineStart], 'a resume reads only the last line it names');
+    assert.deepEqual(await openFileStore(root).readResumeState('r1'), crashed);
+    assert.equal(snapshotsOf(store).length, 1, 'a writer that appended nothing writes none');
+  });
 });
