@@ -12,7 +12,7 @@ import { priceOf } from '../../src/core/model/pricing';
 import { silentLog } from '../../src/core/ports';
 import { SUMMARY_REQUEST } from '../../src/core/runtime/compaction';
 import { AgentRuntime } from '../../src/core/runtime/runtime';
-import { MemoryCheckpointStore } from '../../src/core/store/memory-store';
+import { MemoryCheckpointStore } from '../support/memory-store';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../src/host/node/node-workspace';
 import { requestTokens } from '../support/fake-anthropic/cache';

@@ -1,5 +1,5 @@
 // One resume of a run, as a new process (an extension host or CLI that starts) makes it: the
-// writer's lease taken and the run's resume state read (the newest snapshot and the journal
+// writer's lease taken, which reads the run's resume state (the newest snapshot and the journal
 // after it), as resumeRun does. Prints one JSON object; store.bench.ts bundles it and runs it.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { openFileStore } from '../../src/host/node/store-factory';
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const store = openFileStore(root);
   const writer = await store.openWriter(runId);
-  const state = await store.readResumeState(runId);
+  const state = writer.resumeState;
   const resumeMs = performance.now() - started;
   loop.disable();
   const last = state.messages.at(-1);

@@ -1,8 +1,7 @@
 import { toolUsesOf } from '../model/messages';
 import type { RunWriter } from '../store/contract';
 import type { ResumeState } from '../store/resume-state';
-import type { InstructionRecord } from '../store/instruction-record';
-import type { Budget, NewRecord } from '../store/records';
+import type { Budget, InstructionRecord, NewRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
 import { limitHit, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
@@ -71,7 +70,7 @@ export async function continueWithInstruction(
   if (text === '') throw new ResumeError(`run ${runId}: the instruction is empty; nothing was changed`, 'invalid');
   const writer: RunWriter = await deps.store.openWriter(runId);
   try {
-    const state = await deps.store.readResumeState(runId);
+    const state = writer.resumeState;
     const refused = refusal(state);
     if (refused !== undefined)
       throw new ResumeError(`run ${runId} cannot take a new instruction: ${refused}; nothing was changed`, 'invalid');

@@ -5,7 +5,7 @@ import { classifyPatch } from '../patches/classify';
 import type { LiveState, Patch } from '../patches/schema';
 import type { Workspace } from '../ports';
 import { describeTornTailCut, StoreError, type RunWriter } from '../store/contract';
-import type { CheckpointRecord, NewRecord } from '../store/records';
+import type { NewRecord } from '../store/records';
 import type { ResumeState } from '../store/resume-state';
 import type { ToolRegistry } from '../tools/registry';
 import { limitReached, raiseRecords, type LimitRaise } from './budget';
@@ -79,17 +79,19 @@ export async function resumeRun(
     emit({ type: 'torn_tail_cut', runId, cut: writer.tornTailCut, message });
   }
   try {
-    const opened = await openSession(deps, writer, emit, runId);
-    if ('ended' in opened) return opened.ended;
-    await raiseLimits(opened.session, raise);
+    const state = writer.resumeState;
+    if (state.ended)
+      return { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` };
+    const session = new RunSession(deps, writer, state.run, emit, state);
+    await raiseLimits(session, raise);
     const env: CallEnv = {
-      session: opened.session,
+      session,
       tools,
       signal,
       truncated: new Set(),
       ...(options.maxContextTokens !== undefined ? { maxContextTokens: options.maxContextTokens } : {}),
     };
-    return await runGuarded(opened.session, signal, () => continueRun(env, opened.takeFacts()));
+    return await runGuarded(session, signal, () => continueRun(env, state));
   } finally {
     await writer.close().catch(() => undefined);
   }
@@ -113,49 +115,7 @@ async function raiseLimits(session: RunSession, raise: LimitRaise): Promise<void
   if (records.length > 0) await session.commit(records);
 }
 
-/** What a resume reads of the run's state besides what the session takes. */
-interface ResumeFacts {
-  readonly task: string;
-  readonly patches: readonly Patch[];
-  readonly latestCheckpoint: CheckpointRecord | undefined;
-  readonly ledger: readonly LedgerEntry[];
-}
-
-/**
- * The run's resume state (the newest snapshot and the journal after it) read into a session. The
- * facts the resume needs besides are handed over once (takeFacts) and then let go.
- */
-async function openSession(
-  deps: RuntimeDeps,
-  writer: RunWriter,
-  emit: RuntimeListener,
-  runId: string,
-): Promise<{ ended: RunOutcome } | { session: RunSession; takeFacts: () => ResumeFacts }> {
-  let state: ResumeState;
-  try {
-    state = await deps.store.readResumeState(runId);
-  } catch (error) {
-    throw toResumeError(runId, error);
-  }
-  if (state.ended)
-    return {
-      ended: { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` },
-    };
-  let facts: ResumeFacts | undefined = {
-    task: state.run.task,
-    patches: state.patches,
-    latestCheckpoint: state.latestCheckpoint,
-    ledger: state.ledger,
-  };
-  const takeFacts = (): ResumeFacts => {
-    const taken = facts!;
-    facts = undefined;
-    return taken;
-  };
-  return { session: new RunSession(deps, writer, state.run, emit, state), takeFacts };
-}
-
-async function continueRun(env: CallEnv, state: ResumeFacts): Promise<RunOutcome> {
+async function continueRun(env: CallEnv, state: ResumeState): Promise<RunOutcome> {
   const { session } = env;
   const uncertain = [...session.ledger.values()]
     .filter((entry) => entry.status === 'started')
@@ -163,7 +123,7 @@ async function continueRun(env: CallEnv, state: ResumeFacts): Promise<RunOutcome
   const records: NewRecord[] = uncertain.map((entry) => ({ type: 'ledger', entry }));
   await session.commit([...records, { type: 'status', status: 'running', reason: 'resumed' }]);
   if (session.messages.length === 0) {
-    await session.save('run_start', [session.messageRecord({ role: 'user', content: state.task })]);
+    await session.save('run_start', [session.messageRecord({ role: 'user', content: state.run.task })]);
     return loopSteps(env);
   }
   const note = await noteBuilder(env, state);
@@ -180,7 +140,7 @@ async function continueRun(env: CallEnv, state: ResumeFacts): Promise<RunOutcome
   return loopSteps(env);
 }
 
-async function noteBuilder(env: CallEnv, state: ResumeFacts): Promise<NoteBuilder> {
+async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilder> {
   const { session } = env;
   const files = await classifyLatestPatches(session.deps.workspace, state.patches);
   const checkpoint = state.latestCheckpoint;

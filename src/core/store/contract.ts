@@ -1,57 +1,26 @@
-import type { LedgerEntry } from '../ledger/schema';
 import type { MessageParam } from '../model/messages';
-import type { Patch } from '../patches/schema';
-import type {
-  ApprovalRecord,
-  Budget,
-  CheckpointRecord,
-  NewRecord,
-  NoteRecord,
-  RestoreRecord,
-  RunEndRecord,
-  RunRecord,
-  RunStatus,
-  StoredRecord,
-} from './records';
+import type { CheckpointRecord, NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
 import type { LeaseInfo } from './lease-policy';
 import type { RetentionPolicy } from './retention';
 import type { ResumeState } from './resume-state';
 
 export type { LeaseInfo } from './lease-policy';
 
-/** A run's state folded from its journal (at its latest checkpoint or an earlier one). */
-export interface RunState {
-  readonly run: RunRecord;
-  readonly status: RunStatus;
-  readonly statusReason?: string;
-  /** Active history (after any branch). */
-  readonly messages: readonly MessageParam[];
-  /** Latest entry per callId, in planning order, active history only. */
-  readonly ledger: readonly LedgerEntry[];
-  /** Every patch of the run with its latest state (patches survive a session branch). */
-  readonly patches: readonly Patch[];
-  readonly approvals: readonly ApprovalRecord[];
-  readonly budget: Budget;
+/**
+ * A run's state folded from its whole journal (at its latest checkpoint or an earlier one): the
+ * fields of ResumeState, but every ledger entry of the active history and every patch of the run
+ * (patches survive a session branch), with the checkpoints.
+ */
+export type RunState = Omit<ResumeState, 'patchCount'> & {
   /** Checkpoints of the active history, oldest first. */
   readonly checkpoints: readonly CheckpointRecord[];
-  /** Every checkpoint ever written, including those of abandoned branches. */
+  /** Every checkpoint ever written, including those of abandoned branches (checkpointCount of them). */
   readonly allCheckpoints: readonly CheckpointRecord[];
-  /** allCheckpoints.length. */
-  readonly checkpointCount: number;
-  /** The last checkpoint of the active history. */
-  readonly latestCheckpoint?: CheckpointRecord;
-  /** The stop reason of the active history's latest answer (its last after_model checkpoint). */
-  readonly lastStopReason?: string;
-  readonly notes: readonly NoteRecord[];
-  readonly restores: readonly RestoreRecord[];
-  readonly ended?: RunEndRecord;
-  readonly lastSeq: number;
-  readonly stepId: number;
   /** From a full read: by checkpointId, the history its messageCount counts in (before a compaction, the earlier one). */
   readonly historyOf?: ReadonlyMap<string, readonly MessageParam[]>;
   /** Set only when read with `intactPart`: the journal is damaged here, and this state is its intact part, read-only. */
   readonly damage?: JournalDamage;
-}
+};
 
 /** A complete journal line that does not hold: the run cannot be written until a person repairs it. */
 export interface JournalDamage {
@@ -120,6 +89,8 @@ export interface RunWriter {
   readonly holderId: string;
   /** Set when opening the run cut a torn write from the journal's end: the host reports it to the person. */
   readonly tornTailCut?: TornTailCut;
+  /** What the next step of the run needed when this writer opened it (readResumeState at that moment). */
+  readonly resumeState: ResumeState;
   /** Appends records durably; resolves only once they are on disk. Throws StoreError('lease_lost') when the lease was taken over. */
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]>;
   renewLease(): Promise<void>;

@@ -2,12 +2,13 @@ import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { writeSnapshot } from './file-snapshots';
 import type { FileCheckpointStore, OpenedRun } from './file-store';
-import { BranchNeedsRecords, foldRecord, type FoldState } from './fold';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from './fold';
 import { errorMessage, type StoreFileHandle } from './fs-port';
 import { encodeGroup, lastLineOf } from './journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
 import type { NewRecord, StoredRecord } from './records';
 import { blobRefs } from './refs';
+import { resumeStateOf, type ResumeState } from './resume-state';
 import { writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
@@ -21,8 +22,6 @@ interface WriterSetup extends OpenedRun {
   readonly leaseInfo: LeaseInfo;
   /** What state.json says now (lastSeq, journalBytes are the writer's starting point). */
   readonly state: Omit<RunStateFile, 'v'>;
-  /** Called when the writer appends or closes: the state openWriter read is no longer the run's. */
-  readonly dropHanded?: () => void;
   /** The torn write cut when the run was opened, if one was. */
   readonly tornTailCut?: TornTailCut;
 }
@@ -32,6 +31,7 @@ export class FileRunWriter implements RunWriter {
   readonly runId: string;
   readonly holderId: string;
   readonly tornTailCut?: TornTailCut;
+  readonly resumeState: ResumeState;
   private readonly store: FileCheckpointStore;
   private readonly handle: StoreFileHandle;
   private readonly ctx: LeaseContext;
@@ -50,7 +50,7 @@ export class FileRunWriter implements RunWriter {
   private lastLine: { start: number; crc: string } | undefined;
   private heartbeat: { stop(): void } | undefined;
 
-  constructor(private readonly setup: WriterSetup) {
+  constructor(setup: WriterSetup) {
     const { store } = setup;
     this.runId = setup.state.runId;
     this.holderId = setup.holderId;
@@ -62,13 +62,14 @@ export class FileRunWriter implements RunWriter {
     this.state = setup.state;
     this.lease = setup.leaseInfo;
     this.stateWrittenAt = store.clock.now();
-    this.fold = setup.fold;
+    this.resumeState = resumeStateOf(setup.fold);
+    // Its own copy: the state handed out stays what it was at open while appends fold in.
+    this.fold = foldFromResumeState(this.resumeState);
     this.snapshotAt = setup.snapshotAt;
     this.heartbeat = store.timers?.every(renewIntervalMs(this.ctx.timeoutMs), () => this.renewLease().catch(() => undefined));
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
-    this.setup.dropHanded?.();
     return this.serialised(() => this.appendNow(records));
   }
 
@@ -81,7 +82,6 @@ export class FileRunWriter implements RunWriter {
   }
 
   close(): Promise<void> {
-    this.setup.dropHanded?.();
     return this.serialised(async () => {
       if (!this.stopped) {
         this.stop(new StoreError('this writer is closed', 'lease_lost'));

@@ -73,12 +73,6 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly snapshotStepBytes: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
-  /**
-   * The state openWriter just read, handed to the next readResumeState of the same run (a resume
-   * opens the writer, then reads the run: one read, not two). Dropped when that writer first
-   * appends or closes, and not used when the journal's size changed meanwhile.
-   */
-  private readonly opened = new Map<string, { state: ResumeState; goodLength: number }>();
   private rootReady = false;
 
   constructor(options: FileStoreOptions) {
@@ -149,11 +143,8 @@ export class FileCheckpointStore implements CheckpointStore {
       const handle = await this.fs.openAppend(journal);
       // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
       if (!sameState(stored, state)) await this.closingOnError(handle, () => writeStateFile(this.fs, dir, state));
-      const handed = { state: resumeStateOf(opened.fold), goodLength: scan.goodLength };
-      this.opened.set(runId, handed);
-      const dropHanded = () => this.opened.get(runId) === handed && this.opened.delete(runId);
       const cut = scan.tornTail && { tornTailCut: { file: journal, ...scan.tornTail } };
-      return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened, dropHanded, ...cut });
+      return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened, ...cut });
     });
   }
 
@@ -182,11 +173,6 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async readResumeState(runId: string): Promise<ResumeState> {
-    const handed = this.opened.get(runId);
-    if (handed) {
-      this.opened.delete(runId);
-      if ((await this.fs.stat(this.journalPath(runId)))?.size === handed.goodLength) return handed.state;
-    }
     return resumeStateOf((await this.openRun(runId)).fold);
   }
 

@@ -2,17 +2,7 @@ import type { LedgerEntry } from '../ledger/schema';
 import type { MessageParam } from '../model/messages';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
-import type {
-  ApprovalRecord,
-  Budget,
-  CheckpointRecord,
-  NoteRecord,
-  RestoreRecord,
-  RunEndRecord,
-  RunRecord,
-  RunStatus,
-  StoredRecord,
-} from './records';
+import type { Budget, CheckpointRecord, StoredRecord } from './records';
 import type { ResumeState } from './resume-state';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
 
@@ -23,33 +13,18 @@ import { drain, inSlices, SLICE, type Sliced } from './slices';
 // takes the active history back to a checkpoint: that needs the records before it, so the
 // incremental step asks for them and throws BranchNeedsRecords without them.
 
-export interface FoldState {
-  readonly run: RunRecord;
-  status: RunStatus;
-  statusReason: string | undefined;
-  budget: Budget;
-  /** The active history since the last compaction. */
-  messages: MessageParam[];
+/** A run's state as records fold into it: ResumeState's fields, the ledger and patches by id. */
+export type FoldState = Omit<ResumeState, 'ledger' | 'patches'> & {
   /** Latest entry per callId of the active history, in planning order (a Map keeps first insertion order). */
   ledger: Map<string, LedgerEntry>;
   /** Latest patch per patchId, with the state a later patch_state gave it. */
   patches: Map<string, Patch>;
-  patchCount: number;
-  approvals: ApprovalRecord[];
-  notes: NoteRecord[];
-  restores: RestoreRecord[];
-  ended: RunEndRecord | undefined;
-  latestCheckpoint: CheckpointRecord | undefined;
-  lastStopReason: string | undefined;
-  checkpointCount: number;
-  lastSeq: number;
-  stepId: number;
   /** Kept by a full fold only: the active history's checkpoints, and every checkpoint ever written. */
   checkpoints: CheckpointRecord[] | null;
   allCheckpoints: CheckpointRecord[] | null;
   /** Kept by a full fold only: by checkpointId, the history its messageCount counts in (a compaction starts a new one). */
   historyOf: Map<string, readonly MessageParam[]> | null;
-}
+};
 
 /** A branch record met by a fold that was not given the records before it. */
 export class BranchNeedsRecords extends Error {
@@ -282,36 +257,19 @@ export async function foldRecordsInSlices(
   return runStateOf(await inSlices(folding(records, endOf(records, options)), pause));
 }
 
-function optional<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: T };
-}
-
 /** The fold of a whole journal as a writer keeps it (the latest checkpoint only), letting `pause` run between slices. */
 export function foldJournal(records: readonly StoredRecord[], pause?: () => Promise<void>): Promise<FoldState> {
   return inSlices(folding(records, records.length - 1, undefined, false), pause);
 }
 
 /** The fold as the RunState readers get. */
-export function runStateOf(state: FoldState): RunState {
+export function runStateOf({ patchCount: _count, historyOf, ...state }: FoldState): RunState {
   return {
-    run: state.run,
-    status: state.status,
-    messages: state.messages,
+    ...state,
     ledger: [...state.ledger.values()],
     patches: [...state.patches.values()],
-    approvals: state.approvals,
-    budget: state.budget,
     checkpoints: state.checkpoints ?? [],
     allCheckpoints: state.allCheckpoints ?? [],
-    checkpointCount: state.checkpointCount,
-    notes: state.notes,
-    restores: state.restores,
-    lastSeq: state.lastSeq,
-    stepId: state.stepId,
-    ...optional('statusReason', state.statusReason),
-    ...optional('latestCheckpoint', state.latestCheckpoint),
-    ...optional('lastStopReason', state.lastStopReason),
-    ...optional('ended', state.ended),
-    ...optional('historyOf', state.historyOf ?? undefined),
+    ...(historyOf ? { historyOf } : {}),
   };
 }

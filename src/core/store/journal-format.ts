@@ -1,5 +1,5 @@
 import { StoreError } from './contract';
-import { crc32 } from './crc32';
+import { crc32 } from 'node:zlib';
 import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
 import { drain, inSlices, type Sliced } from './slices';

@@ -3,7 +3,6 @@ import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
 import { ReviewRecord } from '../patches/review';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
-import { InstructionRecord } from './instruction-record';
 
 /** Current format version of every record this build writes. */
 export const FORMAT_VERSION = 1;
@@ -33,12 +32,17 @@ export const GitFacts = z.object({
   dirtyPaths: z.array(z.string()),
 });
 
-export const RunSettings = z.object({
-  model: z.string(),
-  provider: z.string(),
+/** A run's limits: turns always, tokens and cost when set. */
+const Limits = z.object({
   maxTurns: z.number().int().positive(),
   maxTokens: z.number().int().positive().optional(),
   maxCostUsd: z.number().positive().optional(),
+});
+
+export const RunSettings = z.object({
+  model: z.string(),
+  provider: z.string(),
+  ...Limits.shape,
   maxOutputTokensPerCall: z.number().int().positive(),
   /** Context budget: no request may be larger (tokens); unset: the model's context window. */
   maxContextTokens: z.number().int().positive().optional(),
@@ -50,14 +54,12 @@ export const RunSettings = z.object({
 
 export const Budget = z.object({
   turns: z.number().int().nonnegative(),
-  maxTurns: z.number().int().positive(),
+  ...Limits.shape,
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
   /** Tokens in the current context window (last request's input + output). */
   tokensUsed: z.number().int().nonnegative(),
   costUsd: z.number().nonnegative(),
-  maxTokens: z.number().int().positive().optional(),
-  maxCostUsd: z.number().positive().optional(),
 });
 
 const base = { v: z.number().int().positive(), at: z.number() };
@@ -196,15 +198,9 @@ const UsageRecord = z.object({
 const LimitsRecord = z.object({
   ...base,
   type: z.literal('limits'),
-  maxTurns: z.number().int().positive().optional(),
-  maxTokens: z.number().int().positive().optional(),
-  maxCostUsd: z.number().positive().optional(),
+  ...Limits.partial().shape,
   /** The limits before the raise. */
-  before: z.object({
-    maxTurns: z.number().int().positive(),
-    maxTokens: z.number().int().positive().optional(),
-    maxCostUsd: z.number().positive().optional(),
-  }),
+  before: Limits,
 });
 
 /**
@@ -224,6 +220,21 @@ const CompactionRecord = z.object({
   messagesAfter: z.number().int().nonnegative(),
   /** Calls whose results were cleared (the ledger keeps them). */
   clearedCallIds: z.array(z.string()),
+});
+
+/**
+ * A person's new instruction to a run that had stopped (completed, failed or paused): the run
+ * goes on in the same history. It re-opens a run that had ended (its run_end no longer counts);
+ * the user message itself is the message record of the same commit group, followed by an
+ * `instruction` save point. `raised`: the limit raised with it because the run had reached it.
+ */
+export const InstructionRecord = z.object({
+  ...base,
+  type: z.literal('instruction'),
+  text: z.string().min(1).max(20_000),
+  /** The status the run had when the instruction came. */
+  after: z.enum(['completed', 'failed', 'paused', 'cancelled']),
+  raised: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), from: z.number().positive(), to: z.number().positive() }).optional(),
 });
 
 export const StoreRecord = z.discriminatedUnion('type', [
@@ -268,6 +279,7 @@ export type NoteRecord = z.infer<typeof NoteRecord>;
 export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
+export type InstructionRecord = z.infer<typeof InstructionRecord>;
 export type StoreRecord = z.infer<typeof StoreRecord>;
 
 /** A record as the writer hands it over: `v` and `at` are filled in by the store. */

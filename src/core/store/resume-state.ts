@@ -28,8 +28,9 @@ export const ResumeState = z.object({
   status: RunStatus,
   statusReason: z.string().optional(),
   budget: Budget,
+  /** The active history (after any branch) since the last compaction. */
   messages: z.array(MessageParam),
-  /** Latest entry per call, in planning order: open calls, calls the messages name, non-idempotent calls. */
+  /** Latest entry per call of the active history, in planning order: open calls, calls the messages name, non-idempotent calls. */
   ledger: z.array(LedgerEntry),
   /** For each file, its latest patch that was not rolled back and every patch after it; and the patches of open calls. */
   patches: z.array(Patch),
@@ -38,7 +39,9 @@ export const ResumeState = z.object({
   notes: z.array(NoteRecord),
   restores: z.array(RestoreRecord),
   ended: RunEndRecord.optional(),
+  /** The last checkpoint of the active history. */
   latestCheckpoint: CheckpointRecord.optional(),
+  /** The stop reason of the active history's latest answer (its last after_model checkpoint). */
   lastStopReason: z.string().optional(),
   checkpointCount: count,
   lastSeq: count,

@@ -22,6 +22,7 @@ export function crashingStore(
   const wrap = (writer: RunWriter): RunWriter => ({
     runId: writer.runId,
     holderId: writer.holderId,
+    resumeState: writer.resumeState,
     async append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
       group += 1;
       if (crashed || when(records, group)) {

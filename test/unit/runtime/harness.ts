@@ -15,7 +15,7 @@ import { silentLog } from '../../../src/core/ports';
 import { AgentRuntime } from '../../../src/core/runtime/runtime';
 import type { RuntimeDeps, RuntimeEvent } from '../../../src/core/runtime/types';
 import type { CheckpointStore } from '../../../src/core/store/contract';
-import { MemoryCheckpointStore } from '../../../src/core/store/memory-store';
+import { MemoryCheckpointStore } from '../../support/memory-store';
 import type { RunSettings, StoredRecord } from '../../../src/core/store/records';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';

@@ -350,5 +350,26 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       assert.equal(ended.statusReason, 'done');
       await assert.rejects(store.readResumeState('nope'), isStoreError('not_found'));
     });
+
+    it('a writer hands over the resume state of the run as it opened it, and its appends leave that state as it was', async () => {
+      const blob = await store.putBlob(bytesOf('content'));
+      const first = await store.createRun(runInput('r1'));
+      assert.equal(first.resumeState.lastSeq, 1);
+      assert.deepEqual(first.resumeState.messages, []);
+      await threeSteps(first, blob);
+      await first.close();
+      const writer = await sut.open().openWriter('r1');
+      const opened = structuredClone(writer.resumeState);
+      assert.deepEqual(writer.resumeState, await sut.open().readResumeState('r1'));
+      await writer.append([
+        { type: 'message', index: 2, stepId: 4, message: { role: 'assistant', content: [{ type: 'text', text: 'later' }] } },
+        { type: 'status', status: 'paused', reason: 'later' },
+      ]);
+      assert.deepEqual(writer.resumeState, opened, 'the appends fold into the writer, not into the state it handed over');
+      await writer.close();
+      const after = await sut.open().readResumeState('r1');
+      assert.equal(after.messages.length, 3);
+      assert.equal(after.status, 'paused');
+    });
   });
 }

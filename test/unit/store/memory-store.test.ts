@@ -1,4 +1,4 @@
-import { MemoryCheckpointStore } from '../../../src/core/store/memory-store';
+import { MemoryCheckpointStore } from '../../support/memory-store';
 import { runStoreConformance } from './conformance';
 
 runStoreConformance('memory', async ({ clock, leaseTimeoutMs }) => {

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import type { Patch } from '../../../src/core/patches/schema';
 import { applyPreparedWrite } from '../../../src/core/patches/record';
 import { silentLog } from '../../../src/core/ports';
-import { MemoryCheckpointStore } from '../../../src/core/store/memory-store';
+import { MemoryCheckpointStore } from '../../support/memory-store';
 import { ToolError } from '../../../src/core/tools/errors';
 import { createToolRegistry, toolSpec } from '../../../src/core/tools/registry';
 import type { PreparedWrite, ToolContext } from '../../../src/core/tools/types';

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../ports';
+import { systemClock, type Clock } from '../../src/core/ports';
 import {
   StoreError,
   type CheckpointStore,
@@ -8,9 +8,9 @@ import {
   type RunSummary,
   type RunWriter,
   type VerifyReport,
-} from './contract';
-import type { FileStoreOptions } from './file-store';
-import { sha256Hex } from './hash';
+} from '../../src/core/store/contract';
+import type { FileStoreOptions } from '../../src/core/store/file-store';
+import { sha256Hex } from '../../src/core/store/hash';
 import {
   DEFAULT_LEASE_TIMEOUT_MS,
   isLeaseStale,
@@ -19,13 +19,13 @@ import {
   newLease,
   unknownProcess,
   type ProcessIdentity,
-} from './lease-policy';
-import { foldRecord, foldRecords, startFold, type FoldState } from './fold';
-import type { NewRecord, RunRecord, StoredRecord } from './records';
-import { blobRefs } from './refs';
-import { planRetention, type RetentionPolicy } from './retention';
-import { resumeStateOf, type ResumeState } from './resume-state';
-import { stampRecords } from './stamp';
+} from '../../src/core/store/lease-policy';
+import { foldRecord, foldRecords, startFold, type FoldState } from '../../src/core/store/fold';
+import type { NewRecord, RunRecord, StoredRecord } from '../../src/core/store/records';
+import { blobRefs } from '../../src/core/store/refs';
+import { planRetention, type RetentionPolicy } from '../../src/core/store/retention';
+import { resumeStateOf, type ResumeState } from '../../src/core/store/resume-state';
+import { stampRecords } from '../../src/core/store/stamp';
 
 export type MemoryStoreOptions = Pick<FileStoreOptions, 'clock' | 'leaseTimeoutMs' | 'process' | 'blobGraceMs'>;
 
@@ -178,6 +178,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return {
       runId,
       holderId,
+      resumeState: structuredClone(resumeStateOf(run.fold)),
       append: (records) => held(() => this.appendTo(run, records)),
       renewLease: () => held(() => void (run.lease = { ...run.lease!, renewedAt: this.clock.now() })),
       close: async () => {
