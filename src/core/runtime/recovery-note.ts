@@ -1,5 +1,6 @@
 import type { LedgerEntry } from '../ledger/schema';
 import type { LiveState, Patch } from '../patches/schema';
+import { EARLIER_EFFECTS } from '../store/resume-state';
 import type { CallReport } from './reconcile';
 
 export const RECOVERY_NOTE_MARKER = '[recovery note]';
@@ -24,7 +25,6 @@ export interface RecoveryFacts {
 }
 
 const MUST_NOT_REPEAT = new Set(['reused', 'applied_before', 'marked_done']);
-const MAX_EARLIER = 10;
 
 function changedByUser(files: readonly PatchLiveState[]): string[] {
   return files
@@ -64,7 +64,7 @@ export function recoveryNote(facts: RecoveryFacts): string {
     lines.push('Calls not applied because the file changed in the meantime:');
     for (const r of conflicts) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}`);
   }
-  const earlier = facts.earlierEffects.slice(-MAX_EARLIER);
+  const earlier = facts.earlierEffects.slice(-EARLIER_EFFECTS);
   if (earlier.length > 0) {
     lines.push('Earlier calls with external effects that completed; do not repeat them:');
     for (const e of earlier) lines.push(`- ${e.toolName} ${e.callId} (step ${e.stepId})`);

@@ -15,28 +15,29 @@ async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ n
   return { names, bytes };
 }
 
-/** What one run uses and whether its blob references are known (null: no journal); a run we cannot read is protected. */
-async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSummary | undefined): Promise<[RunUsage, boolean] | null> {
+/** What one run uses (null: no journal). A run whose journal cannot be read is protected, and its blob references are unknown. */
+async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSummary | undefined): Promise<RunUsage | null> {
   const dir = store.runDir(runId);
   if (!(await store.fs.stat(joinPath(dir, JOURNAL)))) return null;
   const { bytes } = await folderBytes(store, dir);
   const state = await readStateFile(store.fs, dir);
-  try {
-    const blobs = new Set((await store.readRecords(runId)).flatMap(blobRefs));
-    // A snapshot names only what the journal does, but its schema, not that rule, is what is read.
-    for (const name of await snapshotNames(store.fs, dir)) {
-      const snapshot = await readSnapshot(store.fs, dir, name);
-      for (const hash of snapshot ? snapshotBlobRefs(snapshot) : []) blobs.add(hash);
-    }
-    const status = state?.status ?? summary?.status ?? 'interrupted';
-    const updatedAt = state?.updatedAt ?? summary?.updatedAt ?? 0;
-    return [
-      { runId, status, updatedAt, bytes, protected: !state || (summary?.leased ?? true) || summary?.damaged !== undefined, blobs },
-      true,
-    ];
-  } catch {
-    return [{ runId, status: 'interrupted', updatedAt: 0, bytes, protected: true, blobs: new Set() }, false];
+  const blobs = await blobsOf(store, runId).catch(() => null);
+  if (!blobs) return { runId, status: 'interrupted', updatedAt: 0, bytes, protected: true, blobs };
+  const status = state?.status ?? summary?.status ?? 'interrupted';
+  const updatedAt = state?.updatedAt ?? summary?.updatedAt ?? 0;
+  return { runId, status, updatedAt, bytes, protected: !state || (summary?.leased ?? true) || summary?.damaged !== undefined, blobs };
+}
+
+/** Every blob a run's journal and snapshots name. */
+async function blobsOf(store: FileCheckpointStore, runId: string): Promise<Set<string>> {
+  const dir = store.runDir(runId);
+  const blobs = new Set((await store.readRecords(runId)).flatMap(blobRefs));
+  // A snapshot names only what the journal does, but its schema, not that rule, is what is read.
+  for (const name of await snapshotNames(store.fs, dir)) {
+    const snapshot = await readSnapshot(store.fs, dir, name);
+    for (const hash of snapshot ? snapshotBlobRefs(snapshot) : []) blobs.add(hash);
   }
+  return blobs;
 }
 
 /** Removes a run folder while holding its lease, journal first, so a half-removed run is never listed. */
@@ -60,9 +61,9 @@ export async function collectFileGarbage(store: FileCheckpointStore, policy: Ret
   const usages: RunUsage[] = [];
   let allRefsKnown = true;
   for (const name of names) {
-    const found = await usageOf(store, name, summaries.get(name)).catch(() => [null, false] as const);
-    if (found?.[0]) usages.push(found[0]);
-    allRefsKnown &&= found?.[1] ?? true;
+    const usage = await usageOf(store, name, summaries.get(name)).catch(() => undefined);
+    if (usage) usages.push(usage);
+    if (usage === undefined || usage?.blobs === null) allRefsKnown = false; // its blobs may be named
   }
   const blobs = await store.blobs.list();
   const result: GcResult = { removedRuns: [], removedBlobs: 0, freedBytes: 0 };
@@ -76,7 +77,7 @@ export async function collectFileGarbage(store: FileCheckpointStore, policy: Ret
   }
   if (!allRefsKnown) return result;
   const removed = new Set(result.removedRuns);
-  const referenced = new Set(usages.filter((u) => !removed.has(u.runId)).flatMap((u) => [...u.blobs]));
+  const referenced = new Set(usages.filter((u) => !removed.has(u.runId)).flatMap((u) => [...u.blobs!]));
   const now = store.clock.now();
   for (const blob of blobs) {
     if (referenced.has(blob.hash) || now - blob.mtimeMs < store.blobGraceMs) continue;

@@ -159,7 +159,7 @@ export class FileRunWriter implements RunWriter {
       for (const record of records) foldRecord(this.fold, record);
     } catch (error) {
       if (!(error instanceof BranchNeedsRecords)) throw error;
-      this.fold = (await this.store.openRunWhole(this.runId)).fold;
+      this.fold = foldFromResumeState(await this.store.readResumeState(this.runId));
     }
     this.stateDirty = true;
     this.state = {

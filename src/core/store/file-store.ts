@@ -9,6 +9,7 @@ import {
   type RunState,
   type RunSummary,
   type RunWriter,
+  type TornTailCut,
   type VerifyReport,
 } from './contract';
 import { FileBlobs } from './file-blobs';
@@ -17,8 +18,9 @@ import { acquireLease, fenceLease, readLease, releaseLease, type LeaseContext } 
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
-import { foldJournal, foldRecordsInSlices, startFold, type FoldState } from './fold';
-import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFileHandle, type StoreFs } from './fs-port';
+import { foldInSlices, runStateOf, startFold, type FoldState } from './fold';
+import { writeNewFile } from './atomic-file';
+import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
 import { encodeGroup, scanJournalInSlices, type JournalScan } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { MIGRATIONS, type MigrationTable } from './migrations';
@@ -108,24 +110,17 @@ export class FileCheckpointStore implements CheckpointStore {
     const dir = this.runDir(run.runId);
     const journal = this.journalPath(run.runId);
     const stamped = stampRecords([{ ...run, type: 'run' }], 1, this.clock.now());
+    const exists = () => new StoreError(`run ${run.runId} already exists`, 'invalid', journal);
     await this.ensureRoot();
-    if (await this.fs.stat(journal)) throw new StoreError(`run ${run.runId} already exists`, 'invalid', journal);
+    if (await this.fs.stat(journal)) throw exists();
     await this.fs.mkdirp(dir);
     await this.fs.syncDir(this.runsDir);
     return this.withLease(run.runId, async (holderId, lease) => {
-      const handle = await this.fs.openExclusive(journal).catch((error: unknown) => {
-        throw isExists(error) ? new StoreError(`run ${run.runId} already exists`, 'invalid', journal) : error;
-      });
       const bytes = encodeGroup(stamped);
-      const opened: OpenedRun = { fold: startFold(stamped[0]), scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
-      const state = stateOf(opened, undefined);
-      await this.closingOnError(handle, async () => {
-        await this.fs.write(handle, bytes);
-        await this.fs.sync(handle);
-        await this.fs.syncDir(dir);
-        await writeStateFile(this.fs, dir, state);
-      });
-      return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened });
+      await writeNewFile(this.fs, journal, bytes).catch((error: unknown) => Promise.reject(isExists(error) ? exists() : error));
+      await this.fs.syncDir(dir);
+      const opened = { fold: startFold(stamped[0]), scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
+      return this.startWriter(run.runId, holderId, lease, opened);
     });
   }
 
@@ -135,17 +130,26 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.withLease(runId, async (holderId, lease) => {
       await this.refuseKnownDamage(runId);
       const opened = await this.openRun(runId);
-      const { scan } = opened;
-      const dir = this.runDir(runId);
-      if (scan.tornTail) await this.fs.truncate(journal, scan.goodLength);
-      const stored = await readStateFile(this.fs, dir);
-      const state = stateOf(opened, scan.tornTail ? { ...scan.tornTail, at: this.clock.now() } : stored?.tornTailCut);
-      const handle = await this.fs.openAppend(journal);
-      // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
-      if (!sameState(stored, state)) await this.closingOnError(handle, () => writeStateFile(this.fs, dir, state));
-      const cut = scan.tornTail && { tornTailCut: { file: journal, ...scan.tornTail } };
-      return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened, ...cut });
+      const { tornTail, goodLength } = opened.scan;
+      if (tornTail) await this.fs.truncate(journal, goodLength);
+      return this.startWriter(runId, holderId, lease, opened, tornTail && { file: journal, ...tornTail });
     });
+  }
+
+  /** The writer of a run just opened (or created) under a new lease: state.json brought up to date first. */
+  private async startWriter(runId: string, holderId: string, lease: LeaseInfo, opened: OpenedRun, cut?: TornTailCut): Promise<RunWriter> {
+    const dir = this.runDir(runId);
+    const stored = await readStateFile(this.fs, dir);
+    const state = stateOf(opened, cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut);
+    const handle = await this.fs.openAppend(this.journalPath(runId));
+    try {
+      // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
+      if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
+    } catch (error) {
+      await this.fs.close(handle).catch(() => undefined);
+      throw error;
+    }
+    return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened, ...(cut ? { tornTailCut: cut } : {}) });
   }
 
   /** Runs `open` holding a new lease of the run; the lease is released when it fails. */
@@ -160,15 +164,6 @@ export class FileCheckpointStore implements CheckpointStore {
       if (error instanceof StoreError) throw error;
       const journal = this.journalPath(runId);
       throw new StoreError(`store I/O failed on ${journal}: ${errorMessage(error)}`, 'io', journal);
-    }
-  }
-
-  private async closingOnError(handle: StoreFileHandle, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (error) {
-      await this.fs.close(handle).catch(() => undefined);
-      throw error;
     }
   }
 
@@ -188,22 +183,17 @@ export class FileCheckpointStore implements CheckpointStore {
       throw isNotFound(error) ? new StoreError(`run ${runId} not found`, 'not_found', journal) : error;
     });
     if (resumed) return { ...resumed, scan: await this.checkedScan(runId, resumed.scan, false) };
-    return this.openRunWhole(runId);
-  }
-
-  /** @internal The run's state from its whole journal. */
-  async openRunWhole(runId: string): Promise<OpenedRun> {
     const scan = await this.checkedScan(runId, await this.scanJournalOf(runId));
-    return { fold: await foldJournal(scan.records, this.pause), scan, snapshotAt: 0 };
+    return { fold: await foldInSlices(scan.records, undefined, this.pause), scan, snapshotAt: 0 };
   }
 
   async readRun(runId: string, options?: ReadRunOptions): Promise<RunState> {
     const scan = await this.scanJournalOf(runId);
     // Without damage, or without even a run record before it, intactPart reads as a whole read does.
     if (!options?.intactPart || !scan.damage || scan.records.length === 0)
-      return foldRecordsInSlices((await this.checkedScan(runId, scan)).records, options, this.pause);
+      return runStateOf(await foldInSlices((await this.checkedScan(runId, scan)).records, options, this.pause));
     await this.recordDamage(runId, scan.damage).catch(() => undefined);
-    const state = await foldRecordsInSlices(scan.records, options, this.pause);
+    const state = runStateOf(await foldInSlices(scan.records, options, this.pause));
     return { ...state, damage: { file: this.journalPath(runId), ...scan.damage } };
   }
 

@@ -229,8 +229,8 @@ function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string
   state.lastStopReason = history.lastStopReason;
 }
 
-function* folding(records: readonly StoredRecord[], end: number, histories = new Map<number, History>(), full = true): Sliced<FoldState> {
-  const state = startFold(records[0], full);
+function* folding(records: readonly StoredRecord[], end: number, histories = new Map<number, History>()): Sliced<FoldState> {
+  const state = startFold(records[0], true);
   const journal = { records, histories };
   for (let i = 1; i <= end; i++) {
     if (i % SLICE === SLICE - 1) yield;
@@ -248,18 +248,13 @@ export function foldRecords(records: readonly StoredRecord[], options?: { atChec
   return runStateOf(drain(folding(records, endOf(records, options))));
 }
 
-/** foldRecords, letting `pause` (the event loop) run between slices. */
-export async function foldRecordsInSlices(
+/** The whole fold of foldRecords, letting `pause` (the event loop) run between slices. */
+export function foldInSlices(
   records: readonly StoredRecord[],
   options: { atCheckpoint?: string } | undefined,
   pause?: () => Promise<void>,
-): Promise<RunState> {
-  return runStateOf(await inSlices(folding(records, endOf(records, options)), pause));
-}
-
-/** The fold of a whole journal as a writer keeps it (the latest checkpoint only), letting `pause` run between slices. */
-export function foldJournal(records: readonly StoredRecord[], pause?: () => Promise<void>): Promise<FoldState> {
-  return inSlices(folding(records, records.length - 1, undefined, false), pause);
+): Promise<FoldState> {
+  return inSlices(folding(records, endOf(records, options)), pause);
 }
 
 /** The fold as the RunState readers get. */

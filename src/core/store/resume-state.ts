@@ -30,7 +30,7 @@ export const ResumeState = z.object({
   budget: Budget,
   /** The active history (after any branch) since the last compaction. */
   messages: z.array(MessageParam),
-  /** Latest entry per call of the active history, in planning order: open calls, calls the messages name, non-idempotent calls. */
+  /** Latest entry per call of the active history, in planning order: open calls, calls the messages name, the latest completed non-idempotent calls. */
   ledger: z.array(LedgerEntry),
   /** For each file, its latest patch that was not rolled back and every patch after it; and the patches of open calls. */
   patches: z.array(Patch),
@@ -58,6 +58,13 @@ export const Snapshot = z.object({
   state: ResumeState,
 });
 export type Snapshot = z.infer<typeof Snapshot>;
+
+/**
+ * Completed calls with external effects a resume tells the model not to repeat: the latest this
+ * many before the step it resumes in. Older ones are left to the journal, so a run of many
+ * commands resumes as fast as a short one.
+ */
+export const EARLIER_EFFECTS = 10;
 
 const OPEN = new Set<LedgerEntry['status']>(['planned', 'approved', 'started', 'uncertain']);
 
@@ -93,9 +100,11 @@ function plain<T extends object>(record: T): T {
 /** The part of a fold a resume needs (the same whether folded from a snapshot or from the whole journal). */
 export function resumeStateOf(state: FoldState): ResumeState {
   const named = namedCalls(state.messages);
-  const ledger = [...state.ledger.values()].filter(
-    (entry) => OPEN.has(entry.status) || entry.idempotency === 'non_idempotent' || named.has(entry.callId),
-  );
+  const all = [...state.ledger.values()];
+  const isEffect = (entry: LedgerEntry) => entry.idempotency === 'non_idempotent' && entry.status === 'succeeded';
+  // Of the effects before the current step, a resume names only the latest (recovery-note.ts).
+  const dropped = new Set(all.filter((entry) => isEffect(entry) && entry.stepId < state.stepId).slice(0, -EARLIER_EFFECTS));
+  const ledger = all.filter((entry) => OPEN.has(entry.status) || named.has(entry.callId) || (isEffect(entry) && !dropped.has(entry)));
   const open = new Set(ledger.filter((entry) => OPEN.has(entry.status)).map((entry) => entry.callId));
   const { status, budget, messages, patchCount, checkpointCount, lastSeq, stepId } = state;
   return {

@@ -12,7 +12,8 @@ export interface RunUsage {
   readonly bytes: number;
   /** Leased by a live writer, damaged, or otherwise not to be touched. */
   readonly protected: boolean;
-  readonly blobs: ReadonlySet<string>;
+  /** The blobs it names; null when they are unknown (its journal could not be read). */
+  readonly blobs: ReadonlySet<string> | null;
 }
 
 const REMOVABLE: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -23,7 +24,7 @@ const REMOVABLE: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cance
  */
 export function planRetention(runs: readonly RunUsage[], blobSizes: ReadonlyMap<string, number>, policy: RetentionPolicy): string[] {
   const referrers = new Map<string, number>();
-  for (const run of runs) for (const blob of run.blobs) referrers.set(blob, (referrers.get(blob) ?? 0) + 1);
+  for (const run of runs) for (const blob of run.blobs ?? []) referrers.set(blob, (referrers.get(blob) ?? 0) + 1);
   let bytes = runs.reduce((sum, run) => sum + run.bytes, 0);
   for (const blob of referrers.keys()) bytes += blobSizes.get(blob) ?? 0;
   let count = runs.length;
@@ -36,7 +37,7 @@ export function planRetention(runs: readonly RunUsage[], blobSizes: ReadonlyMap<
     removed.push(run.runId);
     count--;
     bytes -= run.bytes;
-    for (const blob of run.blobs) {
+    for (const blob of run.blobs ?? []) {
       const left = (referrers.get(blob) ?? 1) - 1;
       referrers.set(blob, left);
       if (left === 0) bytes -= blobSizes.get(blob) ?? 0;

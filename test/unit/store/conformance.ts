@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { StoreError, type CheckpointStore } from '../../../src/core/store/contract';
 import type { LedgerEntry } from '../../../src/core/ledger/schema';
 import type { NewRecord } from '../../../src/core/store/records';
+import { EARLIER_EFFECTS } from '../../../src/core/store/resume-state';
 import { bytesOf, checkpoint, ledgerEntry, ManualClock, message, runInput } from './fixtures';
 
 export interface StoreUnderTest {
@@ -349,6 +350,24 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       assert.equal(ended.status, 'completed');
       assert.equal(ended.statusReason, 'done');
       await assert.rejects(store.readResumeState('nope'), isStoreError('not_found'));
+    });
+
+    it('of a long run of commands, the resume state keeps the latest completed ones the recovery note names, and every one of the current step', async () => {
+      const writer = await store.createRun(runInput('r1'));
+      const command = { idempotency: 'non_idempotent', replayPolicy: 'never' } as const;
+      for (let step = 1; step <= 40; step++) {
+        await writer.append([entry(`cmd${step}`, step, 'succeeded', command), checkpoint(`k${step}`, step, 'tool_finished', 0)]);
+      }
+      await writer.append([entry('failed', 40, 'failed', command), entry('now1', 41, 'succeeded', command)]);
+      await writer.append([entry('now2', 41, 'succeeded', command), checkpoint('k41', 41, 'tool_finished', 0)]);
+      await writer.close();
+      const state = await sut.open().readResumeState('r1');
+      const latest = Array.from({ length: EARLIER_EFFECTS }, (_, i) => `cmd${40 - EARLIER_EFFECTS + 1 + i}`);
+      assert.deepEqual(
+        state.ledger.map((e) => e.callId),
+        [...latest, 'now1', 'now2'],
+      );
+      assert.equal((await sut.open().readRun('r1')).ledger.length, 43, 'the journal keeps every call');
     });
 
     it('a writer hands over the resume state of the run as it opened it, and its appends leave that state as it was', async () => {

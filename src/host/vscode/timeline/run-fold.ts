@@ -1,7 +1,7 @@
 import type { MessageParam } from '../../../core/model/messages';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { JournalDamage, RunState } from '../../../core/store/contract';
-import { BranchNeedsRecords, foldRecord, runStateOf, type FoldState } from '../../../core/store/fold';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, runStateOf, type FoldState } from '../../../core/store/fold';
 import type { StoredRecord } from '../../../core/store/records';
 import { buildSteps, runHeader } from '../../../protocol/build';
 import type { RunHolder, RunView, StepRow } from '../../../protocol/viewModel';
@@ -44,35 +44,14 @@ export class RunFold {
   ) {}
 
   /** The fold of a state read from the store. */
-  static of(state: RunState): RunFold {
-    const messages = [...state.messages];
+  static of({ damage, historyOf: histories, ...state }: RunState): RunFold {
+    // patchCount (the number of patch records) is only for a writer's next checkpoint.
+    const fold = foldFromResumeState({ ...state, patchCount: state.patches.length });
     // Checkpoints of the current history count in the fold's own copy of it.
     const historyOf = new Map<string, readonly MessageParam[]>();
-    for (const [id, history] of state.historyOf ?? []) historyOf.set(id, history === state.messages ? messages : history);
-    const fold: FoldState = {
-      run: state.run,
-      status: state.status,
-      statusReason: state.statusReason,
-      budget: state.budget,
-      messages,
-      ledger: new Map(state.ledger.map((entry) => [entry.callId, entry])),
-      patches: new Map(state.patches.map((patch) => [patch.patchId, patch])),
-      // The number of patch records; only a writer's next checkpoint needs it.
-      patchCount: state.patches.length,
-      approvals: [...state.approvals],
-      notes: [...state.notes],
-      restores: [...state.restores],
-      ended: state.ended,
-      latestCheckpoint: state.latestCheckpoint,
-      lastStopReason: state.lastStopReason,
-      checkpointCount: state.checkpointCount,
-      lastSeq: state.lastSeq,
-      stepId: state.stepId,
-      checkpoints: [...state.checkpoints],
-      allCheckpoints: [...state.allCheckpoints],
-      historyOf,
-    };
-    return new RunFold(fold, state.damage);
+    for (const [id, history] of histories ?? []) historyOf.set(id, history === state.messages ? fold.messages : history);
+    const full = { ...fold, checkpoints: [...state.checkpoints], allCheckpoints: [...state.allCheckpoints], historyOf };
+    return new RunFold(full, damage);
   }
 
   get lastSeq(): number {
