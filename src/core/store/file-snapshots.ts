@@ -19,9 +19,9 @@ export async function snapshotNames(fs: StoreFs, runDir: string): Promise<string
   return (await readdirOrEmpty(fs, runDir)).filter((name) => SNAPSHOT_NAME.test(name)).sort((a, b) => b.localeCompare(a));
 }
 
-export async function readSnapshot(fs: StoreFs, runDir: string, name: string): Promise<Snapshot | null> {
+export async function readSnapshot(fs: StoreFs, runDir: string, name: string, pause?: () => Promise<void>): Promise<Snapshot | null> {
   const bytes = await readIfExists(fs, joinPath(runDir, name));
-  return bytes === null ? null : decodeSnapshot(bytes);
+  return bytes === null ? null : decodeSnapshot(bytes, pause);
 }
 
 /** Writes the fold's resume state as a snapshot of the journal up to `position`, then removes all but the newest KEEP. */
@@ -52,7 +52,7 @@ export async function resumeFromSnapshot(
   pause?: () => Promise<void>,
 ): Promise<OpenedRun | null> {
   for (const name of await snapshotNames(fs, runDir)) {
-    const snapshot = await readSnapshot(fs, runDir, name).catch(() => null);
+    const snapshot = await readSnapshot(fs, runDir, name, pause).catch(() => null);
     if (!snapshot || snapshot.state.run.runId !== runId) continue;
     const { journalBytes, lastLineStart, state } = snapshot;
     const bytes = fs.readFrom ? await fs.readFrom(read.file, lastLineStart) : (await fs.readFile(read.file)).subarray(lastLineStart);

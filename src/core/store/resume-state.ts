@@ -133,9 +133,22 @@ export function encodeSnapshot(snapshot: Omit<Snapshot, 'v'>): Uint8Array {
   return new TextEncoder().encode(checksummed(JSON.stringify({ v: FORMAT_VERSION, ...snapshot }).slice(0, -1)));
 }
 
-/** The snapshot in a file's bytes, or null when they do not hold (checksum, JSON, schema, version). */
-export function decodeSnapshot(bytes: Uint8Array): Snapshot | null {
+/**
+ * The snapshot in a file's bytes, or null when they do not hold (checksum, JSON, schema, version).
+ * The state's fields are checked one at a time, letting `pause` (the event loop) run between them:
+ * a schema's first use in a process is slow, and a resume must not hold the loop for it.
+ */
+export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<void>): Promise<Snapshot | null> {
   if (bytes[bytes.length - 1] !== 0x0a) return null;
-  const parsed = Snapshot.safeParse(readChecked(bytes, 0, bytes.length - 1));
-  return parsed.success && parsed.data.v === FORMAT_VERSION ? parsed.data : null;
+  const raw = readChecked(bytes, 0, bytes.length - 1) as { state?: Record<string, unknown> } | null;
+  const head = Snapshot.omit({ state: true }).safeParse(raw);
+  if (!head.success || head.data.v !== FORMAT_VERSION || typeof raw?.state !== 'object' || raw.state === null) return null;
+  const state: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(ResumeState.shape)) {
+    await pause?.();
+    const field = schema.safeParse(raw.state[key]);
+    if (!field.success) return null;
+    if (field.data !== undefined) state[key] = field.data;
+  }
+  return { ...head.data, state: state as ResumeState };
 }

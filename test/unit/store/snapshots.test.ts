@@ -86,7 +86,7 @@ describe('state snapshots', () => {
     await compactedRun(store);
     const names = snapshotsOf(store);
     assert.equal(names.length, 2, 'one per compaction, the newest two kept');
-    const snapshot = decodeSnapshot(readFileSync(join(store.runDir('r1'), names[1]!)))!;
+    const snapshot = (await decodeSnapshot(readFileSync(join(store.runDir('r1'), names[1]!))))!;
     const journal = readFileSync(store.journalPath('r1'));
     const line = journal.subarray(snapshot.lastLineStart, snapshot.journalBytes).toString('utf8');
     assert.match(line, new RegExp(`^\\{"s":${snapshot.state.lastSeq},.*"c":"${snapshot.lastLineCrc}"\\}\\n$`));
@@ -98,7 +98,7 @@ describe('state snapshots', () => {
     const fs = new ReadsFs();
     const store = openFileStore(root, { fs });
     await compactedRun(store);
-    const snapshot = decodeSnapshot(readFileSync(join(store.runDir('r1'), snapshotsOf(store)[1]!)))!;
+    const snapshot = (await decodeSnapshot(readFileSync(join(store.runDir('r1'), snapshotsOf(store)[1]!))))!;
     const writer = await openFileStore(root, { fs }).openWriter('r1');
     await writer.close();
     assert.deepEqual(fs.journalReads.slice(-1), [snapshot.lastLineStart], 'the journal read from the snapshot on');
@@ -136,7 +136,7 @@ describe('state snapshots', () => {
     const truth = await openFileStore(root).readResumeState('r1');
     const dir = store.runDir('r1');
     for (const name of snapshotsOf(store)) {
-      const snapshot = decodeSnapshot(readFileSync(join(dir, name)))!;
+      const snapshot = (await decodeSnapshot(readFileSync(join(dir, name))))!;
       // The same file, stating another checksum for the line it covers.
       const lied = { ...snapshot, lastLineCrc: snapshot.lastLineCrc === '00000000' ? '00000001' : '00000000' };
       writeFileSync(join(dir, name), encodeSnapshot(lied));
@@ -199,11 +199,11 @@ describe('state snapshots', () => {
     const gone = await store.putBlob(bytesOf('named by nothing'));
     const dir = store.runDir('r1');
     const name = snapshotsOf(store)[1]!;
-    const snapshot = decodeSnapshot(readFileSync(join(dir, name)))!;
+    const snapshot = (await decodeSnapshot(readFileSync(join(dir, name))))!;
     const open = ledgerEntry('x', 9, 'started') as Extract<NewRecord, { type: 'ledger' }>;
     const state = { ...snapshot.state, ledger: [{ ...open.entry, resultRef: kept }] };
     writeFileSync(join(dir, name), encodeSnapshot({ ...snapshot, state }));
-    assert.ok(decodeSnapshot(readFileSync(join(dir, name))), 'the edited snapshot holds');
+    assert.ok(await decodeSnapshot(readFileSync(join(dir, name))), 'the edited snapshot holds');
     const result = await store.collectGarbage({ maxBytes: 10_000_000 });
     assert.equal(result.removedBlobs, 1);
     await assert.rejects(store.getBlob(gone), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
@@ -218,7 +218,7 @@ describe('state snapshots', () => {
     await writer.close();
     const names = snapshotsOf(store);
     assert.equal(names.length, 2);
-    const newest = decodeSnapshot(readFileSync(join(store.runDir('r1'), names[1]!)))!;
+    const newest = (await decodeSnapshot(readFileSync(join(store.runDir('r1'), names[1]!))))!;
     const journalBytes = readFileSync(store.journalPath('r1')).length;
     assert.ok(journalBytes - newest.journalBytes < 2048 + 1024, 'the journal after the newest snapshot is about one step of bytes');
     assert.deepEqual(await openFileStore(root).readResumeState('r1'), await replayed(openFileStore(root)));
@@ -236,7 +236,7 @@ describe('state snapshots', () => {
     await writer.close();
     const names = snapshotsOf(store);
     assert.equal(names.length, 1);
-    const snapshot = decodeSnapshot(readFileSync(join(store.runDir('r1'), names[0]!)))!;
+    const snapshot = (await decodeSnapshot(readFileSync(join(store.runDir('r1'), names[0]!))))!;
     assert.equal(snapshot.journalBytes, readFileSync(store.journalPath('r1')).length, 'it covers the whole journal');
     const reader = openFileStore(root, { fs });
     await (await reader.openWriter('r1')).close();
