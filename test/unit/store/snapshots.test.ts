@@ -130,6 +130,22 @@ describe('state snapshots', () => {
     assert.deepEqual(fromJournal, fromOlder);
   });
 
+  it('a snapshot is checked field by field with the event loop let run between, and one field that does not hold makes it not hold', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const bytes = readFileSync(join(store.runDir('r1'), snapshotsOf(store).at(-1)!));
+    let pauses = 0;
+    const decoded = await decodeSnapshot(bytes, async () => void pauses++);
+    assert.ok(decoded && decoded.state.messages.length > 0);
+    assert.ok(pauses >= 10, `the loop ran between the state's fields (${pauses} pauses)`);
+    assert.deepEqual(decoded, await decodeSnapshot(bytes), 'the same snapshot as read at once');
+    const badBudget = { ...decoded, state: { ...decoded.state, budget: { ...decoded.state.budget, turns: -1 } } };
+    assert.equal(await decodeSnapshot(encodeSnapshot(badBudget)), null);
+    const withoutRun: Record<string, unknown> = { ...decoded.state };
+    delete withoutRun['run'];
+    assert.equal(await decodeSnapshot(encodeSnapshot({ ...decoded, state: withoutRun as typeof decoded.state })), null);
+  });
+
   it('a snapshot the journal does not match (another journal, or one cut shorter) is not used', async () => {
     const store = openFileStore(root);
     await compactedRun(store);
