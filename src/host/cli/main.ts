@@ -169,7 +169,8 @@ async function resumeCommand(options: CliOptions): Promise<number> {
   if (held !== undefined && (options.run !== undefined || runId === undefined))
     throw new StoreError(heldMessage(held, Date.now()), 'lease_held');
   if (runId === undefined) throw new UsageError(`no resumable run in ${storePath}`);
-  const state = await store.readRun(runId);
+  // What the resume reads anyway (the newest snapshot and the journal after it), not the whole run.
+  const state = await store.readResumeState(runId);
   if (state.ended) {
     line(`run ${runId} already ${state.ended.status}; nothing to resume`);
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;

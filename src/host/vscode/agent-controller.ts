@@ -215,8 +215,8 @@ export class AgentController implements vscode.Disposable {
     const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
     if (!summary) throw new ResumeError(`run ${runId} is not in this workspace's store`, 'not_found');
     if (summary.leased) throw new ResumeError(heldMessage(summary, this.deps.clock.now()), 'lease_held');
-    const state = await this.deps.store.readRun(runId);
-    const limit = raiseFor(state.budget, this.turnsPerRun());
+    const { budget } = await this.deps.store.readResumeState(runId);
+    const limit = raiseFor(budget, this.turnsPerRun());
     const { runtime, close } = await this.runtime(await this.settingsOfRun(runId));
     this.refuseWhileBusy(close);
     this.deps.log.log('info', `[${runId}] new instruction${limit ? ` (${describeRaise(limit.raised)})` : ''}`);
