@@ -24,9 +24,8 @@ import { createCliApprover } from './approver';
 import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { createRunOutput, type RunOutput, type Sink } from './output';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
-import { damageLine, readStatus, statusJson } from './status';
+import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
-import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -163,14 +162,8 @@ async function resumeCommand(options: CliOptions): Promise<number> {
   const storePath = storeDir(options);
   const store = openFileStore(storePath);
   announceStore(options, storePath);
-  const runs = [...(await store.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
-  const held = runs.find((r) => (options.run === undefined || r.runId === options.run) && isHeld(r));
-  const runId = options.run ?? runs.find(isResumable)?.runId;
-  if (held !== undefined && (options.run !== undefined || runId === undefined))
-    throw new StoreError(heldMessage(held, Date.now()), 'lease_held');
-  if (runId === undefined) throw new UsageError(`no resumable run in ${storePath}`);
-  // What the resume reads anyway (the newest snapshot and the journal after it), not the whole run.
-  const state = await store.readResumeState(runId);
+  const state = await resumeTarget(store, options.run, storePath);
+  const { runId } = state.run;
   if (state.ended) {
     line(`run ${runId} already ${state.ended.status}; nothing to resume`);
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;

@@ -1,4 +1,7 @@
-import type { CheckpointStore, RunState, RunSummary } from '../../core/store/contract';
+import { StoreError, type CheckpointStore, type RunState, type RunSummary } from '../../core/store/contract';
+import type { ResumeState } from '../../core/store/resume-state';
+import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
+import { UsageError } from './args';
 
 export function latestRun(runs: readonly RunSummary[]): RunSummary | undefined {
   return [...runs].sort((a, b) => b.updatedAt - a.updatedAt)[0];
@@ -63,4 +66,17 @@ export function damageLine(state: RunState): string | undefined {
 export async function readStatus(store: CheckpointStore, runId: string | undefined): Promise<RunState | undefined> {
   const id = runId ?? latestRun(await store.listRuns())?.runId;
   return id === undefined ? undefined : store.readRun(id, { intactPart: true });
+}
+
+/**
+ * The run `resume` takes (the one named, else the newest resumable) and its resume state: what
+ * the resume reads anyway (the newest snapshot and the journal after it), never the whole run.
+ */
+export async function resumeTarget(store: CheckpointStore, runId: string | undefined, storePath: string): Promise<ResumeState> {
+  const runs = [...(await store.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
+  const held = runs.find((r) => (runId === undefined || r.runId === runId) && isHeld(r));
+  const id = runId ?? runs.find(isResumable)?.runId;
+  if (held !== undefined && (runId !== undefined || id === undefined)) throw new StoreError(heldMessage(held, Date.now()), 'lease_held');
+  if (id === undefined) throw new UsageError(`no resumable run in ${storePath}`);
+  return store.readResumeState(id);
 }
