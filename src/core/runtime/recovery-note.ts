@@ -5,6 +5,12 @@ import type { CallReport } from './reconcile';
 
 export const RECOVERY_NOTE_MARKER = '[recovery note]';
 
+/** The completed calls with external effects the note tells the model not to repeat: the latest EARLIER_EFFECTS up to `lastCompletedStep`. */
+export function earlierEffects(ledger: readonly LedgerEntry[], lastCompletedStep: number): LedgerEntry[] {
+  const done = ledger.filter((e) => e.idempotency === 'non_idempotent' && e.status === 'succeeded' && e.stepId <= lastCompletedStep);
+  return done.slice(-EARLIER_EFFECTS);
+}
+
 export interface PatchLiveState {
   readonly patch: Patch;
   readonly live: LiveState;
@@ -64,7 +70,7 @@ export function recoveryNote(facts: RecoveryFacts): string {
     lines.push('Calls not applied because the file changed in the meantime:');
     for (const r of conflicts) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}`);
   }
-  const earlier = facts.earlierEffects.slice(-EARLIER_EFFECTS);
+  const earlier = facts.earlierEffects;
   if (earlier.length > 0) {
     lines.push('Earlier calls with external effects that completed; do not repeat them:');
     for (const e of earlier) lines.push(`- ${e.toolName} ${e.callId} (step ${e.stepId})`);

@@ -1,4 +1,3 @@
-import type { LedgerEntry } from '../ledger/schema';
 import { transition } from '../ledger/transitions';
 import { toolUsesOf, type MessageParam } from '../model/messages';
 import { classifyPatch } from '../patches/classify';
@@ -12,7 +11,7 @@ import { limitReached, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { continueAfterAnswer, loopSteps, runGuarded, type NoteBuilder } from './loop';
-import { RECOVERY_NOTE_MARKER, recoveryNote, type PatchLiveState } from './recovery-note';
+import { earlierEffects, RECOVERY_NOTE_MARKER, recoveryNote, type PatchLiveState } from './recovery-note';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 
@@ -147,16 +146,13 @@ async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilde
   const last = session.messages[session.messages.length - 1];
   const inFlight = last?.role === 'assistant' && toolUsesOf(last).length > 0;
   const lastCompletedStep = inFlight ? Math.max(0, session.stepId - 1) : session.stepId;
-  const earlierEffects: LedgerEntry[] = state.ledger.filter(
-    (entry) => entry.idempotency === 'non_idempotent' && entry.status === 'succeeded' && entry.stepId <= lastCompletedStep,
-  );
   return (reports) =>
     recoveryNote({
       checkpointId: checkpoint?.checkpointId ?? 'none',
       checkpointLabel: checkpoint ? `${checkpoint.label}, step ${checkpoint.stepId}` : 'no checkpoint',
       lastCompletedStep,
       reports,
-      earlierEffects,
+      earlierEffects: earlierEffects(state.ledger, lastCompletedStep),
       files,
     });
 }
