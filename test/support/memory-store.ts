@@ -38,7 +38,11 @@ interface MemoryRun {
   lease: LeaseInfo | null;
 }
 
-/** The CheckpointStore in memory, with the same semantics (lease included) as the file store. */
+/**
+ * The CheckpointStore in memory, with the same semantics (lease included) as the file store: a
+ * second backend that the conformance suite runs, and a fast store for the runtime's tests. No
+ * host ships it, so it lives with the tests.
+ */
 export class MemoryCheckpointStore implements CheckpointStore {
   private readonly runs = new Map<string, MemoryRun>();
   private readonly blobs = new Map<string, { bytes: Uint8Array; putAt: number }>();
