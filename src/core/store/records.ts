@@ -62,11 +62,12 @@ export const Budget = z.object({
   costUsd: z.number().nonnegative(),
 });
 
-const base = { v: z.number().int().positive(), at: z.number() };
+/** A record of type `type`: its fields, after the version and time every record carries. */
+function record<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  return z.object({ v: z.number().int().positive(), at: z.number(), type: z.literal(type), ...shape });
+}
 
-export const RunRecord = z.object({
-  ...base,
-  type: z.literal('run'),
+export const RunRecord = record('run', {
   runId: z.string().min(1),
   task: z.string(),
   createdAt: z.number(),
@@ -76,9 +77,7 @@ export const RunRecord = z.object({
   system: z.string().optional(),
 });
 
-export const CheckpointRecord = z.object({
-  ...base,
-  type: z.literal('checkpoint'),
+export const CheckpointRecord = record('checkpoint', {
   checkpointId: z.string().min(1),
   stepId: z.number().int().nonnegative(),
   label: CheckpointLabel,
@@ -93,64 +92,50 @@ export const CheckpointRecord = z.object({
   stopReason: z.string().optional(),
 });
 
-const MessageRecord = z.object({
-  ...base,
-  type: z.literal('message'),
+const MessageRecord = record('message', {
   /** Position in the active history. */
   index: z.number().int().nonnegative(),
   stepId: z.number().int().nonnegative(),
   message: MessageParam,
 });
 
-const LedgerRecord = z.object({ ...base, type: z.literal('ledger'), entry: LedgerEntry });
+const LedgerRecord = record('ledger', { entry: LedgerEntry });
 
-const PatchRecord = z.object({ ...base, type: z.literal('patch'), patch: Patch });
+const PatchRecord = record('patch', { patch: Patch });
 
-const PatchStateRecord = z.object({
-  ...base,
-  type: z.literal('patch_state'),
+const PatchStateRecord = record('patch_state', {
   patchId: z.string(),
   state: PatchState,
   reason: z.string().optional(),
 });
 
-export const ApprovalRecord = z.object({
-  ...base,
-  type: z.literal('approval'),
+export const ApprovalRecord = record('approval', {
   /** A call id, or a rule such as `tool:run_command` for allow_for_run. */
   target: z.string(),
   toolName: z.string(),
   decision: z.enum(['allow_once', 'allow_for_run', 'deny']),
 });
 
-const BudgetRecord = z.object({ ...base, type: z.literal('budget'), budget: Budget });
+const BudgetRecord = record('budget', { budget: Budget });
 
-export const NoteRecord = z.object({
-  ...base,
-  type: z.literal('note'),
+export const NoteRecord = record('note', {
   kind: z.enum(['recovery', 'info', 'warning', 'error']),
   text: z.string(),
 });
 
-const StatusRecord = z.object({
-  ...base,
-  type: z.literal('status'),
+const StatusRecord = record('status', {
   status: RunStatus,
   reason: z.string().optional(),
 });
 
 /** restore_session: the active history goes back to a checkpoint; the old tail stays in the journal. */
-export const BranchRecord = z.object({
-  ...base,
-  type: z.literal('branch'),
+export const BranchRecord = record('branch', {
   checkpointId: z.string(),
   branchId: z.string(),
 });
 
 /** What a restore or rollback replaced, so that undo brings back the exact bytes. */
-export const RestoreRecord = z.object({
-  ...base,
-  type: z.literal('restore'),
+export const RestoreRecord = record('restore', {
   restoreId: z.string(),
   kind: z.enum(['rollback_files', 'restore_session', 'undo']),
   /** For undo: the restoreId undone. */
@@ -170,17 +155,13 @@ export const RestoreRecord = z.object({
   branchId: z.string().optional(),
 });
 
-export const RunEndRecord = z.object({
-  ...base,
-  type: z.literal('run_end'),
+export const RunEndRecord = record('run_end', {
   status: z.enum(['completed', 'failed', 'cancelled']),
   summary: z.string().optional(),
 });
 
 /** What one model call used and cost (after_model), cache reads and writes apart. */
-const UsageRecord = z.object({
-  ...base,
-  type: z.literal('usage'),
+const UsageRecord = record('usage', {
   stepId: z.number().int().nonnegative(),
   model: z.string(),
   inputTokens: z.number().int().nonnegative(),
@@ -195,9 +176,7 @@ const UsageRecord = z.object({
 });
 
 /** A person raised a paused run's limits (the budget record of the same group holds them). */
-const LimitsRecord = z.object({
-  ...base,
-  type: z.literal('limits'),
+const LimitsRecord = record('limits', {
   ...Limits.partial().shape,
   /** The limits before the raise. */
   before: Limits,
@@ -207,9 +186,7 @@ const LimitsRecord = z.object({
  * The history was compacted: the message records of the same commit group (index 0 on) are the
  * whole active history from here on. The messages before stay in the journal.
  */
-const CompactionRecord = z.object({
-  ...base,
-  type: z.literal('compaction'),
+const CompactionRecord = record('compaction', {
   stepId: z.number().int().nonnegative(),
   kind: z.enum(['cleared_tool_results', 'summary']),
   /** Estimated request tokens before and after. */
@@ -228,9 +205,7 @@ const CompactionRecord = z.object({
  * the user message itself is the message record of the same commit group, followed by an
  * `instruction` save point. `raised`: the limit raised with it because the run had reached it.
  */
-export const InstructionRecord = z.object({
-  ...base,
-  type: z.literal('instruction'),
+export const InstructionRecord = record('instruction', {
   text: z.string().min(1).max(20_000),
   /** The status the run had when the instruction came. */
   after: z.enum(['completed', 'failed', 'paused', 'cancelled']),
