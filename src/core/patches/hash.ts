@@ -28,8 +28,12 @@ export function isBinary(bytes: Uint8Array): boolean {
  * as VS Code's getText keeps the document's EOL. Binary content hashes its raw bytes.
  */
 export function hashContent(bytes: Uint8Array): string {
-  const hashed = hasUtf8Bom(bytes) && !isBinary(bytes) ? bytes.subarray(3) : bytes;
-  return createHash('sha256').update(hashed).digest('hex');
+  return sha256Hex(hasUtf8Bom(bytes) && !isBinary(bytes) ? bytes.subarray(3) : bytes);
+}
+
+/** sha256 hex of the bytes as they are (a blob's name). */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /** hashContent, or `absent` for a file that does not exist. */

@@ -1,7 +1,7 @@
 import { StoreError } from './contract';
 import { replaceFileAtomic } from './atomic-file';
-import { isNotFound, joinPath, readdirOrEmpty, type StoreFs } from './fs-port';
-import { sha256Hex } from './hash';
+import { isNotFound, joinPath, mkdirpDurable, readdirOrEmpty, type StoreFs } from './fs-port';
+import { sha256Hex } from '../patches/hash';
 import { BLOB_HASH } from './refs';
 
 /**
@@ -13,7 +13,7 @@ export class FileBlobs {
   /** Blobs this store put itself, durable and whole: a put or a check of one of them does nothing. */
   private readonly known = new Set<string>();
   /** Prefix folders made durable by this store (created, and their name in blobs/ fsynced). */
-  private readonly dirs = new Map<string, Promise<void>>();
+  private readonly dirs = new Set<string>();
 
   constructor(
     private readonly fs: StoreFs,
@@ -28,13 +28,10 @@ export class FileBlobs {
     const hash = sha256Hex(bytes);
     if (this.known.has(hash)) return hash;
     const dir = joinPath(this.root, hash.slice(0, 2));
-    let ready = this.dirs.get(dir);
-    if (!ready) {
-      ready = this.fs.mkdirp(dir).then(() => this.fs.syncDir(this.root));
-      this.dirs.set(dir, ready);
-      ready.catch(() => this.dirs.delete(dir));
+    if (!this.dirs.has(dir)) {
+      await mkdirpDurable(this.fs, dir);
+      this.dirs.add(dir);
     }
-    await ready;
     await replaceFileAtomic(this.fs, dir, hash, bytes);
     this.known.add(hash);
     return hash;

@@ -9,7 +9,7 @@ import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
 import type { NewRecord, StoredRecord } from './records';
 import { blobRefs } from './refs';
 import { resumeStateOf, type ResumeState } from './resume-state';
-import { writeStateFile, type RunStateFile } from './run-files';
+import { stateFileOf, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
 /** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
@@ -162,14 +162,7 @@ export class FileRunWriter implements RunWriter {
       this.fold = foldFromResumeState(await this.store.readResumeState(this.runId));
     }
     this.stateDirty = true;
-    this.state = {
-      ...this.state,
-      steps: Math.max(this.state.steps, this.fold.stepId),
-      status: this.fold.status,
-      lastSeq: this.state.lastSeq + records.length,
-      journalBytes: this.state.journalBytes + bytes,
-      updatedAt: now,
-    };
+    this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut);
   }
 
   /** A state snapshot of the journal up to the end of its last group; a failure only leaves the older ones (the journal stays the truth). */

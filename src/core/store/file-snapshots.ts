@@ -2,7 +2,7 @@ import { readIfExists, replaceFileAtomic } from './atomic-file';
 import type { OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from './fold';
 import { joinPath, readdirOrEmpty, type StoreFs } from './fs-port';
-import { readLine, scanJournalInSlices, type ReadOptions } from './journal-format';
+import { readLine, scanJournal, type ReadOptions } from './journal-format';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './resume-state';
 
 // State snapshots of one run's folder, snapshot-<seq>.json. Written atomically (temp, fsync,
@@ -58,7 +58,7 @@ export async function resumeFromSnapshot(
     const bytes = fs.readFrom ? await fs.readFrom(read.file, lastLineStart) : (await fs.readFile(read.file)).subarray(lastLineStart);
     if (!matchesJournal(snapshot, bytes)) continue;
     const tail = bytes.subarray(journalBytes - lastLineStart);
-    const scan = await scanJournalInSlices(tail, { ...read, base: journalBytes, firstSeq: state.lastSeq + 1 }, pause);
+    const scan = await scanJournal(tail, { ...read, base: journalBytes, firstSeq: state.lastSeq + 1 }, pause);
     const fold = foldFromResumeState(state);
     try {
       for (const record of scan.records) foldRecord(fold, record);

@@ -21,13 +21,13 @@ import { resumeFromSnapshot } from './file-snapshots';
 import { foldInSlices, runStateOf, startFold, type FoldState } from './fold';
 import { writeNewFile } from './atomic-file';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
-import { encodeGroup, scanJournalInSlices, type JournalScan } from './journal-format';
+import { encodeGroup, scanJournal, type JournalScan } from './journal-format';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import type { RetentionPolicy } from './retention';
 import { resumeStateOf, type ResumeState } from './resume-state';
-import { JOURNAL, readDamageFile, RUN_ID, readStateFile, sameState, writeDamageFile, writeStateFile, type RunStateFile } from './run-files';
+import { JOURNAL, readDamageFile, RUN_ID, readStateFile, sameState, stateFileOf, writeDamageFile, writeStateFile } from './run-files';
 import { stampRecords } from './stamp';
 
 export interface FileStoreOptions {
@@ -140,7 +140,10 @@ export class FileCheckpointStore implements CheckpointStore {
   private async startWriter(runId: string, holderId: string, lease: LeaseInfo, opened: OpenedRun, cut?: TornTailCut): Promise<RunWriter> {
     const dir = this.runDir(runId);
     const stored = await readStateFile(this.fs, dir);
-    const state = stateOf(opened, cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut);
+    const { fold, scan } = opened;
+    const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
+    const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
+    const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut);
     const handle = await this.fs.openAppend(this.journalPath(runId));
     try {
       // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
@@ -212,7 +215,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const bytes = await this.fs.readFile(journal).catch((error: unknown) => {
       throw isNotFound(error) ? new StoreError(`run ${runId} not found`, 'not_found', journal) : error;
     });
-    return scanJournalInSlices(bytes, { file: journal, migrations: this.migrations, readVersion: this.readVersion }, this.pause);
+    return scanJournal(bytes, { file: journal, migrations: this.migrations, readVersion: this.readVersion }, this.pause);
   }
 
   async listRuns(): Promise<readonly RunSummary[]> {
@@ -286,19 +289,4 @@ export class FileCheckpointStore implements CheckpointStore {
 
 function damaged(damage: JournalDamage): StoreError {
   return new StoreError(`${damage.file} is damaged at byte ${damage.offset}: ${damage.message}`, 'damaged', damage.file, damage.offset);
-}
-
-/** What state.json says of a run opened as `opened`. */
-function stateOf({ fold, scan }: OpenedRun, tornTailCut: RunStateFile['tornTailCut']): Omit<RunStateFile, 'v'> {
-  return {
-    runId: fold.run.runId,
-    task: fold.run.task,
-    createdAt: fold.run.createdAt,
-    status: fold.status,
-    lastSeq: fold.lastSeq,
-    updatedAt: scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at,
-    steps: fold.stepId,
-    journalBytes: scan.goodLength,
-    ...(tornTailCut ? { tornTailCut } : {}),
-  };
 }

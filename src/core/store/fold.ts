@@ -44,7 +44,6 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
   return {
     run: record,
     status: 'running',
-    statusReason: undefined,
     budget,
     messages: [],
     ledger: new Map(),
@@ -53,9 +52,6 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
     approvals: [],
     notes: [],
     restores: [],
-    ended: undefined,
-    latestCheckpoint: undefined,
-    lastStopReason: undefined,
     checkpointCount: 0,
     lastSeq: record.seq,
     stepId: 0,
@@ -68,10 +64,6 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
 /** A fold that continues from a snapshot's state. */
 export function foldFromResumeState(state: ResumeState): FoldState {
   return {
-    statusReason: undefined,
-    ended: undefined,
-    latestCheckpoint: undefined,
-    lastStopReason: undefined,
     ...state,
     messages: [...state.messages],
     ledger: new Map(state.ledger.map((entry) => [entry.callId, entry])),

@@ -2,7 +2,7 @@ import { StoreError } from './contract';
 import { crc32 } from 'node:zlib';
 import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
-import { drain, inSlices, type Sliced } from './slices';
+import { inSlices, type Sliced } from './slices';
 
 // One record a line: {"s":<seq>,"b":<first seq of its commit group>,"e":<last seq of the group>,
 // "r":<record>,"c":"<crc32>"}. The crc covers every byte of the line before `,"c":`.
@@ -161,12 +161,7 @@ function* scanning(bytes: Uint8Array, options: ReadOptions): Sliced<JournalScan>
   return result({ tornTail: { offset: base + goodLength, bytes: bytes.length - goodLength } });
 }
 
-/** Reads a whole journal (or a tail) at once. */
-export function scanJournal(bytes: Uint8Array, file: string, options: Omit<ReadOptions, 'file'> = {}): JournalScan {
-  return drain(scanning(bytes, { ...options, file }));
-}
-
-/** scanJournal, letting `pause` (the event loop) run between slices. */
-export function scanJournalInSlices(bytes: Uint8Array, options: ReadOptions, pause?: () => Promise<void>): Promise<JournalScan> {
+/** Reads a journal (or a tail), letting `pause` (the event loop) run between slices; without `pause`, at once. */
+export function scanJournal(bytes: Uint8Array, options: ReadOptions, pause?: () => Promise<void>): Promise<JournalScan> {
   return inSlices(scanning(bytes, options), pause);
 }

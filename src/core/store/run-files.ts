@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonAs, readIfExists, replaceFileAtomic } from './atomic-file';
+import type { FoldState } from './fold';
 import { joinPath, type StoreFs } from './fs-port';
 import { FORMAT_VERSION, RunStatus } from './records';
 
@@ -42,6 +43,18 @@ export async function readStateFile(fs: StoreFs, runDir: string): Promise<RunSta
 /** True when state.json already says what `state` says (a writer that closed cleanly left it current). */
 export function sameState(stored: RunStateFile | null, state: Omit<RunStateFile, 'v'>): boolean {
   return stored !== null && JSON.stringify(stored) === JSON.stringify({ v: FORMAT_VERSION, ...state });
+}
+
+/** What state.json says of a run folded as `fold`, with `journalBytes` of journal, its last record written at `updatedAt`. */
+export function stateFileOf(
+  fold: FoldState,
+  journalBytes: number,
+  updatedAt: number,
+  tornTailCut?: RunStateFile['tornTailCut'],
+): Omit<RunStateFile, 'v'> {
+  const { runId, task, createdAt } = fold.run;
+  const { status, lastSeq, stepId: steps } = fold;
+  return { runId, task, createdAt, status, lastSeq, updatedAt, steps, journalBytes, ...(tornTailCut ? { tornTailCut } : {}) };
 }
 
 export async function writeStateFile(fs: StoreFs, runDir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {

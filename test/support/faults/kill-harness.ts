@@ -78,32 +78,26 @@ function runCli(
 }
 
 /** Records of complete commit groups in a run's journal, as a separate process reads it now. */
-function journalRecords(store: string, runId: string): StoredRecord[] {
-  return scanRun(store, runId).records;
+async function journalRecords(store: string, runId: string): Promise<StoredRecord[]> {
+  return (await scanRun(store, runId)).records;
 }
 
-function scanRun(store: string, runId: string): { records: StoredRecord[]; tornBytes: number } {
+async function scanRun(store: string, runId: string): Promise<{ records: StoredRecord[]; tornBytes: number }> {
   const path = join(store, 'runs', runId, 'journal.jsonl');
   if (!existsSync(path)) return { records: [], tornBytes: 0 };
-  const scan = scanJournal(new Uint8Array(readFileSync(path)), path);
+  const scan = await scanJournal(new Uint8Array(readFileSync(path)), { file: path });
   if (scan.damage) throw new Error(`${path} damaged at ${scan.damage.offset}: ${scan.damage.message}`);
   return { records: scan.records, tornBytes: scan.tornTail?.bytes ?? 0 };
 }
 
 /** The run folder holding a complete run record (a kill during creation may leave an empty one). */
-function findRun(store: string): string | undefined {
+async function findRun(store: string): Promise<string | undefined> {
   const runs = join(store, 'runs');
   if (!existsSync(runs)) return undefined;
-  return readdirSync(runs)
-    .sort()
-    .reverse()
-    .find((id) => {
-      try {
-        return journalRecords(store, id).length > 0;
-      } catch {
-        return false;
-      }
-    });
+  for (const id of readdirSync(runs).sort().reverse()) {
+    if ((await journalRecords(store, id).catch(() => [])).length > 0) return id;
+  }
+  return undefined;
 }
 
 class KillRun {
@@ -139,11 +133,11 @@ class KillRun {
 
   /** After a process ended: the journal opens, nothing acknowledged is gone, status --json works. */
   async checkAfter(killed: boolean, finalExit: boolean): Promise<void> {
-    this.runId ??= findRun(this.store);
+    this.runId ??= await findRun(this.store);
     if (this.runId === undefined) return;
     let records: StoredRecord[];
     try {
-      const scan = scanRun(this.store, this.runId);
+      const scan = await scanRun(this.store, this.runId);
       records = scan.records;
       // A process that ended by itself leaves no torn tail: any tail a kill left was cut on resume.
       if (!killed && scan.tornBytes > 0) this.problems.push(`a torn tail of ${scan.tornBytes} bytes after a clean exit`);
@@ -173,7 +167,7 @@ class KillRun {
       this.problems.push('no run was found after completion');
       return { duplicates: Math.max(0, executions - 1), executions };
     }
-    const records = journalRecords(this.store, this.runId);
+    const records = await journalRecords(this.store, this.runId);
     const state = foldRecords(records);
     if (!state.ended || state.ended.status !== 'completed') this.problems.push(`the run ended as ${state.ended?.status ?? state.status}`);
     const notesPath = join(this.ws, NOTES_FILE);
@@ -218,7 +212,7 @@ export async function killRun(plan: KillPlan, cli = CLI_PATH): Promise<KillRunRe
       const killAfterMs = plan.kind === 'random' && killThis ? prng.int(plan.maxDelayMs + 1) : undefined;
       const env: Record<string, string> =
         plan.kind === 'savePoint' && killThis ? { FAULTS_KILL_AFTER_JOURNAL_SYNC: String(plan.afterSync) } : {};
-      const create = run.runId === undefined && findRun(run.store) === undefined;
+      const create = run.runId === undefined && (await findRun(run.store)) === undefined;
       if (!create) run.resumes += 1;
       const args = create
         ? ['run', ...run.commonArgs(), '--task', 'edit the notes and count']

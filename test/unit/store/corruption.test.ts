@@ -26,10 +26,10 @@ async function smallJournal(root: string): Promise<{ bytes: Buffer; records: rea
 
 type Outcome = 'clean' | 'torn' | 'damaged' | 'crash';
 
-function classify(bytes: Uint8Array, original: readonly StoredRecord[]): { outcome: Outcome; scan?: JournalScan } {
+async function classify(bytes: Uint8Array, original: readonly StoredRecord[]): Promise<{ outcome: Outcome; scan?: JournalScan }> {
   let scan: JournalScan;
   try {
-    scan = scanJournal(bytes, 'journal.jsonl');
+    scan = await scanJournal(bytes, { file: 'journal.jsonl' });
   } catch (error) {
     return { outcome: error instanceof StoreError ? 'damaged' : 'crash' };
   }
@@ -48,7 +48,7 @@ describe('journal corruption', () => {
     const { bytes, records, groupEnds } = await smallJournal(root);
     const counts: Record<Outcome, number> = { clean: 0, torn: 0, damaged: 0, crash: 0 };
     for (let length = 0; length < bytes.length; length++) {
-      const { outcome, scan } = classify(bytes.subarray(0, length), records);
+      const { outcome, scan } = await classify(bytes.subarray(0, length), records);
       counts[outcome]++;
       const lastGroupEnd = Math.max(...groupEnds.filter((end) => end <= length));
       if (outcome === 'torn') assert.equal(scan!.goodLength, lastGroupEnd);
@@ -64,7 +64,7 @@ describe('journal corruption', () => {
       for (let at = 0; at < bytes.length; at++) {
         const flipped = Buffer.from(bytes);
         flipped[at] = flipped[at]! ^ mask;
-        const { outcome, scan } = classify(flipped, records);
+        const { outcome, scan } = await classify(flipped, records);
         counts[outcome]++;
         if (outcome === 'damaged' && scan) assert.ok(scan.damage!.offset <= at, `damage at ${scan.damage!.offset} for a flip at ${at}`);
       }
@@ -127,8 +127,8 @@ describe('journal corruption', () => {
     const { bytes, records, groupEnds } = await smallJournal(root);
     const changed = Buffer.from(bytes);
     changed[bytes.length - 1] = 0x20;
-    assert.equal(classify(changed, records).scan?.damage?.offset, groupEnds[3]);
-    const { outcome, scan } = classify(bytes.subarray(0, bytes.length - 1), records);
+    assert.equal((await classify(changed, records)).scan?.damage?.offset, groupEnds[3]);
+    const { outcome, scan } = await classify(bytes.subarray(0, bytes.length - 1), records);
     assert.equal(outcome, 'torn');
     assert.deepEqual(scan?.tornTail, { offset: groupEnds[3], bytes: bytes.length - 1 - groupEnds[3]! });
   });

@@ -1,5 +1,0 @@
-import { createHash } from 'node:crypto';
-
-export function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
