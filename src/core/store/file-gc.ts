@@ -6,7 +6,7 @@ import { isNotFound, joinPath, readdirOrEmpty } from './fs-port';
 import { newHolderId } from './lease-policy';
 import { blobRefs, snapshotBlobRefs } from './refs';
 import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
-import { JOURNAL, readStateFile } from './run-files';
+import { JOURNAL } from './run-files';
 
 async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ names: string[]; bytes: number }> {
   const names = await store.fs.readdir(dir);
@@ -20,12 +20,9 @@ async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSu
   const dir = store.runDir(runId);
   if (!(await store.fs.stat(joinPath(dir, JOURNAL)))) return null;
   const { bytes } = await folderBytes(store, dir);
-  const state = await readStateFile(store.fs, dir);
   const blobs = await blobsOf(store, runId).catch(() => null);
-  if (!blobs) return { runId, status: 'interrupted', updatedAt: 0, bytes, protected: true, blobs };
-  const status = state?.status ?? summary?.status ?? 'interrupted';
-  const updatedAt = state?.updatedAt ?? summary?.updatedAt ?? 0;
-  return { runId, status, updatedAt, bytes, protected: !state || (summary?.leased ?? true) || summary?.damaged !== undefined, blobs };
+  const removable = summary !== undefined && blobs !== null && !summary.leased && summary.damaged === undefined;
+  return { runId, status: summary?.status ?? 'interrupted', updatedAt: summary?.updatedAt ?? 0, bytes, protected: !removable, blobs };
 }
 
 /** Every blob a run's journal and snapshots name. */

@@ -1,10 +1,8 @@
 import { StoreError, type RunSummary, type VerifyReport } from './contract';
 import { liveLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
-import { foldRecords } from './fold';
 import { errorMessage, joinPath, readdirOrEmpty } from './fs-port';
 import type { JournalScan } from './journal-format';
-import type { StoredRecord } from './records';
 import { blobRefs } from './refs';
 import { JOURNAL, readDamageFile, readStateFile, RUN_ID } from './run-files';
 
@@ -40,11 +38,9 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
     return { runId, task, createdAt, status, updatedAt, steps, leased, ...holder, ...(damaged ? { damaged } : {}) };
   }
   try {
-    const records = (await store.readRecords(runId)) as StoredRecord[];
-    const folded = foldRecords(records);
-    const { task, createdAt } = folded.run;
-    const updatedAt = records.at(-1)!.at;
-    return { runId, task, createdAt, status: folded.status, updatedAt, steps: folded.stepId, leased, ...holder };
+    // No state file to list it by: its newest snapshot and the journal after it tell the same.
+    const { run, status, stepId: steps, latestCheckpoint } = await store.readResumeState(runId);
+    return { runId, task: run.task, createdAt: run.createdAt, status, updatedAt: latestCheckpoint?.at ?? run.at, steps, leased, ...holder };
   } catch (error) {
     return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
   }

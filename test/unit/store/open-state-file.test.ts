@@ -86,4 +86,32 @@ describe('opening a writer and the state file', () => {
     );
     await writer.close();
   });
+
+  it('a run without its state file is still listed from its journal, and one that ended can still be collected', async () => {
+    const store = openFileStore(root);
+    const writer = await store.createRun(runInput('r1', 'the task'));
+    await writer.append([message(0, 1, 'user', 'go'), checkpoint('c1', 1, 'after_model', 1)]);
+    await writer.append([checkpoint('c2', 2, 'run_end', 1), { type: 'run_end', status: 'completed' }]);
+    await writer.close();
+    rmSync(join(root, 'runs', 'r1', 'state.json'));
+    const [listed] = await openFileStore(root).listRuns();
+    assert.deepEqual(
+      { runId: listed!.runId, task: listed!.task, status: listed!.status, steps: listed!.steps, leased: listed!.leased },
+      { runId: 'r1', task: 'the task', status: 'completed', steps: 2, leased: false },
+    );
+    assert.equal(listed!.damaged, undefined);
+    assert.deepEqual((await openFileStore(root).collectGarbage({ maxRuns: 0 })).removedRuns, ['r1']);
+  });
+
+  it('a run without its state file whose journal is damaged is listed as damaged, and kept', async () => {
+    await closedRun();
+    rmSync(join(root, 'runs', 'r1', 'state.json'));
+    const journal = join(root, 'runs', 'r1', 'journal.jsonl');
+    const bytes = readFileSync(journal);
+    bytes[10] = bytes[10]! ^ 0xff;
+    writeFileSync(journal, bytes);
+    const [listed] = await openFileStore(root).listRuns();
+    assert.match(listed!.damaged ?? '', /damaged at byte 0/);
+    assert.deepEqual((await openFileStore(root).collectGarbage({ maxRuns: 0 })).removedRuns, []);
+  });
 });
