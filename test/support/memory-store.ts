@@ -93,6 +93,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const now = this.clock.now();
     return [...this.runs.entries()].map(([runId, run]) => {
       const first = run.records[0] as RunRecord;
+      const leased = this.isLive(run.lease, now);
       return {
         runId,
         task: first.task,
@@ -100,13 +101,10 @@ export class MemoryCheckpointStore implements CheckpointStore {
         status: run.fold.status,
         updatedAt: run.updatedAt,
         steps: run.fold.stepId,
-        leased: this.isLive(run.lease, now),
+        leased,
+        ...(leased && run.lease ? { holder: run.lease } : {}),
       };
     });
-  }
-
-  async lease(runId: string): Promise<LeaseInfo | null> {
-    return this.runOf(runId).lease;
   }
 
   async putBlob(bytes: Uint8Array): Promise<string> {

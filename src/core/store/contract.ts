@@ -128,7 +128,6 @@ export interface CheckpointStore {
   readResumeState(runId: string): Promise<ResumeState>;
   readRecords(runId: string): Promise<readonly StoredRecord[]>;
   listRuns(): Promise<readonly RunSummary[]>;
-  lease(runId: string): Promise<LeaseInfo | null>;
   putBlob(bytes: Uint8Array): Promise<string>;
   getBlob(hash: string): Promise<Uint8Array>;
   verify(runId: string): Promise<VerifyReport>;

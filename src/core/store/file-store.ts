@@ -14,7 +14,7 @@ import {
 } from './contract';
 import { FileBlobs } from './file-blobs';
 import { collectFileGarbage } from './file-gc';
-import { acquireLease, fenceLease, readLease, releaseLease, type LeaseContext } from './file-lease';
+import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
@@ -220,10 +220,6 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async listRuns(): Promise<readonly RunSummary[]> {
     return listFileRuns(this);
-  }
-
-  async lease(runId: string): Promise<LeaseInfo | null> {
-    return readLease(this.leaseContext(runId));
   }
 
   async fenceLease(runId: string): Promise<void> {

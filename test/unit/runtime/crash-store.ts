@@ -42,7 +42,6 @@ export function crashingStore(
     readResumeState: (runId) => inner.readResumeState(runId),
     readRecords: (runId) => inner.readRecords(runId),
     listRuns: () => inner.listRuns(),
-    lease: (runId) => inner.lease(runId),
     putBlob: (bytes) => inner.putBlob(bytes),
     getBlob: (hash) => inner.getBlob(hash),
     verify: (runId) => inner.verify(runId),

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { readLease } from '../../../src/core/store/file-lease';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,7 +90,7 @@ describe('journal corruption', () => {
       e.message.includes(`${journal} is damaged at byte ${groupEnds[3]}`);
     await assert.rejects(store.openWriter('r1'), named);
     assert.deepEqual(readFileSync(journal), corrupt, 'nothing was cut: the file is byte-identical');
-    assert.equal(await store.lease('r1'), null, 'a refused writer leaves no lease behind');
+    assert.equal(await readLease(store.leaseContext('r1')), null, 'a refused writer leaves no lease behind');
     await assert.rejects(store.readRun('r1'), named);
     const intact = await store.readRun('r1', { intactPart: true });
     assert.deepEqual(intact.damage, { file: journal, offset: groupEnds[3], message: intact.damage?.message });
@@ -175,6 +176,6 @@ describe('journal corruption', () => {
     const listed = await store.listRuns();
     assert.match(listed[0]!.damaged ?? '', /journal\.jsonl at byte/);
     assert.deepEqual(readFileSync(journal), corrupt, 'the damaged journal is left as it was');
-    assert.equal(await store.lease('r1'), null, 'a refused writer leaves no lease behind');
+    assert.equal(await readLease(store.leaseContext('r1')), null, 'a refused writer leaves no lease behind');
   });
 });

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { readLease } from '../../../src/core/store/file-lease';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +94,7 @@ describe('who holds a run: heartbeat, holder identity, fencing', () => {
     assert.equal(summary.holder?.pid, 100);
     alive.delete(100);
     const taker = await store(200).openWriter('r1');
-    assert.equal((await store(200).lease('r1'))?.generation, 1);
+    assert.equal((await readLease(store(200).leaseContext('r1')))?.generation, 1);
     await taker.close();
     await writer.close().catch(() => undefined);
   });
@@ -113,12 +114,12 @@ describe('who holds a run: heartbeat, holder identity, fencing', () => {
     await assert.rejects(other.openWriter('r1'), isCode('lease_held'));
     await other.fenceLease('r1');
     const taker = await other.openWriter('r1');
-    assert.equal((await other.lease('r1'))?.generation, 2, 'created 0, fenced 1, taken 2');
+    assert.equal((await readLease(other.leaseContext('r1')))?.generation, 2, 'created 0, fenced 1, taken 2');
     const lost = await writer.append([message(1, 0, 'assistant', 'after')]).catch((e: unknown) => e);
     assert.ok(isCode('lease_lost')(lost));
     assert.match((lost as Error).message, /taken over .*this writer stopped writing/);
     await writer.close();
-    assert.equal((await other.lease('r1'))?.holderId, taker.holderId, 'the fenced writer leaves the new lease alone');
+    assert.equal((await readLease(other.leaseContext('r1')))?.holderId, taker.holderId, 'the fenced writer leaves the new lease alone');
     await taker.append([message(1, 0, 'assistant', 'taken over')]);
     await taker.close();
     const texts = (await other.readRun('r1')).messages.map((m) => (m.content as { text: string }[])[0]!.text);

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { readLease } from '../../../src/core/store/file-lease';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,7 +177,7 @@ describe('state snapshots', () => {
       (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.offset === lineStart && e.file === journal,
     );
     assert.deepEqual(readFileSync(journal), bytes);
-    assert.equal(await store.lease('r1'), null);
+    assert.equal(await readLease(store.leaseContext('r1')), null);
   });
 
   it('damage before the snapshot, once a whole read found it, refuses writers too', async () => {
