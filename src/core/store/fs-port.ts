@@ -1,3 +1,5 @@
+import { posix } from 'node:path';
+
 // The file operations the file store needs, one method each, so that a test can wrap the port
 // and fail or crash at any single operation. Paths are absolute with forward slashes.
 // Errors carry a Node-style `code` (ENOENT, EEXIST, ENOSPC, EIO...).
@@ -57,19 +59,8 @@ export async function readdirOrEmpty(fs: StoreFs, dir: string): Promise<string[]
   return fs.readdir(dir).catch((error: unknown) => (isNotFound(error) ? [] : Promise.reject(error)));
 }
 
-export function joinPath(...parts: string[]): string {
-  return parts
-    .map((part, i) => (i === 0 ? part.replace(/\/+$/, '') : part.replace(/^\/+|\/+$/g, '')))
-    .filter((part, i) => i === 0 || part.length > 0)
-    .join('/');
-}
-
-/** The folder that holds `path`; '/' for the top. */
-function parentPath(path: string): string {
-  const trimmed = path.replace(/\/+$/, '');
-  const cut = trimmed.lastIndexOf('/');
-  return cut <= 0 ? '/' : trimmed.slice(0, cut);
-}
+/** Joins the parts of a store path (forward slashes, as the port takes them). */
+export const joinPath = posix.join;
 
 /**
  * mkdir -p that makes every folder it created durable: the parent of each new folder is
@@ -77,13 +68,13 @@ function parentPath(path: string): string {
  */
 export async function mkdirpDurable(fs: StoreFs, dir: string): Promise<void> {
   const missing: string[] = [];
-  for (let at = dir; (await fs.stat(at)) === null; at = parentPath(at)) {
+  for (let at = dir; (await fs.stat(at)) === null; at = posix.dirname(at)) {
     missing.push(at);
     if (at === '/') break;
   }
   if (missing.length === 0) return;
   await fs.mkdirp(dir);
-  for (const created of missing.reverse()) await fs.syncDir(parentPath(created));
+  for (const created of missing.reverse()) await fs.syncDir(posix.dirname(created));
 }
 
 export function errorMessage(error: unknown): string {
