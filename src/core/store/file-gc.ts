@@ -1,10 +1,9 @@
 import type { GcResult, RunSummary } from './contract';
 import { acquireLease } from './file-lease';
-import { readSnapshot, snapshotNames } from './file-snapshots';
 import type { FileCheckpointStore } from './file-store';
 import { isNotFound, joinPath, readdirOrEmpty } from './fs-port';
 import { newHolderId } from './lease-policy';
-import { blobRefs, snapshotBlobRefs } from './refs';
+import { blobRefs } from './refs';
 import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
 import { JOURNAL } from './run-files';
 
@@ -25,16 +24,12 @@ async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSu
   return { runId, status: summary?.status ?? 'interrupted', updatedAt: summary?.updatedAt ?? 0, bytes, protected: !removable, blobs };
 }
 
-/** Every blob a run's journal and snapshots name. */
+/**
+ * Every blob a run's journal names. Its snapshots name no other: a snapshot is the fold of
+ * records the journal holds (written once they are durable), so its blobs are theirs.
+ */
 async function blobsOf(store: FileCheckpointStore, runId: string): Promise<Set<string>> {
-  const dir = store.runDir(runId);
-  const blobs = new Set((await store.readRecords(runId)).flatMap(blobRefs));
-  // A snapshot names only what the journal does, but its schema, not that rule, is what is read.
-  for (const name of await snapshotNames(store.fs, dir)) {
-    const snapshot = await readSnapshot(store.fs, dir, name);
-    for (const hash of snapshot ? snapshotBlobRefs(snapshot) : []) blobs.add(hash);
-  }
-  return blobs;
+  return new Set((await store.readRecords(runId)).flatMap(blobRefs));
 }
 
 /** Removes a run folder while holding its lease, journal first, so a half-removed run is never listed. */

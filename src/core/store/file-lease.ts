@@ -27,11 +27,6 @@ async function readLeaseFile(ctx: LeaseContext): Promise<LeaseRead> {
   return st ? { kind: 'unreadable', mtimeMs: st.mtimeMs } : { kind: 'none' };
 }
 
-export async function readLease(ctx: LeaseContext): Promise<LeaseInfo | null> {
-  const read = await readLeaseFile(ctx);
-  return read.kind === 'held' ? read.lease : null;
-}
-
 /** The lease when a live writer holds it ('unreadable' while a half-written one is young), else null. */
 export async function liveLease(ctx: LeaseContext, abandoned: ReadonlySet<string>): Promise<LeaseInfo | 'unreadable' | null> {
   const read = await readLeaseFile(ctx);

@@ -1,4 +1,4 @@
-import { StoreError, type RunSummary, type VerifyReport } from './contract';
+import { StoreError, type LeaseInfo, type RunSummary, type VerifyReport } from './contract';
 import { liveLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
 import { errorMessage, joinPath, readdirOrEmpty } from './fs-port';
@@ -23,13 +23,9 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
   if (!(await store.fs.stat(journal))) return null;
   const live = await liveLease(store.leaseContext(runId), store.abandoned);
   const leased = live !== null;
-  const holder =
-    live !== null && live !== 'unreadable'
-      ? {
-          holder: live,
-          heldHere: live.pid === store.me.pid && live.hostname === store.me.hostname && live.startTime === store.me.startTime,
-        }
-      : {};
+  const { pid, hostname, startTime } = store.me;
+  const here = (holder: LeaseInfo) => holder.pid === pid && holder.hostname === hostname && holder.startTime === startTime;
+  const holder = live !== null && live !== 'unreadable' ? { holder: live, heldHere: here(live) } : {};
   const damage = await readDamageFile(store.fs, dir);
   const state = await readStateFile(store.fs, dir);
   const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;

@@ -128,7 +128,9 @@ export class FileCheckpointStore implements CheckpointStore {
     const journal = this.journalPath(runId);
     if (!(await this.fs.stat(journal))) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
     return this.withLease(runId, async (holderId, lease) => {
-      await this.refuseKnownDamage(runId);
+      // A writer reads only the journal after the newest snapshot: damage a whole read found before it refuses writers too.
+      const known = await readDamageFile(this.fs, this.runDir(runId));
+      if (known) throw damaged(known);
       const opened = await this.openRun(runId);
       const { tornTail, goodLength } = opened.scan;
       if (tornTail) await this.fs.truncate(journal, goodLength);
@@ -258,15 +260,6 @@ export class FileCheckpointStore implements CheckpointStore {
     if (first.runId !== runId)
       throw new StoreError(`${journal} is the journal of run ${first.runId}, not of run ${runId}: refused`, 'invalid', journal, 0);
     return scan;
-  }
-
-  /**
-   * A writer reads only the journal after the newest snapshot; damage found before it by a whole
-   * read (verify, the timeline, readRun) was recorded beside the journal, and refuses writers too.
-   */
-  private async refuseKnownDamage(runId: string): Promise<void> {
-    const damage = await readDamageFile(this.fs, this.runDir(runId));
-    if (damage) throw damaged(damage);
   }
 
   /** @internal */

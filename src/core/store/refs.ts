@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { BlobRef, SHA256_HEX } from '../patches/schema';
 import { StoreRecord } from './records';
-import { Snapshot } from './resume-state';
 
 export const BLOB_HASH = SHA256_HEX;
 
@@ -74,19 +73,14 @@ function collect(value: unknown, path: BlobPath, at: number, refs: string[]): vo
   for (const item of Array.isArray(value) ? value : Object.values(value)) collect(item, path, at + 1, refs);
 }
 
-/** Blob hashes a record names: every BlobRef field of its schema (patch contents, results, intents, restores). */
-export function blobRefs(record: StoreRecord): string[] {
+/** The blob hashes `value` holds at `paths`. */
+export function refsAt(value: unknown, paths: readonly BlobPath[]): string[] {
   const refs: string[] = [];
-  for (const path of BLOB_PATHS.get(record.type) ?? []) collect(record, path, 0, refs);
+  for (const path of paths) collect(value, path, 0, refs);
   return refs;
 }
 
-/** The paths of every field of a state snapshot that names a blob: derived from its schema too. */
-export const SNAPSHOT_BLOB_PATHS: readonly BlobPath[] = pathsTo(Snapshot, BlobRef);
-
-/** Blob hashes a state snapshot names (its ledger entries, patches, restores). */
-export function snapshotBlobRefs(snapshot: Snapshot): string[] {
-  const refs: string[] = [];
-  for (const path of SNAPSHOT_BLOB_PATHS) collect(snapshot, path, 0, refs);
-  return refs;
+/** Blob hashes a record names: every BlobRef field of its schema (patch contents, results, intents, restores). */
+export function blobRefs(record: StoreRecord): string[] {
+  return refsAt(record, BLOB_PATHS.get(record.type) ?? []);
 }

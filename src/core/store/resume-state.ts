@@ -70,15 +70,8 @@ const OPEN = new Set<LedgerEntry['status']>(['planned', 'approved', 'started', '
 
 /** Call ids the messages name (tool_use and tool_result blocks). */
 function namedCalls(messages: readonly MessageParam[]): Set<string> {
-  const named = new Set<string>();
-  for (const message of messages) {
-    if (typeof message.content === 'string') continue;
-    for (const block of message.content) {
-      if (block.type === 'tool_use') named.add(String(block.id));
-      else if (block.type === 'tool_result') named.add(String(block.tool_use_id));
-    }
-  }
-  return named;
+  const blocks = messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content));
+  return new Set(blocks.flatMap((b) => (b.type === 'tool_use' ? [String(b.id)] : b.type === 'tool_result' ? [String(b.tool_use_id)] : [])));
 }
 
 function keptPatches(patches: Iterable<Patch>, openCalls: ReadonlySet<string>): Patch[] {

@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { readLease } from '../../../src/core/store/file-lease';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { StoreError } from '../../../src/core/store/contract';
 import { scanJournal, type JournalScan } from '../../../src/core/store/journal-format';
 import type { StoredRecord } from '../../../src/core/store/records';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { checkpoint, ledgerEntry, message, runInput } from './fixtures';
+import { checkpoint, leaseOf, ledgerEntry, message, runInput } from './fixtures';
 
 /** A small journal: 4 commit groups, one of them 3 records long. */
 async function smallJournal(root: string): Promise<{ bytes: Buffer; records: readonly StoredRecord[]; groupEnds: number[] }> {
@@ -90,7 +89,7 @@ describe('journal corruption', () => {
       e.message.includes(`${journal} is damaged at byte ${groupEnds[3]}`);
     await assert.rejects(store.openWriter('r1'), named);
     assert.deepEqual(readFileSync(journal), corrupt, 'nothing was cut: the file is byte-identical');
-    assert.equal(await readLease(store.leaseContext('r1')), null, 'a refused writer leaves no lease behind');
+    assert.equal(leaseOf(store, 'r1'), null, 'a refused writer leaves no lease behind');
     await assert.rejects(store.readRun('r1'), named);
     const intact = await store.readRun('r1', { intactPart: true });
     assert.deepEqual(intact.damage, { file: journal, offset: groupEnds[3], message: intact.damage?.message });
@@ -176,6 +175,6 @@ describe('journal corruption', () => {
     const listed = await store.listRuns();
     assert.match(listed[0]!.damaged ?? '', /journal\.jsonl at byte/);
     assert.deepEqual(readFileSync(journal), corrupt, 'the damaged journal is left as it was');
-    assert.equal(await readLease(store.leaseContext('r1')), null, 'a refused writer leaves no lease behind');
+    assert.equal(leaseOf(store, 'r1'), null, 'a refused writer leaves no lease behind');
   });
 });

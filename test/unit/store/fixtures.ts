@@ -1,6 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LedgerEntry } from '../../../src/core/ledger/schema';
 import type { Clock } from '../../../src/core/ports';
 import type { Budget, CheckpointLabel, NewRecord, RunRecord, StoredRecord } from '../../../src/core/store/records';
+import type { FileCheckpointStore } from '../../../src/core/store/file-store';
+import { LeaseFile, type LeaseInfo } from '../../../src/core/store/lease-policy';
 import { stampRecords } from '../../../src/core/store/stamp';
 
 export class ManualClock implements Clock {
@@ -88,4 +92,10 @@ export function compactedRun(): StoredRecord[] {
     checkpoint('c7', 3, 'after_model', 2),
   ];
   return stampRecords(records, 1, 5);
+}
+
+/** The lease of a run of a file store as its lease file says it (null: no lease file). */
+export function leaseOf(store: FileCheckpointStore, runId: string): LeaseInfo | null {
+  const path = join(store.runDir(runId), 'lease.json');
+  return existsSync(path) ? LeaseFile.parse(JSON.parse(readFileSync(path, 'utf8'))) : null;
 }

@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { readLease } from '../../../src/core/store/file-lease';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +8,7 @@ import type { StoreFs } from '../../../src/core/store/fs-port';
 import type { ProcessIdentity } from '../../../src/core/store/lease-policy';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore, processStartTime } from '../../../src/host/node/store-factory';
-import { ledgerEntry, ManualClock, message, runInput } from './fixtures';
+import { leaseOf, ledgerEntry, ManualClock, message, runInput } from './fixtures';
 
 const TIMEOUT = 15_000;
 
@@ -94,7 +93,7 @@ describe('who holds a run: heartbeat, holder identity, fencing', () => {
     assert.equal(summary.holder?.pid, 100);
     alive.delete(100);
     const taker = await store(200).openWriter('r1');
-    assert.equal((await readLease(store(200).leaseContext('r1')))?.generation, 1);
+    assert.equal(leaseOf(store(200), 'r1')?.generation, 1);
     await taker.close();
     await writer.close().catch(() => undefined);
   });
@@ -114,12 +113,12 @@ describe('who holds a run: heartbeat, holder identity, fencing', () => {
     await assert.rejects(other.openWriter('r1'), isCode('lease_held'));
     await other.fenceLease('r1');
     const taker = await other.openWriter('r1');
-    assert.equal((await readLease(other.leaseContext('r1')))?.generation, 2, 'created 0, fenced 1, taken 2');
+    assert.equal(leaseOf(other, 'r1')?.generation, 2, 'created 0, fenced 1, taken 2');
     const lost = await writer.append([message(1, 0, 'assistant', 'after')]).catch((e: unknown) => e);
     assert.ok(isCode('lease_lost')(lost));
     assert.match((lost as Error).message, /taken over .*this writer stopped writing/);
     await writer.close();
-    assert.equal((await readLease(other.leaseContext('r1')))?.holderId, taker.holderId, 'the fenced writer leaves the new lease alone');
+    assert.equal(leaseOf(other, 'r1')?.holderId, taker.holderId, 'the fenced writer leaves the new lease alone');
     await taker.append([message(1, 0, 'assistant', 'taken over')]);
     await taker.close();
     const texts = (await other.readRun('r1')).messages.map((m) => (m.content as { text: string }[])[0]!.text);

@@ -1,11 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { readLease } from '../../../src/core/store/file-lease';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { runInput } from './fixtures';
+import { leaseOf, runInput } from './fixtures';
 
 const CHILD = join(__dirname, 'lease-child.ts');
 
@@ -60,7 +59,7 @@ describe('lease across processes', function () {
     const store = openFileStore(root);
     await (await store.createRun(runInput('r1'))).close();
     assert.match(await child(root, 'r1', 'die', 60_000), /^WON/);
-    const dead = await readLease(store.leaseContext('r1'));
+    const dead = leaseOf(store, 'r1');
     assert.ok(dead, 'the dead child left its lease');
     const live = await store.openWriter('r1').catch((e: unknown) => e);
     assert.equal((live as { code?: string }).code, undefined, 'dead pid on the same host is stale at once');

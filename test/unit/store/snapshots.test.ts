@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { readLease } from '../../../src/core/store/file-lease';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +6,12 @@ import { StoreError, type RunWriter } from '../../../src/core/store/contract';
 import type { FileCheckpointStore } from '../../../src/core/store/file-store';
 import { foldRecords } from '../../../src/core/store/fold';
 import type { NewRecord } from '../../../src/core/store/records';
-import { decodeSnapshot, encodeSnapshot } from '../../../src/core/store/resume-state';
+import { pathsTo, refsAt } from '../../../src/core/store/refs';
+import { decodeSnapshot, encodeSnapshot, Snapshot } from '../../../src/core/store/resume-state';
+import { BlobRef } from '../../../src/core/patches/schema';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { bytesOf, checkpoint, ledgerEntry, message, runInput } from './fixtures';
+import { bytesOf, checkpoint, leaseOf, ledgerEntry, message, runInput } from './fixtures';
 
 /** The Node port, remembering from where each read of the journal started. */
 class ReadsFs extends NodeStoreFs {
@@ -177,7 +178,7 @@ describe('state snapshots', () => {
       (e: unknown) => e instanceof StoreError && e.code === 'damaged' && e.offset === lineStart && e.file === journal,
     );
     assert.deepEqual(readFileSync(journal), bytes);
-    assert.equal(await readLease(store.leaseContext('r1')), null);
+    assert.equal(leaseOf(store, 'r1'), null);
   });
 
   it('damage before the snapshot, once a whole read found it, refuses writers too', async () => {
@@ -209,22 +210,23 @@ describe('state snapshots', () => {
     assert.equal(state.latestCheckpoint?.checkpointId, 'a3');
   });
 
-  it('gc keeps a blob that only a snapshot names (its refs come from the snapshot schema)', async () => {
+  it('gc keeps every blob the snapshots name: the journal names each of them', async () => {
     const store = openFileStore(root, { blobGraceMs: 0 });
-    await compactedRun(store);
-    const kept = await store.putBlob(bytesOf('named by the snapshot only'));
+    const writer = await store.createRun(runInput('r1'));
+    const result = await store.putBlob(bytesOf('a result the resume needs'));
     const gone = await store.putBlob(bytesOf('named by nothing'));
-    const dir = store.runDir('r1');
-    const name = snapshotsOf(store)[1]!;
-    const snapshot = (await decodeSnapshot(readFileSync(join(dir, name))))!;
-    const open = ledgerEntry('x', 9, 'started') as Extract<NewRecord, { type: 'ledger' }>;
-    const state = { ...snapshot.state, ledger: [{ ...open.entry, resultRef: kept }] };
-    writeFileSync(join(dir, name), encodeSnapshot({ ...snapshot, state }));
-    assert.ok(await decodeSnapshot(readFileSync(join(dir, name))), 'the edited snapshot holds');
-    const result = await store.collectGarbage({ maxBytes: 10_000_000 });
-    assert.equal(result.removedBlobs, 1);
+    await writer.append([message(0, 1, 'user', 'go'), ledgerEntry('k1', 1, 'started', result), checkpoint('a1', 1, 'tool_started', 1)]);
+    await writer.append([compaction(1), message(0, 1, 'user', 'summary 1'), checkpoint('s1', 1, 'compacted', 1)]);
+    await writer.close();
+    const snapshots = await Promise.all(
+      snapshotsOf(store).map(async (name) => decodeSnapshot(readFileSync(join(store.runDir('r1'), name)))),
+    );
+    const named = snapshots.flatMap((snapshot) => refsAt(snapshot, pathsTo(Snapshot, BlobRef)));
+    assert.deepEqual([...new Set(named)], [result], "the snapshot names the open call's result");
+    assert.equal((await store.collectGarbage({ maxBytes: 10_000_000 })).removedBlobs, 1);
     await assert.rejects(store.getBlob(gone), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
-    assert.equal(new TextDecoder().decode(await store.getBlob(kept)), 'named by the snapshot only');
+    assert.equal(new TextDecoder().decode(await store.getBlob(result)), 'a result the resume needs');
+    assert.ok(await openFileStore(root).readResumeState('r1'), 'the run still resumes from its snapshot');
   });
 
   it('a snapshot every few MiB of journal, without compactions', async () => {
