@@ -1,5 +1,6 @@
 import type { LedgerStatus } from '../core/ledger/schema';
-import { isResumableStatus, type RunStatus } from '../core/store/records';
+import { isResumableStatus } from '../core/runtime/resumable';
+import type { RunStatus } from '../core/store/records';
 import type { PatchView, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';

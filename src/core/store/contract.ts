@@ -36,14 +36,6 @@ export interface TornTailCut {
   readonly bytes: number;
 }
 
-/** The words a host tells the person when opening a run cut a torn write. */
-export function describeTornTailCut(runId: string, cut: TornTailCut): string {
-  return (
-    `run ${runId}: an unfinished last write (${cut.bytes} bytes at byte ${cut.offset} of ${cut.file}) was cut when the run was opened; ` +
-    'it was never acknowledged (power or the process was lost while it was being written)'
-  );
-}
-
 export interface RunSummary {
   readonly runId: string;
   readonly task: string;

@@ -15,33 +15,15 @@ import { stampRecords } from './stamp';
 /** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
 const CLOSE_SNAPSHOT_BYTES = 64 << 10;
 
-interface WriterSetup extends OpenedRun {
-  readonly store: FileCheckpointStore;
-  readonly handle: StoreFileHandle;
-  readonly holderId: string;
-  readonly leaseInfo: LeaseInfo;
-  /** What state.json says now (lastSeq, journalBytes are the writer's starting point). */
-  readonly state: Omit<RunStateFile, 'v'>;
-  /** The torn write cut when the run was opened, if one was. */
-  readonly tornTailCut?: TornTailCut;
-}
-
 /** Appends commit groups to one run's journal while it holds the run's lease. */
 export class FileRunWriter implements RunWriter {
   readonly runId: string;
-  readonly holderId: string;
-  readonly tornTailCut?: TornTailCut;
   readonly resumeState: ResumeState;
-  private readonly store: FileCheckpointStore;
-  private readonly handle: StoreFileHandle;
   private readonly ctx: LeaseContext;
-  private readonly journalPath: string;
   private stopped: StoreError | null = null;
-  private state: Omit<RunStateFile, 'v'>;
-  private lease: LeaseInfo;
   private stateWrittenAt: number;
   private stateDirty = false;
-  private handleOpen = true;
+  private closing: Promise<void> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** The run's state so far, kept as records are appended: the source of its snapshots. */
   private fold: FoldState;
@@ -50,22 +32,23 @@ export class FileRunWriter implements RunWriter {
   private lastLine: { start: number; crc: string } | undefined;
   private heartbeat: { stop(): void } | undefined;
 
-  constructor(setup: WriterSetup) {
-    const { store } = setup;
-    this.runId = setup.state.runId;
-    this.holderId = setup.holderId;
-    if (setup.tornTailCut) this.tornTailCut = setup.tornTailCut;
-    this.store = store;
-    this.handle = setup.handle;
+  /** `state`: what state.json says now (its lastSeq and journalBytes are where the writer starts); `tornTailCut`: the torn write cut when the run was opened. */
+  constructor(
+    private readonly store: FileCheckpointStore,
+    private readonly handle: StoreFileHandle,
+    readonly holderId: string,
+    private lease: LeaseInfo,
+    private state: Omit<RunStateFile, 'v'>,
+    opened: OpenedRun,
+    readonly tornTailCut?: TornTailCut,
+  ) {
+    this.runId = state.runId;
     this.ctx = store.leaseContext(this.runId);
-    this.journalPath = store.journalPath(this.runId);
-    this.state = setup.state;
-    this.lease = setup.leaseInfo;
     this.stateWrittenAt = store.clock.now();
-    this.resumeState = resumeStateOf(setup.fold);
+    this.resumeState = resumeStateOf(opened.fold);
     // Its own copy: the state handed out stays what it was at open while appends fold in.
     this.fold = foldFromResumeState(this.resumeState);
-    this.snapshotAt = setup.snapshotAt;
+    this.snapshotAt = opened.snapshotAt;
     this.heartbeat = store.timers?.every(renewIntervalMs(this.ctx.timeoutMs), () => this.renewLease().catch(() => undefined));
   }
 
@@ -122,7 +105,7 @@ export class FileRunWriter implements RunWriter {
         throw new StoreError(
           `the journal changed under this writer (${size} bytes, expected ${this.state.journalBytes}); reopen the run`,
           'lease_lost',
-          this.journalPath,
+          this.store.journalPath(this.runId),
         );
       }
       await fs.write(this.handle, bytes);
@@ -205,21 +188,23 @@ export class FileRunWriter implements RunWriter {
         if (error.code === 'lease_lost') this.stop(error);
         throw error;
       }
-      const failure = new StoreError(`store I/O failed for run ${this.runId}: ${errorMessage(error)}`, 'io', this.journalPath);
+      const failure = new StoreError(
+        `store I/O failed for run ${this.runId}: ${errorMessage(error)}`,
+        'io',
+        this.store.journalPath(this.runId),
+      );
       if (fatal) {
         this.stop(failure);
         await this.closeHandle();
-        await this.store.fs.truncate(this.journalPath, this.state.journalBytes).catch(() => undefined);
+        await this.store.fs.truncate(this.store.journalPath(this.runId), this.state.journalBytes).catch(() => undefined);
         this.store.abandoned.add(this.holderId);
       }
       throw failure;
     }
   }
 
-  private async closeHandle(): Promise<void> {
-    if (!this.handleOpen) return;
-    this.handleOpen = false;
-    await this.store.fs.close(this.handle).catch(() => undefined);
+  private closeHandle(): Promise<void> {
+    return (this.closing ??= this.store.fs.close(this.handle).catch(() => undefined));
   }
 
   private stop(error: StoreError): void {

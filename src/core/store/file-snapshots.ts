@@ -55,8 +55,10 @@ export async function resumeFromSnapshot(
     const snapshot = await readSnapshot(fs, runDir, name, pause).catch(() => null);
     if (!snapshot || snapshot.state.run.runId !== runId) continue;
     const { journalBytes, lastLineStart, state } = snapshot;
-    const bytes = fs.readFrom ? await fs.readFrom(read.file, lastLineStart) : (await fs.readFile(read.file)).subarray(lastLineStart);
-    if (!matchesJournal(snapshot, bytes)) continue;
+    // A journal that cannot be read is left to the whole read, which says why.
+    const from = fs.readFrom ? fs.readFrom(read.file, lastLineStart) : fs.readFile(read.file).then((all) => all.subarray(lastLineStart));
+    const bytes = await from.catch(() => null);
+    if (!bytes || !matchesJournal(snapshot, bytes)) continue;
     const tail = bytes.subarray(journalBytes - lastLineStart);
     const scan = await scanJournal(tail, { ...read, base: journalBytes, firstSeq: state.lastSeq + 1 }, pause);
     const fold = foldFromResumeState(state);

@@ -76,9 +76,12 @@ export class FileCheckpointStore implements CheckpointStore {
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   private rootReady = false;
+  /** Lets the event loop run between slices of a long read. */
+  private readonly pause: (() => Promise<void>) | undefined;
 
   constructor(options: FileStoreOptions) {
     this.fs = options.fs;
+    this.pause = options.fs.yieldToEventLoop?.bind(options.fs);
     this.root = options.root;
     this.runsDir = joinPath(options.root, 'runs');
     this.blobs = new FileBlobs(options.fs, joinPath(options.root, 'blobs'));
@@ -146,15 +149,9 @@ export class FileCheckpointStore implements CheckpointStore {
     const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
     const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut);
-    const handle = await this.fs.openAppend(this.journalPath(runId));
-    try {
-      // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
-      if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
-    } catch (error) {
-      await this.fs.close(handle).catch(() => undefined);
-      throw error;
-    }
-    return new FileRunWriter({ store: this, handle, holderId, leaseInfo: lease, state, ...opened, ...(cut ? { tornTailCut: cut } : {}) });
+    // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
+    if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
+    return new FileRunWriter(this, await this.fs.openAppend(this.journalPath(runId)), holderId, lease, state, opened, cut);
   }
 
   /** Runs `open` holding a new lease of the run; the lease is released when it fails. */
@@ -184,9 +181,7 @@ export class FileCheckpointStore implements CheckpointStore {
   private async openRun(runId: string): Promise<OpenedRun> {
     const journal = this.journalPath(runId);
     const read = { file: journal, migrations: this.migrations, readVersion: this.readVersion };
-    const resumed = await resumeFromSnapshot(this.fs, this.runDir(runId), runId, read, this.pause).catch((error: unknown) => {
-      throw isNotFound(error) ? new StoreError(`run ${runId} not found`, 'not_found', journal) : error;
-    });
+    const resumed = await resumeFromSnapshot(this.fs, this.runDir(runId), runId, read, this.pause);
     if (resumed) return { ...resumed, scan: await this.checkedScan(runId, resumed.scan, false) };
     const scan = await this.checkedScan(runId, await this.scanJournalOf(runId));
     return { fold: await foldInSlices(scan.records, undefined, this.pause), scan, snapshotAt: 0 };
@@ -204,11 +199,6 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {
     return (await this.checkedScan(runId, await this.scanJournalOf(runId))).records;
-  }
-
-  /** Lets the event loop run between slices of a long read. */
-  private get pause(): (() => Promise<void>) | undefined {
-    return this.fs.yieldToEventLoop?.bind(this.fs);
   }
 
   /** @internal The whole journal of a run, scanned. Throws not_found when the run has no journal. */

@@ -236,13 +236,6 @@ export const StoreRecord = z.discriminatedUnion('type', [
 
 export type RunStatus = z.infer<typeof RunStatus>;
 
-/**
- * Whether a resume can continue a run in this status, with no live writer holding it. A run that
- * ended (completed, failed, cancelled) has a run_end record and nothing to resume.
- */
-export function isResumableStatus(status: RunStatus, heldByLiveWriter: boolean): boolean {
-  return !heldByLiveWriter && (status === 'paused' || status === 'interrupted' || status === 'running');
-}
 export type CheckpointLabel = z.infer<typeof CheckpointLabel>;
 export type GitFacts = z.infer<typeof GitFacts>;
 export type RunSettings = z.infer<typeof RunSettings>;

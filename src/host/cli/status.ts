@@ -1,6 +1,6 @@
 import { StoreError, type CheckpointStore, type RunState, type RunSummary } from '../../core/store/contract';
 import type { ResumeState } from '../../core/store/resume-state';
-import { heldMessage, isHeld, isResumable } from '../../core/store/run-summary';
+import { heldMessage, isHeld, isResumable } from '../../core/runtime/resumable';
 import { UsageError } from './args';
 
 export function latestRun(runs: readonly RunSummary[]): RunSummary | undefined {

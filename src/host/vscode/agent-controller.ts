@@ -6,7 +6,7 @@ import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/
 import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
 import { describeHolder } from '../../core/store/lease-policy';
-import { heldMessage, isResumable } from '../../core/store/run-summary';
+import { heldMessage, isResumable } from '../../core/runtime/resumable';
 import { BUILTIN_TOOLS, createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
 import type { RunExtensions } from './lm/run-extensions';
@@ -49,7 +49,7 @@ export interface ControllerDeps {
   readonly extensions?: RunExtensions;
 }
 
-export { isInterrupted, isResumable } from '../../core/store/run-summary';
+export { isInterrupted, isResumable } from '../../core/runtime/resumable';
 
 /**
  * Owns the one run this window executes at a time: builds the model provider and runtime from

@@ -4,7 +4,8 @@ import { planRollback, rollbackFiles, type RollbackResult } from '../../core/res
 import { restoreBoth, restoreSession } from '../../core/restore/session';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
 import { undoRestore, type UndoResult } from '../../core/restore/undo';
-import { describeTornTailCut, type CheckpointStore, type RunState } from '../../core/store/contract';
+import { describeTornTailCut } from '../../core/runtime/resumable';
+import type { CheckpointStore, RunState } from '../../core/store/contract';
 import type { RestoreRecord } from '../../core/store/records';
 
 export type RestoreWhat = 'files' | 'session' | 'both';
