@@ -1,7 +1,7 @@
 // npm run bench:store: the file store's cost per step and its resume, with steps of realistic
 // size compacted every ~150k tokens as the runtime does (store-steps.ts). Prints one JSON object.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -35,6 +35,13 @@ class CountingFs extends NodeStoreFs {
   override async syncDir(path: string): Promise<void> {
     if (!this.skipSync) await super.syncDir(path);
   }
+}
+
+/** Lines of src/core/store (wc -l of its .ts files): the size target, measured with the rest. */
+function storeLines(): number {
+  const dir = join(__dirname, '../../src/core/store');
+  const files = readdirSync(dir).filter((name) => name.endsWith('.ts'));
+  return files.reduce((sum, name) => sum + (readFileSync(join(dir, name), 'utf8').match(/\n/g)?.length ?? 0), 0);
 }
 
 const recordBytes = (records: readonly StoredRecord[]) => records.reduce((sum, r) => sum + JSON.stringify(r).length + 1, 0);
@@ -166,6 +173,7 @@ async function main(): Promise<void> {
         resume_eventloop_max_ms: round(median(big.map((r) => r.resume_eventloop_max_ms))),
         resume_processes: PROCESSES,
         resume_node: process.version,
+        store_lines: storeLines(),
       }),
     );
   } finally {
