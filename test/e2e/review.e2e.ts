@@ -139,11 +139,17 @@ describe('e2e: inline review in the real workbench', function () {
     });
 
     await phase('the hover of a changed line shows the text the agent replaced', async () => {
-      const box = await wb.page.locator('.view-line', { hasText: 'Math.floor(sum / 2)' }).first().boundingBox();
-      assert.ok(box, 'the changed line is on screen');
-      await wb.page.mouse.move(box.x + 80, box.y + box.height / 2);
+      const line = wb.page.locator('.view-line', { hasText: 'Math.floor(sum / 2)' }).first();
       const hover = wb.page.locator('.monaco-hover', { hasText: 'Agent change' }).first();
-      await hover.waitFor({ timeout: 15_000 });
+      // As a person would: if the first move lands while the editor is still laying out, move again.
+      for (let attempt = 0; attempt < 5 && !(await hover.isVisible()); attempt++) {
+        const box = await line.boundingBox();
+        assert.ok(box, 'the changed line is on screen');
+        await wb.page.mouse.move(5, 450);
+        await wb.page.mouse.move(box.x + 80 + attempt * 10, box.y + box.height / 2, { steps: 4 });
+        await hover.waitFor({ timeout: 3_000 }).catch(() => undefined);
+      }
+      await hover.waitFor({ timeout: 1_000 });
       assert.match((await hover.textContent()) ?? '', /return sum \/ 2/);
       console.log(`      screenshot: ${await wb.screenshot('review-2-hover')}`);
       await wb.page.keyboard.press('Escape');
