@@ -35,6 +35,7 @@ export const ResumeState = z.object({
   /** For each file, its latest patch that was not rolled back and every patch after it; and the patches of open calls. */
   patches: z.array(Patch),
   patchCount: count,
+  /** The run's allow_for_run rules, and the decisions on the calls the ledger keeps. */
   approvals: z.array(ApprovalRecord),
   notes: z.array(NoteRecord),
   restores: z.array(RestoreRecord),
@@ -84,11 +85,7 @@ function keptPatches(patches: Iterable<Patch>, openCalls: ReadonlySet<string>): 
 }
 
 /** A record as the snapshot holds it: without the seq the journal numbers it by. */
-function plain<T extends object>(record: T): T {
-  if (!('seq' in record)) return record;
-  const { seq: _seq, ...rest } = record as T & { seq: unknown };
-  return rest as T;
-}
+const plain = <T extends object>({ seq: _seq, ...rest }: T & { seq?: unknown }): T => rest as T;
 
 /** The part of a fold a resume needs (the same whether folded from a snapshot or from the whole journal). */
 export function resumeStateOf(state: FoldState): ResumeState {
@@ -99,6 +96,9 @@ export function resumeStateOf(state: FoldState): ResumeState {
   const dropped = new Set(all.filter((entry) => isEffect(entry) && entry.stepId < state.stepId).slice(0, -EARLIER_EFFECTS));
   const ledger = all.filter((entry) => OPEN.has(entry.status) || named.has(entry.callId) || (isEffect(entry) && !dropped.has(entry)));
   const open = new Set(ledger.filter((entry) => OPEN.has(entry.status)).map((entry) => entry.callId));
+  // A decision on one call matters only while the resume can still meet that call; rules for the run always.
+  const kept = new Set(ledger.map((entry) => entry.callId));
+  const decided = (approval: ApprovalRecord) => approval.decision === 'allow_for_run' || kept.has(approval.target);
   const { status, budget, messages, patchCount, checkpointCount, lastSeq, stepId } = state;
   return {
     run: plain(state.run),
@@ -108,7 +108,7 @@ export function resumeStateOf(state: FoldState): ResumeState {
     ledger,
     patches: keptPatches(state.patches.values(), open),
     patchCount,
-    approvals: state.approvals.map(plain),
+    approvals: state.approvals.filter(decided).map(plain),
     notes: state.notes.map(plain),
     restores: state.restores.map(plain),
     checkpointCount,

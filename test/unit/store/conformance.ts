@@ -370,6 +370,28 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       assert.equal((await sut.open().readRun('r1')).ledger.length, 43, 'the journal keeps every call');
     });
 
+    it("of a long run of approved commands, the resume state keeps the run's rules and the decisions on the calls it keeps", async () => {
+      const writer = await store.createRun(runInput('r1'));
+      const command = { idempotency: 'non_idempotent', replayPolicy: 'ask' } as const;
+      const approval = (target: string, decision: 'allow_once' | 'allow_for_run' | 'deny') =>
+        ({ type: 'approval', target, toolName: 'run_command', decision }) as const;
+      await writer.append([approval('tool:read_file', 'allow_for_run')]);
+      for (let step = 1; step <= 40; step++) {
+        await writer.append([approval(`cmd${step}`, 'allow_once'), entry(`cmd${step}`, step, 'succeeded', command)]);
+        await writer.append([checkpoint(`k${step}`, step, 'tool_finished', 0)]);
+      }
+      await writer.append([approval('now', 'deny'), entry('now', 41, 'planned', command), approval('gone', 'allow_once')]);
+      await writer.close();
+      const state = await sut.open().readResumeState('r1');
+      const kept = new Set(state.ledger.map((e) => e.callId));
+      assert.equal(kept.size, EARLIER_EFFECTS + 1);
+      assert.deepEqual(
+        state.approvals.map((a) => `${a.target} ${a.decision}`),
+        ['tool:read_file allow_for_run', ...[...kept].filter((id) => id !== 'now').map((id) => `${id} allow_once`), 'now deny'],
+      );
+      assert.equal((await sut.open().readRun('r1')).approvals.length, 43, 'the journal keeps every decision');
+    });
+
     it('a writer hands over the resume state of the run as it opened it, and its appends leave that state as it was', async () => {
       const blob = await store.putBlob(bytesOf('content'));
       const first = await store.createRun(runInput('r1'));
