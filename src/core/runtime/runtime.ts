@@ -32,7 +32,7 @@ export class AgentRuntime {
   private readonly tools: ToolRegistry;
 
   constructor(private readonly deps: RuntimeDeps) {
-    this.tools = deps.tools ?? createToolRegistry();
+    this.tools = deps.tools ?? createToolRegistry({ workspace: deps.workspace });
   }
 
   /** Subscribes to runtime events; returns the unsubscribe function. */

@@ -22,6 +22,7 @@ export const findFilesTool: ToolDefinition<FindFilesInput> = {
   description:
     'Find files by glob under a workspace folder, sorted by path. Honours .gitignore and .ignore. The last line says how many matched in all and how many more were not listed.',
   input: FindFilesInput,
+  needs: 'findFiles',
   idempotency: 'idempotent',
   replayPolicy: 'auto',
   sideEffects: [],

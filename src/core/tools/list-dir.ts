@@ -33,6 +33,7 @@ export const listDirTool: ToolDefinition<ListDirInput> = {
   description:
     'List a workspace folder, to a depth, with file sizes. Folders end with "/"; folders matched by .gitignore or .ignore are marked and not expanded.',
   input: ListDirInput,
+  needs: 'listTree',
   idempotency: 'idempotent',
   replayPolicy: 'auto',
   sideEffects: [],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ReplayPolicy } from '../ledger/schema';
 import type { ToolSpec } from '../model/provider';
+import type { Workspace } from '../ports';
 import { deleteFileTool } from './delete-file';
 import { editFileTool } from './edit-file';
 import { findFilesTool } from './find-files';
@@ -42,11 +43,19 @@ export function toolSpec(tool: AnyTool): ToolSpec {
   return { name: tool.name, description: tool.description, input_schema: schema };
 }
 
-export function createToolRegistry(options: { tools?: readonly AnyTool[]; overrides?: ToolPolicyOverrides } = {}): ToolRegistry {
+/**
+ * The tools offered to the model. With `workspace`, a tool that needs a capability the workspace
+ * lacks (see ToolDefinition.needs) is left out: the model is never offered a tool that can only fail.
+ */
+export function createToolRegistry(
+  options: { tools?: readonly AnyTool[]; overrides?: ToolPolicyOverrides; workspace?: Workspace } = {},
+): ToolRegistry {
   const overrides = ToolPolicyOverrides.parse(options.overrides ?? {});
   const byName = new Map<string, AnyTool>();
+  const { workspace } = options;
   for (const tool of options.tools ?? BUILTIN_TOOLS) {
     if (byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
+    if (workspace !== undefined && tool.needs !== undefined && workspace[tool.needs] === undefined) continue;
     const policy = overrides[tool.name]?.replayPolicy;
     byName.set(tool.name, policy === undefined ? tool : { ...tool, replayPolicy: policy });
   }

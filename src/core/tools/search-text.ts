@@ -89,6 +89,7 @@ export const searchTextTool: ToolDefinition<SearchTextInput> = {
   description:
     'Search the text files under a workspace folder for lines matching a pattern (ripgrep where available). Honours .gitignore and .ignore, skips binary and very large files, groups hits by file ("path" then "  line: text"; context lines use "-"). The last line says whether the search was complete or exactly where it stopped.',
   input: SearchTextInput,
+  needs: 'searchText',
   idempotency: 'idempotent',
   replayPolicy: 'auto',
   sideEffects: [],

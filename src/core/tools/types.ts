@@ -38,6 +38,8 @@ export interface ToolDefinition<I = unknown> {
    * built-in tools leave it out and the schema comes from `input`.
    */
   readonly inputSchema?: Readonly<Record<string, unknown>>;
+  /** The optional Workspace capability the tool cannot work without; a workspace lacking it is not offered the tool. */
+  readonly needs?: 'searchText' | 'findFiles' | 'listTree';
   readonly idempotency: Idempotency;
   readonly replayPolicy: ReplayPolicy;
   readonly sideEffects: readonly string[];

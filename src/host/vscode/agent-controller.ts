@@ -116,7 +116,7 @@ export class AgentController implements vscode.Disposable {
       clock: this.deps.clock,
       log: this.deps.log,
       git: this.deps.git,
-      tools: createToolRegistry({ tools: [...BUILTIN_TOOLS, ...extra.tools], overrides: settings.toolPolicies }),
+      tools: createToolRegistry({ tools: [...BUILTIN_TOOLS, ...extra.tools], overrides: settings.toolPolicies, workspace: this.deps.workspace }),
       protectedPaths: settings.protectedPaths,
     });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());

@@ -1,4 +1,4 @@
-import type { Workspace } from '../../core/ports';
+import type { FileQuery, TextSearchQuery, TreeQuery, Workspace } from '../../core/ports';
 
 // The live workspace asks the editor (documents, buffers, saves), and the editor may be a client
 // that went away (a closed browser tab during a remote session's reconnection grace): then the
@@ -38,7 +38,7 @@ export function boundedWorkspace(inner: Workspace, limits = { readMs: READ_LIMIT
     list: (dir) => read(`listing ${dir}`, () => inner.list(dir)),
     stat: (path) => read(`reading ${path}`, () => inner.stat(path)),
   };
-  const { isDirty, writeWhenReady } = inner;
+  const { isDirty, writeWhenReady, searchText, findFiles, listTree } = inner;
   return {
     ...bounded,
     ...(isDirty ? { isDirty: (path: string) => read(`checking ${path}`, () => isDirty.call(inner, path)) } : {}),
@@ -47,6 +47,23 @@ export function boundedWorkspace(inner: Workspace, limits = { readMs: READ_LIMIT
           writeWhenReady: (path: string, bytes: Uint8Array, before: string, ready: Promise<unknown>) =>
             write(`writing ${path}`, () => writeWhenReady.call(inner, path, bytes, before, ready)),
         }
+      : {}),
+    // The listings and searches carry their own budget (they stop and say where); the limit here
+    // only guards against an editor that never answers.
+    ...(searchText
+      ? {
+          searchText: (query: TextSearchQuery, signal?: AbortSignal) =>
+            read(`searching ${query.dir}`, () => searchText.call(inner, query, signal)),
+        }
+      : {}),
+    ...(findFiles
+      ? {
+          findFiles: (query: FileQuery, signal?: AbortSignal) =>
+            read(`finding files in ${query.dir}`, () => findFiles.call(inner, query, signal)),
+        }
+      : {}),
+    ...(listTree
+      ? { listTree: (query: TreeQuery, signal?: AbortSignal) => read(`listing ${query.dir}`, () => listTree.call(inner, query, signal)) }
       : {}),
   };
 }
