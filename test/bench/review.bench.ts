@@ -44,7 +44,6 @@ function patchOf(id: string, path: string, before: string, after: string): Patch
     op: 'modify',
     beforeHash: hash(before),
     afterHash: hash(after),
-    diff: '',
     added: 0,
     removed: 0,
     binary: false,

@@ -2,7 +2,6 @@
 // one or two edit_file calls, their ledger transitions, each call's patch with its blobs, a
 // tool_result message), compacted every ~150k tokens as the runtime does (a `compaction` record,
 // the summary as the new history from index 0, a `compacted` checkpoint: one commit group).
-import { formatPatch, structuredPatch } from 'diff';
 import type { NewRecord } from '../../src/core/store/records';
 
 const words = 'the quick brown fox jumps over the lazy dog while the agent edits src/index.ts and runs the tests; ';
@@ -54,7 +53,7 @@ const editsBefore = (n: number) => n - 1 + Math.floor((n - 1) / 3);
 
 /**
  * What edit_file records for edit number `edit`: both contents as blobs (the before one already
- * stored by the edit before it), then the patch with its unified diff, as record.ts makes it.
+ * stored by the edit before it), then the patch record, as record.ts makes it.
  * Returns the patch record and the new bytes (the after blob; the first edit's before blob too).
  */
 async function patchRecord(sink: Sink, step: number, callId: string, edit: number): Promise<{ record: NewRecord; bytes: number }> {
@@ -62,7 +61,6 @@ async function patchRecord(sink: Sink, step: number, callId: string, edit: numbe
   const after = sourceAt(edit);
   const beforeBlob = await sink.blob(utf8(before));
   const afterBlob = await sink.blob(utf8(after));
-  const diff = formatPatch(structuredPatch('src/index.ts', 'src/index.ts', before, after, undefined, undefined, { context: 3 }));
   const record: NewRecord = {
     type: 'patch',
     patch: {
@@ -76,7 +74,6 @@ async function patchRecord(sink: Sink, step: number, callId: string, edit: numbe
       afterHash: afterBlob,
       beforeBlob,
       afterBlob,
-      diff,
       added: 3,
       removed: 3,
       binary: false,

@@ -1,6 +1,6 @@
-import { formatPatch, structuredPatch, type StructuredPatch } from 'diff';
+import { structuredPatch, type StructuredPatch } from 'diff';
 
-/** Lines of context around each hunk, both in the stored diff and for rollback matching. */
+/** Lines of context around each hunk, for review and rollback matching. */
 export const DIFF_CONTEXT = 3;
 /** Above this edit length the diff gives up and the whole file is one hunk (deterministic). */
 export const MAX_EDIT_LENGTH = 20_000;
@@ -61,8 +61,6 @@ function opsOf(lines: readonly string[]): string {
 }
 
 export interface TextDiff {
-  /** Unified diff text; empty when the diff gave up (see MAX_EDIT_LENGTH). */
-  readonly diff: string;
   readonly hunks: readonly LineHunk[];
   readonly added: number;
   readonly removed: number;
@@ -76,7 +74,7 @@ export function diffTexts(path: string, before: string, after: string): TextDiff
   if (patch === undefined) {
     const ops = '-'.repeat(beforeLines.length) + '+'.repeat(afterLines.length);
     const whole: LineHunk = { oldStart: 0, newStart: 0, oldLines: beforeLines, newLines: afterLines, ops };
-    return { diff: '', hunks: [whole], added: afterLines.length, removed: beforeLines.length };
+    return { hunks: [whole], added: afterLines.length, removed: beforeLines.length };
   }
   let added = 0;
   let removed = 0;
@@ -94,6 +92,5 @@ export function diffTexts(path: string, before: string, after: string): TextDiff
       ops: opsOf(h.lines),
     };
   });
-  const diff = patch.hunks.length === 0 ? '' : formatPatch(patch as StructuredPatch);
-  return { diff, hunks, added, removed };
+  return { hunks, added, removed };
 }

@@ -48,7 +48,6 @@ function operation(write: PreparedWrite): Patch['op'] {
 }
 
 interface DiffSummary {
-  readonly diff: string;
   readonly added: number;
   readonly removed: number;
   readonly binary: boolean;
@@ -57,14 +56,14 @@ interface DiffSummary {
 function summarizeDiff(path: string, before: Uint8Array | null, after: Uint8Array | null): DiffSummary {
   const beforeText = before === null ? { text: '', bom: false } : decodeText(before);
   const afterText = after === null ? { text: '', bom: false } : decodeText(after);
-  if (beforeText === null || afterText === null) return { diff: '', added: 0, removed: 0, binary: true };
-  const { diff, added, removed } = diffTexts(path, beforeText.text, afterText.text);
-  return { diff, added, removed, binary: false };
+  if (beforeText === null || afterText === null) return { added: 0, removed: 0, binary: true };
+  const { added, removed } = diffTexts(path, beforeText.text, afterText.text);
+  return { added, removed, binary: false };
 }
 
 function omittedSummary(write: PreparedWrite): DiffSummary {
   const binary = [write.before, write.after].some((bytes) => bytes !== null && isBinary(bytes));
-  return { diff: '', added: 0, removed: 0, binary };
+  return { added: 0, removed: 0, binary };
 }
 
 async function putIfPresent(blobs: BlobStore, bytes: Uint8Array | null): Promise<string | undefined> {

@@ -31,8 +31,6 @@ export const Patch = z.object({
   /** Blob hashes of the contents; absent side has none. Omitted above the size cap. */
   beforeBlob: BlobRef.optional(),
   afterBlob: BlobRef.optional(),
-  /** Unified diff (package `diff`); empty for binary or over-cap content. */
-  diff: z.string(),
   added: z.number().int().nonnegative(),
   removed: z.number().int().nonnegative(),
   binary: z.boolean(),

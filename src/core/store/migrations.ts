@@ -5,8 +5,17 @@ import { FORMAT_VERSION } from './records';
 export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
 export type MigrationTable = ReadonlyMap<number, Migration>;
 
-/** Version 1 is the first format: nothing to migrate yet. */
-export const MIGRATIONS: MigrationTable = new Map();
+/**
+ * Format 2 drops a patch's unified diff (`patch.diff`): nothing read it, and it held a copy of
+ * both contents' changed lines beside the blobs that hold them whole.
+ */
+function dropPatchDiff(raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.type !== 'patch' || typeof raw.patch !== 'object' || raw.patch === null) return raw;
+  const { diff: _dropped, ...patch } = raw.patch as Record<string, unknown>;
+  return { ...raw, patch };
+}
+
+export const MIGRATIONS: MigrationTable = new Map([[1, dropPatchDiff]]);
 
 /**
  * Brings a raw record to `target` through the table, one version at a time. A version newer

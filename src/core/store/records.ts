@@ -5,7 +5,7 @@ import { ReviewRecord } from '../patches/review';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
 
 /** Current format version of every record this build writes. */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 
 export const RunStatus = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']);
 

@@ -16,7 +16,6 @@ const patch = (id: string, path: string, before: string | null, after: string | 
   op: before === null ? 'create' : after === null ? 'delete' : 'modify',
   beforeHash: before === null ? ABSENT : h(before),
   afterHash: after === null ? ABSENT : h(after),
-  diff: '',
   added: 0,
   removed: 0,
   binary: false,

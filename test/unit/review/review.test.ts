@@ -193,7 +193,6 @@ function fakePatch(patchId: string) {
     op: 'modify' as const,
     beforeHash: 'absent',
     afterHash: 'absent',
-    diff: '',
     added: 0,
     removed: 0,
     binary: false,

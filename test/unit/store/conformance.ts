@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { StoreError, type CheckpointStore } from '../../../src/core/store/contract';
 import type { LedgerEntry } from '../../../src/core/ledger/schema';
-import type { NewRecord } from '../../../src/core/store/records';
+import { FORMAT_VERSION, type NewRecord } from '../../../src/core/store/records';
 import { EARLIER_EFFECTS } from '../../../src/core/store/resume-state';
 import { bytesOf, checkpoint, ledgerEntry, ManualClock, message, runInput } from './fixtures';
 
@@ -35,7 +35,6 @@ function patch(patchId: string, callId: string, path: string, blob: string): New
       beforeHash: blob,
       afterHash: blob,
       afterBlob: blob,
-      diff: '',
       added: 0,
       removed: 0,
       binary: false,
@@ -102,7 +101,7 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         records.map((r) => r.type),
         ['run', 'checkpoint', 'message', 'message'],
       );
-      assert.ok(records.every((r) => r.v === 1));
+      assert.ok(records.every((r) => r.v === FORMAT_VERSION));
       const state = await sut.open().readRun('r1');
       assert.equal(state.messages.length, 2);
       assert.equal(state.lastSeq, 4);

@@ -133,7 +133,6 @@ describe('fold of records (fold.ts)', () => {
       op: 'create' as const,
       beforeHash: 'absent',
       afterHash: 'a'.repeat(64),
-      diff: '',
       added: 1,
       removed: 0,
       binary: false,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { StoreError } from '../../../src/core/store/contract';
 import { encodeGroup } from '../../../src/core/store/journal-format';
 import { MIGRATIONS, upgradeRecord, type MigrationTable } from '../../../src/core/store/migrations';
-import type { StoredRecord } from '../../../src/core/store/records';
+import { FORMAT_VERSION, type StoredRecord } from '../../../src/core/store/records';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { runInput } from './fixtures';
 
@@ -34,8 +34,34 @@ describe('format migrations', () => {
   beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'store-mig-'))));
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('today there is one format and an empty table', () => {
-    assert.equal(MIGRATIONS.size, 0);
+  it('format 1 reads as format 2: a patch record loses its unified diff, the journal is not rewritten', async () => {
+    assert.equal(FORMAT_VERSION, 2);
+    assert.deepEqual([...MIGRATIONS.keys()], [1]);
+    const patch = {
+      patchId: 'p1',
+      runId: 'old',
+      stepId: 1,
+      toolCallId: 'toolu_1',
+      path: 'a.txt',
+      op: 'modify',
+      beforeHash: 'a'.repeat(64),
+      afterHash: 'b'.repeat(64),
+      diff: '--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-one\n+ONE\n',
+      added: 1,
+      removed: 1,
+      binary: false,
+      createdAt: 2,
+      state: 'pending',
+    };
+    const file = writeJournal(root, 'old', [runRaw(1), { v: 1, at: 2, type: 'patch', patch }]);
+    const before = readFileSync(file);
+    const state = await openFileStore(root).readRun('old');
+    assert.equal(state.patches.length, 1);
+    assert.equal('diff' in state.patches[0]!, false);
+    assert.equal(state.patches[0]!.added, 1);
+    assert.deepEqual(readFileSync(file), before);
+    const records = await openFileStore(root).readRecords('old');
+    assert.ok(records.every((r) => r.v === 2));
   });
 
   it('upgrades a raw record one version at a time and refuses a gap', () => {

@@ -149,7 +149,6 @@ export function sampleRun(steps: number, options: { runId?: string; task?: strin
         op: s % 10 === 1 ? 'create' : 'modify',
         beforeHash: HASH_A,
         afterHash: HASH_B,
-        diff: '',
         added: 3 + (s % 7),
         removed: s % 4,
         binary: false,
