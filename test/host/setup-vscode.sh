@@ -19,16 +19,14 @@ while IFS='=' read -r name _; do
   case "$name" in npm_config_* | npm_lifecycle_* | npm_package_* | npm_execpath | npm_node_execpath | npm_command | INIT_CWD) unset "$name" ;; esac
 done < <(env)
 
-if [ -f "$DIR/.complete" ]; then
-  echo "$DIR"
-  exit 0
-fi
-
+# System packages first: a cached VS Code does not bring them to a new machine.
 need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 # kerberos (a code-server dependency) builds from source and needs the krb5 headers.
 [ -f /usr/include/gssapi/gssapi.h ] || [ -f /usr/include/krb5.h ] || need_apt+=(libkrb5-dev)
 command -v git > /dev/null || need_apt+=(git)
+# The PostgreSQL store's tests start a throwaway server from Debian's binaries.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' > /dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then
     log "installing with apt: ${need_apt[*]}"
@@ -38,6 +36,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     log "missing system packages. Run: sudo apt-get update && sudo apt-get install -y ${need_apt[*]}"
     exit 1
   fi
+fi
+
+if [ -f "$DIR/.complete" ]; then
+  echo "$DIR"
+  exit 0
 fi
 
 rm -rf "$DIR.partial"

@@ -26,7 +26,8 @@ exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace 
 /** Every flag, described once: `--help` prints these lines and the README shows them as they are. */
 export const FLAG_HELP = `options:
   --workspace DIR           the folder the agent works in (run, resume; status finds its runs)
-  --store DIR               the run store; default: the extension's store of the workspace (printed as "store: ...")
+  --store DIR|URL           the run store: a folder, or a PostgreSQL server (postgres://user@host:port/db);
+                            default: the extension's store of the workspace (printed as "store: ...")
   --task TEXT               what the agent should do (run)
   --model ID                the Claude model (run); default: the extension's default model
   --yes                     approve calls whose policy is "ask"; never a re-run of a call whose outcome is unknown

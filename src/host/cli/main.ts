@@ -19,7 +19,7 @@ import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
-import { openFileStore } from '../node/store-factory';
+import { isPostgresAddress, openStore, shownAddress } from '../node/store-factory';
 import { createCliApprover } from './approver';
 import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { createRunOutput, type RunOutput, type Sink } from './output';
@@ -47,8 +47,10 @@ function workspaceDir(options: CliOptions): string {
   return dir;
 }
 
+/** The store's address: a folder (resolved), a postgres:// server, or the extension's store of the workspace. */
 function storeDir(options: CliOptions): string {
-  return options.store !== undefined ? resolve(options.store) : defaultStoreDir(options.workspace!);
+  if (options.store !== undefined) return isPostgresAddress(options.store) ? options.store : resolve(options.store);
+  return defaultStoreDir(options.workspace!);
 }
 
 function providerOf(options: CliOptions, recorded?: string): ModelProvider {
@@ -99,7 +101,7 @@ function runtimeFor(
   const runtime = new AgentRuntime({
     tools,
     store,
-    workspace: new NodeWorkspace({ roots: [dir], storeDir: storePath }),
+    workspace: new NodeWorkspace({ roots: [dir], ...(isPostgresAddress(storePath) ? {} : { storeDir: storePath }) }),
     model,
     approver: createCliApprover({ yes: options.yes, interactive: process.stdin.isTTY === true && process.stderr.isTTY === true }),
     commands: createNodeCommandRunner(),
@@ -114,7 +116,7 @@ function runtimeFor(
 
 /** The `store: ...` line, unless the person asked for the outcome only. */
 function announceStore(options: CliOptions, storePath: string): void {
-  if (!options.quiet) line(`store: ${storePath}`);
+  if (!options.quiet) line(`store: ${shownAddress(storePath)}`);
 }
 
 function cancelOnSignals(): AbortSignal {
@@ -149,7 +151,7 @@ async function runCommand(options: CliOptions): Promise<number> {
   };
   const mcp = await mcpOf(options, dir);
   try {
-    const run = runtimeFor(options, openFileStore(storePath), dir, storePath, model, [], mcp);
+    const run = runtimeFor(options, openStore(storePath), dir, storePath, model, [], mcp);
     announceStore(options, storePath);
     return report(run, await run.runtime.start({ task: options.task!, settings }, cancelOnSignals()));
   } finally {
@@ -160,9 +162,9 @@ async function runCommand(options: CliOptions): Promise<number> {
 async function resumeCommand(options: CliOptions): Promise<number> {
   const dir = workspaceDir(options);
   const storePath = storeDir(options);
-  const store = openFileStore(storePath);
+  const store = openStore(storePath);
   announceStore(options, storePath);
-  const state = await resumeTarget(store, options.run, storePath);
+  const state = await resumeTarget(store, options.run, shownAddress(storePath));
   const { runId } = state.run;
   if (state.ended) {
     line(`run ${runId} already ${state.ended.status}; nothing to resume`);
@@ -180,9 +182,9 @@ async function resumeCommand(options: CliOptions): Promise<number> {
 
 async function statusCommand(options: CliOptions): Promise<number> {
   const storePath = storeDir(options);
-  line(`store: ${storePath}`);
-  const state = await readStatus(openFileStore(storePath), options.run);
-  if (state === undefined) throw new UsageError(`no runs in ${storePath}`);
+  line(`store: ${shownAddress(storePath)}`);
+  const state = await readStatus(openStore(storePath), options.run);
+  if (state === undefined) throw new UsageError(`no runs in ${shownAddress(storePath)}`);
   const json = statusJson(state);
   if (options.json) process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   else {

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Timers } from '../../core/ports';
+import type { CheckpointStore } from '../../core/store/contract';
 import { FileCheckpointStore, type FileStoreOptions } from '../../core/store/file-store';
 import type { ProcessIdentity } from '../../core/store/lease-policy';
 import { NodeStoreFs } from './node-store-fs';
+import { PgCheckpointStore, redactedAddress } from './pg/pg-store';
 
 /** True when /proc says the process has exited and waits to be reaped (a zombie is not a live holder). */
 function isZombie(pid: number): boolean {
@@ -77,4 +79,20 @@ export function openFileStore(
     fs: options.fs ?? new NodeStoreFs(),
     root,
   });
+}
+
+/** True for a PostgreSQL store address (postgres:// or postgresql://); anything else is a folder. */
+export function isPostgresAddress(address: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(address);
+}
+
+/** A store address as it may be shown: a folder as it is, a server without its password. */
+export function shownAddress(address: string): string {
+  return isPostgresAddress(address) ? redactedAddress(address) : address;
+}
+
+/** The store at an address: a PostgreSQL server (postgres://...) or a folder of the file store. */
+export function openStore(address: string): CheckpointStore & { dispose?(): Promise<void> } {
+  if (!isPostgresAddress(address)) return openFileStore(address);
+  return new PgCheckpointStore({ url: address, process: nodeProcessIdentity, timers: nodeTimers });
 }

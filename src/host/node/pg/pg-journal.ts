@@ -1,0 +1,107 @@
+import { StoreError, type JournalDamage } from '../../../core/store/contract';
+import { BranchNeedsRecords, foldFromResumeState, foldInSlices, foldRecord, type FoldState } from '../../../core/store/fold';
+import { encodeGroup, scanJournal, type JournalScan } from '../../../core/store/journal-format';
+import type { StoredRecord } from '../../../core/store/records';
+import { decodeSnapshot } from '../../../core/store/resume-state';
+
+// A run's journal rows are the lines a file journal would hold, one row per record, so reading
+// them is the file store's scan over their bytes: checksum, sequence, commit group, version and
+// schema, one parser. A commit group is one transaction, so a torn group cannot happen here: one
+// found is damage, as is any line that does not hold.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The rows of one commit group: each record's checksummed line, without its newline. */
+export function linesOf(records: readonly StoredRecord[]): string[] {
+  return decoder.decode(encodeGroup(records)).split('\n').slice(0, -1);
+}
+
+/** The journal bytes of rows read in seq order. */
+export function bytesOf(lines: readonly string[]): Uint8Array {
+  return encoder.encode(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+}
+
+/** Where a run lives, as errors name it (never the server's credentials). */
+export function journalName(runId: string): string {
+  return `postgres journal of run ${runId}`;
+}
+
+export function damagedError(damage: JournalDamage): StoreError {
+  return new StoreError(`${damage.file} is damaged at byte ${damage.offset}: ${damage.message}`, 'damaged', damage.file, damage.offset);
+}
+
+/** Scans journal rows; a torn group (impossible but for tampering) is damage like any line that does not hold. */
+export async function scanRows(
+  runId: string,
+  lines: readonly string[],
+  at: { base?: number; firstSeq?: number } = {},
+  pause?: () => Promise<void>,
+): Promise<JournalScan> {
+  const scan = await scanJournal(bytesOf(lines), { file: journalName(runId), ...at }, pause);
+  if (scan.tornTail && !scan.damage) {
+    return {
+      ...scan,
+      damage: { offset: scan.tornTail.offset, message: 'a commit group is not closed (rows of a transaction are missing)' },
+    };
+  }
+  return scan;
+}
+
+/** A whole journal's scan, checked: damage throws, the first record must be this run's record. */
+export function checkedWhole(runId: string, scan: JournalScan): JournalScan {
+  const file = journalName(runId);
+  if (scan.damage) throw damagedError({ file, ...scan.damage });
+  const first = scan.records[0];
+  if (!first || first.type !== 'run' || first.runId !== runId)
+    throw new StoreError(`${file} holds no record of run ${runId}`, 'damaged', file, 0);
+  return scan;
+}
+
+/** A run opened for reading or writing: its fold, its last seq and the journal's bytes. */
+export interface PgOpened {
+  readonly fold: FoldState;
+  readonly lastSeq: number;
+  readonly journalBytes: number;
+  /** The journal bytes the newest snapshot covers (0: none). */
+  readonly snapshotAt: number;
+}
+
+export interface SnapshotRow {
+  readonly seq: number;
+  readonly snapshot: string;
+}
+
+/**
+ * The run from a snapshot row and the rows after it, or null when the snapshot does not hold or
+ * the rows after it need the whole journal (a branch to before it). `tail` is the rows from the
+ * snapshot's own last record on: its line must still be the one the snapshot names.
+ */
+export async function openFromSnapshot(
+  runId: string,
+  row: SnapshotRow,
+  tail: readonly string[],
+  pause?: () => Promise<void>,
+): Promise<PgOpened | null> {
+  const snapshot = await decodeSnapshot(encoder.encode(`${row.snapshot}\n`), pause);
+  if (!snapshot || snapshot.state.run.runId !== runId || snapshot.state.lastSeq !== row.seq) return null;
+  const [named, ...after] = tail;
+  if (named === undefined || !named.endsWith(`,"c":"${snapshot.lastLineCrc}"}`)) return null;
+  const scan = await scanRows(runId, after, { base: snapshot.journalBytes, firstSeq: row.seq + 1 }, pause);
+  if (scan.damage) throw damagedError({ file: journalName(runId), ...scan.damage });
+  const fold = foldFromResumeState(snapshot.state);
+  try {
+    for (const record of scan.records) foldRecord(fold, record);
+  } catch (error) {
+    if (error instanceof BranchNeedsRecords) return null;
+    throw error;
+  }
+  return { fold, lastSeq: fold.lastSeq, journalBytes: scan.goodLength, snapshotAt: snapshot.journalBytes };
+}
+
+/** The run from its whole journal. */
+export async function openWhole(runId: string, lines: readonly string[], pause?: () => Promise<void>): Promise<PgOpened> {
+  const scan = checkedWhole(runId, await scanRows(runId, lines, {}, pause));
+  const fold = await foldInSlices(scan.records, undefined, pause);
+  return { fold, lastSeq: fold.lastSeq, journalBytes: scan.goodLength, snapshotAt: 0 };
+}

@@ -1,0 +1,79 @@
+import type { PoolClient } from 'pg';
+import { StoreError } from '../../../core/store/contract';
+
+// The store's tables in PostgreSQL. Each schema version is one migration, applied in order in
+// one transaction under an advisory lock, so workers that start together migrate once. A database
+// whose schema is newer than this build is refused with a clear error and left as it is.
+//
+//   ac_runs      one row per run: the listing (task, status, steps, times) and, for GC, the blobs
+//                its records name (kept as records are appended: no journal is read to list or GC)
+//   ac_journal   one row per record: (run_id, seq) and the record's checksummed journal line, the
+//                same bytes as a file journal's line; one transaction per commit group
+//   ac_blobs     content-addressed bytes, deduplicated by their sha256
+//   ac_snapshots the newest state snapshots of a run (the file store's snapshot bytes), by seq
+//   ac_leases    one row per run: the holder, its heartbeat, and the generation every append checks
+
+export const PG_SCHEMA_VERSION = 1;
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE ac_runs (
+     run_id text PRIMARY KEY,
+     task text NOT NULL,
+     created_at bigint NOT NULL,
+     status text NOT NULL,
+     steps integer NOT NULL,
+     updated_at bigint NOT NULL,
+     last_seq integer NOT NULL,
+     bytes bigint NOT NULL,
+     blob_refs text[] NOT NULL DEFAULT '{}',
+     damaged text
+   );
+   CREATE INDEX ac_runs_blob_refs ON ac_runs USING gin (blob_refs);
+   CREATE TABLE ac_journal (
+     run_id text NOT NULL REFERENCES ac_runs ON DELETE CASCADE,
+     seq integer NOT NULL,
+     line text NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   );
+   CREATE TABLE ac_blobs (hash text PRIMARY KEY, bytes bytea NOT NULL, put_at bigint NOT NULL);
+   CREATE TABLE ac_snapshots (
+     run_id text NOT NULL REFERENCES ac_runs ON DELETE CASCADE,
+     seq integer NOT NULL,
+     snapshot text NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   );
+   CREATE TABLE ac_leases (
+     run_id text PRIMARY KEY REFERENCES ac_runs ON DELETE CASCADE,
+     holder_id text,
+     pid integer NOT NULL DEFAULT 0,
+     hostname text NOT NULL DEFAULT '',
+     start_time text,
+     acquired_at bigint NOT NULL DEFAULT 0,
+     renewed_at bigint NOT NULL DEFAULT 0,
+     generation bigint NOT NULL DEFAULT 0,
+     fenced boolean NOT NULL DEFAULT false
+   );`,
+];
+
+/** Brings the database's schema to PG_SCHEMA_VERSION; refuses a newer one. */
+export async function migrateSchema(client: PoolClient, target = PG_SCHEMA_VERSION): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('agent-checkpoints schema'))`);
+    await client.query('CREATE TABLE IF NOT EXISTS ac_schema (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM ac_schema');
+    let version = rows[0]?.version ?? 0;
+    if (version > target) {
+      throw new StoreError(
+        `the database's agent-checkpoints schema is version ${version}; this build knows up to ${target}; nothing was changed`,
+        'future_version',
+      );
+    }
+    for (; version < target; version++) await client.query(MIGRATIONS[version]!);
+    await client.query('INSERT INTO ac_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = $1', [version]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

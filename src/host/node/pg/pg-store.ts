@@ -1,0 +1,377 @@
+import pg from 'pg';
+import { sha256Hex } from '../../../core/patches/hash';
+import { systemClock, type Clock, type Timers } from '../../../core/ports';
+import {
+  StoreError,
+  type CheckpointStore,
+  type GcResult,
+  type LeaseInfo,
+  type ReadRunOptions,
+  type RunState,
+  type RunSummary,
+  type RunWriter,
+  type VerifyReport,
+} from '../../../core/store/contract';
+import { foldInSlices, runStateOf, startFold } from '../../../core/store/fold';
+import {
+  DEFAULT_LEASE_TIMEOUT_MS,
+  describeHolder,
+  isLeaseStale,
+  newHolderId,
+  unknownProcess,
+  type ProcessIdentity,
+} from '../../../core/store/lease-policy';
+import type { RunRecord, StoredRecord } from '../../../core/store/records';
+import { blobRefs } from '../../../core/store/refs';
+import { planRetention, type RetentionPolicy } from '../../../core/store/retention';
+import { resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
+import { RUN_ID } from '../../../core/store/run-files';
+import { stampRecords } from '../../../core/store/stamp';
+import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRows, type PgOpened } from './pg-journal';
+import { migrateSchema } from './pg-schema';
+import { leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
+
+export interface PgStoreOptions {
+  /** postgres://user:password@host:port/database (the password never appears in an error). */
+  readonly url: string;
+  /** A schema of its own (tests; a team sharing one database between projects); default: the user's search_path. */
+  readonly schema?: string;
+  readonly clock?: Clock;
+  readonly timers?: Timers;
+  readonly leaseTimeoutMs?: number;
+  readonly process?: ProcessIdentity;
+  readonly blobGraceMs?: number;
+  /** A snapshot is written at each compaction and each time the journal has grown by this much (0: after every append). */
+  readonly snapshotStepBytes?: number;
+  readonly poolSize?: number;
+}
+
+/** bigint columns as numbers (every one of ours holds milliseconds, bytes or a generation). */
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text'),
+} as pg.CustomTypesConfig;
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The address without its password, for messages. */
+export function redactedAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable address)';
+  }
+}
+
+/** The CheckpointStore in PostgreSQL: the same records, checksums, snapshots and lease rules as the file store, with fenced appends. */
+export class PgCheckpointStore implements CheckpointStore {
+  readonly pool: pg.Pool;
+  readonly clock: Clock;
+  readonly timers: Timers | undefined;
+  readonly leaseTimeoutMs: number;
+  readonly me: ProcessIdentity;
+  readonly blobGraceMs: number;
+  readonly snapshotStepBytes: number;
+  readonly address: string;
+  private ready: Promise<void> | undefined;
+
+  constructor(options: PgStoreOptions) {
+    const { schema } = options;
+    if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new StoreError(`not a schema name: ${JSON.stringify(schema)}`, 'invalid');
+    this.address = redactedAddress(options.url);
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4, types, connectionTimeoutMillis: 10_000, allowExitOnIdle: true });
+    // A connection that drops while idle is replaced; the error must not end the process.
+    this.pool.on('error', () => undefined);
+    if (schema !== undefined) this.pool.on('connect', (client) => void client.query(`SET search_path TO ${schema}`).catch(() => undefined));
+    this.clock = options.clock ?? systemClock;
+    this.timers = options.timers;
+    this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
+    this.me = options.process ?? unknownProcess;
+    this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
+    this.snapshotStepBytes = options.snapshotStepBytes ?? 4 << 20;
+  }
+
+  /** Ends the pool's connections (open writers stop appending). */
+  async dispose(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** One query on a pooled connection, the schema brought up to date first. */
+  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    await this.ensureSchema();
+    return this.io(() => this.pool.query<R>(sql, params));
+  }
+
+  /** `work` in one transaction on one connection; rolled back when it throws. */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.ensureSchema();
+    const client = await this.io(() => this.pool.connect());
+    try {
+      await this.io(() => client.query('BEGIN'));
+      const result = await work(client);
+      await this.io(() => client.query('COMMIT'));
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A driver or server failure as a StoreError('io') naming the server (never its password). */
+  async io<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new StoreError(`PostgreSQL at ${this.address}: ${message}`, 'io');
+    }
+  }
+
+  private ensureSchema(): Promise<void> {
+    this.ready ??= (async () => {
+      const client = await this.io(() => this.pool.connect());
+      try {
+        await this.io(() => migrateSchema(client));
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private checkId(runId: string): void {
+    if (!RUN_ID.test(runId)) throw new StoreError(`not a valid run id: ${JSON.stringify(runId)}`, 'invalid');
+  }
+
+  async createRun(run: Omit<RunRecord, 'v' | 'at' | 'type'>): Promise<RunWriter> {
+    this.checkId(run.runId);
+    const now = this.clock.now();
+    const stamped = stampRecords([{ ...run, type: 'run' }], 1, now);
+    const [line] = linesOf(stamped);
+    const holderId = newHolderId();
+    const lease = await this.transaction(async (client) => {
+      const inserted = await client.query(
+        `INSERT INTO ac_runs (run_id, task, created_at, status, steps, updated_at, last_seq, bytes)
+         VALUES ($1, $2, $3, 'running', 0, $4, 1, $5) ON CONFLICT (run_id) DO NOTHING`,
+        [run.runId, run.task, run.createdAt, now, line!.length + 1],
+      );
+      if (inserted.rowCount === 0) throw new StoreError(`run ${run.runId} already exists`, 'invalid', journalName(run.runId));
+      await client.query('INSERT INTO ac_journal (run_id, seq, line) VALUES ($1, 1, $2)', [run.runId, line]);
+      const { rows } = await client.query<LeaseRow>(
+        `INSERT INTO ac_leases (run_id, holder_id, pid, hostname, start_time, acquired_at, renewed_at, generation)
+         VALUES ($1, $2, $3, $4, $5, $6, $6, 1) RETURNING *`,
+        [run.runId, holderId, this.me.pid, this.me.hostname, this.me.startTime ?? null, now],
+      );
+      return leaseOfRow(rows[0]!);
+    });
+    const opened: PgOpened = { fold: startFold(stamped[0]), lastSeq: 1, journalBytes: line!.length + 1, snapshotAt: 0 };
+    return new PgRunWriter(this, run.runId, holderId, lease, opened);
+  }
+
+  async openWriter(runId: string): Promise<RunWriter> {
+    this.checkId(runId);
+    const holderId = newHolderId();
+    const lease = await this.takeLease(runId, holderId);
+    try {
+      return new PgRunWriter(this, runId, holderId, lease, await this.openRun(runId));
+    } catch (error) {
+      await this.query('UPDATE ac_leases SET holder_id = NULL WHERE run_id = $1 AND holder_id = $2', [runId, holderId]).catch(
+        () => undefined,
+      );
+      throw error;
+    }
+  }
+
+  /** Takes the lease of a run whose holder is gone (or none): a new holder and the next generation, in one transaction. */
+  private takeLease(runId: string, holderId: string): Promise<LeaseInfo> {
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = $1 FOR UPDATE', [runId]);
+      const row = rows[0];
+      if (!row) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
+      const now = this.clock.now();
+      if (row.holder_id !== null && !isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me)) {
+        throw new StoreError(`run ${runId} is being written by another process (${describeHolder(leaseOfRow(row), now)})`, 'lease_held');
+      }
+      const taken = await client.query<LeaseRow>(
+        `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
+           generation = generation + 1, fenced = false WHERE run_id = $1 RETURNING *`,
+        [runId, holderId, this.me.pid, this.me.hostname, this.me.startTime ?? null, now],
+      );
+      return leaseOfRow(taken.rows[0]!);
+    });
+  }
+
+  async fenceLease(runId: string): Promise<void> {
+    this.checkId(runId);
+    const fenced = await this.query('UPDATE ac_leases SET fenced = true, generation = generation + 1 WHERE run_id = $1', [runId]);
+    if (fenced.rowCount === 0) throw new StoreError(`run ${runId} not found`, 'not_found');
+  }
+
+  /** The run from its newest snapshot that holds and the rows after it, else from its whole journal. */
+  async openRun(runId: string): Promise<PgOpened> {
+    const snapshots = await this.query<{ seq: number; snapshot: string }>(
+      'SELECT seq, snapshot FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT 2',
+      [runId],
+    );
+    for (const row of snapshots.rows) {
+      const tail = await this.lines(runId, row.seq);
+      const opened = await openFromSnapshot(runId, row, tail);
+      if (opened) return opened;
+    }
+    return openWhole(runId, await this.lines(runId));
+  }
+
+  /** The journal rows of a run from `fromSeq` on, in order; not_found when the run has none. */
+  async lines(runId: string, fromSeq = 1): Promise<string[]> {
+    this.checkId(runId);
+    const { rows } = await this.query<{ line: string }>('SELECT line FROM ac_journal WHERE run_id = $1 AND seq >= $2 ORDER BY seq', [
+      runId,
+      fromSeq,
+    ]);
+    if (rows.length === 0 && fromSeq === 1) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
+    return rows.map((r) => r.line);
+  }
+
+  async readResumeState(runId: string): Promise<ResumeState> {
+    return resumeStateOf((await this.openRun(runId)).fold);
+  }
+
+  async readRun(runId: string, options?: ReadRunOptions): Promise<RunState> {
+    const scan = await scanRows(runId, await this.lines(runId));
+    if (!options?.intactPart || !scan.damage || scan.records.length === 0)
+      return runStateOf(await foldInSlices(checkedWhole(runId, scan).records, options));
+    const state = runStateOf(await foldInSlices(scan.records, options));
+    return { ...state, damage: { file: journalName(runId), ...scan.damage } };
+  }
+
+  async readRecords(runId: string): Promise<readonly StoredRecord[]> {
+    return checkedWhole(runId, await scanRows(runId, await this.lines(runId))).records;
+  }
+
+  async listRuns(): Promise<readonly RunSummary[]> {
+    const { rows } = await this.query<
+      LeaseRow & {
+        task: string;
+        created_at: number;
+        status: RunSummary['status'];
+        steps: number;
+        updated_at: number;
+        damaged: string | null;
+      }
+    >(
+      `SELECT r.run_id, r.task, r.created_at, r.status, r.steps, r.updated_at, r.damaged,
+              l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
+         FROM ac_runs r LEFT JOIN ac_leases l USING (run_id) ORDER BY r.run_id`,
+    );
+    const now = this.clock.now();
+    const { pid, hostname, startTime } = this.me;
+    return rows.map((row) => {
+      const lease = row.holder_id !== null ? leaseOfRow(row) : null;
+      const leased = lease !== null && !isLeaseStale(lease, now, this.leaseTimeoutMs, this.me);
+      const here = lease !== null && lease.pid === pid && lease.hostname === hostname && lease.startTime === startTime;
+      return {
+        runId: row.run_id,
+        task: row.task,
+        createdAt: row.created_at,
+        status: row.status,
+        updatedAt: row.updated_at,
+        steps: row.steps,
+        leased,
+        ...(leased && lease ? { holder: lease, heldHere: here } : {}),
+        ...(row.damaged !== null ? { damaged: row.damaged } : {}),
+      };
+    });
+  }
+
+  async putBlob(bytes: Uint8Array): Promise<string> {
+    const hash = sha256Hex(bytes);
+    await this.query('INSERT INTO ac_blobs (hash, bytes, put_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING', [
+      hash,
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      this.clock.now(),
+    ]);
+    return hash;
+  }
+
+  async getBlob(hash: string): Promise<Uint8Array> {
+    const { rows } = await this.query<{ bytes: Buffer }>('SELECT bytes FROM ac_blobs WHERE hash = $1', [hash]);
+    const bytes = rows[0]?.bytes;
+    if (!bytes) throw new StoreError(`blob ${hash} not found`, 'not_found');
+    const copy = new Uint8Array(bytes);
+    if (sha256Hex(copy) !== hash) throw new StoreError(`blob ${hash} does not match its hash`, 'damaged');
+    return copy;
+  }
+
+  /** Which of `hashes` the store lacks. */
+  async missingBlobs(hashes: readonly string[], client?: pg.PoolClient): Promise<string[]> {
+    if (hashes.length === 0) return [];
+    const sql = 'SELECT hash FROM ac_blobs WHERE hash = ANY($1)';
+    const { rows } = client ? await client.query<{ hash: string }>(sql, [hashes]) : await this.query<{ hash: string }>(sql, [hashes]);
+    const present = new Set(rows.map((r) => r.hash));
+    return hashes.filter((h) => !present.has(h));
+  }
+
+  async verify(runId: string): Promise<VerifyReport> {
+    const scan = await scanRows(runId, await this.lines(runId));
+    const missing = await this.missingBlobs([...new Set(scan.records.flatMap(blobRefs))]);
+    if (scan.damage) await this.query('UPDATE ac_runs SET damaged = $2 WHERE run_id = $1', [runId, scan.damage.message]);
+    return {
+      runId,
+      ok: !scan.damage && missing.length === 0 && scan.records.length > 0,
+      records: scan.records.length,
+      missingBlobs: missing,
+      ...(scan.damage ? { damage: { file: journalName(runId), ...scan.damage } } : {}),
+    };
+  }
+
+  async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
+    const now = this.clock.now();
+    const runs = await this.query<
+      LeaseRow & { status: RunSummary['status']; updated_at: number; bytes: number; blob_refs: string[]; damaged: string | null }
+    >(
+      `SELECT r.run_id, r.status, r.updated_at, r.bytes, r.blob_refs, r.damaged,
+              l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
+         FROM ac_runs r LEFT JOIN ac_leases l USING (run_id)`,
+    );
+    const live = (row: LeaseRow) => row.holder_id !== null && !isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me);
+    const usage = runs.rows.map((row) => ({
+      runId: row.run_id,
+      status: row.status,
+      updatedAt: row.updated_at,
+      bytes: row.bytes,
+      protected: live(row) || row.damaged !== null,
+      blobs: new Set(row.blob_refs),
+    }));
+    const sizes = await this.query<{ hash: string; size: number }>('SELECT hash, octet_length(bytes) AS size FROM ac_blobs');
+    const planned = planRetention(usage, new Map(sizes.rows.map((r) => [r.hash, r.size])), policy);
+    const removed = await this.removeRuns(planned, now);
+    const freedRuns = usage.filter((u) => removed.includes(u.runId)).reduce((sum, u) => sum + u.bytes, 0);
+    const blobs = await this.query<{ size: number }>(
+      `DELETE FROM ac_blobs b WHERE b.put_at < $1 AND NOT EXISTS (SELECT 1 FROM ac_runs r WHERE r.blob_refs @> ARRAY[b.hash])
+       RETURNING octet_length(b.bytes) AS size`,
+      [now - this.blobGraceMs],
+    );
+    const freedBlobs = blobs.rows.reduce((sum, r) => sum + r.size, 0);
+    return { removedRuns: removed, removedBlobs: blobs.rows.length, freedBytes: freedRuns + freedBlobs };
+  }
+
+  /** Deletes the planned runs whose lease is still free or stale when the delete runs (a writer may have opened one since). */
+  private removeRuns(planned: readonly string[], now: number): Promise<string[]> {
+    if (planned.length === 0) return Promise.resolve([]);
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = ANY($1) FOR UPDATE', [planned]);
+      const free = rows.filter((row) => row.holder_id === null || isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me));
+      const ids = free.map((row) => row.run_id);
+      if (ids.length > 0) await client.query('DELETE FROM ac_runs WHERE run_id = ANY($1)', [ids]);
+      return ids;
+    });
+  }
+}

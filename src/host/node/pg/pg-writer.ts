@@ -1,0 +1,215 @@
+import type pg from 'pg';
+import { StoreError, type LeaseInfo, type RunWriter } from '../../../core/store/contract';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../../../core/store/fold';
+import { renewIntervalMs } from '../../../core/store/lease-policy';
+import type { NewRecord, StoredRecord } from '../../../core/store/records';
+import { blobRefs } from '../../../core/store/refs';
+import { encodeSnapshot, resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
+import { stampRecords } from '../../../core/store/stamp';
+import { linesOf, type PgOpened } from './pg-journal';
+import type { PgCheckpointStore } from './pg-store';
+
+/** A lease row as the driver returns it. */
+export interface LeaseRow {
+  readonly run_id: string;
+  readonly holder_id: string | null;
+  readonly pid: number;
+  readonly hostname: string;
+  readonly start_time: string | null;
+  readonly acquired_at: number;
+  readonly renewed_at: number;
+  readonly generation: number;
+  readonly fenced: boolean;
+}
+
+export function leaseOfRow(row: LeaseRow): LeaseInfo {
+  return {
+    holderId: row.holder_id ?? '',
+    pid: row.pid,
+    hostname: row.hostname,
+    ...(row.start_time !== null ? { startTime: row.start_time } : {}),
+    acquiredAt: row.acquired_at,
+    renewedAt: row.renewed_at,
+    generation: row.generation,
+    ...(row.fenced ? { fenced: true } : {}),
+  };
+}
+
+/** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
+const CLOSE_SNAPSHOT_BYTES = 64 << 10;
+/** Snapshots kept per run. */
+const KEEP = 2;
+
+/**
+ * Appends commit groups of one run while it holds the run's lease. Every append is one
+ * transaction that first renews the lease row WHERE holder and generation are still this
+ * writer's: a writer whose lease was taken over (it was paused, or cut off from the server past
+ * the timeout) matches no row, appends nothing, and stops with lease_lost.
+ */
+export class PgRunWriter implements RunWriter {
+  readonly resumeState: ResumeState;
+  private fold: FoldState;
+  private lastSeq: number;
+  private journalBytes: number;
+  private snapshotAt: number;
+  private stopped: StoreError | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private heartbeat: { stop(): void } | undefined;
+
+  constructor(
+    private readonly store: PgCheckpointStore,
+    readonly runId: string,
+    readonly holderId: string,
+    private lease: LeaseInfo,
+    opened: PgOpened,
+  ) {
+    this.resumeState = resumeStateOf(opened.fold);
+    this.fold = foldFromResumeState(this.resumeState);
+    this.lastSeq = opened.lastSeq;
+    this.journalBytes = opened.journalBytes;
+    this.snapshotAt = opened.snapshotAt;
+    this.heartbeat = store.timers?.every(renewIntervalMs(store.leaseTimeoutMs), () => this.renewLease().catch(() => undefined));
+  }
+
+  append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+    return this.serialised(() => this.appendNow(records));
+  }
+
+  renewLease(): Promise<void> {
+    return this.serialised(async () => {
+      if (this.stopped) throw this.stopped;
+      await this.guard(() => this.renewIn(undefined));
+    });
+  }
+
+  close(): Promise<void> {
+    return this.serialised(async () => {
+      if (this.stopped) return;
+      this.stop(new StoreError('this writer is closed', 'lease_lost'));
+      if (this.journalBytes - this.snapshotAt >= CLOSE_SNAPSHOT_BYTES) await this.snapshot();
+      await this.store
+        .query('UPDATE ac_leases SET holder_id = NULL WHERE run_id = $1 AND holder_id = $2 AND generation = $3', [
+          this.runId,
+          this.holderId,
+          this.lease.generation,
+        ])
+        .catch(() => undefined);
+    });
+  }
+
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work, work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Renews the lease row if it is still this writer's (in `client`'s transaction when given); else stops with lease_lost. */
+  private async renewIn(client: pg.PoolClient | undefined): Promise<void> {
+    const now = this.store.clock.now();
+    const sql = 'UPDATE ac_leases SET renewed_at = $4 WHERE run_id = $1 AND holder_id = $2 AND generation = $3 AND NOT fenced';
+    const params = [this.runId, this.holderId, this.lease.generation, now];
+    const renewed = client ? await client.query(sql, params) : await this.store.query(sql, params);
+    if (renewed.rowCount !== 1) {
+      throw new StoreError(
+        `this writer lost the lease of run ${this.runId} (generation ${this.lease.generation} is no longer current: another writer took the run over); nothing was appended`,
+        'lease_lost',
+      );
+    }
+    this.lease = { ...this.lease, renewedAt: now };
+  }
+
+  private async appendNow(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+    if (this.stopped) throw this.stopped;
+    if (records.length === 0) return [];
+    const now = this.store.clock.now();
+    const stamped = stampRecords(records, this.lastSeq + 1, now);
+    const lines = linesOf(stamped);
+    const refs = [...new Set(stamped.flatMap(blobRefs))];
+    const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    let rereadAfter = false;
+    await this.guard(() =>
+      this.store.transaction(async (client) => {
+        await this.renewIn(client);
+        const missing = await this.store.missingBlobs(refs, client);
+        if (missing.length > 0) throw new StoreError(`record names blob ${missing[0]} that is not in the store`, 'invalid');
+        await client.query('INSERT INTO ac_journal (run_id, seq, line) SELECT $1, s, l FROM unnest($2::integer[], $3::text[]) AS t(s, l)', [
+          this.runId,
+          stamped.map((r) => r.seq),
+          lines,
+        ]);
+        rereadAfter = this.track(stamped);
+        await client.query(
+          `UPDATE ac_runs SET status = $2, steps = $3, updated_at = $4, last_seq = $5, bytes = bytes + $6,
+             blob_refs = ARRAY(SELECT DISTINCT unnest(blob_refs || $7::text[])) WHERE run_id = $1`,
+          [this.runId, this.fold.status, this.fold.stepId, now, stamped.at(-1)!.seq, bytes, refs],
+        );
+      }),
+    );
+    this.lastSeq = stamped.at(-1)!.seq;
+    this.journalBytes += bytes;
+    if (rereadAfter) this.fold = (await this.store.openRun(this.runId)).fold;
+    const compacted = stamped.some((record) => record.type === 'compaction');
+    if (compacted || this.journalBytes - this.snapshotAt >= this.store.snapshotStepBytes) await this.snapshot();
+    return stamped;
+  }
+
+  /** Folds appended records in; true when a branch needs the whole journal (read once the group is committed). */
+  private track(records: readonly StoredRecord[]): boolean {
+    try {
+      for (const record of records) foldRecord(this.fold, record);
+      return false;
+    } catch (error) {
+      if (error instanceof BranchNeedsRecords) return true;
+      throw error;
+    }
+  }
+
+  /** A snapshot of the run as of its last record; a failure only leaves the older ones (the journal stays the truth). */
+  private async snapshot(): Promise<void> {
+    const last = (await this.store.lines(this.runId, this.lastSeq).catch(() => []))[0];
+    if (last === undefined) return;
+    const encoded = new TextDecoder().decode(
+      encodeSnapshot({
+        journalBytes: this.journalBytes,
+        lastLineStart: this.journalBytes - Buffer.byteLength(last) - 1,
+        lastLineCrc: last.slice(-10, -2),
+        state: resumeStateOf(this.fold),
+      }),
+    );
+    try {
+      await this.store.transaction(async (client) => {
+        await client.query('INSERT INTO ac_snapshots (run_id, seq, snapshot) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+          this.runId,
+          this.lastSeq,
+          encoded.slice(0, -1),
+        ]);
+        await client.query(
+          `DELETE FROM ac_snapshots WHERE run_id = $1 AND seq NOT IN
+             (SELECT seq FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT ${KEEP})`,
+          [this.runId],
+        );
+      });
+      this.snapshotAt = this.journalBytes;
+    } catch {
+      // the next one is tried after the next step of journal
+    }
+  }
+
+  /** Runs one step; a lost lease or a failed server stops the writer (an append's outcome is then read back on reopen). */
+  private async guard<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'invalid') throw error;
+      const failure = error instanceof StoreError ? error : new StoreError(String(error), 'io');
+      this.stop(failure);
+      throw failure;
+    }
+  }
+
+  private stop(error: StoreError): void {
+    if (!this.stopped) this.stopped = error;
+    this.heartbeat?.stop();
+    this.heartbeat = undefined;
+  }
+}
