@@ -13,6 +13,8 @@ import pg from 'pg';
 export interface TestPostgres {
   /** The address of the server's `postgres` database. */
   readonly url: string;
+  /** The address of a fresh database (a store of its own for a CLI run, whose address names no schema). */
+  newDatabase(): Promise<string>;
   /** A fresh schema for one test's store; dropped by `dropSchema`. */
   newSchema(): Promise<string>;
   dropSchema(schema: string): Promise<void>;
@@ -65,7 +67,7 @@ export function testPostgres(): Promise<TestPostgres> {
   return shared;
 }
 
-function schemas(url: string): Pick<TestPostgres, 'newSchema' | 'dropSchema'> {
+function schemas(url: string): Pick<TestPostgres, 'newSchema' | 'dropSchema' | 'newDatabase'> {
   let n = 0;
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   admin.on('error', () => undefined);
@@ -74,6 +76,13 @@ function schemas(url: string): Pick<TestPostgres, 'newSchema' | 'dropSchema'> {
       const name = `t_${process.pid}_${Date.now().toString(36)}_${(n++).toString(36)}`;
       await admin.query(`CREATE SCHEMA ${name}`);
       return name;
+    },
+    async newDatabase() {
+      const name = `d_${process.pid}_${Date.now().toString(36)}_${(n++).toString(36)}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      const address = new URL(url);
+      address.pathname = `/${name}`;
+      return address.toString();
     },
     async dropSchema(name) {
       await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`).catch(() => undefined);

@@ -1,5 +1,6 @@
 import { deprecationWarning } from '../model/models';
 import { systemClock } from '../ports';
+import type { RunWriter } from '../store/contract';
 import type { GitFacts, NewRecord } from '../store/records';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import type { CallEnv } from './calls';
@@ -43,6 +44,33 @@ export class AgentRuntime {
 
   /** Starts a new run. Throws only when the run cannot even be created in the store. */
   async start(request: StartRequest & { runId?: string }, signal: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
+    const { writer, session } = await this.create(request);
+    const env: CallEnv = { session, tools: this.tools, signal, truncated: new Set() };
+    try {
+      return await runGuarded(session, signal, async () => {
+        await this.firstSavePoint(session, request);
+        return loopSteps(env);
+      });
+    } finally {
+      await writer.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Creates a run and its first save point (the task), then lets it go: it waits, as a run cut
+   * right after its start does, for a worker or a person to resume it. Returns its id.
+   */
+  async queue(request: StartRequest & { runId?: string }): Promise<string> {
+    const { writer, session } = await this.create(request);
+    try {
+      await guardStore(() => this.firstSavePoint(session, request));
+      return session.runId;
+    } finally {
+      await writer.close().catch(() => undefined);
+    }
+  }
+
+  private async create(request: StartRequest & { runId?: string }): Promise<{ writer: RunWriter; session: RunSession }> {
     const { deps } = this;
     const clock = deps.clock ?? systemClock;
     const root = deps.workspace.roots[0];
@@ -57,19 +85,14 @@ export class AgentRuntime {
       ...(request.system !== undefined ? { system: request.system } : {}),
     };
     const writer = await guardStore(() => deps.store.createRun(run));
-    const session = new RunSession(deps, writer, run, this.emit);
-    const env: CallEnv = { session, tools: this.tools, signal, truncated: new Set() };
-    try {
-      return await runGuarded(session, signal, async () => {
-        const warning = deprecationWarning(request.settings.model);
-        if (warning !== undefined) deps.log.log('warn', warning);
-        const notes: NewRecord[] = warning !== undefined ? [{ type: 'note', kind: 'warning', text: warning }] : [];
-        await session.save('run_start', [...notes, session.messageRecord({ role: 'user', content: request.task })]);
-        return loopSteps(env);
-      });
-    } finally {
-      await writer.close().catch(() => undefined);
-    }
+    return { writer, session: new RunSession(deps, writer, run, this.emit) };
+  }
+
+  private async firstSavePoint(session: RunSession, request: StartRequest): Promise<void> {
+    const warning = deprecationWarning(request.settings.model);
+    if (warning !== undefined) this.deps.log.log('warn', warning);
+    const notes: NewRecord[] = warning !== undefined ? [{ type: 'note', kind: 'warning', text: warning }] : [];
+    await session.save('run_start', [...notes, session.messageRecord({ role: 'user', content: request.task })]);
   }
 
   /**

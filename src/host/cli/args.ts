@@ -13,13 +13,15 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--yes] [--trust]
                         [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N] [OUTPUT]
-                        [--mcp-config FILE]
+                        [--mcp-config FILE] [--detach] (--detach: queue the run for a worker and exit 0)
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
                         [--mcp-config FILE] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
-run and resume act only in a trusted workspace: --trust (this run), or the folder listed in
+  agent-checkpoints worker --store postgres://... --workspace DIR [--concurrency N] [--exit-when-idle] [--yes] [--trust]
+                        [--provider ...] [--replay FILE] [--base-url URL] [--mcp-config FILE] [OUTPUT]
+run, resume and worker act only in a trusted workspace: --trust (this run), or the folder listed in
   $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
 exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace too), 3 paused`;
 
@@ -45,12 +47,15 @@ export const FLAG_HELP = `options:
   --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
   --json                    status as JSON; run and resume: one JSON event per line (text, call, checkpoint, outcome...)
   --quiet                   run and resume: print only the outcome (and warnings)
+  --detach                  run: record the task and queue the run for a worker (PostgreSQL store); prints its id
+  --concurrency N           worker: go on with up to N runs at once (default 1)
+  --exit-when-idle          worker: stop once no queued or orphaned run of this workspace is left (a batch)
   --help, -h                this text`;
 
 export const HELP = `${USAGE}\n${FLAG_HELP}`;
 
 export interface CliOptions {
-  readonly command: 'run' | 'resume' | 'status';
+  readonly command: 'run' | 'resume' | 'status' | 'worker';
   readonly workspace?: string;
   readonly store?: string;
   readonly task?: string;
@@ -72,6 +77,12 @@ export interface CliOptions {
   readonly quiet: boolean;
   /** An mcp.json of the person's own (see host/node/mcp/config.ts). */
   readonly mcpConfig?: string;
+  /** run: queue the run for a worker instead of running it. */
+  readonly detach: boolean;
+  /** worker: how many runs it goes on with at once. */
+  readonly concurrency?: number;
+  /** worker: stop once no run is left to claim (a batch), instead of waiting for more. */
+  readonly exitWhenIdle: boolean;
 }
 
 const OPTIONS = {
@@ -93,6 +104,9 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
   'mcp-config': { type: 'string' },
+  detach: { type: 'boolean', default: false },
+  concurrency: { type: 'string' },
+  'exit-when-idle': { type: 'boolean', default: false },
 } as const;
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
@@ -114,10 +128,26 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     'thinking',
     ...OUTPUT_FLAGS,
     'mcp-config',
+    'detach',
   ],
   resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS, 'mcp-config'],
   status: ['store', 'workspace', 'run', 'json'],
+  worker: [
+    'store',
+    'workspace',
+    'concurrency',
+    'exit-when-idle',
+    'yes',
+    'trust',
+    'provider',
+    'replay',
+    'base-url',
+    'mcp-config',
+    ...OUTPUT_FLAGS,
+  ],
 };
+
+const COMMANDS: readonly CliOptions['command'][] = ['run', 'resume', 'status', 'worker'];
 
 function positiveInt(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -158,11 +188,11 @@ export function wantsHelp(argv: readonly string[]): boolean {
 
 export function parseCli(argv: readonly string[]): CliOptions {
   const [command, ...rest] = argv;
-  if (command !== 'run' && command !== 'resume' && command !== 'status') {
-    throw new UsageError(
-      command === undefined ? 'missing command (run, resume or status)' : `unknown command "${command}" (run, resume or status)`,
-    );
+  if (!COMMANDS.includes(command as CliOptions['command'])) {
+    const known = COMMANDS.join(', ');
+    throw new UsageError(command === undefined ? `missing command (${known})` : `unknown command "${command}" (${known})`);
   }
+  const checked = command as CliOptions['command'];
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: false, strict: true }));
@@ -170,23 +200,27 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new UsageError((error as Error).message);
   }
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && value !== false && !ALLOWED[command].includes(name))
-      throw new UsageError(`--${name} is not an option of ${command}`);
+    if (value !== undefined && value !== false && !ALLOWED[checked].includes(name))
+      throw new UsageError(`--${name} is not an option of ${checked}`);
   }
   const str = (name: string): string | undefined => values[name] as string | undefined;
   const provider = str('provider');
   if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay')
     throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
-  if ((command === 'run' || command === 'resume') && str('workspace') === undefined)
-    throw new UsageError(`${command} needs --workspace DIR`);
+  if (checked !== 'status' && str('workspace') === undefined) throw new UsageError(`${checked} needs --workspace DIR`);
+  if (checked === 'worker' && !/^postgres(ql)?:\/\//i.test(str('store') ?? ''))
+    throw new UsageError('worker needs --store postgres://... (runs are shared through a PostgreSQL store)');
   if (command === 'run' && (str('task') ?? '').trim() === '') throw new UsageError('run needs --task TEXT');
   if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
     throw new UsageError('status needs --store DIR or --workspace DIR');
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
   if (values['json'] === true && values['quiet'] === true) throw new UsageError('--json and --quiet cannot be used together');
   return {
-    command,
+    command: checked,
     yes: values['yes'] === true,
+    detach: values['detach'] === true,
+    exitWhenIdle: values['exit-when-idle'] === true,
+    ...(str('concurrency') !== undefined ? { concurrency: positiveInt('concurrency', str('concurrency')) } : {}),
     trust: values['trust'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,

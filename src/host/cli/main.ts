@@ -19,7 +19,9 @@ import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
 import { defaultStoreDir } from '../node/state-dir';
+import { workspaceKey, type PgCheckpointStore } from '../node/pg/pg-store';
 import { isPostgresAddress, openStore, shownAddress } from '../node/store-factory';
+import { runWorker } from './worker';
 import { createCliApprover } from './approver';
 import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { createRunOutput, type RunOutput, type Sink } from './output';
@@ -149,10 +151,16 @@ async function runCommand(options: CliOptions): Promise<number> {
     maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
     ...longRunSettingsOf(options),
   };
+  if (options.detach && !isPostgresAddress(storePath))
+    throw new UsageError('--detach needs --store postgres://... (workers take queued runs from a PostgreSQL store)');
   const mcp = await mcpOf(options, dir);
   try {
     const run = runtimeFor(options, openStore(storePath), dir, storePath, model, [], mcp);
     announceStore(options, storePath);
+    if (options.detach) {
+      process.stdout.write(`${await run.runtime.queue({ task: options.task!, settings })}\n`);
+      return EXIT.completed;
+    }
     return report(run, await run.runtime.start({ task: options.task!, settings }, cancelOnSignals()));
   } finally {
     await mcp.close();
@@ -199,6 +207,34 @@ async function statusCommand(options: CliOptions): Promise<number> {
   return EXIT.completed;
 }
 
+/** Goes on with the queued and orphaned runs of this workspace in a PostgreSQL store (worker.ts). */
+async function workerCommand(options: CliOptions): Promise<number> {
+  const dir = workspaceDir(options);
+  const storePath = storeDir(options);
+  const store = openStore(storePath) as PgCheckpointStore;
+  announceStore(options, storePath);
+  const git = await nodeGitReader.facts(dir).catch(() => ({ isRepo: false, dirtyPaths: [] }));
+  const workspace = workspaceKey({ git, workspaceFolders: [dir] });
+  const model = providerOf(options);
+  const mcp = await mcpOf(options, dir);
+  const signal = cancelOnSignals();
+  try {
+    const worker = await runWorker({
+      store,
+      workspace,
+      concurrency: options.concurrency ?? 1,
+      exitWhenIdle: options.exitWhenIdle,
+      signal,
+      log: (text) => !options.quiet && line(text),
+      resume: (runId, cancel) => runtimeFor(options, store, dir, storePath, model, [], mcp).runtime.resume(runId, cancel),
+    });
+    return worker.failures.length > 0 ? EXIT.failed : EXIT.completed;
+  } finally {
+    await mcp.close();
+    await store.dispose();
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     if (wantsHelp(argv)) {
@@ -208,6 +244,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const options = parseCli(argv);
     if (options.command === 'run') return await runCommand(options);
     if (options.command === 'resume') return await resumeCommand(options);
+    if (options.command === 'worker') return await workerCommand(options);
     return await statusCommand(options);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -5,8 +5,9 @@ import { StoreError } from '../../../core/store/contract';
 // one transaction under an advisory lock, so workers that start together migrate once. A database
 // whose schema is newer than this build is refused with a clear error and left as it is.
 //
-//   ac_runs      one row per run: the listing (task, status, steps, times) and, for GC, the blobs
-//                its records name (kept as records are appended: no journal is read to list or GC)
+//   ac_runs      one row per run: the listing (task, status, steps, times), for GC the blobs its
+//                records name (kept as records are appended: no journal is read to list or GC), and
+//                the workspace it works on (workspaceKey), which a worker must have to take it
 //   ac_journal   one row per record: (run_id, seq) and the record's checksummed journal line, the
 //                same bytes as a file journal's line; one transaction per commit group
 //   ac_blobs     content-addressed bytes, deduplicated by their sha256
@@ -26,9 +27,11 @@ const MIGRATIONS: readonly string[] = [
      last_seq integer NOT NULL,
      bytes bigint NOT NULL,
      blob_refs text[] NOT NULL DEFAULT '{}',
-     damaged text
+     damaged text,
+     workspace_key text NOT NULL
    );
    CREATE INDEX ac_runs_blob_refs ON ac_runs USING gin (blob_refs);
+   CREATE INDEX ac_runs_claimable ON ac_runs (workspace_key, updated_at) WHERE status IN ('running', 'interrupted');
    CREATE TABLE ac_journal (
      run_id text NOT NULL REFERENCES ac_runs ON DELETE CASCADE,
      seq integer NOT NULL,

@@ -54,6 +54,14 @@ const types = {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/**
+ * The workspace a run works on, as workers match it: the git commit it started from (a checkout
+ * of the same commit anywhere will do), else its first folder's path.
+ */
+export function workspaceKey(run: Pick<RunRecord, 'git' | 'workspaceFolders'>): string {
+  return run.git.head !== undefined ? `git:${run.git.head}` : `folder:${run.workspaceFolders[0] ?? ''}`;
+}
+
 /** The address without its password, for messages. */
 export function redactedAddress(url: string): string {
   try {
@@ -76,12 +84,20 @@ export class PgCheckpointStore implements CheckpointStore {
   readonly snapshotStepBytes: number;
   readonly address: string;
   private ready: Promise<void> | undefined;
+  /** Runs this store claimed for a worker (claimRun): the next openWriter of one opens it under that lease. */
+  private readonly claims = new Map<string, { holderId: string; lease: LeaseInfo }>();
 
   constructor(options: PgStoreOptions) {
     const { schema } = options;
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new StoreError(`not a schema name: ${JSON.stringify(schema)}`, 'invalid');
     this.address = redactedAddress(options.url);
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4, types, connectionTimeoutMillis: 10_000, allowExitOnIdle: true });
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 4,
+      types,
+      connectionTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+    });
     // A connection that drops while idle is replaced; the error must not end the process.
     this.pool.on('error', () => undefined);
     if (schema !== undefined) this.pool.on('connect', (client) => void client.query(`SET search_path TO ${schema}`).catch(() => undefined));
@@ -159,9 +175,9 @@ export class PgCheckpointStore implements CheckpointStore {
     const holderId = newHolderId();
     const lease = await this.transaction(async (client) => {
       const inserted = await client.query(
-        `INSERT INTO ac_runs (run_id, task, created_at, status, steps, updated_at, last_seq, bytes)
-         VALUES ($1, $2, $3, 'running', 0, $4, 1, $5) ON CONFLICT (run_id) DO NOTHING`,
-        [run.runId, run.task, run.createdAt, now, line!.length + 1],
+        `INSERT INTO ac_runs (run_id, task, created_at, status, steps, updated_at, last_seq, bytes, workspace_key)
+         VALUES ($1, $2, $3, 'running', 0, $4, 1, $5, $6) ON CONFLICT (run_id) DO NOTHING`,
+        [run.runId, run.task, run.createdAt, now, line!.length + 1, workspaceKey(run)],
       );
       if (inserted.rowCount === 0) throw new StoreError(`run ${run.runId} already exists`, 'invalid', journalName(run.runId));
       await client.query('INSERT INTO ac_journal (run_id, seq, line) VALUES ($1, 1, $2)', [run.runId, line]);
@@ -178,8 +194,10 @@ export class PgCheckpointStore implements CheckpointStore {
 
   async openWriter(runId: string): Promise<RunWriter> {
     this.checkId(runId);
-    const holderId = newHolderId();
-    const lease = await this.takeLease(runId, holderId);
+    const claim = this.claims.get(runId);
+    this.claims.delete(runId);
+    const holderId = claim?.holderId ?? newHolderId();
+    const lease = claim?.lease ?? (await this.takeLease(runId, holderId));
     try {
       return new PgRunWriter(this, runId, holderId, lease, await this.openRun(runId));
     } catch (error) {
@@ -200,13 +218,43 @@ export class PgCheckpointStore implements CheckpointStore {
       if (row.holder_id !== null && !isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me)) {
         throw new StoreError(`run ${runId} is being written by another process (${describeHolder(leaseOfRow(row), now)})`, 'lease_held');
       }
-      const taken = await client.query<LeaseRow>(
-        `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
-           generation = generation + 1, fenced = false WHERE run_id = $1 RETURNING *`,
-        [runId, holderId, this.me.pid, this.me.hostname, this.me.startTime ?? null, now],
-      );
-      return leaseOfRow(taken.rows[0]!);
+      return this.holdLease(client, runId, holderId, now);
     });
+  }
+
+  /**
+   * Claims one run a worker of `workspace` may go on with: running or interrupted (a queued run
+   * is one that has only its first save point), not damaged, its lease free or its holder gone.
+   * Candidates are locked with SKIP LOCKED, so workers claiming at once never wait on each other
+   * or take the same run. The claim is the run's lease: openWriter(runId) then opens it.
+   */
+  async claimRun(workspace: string, skip: readonly string[] = []): Promise<string | null> {
+    const holderId = newHolderId();
+    const claimed = await this.transaction(async (client) => {
+      const { rows } = await client.query<LeaseRow>(
+        `SELECT l.* FROM ac_leases l JOIN ac_runs r USING (run_id)
+          WHERE r.workspace_key = $1 AND r.status IN ('running', 'interrupted') AND r.damaged IS NULL AND NOT (r.run_id = ANY($2))
+          ORDER BY r.updated_at FOR UPDATE OF l SKIP LOCKED LIMIT 32`,
+        [workspace, skip],
+      );
+      const now = this.clock.now();
+      const free = rows.find((row) => row.holder_id === null || isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me));
+      if (!free) return null;
+      return { runId: free.run_id, lease: await this.holdLease(client, free.run_id, holderId, now) };
+    });
+    if (!claimed) return null;
+    this.claims.set(claimed.runId, { holderId, lease: claimed.lease });
+    return claimed.runId;
+  }
+
+  /** Makes `holderId` (this process) the holder of a locked lease row, in the next generation. */
+  private async holdLease(client: pg.PoolClient, runId: string, holderId: string, now: number): Promise<LeaseInfo> {
+    const taken = await client.query<LeaseRow>(
+      `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
+         generation = generation + 1, fenced = false WHERE run_id = $1 RETURNING *`,
+      [runId, holderId, this.me.pid, this.me.hostname, this.me.startTime ?? null, now],
+    );
+    return leaseOfRow(taken.rows[0]!);
   }
 
   async fenceLease(runId: string): Promise<void> {
@@ -215,8 +263,18 @@ export class PgCheckpointStore implements CheckpointStore {
     if (fenced.rowCount === 0) throw new StoreError(`run ${runId} not found`, 'not_found');
   }
 
-  /** The run from its newest snapshot that holds and the rows after it, else from its whole journal. */
+  /** The run from its newest snapshot that holds and the rows after it, else from its whole journal; damage is recorded in the listing. */
   async openRun(runId: string): Promise<PgOpened> {
+    try {
+      return await this.openRunOnce(runId);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'damaged')
+        await this.query('UPDATE ac_runs SET damaged = $2 WHERE run_id = $1', [runId, error.message]).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async openRunOnce(runId: string): Promise<PgOpened> {
     const snapshots = await this.query<{ seq: number; snapshot: string }>(
       'SELECT seq, snapshot FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT 2',
       [runId],
