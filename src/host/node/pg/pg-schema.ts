@@ -58,20 +58,35 @@ const MIGRATIONS: readonly string[] = [
    );`,
 ];
 
-/** Brings the database's schema to PG_SCHEMA_VERSION; refuses a newer one. */
+function newer(version: number, target: number): StoreError {
+  return new StoreError(
+    `the database's agent-checkpoints schema is version ${version}; this build knows up to ${target}; nothing was changed`,
+    'future_version',
+  );
+}
+
+/** The schema's version as recorded, or 0 when the database holds none yet (one read, no write). */
+async function recordedVersion(client: PoolClient): Promise<number> {
+  try {
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM ac_schema');
+    return rows[0]?.version ?? 0;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return 0; // undefined_table
+    throw error;
+  }
+}
+
+/** Brings the database's schema to PG_SCHEMA_VERSION (one read when it already is); refuses a newer one. */
 export async function migrateSchema(client: PoolClient, target = PG_SCHEMA_VERSION): Promise<void> {
+  const seen = await recordedVersion(client);
+  if (seen === target) return;
+  if (seen > target) throw newer(seen, target);
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('agent-checkpoints schema'))`);
     await client.query('CREATE TABLE IF NOT EXISTS ac_schema (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)');
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM ac_schema');
-    let version = rows[0]?.version ?? 0;
-    if (version > target) {
-      throw new StoreError(
-        `the database's agent-checkpoints schema is version ${version}; this build knows up to ${target}; nothing was changed`,
-        'future_version',
-      );
-    }
+    let version = await recordedVersion(client);
+    if (version > target) throw newer(version, target);
     for (; version < target; version++) await client.query(MIGRATIONS[version]!);
     await client.query('INSERT INTO ac_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = $1', [version]);
     await client.query('COMMIT');

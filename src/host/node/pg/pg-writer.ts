@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { StoreError, type LeaseInfo, type RunWriter } from '../../../core/store/contract';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../../../core/store/fold';
 import { renewIntervalMs } from '../../../core/store/lease-policy';
@@ -78,7 +77,7 @@ export class PgRunWriter implements RunWriter {
   renewLease(): Promise<void> {
     return this.serialised(async () => {
       if (this.stopped) throw this.stopped;
-      await this.guard(() => this.renewIn(undefined));
+      await this.guard(() => this.renew());
     });
   }
 
@@ -103,19 +102,22 @@ export class PgRunWriter implements RunWriter {
     return result;
   }
 
-  /** Renews the lease row if it is still this writer's (in `client`'s transaction when given); else stops with lease_lost. */
-  private async renewIn(client: pg.PoolClient | undefined): Promise<void> {
+  /** Renews the lease row if it is still this writer's; else lease_lost. */
+  private async renew(): Promise<void> {
     const now = this.store.clock.now();
-    const sql = 'UPDATE ac_leases SET renewed_at = $4 WHERE run_id = $1 AND holder_id = $2 AND generation = $3 AND NOT fenced';
-    const params = [this.runId, this.holderId, this.lease.generation, now];
-    const renewed = client ? await client.query(sql, params) : await this.store.query(sql, params);
-    if (renewed.rowCount !== 1) {
-      throw new StoreError(
-        `this writer lost the lease of run ${this.runId} (generation ${this.lease.generation} is no longer current: another writer took the run over); nothing was appended`,
-        'lease_lost',
-      );
-    }
+    const renewed = await this.store.query(
+      'UPDATE ac_leases SET renewed_at = $4 WHERE run_id = $1 AND holder_id = $2 AND generation = $3 AND NOT fenced',
+      [this.runId, this.holderId, this.lease.generation, now],
+    );
+    if (renewed.rowCount !== 1) throw this.lostLease();
     this.lease = { ...this.lease, renewedAt: now };
+  }
+
+  private lostLease(): StoreError {
+    return new StoreError(
+      `this writer lost the lease of run ${this.runId} (generation ${this.lease.generation} is no longer current: another writer took the run over); nothing was appended`,
+      'lease_lost',
+    );
   }
 
   private async appendNow(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
@@ -126,25 +128,36 @@ export class PgRunWriter implements RunWriter {
     const lines = linesOf(stamped);
     const refs = [...new Set(stamped.flatMap(blobRefs))];
     const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-    let rereadAfter = false;
-    await this.guard(() =>
-      this.store.transaction(async (client) => {
-        await this.renewIn(client);
-        const missing = await this.store.missingBlobs(refs, client);
-        if (missing.length > 0) throw new StoreError(`record names blob ${missing[0]} that is not in the store`, 'invalid');
-        await client.query('INSERT INTO ac_journal (run_id, seq, line) SELECT $1, s, l FROM unnest($2::integer[], $3::text[]) AS t(s, l)', [
-          this.runId,
-          stamped.map((r) => r.seq),
-          lines,
-        ]);
-        rereadAfter = this.track(stamped);
-        await client.query(
-          `UPDATE ac_runs SET status = $2, steps = $3, updated_at = $4, last_seq = $5, bytes = bytes + $6,
-             blob_refs = ARRAY(SELECT DISTINCT unnest(blob_refs || $7::text[])) WHERE run_id = $1`,
-          [this.runId, this.fold.status, this.fold.stepId, now, stamped.at(-1)!.seq, bytes, refs],
-        );
-      }),
+    if (refs.length > 0) {
+      const missing = await this.guard(() => this.store.missingBlobs(refs));
+      if (missing.length > 0) throw new StoreError(`record names blob ${missing[0]} that is not in the store`, 'invalid');
+    }
+    const rereadAfter = this.track(stamped);
+    // One statement, so one round trip and one commit: the lease row is renewed only where holder
+    // and generation are still this writer's, and the rows go in only if it was.
+    const appended = await this.guard(() =>
+      this.store.query<{ held: number }>(
+        `WITH lease AS (
+           UPDATE ac_leases SET renewed_at = $4 WHERE run_id = $1 AND holder_id = $2 AND generation = $3 AND NOT fenced RETURNING run_id
+         ), rows AS (
+           INSERT INTO ac_journal (run_id, seq, line) SELECT $1, s, l FROM unnest($5::integer[], $6::text[]) AS t(s, l)
+            WHERE EXISTS (SELECT 1 FROM lease) RETURNING 1
+         ), listing AS (
+           UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10,
+             blob_refs = ARRAY(SELECT DISTINCT unnest(blob_refs || $11::text[])) WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
+         ) SELECT (SELECT count(*) FROM lease)::integer AS held`,
+        [
+          ...[this.runId, this.holderId, this.lease.generation, now],
+          ...[stamped.map((r) => r.seq), lines, this.fold.status, this.fold.stepId, stamped.at(-1)!.seq, bytes, refs],
+        ],
+      ),
     );
+    if (appended.rows[0]?.held !== 1) {
+      const lost = this.lostLease();
+      this.stop(lost);
+      throw lost;
+    }
+    this.lease = { ...this.lease, renewedAt: now };
     this.lastSeq = stamped.at(-1)!.seq;
     this.journalBytes += bytes;
     if (rereadAfter) this.fold = (await this.store.openRun(this.runId)).fold;

@@ -1,0 +1,210 @@
+// npm run bench:pg: the PostgreSQL store on a throwaway server (fsync on, as a team's server runs):
+// an append against a bare INSERT + COMMIT of the same bytes, the resume of a 10,000-step run in
+// fresh processes, and the throughput of 1 and 4 workers on 100 queued runs whose model answers
+// after a fixed latency. Prints one JSON object.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import pg from 'pg';
+import { systemClock } from '../../src/core/ports';
+import { AgentRuntime } from '../../src/core/runtime/runtime';
+import { createCliApprover } from '../../src/host/cli/approver';
+import { createNodeCommandRunner } from '../../src/host/node/command-runner';
+import { NodeWorkspace } from '../../src/host/node/node-workspace';
+import type { RunWriter } from '../../src/core/store/contract';
+import type { NewRecord, StoredRecord } from '../../src/core/store/records';
+import { PgCheckpointStore } from '../../src/host/node/pg/pg-store';
+import { nodeProcessIdentity } from '../../src/host/node/store-factory';
+import { batchModel } from '../support/batch-model';
+import { bundleCli } from '../support/cli-process';
+import { startFakeAnthropic } from '../support/fake-anthropic/server';
+import { startPostgres, type TestPostgres } from '../support/pg-server';
+import { step, type History } from './store-steps';
+
+const APPENDS = 400;
+const RESUME_STEPS = Number(process.env.PG_BENCH_STEPS ?? 10_000);
+const PROCESSES = 5;
+const RUNS = Number(process.env.PG_BENCH_RUNS ?? 100);
+const MODEL_LATENCY_MS = 300;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const round = (x: number) => Math.round(x * 100) / 100;
+const progress = (what: string) => process.stderr.write(`[bench:pg] ${what}\n`);
+
+function runInput(runId: string, folder = '/ws') {
+  return {
+    runId,
+    task: 'bench',
+    createdAt: Date.now(),
+    workspaceFolders: [folder],
+    git: { isRepo: false, dirtyPaths: [] },
+    settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 },
+  };
+}
+
+/** One realistic commit group: an assistant message of ~3 KB and the tool result after it. */
+function group(n: number): NewRecord[] {
+  const text = (what: string) => [{ type: 'text' as const, text: `${what} ${n} `.repeat(150) }];
+  return [
+    { type: 'message', index: 2 * n - 2, stepId: n, message: { role: 'assistant', content: text('answer') } },
+    { type: 'message', index: 2 * n - 1, stepId: n, message: { role: 'user', content: text('result') } },
+  ];
+}
+
+const lineBytes = (records: readonly StoredRecord[]) => records.map((r) => JSON.stringify(r)).join('\n');
+
+/** An append of the store against a bare INSERT + COMMIT of the same bytes, alternated on the same server. */
+async function appendFigures(server: TestPostgres): Promise<{ append: number; insert: number }> {
+  const store = new PgCheckpointStore({ url: server.url, schema: await server.newSchema(), process: nodeProcessIdentity });
+  const writer = await store.createRun(runInput('append'));
+  const bare = new pg.Pool({ connectionString: server.url, max: 1 });
+  bare.on('error', () => undefined);
+  await bare.query('CREATE TABLE IF NOT EXISTS bare_journal (run_id text, seq integer, line text, PRIMARY KEY (run_id, seq))');
+  const appends: number[] = [];
+  const inserts: number[] = [];
+  for (let n = 1; n <= APPENDS; n++) {
+    let t = performance.now();
+    const stored = await writer.append(group(n));
+    appends.push(performance.now() - t);
+    t = performance.now();
+    const client = await bare.connect();
+    await client.query('BEGIN');
+    await client.query('INSERT INTO bare_journal VALUES ($1, $2, $3)', ['bare', n, lineBytes(stored)]);
+    await client.query('COMMIT');
+    client.release();
+    inserts.push(performance.now() - t);
+  }
+  await writer.close();
+  await store.dispose();
+  await bare.end();
+  return { append: median(appends.slice(20)), insert: median(inserts.slice(20)) };
+}
+
+/** A run of RESUME_STEPS steps through the writer (snapshots as the writer leaves them). */
+async function buildRun(url: string, schema: string): Promise<void> {
+  const store = new PgCheckpointStore({ url, schema, process: nodeProcessIdentity });
+  const writer: RunWriter = await store.createRun(runInput('big'));
+  const history: History = { messages: 0, tokens: 0 };
+  const sink = { commit: async (records: NewRecord[]) => (await writer.append(records)).length, blob: (b: Uint8Array) => store.putBlob(b) };
+  for (let n = 1; n <= RESUME_STEPS; n++) {
+    await step(sink, n, history);
+    if (n % 1000 === 0) progress(`built ${n} steps`);
+  }
+  await writer.close();
+  await store.dispose();
+}
+
+function resumeChild(dir: string): string {
+  const outfile = join(dir, 'pg-resume-child.js');
+  const source = join(dir, 'pg-resume-child.ts');
+  writeFileSync(
+    source,
+    `import { PgCheckpointStore } from ${JSON.stringify(join(__dirname, '../../src/host/node/pg/pg-store'))};
+import { nodeProcessIdentity } from ${JSON.stringify(join(__dirname, '../../src/host/node/store-factory'))};
+void (async () => {
+  const [url, schema] = process.argv.slice(2);
+  const started = performance.now();
+  const store = new PgCheckpointStore({ url: url!, schema: schema!, process: nodeProcessIdentity });
+  const writer = await store.openWriter('big');
+  const ms = performance.now() - started;
+  if (writer.resumeState.stepId !== ${RESUME_STEPS}) throw new Error('resumed step ' + writer.resumeState.stepId);
+  await writer.close();
+  await store.dispose();
+  console.log(JSON.stringify({ ms }));
+})();
+`,
+  );
+  buildSync({ entryPoints: [source], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+  return outfile;
+}
+
+/** Queues RUNS runs, then lets `workers` worker processes take them; runs per minute. */
+async function throughput(server: TestPostgres, cli: string, workers: number, dir: string): Promise<number> {
+  const store = await server.newDatabase();
+  const ws = mkdtempSync(join(dir, `ws-${workers}-`));
+  const model = await startFakeAnthropic(batchModel({ commands: 2, latencyMs: MODEL_LATENCY_MS }));
+  const env = { PATH: process.env['PATH'], HOME: dir, ANTHROPIC_API_KEY: 'sk-ant-api03-bench-0123456789' };
+  const common = ['--workspace', ws, '--store', store, '--base-url', model.url, '--yes', '--trust', '--quiet'];
+  // Queued by the runtime in this process, as `run --detach` does: the CLI's start-up is not what is measured here.
+  const queue = new PgCheckpointStore({ url: store, process: nodeProcessIdentity });
+  const runtime = new AgentRuntime({
+    store: queue,
+    workspace: new NodeWorkspace({ roots: [ws] }),
+    model: { name: 'unused', complete: () => Promise.reject(new Error('a queued run calls no model')) },
+    approver: createCliApprover({ yes: true, interactive: false }),
+    commands: createNodeCommandRunner(),
+    clock: systemClock,
+    log: { log: () => undefined },
+  });
+  for (let i = 0; i < RUNS; i++) await runtime.queue({ task: `job ${i}`, settings: runInput('').settings });
+  await queue.dispose();
+  const started = performance.now();
+  const done = Array.from(
+    { length: workers },
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const proc = spawn(process.execPath, [cli, 'worker', ...common, '--exit-when-idle'], { env, stdio: 'ignore' });
+        proc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${code}`))));
+      }),
+  );
+  await Promise.all(done);
+  await model.close();
+  // From the first claim to the last run's end: the workers' own start-up is not part of a long-lived pool's throughput.
+  const window = new pg.Pool({ connectionString: store, max: 1 });
+  const { rows } = await window.query<{ first: string; last: string; done: string }>(
+    `SELECT min(l.acquired_at) AS first, max(r.updated_at) AS last, count(*) FILTER (WHERE r.status = 'completed') AS done
+       FROM ac_runs r JOIN ac_leases l USING (run_id)`,
+  );
+  await window.end();
+  if (Number(rows[0]!.done) !== RUNS) throw new Error(`${rows[0]!.done} of ${RUNS} runs completed with ${workers} worker(s)`);
+  progress(`${workers} worker(s): ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+  return RUNS / ((Number(rows[0]!.last) - Number(rows[0]!.first)) / 60_000);
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-bench-'));
+  const server = await startPostgres({ fsync: true });
+  // The resume fixture is written without fsync (its writing is not measured; reading it is the same).
+  const fixtures = await startPostgres();
+  try {
+    const append = await appendFigures(server);
+    progress('appends');
+    const schema = await fixtures.newSchema();
+    await buildRun(fixtures.url, schema);
+    const child = resumeChild(dir);
+    const resumes = Array.from({ length: PROCESSES }, () => {
+      const out = execFileSync(process.execPath, [child, fixtures.url, schema], { encoding: 'utf8' });
+      return (JSON.parse(out.trim().split('\n').pop()!) as { ms: number }).ms;
+    });
+    progress('resume');
+    const cli = await bundleCli(dir);
+    const one = await throughput(server, cli, 1, dir);
+    progress('1 worker');
+    const four = await throughput(server, cli, 4, dir);
+    console.log(
+      JSON.stringify({
+        append_ms_p50: round(append.append),
+        insert_commit_ms_p50: round(append.insert),
+        append_ratio: round(append.append / append.insert),
+        resume_ms_10k: round(median(resumes)),
+        resume_steps: RESUME_STEPS,
+        workers_1_runs_per_min: round(one),
+        workers_4_runs_per_min: round(four),
+        scale_4_vs_1: round(four / one),
+        runs: RUNS,
+        model_latency_ms: MODEL_LATENCY_MS,
+      }),
+    );
+  } finally {
+    await server.stop?.();
+    await fixtures.stop?.();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
