@@ -86,6 +86,8 @@ export class PgCheckpointStore implements CheckpointStore {
   private ready: Promise<void> | undefined;
   /** Runs this store claimed for a worker (claimRun): the next openWriter of one opens it under that lease. */
   private readonly claims = new Map<string, { holderId: string; lease: LeaseInfo }>();
+  /** Holders of this process whose writer stopped on a failure (the server went away): their lease may be taken at once. */
+  readonly abandoned = new Set<string>();
 
   constructor(options: PgStoreOptions) {
     const { schema } = options;
@@ -97,10 +99,10 @@ export class PgCheckpointStore implements CheckpointStore {
       types,
       connectionTimeoutMillis: 10_000,
       allowExitOnIdle: true,
+      ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
     });
     // A connection that drops while idle is replaced; the error must not end the process.
     this.pool.on('error', () => undefined);
-    if (schema !== undefined) this.pool.on('connect', (client) => void client.query(`SET search_path TO ${schema}`).catch(() => undefined));
     this.clock = options.clock ?? systemClock;
     this.timers = options.timers;
     this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
@@ -215,7 +217,7 @@ export class PgCheckpointStore implements CheckpointStore {
       const row = rows[0];
       if (!row) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
       const now = this.clock.now();
-      if (row.holder_id !== null && !isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me)) {
+      if (!this.isFree(row, now)) {
         throw new StoreError(`run ${runId} is being written by another process (${describeHolder(leaseOfRow(row), now)})`, 'lease_held');
       }
       return this.holdLease(client, runId, holderId, now);
@@ -238,13 +240,19 @@ export class PgCheckpointStore implements CheckpointStore {
         [workspace, skip],
       );
       const now = this.clock.now();
-      const free = rows.find((row) => row.holder_id === null || isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me));
+      const free = rows.find((row) => this.isFree(row, now));
       if (!free) return null;
       return { runId: free.run_id, lease: await this.holdLease(client, free.run_id, holderId, now) };
     });
     if (!claimed) return null;
     this.claims.set(claimed.runId, { holderId, lease: claimed.lease });
     return claimed.runId;
+  }
+
+  /** A lease nobody holds, whose holder is gone, or whose holder was this process's writer that stopped on a failure. */
+  private isFree(row: LeaseRow, now: number): boolean {
+    if (row.holder_id === null || this.abandoned.has(row.holder_id)) return true;
+    return isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me);
   }
 
   /** Makes `holderId` (this process) the holder of a locked lease row, in the next generation. */

@@ -216,6 +216,8 @@ export class PgRunWriter implements RunWriter {
       if (error instanceof StoreError && error.code === 'invalid') throw error;
       const failure = error instanceof StoreError ? error : new StoreError(String(error), 'io');
       this.stop(failure);
+      // This process may open the run again at once: the lease it holds is known to be dead.
+      if (failure.code !== 'lease_lost') this.store.abandoned.add(this.holderId);
       throw failure;
     }
   }
