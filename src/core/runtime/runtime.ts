@@ -8,6 +8,7 @@ import { loopSteps, runGuarded } from './loop';
 import { continueWithInstruction, type ContinueOptions } from './instruction';
 import { resumeRun, type ResumeOptions } from './resume';
 import { RunSession, type RunInfo } from './session';
+import { composeRunPrompt } from './system-prompt';
 import type { RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
 
 const NO_GIT: GitFacts = { isRepo: false, dirtyPaths: [] };
@@ -47,14 +48,26 @@ export class AgentRuntime {
     const clock = deps.clock ?? systemClock;
     const root = deps.workspace.roots[0];
     const git = deps.git && root !== undefined ? await deps.git.facts(root).catch(() => NO_GIT) : NO_GIT;
+    const createdAt = clock.now();
+    const composed =
+      request.system === undefined && request.environment !== undefined
+        ? await composeRunPrompt(
+            deps.workspace,
+            this.tools.specs().map((spec) => spec.name),
+            request.environment,
+            createdAt,
+          )
+        : undefined;
+    const system = request.system ?? composed?.system;
     const run: RunInfo = {
-      runId: request.runId ?? deps.newId?.() ?? newRunId(clock.now()),
+      runId: request.runId ?? deps.newId?.() ?? newRunId(createdAt),
       task: request.task,
-      createdAt: clock.now(),
+      createdAt,
       workspaceFolders: [...deps.workspace.roots],
       git,
       settings: request.settings,
-      ...(request.system !== undefined ? { system: request.system } : {}),
+      ...(system !== undefined ? { system } : {}),
+      ...(composed !== undefined ? { prompt: composed.prompt } : {}),
     };
     const writer = await guardStore(() => deps.store.createRun(run));
     const session = new RunSession(deps, writer, run, this.emit);
