@@ -26,6 +26,7 @@ import { createRunOutput, type RunOutput, type Sink } from './output';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
+import { nodeHostFacts } from '../node/host-facts';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -151,7 +152,20 @@ async function runCommand(options: CliOptions): Promise<number> {
   try {
     const run = runtimeFor(options, openFileStore(storePath), dir, storePath, model, [], mcp);
     announceStore(options, storePath);
-    return report(run, await run.runtime.start({ task: options.task!, settings }, cancelOnSignals()));
+    return report(
+      run,
+      await run.runtime.start(
+        {
+          task: options.task!,
+          settings,
+          environment: {
+            host: nodeHostFacts(),
+            ...(options.instructionFiles !== undefined ? { instructionFiles: options.instructionFiles } : {}),
+          },
+        },
+        cancelOnSignals(),
+      ),
+    );
   } finally {
     await mcp.close();
   }

@@ -13,6 +13,7 @@ import type { RunExtensions } from './lm/run-extensions';
 import { VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider';
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
+import { nodeHostFacts } from '../node/host-facts';
 import { ExtensionProvider } from './settings-read';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
@@ -116,7 +117,11 @@ export class AgentController implements vscode.Disposable {
       clock: this.deps.clock,
       log: this.deps.log,
       git: this.deps.git,
-      tools: createToolRegistry({ tools: [...BUILTIN_TOOLS, ...extra.tools], overrides: settings.toolPolicies, workspace: this.deps.workspace }),
+      tools: createToolRegistry({
+        tools: [...BUILTIN_TOOLS, ...extra.tools],
+        overrides: settings.toolPolicies,
+        workspace: this.deps.workspace,
+      }),
       protectedPaths: settings.protectedPaths,
     });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
@@ -167,7 +172,17 @@ export class AgentController implements vscode.Disposable {
     const runId = newRunId(this.deps.clock.now());
     this.deps.log.log('info', `[${runId}] start: ${task.length > 200 ? `${task.slice(0, 200)}...` : task}`);
     return this.launch(runId, task, 'start', (signal) =>
-      runtime.start({ runId, task, settings: runSettingsOf(settings) }, signal).finally(close),
+      runtime
+        .start(
+          {
+            runId,
+            task,
+            settings: runSettingsOf(settings),
+            environment: { host: nodeHostFacts(), instructionFiles: settings.instructionFiles },
+          },
+          signal,
+        )
+        .finally(close),
     );
   }
 
