@@ -1,6 +1,7 @@
 import { activationSuite } from './suite/activation.test';
 import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
+import { instructionsSearchSuite } from './suite/instructions-search.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { lmSuite } from './suite/lm.test';
@@ -23,6 +24,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   trustSuite,
   securitySuite,
   agentRunSuite,
+  instructionsSearchSuite,
   cancelResumeSuite,
   interruptedSuite,
   takeOverSuite,
