@@ -258,6 +258,9 @@ function stepFor(steps: readonly StepRow[], stepId: number): StepRow | undefined
   return undefined;
 }
 
+/** Warnings a header carries (the latest). */
+const MAX_WARNINGS = 3;
+
 /** What a run's header is made of. */
 export type HeaderSource = Pick<
   RunState,
@@ -294,6 +297,8 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   const instructions = runInstructions(state.run);
   if (instructions !== undefined) header.instructions = instructions;
+  const warnings = state.notes.filter((n) => n.kind === 'warning').slice(-MAX_WARNINGS);
+  if (warnings.length > 0) header.warnings = warnings.map((n) => cap(n.text, INPUT_TEXT_MAX));
   return header;
 }
 

@@ -120,6 +120,8 @@ export const RunHeader = z.object({
   /** Agent hunks still waiting for Keep or Undo in the editors ("N changes to review"). */
   reviewCount: z.number().int().nonnegative().optional(),
   instructions: RunInstructions.optional(),
+  /** Warnings the run recorded (a cost limit its model cannot honour, a deprecated model). */
+  warnings: z.array(z.string()).optional(),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });

@@ -118,8 +118,10 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     if (step.raised !== undefined) said.append(el('div', 'raised tone-warning', step.raised));
     root.append(said);
   }
-  const standing = run.header.instructions;
-  if (standing !== undefined && step !== undefined && step.stepId === run.steps[0]?.stepId) root.append(instructionsEntry(standing));
+  if (step !== undefined && step.stepId === run.steps[0]?.stepId) {
+    for (const warning of run.header.warnings ?? []) root.append(el('div', 'raised tone-warning', warning));
+    if (run.header.instructions !== undefined) root.append(instructionsEntry(run.header.instructions));
+  }
   const text = step?.text ?? streaming;
   if (text !== undefined && text !== '') {
     const body = renderMarkdown(text, actions);

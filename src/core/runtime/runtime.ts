@@ -1,4 +1,6 @@
 import { deprecationWarning } from '../model/models';
+import { priceOf } from '../model/pricing';
+import { costLimitWarning } from './budget';
 import { systemClock } from '../ports';
 import type { GitFacts, NewRecord } from '../store/records';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
@@ -74,9 +76,12 @@ export class AgentRuntime {
     const env: CallEnv = { session, tools: this.tools, signal, truncated: new Set() };
     try {
       return await runGuarded(session, signal, async () => {
-        const warning = deprecationWarning(request.settings.model);
-        if (warning !== undefined) deps.log.log('warn', warning);
-        const notes: NewRecord[] = warning !== undefined ? [{ type: 'note', kind: 'warning', text: warning }] : [];
+        const priced = deps.costOf !== undefined || priceOf(request.settings.model) !== undefined;
+        const warnings = [deprecationWarning(request.settings.model), costLimitWarning(request.settings, priced)].filter(
+          (w): w is string => w !== undefined,
+        );
+        for (const warning of warnings) deps.log.log('warn', warning);
+        const notes: NewRecord[] = warnings.map((text) => ({ type: 'note', kind: 'warning', text }));
         await session.save('run_start', [...notes, session.messageRecord({ role: 'user', content: request.task })]);
         return loopSteps(env);
       });
