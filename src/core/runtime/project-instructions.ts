@@ -14,6 +14,8 @@ export const INSTRUCTION_FILE_CAP_BYTES = 16 * 1024;
 export const MAX_INSTRUCTION_NAMES = 10;
 /** Folder-specific AGENTS.md files named (not included) in the prompt. */
 export const MAX_NESTED_AGENTS = 20;
+/** The look for them stops here, so a huge tree does not hold up the run's start. */
+const NESTED_SEARCH_MS = 2000;
 const AGENTS = 'AGENTS.md';
 
 /** A workspace-relative file name of the setting: no absolute path, no "..", no backslash, no glob. */
@@ -68,7 +70,8 @@ async function readOne(workspace: Workspace, path: string): Promise<InstructionF
 
 async function nestedAgents(workspace: Workspace, read: ReadonlySet<string>): Promise<string[]> {
   if (workspace.findFiles === undefined) return [];
-  const found = await workspace.findFiles({ dir: '.', glob: AGENTS, exclude: [], max: MAX_NESTED_AGENTS }).catch(() => undefined);
+  const signal = AbortSignal.timeout(NESTED_SEARCH_MS);
+  const found = await workspace.findFiles({ dir: '.', glob: AGENTS, exclude: [], max: MAX_NESTED_AGENTS }, signal).catch(() => undefined);
   return (found?.paths ?? []).filter((path) => !read.has(path) && path.includes('/'));
 }
 
