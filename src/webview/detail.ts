@@ -90,7 +90,7 @@ function instructionsEntry(standing: RunInstructions): HTMLElement {
   const entry = el('details', 'instructions-entry');
   const files = standing.files.length > 0 ? ` · ${standing.files.map((f) => f.path).join(', ')}` : '';
   const version = standing.version !== undefined ? ` v${standing.version}` : '';
-  entry.append(el('summary', '', `Instructions${version} · ~${formatTokens(standing.tokens)} tokens${files}`));
+  entry.append(el('summary', '', `Instructions${version} · ~${formatTokens(standing.tokens)}${files}`));
   if (standing.files.length > 0) {
     const list = el('ul', 'instruction-files');
     for (const f of standing.files)

@@ -47,7 +47,7 @@ describe('e2e: the Instructions entry of a run', function () {
       const entry = frame.locator('.detail details.instructions-entry');
       await entry.waitFor({ timeout: 10_000 });
       const summary = (await entry.locator('summary').textContent()) ?? '';
-      assert.match(summary, /^Instructions v1 · ~[\d.,]+k? tokens · AGENTS\.md$/);
+      assert.match(summary, /^Instructions v1 · ~[\d.,]+k? tok · AGENTS\.md$/);
       await entry.locator('summary').click();
       const files = (await entry.locator('.instruction-files li').allTextContents()).join('\n');
       assert.match(files, /AGENTS\.md · 0\.1 KiB · sha256 [0-9a-f]{12}/);
