@@ -1,6 +1,6 @@
 // The run's Instructions in the real workbench: a run in a workspace with an AGENTS.md shows, in
 // its first step, the system prompt it sent (version, size) and the project file it took in, with
-// its hash. Screenshot: test-results/screenshots/instructions-1-entry.png.
+// its hash. Screenshot: test-results/screenshots/instructions-1-entry.png (the entry open, the prompt folded).
 import { strict as assert } from 'node:assert';
 import type { FrameLocator } from 'playwright-core';
 import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
@@ -51,11 +51,13 @@ describe('e2e: the Instructions entry of a run', function () {
       await entry.locator('summary').click();
       const files = (await entry.locator('.instruction-files li').allTextContents()).join('\n');
       assert.match(files, /AGENTS\.md · 0\.1 KiB · sha256 [0-9a-f]{12}/);
+      await frame.locator('.detail').evaluate((detail) => (detail.scrollTop = 0));
+      console.log(`      screenshot: ${await wb.screenshot('instructions-1-entry')}`);
+      await entry.locator('button', { hasText: /^Show all \d+ lines/ }).click();
       const prompt = (await entry.locator('.output-text').textContent()) ?? '';
       assert.ok(prompt.includes('# How this agent works') && prompt.includes('# Environment'), prompt.slice(0, 200));
       const body = (fake.requests[0]?.body ?? {}) as { system?: { text: string }[] };
       assert.ok(body.system?.[0]?.text.includes('node test.js'), 'the model got AGENTS.md in its system prompt');
-      console.log(`      screenshot: ${await wb.screenshot('instructions-1-entry')}`);
     });
   });
 });
