@@ -5,7 +5,7 @@ import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
 import { assistantWords, cap, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
-import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunView, StepRow } from './viewModel';
+import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunInstructions, RunView, StepRow } from './viewModel';
 
 // Turns a run's folded state into what the Timeline renders, and works out the smallest
 // update between two renderings. Pure: the host calls it, unit tests call it.
@@ -258,6 +258,9 @@ function stepFor(steps: readonly StepRow[], stepId: number): StepRow | undefined
   return undefined;
 }
 
+/** Warnings a header carries (the latest). */
+const MAX_WARNINGS = 3;
+
 /** What a run's header is made of. */
 export type HeaderSource = Pick<
   RunState,
@@ -292,7 +295,23 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
   if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
+  const instructions = runInstructions(state.run);
+  if (instructions !== undefined) header.instructions = instructions;
+  const warnings = state.notes.filter((n) => n.kind === 'warning').slice(-MAX_WARNINGS);
+  if (warnings.length > 0) header.warnings = warnings.map((n) => cap(n.text, INPUT_TEXT_MAX));
   return header;
+}
+
+/** The system prompt a run sent and the project files it took in, for the Timeline's Instructions entry. */
+function runInstructions(run: HeaderSource['run']): RunInstructions | undefined {
+  if (run.system === undefined || run.system === '') return undefined;
+  return {
+    ...(run.prompt !== undefined ? { version: run.prompt.version } : {}),
+    tokens: Math.ceil(new TextEncoder().encode(run.system).length / 4),
+    text: cap(run.system, TEXT_MAX),
+    files: (run.prompt?.instructionFiles ?? []).map((f) => ({ ...f, hash: f.hash.slice(0, 12) })),
+    nested: run.prompt?.nestedInstructions ?? [],
+  };
 }
 
 export function buildRunView(state: RunState, live: ReadonlyMap<string, LiveState>, active: boolean, heldElsewhere?: RunHolder): RunView {

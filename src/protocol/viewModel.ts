@@ -85,6 +85,18 @@ export const RunHolder = z.object({
   heartbeatAt: z.number(),
 });
 
+/** The run's standing instructions: the system prompt it sent (capped) and the project files it included. */
+export const RunInstructions = z.object({
+  /** The product prompt's version; absent for a prompt given as is. */
+  version: z.number().int().positive().optional(),
+  /** Estimated size in tokens (bytes / 4). */
+  tokens: z.number().int().nonnegative(),
+  text: z.string(),
+  files: z.array(z.object({ path: z.string(), hash: z.string(), bytes: z.number().int().nonnegative(), truncated: z.boolean() })),
+  /** Folder AGENTS.md files the prompt names. */
+  nested: z.array(z.string()),
+});
+
 export const RunHeader = z.object({
   runId: z.string().min(1),
   task: z.string(),
@@ -107,6 +119,9 @@ export const RunHeader = z.object({
   damaged: z.string().optional(),
   /** Agent hunks still waiting for Keep or Undo in the editors ("N changes to review"). */
   reviewCount: z.number().int().nonnegative().optional(),
+  instructions: RunInstructions.optional(),
+  /** Warnings the run recorded (a cost limit its model cannot honour, a deprecated model). */
+  warnings: z.array(z.string()).optional(),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });
@@ -145,6 +160,7 @@ export type StepRow = z.infer<typeof StepRow>;
 export type RunHolder = z.infer<typeof RunHolder>;
 export type RunHeader = z.infer<typeof RunHeader>;
 export type RunView = z.infer<typeof RunView>;
+export type RunInstructions = z.infer<typeof RunInstructions>;
 export type FileRestoreAction = z.infer<typeof FileRestoreAction>;
 export type RestoreMode = z.infer<typeof RestoreMode>;
 export type RestoreFile = z.infer<typeof RestoreFile>;

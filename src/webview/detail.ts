@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../protocol/messages';
-import type { CallRow, RunView, StepRow } from '../protocol/viewModel';
+import type { CallRow, RunInstructions, RunView, StepRow } from '../protocol/viewModel';
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { callLook, PATCH_LOOK } from './rowContent';
@@ -85,6 +85,25 @@ function isLatest(run: RunView, step: StepRow | undefined): boolean {
   return step === undefined || run.steps.at(-1)?.stepId === step.stepId;
 }
 
+/** The run's Instructions: the system prompt it sent and the project files it took in (collapsed). */
+function instructionsEntry(standing: RunInstructions): HTMLElement {
+  const entry = el('details', 'instructions-entry');
+  const files = standing.files.length > 0 ? ` · ${standing.files.map((f) => f.path).join(', ')}` : '';
+  const version = standing.version !== undefined ? ` v${standing.version}` : '';
+  entry.append(el('summary', '', `Instructions${version} · ~${formatTokens(standing.tokens)}${files}`));
+  if (standing.files.length > 0) {
+    const list = el('ul', 'instruction-files');
+    for (const f of standing.files)
+      list.append(
+        el('li', '', `${f.path} · ${(f.bytes / 1024).toFixed(1)} KiB${f.truncated ? ' (cut at the cap)' : ''} · sha256 ${f.hash}`),
+      );
+    entry.append(el('div', 'section-label', 'Project instruction files'), list);
+  }
+  if (standing.nested.length > 0) entry.append(el('div', 'muted', `Named for their folders: ${standing.nested.join(', ')}`));
+  entry.append(el('div', 'section-label', 'System prompt'), collapsible(standing.text));
+  return entry;
+}
+
 /** The whole step; `streaming` is text the model is writing into it right now. */
 export function stepDetail(run: RunView, step: StepRow | undefined, streaming: string | undefined, actions: DetailActions): HTMLElement {
   const root = el('div', 'step-detail');
@@ -98,6 +117,10 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     );
     if (step.raised !== undefined) said.append(el('div', 'raised tone-warning', step.raised));
     root.append(said);
+  }
+  if (step !== undefined && step.stepId === run.steps[0]?.stepId) {
+    for (const warning of run.header.warnings ?? []) root.append(el('div', 'raised tone-warning', warning));
+    if (run.header.instructions !== undefined) root.append(instructionsEntry(run.header.instructions));
   }
   const text = step?.text ?? streaming;
   if (text !== undefined && text !== '') {

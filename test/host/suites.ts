@@ -2,6 +2,7 @@ import { activationSuite } from './suite/activation.test';
 import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { everyToolSuite } from './suite/every-tool.test';
+import { instructionsSearchSuite } from './suite/instructions-search.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { lmSuite } from './suite/lm.test';
@@ -25,6 +26,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   securitySuite,
   agentRunSuite,
   everyToolSuite,
+  instructionsSearchSuite,
   cancelResumeSuite,
   interruptedSuite,
   takeOverSuite,

@@ -1,5 +1,5 @@
 import type { Usage } from '../model/provider';
-import type { Budget, NewRecord } from '../store/records';
+import type { Budget, NewRecord, RunSettings } from '../store/records';
 
 /** Most model calls of a run when nothing says otherwise (the CLI's and the extension's default). */
 export const DEFAULT_MAX_TURNS = 50;
@@ -80,4 +80,18 @@ export function raiseRecords(budget: Budget, raise: LimitRaise): NewRecord[] {
     { type: 'limits', ...defined, before },
     { type: 'budget', budget: { ...budget, ...defined } },
   ];
+}
+
+/**
+ * Why a run's cost limit cannot stop it: the model has no price (a VS Code language model, or one
+ * the table does not know), so each call counts $0. Said in the run (a warning note) and the log,
+ * never left silently inert. Undefined when there is no cost limit or the model is priced.
+ */
+export function costLimitWarning(settings: RunSettings, priced: boolean): string | undefined {
+  if (settings.maxCostUsd === undefined || priced) return undefined;
+  const other =
+    settings.maxTokens !== undefined
+      ? 'the turn and token limits still apply'
+      : 'the turn limit still applies (a token limit would bound it too)';
+  return `the cost limit ($${settings.maxCostUsd.toFixed(2)}) cannot be enforced for model ${settings.model}: its price is unknown, so its calls count as $0; ${other}`;
 }

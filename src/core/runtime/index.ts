@@ -6,3 +6,11 @@ export { STATUS_UNKNOWN_MESSAGE, type CallReport, type ReconcileOutcome } from '
 export { RECOVERY_NOTE_MARKER, recoveryNote } from './recovery-note';
 export { limitReached } from './budget';
 export { classifyLatestPatches } from './resume';
+export { buildSystemPrompt, composeRunPrompt, HostFacts, SYSTEM_PROMPT_VERSION, type PromptEnvironment } from './system-prompt';
+export {
+  DEFAULT_INSTRUCTION_FILES,
+  INSTRUCTION_FILE_CAP_BYTES,
+  InstructionFileNames,
+  instructionChanges,
+  readProjectInstructions,
+} from './project-instructions';

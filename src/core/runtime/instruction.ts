@@ -7,6 +7,7 @@ import { limitHit, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { loopSteps, runGuarded } from './loop';
+import { instructionChangeNote, instructionChanges } from './project-instructions';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 
@@ -85,10 +86,12 @@ export async function continueWithInstruction(
         : []),
       { type: 'status', status: 'running', reason: 'new instruction' },
     ];
+    const changed = instructionChangeNote(await instructionChanges(deps.workspace, state.run.prompt));
+    const content = [{ type: 'text' as const, text }, ...(changed !== undefined ? [{ type: 'text' as const, text: changed }] : [])];
     session.stepId += 1;
     const env: CallEnv = { session, tools, signal, truncated: new Set() };
     return await runGuarded(session, signal, async () => {
-      await session.save('instruction', [...records, session.messageRecord({ role: 'user', content: [{ type: 'text', text }] })]);
+      await session.save('instruction', [...records, session.messageRecord({ role: 'user', content })]);
       return loopSteps(env);
     });
   } finally {

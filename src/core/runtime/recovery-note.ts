@@ -1,6 +1,7 @@
 import type { LedgerEntry } from '../ledger/schema';
 import type { LiveState, Patch } from '../patches/schema';
 import { EARLIER_EFFECTS } from '../store/resume-state';
+import { instructionChangeNote } from './project-instructions';
 import type { CallReport } from './reconcile';
 
 export const RECOVERY_NOTE_MARKER = '[recovery note]';
@@ -28,6 +29,8 @@ export interface RecoveryFacts {
   readonly earlierEffects: readonly LedgerEntry[];
   /** The latest patch per file, classified against live content now. */
   readonly files: readonly PatchLiveState[];
+  /** Project instruction files changed since the run started, one line each (project-instructions.ts). */
+  readonly instructionChanges?: readonly string[];
 }
 
 const MUST_NOT_REPEAT = new Set(['reused', 'applied_before', 'marked_done']);
@@ -82,6 +85,8 @@ export function recoveryNote(facts: RecoveryFacts): string {
   } else if (facts.files.length > 0) {
     lines.push('Files the agent wrote are unchanged since.');
   }
+  const instructions = instructionChangeNote(facts.instructionChanges ?? []);
+  if (instructions !== undefined) lines.push(instructions);
   if (facts.reports.length === 0) lines.push('No tool call was in flight.');
   lines.push('Continue the task from here.');
   return lines.join('\n');

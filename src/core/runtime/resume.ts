@@ -13,6 +13,7 @@ import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { continueAfterAnswer, loopSteps, runGuarded, type NoteBuilder } from './loop';
 import { earlierEffects, RECOVERY_NOTE_MARKER, recoveryNote, type PatchLiveState } from './recovery-note';
+import { instructionChanges } from './project-instructions';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 
@@ -147,6 +148,7 @@ async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilde
   const last = session.messages[session.messages.length - 1];
   const inFlight = last?.role === 'assistant' && toolUsesOf(last).length > 0;
   const lastCompletedStep = inFlight ? Math.max(0, session.stepId - 1) : session.stepId;
+  const instructions = await instructionChanges(session.deps.workspace, state.run.prompt);
   return (reports) =>
     recoveryNote({
       checkpointId: checkpoint?.checkpointId ?? 'none',
@@ -155,5 +157,6 @@ async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilde
       reports,
       earlierEffects: earlierEffects(state.ledger, lastCompletedStep),
       files,
+      instructionChanges: instructions,
     });
 }

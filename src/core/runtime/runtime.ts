@@ -1,4 +1,6 @@
 import { deprecationWarning } from '../model/models';
+import { priceOf } from '../model/pricing';
+import { costLimitWarning } from './budget';
 import { systemClock } from '../ports';
 import type { RunWriter } from '../store/contract';
 import type { GitFacts, NewRecord } from '../store/records';
@@ -9,6 +11,7 @@ import { loopSteps, runGuarded } from './loop';
 import { continueWithInstruction, type ContinueOptions } from './instruction';
 import { resumeRun, type ResumeOptions } from './resume';
 import { RunSession, type RunInfo } from './session';
+import { composeRunPrompt } from './system-prompt';
 import type { RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
 
 const NO_GIT: GitFacts = { isRepo: false, dirtyPaths: [] };
@@ -75,23 +78,39 @@ export class AgentRuntime {
     const clock = deps.clock ?? systemClock;
     const root = deps.workspace.roots[0];
     const git = deps.git && root !== undefined ? await deps.git.facts(root).catch(() => NO_GIT) : NO_GIT;
+    const createdAt = clock.now();
+    const composed =
+      request.system === undefined && request.environment !== undefined
+        ? await composeRunPrompt(
+            deps.workspace,
+            this.tools.specs().map((spec) => spec.name),
+            request.environment,
+            createdAt,
+          )
+        : undefined;
+    const system = request.system ?? composed?.system;
     const run: RunInfo = {
-      runId: request.runId ?? deps.newId?.() ?? newRunId(clock.now()),
+      runId: request.runId ?? deps.newId?.() ?? newRunId(createdAt),
       task: request.task,
-      createdAt: clock.now(),
+      createdAt,
       workspaceFolders: [...deps.workspace.roots],
       git,
       settings: request.settings,
-      ...(request.system !== undefined ? { system: request.system } : {}),
+      ...(system !== undefined ? { system } : {}),
+      ...(composed !== undefined ? { prompt: composed.prompt } : {}),
     };
     const writer = await guardStore(() => deps.store.createRun(run));
     return { writer, session: new RunSession(deps, writer, run, this.emit) };
   }
 
   private async firstSavePoint(session: RunSession, request: StartRequest): Promise<void> {
-    const warning = deprecationWarning(request.settings.model);
-    if (warning !== undefined) this.deps.log.log('warn', warning);
-    const notes: NewRecord[] = warning !== undefined ? [{ type: 'note', kind: 'warning', text: warning }] : [];
+    const { deps } = this;
+    const priced = deps.costOf !== undefined || priceOf(request.settings.model) !== undefined;
+    const warnings = [deprecationWarning(request.settings.model), costLimitWarning(request.settings, priced)].filter(
+      (w): w is string => w !== undefined,
+    );
+    for (const warning of warnings) deps.log.log('warn', warning);
+    const notes: NewRecord[] = warnings.map((text) => ({ type: 'note', kind: 'warning', text }));
     await session.save('run_start', [...notes, session.messageRecord({ role: 'user', content: request.task })]);
   }
 

@@ -4,6 +4,7 @@ import type { Approver, Clock, CommandRunner, GitReader, Log, Workspace } from '
 import type { CheckpointStore, TornTailCut } from '../store/contract';
 import type { CheckpointRecord, RunSettings, RunStatus, StoredRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
+import type { PromptEnvironment } from './system-prompt';
 
 export type { GitReader };
 
@@ -42,7 +43,10 @@ export interface RuntimeDeps {
 export interface StartRequest {
   readonly task: string;
   readonly settings: RunSettings;
+  /** The system prompt as is (tests); without it, `environment` makes the product's own. */
   readonly system?: string;
+  /** Host facts for the product's system prompt (core/runtime/system-prompt), and the instruction files to read. */
+  readonly environment?: PromptEnvironment;
 }
 
 export type OutcomeStatus = 'completed' | 'failed' | 'paused' | 'cancelled';

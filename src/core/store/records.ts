@@ -67,6 +67,26 @@ function record<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
   return z.object({ v: z.number().int().positive(), at: z.number(), type: z.literal(type), ...shape });
 }
 
+/** One project instruction file the run's system prompt included (core/runtime/project-instructions). */
+export const InstructionFileRef = z.object({
+  path: z.string(),
+  hash: z.string(),
+  bytes: z.number().int().nonnegative(),
+  /** Longer than the cap: only its first part is in the prompt. */
+  truncated: z.boolean(),
+});
+export type InstructionFileRef = z.infer<typeof InstructionFileRef>;
+
+/** How the run's system prompt was made: its version, the instruction file names looked for, the files used. */
+export const RunPrompt = z.object({
+  version: z.number().int().positive(),
+  instructionNames: z.array(z.string()),
+  instructionFiles: z.array(InstructionFileRef),
+  /** Folder-specific AGENTS.md files the prompt names. */
+  nestedInstructions: z.array(z.string()),
+});
+export type RunPrompt = z.infer<typeof RunPrompt>;
+
 export const RunRecord = record('run', {
   runId: z.string().min(1),
   task: z.string(),
@@ -74,7 +94,9 @@ export const RunRecord = record('run', {
   workspaceFolders: z.array(z.string()),
   git: GitFacts,
   settings: RunSettings,
+  /** The system prompt every request of the run sends, byte for byte. */
   system: z.string().optional(),
+  prompt: RunPrompt.optional(),
 });
 
 export const CheckpointRecord = record('checkpoint', {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { InstructionFileNames } from '../../core/runtime/project-instructions';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import type { RunSettings } from '../../core/store/records';
 import type { OutputMode } from './output';
@@ -42,6 +43,8 @@ export const FLAG_HELP = `options:
   --max-cost-usd X          stop once the run has cost X US dollars
   --max-context-tokens N    the context budget: older history is compacted before a request would pass it
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
+  --instruction-files LIST  the project's instruction files read into the prompt (run), comma-separated paths;
+                            default AGENTS.md,CLAUDE.md,.github/copilot-instructions.md; "" reads none
   --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
                             the workspace's .vscode/mcp.json is read too, in a trusted workspace only
   --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
@@ -83,6 +86,8 @@ export interface CliOptions {
   readonly concurrency?: number;
   /** worker: stop once no run is left to claim (a batch), instead of waiting for more. */
   readonly exitWhenIdle: boolean;
+  /** The project's instruction files to read (run); undefined: the default names. */
+  readonly instructionFiles?: readonly string[];
 }
 
 const OPTIONS = {
@@ -107,6 +112,7 @@ const OPTIONS = {
   detach: { type: 'boolean', default: false },
   concurrency: { type: 'string' },
   'exit-when-idle': { type: 'boolean', default: false },
+  'instruction-files': { type: 'string' },
 } as const;
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
@@ -129,6 +135,7 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     ...OUTPUT_FLAGS,
     'mcp-config',
     'detach',
+    'instruction-files',
   ],
   resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS, 'mcp-config'],
   status: ['store', 'workspace', 'run', 'json'],
@@ -234,7 +241,20 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(str('base-url') !== undefined ? { baseUrl: str('base-url') } : {}),
     ...(str('run') !== undefined ? { run: str('run') } : {}),
     ...(str('mcp-config') !== undefined ? { mcpConfig: str('mcp-config') } : {}),
+    ...instructionFilesOf(str('instruction-files')),
   };
+}
+
+/** `--instruction-files a.md,docs/b.md` ("" for none), each a plain workspace-relative path. */
+function instructionFilesOf(text: string | undefined): Pick<CliOptions, 'instructionFiles'> {
+  if (text === undefined) return {};
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const checked = InstructionFileNames.safeParse(names);
+  if (!checked.success) throw new UsageError(`--instruction-files: ${checked.error.issues[0]?.message ?? 'invalid'} (${text})`);
+  return { instructionFiles: checked.data };
 }
 
 /** The run settings the long-run flags give (limits besides turns, context budget, thinking). */

@@ -28,6 +28,7 @@ import { createRunOutput, type RunOutput, type Sink } from './output';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
+import { nodeHostFacts } from '../node/host-facts';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -157,11 +158,19 @@ async function runCommand(options: CliOptions): Promise<number> {
   try {
     const run = runtimeFor(options, openStore(storePath), dir, storePath, model, [], mcp);
     announceStore(options, storePath);
+    const request = {
+      task: options.task!,
+      settings,
+      environment: {
+        host: nodeHostFacts(),
+        ...(options.instructionFiles !== undefined ? { instructionFiles: options.instructionFiles } : {}),
+      },
+    };
     if (options.detach) {
-      process.stdout.write(`${await run.runtime.queue({ task: options.task!, settings })}\n`);
+      process.stdout.write(`${await run.runtime.queue(request)}\n`);
       return EXIT.completed;
     }
-    return report(run, await run.runtime.start({ task: options.task!, settings }, cancelOnSignals()));
+    return report(run, await run.runtime.start(request, cancelOnSignals()));
   } finally {
     await mcp.close();
   }

@@ -17,6 +17,8 @@ export function statusJson(state: RunState): Record<string, unknown> {
       workspaceFolders: state.run.workspaceFolders,
       settings: state.run.settings,
       git: state.run.git,
+      ...(state.run.system !== undefined ? { system: state.run.system } : {}),
+      ...(state.run.prompt !== undefined ? { prompt: state.run.prompt } : {}),
     },
     status: state.status,
     ...(state.damage !== undefined ? { damage: state.damage, readOnly: true } : {}),

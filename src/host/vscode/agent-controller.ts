@@ -5,14 +5,16 @@ import { createReplayProvider } from '../../core/model/replay';
 import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
 import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
+import type { RunSettings } from '../../core/store/records';
 import { describeHolder } from '../../core/store/lease-policy';
 import { heldMessage, isResumable } from '../../core/runtime/resumable';
 import { BUILTIN_TOOLS, createToolRegistry } from '../../core/tools/registry';
 import type { ApiKeys } from './api-key';
 import type { RunExtensions } from './lm/run-extensions';
-import { VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider';
+import { chatModelInputLimit, VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider';
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
+import { nodeHostFacts } from '../node/host-facts';
 import { ExtensionProvider } from './settings-read';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
@@ -116,7 +118,11 @@ export class AgentController implements vscode.Disposable {
       clock: this.deps.clock,
       log: this.deps.log,
       git: this.deps.git,
-      tools: createToolRegistry({ tools: [...BUILTIN_TOOLS, ...extra.tools], overrides: settings.toolPolicies, workspace: this.deps.workspace }),
+      tools: createToolRegistry({
+        tools: [...BUILTIN_TOOLS, ...extra.tools],
+        overrides: settings.toolPolicies,
+        workspace: this.deps.workspace,
+      }),
       protectedPaths: settings.protectedPaths,
     });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
@@ -166,9 +172,33 @@ export class AgentController implements vscode.Disposable {
     this.refuseWhileBusy(close);
     const runId = newRunId(this.deps.clock.now());
     this.deps.log.log('info', `[${runId}] start: ${task.length > 200 ? `${task.slice(0, 200)}...` : task}`);
+    const runSettings = await this.withModelWindow(runSettingsOf(settings));
     return this.launch(runId, task, 'start', (signal) =>
-      runtime.start({ runId, task, settings: runSettingsOf(settings) }, signal).finally(close),
+      runtime
+        .start(
+          {
+            runId,
+            task,
+            settings: runSettings,
+            environment: { host: nodeHostFacts(), instructionFiles: settings.instructionFiles },
+          },
+          signal,
+        )
+        .finally(close),
     );
+  }
+
+  /**
+   * A VS Code language model's context budget is its own `maxInputTokens` (the model table knows
+   * only Anthropic's), or the setting when that is smaller; recorded in the run, so a resume keeps it.
+   */
+  private async withModelWindow(settings: RunSettings): Promise<RunSettings> {
+    if (settings.provider !== VSCODE_LM_PROVIDER) return settings;
+    const window = await chatModelInputLimit(settings.model).catch(() => undefined);
+    if (window === undefined) return settings;
+    const budget = Math.min(settings.maxContextTokens ?? window, window);
+    this.deps.log.log('info', `model ${settings.model}: context budget ${budget} tokens (the model takes ${window})`);
+    return { ...settings, maxContextTokens: budget };
   }
 
   /** The maxTurns setting: how many turns "+N turns" adds to a run paused at its turn limit. */

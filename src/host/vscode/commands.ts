@@ -1,7 +1,16 @@
 import * as vscode from 'vscode';
 import { CHOOSE_MODEL_COMMAND, chooseModel } from './model-picker';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
-import { announceOutcome, announceTornTailCut, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
+import {
+  announceOutcome,
+  announceRunWarnings,
+  announceTornTailCut,
+  cancelRun,
+  COMMANDS,
+  resumeRun,
+  runAgent,
+  setApiKey,
+} from './run-commands';
 import type { Services } from './services';
 import { readSettings } from './settings';
 
@@ -36,6 +45,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     register(COMMANDS.undoRestore, (arg?: Parameters<typeof undoLastRestore>[1]) => undoLastRestore(s, arg)),
     s.controller.onDidStart(() => void s.keys.refresh()),
     s.controller.onEvent((event) => announceTornTailCut(s, event)),
+    s.controller.onEvent((event) => announceRunWarnings(s, event)),
     s.controller.onDidFinish(({ run, outcome, error }) => {
       announceOutcome(s, run, outcome, error);
       void collectGarbage(s);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, decodeText, hashContent } from '../../core/patches/hash';
 import {
@@ -18,6 +19,7 @@ import {
 import { readLive } from '../node/live-file-io';
 import { isInside, realpathOfDeepest, ROOT_PATH, WorkspacePaths, type ResolvedPath } from '../node/path-rules';
 import { ripgrepOnPath, ripgrepUnderAppRoot } from '../node/search/index';
+import type { BufferText } from '../node/search/buffers';
 import { workspaceFind, workspaceSearch, workspaceTree, type HostSearchOptions, type Located } from '../node/search/workspace-search';
 
 const utf8 = new TextEncoder();
@@ -26,6 +28,11 @@ function kindOf(type: vscode.FileType): DirEntry['kind'] {
   if (type & vscode.FileType.SymbolicLink) return 'symlink';
   if (type & vscode.FileType.Directory) return 'dir';
   return type & vscode.FileType.File ? 'file' : 'other';
+}
+
+/** A document of a workspace file: on disk, or untitled with the path it will be saved to (a file not created yet). */
+function isWorkspaceBuffer(doc: vscode.TextDocument): boolean {
+  return doc.uri.scheme === 'file' || (doc.uri.scheme === 'untitled' && nodePath.isAbsolute(doc.uri.fsPath));
 }
 
 function isNotFound(error: unknown): boolean {
@@ -66,8 +73,21 @@ export class LiveWorkspace implements Workspace {
 
   private documentOf(resolved: ResolvedPath): vscode.TextDocument | undefined {
     return vscode.workspace.textDocuments.find(
-      (doc) => doc.uri.scheme === 'file' && !doc.isClosed && (doc.uri.fsPath === resolved.real || doc.uri.fsPath === resolved.lexical),
+      (doc) => isWorkspaceBuffer(doc) && !doc.isClosed && (doc.uri.fsPath === resolved.real || doc.uri.fsPath === resolved.lexical),
     );
+  }
+
+  /** Buffers under a workspace folder whose text is not the disk's: dirty documents, and files so far only in an editor. */
+  private buffersUnder(rootAbs: string): BufferText[] {
+    const out: BufferText[] = [];
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.isClosed || !isWorkspaceBuffer(doc) || (doc.uri.scheme === 'file' && !doc.isDirty)) continue;
+      const real = realpathOfDeepest(doc.uri.fsPath);
+      if (!isInside(real, rootAbs) || real === rootAbs) continue;
+      const path = nodePath.relative(rootAbs, real).split(nodePath.sep).join('/');
+      out.push({ path, text: doc.getText(), onDisk: existsSync(real) });
+    }
+    return out;
   }
 
   private async readResolved(resolved: ResolvedPath): Promise<LiveFile | null> {
@@ -203,7 +223,7 @@ export class LiveWorkspace implements Workspace {
         .map(([glob]) => glob);
     };
     const store = this.storeDir !== undefined ? { storeDir: this.storeDir } : {};
-    return { rgPath: this.rgPath, hostExclude: [...globs('files'), ...globs('search')], ...store };
+    return { rgPath: this.rgPath, hostExclude: [...globs('files'), ...globs('search')], ...store, buffers: this.buffersUnder(at.rootAbs) };
   }
 
   async searchText(query: TextSearchQuery, signal?: AbortSignal): Promise<TextSearchResult> {

@@ -170,6 +170,16 @@ export function announceTornTailCut(s: Services, event: RuntimeEvent): void {
   void s.prompts.message('warning', event.message, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
 }
 
+/** Shows each warning a run records (a cost limit the model cannot honour, a deprecated model) as it is written. */
+export function announceRunWarnings(s: Services, event: RuntimeEvent): void {
+  if (event.type !== 'records') return;
+  for (const record of event.records) {
+    if (record.type !== 'note' || record.kind !== 'warning') continue;
+    const text = `${record.text.charAt(0).toUpperCase()}${record.text.slice(1)}.`;
+    void s.prompts.message('warning', text, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
+  }
+}
+
 /** Tells the person how a run ended, with the next step as an action. */
 export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome | undefined, error: unknown): void {
   void s.keys.refresh();

@@ -2,6 +2,7 @@ import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL } from '../../core/model/anthropic';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
+import { DEFAULT_INSTRUCTION_FILES, InstructionFileNames } from '../../core/runtime/project-instructions';
 import { ToolPolicyOverrides } from '../../core/tools/registry';
 
 // The settings logic without `vscode`, so that a unit test can drive it: which value of each
@@ -29,6 +30,8 @@ export const USER_SCOPE_ONLY = [
   // Read where the servers and tools are chosen (lm/); listed here so a workspace value is reported.
   'mcpServers',
   'languageModelTools',
+  // Which workspace files the prompt takes as the project's instructions.
+  'instructionFiles',
 ] as const;
 const OTHER_KEYS = ['model', 'maxOutputTokensPerCall', 'maxContextTokens', 'thinking', 'thinkingBudgetTokens'] as const;
 
@@ -57,6 +60,8 @@ export const ExtensionSettings = z.object({
   maxOutputTokensPerCall: z.number().int().positive().default(DEFAULT_MAX_OUTPUT_TOKENS),
   toolPolicies: ToolPolicyOverrides.default({}),
   protectedPaths: z.array(z.string().min(1)).default([]),
+  /** The project's instruction files the system prompt includes (core/runtime/project-instructions). */
+  instructionFiles: InstructionFileNames.default([...DEFAULT_INSTRUCTION_FILES]),
   retention: z
     .object({
       maxBytes: z

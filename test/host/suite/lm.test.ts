@@ -42,7 +42,8 @@ async function useVscodeModel(): Promise<string> {
 }
 
 async function resetSettings(): Promise<void> {
-  for (const key of ['provider', 'model', 'languageModelTools']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+  for (const key of ['provider', 'model', 'languageModelTools', 'maxCostUsd'])
+    await config().update(key, undefined, vscode.ConfigurationTarget.Global);
 }
 
 /** Runs the agent on `task` with scripted prompts; returns the run id after it ended completed. */
@@ -75,6 +76,7 @@ export function lmSuite(): void {
       const fx = await fixture();
       const modelId = await useVscodeModel();
       await config().update('languageModelTools', ['acfixture_counter'], vscode.ConfigurationTarget.Global);
+      await config().update('maxCostUsd', 3, vscode.ConfigurationTarget.Global);
       fx.setScript([
         { text: 'Counting.', toolCall: 'vscode__acfixture_counter', callId: 'call_count', input: { note: 'first' } },
         { text: 'Counted once.' },
@@ -95,6 +97,14 @@ export function lmSuite(): void {
       const entry = state.ledger.find((e) => e.callId === 'call_count');
       assert.deepEqual([entry?.status, entry?.idempotency, entry?.replayPolicy], ['succeeded', 'non_idempotent', 'ask']);
       assert.ok(state.budget.outputTokens > 0, 'usage counted with the model tokenizer');
+      assert.equal(state.run.settings.maxContextTokens, 100000, "the context budget is the model's maxInputTokens");
+      const unenforced = /cost limit \(\$3\.00\) cannot be enforced for model/;
+      assert.ok(
+        state.notes.some((n) => n.kind === 'warning' && unenforced.test(n.text)),
+        'the run records that its cost limit cannot be enforced',
+      );
+      assert.ok(prompts.saw(unenforced), 'the person is told');
+      assert.match(api.logText(), unenforced);
     });
 
     it('a vscode-lm run goes on with its own provider and model after the settings changed', async () => {

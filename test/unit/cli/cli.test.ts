@@ -77,8 +77,10 @@ describe('headless CLI', function () {
       checkpoints: { label: string }[];
       ledger: { toolName: string; status: string }[];
       budget: { turns: number };
+      run: { system?: string; prompt?: { version: number } };
     };
     assert.equal(json.status, 'completed');
+    assert.ok(json.run.system?.includes('# Environment') && json.run.prompt?.version === 1, 'the run sent and recorded the system prompt');
     assert.equal(json.steps, 6);
     assert.equal(json.budget.turns, 6);
     assert.equal(json.checkpoints[json.checkpoints.length - 1]!.label, 'run_end');
@@ -179,6 +181,10 @@ describe('headless CLI', function () {
       store: 's',
     });
     assert.throws(() => parseCli(['status', '--store', 's', '--task', 'x']), UsageError);
+    const run = ['run', '--workspace', 'w', '--task', 't'];
+    assert.deepEqual(parseCli([...run, '--instruction-files', 'AGENTS.md, docs/AI.md']).instructionFiles, ['AGENTS.md', 'docs/AI.md']);
+    assert.deepEqual(parseCli([...run, '--instruction-files', '']).instructionFiles, []);
+    assert.throws(() => parseCli([...run, '--instruction-files', '../secret.md']), /--instruction-files/);
     assert.throws(() => parseCli(['run', '--workspace', 'w', '--task', 't', '--provider', 'replay']), /needs --replay FILE/);
   });
 });

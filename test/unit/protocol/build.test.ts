@@ -30,6 +30,24 @@ describe('protocol build: RunState to view model', () => {
     assert.ok(view.header.updatedAt > view.header.createdAt);
   });
 
+  it("carries the run's Instructions: the system prompt, its version, the project files with short hashes", () => {
+    assert.equal(view.header.instructions, undefined, 'a run without a system prompt has none');
+    const prompt = {
+      version: 1,
+      instructionNames: ['AGENTS.md'],
+      instructionFiles: [{ path: 'AGENTS.md', hash: 'a'.repeat(64), bytes: 2048, truncated: false }],
+      nestedInstructions: ['pkg/AGENTS.md'],
+    };
+    const withPrompt = buildRunView({ ...state, run: { ...state.run, system: 'x'.repeat(400), prompt } }, live, true);
+    assert.deepEqual(withPrompt.header.instructions, {
+      version: 1,
+      tokens: 100,
+      text: 'x'.repeat(400),
+      files: [{ path: 'AGENTS.md', hash: 'a'.repeat(12), bytes: 2048, truncated: false }],
+      nested: ['pkg/AGENTS.md'],
+    });
+  });
+
   it('summarises tool inputs and durations', () => {
     const call = view.steps[4]!.calls[0]!;
     assert.equal(call.input, 'src/module4.ts');

@@ -52,6 +52,19 @@ describe('raising the limits of a paused run', () => {
     assert.equal(state.budget.maxTokens, 200_000);
   });
 
+  it('a cost limit on a model without a price is said to be unenforceable (a warning note and the log), never silently inert', async () => {
+    h = await harness({ script: byTurn([answer('done'), answer('done')]) });
+    const logged: string[] = [];
+    const log = { log: (level: string, message: string) => void (level === 'warn' && logged.push(message)) };
+    const unpriced = await h.runtime({ log }).start({ task: 't', settings: { ...SETTINGS, model: 'acme-model-7', maxCostUsd: 2 } });
+    const warnings = (await h.records(unpriced.runId)).filter((r) => r.type === 'note' && r.kind === 'warning');
+    assert.equal(warnings.length, 1);
+    assert.match(JSON.stringify(warnings[0]), /cost limit \(\$2\.00\) cannot be enforced for model acme-model-7/);
+    assert.equal(logged.length, 1);
+    const priced = await h.runtime({ log }).start({ task: 't', settings: { ...SETTINGS, maxCostUsd: 2 } });
+    assert.equal((await h.records(priced.runId)).filter((r) => r.type === 'note').length, 0, 'a priced model gets no warning');
+  });
+
   it('a value that does not raise its limit is refused and changes nothing', async () => {
     h = await harness({ store: 'file', script: byTurn(steps) });
     const paused = await h.runtime().start({ task: 'list', settings: { ...SETTINGS, maxTurns: 2 } });

@@ -30,6 +30,8 @@ export interface SearchSpec {
   readonly hostExclude?: readonly string[];
   /** A root-relative folder never searched (the checkpoint store, when it is inside the folder). */
   readonly skip?: string;
+  /** Root-relative files whose disk content is not searched (an editor buffer stands for them). */
+  readonly skipFiles?: ReadonlySet<string>;
   readonly contextLines: number;
   readonly maxMatches: number;
   readonly maxFileBytes: number;
@@ -67,17 +69,21 @@ export async function filterOf(
   exclude: readonly string[],
   hostExclude: readonly string[] = [],
   skip?: string,
+  skipFiles?: ReadonlySet<string>,
 ): Promise<PathFilter> {
   const rules = new IgnoreRules(rootAbs);
   const ignoredBase = base !== '' && (await rules.pathIgnored(base, '', true));
   const hostGlobs = globTest(hostExclude);
-  const host: PathTest | null = skip === undefined ? hostGlobs : (path) => path === skip || (hostGlobs?.(path) ?? false);
+  const host: PathTest | null =
+    skip === undefined && skipFiles === undefined
+      ? hostGlobs
+      : (path) => path === skip || (skipFiles?.has(path) ?? false) || (hostGlobs?.(path) ?? false);
   return { ignore: ignoredBase ? new IgnoreRules(rootAbs, base) : rules, base, exclude: globTest(exclude), hostExclude: host };
 }
 
 export async function engineQuery(spec: SearchSpec, now: number): Promise<EngineQuery> {
   const { source, flags } = compilePattern(spec.pattern, spec.regex, spec.caseSensitive);
-  const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude, spec.skip);
+  const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude, spec.skip, spec.skipFiles);
   const include: PathTest | null = globTest(spec.include);
   return {
     filter,

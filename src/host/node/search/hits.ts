@@ -25,8 +25,8 @@ export class HitCollector {
     return this.stopped !== undefined;
   }
 
-  /** Adds one file's lines (matches and context); false once the search must stop. */
-  add(path: string, lines: readonly SearchLine[]): boolean {
+  /** Adds one file's lines (matches and context); false once the search must stop. `clipped`: lines already cut to MAX_LINE_CHARS. */
+  add(path: string, lines: readonly SearchLine[], clipped = false): boolean {
     if (this.done) return false;
     const matching = lines.filter((l) => l.match).length;
     if (matching === 0) return true;
@@ -35,16 +35,16 @@ export class HitCollector {
       this.stopped = { reason: 'max_matches', lastPath: this.lastPath };
       return false;
     }
-    const clipped = lines.map((l) => ({ ...l, text: clipLine(l.text) }));
+    const shown = clipped ? lines : lines.map((l) => ({ ...l, text: clipLine(l.text) }));
     if (matching <= room) {
-      this.files.push({ path, lines: clipped });
+      this.files.push({ path, lines: shown });
       this.matches += matching;
       this.lastPath = path;
       return true;
     }
     let seen = 0;
-    const cut = clipped.findIndex((l) => l.match && ++seen === room);
-    const kept = clipped.slice(0, cut + 1);
+    const cut = shown.findIndex((l) => l.match && ++seen === room);
+    const kept = shown.slice(0, cut + 1);
     this.files.push({ path, lines: kept });
     this.matches += room;
     this.stopped = { reason: 'max_matches', lastPath: path, lastLine: kept[kept.length - 1]!.line };

@@ -40,6 +40,12 @@ function readText(path) {
     return body.includes(0) ? null : decoder.decode(body);
   } catch { return null; } finally { fs.closeSync(fd); }
 }
+// An editor buffer's text (unsaved edits), under the same size, literal and binary rules as a file.
+function bufferText(text) {
+  if (Buffer.byteLength(text, 'utf8') > workerData.maxBytes) return null;
+  if (literal !== null && !text.includes(workerData.literal)) return null;
+  return text.includes('\0') ? null : text;
+}
 // [line index, text, is a match] for each matching line and the context lines around it.
 function hitLines(text) {
   const flat = text.includes('\\r') ? text.replace(/\\r\\n/g, '\\n') : text;
@@ -68,7 +74,7 @@ parentPort.on('message', (batch) => {
   const hits = [];
   let told = Date.now();
   for (let i = 0; i < batch.paths.length; i++) {
-    const text = readText(batch.paths[i]);
+    const text = batch.texts ? bufferText(batch.texts[i]) : readText(batch.paths[i]);
     if (text !== null) {
       const lines = hitLines(text);
       if (lines.length > 0) hits.push({ index: i, lines });
@@ -128,12 +134,13 @@ export class RegexWorker {
     this.worker.on('exit', () => this.fail(new Error('the search worker stopped')));
   }
 
-  run(paths: readonly string[]): Promise<WorkerHit[]> {
+  /** Searches the files at `paths`; with `texts`, those texts instead (editor buffers; `paths` then only name them). */
+  run(paths: readonly string[], texts?: readonly string[]): Promise<WorkerHit[]> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<WorkerHit[]>((resolve, reject) => {
       this.pending.push({ id, paths, resolve, reject });
-      this.worker.postMessage({ id, paths });
+      this.worker.postMessage({ id, paths, ...(texts !== undefined ? { texts } : {}) });
       if (this.pending.length === 1) this.arm();
     });
   }

@@ -1,7 +1,8 @@
 import * as nodePath from 'node:path';
 import type { FileList, FileQuery, TextSearchQuery, TextSearchResult, TreeListing, TreeQuery } from '../../../core/ports';
 import { isInside, realpathOfDeepest } from '../path-rules';
-import { findFiles, listTree, MAX_SEARCH_FILE_BYTES, SEARCH_BUDGET_MS, searchText } from './index';
+import { findWithBuffers, searchWithBuffers, treeWithBuffers, type BufferText } from './buffers';
+import { MAX_SEARCH_FILE_BYTES, SEARCH_BUDGET_MS } from './index';
 
 // The Workspace port's search, find and tree, for any host that can name the folder on disk:
 // the Node workspace (CLI, tests) and the VS Code workspace share it.
@@ -22,6 +23,8 @@ export interface HostSearchOptions {
   readonly hostExclude?: readonly string[];
   /** The checkpoint store: never searched, found or listed, even when it lies inside the folder. */
   readonly storeDir?: string;
+  /** Unsaved editor buffers of files under rootAbs (paths relative to it): searched, found and listed instead of the disk. */
+  readonly buffers?: readonly BufferText[];
 }
 
 /** The store's folder relative to the root, when it lies inside it. */
@@ -44,7 +47,7 @@ export async function workspaceSearch(
   options: HostSearchOptions,
   signal?: AbortSignal,
 ): Promise<TextSearchResult> {
-  const outcome = await searchText(
+  const outcome = await searchWithBuffers(
     {
       rootAbs: at.rootAbs,
       base: at.base,
@@ -60,6 +63,7 @@ export async function workspaceSearch(
       budgetMs: SEARCH_BUDGET_MS,
     },
     { rgPath: options.rgPath, ...(signal ? { signal } : {}) },
+    options.buffers ?? [],
   );
   const stopped = outcome.stopped && {
     ...outcome.stopped,
@@ -76,16 +80,19 @@ export async function workspaceSearch(
 
 export async function workspaceFind(at: Located, query: FileQuery, options: HostSearchOptions, signal?: AbortSignal): Promise<FileList> {
   const spec = { rootAbs: at.rootAbs, base: at.base, glob: query.glob, exclude: query.exclude, ...hostSkips(at, options) };
-  const found = await findFiles({ ...spec, max: query.max }, signal);
+  const found = await findWithBuffers({ ...spec, max: query.max }, options.buffers ?? [], signal);
   return { paths: found.paths.map((p) => at.prefix + p), total: found.total };
 }
 
 export async function workspaceTree(at: Located, query: TreeQuery, options: HostSearchOptions): Promise<TreeListing> {
-  return listTree({
-    rootAbs: at.rootAbs,
-    base: at.base,
-    depth: query.depth,
-    maxEntries: query.maxEntries,
-    ...hostSkips(at, options),
-  });
+  return treeWithBuffers(
+    {
+      rootAbs: at.rootAbs,
+      base: at.base,
+      depth: query.depth,
+      maxEntries: query.maxEntries,
+      ...hostSkips(at, options),
+    },
+    options.buffers ?? [],
+  );
 }

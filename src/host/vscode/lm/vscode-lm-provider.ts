@@ -135,3 +135,9 @@ export async function vscodeChatModels(): Promise<{ id: string; label: string; d
     description: `${m.vendor} · ${m.family} · ${m.maxInputTokens} input tokens (VS Code)`,
   }));
 }
+
+/** The input window of the VS Code chat model with this id (its `maxInputTokens`), or undefined when it is not offered. */
+export async function chatModelInputLimit(id: string): Promise<number | undefined> {
+  const [model] = await vscode.lm.selectChatModels({ id });
+  return model !== undefined && model.maxInputTokens > 0 ? model.maxInputTokens : undefined;
+}
