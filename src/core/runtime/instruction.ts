@@ -7,6 +7,7 @@ import { limitHit, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { loopSteps, runGuarded } from './loop';
+import { fileChangesNote } from './recovery-note';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 
@@ -88,7 +89,9 @@ export async function continueWithInstruction(
     session.stepId += 1;
     const env: CallEnv = { session, tools, signal, truncated: new Set() };
     return await runGuarded(session, signal, async () => {
-      await session.save('instruction', [...records, session.messageRecord({ role: 'user', content: [{ type: 'text', text }] })]);
+      const changed = fileChangesNote(state.fileChanges ?? []);
+      const content = [...(changed ? [{ type: 'text' as const, text: changed }] : []), { type: 'text' as const, text }];
+      await session.save('instruction', [...records, session.messageRecord({ role: 'user', content })]);
       return loopSteps(env);
     });
   } finally {

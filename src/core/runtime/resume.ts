@@ -134,7 +134,7 @@ async function continueRun(env: CallEnv, state: ResumeState): Promise<RunOutcome
     if (!dangling && stopReason === 'pause_turn') return loopSteps(env);
     const outcome = await continueAfterAnswer(env, last, stopReason, dangling ? note : undefined);
     if (outcome !== null) return outcome;
-  } else if (!isNoteOnly(last) && limitReached(session.budget) === null) {
+  } else if ((!isNoteOnly(last) || (state.fileChanges?.length ?? 0) > 0) && limitReached(session.budget) === null) {
     await session.commit([session.messageRecord({ role: 'user', content: [{ type: 'text', text: note([]) }] })]);
   }
   return loopSteps(env);
@@ -155,5 +155,6 @@ async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilde
       reports,
       earlierEffects: earlierEffects(state.ledger, lastCompletedStep),
       files,
+      fileChanges: state.fileChanges ?? [],
     });
 }
