@@ -22,6 +22,8 @@ export const RunStateFile = z.object({
   updatedAt: z.number(),
   steps: z.number().int().nonnegative(),
   journalBytes: z.number().int().nonnegative(),
+  /** A fork: the run and step it was forked from. */
+  parent: z.object({ runId: z.string(), step: z.number().int().positive() }).optional(),
   /** The last torn tail a writer cut when it opened the run. */
   tornTailCut: z.object({ offset: z.number(), bytes: z.number(), at: z.number() }).optional(),
 });
@@ -54,7 +56,19 @@ export function stateFileOf(
 ): Omit<RunStateFile, 'v'> {
   const { runId, task, createdAt } = fold.run;
   const { status, lastSeq, stepId: steps } = fold;
-  return { runId, task, createdAt, status, lastSeq, updatedAt, steps, journalBytes, ...(tornTailCut ? { tornTailCut } : {}) };
+  const parent = fold.run.parent && { runId: fold.run.parent.runId, step: fold.run.parent.step };
+  return {
+    runId,
+    task,
+    createdAt,
+    status,
+    lastSeq,
+    updatedAt,
+    steps,
+    journalBytes,
+    ...(parent ? { parent } : {}),
+    ...(tornTailCut ? { tornTailCut } : {}),
+  };
 }
 
 export async function writeStateFile(fs: StoreFs, runDir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {
