@@ -246,12 +246,10 @@ function stepRows(checkpoints: readonly CheckpointRecord[], prev: CheckpointReco
       ? source.notes.find((n) => n.at === first.at && n.kind === 'info')
       : undefined;
     if (raised) words.raised = raised.text;
-    const before = prev;
     prev = last;
     steps.push({
       stepId,
-      // The start of the step is the end of the step before: restoring there leaves no step without its model call.
-      checkpointId: (before ?? first).checkpointId,
+      checkpointId: first.checkpointId,
       restorePoint: `start of step ${stepId}`,
       label: last.label,
       at: first.at,

@@ -58,7 +58,7 @@ export const CallRow = z.object({
 
 export const StepRow = z.object({
   stepId: z.number().int().nonnegative(),
-  /** The last checkpoint before the step (its first for the run's first one): restoring it goes back to the start of the step. */
+  /** The first checkpoint of the step: restoring it (a fork) goes back to the start of the step. */
   checkpointId: z.string().min(1),
   /** That point in words: "start of step 3". */
   restorePoint: z.string().optional(),

@@ -272,6 +272,16 @@ function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRe
   const target = parent.checkpointId === undefined ? stepStart(journal, end, parent.step) : checkpointAt(journal, end, parent.checkpointId);
   if (!target) throw new StoreError(`run ${parent.runId} has no step ${parent.step} to fork from`, 'invalid');
   branchTo(state, historyAt(journal, end, target.checkpointId), new Map());
+  // A fork at the start of a step is before its model call: the step's before_model is not the fork's.
+  let budget = target.budget;
+  if (target.label === 'before_model' && state.checkpoints && state.checkpoints.length > 1) {
+    state.checkpoints.pop();
+    state.latestCheckpoint = state.checkpoints.at(-1);
+    budget = state.latestCheckpoint!.budget;
+    state.stepId = Math.max(0, target.stepId - 1);
+  } else if (target.label === 'before_model') {
+    state.stepId = Math.max(0, target.stepId - 1);
+  }
   const when = parent.checkpointId === undefined ? `after step ${parent.step - 1}` : `after this point of step ${parent.step}`;
   state.fileChanges = laterPatchChanges(state, target.patchCount, when).map((change) =>
     parent.files === 'restore' && change.what.startsWith('restored')
@@ -281,7 +291,7 @@ function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRe
   if (state.fileChanges.length === 0) state.fileChanges = undefined;
   state.patches = new Map([...state.patches].slice(0, target.patchCount));
   state.run = { ...state.run, runId: record.runId, createdAt: record.createdAt, parent };
-  state.budget = target.budget;
+  state.budget = { ...budget, ...limitsOf(state.budget) };
   state.status = 'paused';
   state.statusReason = `fork of run ${parent.runId} at the start of step ${parent.step}`;
   state.ended = undefined;
@@ -294,11 +304,25 @@ function checkpointAt(journal: FoldRecords, end: number, checkpointId: string): 
   return journal.records[findCheckpoint(journal.records, checkpointId, end)] as CheckpointRecord;
 }
 
-/** The checkpoint that ends the step before `step` in the active history of the records before `end`. */
-function stepStart(journal: FoldRecords, end: number, step: number): CheckpointRecord | undefined {
-  const checkpoints = drain(folding(journal.records, end - 1, journal.histories)).checkpoints ?? [];
+/**
+ * The checkpoint at the start of `step` in an active history: its before_model (every message
+ * before the model call is counted there, the previous step's tool results included), else the
+ * last checkpoint before the step.
+ */
+export function stepStartOf(checkpoints: readonly CheckpointRecord[], step: number): CheckpointRecord | undefined {
   const first = checkpoints.findIndex((c) => c.stepId >= step);
-  return first > 0 && checkpoints[first]!.stepId === step ? checkpoints[first - 1] : undefined;
+  if (first <= 0 || checkpoints[first]!.stepId !== step) return undefined;
+  return checkpoints[first]!.label === 'before_model' ? checkpoints[first] : checkpoints[first - 1];
+}
+
+function stepStart(journal: FoldRecords, end: number, step: number): CheckpointRecord | undefined {
+  return stepStartOf(drain(folding(journal.records, end - 1, journal.histories)).checkpoints ?? [], step);
+}
+
+/** A budget's limits: a fork keeps the limits the parent has now (raised ones included), with the counters of its point. */
+function limitsOf(budget: Budget): Partial<Budget> {
+  const { maxTurns, maxTokens, maxCostUsd } = budget;
+  return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
 }
 
 function noteFileChanges(state: FoldState, changes: readonly FileChange[]): void {

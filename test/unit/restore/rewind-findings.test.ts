@@ -65,16 +65,21 @@ describe('rewind: the findings of issue 31', () => {
     const done = await h.runtime().start({ task: 'read', settings: SETTINGS });
     assert.equal(done.status, 'completed');
     const { call } = await callRow(h, done.runId, 't1');
-    await actions(h).restoreCheckpoint(done.runId, call.checkpointId!, 'session');
+    const { fork } = await actions(h).restoreCheckpoint(done.runId, call.checkpointId!, 'session');
+    assert.ok(fork, 'a session restore is a fork');
     const outcome = await h
       .runtime()
-      .continue(done.runId, 'now something else', never(), { moreTurns: 5 })
+      .continue(fork.runId, 'now something else', never(), { moreTurns: 5 })
       .catch((error: unknown) => error);
     if (outcome instanceof ResumeError) assert.match(outcome.message, /resume it first/);
     assertEveryRequestPairs(h.fake);
-    const resumed = await h.runtime().resume(done.runId);
+    const resumed = await h.runtime().resume(fork.runId);
     assert.equal(resumed.status, 'completed', resumed.reason);
     assertEveryRequestPairs(h.fake);
+    const again = await h.runtime().continue(fork.runId, 'now something else', never(), { moreTurns: 5 });
+    assert.equal(again.status, 'completed', again.reason);
+    assertEveryRequestPairs(h.fake);
+    assert.equal((await h.store.readRun(done.runId)).status, 'completed', 'the parent stays as it was');
   });
 
   it('restore both, then Resume: the undone edit is made again, never reported as already succeeded', async () => {
@@ -84,9 +89,9 @@ describe('rewind: the findings of issue 31', () => {
     assert.equal(paused.status, 'paused');
     assert.equal(readText(h.root, 'a.txt'), 'two\n');
     const { call } = await callRow(h, paused.runId, 't1');
-    await actions(h).restoreCheckpoint(paused.runId, call.checkpointId!, 'both');
+    const { fork } = await actions(h).restoreCheckpoint(paused.runId, call.checkpointId!, 'both');
     assert.equal(readText(h.root, 'a.txt'), 'one\n');
-    const resumed = await h.runtime().resume(paused.runId, never(), { raise: { maxTurns: 5 } });
+    const resumed = await h.runtime().resume(fork!.runId, never(), { raise: { maxTurns: 5 } });
     assert.equal(resumed.status, 'completed', resumed.reason);
     assert.equal(readText(h.root, 'a.txt'), 'two\n', 'the edit was made again');
     const sent = requestMessages(h.fake, h.fake.requests.length - 1);
@@ -145,6 +150,7 @@ describe('rewind: the findings of issue 31', () => {
     const state = await h.store.readRun(done.runId);
     assert.equal(state.status, 'completed');
     assert.equal(state.patches[0]!.state, 'pending');
+    assert.equal((await h.store.listRuns()).length, 2, 'the fork stays listed');
   });
 
   it('a session restore to the start of a step leaves no step without its model call', async () => {
@@ -154,14 +160,18 @@ describe('rewind: the findings of issue 31', () => {
     const view = buildRunView(await h.store.readRun(done.runId), new Map(), false);
     const step2 = view.steps.find((s) => s.stepId === 2)!;
     assert.equal(step2.restorePoint, 'start of step 2');
-    await actions(h).restoreCheckpoint(done.runId, step2.checkpointId, 'session');
-    const after = buildRunView(await h.store.readRun(done.runId), new Map(), false);
+    const { fork } = await actions(h).restoreCheckpoint(done.runId, step2.checkpointId, 'session');
+    const after = buildRunView(await h.store.readRun(fork!.runId), new Map(), false);
     assert.deepEqual(
       after.steps.filter((s) => s.label === 'before_model').map((s) => s.stepId),
       [],
       'no step is left that only has its before_model save point',
     );
-    const resumed = await h.runtime().resume(done.runId);
+    assert.deepEqual(
+      after.steps.map((s) => s.stepId),
+      [0, 1],
+    );
+    const resumed = await h.runtime().resume(fork!.runId);
     assert.equal(resumed.status, 'completed', resumed.reason);
     assertEveryRequestPairs(h.fake);
   });
