@@ -16,8 +16,20 @@ import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 // limit the run had reached is raised by a stated amount first. Then the loop goes on.
 
 export interface ContinueOptions {
-  /** Turns added when the run had reached its turn limit. */
+  /** Turns added when the run had reached its turn limit (and no raise was given). */
   readonly moreTurns: number;
+  /** Limits the person chose (recorded with the instruction); instead of the automatic raise. */
+  readonly raise?: LimitRaise;
+}
+
+/** The person's raise as records, or a ResumeError when it does not raise. */
+function chosenRaise(runId: string, budget: Budget, raise: LimitRaise | undefined): NewRecord[] {
+  if (!raise) return [];
+  try {
+    return raiseRecords(budget, raise);
+  } catch (error) {
+    throw new ResumeError(`run ${runId}: ${(error as Error).message}; nothing was changed`, 'invalid');
+  }
 }
 
 /** Token and cost limits grow by half when reached. */
@@ -76,9 +88,11 @@ export async function continueWithInstruction(
     if (refused !== undefined)
       throw new ResumeError(`run ${runId} cannot take a new instruction: ${refused}; nothing was changed`, 'invalid');
     const session = new RunSession(deps, writer, state.run, emit, state);
-    const limit = raiseFor(session.budget, request.options.moreTurns);
+    const chosen = chosenRaise(runId, session.budget, request.options.raise);
+    const limit = chosen.length > 0 ? undefined : raiseFor(session.budget, request.options.moreTurns);
     const after = state.status as InstructionRecord['after'];
     const records: NewRecord[] = [
+      ...chosen,
       ...(limit ? raiseRecords(session.budget, limit.raise) : []),
       { type: 'instruction', text, after, ...(limit ? { raised: limit.raised } : {}) },
       ...(limit

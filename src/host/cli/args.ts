@@ -16,10 +16,14 @@ export const USAGE = `usage:
                         [--mcp-config FILE]
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
                         [--mcp-config FILE] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
+  agent-checkpoints continue --workspace DIR [--store DIR] --run ID --task TEXT [--yes] [--trust] [--provider ...] [--replay FILE]
+                        [--base-url URL] [--mcp-config FILE] [LIMITS] [OUTPUT] (a new instruction for a stopped run)
+  agent-checkpoints fork --workspace DIR [--store DIR] --run ID --step N [--files keep|restore] [--trust] [--json]
+                        (a new run, paused, whose history is the run's up to the start of step N; the run stays as it was)
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
-run and resume act only in a trusted workspace: --trust (this run), or the folder listed in
+run, resume, continue and fork act only in a trusted workspace: --trust (this run), or the folder listed in
   $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
 exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace too), 3 paused`;
 
@@ -27,29 +31,31 @@ exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace 
 export const FLAG_HELP = `options:
   --workspace DIR           the folder the agent works in (run, resume; status finds its runs)
   --store DIR               the run store; default: the extension's store of the workspace (printed as "store: ...")
-  --task TEXT               what the agent should do (run)
+  --task TEXT               what the agent should do (run), or the new instruction (continue)
   --model ID                the Claude model (run); default: the extension's default model
   --yes                     approve calls whose policy is "ask"; never a re-run of a call whose outcome is unknown
   --trust                   trust the workspace for this invocation (run, resume)
   --provider P              anthropic (default) or replay
   --replay FILE             recorded model turns for --provider replay
   --base-url URL            Messages API address (a proxy or a test server); default: Anthropic's
-  --max-turns N             stop after N model calls (default 50); on resume, raise a paused run's limit
+  --max-turns N             stop after N model calls (default 50); on resume and continue, raise the run's limit to N
   --max-tokens N            stop after N input + output tokens in all
   --max-cost-usd X          stop once the run has cost X US dollars
   --max-context-tokens N    the context budget: older history is compacted before a request would pass it
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
   --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
                             the workspace's .vscode/mcp.json is read too, in a trusted workspace only
-  --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
-  --json                    status as JSON; run and resume: one JSON event per line (text, call, checkpoint, outcome...)
-  --quiet                   run and resume: print only the outcome (and warnings)
+  --run ID                  the run (resume, status, continue, fork); default: the latest resumable (resume) or latest (status)
+  --step N                  fork: the step whose start the fork goes back to (its history is the run's before it)
+  --files keep|restore      fork: leave the files as they are (default), or roll back the agent's later changes first
+  --json                    status and fork as JSON; run, resume and continue: one JSON event per line (text, call, outcome...)
+  --quiet                   run, resume and continue: print only the outcome (and warnings)
   --help, -h                this text`;
 
 export const HELP = `${USAGE}\n${FLAG_HELP}`;
 
 export interface CliOptions {
-  readonly command: 'run' | 'resume' | 'status';
+  readonly command: 'run' | 'resume' | 'status' | 'continue' | 'fork';
   readonly workspace?: string;
   readonly store?: string;
   readonly task?: string;
@@ -71,6 +77,9 @@ export interface CliOptions {
   readonly quiet: boolean;
   /** An mcp.json of the person's own (see host/node/mcp/config.ts). */
   readonly mcpConfig?: string;
+  /** fork: the step whose start the fork goes back to, and what happens to the files. */
+  readonly step?: number;
+  readonly files?: 'keep' | 'restore';
 }
 
 const OPTIONS = {
@@ -92,6 +101,8 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
   'mcp-config': { type: 'string' },
+  step: { type: 'string' },
+  files: { type: 'string' },
 } as const;
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
@@ -116,7 +127,38 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
   ],
   resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS, 'mcp-config'],
   status: ['store', 'workspace', 'run', 'json'],
+  continue: [
+    'workspace',
+    'store',
+    'run',
+    'task',
+    'yes',
+    'trust',
+    'provider',
+    'replay',
+    'base-url',
+    ...LIMIT_FLAGS,
+    ...OUTPUT_FLAGS,
+    'mcp-config',
+  ],
+  fork: ['workspace', 'store', 'run', 'step', 'files', 'trust', 'json'],
 };
+
+const COMMANDS = new Set<string>(Object.keys(ALLOWED));
+
+/** What a command needs beyond its flags' own checks, as a usage error; undefined when it has it. */
+function missing(command: CliOptions['command'], str: (name: string) => string | undefined): string | undefined {
+  if (command !== 'status' && str('workspace') === undefined) return `${command} needs --workspace DIR`;
+  if (command === 'run' && (str('task') ?? '').trim() === '') return 'run needs --task TEXT';
+  if (command === 'continue' && (str('run') === undefined || (str('task') ?? '').trim() === ''))
+    return 'continue needs --run ID and --task TEXT';
+  if (command === 'fork' && (str('run') === undefined || str('step') === undefined)) return 'fork needs --run ID and --step N';
+  if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
+    return 'status needs --store DIR or --workspace DIR';
+  const files = str('files');
+  if (files !== undefined && files !== 'keep' && files !== 'restore') return `--files must be keep or restore, got "${files}"`;
+  return undefined;
+}
 
 function positiveInt(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -156,12 +198,12 @@ export function wantsHelp(argv: readonly string[]): boolean {
 }
 
 export function parseCli(argv: readonly string[]): CliOptions {
-  const [command, ...rest] = argv;
-  if (command !== 'run' && command !== 'resume' && command !== 'status') {
-    throw new UsageError(
-      command === undefined ? 'missing command (run, resume or status)' : `unknown command "${command}" (run, resume or status)`,
-    );
+  const [name, ...rest] = argv;
+  if (name === undefined || !COMMANDS.has(name)) {
+    const known = 'run, resume, continue, fork or status';
+    throw new UsageError(name === undefined ? `missing command (${known})` : `unknown command "${name}" (${known})`);
   }
+  const command = name as CliOptions['command'];
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: false, strict: true }));
@@ -176,11 +218,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const provider = str('provider');
   if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay')
     throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
-  if ((command === 'run' || command === 'resume') && str('workspace') === undefined)
-    throw new UsageError(`${command} needs --workspace DIR`);
-  if (command === 'run' && (str('task') ?? '').trim() === '') throw new UsageError('run needs --task TEXT');
-  if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
-    throw new UsageError('status needs --store DIR or --workspace DIR');
+  const lacking = missing(command, str);
+  if (lacking !== undefined) throw new UsageError(lacking);
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
   if (values['json'] === true && values['quiet'] === true) throw new UsageError('--json and --quiet cannot be used together');
   return {
@@ -199,6 +238,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(str('base-url') !== undefined ? { baseUrl: str('base-url') } : {}),
     ...(str('run') !== undefined ? { run: str('run') } : {}),
     ...(str('mcp-config') !== undefined ? { mcpConfig: str('mcp-config') } : {}),
+    ...(str('step') !== undefined ? { step: positiveInt('step', str('step')) } : {}),
+    ...(str('files') !== undefined ? { files: str('files') as 'keep' | 'restore' } : {}),
   };
 }
 

@@ -26,6 +26,7 @@ import { createRunOutput, type RunOutput, type Sink } from './output';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
+import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -178,6 +179,25 @@ async function resumeCommand(options: CliOptions): Promise<number> {
   }
 }
 
+/** `continue`: a new instruction for a stopped run, with the limits the flags raise. */
+async function continueCommand(options: CliOptions): Promise<number> {
+  const dir = workspaceDir(options);
+  const storePath = storeDir(options);
+  const store = openFileStore(storePath);
+  announceStore(options, storePath);
+  const state = await resumeTarget(store, options.run, storePath);
+  const model = providerOf(options, state.run.settings.provider);
+  const mcp = await mcpOf(options, dir);
+  try {
+    const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
+    const { raise } = resumeOptionsOf(options);
+    const continued = { moreTurns: DEFAULT_MORE_TURNS, ...(raise ? { raise } : {}) };
+    return report(run, await run.runtime.continue(state.run.runId, options.task!, cancelOnSignals(), continued));
+  } finally {
+    await mcp.close();
+  }
+}
+
 async function statusCommand(options: CliOptions): Promise<number> {
   const storePath = storeDir(options);
   line(`store: ${storePath}`);
@@ -206,6 +226,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const options = parseCli(argv);
     if (options.command === 'run') return await runCommand(options);
     if (options.command === 'resume') return await resumeCommand(options);
+    if (options.command === 'continue') return await continueCommand(options);
+    if (options.command === 'fork') return await forkCommand(options, workspaceDir(options), storeDir(options));
     return await statusCommand(options);
   } catch (error) {
     if (error instanceof UsageError) {
