@@ -4,7 +4,7 @@ import type { FileCheckpointStore } from './file-store';
 import { isExists, isNotFound, joinPath } from './fs-port';
 import { encodeGroup, lastLineOf, readLine, scanJournal } from './journal-format';
 import type { ForkPoint, ForkRecord, StoredRecord } from './records';
-import { readStateFile, writeStateFile } from './run-files';
+import { readStateFile, STATE, stateFileBytes } from './run-files';
 import { stampRecords } from './stamp';
 
 // Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
@@ -71,11 +71,9 @@ export async function forkFileRun(store: FileCheckpointStore, parentId: string, 
   const bytes = encodeGroup(stamped);
   await store.ensureRoot();
   await store.fs.mkdirp(dir);
-  await store.fs.syncDir(store.runsDir);
   await writeNewFile(store.fs, journal, bytes).catch((error: unknown) =>
     Promise.reject(isExists(error) ? new StoreError(`run ${fork.runId} already exists`, 'invalid', journal) : error),
   );
-  await store.fs.syncDir(dir);
   const summary = {
     runId: fork.runId,
     task: end.task,
@@ -85,8 +83,21 @@ export async function forkFileRun(store: FileCheckpointStore, parentId: string, 
     steps: fork.step - 1,
     parent: { runId: parentId, step: fork.step },
   };
-  await writeStateFile(store.fs, dir, { ...summary, lastSeq: end.seq + 1, journalBytes: bytes.length });
+  // state.json is a listing cache (the journal is the truth): written unsynced, its name made durable
+  // with the journal's by the one fsync of the folder. A state file lost to a power cut lists the fork from its journal.
+  await writeUnsynced(store, joinPath(dir, STATE), stateFileBytes({ ...summary, lastSeq: end.seq + 1, journalBytes: bytes.length }));
+  await store.fs.syncDir(dir);
+  await store.fs.syncDir(store.runsDir);
   return { ...summary, leased: false };
+}
+
+async function writeUnsynced(store: FileCheckpointStore, path: string, bytes: Uint8Array): Promise<void> {
+  const handle = await store.fs.openExclusive(path);
+  try {
+    await store.fs.write(handle, bytes);
+  } finally {
+    await store.fs.close(handle);
+  }
 }
 
 /** The parent's records a fork stands on, its own parents' first; checked against the fork's pointer. */

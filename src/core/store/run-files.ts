@@ -8,7 +8,7 @@ import { FORMAT_VERSION, RunStatus } from './records';
 export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export const JOURNAL = 'journal.jsonl';
-const STATE = 'state.json';
+export const STATE = 'state.json';
 const DAMAGE = 'damage.json';
 
 /** state.json: enough to list a run without reading its journal. The journal stays the truth. */
@@ -71,8 +71,12 @@ export function stateFileOf(
   };
 }
 
+export function stateFileBytes(state: Omit<RunStateFile, 'v'>): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ v: FORMAT_VERSION, ...state }));
+}
+
 export async function writeStateFile(fs: StoreFs, runDir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {
-  await replaceFileAtomic(fs, runDir, STATE, JSON.stringify({ v: FORMAT_VERSION, ...state }));
+  await replaceFileAtomic(fs, runDir, STATE, stateFileBytes(state));
 }
 
 export async function readDamageFile(fs: StoreFs, runDir: string): Promise<DamageFile | null> {
