@@ -5,7 +5,7 @@ import { parseCli, UsageError } from '../../../src/host/cli/args';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { assertEveryRequestPairs } from '../../support/pairing';
+import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, byTurn, reply, tempDir, toolUse } from '../runtime/harness';
 
 describe('headless CLI: fork and continue', function () {
@@ -79,7 +79,7 @@ describe('headless CLI: fork and continue', function () {
         '--quiet',
       ]);
       assert.equal(more.code, 0, more.stderr);
-      assertEveryRequestPairs(fake);
+      assertEveryRequestValid(fake);
       const state = await openFileStore(store).readRun(forked.runId);
       assert.equal(state.budget.maxTurns, 60, 'the raise the person chose is recorded');
       assert.equal((await openFileStore(store).readRun(parent!.runId)).status, 'completed');

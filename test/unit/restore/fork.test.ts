@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { silentLog } from '../../../src/core/ports';
 import { RestoreActions } from '../../../src/host/vscode/restore-actions';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
-import { assertEveryRequestPairs } from '../../support/pairing';
+import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, byTurn, harness, readText, reply, requestMessages, SETTINGS, toolUse, type Harness } from '../runtime/harness';
 
 // Forks through the runtime: the parent stays, the fork goes on from the start of its step, and
@@ -46,7 +46,7 @@ for (const kind of ['memory', 'file'] as const) {
       const resumed = await h.runtime().resume(fork.runId);
       assert.equal(resumed.status, 'completed', resumed.reason);
       assert.match(lastText(h, first), /a\.txt: changed by the agent after step 1 on another branch/);
-      assertEveryRequestPairs(h.fake);
+      assertEveryRequestValid(h.fake);
       assert.deepEqual(await h.store.readRecords(done.runId), parentBefore);
       assert.equal((await h.store.readRun(fork.runId)).run.parent?.runId, done.runId);
     });
@@ -63,7 +63,7 @@ for (const kind of ['memory', 'file'] as const) {
       await h.runtime().continue(fork.runId, 'try another way', new AbortController().signal, { moreTurns: 5 });
       assert.match(lastText(h, first), /a\.txt: restored to the start of step 2/);
       assert.match(lastText(h, first), /try another way/);
-      assertEveryRequestPairs(h.fake);
+      assertEveryRequestValid(h.fake);
       // The fork edited a.txt again: undoing the parent's rollback leaves it alone rather than overwrite that.
       const undo = await restore.undoLastRestore(done.runId);
       assert.deepEqual(undo?.written, []);

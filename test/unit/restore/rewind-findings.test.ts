@@ -4,7 +4,7 @@ import { ResumeError } from '../../../src/core/runtime/errors';
 import { RestoreActions } from '../../../src/host/vscode/restore-actions';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { buildRunView } from '../../../src/protocol/build';
-import { assertEveryRequestPairs } from '../../support/pairing';
+import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, byTurn, harness, readText, reply, requestMessages, SETTINGS, toolUse, type Harness } from '../runtime/harness';
 
 // The six findings of issue 31, each as it was met: a restore, then a way on (a new instruction,
@@ -72,13 +72,13 @@ describe('rewind: the findings of issue 31', () => {
       .continue(fork.runId, 'now something else', never(), { moreTurns: 5 })
       .catch((error: unknown) => error);
     if (outcome instanceof ResumeError) assert.match(outcome.message, /resume it first/);
-    assertEveryRequestPairs(h.fake);
+    assertEveryRequestValid(h.fake);
     const resumed = await h.runtime().resume(fork.runId);
     assert.equal(resumed.status, 'completed', resumed.reason);
-    assertEveryRequestPairs(h.fake);
+    assertEveryRequestValid(h.fake);
     const again = await h.runtime().continue(fork.runId, 'now something else', never(), { moreTurns: 5 });
     assert.equal(again.status, 'completed', again.reason);
-    assertEveryRequestPairs(h.fake);
+    assertEveryRequestValid(h.fake);
     assert.equal((await h.store.readRun(done.runId)).status, 'completed', 'the parent stays as it was');
   });
 
@@ -96,7 +96,7 @@ describe('rewind: the findings of issue 31', () => {
     assert.equal(readText(h.root, 'a.txt'), 'two\n', 'the edit was made again');
     const sent = requestMessages(h.fake, h.fake.requests.length - 1);
     assert.doesNotMatch(JSON.stringify(sent), /do not repeat them/);
-    assertEveryRequestPairs(h.fake);
+    assertEveryRequestValid(h.fake);
   });
 
   it('a rolled-back file is named to the model on the next request, after Resume and after a new instruction', async () => {
@@ -130,7 +130,7 @@ describe('rewind: the findings of issue 31', () => {
     await h.runtime().resume(paused.runId, never(), { raise: { maxTurns: 5 } });
     const last = requestMessages(h.fake, h.fake.requests.length - 1).at(-1);
     assert.match(textOf(last), /a\.txt: a hunk of the agent's change was undone by the person/);
-    assertEveryRequestPairs(h.fake);
+    assertEveryRequestValid(h.fake);
   });
 
   it('undo of a "both" restore puts the files back as well as the session', async () => {
@@ -173,6 +173,6 @@ describe('rewind: the findings of issue 31', () => {
     );
     const resumed = await h.runtime().resume(fork!.runId);
     assert.equal(resumed.status, 'completed', resumed.reason);
-    assertEveryRequestPairs(h.fake);
+    assertEveryRequestValid(h.fake);
   });
 });
