@@ -81,3 +81,16 @@ export function raiseRecords(budget: Budget, raise: LimitRaise): NewRecord[] {
     { type: 'budget', budget: { ...budget, ...defined } },
   ];
 }
+
+/**
+ * The raise a person typed for a limit the run stopped at ("Raise to ..."): the new limit, above
+ * the one reached; a message saying what is wrong otherwise.
+ */
+export function raiseTo(limit: { kind: 'turns' | 'tokens' | 'cost'; max: number }, text: string): LimitRaise | string {
+  const value = Number(text.trim().replace(/^\$/, ''));
+  const whole = limit.kind !== 'cost';
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value)))
+    return whole ? 'a whole number, please' : 'an amount in US dollars, please';
+  if (value <= limit.max) return `more than the limit reached (${limit.max}), please`;
+  return limit.kind === 'turns' ? { maxTurns: value } : limit.kind === 'tokens' ? { maxTokens: value } : { maxCostUsd: value };
+}
