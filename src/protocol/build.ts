@@ -303,6 +303,7 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
     active,
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
+  if (state.run.parent) header.parent = { runId: state.run.parent.runId, step: state.run.parent.step };
   if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   return header;

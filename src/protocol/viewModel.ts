@@ -91,6 +91,8 @@ export const RunHolder = z.object({
 
 export const RunHeader = z.object({
   runId: z.string().min(1),
+  /** A fork: the run and step it was forked from. */
+  parent: z.object({ runId: z.string().min(1), step: z.number().int().positive() }).optional(),
   task: z.string(),
   status: RunStatus,
   statusReason: z.string().optional(),

@@ -75,6 +75,12 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       if (outcome) notice('info', outcome.message);
       return;
     }
+    case 'fork': {
+      if (!row.step || row.step.stepId < 1) return;
+      const outcome = await rpc.request('fork', { runId, step: row.step.stepId });
+      notice('info', outcome.message);
+      return;
+    }
     case 'openDiff':
     case 'accept':
     case 'rollback': {

@@ -50,6 +50,8 @@ export interface TimelineBackend {
   rollbackPatch(runId: string, patchId: string, hunk?: number): Promise<RollbackResult>;
   /** Undoes the run's latest restore or rollback that is not undone yet. */
   undoLastRestore(runId: string): Promise<RestorePlan>;
+  /** A fork of the run from the start of `step` (files kept); returns the fork's run id. */
+  fork(runId: string, step: number): Promise<string>;
   resume(runId: string): Promise<void>;
   /** Takes a run over from another window (after the person confirms); false when they did not. */
   takeOver(runId: string): Promise<boolean>;

@@ -93,6 +93,13 @@ export class RequestHandler {
       }
       case 'undoLastRestore':
         return outcome(await backend.undoLastRestore(request.params.runId), 'Undo put back');
+      case 'fork': {
+        const runId = await backend.fork(request.params.runId, request.params.step);
+        return {
+          runId,
+          message: `Forked from the start of step ${request.params.step} as run ${runId}: resume it or give it an instruction.`,
+        };
+      }
       case 'resume':
         await backend.resume(request.params.runId);
         return { message: 'Run resumed.' };
