@@ -173,7 +173,8 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     const result = await this.s.restore.restoreCheckpoint(runId, checkpointId, mode);
     if (result.fork) this.changes.fire({ kind: 'runs' });
     this.afterAction(runId);
-    return withDropped(result.files ? result.files.plan.files.map(restoreFileOf) : []);
+    const plan = withDropped(result.files ? result.files.plan.files.map(restoreFileOf) : []);
+    return result.fork ? { ...plan, forkRunId: result.fork.runId } : plan;
   }
 
   async accept(runId: string, patchId: string): Promise<void> {

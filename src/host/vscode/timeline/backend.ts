@@ -20,6 +20,8 @@ export interface RestorePlan {
   readonly files: readonly RestoreFile[];
   /** Messages a session restore takes out of the active history. */
   readonly messagesDropped?: number;
+  /** A restore of the conversation (or both) went on in this fork; the run itself stays as it was. */
+  readonly forkRunId?: string;
 }
 
 export interface RollbackResult {

@@ -167,6 +167,9 @@ export class RequestHandler {
     const fresh = await this.deps.backend.restoreCheckpoint(params.runId, params.checkpointId, params.mode, { dryRun: true });
     if (filesKey(fresh) !== issued.files) throw new Error('Files changed since the preview: nothing was restored. Open the preview again.');
     const done = await this.deps.backend.restoreCheckpoint(params.runId, params.checkpointId, params.mode, { dryRun: false });
-    return outcome(done, 'Restored');
+    const restored = outcome(done, 'Restored');
+    if (done.forkRunId === undefined) return restored;
+    const fork = `The conversation goes on in a fork, run ${done.forkRunId}; this run stays as it was.`;
+    return { ...restored, message: params.mode === 'session' ? fork : `${restored.message} ${fork}` };
   }
 }
