@@ -73,7 +73,8 @@ interface CallContext {
   inputs: Map<string, unknown>;
   results: Map<string, string>;
   patchesByCall: Map<string, Patch[]>;
-  firstCheckpointOfCall: Map<string, string>;
+  /** By callId, the checkpoint right before the call's first save point (before it was approved or started). */
+  firstCheckpointOfCall: Map<string, CheckpointRecord>;
   live: ReadonlyMap<string, LiveState>;
 }
 
@@ -113,11 +114,20 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   if (entry.startedAt !== undefined && entry.finishedAt !== undefined) row.durationMs = Math.max(0, entry.finishedAt - entry.startedAt);
   const detail = entry.error ?? entry.reason;
   if (detail !== undefined) row.detail = detail;
-  const checkpointId = ctx.firstCheckpointOfCall.get(entry.callId);
-  if (checkpointId !== undefined) row.checkpointId = checkpointId;
+  const before = ctx.firstCheckpointOfCall.get(entry.callId);
+  if (before !== undefined) {
+    row.checkpointId = before.checkpointId;
+    row.restorePoint = pointBeforeCall(before, entry.stepId, entry.toolName);
+  }
   const effect = effectOf(entry);
   if (effect) row.effect = effect;
   return row;
+}
+
+/** Which point "before this call" is, in words: "after step 3's model reply, before read_file". */
+export function pointBeforeCall(before: CheckpointRecord, stepId: number, toolName: string): string {
+  if (before.label === 'after_model') return `after step ${stepId}'s model reply, before ${toolName}`;
+  return `in step ${stepId}, after the call before it, before ${toolName}`;
 }
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
@@ -202,9 +212,11 @@ export function buildSteps(source: StepSource, live: ReadonlyMap<string, LiveSta
   const checkpoints = source.checkpoints.slice(from);
   const prev = source.checkpoints[from - 1];
   const firstStep = checkpoints[0]?.stepId ?? Infinity;
-  const firstCheckpointOfCall = new Map<string, string>();
+  const firstCheckpointOfCall = new Map<string, CheckpointRecord>();
+  let before = prev;
   for (const c of checkpoints) {
-    if (c.callId !== undefined && !firstCheckpointOfCall.has(c.callId)) firstCheckpointOfCall.set(c.callId, c.checkpointId);
+    if (c.callId !== undefined && before !== undefined && !firstCheckpointOfCall.has(c.callId)) firstCheckpointOfCall.set(c.callId, before);
+    before = c;
   }
   const ctx: CallContext = {
     ...callWords(source, checkpoints, prev),
@@ -238,6 +250,7 @@ function stepRows(checkpoints: readonly CheckpointRecord[], prev: CheckpointReco
     steps.push({
       stepId,
       checkpointId: first.checkpointId,
+      restorePoint: `start of step ${stepId}`,
       label: last.label,
       at: first.at,
       endAt: last.at,
@@ -293,6 +306,7 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
     active,
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
+  if (state.run.parent) header.parent = { runId: state.run.parent.runId, step: state.run.parent.step };
   if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   const instructions = runInstructions(state.run);

@@ -42,8 +42,10 @@ export const CallRow = z.object({
   isError: z.boolean(),
   /** Error text or why the entry got its status. */
   detail: z.string().optional(),
-  /** The checkpoint right before this call (restore target), when there is one. */
+  /** The checkpoint right before this call was approved or started (restore target), when there is one. */
   checkpointId: z.string().optional(),
+  /** That point in words: "after step 3's model reply, before read_file". */
+  restorePoint: z.string().optional(),
   effect: EffectRow.optional(),
   patches: z.array(PatchRow),
   /** What the call did in words: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
@@ -56,8 +58,10 @@ export const CallRow = z.object({
 
 export const StepRow = z.object({
   stepId: z.number().int().nonnegative(),
-  /** The first checkpoint of the step: restoring it goes back to before the step. */
+  /** The first checkpoint of the step: restoring it (a fork) goes back to the start of the step. */
   checkpointId: z.string().min(1),
+  /** That point in words: "start of step 3". */
+  restorePoint: z.string().optional(),
   /** Label of the step's latest checkpoint (how far the step got). */
   label: CheckpointLabel,
   at: z.number(),
@@ -99,6 +103,8 @@ export const RunInstructions = z.object({
 
 export const RunHeader = z.object({
   runId: z.string().min(1),
+  /** A fork: the run and step it was forked from. */
+  parent: z.object({ runId: z.string().min(1), step: z.number().int().positive() }).optional(),
   task: z.string(),
   status: RunStatus,
   statusReason: z.string().optional(),

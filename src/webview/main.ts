@@ -69,9 +69,16 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       const checkpointId = row.kind === 'call' ? row.call?.checkpointId : row.step?.checkpointId;
       if (!checkpointId) return;
       const where =
-        row.kind === 'call' ? `before ${row.call!.toolName} (step ${row.step!.stepId})` : `the start of step ${row.step!.stepId}`;
+        (row.kind === 'call' ? row.call?.restorePoint : row.step?.restorePoint) ??
+        (row.kind === 'call' ? `before ${row.call!.toolName} (step ${row.step!.stepId})` : `start of step ${row.step!.stepId}`);
       const outcome = await openRestoreDialog(app, rpc, { runId, checkpointId, title: `Restore to ${where}` });
       if (outcome) notice('info', outcome.message);
+      return;
+    }
+    case 'fork': {
+      if (!row.step || row.step.stepId < 1) return;
+      const outcome = await rpc.request('fork', { runId, step: row.step.stepId });
+      notice('info', outcome.message);
       return;
     }
     case 'openDiff':

@@ -88,7 +88,25 @@ export class TimelineModel {
     return changed;
   }
 
+  /** Newest first, each run's forks right after it (newest first too): the run list is a tree of runs. */
   private sort(): void {
-    this.runs.sort((a, b) => b.header.createdAt - a.header.createdAt);
+    const newest = [...this.runs].sort((a, b) => b.header.createdAt - a.header.createdAt);
+    const present = new Set(newest.map((r) => r.header.runId));
+    const forksOf = new Map<string, typeof newest>();
+    for (const run of newest) {
+      const parent = run.header.parent?.runId;
+      if (parent !== undefined && present.has(parent)) forksOf.set(parent, [...(forksOf.get(parent) ?? []), run]);
+    }
+    const ordered: typeof newest = [];
+    const seen = new Set<string>();
+    const visit = (run: (typeof newest)[number]): void => {
+      if (seen.has(run.header.runId)) return;
+      seen.add(run.header.runId);
+      ordered.push(run);
+      for (const fork of forksOf.get(run.header.runId) ?? []) visit(fork);
+    };
+    for (const run of newest) if (run.header.parent === undefined || !present.has(run.header.parent.runId)) visit(run);
+    for (const run of newest) visit(run);
+    this.runs.splice(0, this.runs.length, ...ordered);
   }
 }

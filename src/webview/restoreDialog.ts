@@ -13,8 +13,8 @@ export interface RestoreTarget {
 
 const MODES: ReadonlyArray<{ mode: RestoreMode; text: string; title: string }> = [
   { mode: 'files', text: 'Files', title: 'Put the files the agent wrote back as they were at this checkpoint' },
-  { mode: 'session', text: 'Session', title: 'Take the conversation and run state back to this checkpoint; files stay' },
-  { mode: 'both', text: 'Both', title: 'Files and session' },
+  { mode: 'session', text: 'Session', title: 'Go on from this checkpoint in a fork (a new run); files stay, this run stays as it was' },
+  { mode: 'both', text: 'Both', title: 'Roll back the files (undoable), and go on from this checkpoint in a fork' },
 ];
 
 const ACTION_LOOK: Record<FileRestoreAction, { icon: string; tone: string; text: string }> = {
@@ -55,8 +55,8 @@ export function previewLines(preview: RestorePreview): HTMLElement[] {
         'li',
         'preview-line',
         dropped > 0
-          ? `${dropped} message(s) after this checkpoint leave the conversation (kept in the journal).`
-          : 'The conversation goes back to this checkpoint.',
+          ? `A fork goes on from here without the ${dropped} message(s) after this checkpoint; this run keeps them and stays resumable.`
+          : 'A fork goes on from this checkpoint; this run stays resumable.',
       ),
     );
   }

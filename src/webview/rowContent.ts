@@ -10,7 +10,7 @@ import type { FlatRow } from './tree';
 
 export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
 
-export type ActionId = 'restore' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
+export type ActionId = 'restore' | 'fork' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
 
 export interface RowAction {
   readonly id: ActionId;
@@ -101,10 +101,10 @@ function runContent(row: FlatRow, now: number): RowContent {
     spin: h.status === 'running' && !stopped,
     tone: look.tone,
     label: h.task.split('\n')[0] ?? '',
-    description: '',
+    description: h.parent ? `↳ fork at step ${h.parent.step}` : '',
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
     badges: [...(elsewhere ? ['other window'] : []), ...(review > 0 ? [`${review} to review`] : []), ...(writable ? [] : ['damaged'])],
-    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    title: `${h.task}${h.parent ? `\nFork of run ${h.parent.runId} from the start of step ${h.parent.step}` : ''}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }
@@ -163,7 +163,10 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   const step = streaming !== undefined && row.step!.text === undefined ? { ...row.step!, text: `${streaming}…` } : row.step!;
   const effects = step.calls.filter((c) => c.effect).length;
   const actions: RowAction[] = canRestore(row)
-    ? [{ id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` }]
+    ? [
+        { id: 'restore', icon: 'history', title: `Restore to the start of step ${step.stepId}…` },
+        ...(step.stepId > 0 ? [{ id: 'fork' as const, icon: 'repo-forked', title: `Fork from the start of step ${step.stepId}` }] : []),
+      ]
     : [];
   const look = stepLook(step, row.run.active);
   const facts = [`Step ${step.stepId}`, formatClock(step.at)];

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../src/core/ports';
 import {
   StoreError,
   type CheckpointStore,
+  type ForkRequest,
   type GcResult,
   type LeaseInfo,
   type RunState,
@@ -20,9 +21,9 @@ import {
   unknownProcess,
   type ProcessIdentity,
 } from '../../src/core/store/lease-policy';
-import { foldRecord, foldRecords, startFold, type FoldState } from '../../src/core/store/fold';
+import { foldInSlices, foldRecord, foldRecords, startFold, type FoldState } from '../../src/core/store/fold';
 import type { NewRecord, RunRecord, StoredRecord } from '../../src/core/store/records';
-import { blobRefs } from '../../src/core/store/refs';
+import { blobRefs, runRefs } from '../../src/core/store/refs';
 import { planRetention, type RetentionPolicy } from '../../src/core/store/retention';
 import { resumeStateOf, type ResumeState } from '../../src/core/store/resume-state';
 import { stampRecords } from '../../src/core/store/stamp';
@@ -30,7 +31,10 @@ import { stampRecords } from '../../src/core/store/stamp';
 export type MemoryStoreOptions = Pick<FileStoreOptions, 'clock' | 'leaseTimeoutMs' | 'process' | 'blobGraceMs'>;
 
 interface MemoryRun {
+  /** Its own records (a fork's begin with its `fork` record). */
   readonly records: StoredRecord[];
+  /** A fork: the parent's records up to the one it stands on come first. */
+  readonly parent?: { readonly run: MemoryRun; readonly seq: number };
   bytes: number;
   /** The run's state, folded as records are appended. */
   readonly fold: FoldState;
@@ -78,7 +82,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async readRun(runId: string, options?: { atCheckpoint?: string }): Promise<RunState> {
-    return foldRecords(this.runOf(runId).records, options);
+    return foldRecords(recordsOf(this.runOf(runId)), options);
   }
 
   async readResumeState(runId: string): Promise<ResumeState> {
@@ -86,18 +90,46 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async readRecords(runId: string): Promise<readonly StoredRecord[]> {
-    return [...this.runOf(runId).records];
+    return recordsOf(this.runOf(runId));
+  }
+
+  async forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary> {
+    const parent = this.runOf(parentId);
+    if (this.runs.has(fork.runId)) throw new StoreError(`run ${fork.runId} already exists`, 'invalid');
+    if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > parent.fold.stepId)
+      throw new StoreError(`run ${parentId} has no step ${fork.step} to fork from (it has ${parent.fold.stepId})`, 'invalid');
+    const now = this.clock.now();
+    const seq = parent.fold.lastSeq;
+    const point = {
+      runId: parentId,
+      step: fork.step,
+      seq,
+      files: fork.files,
+      ...(fork.checkpointId ? { checkpointId: fork.checkpointId } : {}),
+    };
+    const [record] = stampRecords([{ type: 'fork', runId: fork.runId, createdAt: now, parent: point }], seq + 1, now);
+    const run: MemoryRun = {
+      records: [record!],
+      parent: { run: parent, seq },
+      bytes: JSON.stringify(record).length + 1,
+      fold: await foldInSlices([...recordsOf(parent).slice(0, seq), record!], undefined),
+      updatedAt: now,
+      lease: null,
+    };
+    this.runs.set(fork.runId, run);
+    return (await this.listRuns()).find((s) => s.runId === fork.runId)!;
   }
 
   async listRuns(): Promise<readonly RunSummary[]> {
     const now = this.clock.now();
     return [...this.runs.entries()].map(([runId, run]) => {
-      const first = run.records[0] as RunRecord;
+      const first = run.fold.run;
       const leased = this.isLive(run.lease, now);
       return {
         runId,
         task: first.task,
         createdAt: first.createdAt,
+        ...(first.parent ? { parent: { runId: first.parent.runId, step: first.parent.step } } : {}),
         status: run.fold.status,
         updatedAt: run.updatedAt,
         steps: run.fold.stepId,
@@ -122,19 +154,21 @@ export class MemoryCheckpointStore implements CheckpointStore {
   async verify(runId: string): Promise<VerifyReport> {
     const run = this.runOf(runId);
     const missing = new Set<string>();
-    for (const record of run.records) for (const hash of blobRefs(record)) if (!this.blobs.has(hash)) missing.add(hash);
+    for (const record of recordsOf(run)) for (const hash of blobRefs(record)) if (!this.blobs.has(hash)) missing.add(hash);
     return { runId, ok: missing.size === 0, records: run.records.length, missingBlobs: [...missing] };
   }
 
   async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
     const now = this.clock.now();
+    // A run a fork stands on stays while the fork does (the one list of run references, refs.ts).
+    const standOn = new Set([...this.runs.values()].flatMap((run) => recordsOf(run).flatMap(runRefs)));
     const usage = [...this.runs.entries()].map(([runId, run]) => ({
       runId,
       status: run.fold.status,
       updatedAt: run.updatedAt,
       bytes: run.bytes,
-      protected: this.isLive(run.lease, now),
-      blobs: new Set(run.records.flatMap(blobRefs)),
+      protected: this.isLive(run.lease, now) || standOn.has(runId),
+      blobs: new Set(recordsOf(run).flatMap(blobRefs)),
     }));
     const sizes = new Map([...this.blobs.entries()].map(([hash, blob]) => [hash, blob.bytes.length]));
     const removedRuns = planRetention(usage, sizes, policy);
@@ -193,16 +227,24 @@ export class MemoryCheckpointStore implements CheckpointStore {
   private appendTo(run: MemoryRun, records: readonly NewRecord[]): StoredRecord[] {
     const now = this.clock.now();
     if (leaseNeedsRenewal(run.lease!, now, this.leaseTimeoutMs)) run.lease = { ...run.lease!, renewedAt: now };
-    const stamped = stampRecords(records, run.records.length + 1, now);
+    const stamped = stampRecords(records, run.fold.lastSeq + 1, now);
     for (const hash of stamped.flatMap(blobRefs)) {
       if (!this.blobs.has(hash)) throw new StoreError(`record names blob ${hash} that is not in the store`, 'invalid');
     }
+    // A fork's branch records need the parent's records before its own.
+    const journal = run.parent ? recordsOf(run) : run.records;
     for (const record of stamped) {
-      foldRecord(run.fold, record, { records: run.records });
+      foldRecord(run.fold, record, { records: journal });
+      if (journal !== run.records) journal.push(record);
       run.records.push(record);
       run.bytes += JSON.stringify(record).length + 1;
     }
     run.updatedAt = now;
     return stamped;
   }
+}
+
+/** A run's records; a fork's begin with its parent's, up to the one it stands on. */
+function recordsOf(run: MemoryRun): StoredRecord[] {
+  return run.parent ? [...recordsOf(run.parent.run).slice(0, run.parent.seq), ...run.records] : [...run.records];
 }

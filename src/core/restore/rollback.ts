@@ -136,7 +136,7 @@ export function restoreRecord(
   kind: RestoreRecord['kind'],
   files: RestoreRecord['files'],
   patchIds: string[],
-  extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId'>> = {},
+  extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId' | 'withRestore' | 'step'>> = {},
 ): RestoreRecord {
   return { v: 1, at: deps.clock.now(), type: 'restore', restoreId: deps.newId(), kind, files, patchIds, ...extra };
 }
@@ -173,7 +173,8 @@ export async function rollbackFiles(
   let restore: RestoreRecord | undefined;
   if (toWrite.length > 0) {
     const patchIds = toWrite.flatMap((w) => w.plan.patches.filter((p) => p.status === 'revert').map((p) => p.patchId));
-    restore = restoreRecord(deps, 'rollback_files', await restoreFiles(deps, toWrite), patchIds);
+    const step = target.kind === 'checkpoint' ? run.allCheckpoints.find((c) => c.checkpointId === target.checkpointId)?.stepId : undefined;
+    restore = restoreRecord(deps, 'rollback_files', await restoreFiles(deps, toWrite), patchIds, step === undefined ? {} : { step });
     await deps.journal.append([toNew(restore)]);
   }
   const { written, failed } = await writeFiles(deps, toWrite);

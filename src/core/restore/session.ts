@@ -87,10 +87,11 @@ export async function restoreSession(
   records: readonly StoredRecord[],
   state: Pick<RunState, 'ledger'>,
   checkpointId: string,
+  withRestore?: string,
 ): Promise<SessionRestoreResult> {
   const branchId = deps.newId();
   const plan = planSessionRestore(records, state, checkpointId, branchId);
-  const restore = restoreRecord(deps, 'restore_session', [], [], { branchId });
+  const restore = restoreRecord(deps, 'restore_session', [], [], { branchId, ...(withRestore === undefined ? {} : { withRestore }) });
   const notes: NewRecord[] = plan.effects.map((e) => ({
     type: 'note',
     kind: 'warning',
@@ -135,7 +136,7 @@ export async function compensateExternalAction(
   return result;
 }
 
-/** Restore of "both": the files of the checkpoint (rollback_files), then the session. */
+/** Restore of "both": the files of the checkpoint (rollback_files), then the session, linked so that one undo undoes both. */
 export async function restoreBoth(
   deps: RestoreDeps,
   records: readonly StoredRecord[],
@@ -144,6 +145,6 @@ export async function restoreBoth(
   options: Omit<RollbackOptions, 'dryRun'> = {},
 ): Promise<{ files: RollbackResult; session: SessionRestoreResult }> {
   const files = await rollbackFiles(deps, state, { kind: 'checkpoint', checkpointId }, options);
-  const session = await restoreSession(deps, records, state, checkpointId);
+  const session = await restoreSession(deps, records, state, checkpointId, files.restore?.restoreId);
   return { files, session };
 }

@@ -72,8 +72,15 @@ export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord):
   return { restore: undo, written, conflicts: [...conflicts, ...failed] };
 }
 
-/** Undo of any restore: a session branch goes back to the head it left; files get their exact bytes back. */
+/**
+ * Undo of any restore: a session branch goes back to the head it left; files get their exact
+ * bytes back; a restore of both does both (the files first, so a conflict leaves the session too).
+ */
 export async function undoRestore(deps: RestoreDeps, records: readonly StoredRecord[], record: RestoreRecord): Promise<UndoResult> {
-  if (record.branchId !== undefined) return { restore: await undoSessionRestore(deps, records, record), written: [], conflicts: [] };
-  return undoFileRestore(deps, record);
+  if (record.branchId === undefined) return undoFileRestore(deps, record);
+  const paired =
+    record.withRestore === undefined ? undefined : records.find((r) => r.type === 'restore' && r.restoreId === record.withRestore);
+  const files = paired?.type === 'restore' ? await undoFileRestore(deps, paired) : undefined;
+  const restore = await undoSessionRestore(deps, records, record);
+  return { restore, written: files?.written ?? [], conflicts: files?.conflicts ?? [] };
 }

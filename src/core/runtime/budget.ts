@@ -95,3 +95,16 @@ export function costLimitWarning(settings: RunSettings, priced: boolean): string
       : 'the turn limit still applies (a token limit would bound it too)';
   return `the cost limit ($${settings.maxCostUsd.toFixed(2)}) cannot be enforced for model ${settings.model}: its price is unknown, so its calls count as $0; ${other}`;
 }
+
+/**
+ * The raise a person typed for a limit the run stopped at ("Raise to ..."): the new limit, above
+ * the one reached; a message saying what is wrong otherwise.
+ */
+export function raiseTo(limit: { kind: 'turns' | 'tokens' | 'cost'; max: number }, text: string): LimitRaise | string {
+  const value = Number(text.trim().replace(/^\$/, ''));
+  const whole = limit.kind !== 'cost';
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value)))
+    return whole ? 'a whole number, please' : 'an amount in US dollars, please';
+  if (value <= limit.max) return `more than the limit reached (${limit.max}), please`;
+  return limit.kind === 'turns' ? { maxTurns: value } : limit.kind === 'tokens' ? { maxTokens: value } : { maxCostUsd: value };
+}

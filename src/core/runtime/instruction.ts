@@ -8,6 +8,7 @@ import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { loopSteps, runGuarded } from './loop';
 import { instructionChangeNote, instructionChanges } from './project-instructions';
+import { fileChangesNote } from './recovery-note';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 
@@ -16,8 +17,20 @@ import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 // limit the run had reached is raised by a stated amount first. Then the loop goes on.
 
 export interface ContinueOptions {
-  /** Turns added when the run had reached its turn limit. */
+  /** Turns added when the run had reached its turn limit (and no raise was given). */
   readonly moreTurns: number;
+  /** Limits the person chose (recorded with the instruction); instead of the automatic raise. */
+  readonly raise?: LimitRaise;
+}
+
+/** The person's raise as records, or a ResumeError when it does not raise. */
+function chosenRaise(runId: string, budget: Budget, raise: LimitRaise | undefined): NewRecord[] {
+  if (!raise) return [];
+  try {
+    return raiseRecords(budget, raise);
+  } catch (error) {
+    throw new ResumeError(`run ${runId}: ${(error as Error).message}; nothing was changed`, 'invalid');
+  }
 }
 
 /** Token and cost limits grow by half when reached. */
@@ -76,9 +89,11 @@ export async function continueWithInstruction(
     if (refused !== undefined)
       throw new ResumeError(`run ${runId} cannot take a new instruction: ${refused}; nothing was changed`, 'invalid');
     const session = new RunSession(deps, writer, state.run, emit, state);
-    const limit = raiseFor(session.budget, request.options.moreTurns);
+    const chosen = chosenRaise(runId, session.budget, request.options.raise);
+    const limit = chosen.length > 0 ? undefined : raiseFor(session.budget, request.options.moreTurns);
     const after = state.status as InstructionRecord['after'];
     const records: NewRecord[] = [
+      ...chosen,
       ...(limit ? raiseRecords(session.budget, limit.raise) : []),
       { type: 'instruction', text, after, ...(limit ? { raised: limit.raised } : {}) },
       ...(limit
@@ -86,11 +101,16 @@ export async function continueWithInstruction(
         : []),
       { type: 'status', status: 'running', reason: 'new instruction' },
     ];
-    const changed = instructionChangeNote(await instructionChanges(deps.workspace, state.run.prompt));
-    const content = [{ type: 'text' as const, text }, ...(changed !== undefined ? [{ type: 'text' as const, text: changed }] : [])];
+    const instructionsChanged = instructionChangeNote(await instructionChanges(deps.workspace, state.run.prompt));
     session.stepId += 1;
     const env: CallEnv = { session, tools, signal, truncated: new Set() };
     return await runGuarded(session, signal, async () => {
+      const filesChanged = fileChangesNote(state.fileChanges ?? []);
+      const content = [
+        ...(filesChanged ? [{ type: 'text' as const, text: filesChanged }] : []),
+        { type: 'text' as const, text },
+        ...(instructionsChanged !== undefined ? [{ type: 'text' as const, text: instructionsChanged }] : []),
+      ];
       await session.save('instruction', [...records, session.messageRecord({ role: 'user', content })]);
       return loopSteps(env);
     });

@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '../ledger/schema';
 import type { LiveState, Patch } from '../patches/schema';
-import { EARLIER_EFFECTS } from '../store/resume-state';
+import { EARLIER_EFFECTS, type FileChange } from '../store/resume-state';
 import { instructionChangeNote } from './project-instructions';
 import type { CallReport } from './reconcile';
 
@@ -31,6 +31,24 @@ export interface RecoveryFacts {
   readonly files: readonly PatchLiveState[];
   /** Project instruction files changed since the run started, one line each (project-instructions.ts). */
   readonly instructionChanges?: readonly string[];
+  /** Files restored, rolled back or undone since the model's last request. */
+  readonly fileChanges?: readonly FileChange[];
+}
+
+export const FILE_CHANGES_MARKER = '[files changed]';
+
+/** The lines naming each file that changed under the model since it last saw it, and how. */
+export function fileChangeLines(changes: readonly FileChange[]): string[] {
+  if (changes.length === 0) return [];
+  return [
+    'Files that changed since you last saw them (what you read or wrote before may no longer hold; read them again before relying on it):',
+    ...changes.map((c) => `- ${c.path}: ${c.what}`),
+  ];
+}
+
+/** The note that goes with a new instruction when files changed since the model's last request. */
+export function fileChangesNote(changes: readonly FileChange[]): string | undefined {
+  return changes.length === 0 ? undefined : [FILE_CHANGES_MARKER, ...fileChangeLines(changes)].join('\n');
 }
 
 const MUST_NOT_REPEAT = new Set(['reused', 'applied_before', 'marked_done']);
@@ -78,7 +96,9 @@ export function recoveryNote(facts: RecoveryFacts): string {
     lines.push('Earlier calls with external effects that completed; do not repeat them:');
     for (const e of earlier) lines.push(`- ${e.toolName} ${e.callId} (step ${e.stepId})`);
   }
-  const changed = changedByUser(facts.files);
+  lines.push(...fileChangeLines(facts.fileChanges ?? []));
+  const told = new Set((facts.fileChanges ?? []).map((c) => c.path));
+  const changed = changedByUser(facts.files.filter((f) => !told.has(f.patch.path)));
   if (changed.length > 0) {
     lines.push('Files changed by someone else since the agent wrote them (read them again before editing):');
     for (const line of changed) lines.push(`- ${line}`);

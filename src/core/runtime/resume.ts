@@ -135,7 +135,7 @@ async function continueRun(env: CallEnv, state: ResumeState): Promise<RunOutcome
     if (!dangling && stopReason === 'pause_turn') return loopSteps(env);
     const outcome = await continueAfterAnswer(env, last, stopReason, dangling ? note : undefined);
     if (outcome !== null) return outcome;
-  } else if (!isNoteOnly(last) && limitReached(session.budget) === null) {
+  } else if ((!isNoteOnly(last) || (state.fileChanges?.length ?? 0) > 0) && limitReached(session.budget) === null) {
     await session.commit([session.messageRecord({ role: 'user', content: [{ type: 'text', text: note([]) }] })]);
   }
   return loopSteps(env);
@@ -158,5 +158,6 @@ async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilde
       earlierEffects: earlierEffects(state.ledger, lastCompletedStep),
       files,
       instructionChanges: instructions,
+      fileChanges: state.fileChanges ?? [],
     });
 }

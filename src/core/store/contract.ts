@@ -1,5 +1,5 @@
 import type { MessageParam } from '../model/messages';
-import type { CheckpointRecord, NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
+import type { CheckpointRecord, ForkPoint, NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
 import type { LeaseInfo } from './lease-policy';
 import type { RetentionPolicy } from './retention';
 import type { ResumeState } from './resume-state';
@@ -50,6 +50,16 @@ export interface RunSummary {
   readonly holder?: LeaseInfo;
   /** True when that holder is this very process (a writer of this window), false for another one. */
   readonly heldHere?: boolean;
+  /** A fork: the run and step it was forked from. */
+  readonly parent?: { readonly runId: string; readonly step: number };
+}
+
+/** A fork to start: its id, the parent's step it starts at (or a checkpoint inside that step), and what was done to the files. */
+export interface ForkRequest {
+  readonly runId: string;
+  readonly step: number;
+  readonly checkpointId?: string;
+  readonly files: ForkPoint['files'];
 }
 
 export interface VerifyReport {
@@ -118,7 +128,15 @@ export interface CheckpointStore {
    * what it reads throws StoreError('damaged'), as readRun does.
    */
   readResumeState(runId: string): Promise<ResumeState>;
+  /** A run's records, a fork's beginning with the parent's records it stands on. */
   readRecords(runId: string): Promise<readonly StoredRecord[]>;
+  /**
+   * Starts a fork of `parentId`: a new run (paused) whose history is the parent's up to the start
+   * of `fork.step`. It writes only the fork's first record, pointing at the parent's journal as it
+   * is now (its last record, and in a file store that line's end and checksum) and its blobs: O(1)
+   * in the parent's length. The parent is not written. Throws not_found / invalid.
+   */
+  forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary>;
   listRuns(): Promise<readonly RunSummary[]>;
   putBlob(bytes: Uint8Array): Promise<string>;
   getBlob(hash: string): Promise<Uint8Array>;

@@ -3,7 +3,7 @@ import { acquireLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
 import { isNotFound, joinPath, readdirOrEmpty } from './fs-port';
 import { newHolderId } from './lease-policy';
-import { blobRefs } from './refs';
+import { blobRefs, runRefs } from './refs';
 import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
 import { JOURNAL } from './run-files';
 
@@ -14,22 +14,40 @@ async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ n
   return { names, bytes };
 }
 
-/** What one run uses (null: no journal). A run whose journal cannot be read is protected, and its blob references are unknown. */
-async function usageOf(store: FileCheckpointStore, runId: string, summary: RunSummary | undefined): Promise<RunUsage | null> {
+/**
+ * What one run uses (null: no journal), with the runs it stands on (a fork's parents). A run whose
+ * journal cannot be read is protected, and its blob references are unknown.
+ */
+async function usageOf(
+  store: FileCheckpointStore,
+  runId: string,
+  summary: RunSummary | undefined,
+): Promise<(RunUsage & { standsOn: string[] }) | null> {
   const dir = store.runDir(runId);
   if (!(await store.fs.stat(joinPath(dir, JOURNAL)))) return null;
   const { bytes } = await folderBytes(store, dir);
-  const blobs = await blobsOf(store, runId).catch(() => null);
-  const removable = summary !== undefined && blobs !== null && !summary.leased && summary.damaged === undefined;
-  return { runId, status: summary?.status ?? 'interrupted', updatedAt: summary?.updatedAt ?? 0, bytes, protected: !removable, blobs };
+  const refs = await refsOf(store, runId).catch(() => null);
+  const removable = summary !== undefined && refs !== null && !summary.leased && summary.damaged === undefined;
+  const status = summary?.status ?? 'interrupted';
+  return {
+    runId,
+    status,
+    updatedAt: summary?.updatedAt ?? 0,
+    bytes,
+    protected: !removable,
+    blobs: refs?.blobs ?? null,
+    standsOn: refs?.runs ?? [],
+  };
 }
 
 /**
- * Every blob a run's journal names. Its snapshots name no other: a snapshot is the fold of
- * records the journal holds (written once they are durable), so its blobs are theirs.
+ * Every blob a run's journal names (a fork's: its parents' records it stands on too), and the runs
+ * it stands on. Its snapshots name no other blob: a snapshot is the fold of records the journal
+ * holds (written once they are durable), so its blobs are theirs.
  */
-async function blobsOf(store: FileCheckpointStore, runId: string): Promise<Set<string>> {
-  return new Set((await store.readRecords(runId)).flatMap(blobRefs));
+async function refsOf(store: FileCheckpointStore, runId: string): Promise<{ blobs: Set<string>; runs: string[] }> {
+  const records = await store.readRecords(runId);
+  return { blobs: new Set(records.flatMap(blobRefs)), runs: records.flatMap(runRefs) };
 }
 
 /** Removes a run folder while holding its lease, journal first, so a half-removed run is never listed. */
@@ -50,13 +68,17 @@ async function removeRun(store: FileCheckpointStore, runId: string): Promise<num
 export async function collectFileGarbage(store: FileCheckpointStore, policy: RetentionPolicy): Promise<GcResult> {
   const names = await readdirOrEmpty(store.fs, store.runsDir);
   const summaries = new Map((await store.listRuns()).map((s) => [s.runId, s]));
-  const usages: RunUsage[] = [];
+  let usages: RunUsage[] = [];
+  const standOn = new Set<string>();
   let allRefsKnown = true;
   for (const name of names) {
     const usage = await usageOf(store, name, summaries.get(name)).catch(() => undefined);
     if (usage) usages.push(usage);
+    usage?.standsOn.forEach((runId) => standOn.add(runId));
     if (usage === undefined || usage?.blobs === null) allRefsKnown = false; // its blobs may be named
   }
+  // A run a fork stands on stays while the fork does.
+  usages = usages.map((usage) => (standOn.has(usage.runId) ? { ...usage, protected: true } : usage));
   const blobs = await store.blobs.list();
   const result: GcResult = { removedRuns: [], removedBlobs: 0, freedBytes: 0 };
   for (const runId of planRetention(usages, new Map(blobs.map((b) => [b.hash, b.size])), policy)) {

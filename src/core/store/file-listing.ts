@@ -30,13 +30,35 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
   const state = await readStateFile(store.fs, dir);
   const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
   if (state) {
-    const { task, createdAt, status, updatedAt, steps } = state;
-    return { runId, task, createdAt, status, updatedAt, steps, leased, ...holder, ...(damaged ? { damaged } : {}) };
+    const { task, createdAt, status, updatedAt, steps, parent } = state;
+    return {
+      runId,
+      task,
+      createdAt,
+      status,
+      updatedAt,
+      steps,
+      leased,
+      ...holder,
+      ...(parent ? { parent } : {}),
+      ...(damaged ? { damaged } : {}),
+    };
   }
   try {
     // No state file to list it by: its newest snapshot and the journal after it tell the same.
     const { run, status, stepId: steps, latestCheckpoint } = await store.readResumeState(runId);
-    return { runId, task: run.task, createdAt: run.createdAt, status, updatedAt: latestCheckpoint?.at ?? run.at, steps, leased, ...holder };
+    const parent = run.parent && { parent: { runId: run.parent.runId, step: run.parent.step } };
+    return {
+      runId,
+      task: run.task,
+      createdAt: run.createdAt,
+      status,
+      updatedAt: latestCheckpoint?.at ?? run.at,
+      steps,
+      leased,
+      ...holder,
+      ...parent,
+    };
   } catch (error) {
     return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };
   }

@@ -2,6 +2,7 @@ import { systemClock, type Clock, type Timers } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type ForkRequest,
   type GcResult,
   type JournalDamage,
   type LeaseInfo,
@@ -13,6 +14,7 @@ import {
   type VerifyReport,
 } from './contract';
 import { FileBlobs } from './file-blobs';
+import { firstSeqOf, forkFileRun, parentRecords } from './file-fork';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
@@ -201,13 +203,24 @@ export class FileCheckpointStore implements CheckpointStore {
     return (await this.checkedScan(runId, await this.scanJournalOf(runId))).records;
   }
 
-  /** @internal The whole journal of a run, scanned. Throws not_found when the run has no journal. */
+  /**
+   * @internal The whole journal of a run, scanned; a fork's records begin with the parent's it
+   * stands on (offsets stay those of its own file). Throws not_found when the run has no journal.
+   */
   async scanJournalOf(runId: string): Promise<JournalScan> {
     const journal = this.journalPath(runId);
     const bytes = await this.fs.readFile(journal).catch((error: unknown) => {
       throw isNotFound(error) ? new StoreError(`run ${runId} not found`, 'not_found', journal) : error;
     });
-    return scanJournal(bytes, { file: journal, migrations: this.migrations, readVersion: this.readVersion }, this.pause);
+    const read = { file: journal, migrations: this.migrations, readVersion: this.readVersion, firstSeq: firstSeqOf(bytes) };
+    const scan = await scanJournal(bytes, read, this.pause);
+    const first = scan.records[0];
+    if (first?.type !== 'fork' || scan.damage) return scan;
+    return { ...scan, records: [...(await parentRecords(this, first)), ...scan.records] };
+  }
+
+  async forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary> {
+    return forkFileRun(this, parentId, fork);
   }
 
   async listRuns(): Promise<readonly RunSummary[]> {
@@ -244,8 +257,10 @@ export class FileCheckpointStore implements CheckpointStore {
       throw damaged({ file: journal, ...scan.damage });
     }
     if (!whole) return scan;
-    const first = scan.records[0];
-    if (!first || first.type !== 'run') throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
+    // A fork's own first record is its `fork` record, after the parent's records.
+    const first = scan.records.find((r) => r.type === 'fork' && r.runId === runId) ?? scan.records[0];
+    if (!first || (first.type !== 'run' && first.type !== 'fork'))
+      throw new StoreError(`${journal} holds no complete run record`, 'damaged', journal, 0);
     // A journal copied or moved from another run's folder is not this run's.
     if (first.runId !== runId)
       throw new StoreError(`${journal} is the journal of run ${first.runId}, not of run ${runId}: refused`, 'invalid', journal, 0);
@@ -257,7 +272,8 @@ export class FileCheckpointStore implements CheckpointStore {
     await writeDamageFile(this.fs, this.runDir(runId), { file: this.journalPath(runId), ...damage, at: this.clock.now() });
   }
 
-  private async ensureRoot(): Promise<void> {
+  /** @internal */
+  async ensureRoot(): Promise<void> {
     if (this.rootReady) return;
     // The store folder itself is often new (VS Code's storageUri, the CLI's --store): its name must be durable too.
     await mkdirpDurable(this.fs, this.runsDir);

@@ -2,8 +2,8 @@ import type { LedgerEntry } from '../ledger/schema';
 import type { MessageParam } from '../model/messages';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
-import type { Budget, CheckpointRecord, StoredRecord } from './records';
-import type { ResumeState } from './resume-state';
+import type { Budget, CheckpointRecord, RestoreRecord, StoredRecord } from './records';
+import type { FileChange, ResumeState } from './resume-state';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
 
 // The one fold of records into a run's state. Every reader of a run folds with it: the full read
@@ -78,6 +78,8 @@ export function foldFromResumeState(state: ResumeState): FoldState {
 }
 
 function foldCheckpoint(state: FoldState, record: CheckpointRecord): void {
+  // The request after before_model carries the note naming the files that changed: told once.
+  if (record.label === 'before_model') state.fileChanges = undefined;
   state.status = record.status;
   state.statusReason = undefined;
   state.budget = record.budget;
@@ -143,6 +145,10 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       break;
     case 'restore':
       state.restores.push(record);
+      noteFileChanges(state, restoreChanges(record));
+      break;
+    case 'review':
+      if (record.decision === 'undo') noteFileChanges(state, reviewChanges(state, record.hunks));
       break;
     case 'budget':
       state.budget = record.budget;
@@ -162,7 +168,11 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       break;
     case 'branch':
       if (!journal) throw new BranchNeedsRecords();
-      branchTo(state, historyAt(journal, record.seq - 1, record.checkpointId), latestEntries(journal.records, record.seq - 1));
+      branchTo(state, historyAt(journal, record.seq - 1, record.checkpointId), latestEntries(journal.records, record.seq - 1), journal);
+      break;
+    case 'fork':
+      if (!journal) throw new BranchNeedsRecords();
+      forkAt(state, journal, record);
       break;
     default:
       break;
@@ -171,7 +181,10 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
   return state;
 }
 
-export type History = Pick<FoldState, 'messages' | 'ledger' | 'checkpoints' | 'stepId' | 'latestCheckpoint' | 'lastStopReason'>;
+export type History = Pick<
+  FoldState,
+  'messages' | 'ledger' | 'checkpoints' | 'stepId' | 'latestCheckpoint' | 'lastStopReason' | 'ended' | 'patchCount'
+>;
 
 function findCheckpoint(records: readonly StoredRecord[], checkpointId: string, end = records.length): number {
   for (let i = end - 1; i >= 0; i--) {
@@ -211,14 +224,126 @@ function latestEntries(records: readonly StoredRecord[], end: number): Map<strin
   return latest;
 }
 
-/** The active history goes back to `history`; the ledger keeps each call's latest entry. */
-function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string, LedgerEntry>): void {
+/** A call whose file writes were all rolled back: its effect is undone, so its later entry is not reused. */
+function undone(entry: LedgerEntry | undefined, patches: ReadonlyMap<string, Patch>): boolean {
+  const ids = entry?.patchIds ?? [];
+  return ids.length > 0 && ids.every((id) => patches.get(id)?.state === 'rolled_back');
+}
+
+/**
+ * The active history goes back to `history`; the ledger keeps each call's latest entry, except a
+ * call whose effect was undone (its files rolled back), which is as it was at the checkpoint. The
+ * run is no longer ended (its run_end is past the checkpoint).
+ */
+function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string, LedgerEntry>, journal?: FoldRecords): void {
   state.messages = history.messages;
-  state.ledger = new Map([...history.ledger.keys()].map((callId) => [callId, latest.get(callId) ?? history.ledger.get(callId)!]));
+  state.ledger = new Map(
+    [...history.ledger.keys()].map((callId) => {
+      const newer = latest.get(callId);
+      return [callId, newer && !undone(newer, state.patches) ? newer : history.ledger.get(callId)!];
+    }),
+  );
   if (state.checkpoints) state.checkpoints = [...(history.checkpoints ?? [])];
   state.stepId = history.stepId;
   state.latestCheckpoint = history.latestCheckpoint;
   state.lastStopReason = history.lastStopReason;
+  state.ended = history.ended;
+  if (journal) noteFileChanges(state, laterPatchChanges(state, history.patchCount, 'after this point'));
+}
+
+/** The files the agent wrote after the first `patchCount` patches: what the model of a shorter history does not know. */
+function laterPatchChanges(state: FoldState, patchCount: number, when: string): FileChange[] {
+  const byPath = new Map<string, Patch[]>();
+  [...state.patches.values()].slice(patchCount).forEach((patch) => byPath.set(patch.path, [...(byPath.get(patch.path) ?? []), patch]));
+  return [...byPath].map(([path, patches]) => ({
+    path,
+    what: patches.every((p) => p.state === 'rolled_back')
+      ? `restored to its content before the agent's later changes (${when})`
+      : `changed by the agent ${when} on another branch; those changes are still in the file (read it before editing)`,
+  }));
+}
+
+/** A fork: the parent's history up to the start of `step`, under the fork's own run id. */
+function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRecord, { type: 'fork' }>): void {
+  const { parent } = record;
+  const end = record.seq - 1;
+  if (journal.records[end - 1]?.seq !== parent.seq)
+    throw new StoreError(`fork ${record.runId} stands on record ${parent.seq} of run ${parent.runId}, which is not there`, 'invalid');
+  const target = parent.checkpointId === undefined ? stepStart(journal, end, parent.step) : checkpointAt(journal, end, parent.checkpointId);
+  if (!target) throw new StoreError(`run ${parent.runId} has no step ${parent.step} to fork from`, 'invalid');
+  branchTo(state, historyAt(journal, end, target.checkpointId), new Map());
+  // A fork at the start of a step is before its model call: the step's before_model is not the fork's.
+  let budget = target.budget;
+  if (target.label === 'before_model' && state.checkpoints && state.checkpoints.length > 1) {
+    state.checkpoints.pop();
+    state.latestCheckpoint = state.checkpoints.at(-1);
+    budget = state.latestCheckpoint!.budget;
+    state.stepId = Math.max(0, target.stepId - 1);
+  } else if (target.label === 'before_model') {
+    state.stepId = Math.max(0, target.stepId - 1);
+  }
+  const when = parent.checkpointId === undefined ? `after step ${parent.step - 1}` : `after this point of step ${parent.step}`;
+  state.fileChanges = laterPatchChanges(state, target.patchCount, when).map((change) =>
+    parent.files === 'restore' && change.what.startsWith('restored')
+      ? { ...change, what: `restored to the start of step ${parent.step}` }
+      : change,
+  );
+  if (state.fileChanges.length === 0) state.fileChanges = undefined;
+  state.patches = new Map([...state.patches].slice(0, target.patchCount));
+  state.run = { ...state.run, runId: record.runId, createdAt: record.createdAt, parent };
+  state.budget = { ...budget, ...limitsOf(state.budget) };
+  state.status = 'paused';
+  state.statusReason = `fork of run ${parent.runId} at the start of step ${parent.step}`;
+  state.ended = undefined;
+  state.restores = [];
+  state.notes = [];
+  if (state.allCheckpoints) state.allCheckpoints = [...(state.checkpoints ?? [])];
+}
+
+function checkpointAt(journal: FoldRecords, end: number, checkpointId: string): CheckpointRecord {
+  return journal.records[findCheckpoint(journal.records, checkpointId, end)] as CheckpointRecord;
+}
+
+/**
+ * The checkpoint at the start of `step` in an active history: its before_model (every message
+ * before the model call is counted there, the previous step's tool results included), else the
+ * last checkpoint before the step.
+ */
+export function stepStartOf(checkpoints: readonly CheckpointRecord[], step: number): CheckpointRecord | undefined {
+  const first = checkpoints.findIndex((c) => c.stepId >= step);
+  if (first <= 0 || checkpoints[first]!.stepId !== step) return undefined;
+  return checkpoints[first]!.label === 'before_model' ? checkpoints[first] : checkpoints[first - 1];
+}
+
+function stepStart(journal: FoldRecords, end: number, step: number): CheckpointRecord | undefined {
+  return stepStartOf(drain(folding(journal.records, end - 1, journal.histories)).checkpoints ?? [], step);
+}
+
+/** A budget's limits: a fork keeps the limits the parent has now (raised ones included), with the counters of its point. */
+function limitsOf(budget: Budget): Partial<Budget> {
+  const { maxTurns, maxTokens, maxCostUsd } = budget;
+  return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
+}
+
+function noteFileChanges(state: FoldState, changes: readonly FileChange[]): void {
+  if (changes.length === 0) return;
+  const kept = (state.fileChanges ?? []).filter((c) => !changes.some((n) => n.path === c.path));
+  state.fileChanges = [...kept, ...changes];
+}
+
+function restoreChanges(record: RestoreRecord): FileChange[] {
+  const what =
+    record.kind === 'undo'
+      ? 'a restore was undone by the person: its content before that restore is back'
+      : record.step !== undefined
+        ? `restored by the person to its content at step ${record.step}`
+        : "rolled back by the person: the agent's change was undone";
+  return record.files.map((file) => ({ path: file.path, what }));
+}
+
+function reviewChanges(state: FoldState, hunks: readonly { patchId: string }[]): FileChange[] {
+  const paths = new Set(hunks.flatMap((h) => state.patches.get(h.patchId)?.path ?? []));
+  return [...paths].map((path) => ({ path, what: "a hunk of the agent's change was undone by the person" }));
 }
 
 function* folding(records: readonly StoredRecord[], end: number, histories = new Map<number, History>()): Sliced<FoldState> {

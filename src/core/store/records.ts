@@ -87,6 +87,25 @@ export const RunPrompt = z.object({
 });
 export type RunPrompt = z.infer<typeof RunPrompt>;
 
+/**
+ * Where a fork stands on its parent: the parent's journal up to record `seq` (in a file store, the
+ * line ending at byte `journalBytes` with checksum `lineCrc`), cut back to the start of `step`.
+ * `files`: whether the files were restored to that step (in the parent, undoably) or kept.
+ */
+export const ForkPoint = z.object({
+  runId: z.string().min(1),
+  step: z.number().int().positive(),
+  /** A point inside the step (the checkpoint before one of its calls); without it, the start of the step. */
+  checkpointId: z.string().min(1).optional(),
+  seq: z.number().int().positive(),
+  journalBytes: z.number().int().positive().optional(),
+  lineCrc: z
+    .string()
+    .regex(/^[0-9a-f]{8}$/)
+    .optional(),
+  files: z.enum(['keep', 'restore']),
+});
+
 export const RunRecord = record('run', {
   runId: z.string().min(1),
   task: z.string(),
@@ -97,6 +116,19 @@ export const RunRecord = record('run', {
   /** The system prompt every request of the run sends, byte for byte. */
   system: z.string().optional(),
   prompt: RunPrompt.optional(),
+  /** Set by the fold of a fork (from its `fork` record), never written in a run record. */
+  parent: ForkPoint.optional(),
+});
+
+/**
+ * The first record of a fork's journal (its seq follows the parent's `seq`): a new run whose
+ * history is the parent's up to the start of `parent.step`. It points at the parent's journal
+ * and blobs, it copies nothing; the parent stays as it was.
+ */
+export const ForkRecord = record('fork', {
+  runId: z.string().min(1),
+  createdAt: z.number(),
+  parent: ForkPoint,
 });
 
 export const CheckpointRecord = record('checkpoint', {
@@ -175,6 +207,10 @@ export const RestoreRecord = record('restore', {
   ),
   patchIds: z.array(z.string()),
   branchId: z.string().optional(),
+  /** A restore of files and session together: the file restore that went with this one (its undo undoes both). */
+  withRestore: z.string().optional(),
+  /** For a restore to a checkpoint: the step whose start (or point) the files went back to. */
+  step: z.number().int().nonnegative().optional(),
 });
 
 export const RunEndRecord = record('run_end', {
@@ -254,6 +290,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
   CompactionRecord,
   ReviewRecord,
   InstructionRecord,
+  ForkRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;
@@ -270,6 +307,8 @@ export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
 export type InstructionRecord = z.infer<typeof InstructionRecord>;
+export type ForkPoint = z.infer<typeof ForkPoint>;
+export type ForkRecord = z.infer<typeof ForkRecord>;
 export type StoreRecord = z.infer<typeof StoreRecord>;
 
 /** A record as the writer hands it over: `v` and `at` are filled in by the store. */

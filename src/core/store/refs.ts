@@ -84,3 +84,8 @@ export function refsAt(value: unknown, paths: readonly BlobPath[]): string[] {
 export function blobRefs(record: StoreRecord): string[] {
   return refsAt(record, BLOB_PATHS.get(record.type) ?? []);
 }
+
+/** Runs a record stands on (a fork's parent): garbage collection keeps them while the record's run exists. */
+export function runRefs(record: StoreRecord): string[] {
+  return record.type === 'fork' ? [record.parent.runId] : [];
+}

@@ -23,6 +23,10 @@ import {
 
 const count = z.number().int().nonnegative();
 
+/** A file that changed under the model since it last saw it (a restore, an undo, a fork): told on the next request. */
+export const FileChange = z.object({ path: z.string(), what: z.string() });
+export type FileChange = z.infer<typeof FileChange>;
+
 export const ResumeState = z.object({
   run: RunRecord,
   status: RunStatus,
@@ -44,6 +48,8 @@ export const ResumeState = z.object({
   latestCheckpoint: CheckpointRecord.optional(),
   /** The stop reason of the active history's latest answer (its last after_model checkpoint). */
   lastStopReason: z.string().optional(),
+  /** Files restored, rolled back or undone since the model's last request: the next one carries a note naming them. */
+  fileChanges: z.array(FileChange).optional(),
   checkpointCount: count,
   lastSeq: count,
   stepId: count,
@@ -118,6 +124,7 @@ export function resumeStateOf(state: FoldState): ResumeState {
     ...(state.ended ? { ended: plain(state.ended) } : {}),
     ...(state.latestCheckpoint ? { latestCheckpoint: plain(state.latestCheckpoint) } : {}),
     ...(state.lastStopReason !== undefined ? { lastStopReason: state.lastStopReason } : {}),
+    ...(state.fileChanges && state.fileChanges.length > 0 ? { fileChanges: state.fileChanges } : {}),
   };
 }
 

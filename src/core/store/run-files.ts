@@ -8,7 +8,7 @@ import { FORMAT_VERSION, RunStatus } from './records';
 export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export const JOURNAL = 'journal.jsonl';
-const STATE = 'state.json';
+export const STATE = 'state.json';
 const DAMAGE = 'damage.json';
 
 /** state.json: enough to list a run without reading its journal. The journal stays the truth. */
@@ -22,6 +22,8 @@ export const RunStateFile = z.object({
   updatedAt: z.number(),
   steps: z.number().int().nonnegative(),
   journalBytes: z.number().int().nonnegative(),
+  /** A fork: the run and step it was forked from. */
+  parent: z.object({ runId: z.string(), step: z.number().int().positive() }).optional(),
   /** The last torn tail a writer cut when it opened the run. */
   tornTailCut: z.object({ offset: z.number(), bytes: z.number(), at: z.number() }).optional(),
 });
@@ -54,11 +56,27 @@ export function stateFileOf(
 ): Omit<RunStateFile, 'v'> {
   const { runId, task, createdAt } = fold.run;
   const { status, lastSeq, stepId: steps } = fold;
-  return { runId, task, createdAt, status, lastSeq, updatedAt, steps, journalBytes, ...(tornTailCut ? { tornTailCut } : {}) };
+  const parent = fold.run.parent && { runId: fold.run.parent.runId, step: fold.run.parent.step };
+  return {
+    runId,
+    task,
+    createdAt,
+    status,
+    lastSeq,
+    updatedAt,
+    steps,
+    journalBytes,
+    ...(parent ? { parent } : {}),
+    ...(tornTailCut ? { tornTailCut } : {}),
+  };
+}
+
+export function stateFileBytes(state: Omit<RunStateFile, 'v'>): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ v: FORMAT_VERSION, ...state }));
 }
 
 export async function writeStateFile(fs: StoreFs, runDir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {
-  await replaceFileAtomic(fs, runDir, STATE, JSON.stringify({ v: FORMAT_VERSION, ...state }));
+  await replaceFileAtomic(fs, runDir, STATE, stateFileBytes(state));
 }
 
 export async function readDamageFile(fs: StoreFs, runDir: string): Promise<DamageFile | null> {

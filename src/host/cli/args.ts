@@ -17,12 +17,16 @@ export const USAGE = `usage:
                         [--mcp-config FILE] [--detach] (--detach: queue the run for a worker and exit 0)
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
                         [--mcp-config FILE] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
+  agent-checkpoints continue --workspace DIR [--store DIR] --run ID --task TEXT [--yes] [--trust] [--provider ...] [--replay FILE]
+                        [--base-url URL] [--mcp-config FILE] [LIMITS] [OUTPUT] (a new instruction for a stopped run)
+  agent-checkpoints fork --workspace DIR [--store DIR] --run ID --step N [--files keep|restore] [--trust] [--json]
+                        (a new run, paused, whose history is the run's up to the start of step N; the run stays as it was)
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
   agent-checkpoints worker --store postgres://... --workspace DIR [--concurrency N] [--exit-when-idle] [--yes] [--trust]
                         [--provider ...] [--replay FILE] [--base-url URL] [--mcp-config FILE] [OUTPUT]
-run, resume and worker act only in a trusted workspace: --trust (this run), or the folder listed in
+run, resume, continue, fork and worker act only in a trusted workspace: --trust (this run), or the folder listed in
   $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
 exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace too), 3 paused`;
 
@@ -31,25 +35,27 @@ export const FLAG_HELP = `options:
   --workspace DIR           the folder the agent works in (run, resume; status finds its runs)
   --store DIR|URL           the run store: a folder, or a PostgreSQL server (postgres://user@host:port/db);
                             default: the extension's store of the workspace (printed as "store: ...")
-  --task TEXT               what the agent should do (run)
+  --task TEXT               what the agent should do (run), or the new instruction (continue)
   --model ID                the Claude model (run); default: the extension's default model
   --yes                     approve calls whose policy is "ask"; never a re-run of a call whose outcome is unknown
   --trust                   trust the workspace for this invocation (run, resume)
   --provider P              anthropic (default) or replay
   --replay FILE             recorded model turns for --provider replay
   --base-url URL            Messages API address (a proxy or a test server); default: Anthropic's
-  --max-turns N             stop after N model calls (default 50); on resume, raise a paused run's limit
+  --max-turns N             stop after N model calls (default 50); on resume and continue, raise the run's limit to N
   --max-tokens N            stop after N input + output tokens in all
   --max-cost-usd X          stop once the run has cost X US dollars
   --max-context-tokens N    the context budget: older history is compacted before a request would pass it
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
-  --instruction-files LIST  the project's instruction files read into the prompt (run), comma-separated paths;
-                            default AGENTS.md,CLAUDE.md,.github/copilot-instructions.md; "" reads none
   --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
                             the workspace's .vscode/mcp.json is read too, in a trusted workspace only
-  --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
-  --json                    status as JSON; run and resume: one JSON event per line (text, call, checkpoint, outcome...)
-  --quiet                   run and resume: print only the outcome (and warnings)
+  --instruction-files LIST  the project's instruction files read into the prompt (run), comma-separated paths;
+                            default AGENTS.md,CLAUDE.md,.github/copilot-instructions.md; "" reads none
+  --run ID                  the run (resume, status, continue, fork); default: the latest resumable (resume) or latest (status)
+  --step N                  fork: the step whose start the fork goes back to (its history is the run's before it)
+  --files keep|restore      fork: leave the files as they are (default), or roll back the agent's later changes first
+  --json                    status and fork as JSON; run, resume and continue: one JSON event per line (text, call, outcome...)
+  --quiet                   run, resume and continue: print only the outcome (and warnings)
   --detach                  run: record the task and queue the run for a worker (PostgreSQL store); prints its id
   --concurrency N           worker: go on with up to N runs at once (default 1)
   --exit-when-idle          worker: stop once no queued or orphaned run of this workspace is left (a batch)
@@ -58,7 +64,7 @@ export const FLAG_HELP = `options:
 export const HELP = `${USAGE}\n${FLAG_HELP}`;
 
 export interface CliOptions {
-  readonly command: 'run' | 'resume' | 'status' | 'worker';
+  readonly command: 'run' | 'resume' | 'status' | 'continue' | 'fork' | 'worker';
   readonly workspace?: string;
   readonly store?: string;
   readonly task?: string;
@@ -80,12 +86,15 @@ export interface CliOptions {
   readonly quiet: boolean;
   /** An mcp.json of the person's own (see host/node/mcp/config.ts). */
   readonly mcpConfig?: string;
+  /** fork: the step whose start the fork goes back to, and what happens to the files. */
+  readonly step?: number;
+  readonly files?: 'keep' | 'restore';
   /** run: queue the run for a worker instead of running it. */
-  readonly detach: boolean;
+  readonly detach?: boolean;
   /** worker: how many runs it goes on with at once. */
   readonly concurrency?: number;
   /** worker: stop once no run is left to claim (a batch), instead of waiting for more. */
-  readonly exitWhenIdle: boolean;
+  readonly exitWhenIdle?: boolean;
   /** The project's instruction files to read (run); undefined: the default names. */
   readonly instructionFiles?: readonly string[];
 }
@@ -109,6 +118,8 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
   'mcp-config': { type: 'string' },
+  step: { type: 'string' },
+  files: { type: 'string' },
   detach: { type: 'boolean', default: false },
   concurrency: { type: 'string' },
   'exit-when-idle': { type: 'boolean', default: false },
@@ -139,6 +150,21 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
   ],
   resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS, 'mcp-config'],
   status: ['store', 'workspace', 'run', 'json'],
+  continue: [
+    'workspace',
+    'store',
+    'run',
+    'task',
+    'yes',
+    'trust',
+    'provider',
+    'replay',
+    'base-url',
+    ...LIMIT_FLAGS,
+    ...OUTPUT_FLAGS,
+    'mcp-config',
+  ],
+  fork: ['workspace', 'store', 'run', 'step', 'files', 'trust', 'json'],
   worker: [
     'store',
     'workspace',
@@ -154,7 +180,23 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
   ],
 };
 
-const COMMANDS: readonly CliOptions['command'][] = ['run', 'resume', 'status', 'worker'];
+const COMMANDS = new Set<string>(Object.keys(ALLOWED));
+
+/** What a command needs beyond its flags' own checks, as a usage error; undefined when it has it. */
+function missing(command: CliOptions['command'], str: (name: string) => string | undefined): string | undefined {
+  if (command !== 'status' && str('workspace') === undefined) return `${command} needs --workspace DIR`;
+  if (command === 'run' && (str('task') ?? '').trim() === '') return 'run needs --task TEXT';
+  if (command === 'continue' && (str('run') === undefined || (str('task') ?? '').trim() === ''))
+    return 'continue needs --run ID and --task TEXT';
+  if (command === 'fork' && (str('run') === undefined || str('step') === undefined)) return 'fork needs --run ID and --step N';
+  if (command === 'worker' && !/^postgres(ql)?:\/\//i.test(str('store') ?? ''))
+    return 'worker needs --store postgres://... (runs are shared through a PostgreSQL store)';
+  if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
+    return 'status needs --store DIR or --workspace DIR';
+  const files = str('files');
+  if (files !== undefined && files !== 'keep' && files !== 'restore') return `--files must be keep or restore, got "${files}"`;
+  return undefined;
+}
 
 function positiveInt(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -194,12 +236,12 @@ export function wantsHelp(argv: readonly string[]): boolean {
 }
 
 export function parseCli(argv: readonly string[]): CliOptions {
-  const [command, ...rest] = argv;
-  if (!COMMANDS.includes(command as CliOptions['command'])) {
-    const known = COMMANDS.join(', ');
-    throw new UsageError(command === undefined ? `missing command (${known})` : `unknown command "${command}" (${known})`);
+  const [name, ...rest] = argv;
+  if (name === undefined || !COMMANDS.has(name)) {
+    const known = 'run, resume, continue, fork, status or worker';
+    throw new UsageError(name === undefined ? `missing command (${known})` : `unknown command "${name}" (${known})`);
   }
-  const checked = command as CliOptions['command'];
+  const command = name as CliOptions['command'];
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: false, strict: true }));
@@ -207,27 +249,20 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new UsageError((error as Error).message);
   }
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && value !== false && !ALLOWED[checked].includes(name))
-      throw new UsageError(`--${name} is not an option of ${checked}`);
+    if (value !== undefined && value !== false && !ALLOWED[command].includes(name))
+      throw new UsageError(`--${name} is not an option of ${command}`);
   }
   const str = (name: string): string | undefined => values[name] as string | undefined;
   const provider = str('provider');
   if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay')
     throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
-  if (checked !== 'status' && str('workspace') === undefined) throw new UsageError(`${checked} needs --workspace DIR`);
-  if (checked === 'worker' && !/^postgres(ql)?:\/\//i.test(str('store') ?? ''))
-    throw new UsageError('worker needs --store postgres://... (runs are shared through a PostgreSQL store)');
-  if (command === 'run' && (str('task') ?? '').trim() === '') throw new UsageError('run needs --task TEXT');
-  if (command === 'status' && str('store') === undefined && str('workspace') === undefined)
-    throw new UsageError('status needs --store DIR or --workspace DIR');
+  const lacking = missing(command, str);
+  if (lacking !== undefined) throw new UsageError(lacking);
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
   if (values['json'] === true && values['quiet'] === true) throw new UsageError('--json and --quiet cannot be used together');
   return {
-    command: checked,
+    command,
     yes: values['yes'] === true,
-    detach: values['detach'] === true,
-    exitWhenIdle: values['exit-when-idle'] === true,
-    ...(str('concurrency') !== undefined ? { concurrency: positiveInt('concurrency', str('concurrency')) } : {}),
     trust: values['trust'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,
@@ -241,7 +276,12 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(str('base-url') !== undefined ? { baseUrl: str('base-url') } : {}),
     ...(str('run') !== undefined ? { run: str('run') } : {}),
     ...(str('mcp-config') !== undefined ? { mcpConfig: str('mcp-config') } : {}),
+    ...(values['detach'] === true ? { detach: true } : {}),
+    ...(values['exit-when-idle'] === true ? { exitWhenIdle: true } : {}),
+    ...(str('concurrency') !== undefined ? { concurrency: positiveInt('concurrency', str('concurrency')) } : {}),
     ...instructionFilesOf(str('instruction-files')),
+    ...(str('step') !== undefined ? { step: positiveInt('step', str('step')) } : {}),
+    ...(str('files') !== undefined ? { files: str('files') as 'keep' | 'restore' } : {}),
   };
 }
 

@@ -29,6 +29,7 @@ import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { nodeHostFacts } from '../node/host-facts';
+import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -197,6 +198,25 @@ async function resumeCommand(options: CliOptions): Promise<number> {
   }
 }
 
+/** `continue`: a new instruction for a stopped run, with the limits the flags raise. */
+async function continueCommand(options: CliOptions): Promise<number> {
+  const dir = workspaceDir(options);
+  const storePath = storeDir(options);
+  const store = openStore(storePath);
+  announceStore(options, storePath);
+  const state = await resumeTarget(store, options.run, shownAddress(storePath));
+  const model = providerOf(options, state.run.settings.provider);
+  const mcp = await mcpOf(options, dir);
+  try {
+    const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
+    const { raise } = resumeOptionsOf(options);
+    const continued = { moreTurns: DEFAULT_MORE_TURNS, ...(raise ? { raise } : {}) };
+    return report(run, await run.runtime.continue(state.run.runId, options.task!, cancelOnSignals(), continued));
+  } finally {
+    await mcp.close();
+  }
+}
+
 async function statusCommand(options: CliOptions): Promise<number> {
   const storePath = storeDir(options);
   line(`store: ${shownAddress(storePath)}`);
@@ -232,7 +252,7 @@ async function workerCommand(options: CliOptions): Promise<number> {
       store,
       workspace,
       concurrency: options.concurrency ?? 1,
-      exitWhenIdle: options.exitWhenIdle,
+      exitWhenIdle: options.exitWhenIdle === true,
       signal,
       log: (text) => !options.quiet && line(text),
       resume: (runId, cancel) => runtimeFor(options, store, dir, storePath, model, [], mcp).runtime.resume(runId, cancel),
@@ -254,6 +274,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (options.command === 'run') return await runCommand(options);
     if (options.command === 'resume') return await resumeCommand(options);
     if (options.command === 'worker') return await workerCommand(options);
+    if (options.command === 'continue') return await continueCommand(options);
+    if (options.command === 'fork') return await forkCommand(options, workspaceDir(options), storeDir(options));
     return await statusCommand(options);
   } catch (error) {
     if (error instanceof UsageError) {

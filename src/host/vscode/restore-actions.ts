@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Log, Workspace } from '../../core/ports';
 import { planRollback, rollbackFiles, type RollbackResult } from '../../core/restore/rollback';
-import { restoreBoth, restoreSession } from '../../core/restore/session';
+import { forkAt, placeOf, type ForkPlace, type ForkResult } from '../../core/restore/fork';
+import { newRunId } from '../../core/runtime/runtime';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
 import { undoRestore, type UndoResult } from '../../core/restore/undo';
 import { describeTornTailCut } from '../../core/runtime/resumable';
-import type { CheckpointStore, RunState } from '../../core/store/contract';
+import type { CheckpointStore, RunState, RunSummary } from '../../core/store/contract';
 import type { RestoreRecord } from '../../core/store/records';
 
 export type RestoreWhat = 'files' | 'session' | 'both';
@@ -67,19 +68,32 @@ export class RestoreActions {
     return this.withWriter(runId, async (deps) => rollbackFiles(deps, await this.deps.store.readRun(runId), target, options));
   }
 
+  /**
+   * Files: an in-place, undoable rollback. Session, or both: a fork of the run at the checkpoint
+   * (the files rolled back first, in the run, for both); the run itself stays as it was.
+   */
   async restoreCheckpoint(
     runId: string,
     checkpointId: string,
     what: RestoreWhat,
     force = false,
-  ): Promise<{ files?: RollbackResult; restore?: RestoreRecord }> {
-    return this.withWriter(runId, async (deps) => {
-      const state = await this.deps.store.readRun(runId);
-      if (what === 'files') return { files: await rollbackFiles(deps, state, { kind: 'checkpoint', checkpointId }, { force }) };
-      const records = await this.deps.store.readRecords(runId);
-      if (what === 'session') return { restore: (await restoreSession(deps, records, state, checkpointId)).restore };
-      const both = await restoreBoth(deps, records, state, checkpointId, { force });
-      return { files: both.files, restore: both.session.restore };
+  ): Promise<{ files?: RollbackResult; fork?: RunSummary }> {
+    if (what === 'files')
+      return this.withWriter(runId, async (deps) => ({
+        files: await rollbackFiles(deps, await this.deps.store.readRun(runId), { kind: 'checkpoint', checkpointId }, { force }),
+      }));
+    const place = placeOf(await this.deps.store.readRun(runId), checkpointId);
+    return this.fork(runId, place, what === 'both' ? 'restore' : 'keep', force);
+  }
+
+  /** A fork of the run at `place` (the start of a step, or a point inside one); the run is not changed, but for its files' rollback with 'restore'. */
+  async fork(runId: string, place: ForkPlace, files: 'keep' | 'restore', force = false): Promise<ForkResult> {
+    if (files === 'restore' && this.deps.isRunning(runId)) throw new RunBusyError(runId);
+    return forkAt(this.deps.store, runId, place, {
+      runId: newRunId(this.deps.clock.now()),
+      files,
+      force,
+      withParentWriter: (work) => this.withWriter(runId, work),
     });
   }
 

@@ -53,8 +53,8 @@ const WHAT_CHOICES: readonly WhatChoice[] = [
     description: 'roll back the files the agent changed after this checkpoint (your later edits are kept hunk by hunk)',
     what: 'files',
   },
-  { label: 'Conversation', description: 'take the run back to this checkpoint; files are not touched', what: 'session' },
-  { label: 'Files and conversation', description: 'both', what: 'both' },
+  { label: 'Conversation', description: 'a new run (a fork) from this checkpoint; files are not touched, this run stays', what: 'session' },
+  { label: 'Files and conversation', description: 'roll back the files, and a fork from this checkpoint', what: 'both' },
 ];
 
 export async function restoreCheckpoint(s: Services, arg?: { runId?: string; checkpointId?: string; what?: RestoreWhat }): Promise<void> {
@@ -79,10 +79,10 @@ export async function restoreCheckpoint(s: Services, arg?: { runId?: string; che
     if (what === undefined) return undefined;
     const result = await s.restore.restoreCheckpoint(runId, checkpointId, what);
     const parts = [
-      result.files ? summarizeFiles(result.files) : undefined,
-      result.restore ? `conversation back at ${checkpointId}` : undefined,
+      result.files ? `${summarizeFiles(result.files)} ("Agent: Undo Last Restore" brings them back)` : undefined,
+      result.fork ? `the conversation goes on in a new run, ${result.fork.runId} (a fork; run ${runId} stays as it was)` : undefined,
     ];
-    return `${parts.filter((p) => p !== undefined).join('; ')}. "Agent: Undo Last Restore" brings it back.`;
+    return `${parts.filter((p) => p !== undefined).join('; ')}.`;
   });
 }
 

@@ -6,6 +6,7 @@ import { NoApiKeyError, type ActiveRun } from './agent-controller';
 import type { Services } from './services';
 import { mayRunAgent } from './trust';
 import type { ResumeOptions } from '../../core/runtime/resume';
+import { raiseTo } from '../../core/runtime/budget';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -21,6 +22,25 @@ export const COMMANDS = {
 
 const SET_API_KEY = 'Set API Key';
 const RESUME = 'Resume';
+const RAISE_TO = 'Raise to…';
+
+const LIMIT_WORDS = { turns: 'turn limit (model calls)', tokens: 'token limit', cost: 'cost limit in US dollars' } as const;
+
+/** "Raise to ...": the person types the new limit; the resume records it (a `limits` record) and goes on. */
+async function raiseAndResume(s: Services, runId: string, limit: { kind: 'turns' | 'tokens' | 'cost'; max: number }): Promise<void> {
+  const text = await s.prompts.inputBox({
+    title: 'Agent: Raise the limit and resume',
+    prompt: `New ${LIMIT_WORDS[limit.kind]}; the run stopped at ${limit.max}. Counters are kept.`,
+    value: String(limit.max * 2),
+    validateInput: (value) => {
+      const raise = raiseTo(limit, value);
+      return typeof raise === 'string' ? raise : undefined;
+    },
+  });
+  if (text === undefined) return;
+  const raise = raiseTo(limit, text);
+  if (typeof raise !== 'string') await resumeRun(s, { runId, options: { raise } });
+}
 const MORE_TURNS = (turns: number) => ({ label: `+${turns} turns`, turns });
 const SHOW_LOG = 'Show Log';
 const SHOW_TIMELINE = 'Show in Timeline';
@@ -199,7 +219,7 @@ export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome
     const why = outcome.reason === CANCELLED_REASON ? 'cancelled' : (outcome.reason ?? 'paused');
     // At the turn limit, "+N turns" continues with N more (the maxTurns setting); counters are kept.
     const more = outcome.limit?.kind === 'turns' ? MORE_TURNS(s.controller.turnsPerRun()) : undefined;
-    const actions = more ? [more.label] : [RESUME];
+    const actions = more ? [more.label, RAISE_TO] : outcome.limit ? [RAISE_TO] : [RESUME];
     void s.prompts
       .message(
         outcome.reason === CANCELLED_REASON ? 'info' : 'warning',
@@ -211,6 +231,7 @@ export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome
         if (c === RESUME) void resumeRun(s, { runId: outcome.runId });
         if (more && c === more.label && outcome.limit)
           void resumeRun(s, { runId: outcome.runId, options: { raise: { maxTurns: outcome.limit.max + more.turns } } });
+        if (c === RAISE_TO && outcome.limit) void raiseAndResume(s, outcome.runId, outcome.limit);
       });
     return;
   }

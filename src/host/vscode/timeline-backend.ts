@@ -171,8 +171,10 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
       return withDropped(plan.files.map(restoreFileOf));
     }
     const result = await this.s.restore.restoreCheckpoint(runId, checkpointId, mode);
+    if (result.fork) this.changes.fire({ kind: 'runs' });
     this.afterAction(runId);
-    return withDropped(result.files ? result.files.plan.files.map(restoreFileOf) : []);
+    const plan = withDropped(result.files ? result.files.plan.files.map(restoreFileOf) : []);
+    return result.fork ? { ...plan, forkRunId: result.fork.runId } : plan;
   }
 
   async accept(runId: string, patchId: string): Promise<void> {
@@ -194,6 +196,13 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     const written: RestoreFile[] = result.written.map((path) => ({ path, action: 'revert' }));
     const conflicts: RestoreFile[] = result.conflicts.map((c) => ({ path: c.path, action: 'conflict', detail: c.error }));
     return { files: sortRestoreFiles([...written, ...conflicts]) };
+  }
+
+  async fork(runId: string, step: number): Promise<string> {
+    const { fork } = await this.s.restore.fork(runId, { step }, 'keep');
+    this.changes.fire({ kind: 'runs' });
+    this.afterAction(fork.runId);
+    return fork.runId;
   }
 
   async resume(runId: string): Promise<void> {

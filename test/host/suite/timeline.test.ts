@@ -37,6 +37,7 @@ function fakeBackend(getState: () => RunState, live: Map<string, LiveState>) {
     accept: async () => {},
     rollbackPatch: async () => ({ revertedHunks: 1, conflictHunks: 0 }),
     undoLastRestore: async () => ({ files: [] }),
+    fork: async () => 'fork-1',
     resume: async () => {},
     takeOver: async () => false,
     cancel: async () => {},

@@ -18,6 +18,7 @@ describe('protocol build: RunState to view model', () => {
     assert.equal(view.steps[0]!.calls.length, 0);
     assert.equal(view.steps[5]!.calls[0]!.callId, 'toolu_5');
     assert.equal(view.steps[5]!.checkpointId, state.checkpoints.find((c) => c.stepId === 5)!.checkpointId);
+    assert.equal(view.steps[5]!.restorePoint, 'start of step 5');
     assert.equal(view.steps[5]!.label, 'tool_finished');
     assert.equal(view.steps[26]!.label, 'tool_started');
   });

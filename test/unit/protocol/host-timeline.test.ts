@@ -58,6 +58,7 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
     accept: async () => void calls.push('accept'),
     rollbackPatch: async () => ({ revertedHunks: 2, conflictHunks: 1 }),
     undoLastRestore: async () => ({ files: [] }),
+    fork: async () => 'fork-1',
     resume: async () => void calls.push('resume'),
     takeOver: async () => (calls.push('takeOver'), calls.includes('confirm')),
     cancel: async () => {

@@ -11,6 +11,7 @@ const PARAMS: Record<string, unknown> = {
   accept: { runId: 'r', patchId: 'p' },
   rollbackPatch: { runId: 'r', patchId: 'p', hunk: 2 },
   undoLastRestore: { runId: 'r' },
+  fork: { runId: 'r', step: 2 },
   resume: { runId: 'r' },
   takeOver: { runId: 'r' },
   cancel: { runId: 'r' },

@@ -41,6 +41,7 @@ export function crashingStore(
     readRun: (runId, options) => inner.readRun(runId, options),
     readResumeState: (runId) => inner.readResumeState(runId),
     readRecords: (runId) => inner.readRecords(runId),
+    forkRun: (parentId, fork) => inner.forkRun(parentId, fork),
     listRuns: () => inner.listRuns(),
     putBlob: (bytes) => inner.putBlob(bytes),
     getBlob: (hash) => inner.getBlob(hash),

@@ -3,6 +3,7 @@ import { StoreError, type CheckpointStore } from '../../../src/core/store/contra
 import type { LedgerEntry } from '../../../src/core/ledger/schema';
 import { FORMAT_VERSION, type NewRecord } from '../../../src/core/store/records';
 import { EARLIER_EFFECTS } from '../../../src/core/store/resume-state';
+import { forkCases } from './conformance-fork';
 import { bytesOf, checkpoint, ledgerEntry, ManualClock, message, runInput } from './fixtures';
 
 export interface StoreUnderTest {
@@ -411,5 +412,7 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       assert.equal(after.messages.length, 3);
       assert.equal(after.status, 'paused');
     });
+
+    forkCases(() => ({ store, clock }));
   });
 }

@@ -143,7 +143,7 @@ describe('webview: row content', () => {
       assert.deepEqual(runActions(ended, false), [], `${ended}: no resume`);
     assert.deepEqual(runActions('running', true), ['cancel'], 'held by a live writer: cancel, never resume');
     assert.deepEqual(runActions('running', false), ['resume'], 'left running with no writer: interrupted');
-    assert.deepEqual(actions(rowKey.step('a', 2)), ['restore']);
+    assert.deepEqual(actions(rowKey.step('a', 2)), ['restore', 'fork']);
     assert.deepEqual(actions(rowKey.patch('a', 'toolu_1', 'patch-1')), ['openDiff', 'accept', 'rollback']);
     assert.deepEqual(actions(rowKey.patch('a', 'toolu_9', 'patch-9')), ['openDiff'], 'accepted: nothing to accept or roll back');
     assert.deepEqual(actions(rowKey.patch('a', 'toolu_13', 'patch-13')), ['openDiff']);

@@ -52,8 +52,9 @@ export async function scanRows(
 export function checkedWhole(runId: string, scan: JournalScan): JournalScan {
   const file = journalName(runId);
   if (scan.damage) throw damagedError({ file, ...scan.damage });
-  const first = scan.records[0];
-  if (!first || first.type !== 'run' || first.runId !== runId)
+  // A fork's own first record is its `fork` record, after the records of the runs it stands on.
+  const own = scan.records.find((r) => r.type === 'fork' && r.runId === runId) ?? scan.records[0];
+  if (!own || (own.type !== 'run' && own.type !== 'fork') || own.runId !== runId)
     throw new StoreError(`${file} holds no record of run ${runId}`, 'damaged', file, 0);
   return scan;
 }

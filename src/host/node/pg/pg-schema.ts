@@ -7,7 +7,8 @@ import { StoreError } from '../../../core/store/contract';
 //
 //   ac_runs      one row per run: the listing (task, status, steps, times), for GC the blobs its
 //                records name (kept as records are appended: no journal is read to list or GC), and
-//                the workspace it works on (workspaceKey), which a worker must have to take it
+//                the workspace it works on (workspaceKey), which a worker must have to take it, and
+//                for a fork the run, step and record it stands on (its rows begin after that record)
 //   ac_journal   one row per record: (run_id, seq) and the record's checksummed journal line, the
 //                same bytes as a file journal's line; one transaction per commit group
 //   ac_blobs     content-addressed bytes, deduplicated by their sha256
@@ -28,7 +29,10 @@ const MIGRATIONS: readonly string[] = [
      bytes bigint NOT NULL,
      blob_refs text[] NOT NULL DEFAULT '{}',
      damaged text,
-     workspace_key text NOT NULL
+     workspace_key text NOT NULL,
+     parent_run text,
+     parent_step integer,
+     parent_seq integer
    );
    CREATE INDEX ac_runs_blob_refs ON ac_runs USING gin (blob_refs);
    CREATE INDEX ac_runs_claimable ON ac_runs (workspace_key, updated_at) WHERE status IN ('running', 'interrupted');

@@ -6,6 +6,7 @@ import {
   type CheckpointStore,
   type GcResult,
   type LeaseInfo,
+  type ForkRequest,
   type ReadRunOptions,
   type RunState,
   type RunSummary,
@@ -21,7 +22,7 @@ import {
   unknownProcess,
   type ProcessIdentity,
 } from '../../../core/store/lease-policy';
-import type { RunRecord, StoredRecord } from '../../../core/store/records';
+import type { ForkPoint, RunRecord, StoredRecord } from '../../../core/store/records';
 import { blobRefs } from '../../../core/store/refs';
 import { planRetention, type RetentionPolicy } from '../../../core/store/retention';
 import { resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
@@ -295,15 +296,81 @@ export class PgCheckpointStore implements CheckpointStore {
     return openWhole(runId, await this.lines(runId));
   }
 
-  /** The journal rows of a run from `fromSeq` on, in order; not_found when the run has none. */
-  async lines(runId: string, fromSeq = 1): Promise<string[]> {
+  /**
+   * The journal rows of a run from `fromSeq` to `toSeq`, in order; a fork's begin with the rows of
+   * the run it stands on, up to the record it names. not_found when the run does not exist.
+   */
+  async lines(runId: string, fromSeq = 1, toSeq = 2 ** 31 - 1, depth = 0): Promise<string[]> {
     this.checkId(runId);
-    const { rows } = await this.query<{ line: string }>('SELECT line FROM ac_journal WHERE run_id = $1 AND seq >= $2 ORDER BY seq', [
-      runId,
-      fromSeq,
-    ]);
-    if (rows.length === 0 && fromSeq === 1) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
-    return rows.map((r) => r.line);
+    const run = await this.query<{ parent_run: string | null; parent_seq: number | null }>(
+      'SELECT parent_run, parent_seq FROM ac_runs WHERE run_id = $1',
+      [runId],
+    );
+    const row = run.rows[0];
+    if (!row) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
+    if (depth > 1000) throw new StoreError(`${journalName(runId)}: its forks go round in a circle`, 'damaged', journalName(runId));
+    const { parent_run: parent, parent_seq: upTo } = row;
+    const inherited =
+      parent !== null && upTo !== null && fromSeq <= upTo ? await this.lines(parent, fromSeq, Math.min(upTo, toSeq), depth + 1) : [];
+    const { rows } = await this.query<{ line: string }>(
+      'SELECT line FROM ac_journal WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq',
+      [runId, fromSeq, toSeq],
+    );
+    return [...inherited, ...rows.map((r) => r.line)];
+  }
+
+  async forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary> {
+    this.checkId(parentId);
+    this.checkId(fork.runId);
+    const now = this.clock.now();
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<{ task: string; last_seq: number; steps: number; workspace_key: string }>(
+        'SELECT task, last_seq, steps, workspace_key FROM ac_runs WHERE run_id = $1 FOR SHARE',
+        [parentId],
+      );
+      const parent = rows[0];
+      if (!parent) throw new StoreError(`run ${parentId} not found`, 'not_found', journalName(parentId));
+      if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > parent.steps)
+        throw new StoreError(`run ${parentId} has no step ${fork.step} to fork from (it has ${parent.steps})`, 'invalid');
+      const point: ForkPoint = {
+        runId: parentId,
+        step: fork.step,
+        ...(fork.checkpointId !== undefined ? { checkpointId: fork.checkpointId } : {}),
+        seq: parent.last_seq,
+        files: fork.files,
+      };
+      const stamped = stampRecords([{ type: 'fork', runId: fork.runId, createdAt: now, parent: point }], parent.last_seq + 1, now);
+      const [line] = linesOf(stamped);
+      const inserted = await client.query(
+        `INSERT INTO ac_runs (run_id, task, created_at, status, steps, updated_at, last_seq, bytes, workspace_key, parent_run, parent_step, parent_seq)
+         VALUES ($1, $2, $3, 'paused', $4, $3, $5, $6, $7, $8, $9, $10) ON CONFLICT (run_id) DO NOTHING`,
+        [
+          fork.runId,
+          parent.task,
+          now,
+          fork.step - 1,
+          stamped[0]!.seq,
+          line!.length + 1,
+          parent.workspace_key,
+          parentId,
+          fork.step,
+          parent.last_seq,
+        ],
+      );
+      if (inserted.rowCount === 0) throw new StoreError(`run ${fork.runId} already exists`, 'invalid', journalName(fork.runId));
+      await client.query('INSERT INTO ac_journal (run_id, seq, line) VALUES ($1, $2, $3)', [fork.runId, stamped[0]!.seq, line]);
+      await client.query('INSERT INTO ac_leases (run_id) VALUES ($1)', [fork.runId]);
+      return {
+        runId: fork.runId,
+        task: parent.task,
+        createdAt: now,
+        status: 'paused' as const,
+        updatedAt: now,
+        steps: fork.step - 1,
+        parent: { runId: parentId, step: fork.step },
+        leased: false,
+      };
+    });
   }
 
   async readResumeState(runId: string): Promise<ResumeState> {
@@ -331,9 +398,11 @@ export class PgCheckpointStore implements CheckpointStore {
         steps: number;
         updated_at: number;
         damaged: string | null;
+        parent_run: string | null;
+        parent_step: number | null;
       }
     >(
-      `SELECT r.run_id, r.task, r.created_at, r.status, r.steps, r.updated_at, r.damaged,
+      `SELECT r.run_id, r.task, r.created_at, r.status, r.steps, r.updated_at, r.damaged, r.parent_run, r.parent_step,
               l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
          FROM ac_runs r LEFT JOIN ac_leases l USING (run_id) ORDER BY r.run_id`,
     );
@@ -353,6 +422,7 @@ export class PgCheckpointStore implements CheckpointStore {
         leased,
         ...(leased && lease ? { holder: lease, heldHere: here } : {}),
         ...(row.damaged !== null ? { damaged: row.damaged } : {}),
+        ...(row.parent_run !== null && row.parent_step !== null ? { parent: { runId: row.parent_run, step: row.parent_step } } : {}),
       };
     });
   }
@@ -401,19 +471,28 @@ export class PgCheckpointStore implements CheckpointStore {
   async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
     const now = this.clock.now();
     const runs = await this.query<
-      LeaseRow & { status: RunSummary['status']; updated_at: number; bytes: number; blob_refs: string[]; damaged: string | null }
+      LeaseRow & {
+        status: RunSummary['status'];
+        updated_at: number;
+        bytes: number;
+        blob_refs: string[];
+        damaged: string | null;
+        parent_run: string | null;
+      }
     >(
-      `SELECT r.run_id, r.status, r.updated_at, r.bytes, r.blob_refs, r.damaged,
+      `SELECT r.run_id, r.status, r.updated_at, r.bytes, r.blob_refs, r.damaged, r.parent_run,
               l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
          FROM ac_runs r LEFT JOIN ac_leases l USING (run_id)`,
     );
     const live = (row: LeaseRow) => row.holder_id !== null && !isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me);
+    // A run a fork stands on stays while the fork does (its rows are the fork's history).
+    const parents = new Set(runs.rows.map((row) => row.parent_run).filter((id) => id !== null));
     const usage = runs.rows.map((row) => ({
       runId: row.run_id,
       status: row.status,
       updatedAt: row.updated_at,
       bytes: row.bytes,
-      protected: live(row) || row.damaged !== null,
+      protected: live(row) || row.damaged !== null || parents.has(row.run_id),
       blobs: new Set(row.blob_refs),
     }));
     const sizes = await this.query<{ hash: string; size: number }>('SELECT hash, octet_length(bytes) AS size FROM ac_blobs');

@@ -20,6 +20,8 @@ export interface RestorePlan {
   readonly files: readonly RestoreFile[];
   /** Messages a session restore takes out of the active history. */
   readonly messagesDropped?: number;
+  /** A restore of the conversation (or both) went on in this fork; the run itself stays as it was. */
+  readonly forkRunId?: string;
 }
 
 export interface RollbackResult {
@@ -50,6 +52,8 @@ export interface TimelineBackend {
   rollbackPatch(runId: string, patchId: string, hunk?: number): Promise<RollbackResult>;
   /** Undoes the run's latest restore or rollback that is not undone yet. */
   undoLastRestore(runId: string): Promise<RestorePlan>;
+  /** A fork of the run from the start of `step` (files kept); returns the fork's run id. */
+  fork(runId: string, step: number): Promise<string>;
   resume(runId: string): Promise<void>;
   /** Takes a run over from another window (after the person confirms); false when they did not. */
   takeOver(runId: string): Promise<boolean>;

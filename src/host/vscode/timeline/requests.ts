@@ -93,6 +93,13 @@ export class RequestHandler {
       }
       case 'undoLastRestore':
         return outcome(await backend.undoLastRestore(request.params.runId), 'Undo put back');
+      case 'fork': {
+        const runId = await backend.fork(request.params.runId, request.params.step);
+        return {
+          runId,
+          message: `Forked from the start of step ${request.params.step} as run ${runId}: resume it or give it an instruction.`,
+        };
+      }
       case 'resume':
         await backend.resume(request.params.runId);
         return { message: 'Run resumed.' };
@@ -160,6 +167,9 @@ export class RequestHandler {
     const fresh = await this.deps.backend.restoreCheckpoint(params.runId, params.checkpointId, params.mode, { dryRun: true });
     if (filesKey(fresh) !== issued.files) throw new Error('Files changed since the preview: nothing was restored. Open the preview again.');
     const done = await this.deps.backend.restoreCheckpoint(params.runId, params.checkpointId, params.mode, { dryRun: false });
-    return outcome(done, 'Restored');
+    const restored = outcome(done, 'Restored');
+    if (done.forkRunId === undefined) return restored;
+    const fork = `The conversation goes on in a fork, run ${done.forkRunId}; this run stays as it was.`;
+    return { ...restored, message: params.mode === 'session' ? fork : `${restored.message} ${fork}` };
   }
 }

@@ -1,0 +1,135 @@
+import { StoreError, type ForkRequest, type RunSummary } from './contract';
+import { writeNewFile } from './atomic-file';
+import type { FileCheckpointStore } from './file-store';
+import { isExists, isNotFound, joinPath } from './fs-port';
+import { encodeGroup, lastLineOf, readLine, scanJournal } from './journal-format';
+import type { ForkPoint, ForkRecord, StoredRecord } from './records';
+import { readStateFile, STATE, stateFileBytes } from './run-files';
+import { stampRecords } from './stamp';
+
+// Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
+// numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
+// fork reads the parent's journal up to that line (checked: it ends at the stated byte with the
+// stated checksum and seq) before its own; the fold (fold.ts) does the rest.
+
+const NEWLINE = 0x0a;
+
+/** The seq the first line of a journal states (1 when it cannot be read: the scan then reports the damage). */
+export function firstSeqOf(bytes: Uint8Array): number {
+  const end = bytes.indexOf(NEWLINE);
+  return (end === -1 ? null : readLine(bytes, 0, end))?.s ?? 1;
+}
+
+/** The parent's journal end now, from its state file and its last line: O(1) in its length. */
+async function journalEnd(
+  store: FileCheckpointStore,
+  runId: string,
+): Promise<{ seq: number; bytes: number; crc: string; steps: number; task: string }> {
+  const journal = store.journalPath(runId);
+  if (!(await store.fs.stat(journal))) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+  const state = await readStateFile(store.fs, store.runDir(runId));
+  if (state && state.journalBytes > 0) {
+    for (let window = 64 << 10; ; window *= 4) {
+      const from = Math.max(0, state.journalBytes - window);
+      const read = store.fs.readFrom ? store.fs.readFrom(journal, from) : store.fs.readFile(journal).then((all) => all.subarray(from));
+      const bytes = (await read).subarray(0, state.journalBytes - from);
+      if (bytes.length !== state.journalBytes - from || bytes[bytes.length - 1] !== NEWLINE) break;
+      const { start, crc } = lastLineOf(bytes);
+      if (start === 0 && from > 0) continue;
+      const line = readLine(bytes, start, bytes.length - 1);
+      if (line && line.s === state.lastSeq && line.s === line.e)
+        return { seq: line.s, bytes: state.journalBytes, crc, steps: state.steps, task: state.task };
+      break;
+    }
+  }
+  // No state file that matches the journal: read it whole (a rare, slower way).
+  const scan = await store.checkedScan(runId, await store.scanJournalOf(runId));
+  const resume = await store.readResumeState(runId);
+  const own = await store.fs.readFile(journal);
+  const bytes = own.subarray(0, scan.goodLength);
+  return { seq: resume.lastSeq, bytes: scan.goodLength, crc: lastLineOf(bytes).crc, steps: resume.stepId, task: resume.run.task };
+}
+
+/** Writes a fork's folder: its journal of one `fork` record and its state file. */
+export async function forkFileRun(store: FileCheckpointStore, parentId: string, fork: ForkRequest): Promise<RunSummary> {
+  const end = await journalEnd(store, parentId);
+  if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > end.steps)
+    throw new StoreError(`run ${parentId} has no step ${fork.step} to fork from (it has ${end.steps})`, 'invalid');
+  const now = store.clock.now();
+  const parent: ForkPoint = {
+    runId: parentId,
+    step: fork.step,
+    ...(fork.checkpointId !== undefined ? { checkpointId: fork.checkpointId } : {}),
+    seq: end.seq,
+    journalBytes: end.bytes,
+    lineCrc: end.crc,
+    files: fork.files,
+  };
+  const stamped = stampRecords([{ type: 'fork', runId: fork.runId, createdAt: now, parent }], end.seq + 1, now);
+  const dir = store.runDir(fork.runId);
+  const journal = store.journalPath(fork.runId);
+  const bytes = encodeGroup(stamped);
+  await store.ensureRoot();
+  await store.fs.mkdirp(dir);
+  await writeNewFile(store.fs, journal, bytes).catch((error: unknown) =>
+    Promise.reject(isExists(error) ? new StoreError(`run ${fork.runId} already exists`, 'invalid', journal) : error),
+  );
+  const summary = {
+    runId: fork.runId,
+    task: end.task,
+    createdAt: now,
+    status: 'paused' as const,
+    updatedAt: now,
+    steps: fork.step - 1,
+    parent: { runId: parentId, step: fork.step },
+  };
+  // state.json is a listing cache (the journal is the truth): written unsynced, its name made durable
+  // with the journal's by the one fsync of the folder. A state file lost to a power cut lists the fork from its journal.
+  await writeUnsynced(store, joinPath(dir, STATE), stateFileBytes({ ...summary, lastSeq: end.seq + 1, journalBytes: bytes.length }));
+  await store.fs.syncDir(dir);
+  await store.fs.syncDir(store.runsDir);
+  return { ...summary, leased: false };
+}
+
+async function writeUnsynced(store: FileCheckpointStore, path: string, bytes: Uint8Array): Promise<void> {
+  const handle = await store.fs.openExclusive(path);
+  try {
+    await store.fs.write(handle, bytes);
+  } finally {
+    await store.fs.close(handle);
+  }
+}
+
+/** The parent's records a fork stands on, its own parents' first; checked against the fork's pointer. */
+export async function parentRecords(store: FileCheckpointStore, fork: ForkRecord, depth = 0): Promise<StoredRecord[]> {
+  const { parent } = fork;
+  const journal = store.journalPath(parent.runId);
+  const broken = (why: string) =>
+    new StoreError(
+      `fork ${fork.runId} stands on ${journal} up to record ${parent.seq}, but ${why}`,
+      'damaged',
+      journal,
+      parent.journalBytes,
+    );
+  if (depth > 1000) throw broken('the forks go round in a circle');
+  const all = await store.fs.readFile(journal).catch((error: unknown) => {
+    throw isNotFound(error) ? broken('that run is gone') : error;
+  });
+  const length = parent.journalBytes ?? all.length;
+  if (all.length < length) throw broken(`the journal holds only ${all.length} bytes`);
+  const bytes = all.subarray(0, length);
+  const scan = await scanJournal(bytes, {
+    file: journal,
+    migrations: store.migrations,
+    readVersion: store.readVersion,
+    firstSeq: firstSeqOf(bytes),
+  });
+  if (scan.damage || scan.tornTail) throw broken(`it does not read back there (${scan.damage?.message ?? 'an unclosed commit group'})`);
+  const records = parent.journalBytes === undefined ? scan.records.filter((r) => r.seq <= parent.seq) : scan.records;
+  if (records.at(-1)?.seq !== parent.seq) throw broken(`its record there is ${records.at(-1)?.seq ?? 'none'}`);
+  if (parent.lineCrc !== undefined && lastLineOf(bytes).crc !== parent.lineCrc) throw broken('the checksum of that line differs');
+  const first = records[0];
+  if (first?.type === 'fork') return [...(await parentRecords(store, first, depth + 1)), ...records];
+  if (first?.type !== 'run' || first.runId !== parent.runId) throw broken("it is not that run's journal");
+  return records;
+}
