@@ -99,17 +99,3 @@ const SIGNING_KEY = 'fake-anthropic-thinking-key';
 export function signThinking(thinking: string): string {
   return createHash('sha256').update(SIGNING_KEY).update(thinking).digest('base64');
 }
-
-/** The first thinking block of the request's assistant messages whose signature does not match, as an error message. */
-export function badThinking(body: unknown): string | undefined {
-  const messages = ((body as Json)['messages'] as Json[] | undefined) ?? [];
-  for (const [m, message] of messages.entries()) {
-    if (message['role'] !== 'assistant') continue;
-    for (const block of blocksOf(message['content'])) {
-      if (block['type'] !== 'thinking') continue;
-      if (typeof block['thinking'] !== 'string' || block['signature'] !== signThinking(block['thinking']))
-        return `messages.${m}.content: invalid signature in thinking block`;
-    }
-  }
-  return undefined;
-}

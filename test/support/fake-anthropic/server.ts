@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { badThinking, PromptCache, signThinking, tokensOfText, type CacheUsage } from './cache';
+import { PromptCache, signThinking, tokensOfText, type CacheUsage } from './cache';
+import { validateRequest, type RuleBreach } from './rules';
 import { errorTypeOf, isFault, ResponseStep, StreamErrorFault, type ScriptBlock, type StatusFault, type Step } from './script';
 
 export type { Step, ResponseStep, FaultStep, ScriptBlock } from './script';
@@ -24,6 +25,8 @@ export interface FakeAnthropic {
   readonly requests: RecordedRequest[];
   /** Usage reported for each answered message request, in order (promptCaching only). */
   readonly usages: MeasuredUsage[];
+  /** Every request refused by the Messages API rules (rules.ts), with the request's index. */
+  readonly refused: (RuleBreach & { readonly index: number })[];
   push(...steps: ScriptEntry[]): void;
   close(): Promise<void>;
 }
@@ -38,6 +41,13 @@ export interface FakeAnthropicOptions {
   readonly promptCaching?: boolean;
   /** What GET /v1/models lists (one page per `limit`). */
   readonly models?: readonly Record<string, unknown>[];
+  /** The context window the "prompt is too long" rule checks; defaults to the model table's. */
+  readonly contextWindow?: number;
+  /**
+   * Skip the Messages API rules (rules.ts). Only for a test whose point is what the product
+   * does with a reply to a request the API would refuse; it must say why in one line.
+   */
+  readonly lenient?: true;
 }
 
 /** What the server measured of one answered request (with promptCaching). */
@@ -58,6 +68,7 @@ export async function startFakeAnthropic(
   const fallback: Responder | undefined = typeof script === 'function' ? script : undefined;
   const requests: RecordedRequest[] = [];
   const usages: MeasuredUsage[] = [];
+  const refused: (RuleBreach & { index: number })[] = [];
   const cache = options.promptCaching ? new PromptCache() : undefined;
   let messageCounter = 0;
 
@@ -73,8 +84,11 @@ export async function startFakeAnthropic(
       if (recorded.body === undefined) {
         return sendError(res, { fault: 'status', status: 400, message: 'fake-anthropic: body is not JSON' });
       }
-      const thinkingError = badThinking(recorded.body);
-      if (thinkingError !== undefined) return sendError(res, { fault: 'status', status: 400, message: thinkingError });
+      const broken = options.lenient ? null : validateRequest(recorded.body, windowOf(options));
+      if (broken) {
+        refused.push({ ...broken, index });
+        return sendError(res, { fault: 'status', status: broken.status, message: broken.message });
+      }
       const step = nextStep(queue, fallback, recorded, index);
       if (step === undefined) {
         return sendError(res, { fault: 'status', status: 400, message: `fake-anthropic: script exhausted at request ${index}` });
@@ -96,6 +110,7 @@ export async function startFakeAnthropic(
     url: `http://127.0.0.1:${port}`,
     requests,
     usages,
+    refused,
     push: (...steps) => void queue.push(...steps),
     close: () =>
       new Promise<void>((resolve) => {
@@ -103,6 +118,10 @@ export async function startFakeAnthropic(
         server.close(() => resolve());
       }),
   };
+}
+
+function windowOf(options: FakeAnthropicOptions): { contextWindow?: number } {
+  return options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow };
 }
 
 function nextStep(queue: ScriptEntry[], fallback: Responder | undefined, request: RecordedRequest, index: number): Step | undefined {
