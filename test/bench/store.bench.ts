@@ -1,7 +1,7 @@
 // npm run bench:store: the file store's cost per step and its resume, with steps of realistic
 // size compacted every ~150k tokens as the runtime does (store-steps.ts). Prints one JSON object.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -183,7 +183,9 @@ async function buildKilledRun(child: string, root: string, steps: number, random
 /** Resumes of copies of a killed run (each resume meets the kill's state: a dead holder, maybe a torn tail). */
 function resumeKilled(child: string, killed: string, scratch: string, i: number): ResumeFigures {
   const copy = join(scratch, `killed-copy-${i}`);
-  cpSync(killed, copy, { recursive: true });
+  // The run's files are copied; the blobs (which a resume does not read) are shared.
+  cpSync(killed, copy, { recursive: true, filter: (path) => path !== join(killed, 'blobs') });
+  symlinkSync(join(killed, 'blobs'), join(copy, 'blobs'));
   try {
     return resumeInNewProcess(child, copy, 'killed');
   } finally {
