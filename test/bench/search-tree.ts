@@ -52,7 +52,7 @@ export function writeRepoTree(root: string): RepoTree {
     put(`${pkg}/package.json`, `{ "name": "pkg-${p}", "version": "1.0.${p}" }\n`, 0, true);
     DIRS.forEach((dir, d) => {
       for (let f = 0; f < FILES_PER_DIR; f++) {
-        const { text, hits } = source(p * 1000 + d * 100 + f, 40 + ((p + f) % 60), 7 + (f % 13));
+        const { text, hits } = source(p * 1000 + d * 100 + f, 40 + ((p + f) % 60), 30 + (f % 13));
         put(`${pkg}/src/${dir}/file-${f}.ts`, text, hits, true);
       }
     });
@@ -71,7 +71,7 @@ export function writeRepoTree(root: string): RepoTree {
     put(`docs/guide/page-${d}.md`, text, hits, true);
   }
   // The ignored folder: IGNORED_MB of 256 KB files, each full of the pattern.
-  const big = source(7, 3400, 2).text.slice(0, 256 * 1024);
+  const big = source(7, 4800, 2).text.slice(0, 256 * 1024);
   const count = (IGNORED_MB * 1024) / 256;
   for (let i = 0; i < count; i++) put(`node_modules/dep-${i % 40}/lib/chunk-${i}.js`, big, 0, false);
   return { files, searchedFiles, ignoredBytes: count * big.length, expectedHits };
