@@ -1,16 +1,19 @@
-// search_text on a tree of real files no one here wrote: a hard-linked copy of this repository's
-// installed node_modules, with a .gitignore that ignores some subtrees. ripgrep (rg on PATH, else
-// the one in the code-server install) and the Node fallback search the same tree for the same
-// pattern; hits_expected comes from `grep -r` on the same tree minus the ignored paths.
-// The copy drops files over the search's size cap and the packages' own ignore files, so that
-// grep and the engines look at the same files. search_ms_* is the best of RUNS runs (wall clock);
-// search_cpu_ms_fallback the CPU the fallback used (all its threads), which a busy machine does not inflate.
-// Prints ONE JSON object.
+// search_text, ripgrep (rg on PATH, else the one in the code-server install) against the Node
+// fallback, on two trees. The headline figures (search_ms_rg, search_ms_fallback, hits_*) come
+// from a generated tree shaped like a real repository (search-tree.ts: >= 9,000 files, nested
+// .gitignore files, a 50 MB ignored node_modules), whose expected hits the generator counts. The
+// node_modules_* figures come from a hard-linked copy of this repository's installed node_modules
+// with a .gitignore that ignores some subtrees; their hits_expected is `grep -r` on the same tree
+// minus the ignored paths (the copy drops files over the search's size cap and the packages' own
+// ignore files, so that grep and the engines look at the same files). search_ms_* is the best of
+// RUNS runs (wall clock); search_cpu_ms_fallback the CPU the fallback used (all its threads),
+// which a busy machine does not inflate. Prints ONE JSON object.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { TREE_PATTERN, writeRepoTree } from './search-tree';
 import { MAX_SEARCH_FILE_BYTES, ripgrepOnPath, ripgrepUnderAppRoot, searchText, type SearchSpec } from '../../src/host/node/search/index';
 
 const PATTERN = process.env.SEARCH_PATTERN ?? 'Copyright';
@@ -112,45 +115,78 @@ async function timed(spec: SearchSpec, rgPath: string | null): Promise<Timed> {
   return { ms: Math.round(best), cpuMs: Math.round(bestCpu), ...last };
 }
 
-async function main(): Promise<void> {
-  const rgPath = ripgrep();
-  const root = buildTree();
+function specOf(root: string, pattern: string): SearchSpec {
+  return {
+    rootAbs: root,
+    base: '',
+    pattern,
+    regex: false,
+    caseSensitive: true,
+    include: [],
+    exclude: [],
+    contextLines: 0,
+    maxMatches: 10_000_000,
+    maxFileBytes: MAX_SEARCH_FILE_BYTES,
+    budgetMs: 120_000,
+  };
+}
+
+/** The repository-shaped tree (search-tree.ts): both engines, the same hits as the generator counted. */
+async function repoTreeFigures(rgPath: string | null): Promise<Record<string, unknown>> {
+  const root = mkdtempSync(join(tmpdir(), 'search-bench-repo-'));
   try {
-    const spec: SearchSpec = {
-      rootAbs: root,
-      base: '',
-      pattern: PATTERN,
-      regex: false,
-      caseSensitive: true,
-      include: [],
-      exclude: [],
-      contextLines: 0,
-      maxMatches: 10_000_000,
-      maxFileBytes: MAX_SEARCH_FILE_BYTES,
-      budgetMs: 120_000,
-    };
+    const tree = writeRepoTree(root);
+    const spec = specOf(root, TREE_PATTERN);
     const rg = rgPath === null ? null : await timed(spec, rgPath);
     const fallback = await timed(spec, null);
-    const result = {
-      files_in_tree: countFiles(root),
-      pattern: PATTERN,
-      ignored: [...IGNORED_DIRS.map((d) => `${d}/`), ...IGNORED_FILES],
-      rg_path: rgPath,
+    return {
+      files_in_tree: tree.files,
+      files_searched: tree.searchedFiles,
+      ignored_mb: Math.round(tree.ignoredBytes / 2 ** 20),
+      pattern: TREE_PATTERN,
       search_ms_rg: rg?.ms ?? null,
       search_ms_fallback: fallback.ms,
       search_cpu_ms_fallback: fallback.cpuMs,
       hits_rg: rg?.hits ?? null,
       hits_fallback: fallback.hits,
-      hits_expected: grepHits(root),
-      files_with_hits_rg: rg?.files ?? null,
-      files_with_hits_fallback: fallback.files,
-      runs: RUNS,
-      load_average_1m: Number(loadavg()[0]!.toFixed(2)),
+      hits_expected: tree.expectedHits,
+      same_hits: rg !== null && rg.hits === fallback.hits && fallback.hits === tree.expectedHits,
     };
-    console.log(JSON.stringify(result));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** The hard-linked copy of node_modules: real files no one here wrote. */
+async function nodeModulesFigures(rgPath: string | null): Promise<Record<string, unknown>> {
+  const root = buildTree();
+  try {
+    const spec = specOf(root, PATTERN);
+    const rg = rgPath === null ? null : await timed(spec, rgPath);
+    const fallback = await timed(spec, null);
+    return {
+      node_modules_files_in_tree: countFiles(root),
+      node_modules_pattern: PATTERN,
+      node_modules_ignored: [...IGNORED_DIRS.map((d) => `${d}/`), ...IGNORED_FILES],
+      node_modules_search_ms_rg: rg?.ms ?? null,
+      node_modules_search_ms_fallback: fallback.ms,
+      node_modules_search_cpu_ms_fallback: fallback.cpuMs,
+      node_modules_hits_rg: rg?.hits ?? null,
+      node_modules_hits_fallback: fallback.hits,
+      node_modules_hits_expected: grepHits(root),
+      node_modules_files_with_hits_rg: rg?.files ?? null,
+      node_modules_files_with_hits_fallback: fallback.files,
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const rgPath = ripgrep();
+  const repo = await repoTreeFigures(rgPath);
+  const nodeModules = await nodeModulesFigures(rgPath);
+  console.log(JSON.stringify({ rg_path: rgPath, ...repo, ...nodeModules, runs: RUNS, load_average_1m: Number(loadavg()[0]!.toFixed(2)) }));
 }
 
 void main();

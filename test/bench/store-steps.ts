@@ -185,3 +185,15 @@ export async function step(sink: Sink, n: number, history: History): Promise<num
   history.tokens += tokensOf(assistant) + tokensOf(user);
   return bytes;
 }
+
+/** The run every store bench writes. */
+export function runInput(runId: string) {
+  return {
+    runId,
+    task: 'bench',
+    createdAt: Date.now(),
+    workspaceFolders: ['/ws'],
+    git: { isRepo: false, dirtyPaths: [] },
+    settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 },
+  };
+}

@@ -1,7 +1,7 @@
 // npm run bench:store: the file store's cost per step and its resume, with steps of realistic
 // size compacted every ~150k tokens as the runtime does (store-steps.ts). Prints one JSON object.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -11,7 +11,7 @@ import type { StoreFileHandle } from '../../src/core/store/fs-port';
 import type { StoredRecord } from '../../src/core/store/records';
 import { NodeStoreFs } from '../../src/host/node/node-store-fs';
 import { openFileStore } from '../../src/host/node/store-factory';
-import { step, type History, type Sink } from './store-steps';
+import { runInput, step, type History, type Sink } from './store-steps';
 
 const STEPS = 1000;
 const RESUME_STEPS = 10_000;
@@ -50,26 +50,39 @@ function storeSink(writer: RunWriter, putBlob: (b: Uint8Array) => Promise<string
   return { commit: async (records) => recordBytes(await writer.append(records)), blob: putBlob };
 }
 
+/**
+ * The comparator: a store that keeps the whole run (its records and blobs) as one JSON file and
+ * rewrites it after every step. Its bytes are counted, not written: `state` is that file's size.
+ */
+function withBaseline(sink: Sink): Sink & { stateBytes: number; baselineWritten: number; endStep(): void } {
+  const counted = {
+    stateBytes: 2,
+    baselineWritten: 0,
+    commit: async (records: Parameters<Sink['commit']>[0]) => {
+      const stored = await sink.commit(records);
+      counted.stateBytes += stored;
+      return stored;
+    },
+    blob: async (bytes: Uint8Array) => {
+      counted.stateBytes += JSON.stringify(new TextDecoder().decode(bytes)).length + 1;
+      return sink.blob(bytes);
+    },
+    endStep: () => void (counted.baselineWritten += counted.stateBytes),
+  };
+  return counted;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number) => Math.round(x * 100) / 100;
 
-function runInput(runId: string) {
-  return {
-    runId,
-    task: 'bench',
-    createdAt: Date.now(),
-    workspaceFolders: ['/ws'],
-    git: { isRepo: false, dirtyPaths: [] },
-    settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 },
-  };
-}
-
 /** STEPS steps through the writer, fsync and all: bytes written against the new data, step 1,000 against step 10, the event loop's p99. */
-async function measureSteps(root: string): Promise<{ bytesRatio: number; stepRatio: number; p99: number; snapshotBytes: number }> {
+async function measureSteps(
+  root: string,
+): Promise<{ bytesRatio: number; baselineRatio: number; stepRatio: number; p99: number; snapshotBytes: number }> {
   const fs = new CountingFs();
   const store = openFileStore(root, { fs });
   const writer = await store.createRun(runInput('steps'));
-  const sink = storeSink(writer, (b) => store.putBlob(b));
+  const sink = withBaseline(storeSink(writer, (b) => store.putBlob(b)));
   const history: History = { messages: 0, tokens: 0 };
   const times: number[] = [];
   let newBytes = 0;
@@ -80,6 +93,7 @@ async function measureSteps(root: string): Promise<{ bytesRatio: number; stepRat
     const t = performance.now();
     newBytes += await step(sink, n, history);
     times.push(performance.now() - t);
+    sink.endStep();
   }
   loop.disable();
   await writer.close();
@@ -89,7 +103,13 @@ async function measureSteps(root: string): Promise<{ bytesRatio: number; stepRat
     .reduce((sum, name) => sum + statSync(join(runDir, name)).size, 0);
   // "step 10" and "step 1000": medians of the 20-step windows around them.
   const stepRatio = median(times.slice(STEPS - 20)) / median(times.slice(0, 20));
-  return { bytesRatio: (fs.written - before) / newBytes, stepRatio, p99: loop.percentile(99) / 1e6, snapshotBytes };
+  return {
+    bytesRatio: (fs.written - before) / newBytes,
+    baselineRatio: sink.baselineWritten / newBytes,
+    stepRatio,
+    p99: loop.percentile(99) / 1e6,
+    snapshotBytes,
+  };
 }
 
 /** A run of `steps` steps written by the writer (no fsync: the fixture's speed is not measured), with the snapshots it leaves. */
@@ -124,9 +144,53 @@ interface ResumeFigures {
   readonly messages: number;
 }
 
-function resumeInNewProcess(child: string, root: string, steps: number): ResumeFigures {
-  const out = execFileSync(process.execPath, [child, root, RUN_ID, String(steps)], { encoding: 'utf8' });
+function resumeInNewProcess(child: string, root: string, steps: number | 'killed'): ResumeFigures {
+  const out = execFileSync(process.execPath, [child, 'resume', root, RUN_ID, String(steps)], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!) as ResumeFigures;
+}
+
+/** A small seeded generator (mulberry32), so a bench run can be repeated. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * A run written by its own process and cut by kill -9 at a random point of its last tenth (between
+ * two snapshots, and within a step: up to 3 ms after a step's last commit); the writer never closes.
+ */
+async function buildKilledRun(child: string, root: string, steps: number, random: () => number): Promise<number> {
+  const killAt = steps - Math.floor(random() * Math.max(1, Math.floor(steps / 10)));
+  const delayMs = random() * 3;
+  const proc = spawn(process.execPath, [child, 'build', root, RUN_ID, String(steps)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let last = 0;
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      last = Number(chunk.trim().split('\n').pop());
+      if (last >= killAt && proc.exitCode === null && !proc.killed) setTimeout(() => proc.kill('SIGKILL'), delayMs);
+    });
+    proc.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`build exited ${code}`))));
+  });
+  return last;
+}
+
+/** Resumes of copies of a killed run (each resume meets the kill's state: a dead holder, maybe a torn tail). */
+function resumeKilled(child: string, killed: string, scratch: string, i: number): ResumeFigures {
+  const copy = join(scratch, `killed-copy-${i}`);
+  // The run's files are copied; the blobs (which a resume does not read) are shared.
+  cpSync(killed, copy, { recursive: true, filter: (path) => path !== join(killed, 'blobs') });
+  symlinkSync(join(killed, 'blobs'), join(copy, 'blobs'));
+  try {
+    return resumeInNewProcess(child, copy, 'killed');
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {
@@ -150,12 +214,28 @@ async function main(): Promise<void> {
         into.push(resumeInNewProcess(child, join(root, name), steps));
       }
     }
+    const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 100_000);
+    const random = prng(seed);
+    const killedBig = await buildKilledRun(child, join(root, 'killed-big'), RESUME_STEPS, random);
+    const killedSmall = await buildKilledRun(child, join(root, 'killed-small'), SMALL_RESUME_STEPS, random);
+    execFileSync('sync');
+    progress('killed fixtures');
+    const bigKilled: ResumeFigures[] = [];
+    const smallKilled: ResumeFigures[] = [];
+    for (let i = 0; i < PROCESSES; i++) {
+      bigKilled.push(resumeKilled(child, join(root, 'killed-big'), root, i));
+      smallKilled.push(resumeKilled(child, join(root, 'killed-small'), root, i));
+    }
     const resumeMs = median(big.map((r) => r.resume_ms));
     const resumeMs100 = median(small.map((r) => r.resume_ms));
+    const killedMs = median(bigKilled.map((r) => r.resume_ms));
+    const killedMs100 = median(smallKilled.map((r) => r.resume_ms));
     console.log(
       JSON.stringify({
         steps: STEPS,
         bytes_ratio: round(steps.bytesRatio),
+        // The whole run as one JSON file rewritten every step (counted, not written), for comparison.
+        baseline_bytes_ratio: round(steps.baselineRatio),
         snapshot_bytes: steps.snapshotBytes,
         step_ratio: round(steps.stepRatio),
         eventloop_p99_ms: round(steps.p99),
@@ -166,6 +246,12 @@ async function main(): Promise<void> {
         resume_ms_100: round(resumeMs100),
         resume_journal_mb_100: round(smallBytes / 2 ** 20),
         resume_ratio_10k_vs_100: round(resumeMs / resumeMs100),
+        // The same after kill -9 at a random point (not a clean close): a dead holder's lease, maybe a torn tail.
+        resume_killed_ms: round(killedMs),
+        resume_killed_ms_100: round(killedMs100),
+        resume_killed_ratio: round(killedMs / killedMs100),
+        resume_killed_steps: [killedBig, killedSmall],
+        resume_killed_seed: seed,
         // The live context each resume read: the messages since the run's last compaction.
         resume_messages: big[0]!.messages,
         resume_messages_100: small[0]!.messages,

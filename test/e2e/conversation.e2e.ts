@@ -17,6 +17,9 @@ function toolUse(id: string, name: string, input: unknown) {
   return { type: 'tool_use' as const, id, name, input };
 }
 
+/** How many times the model was asked for the follow-up's answer. */
+let followUpAsked = 0;
+
 /** Answers by the number of assistant messages already in the request, so the script is stable. */
 function scriptedModel(): Promise<FakeAnthropic> {
   const turns = [
@@ -26,12 +29,16 @@ function scriptedModel(): Promise<FakeAnthropic> {
       eventDelayMs: 600,
     },
     { content: [{ type: 'text' as const, text: 'The tests ran: **one case fails**.\n\n```\nnode test.js\n```' }], stop_reason: 'end_turn' },
-    // The follow-up's answer streams slowly: the window is reloaded while it is being written.
-    { content: [{ type: 'text' as const, text: SLOW_ANSWER }], stop_reason: 'end_turn', eventDelayMs: 4000 },
+    { content: [{ type: 'text' as const, text: SLOW_ANSWER }], stop_reason: 'end_turn' },
   ];
+  // The follow-up's first answer streams its first words, then holds for longer than the story
+  // takes: the window is reloaded while it is being written, so the run always needs its resume.
+  const cut = { ...turns[2]!, eventDelayMs: 500, holdAfterEvents: { events: 4, ms: 180_000 } };
+  followUpAsked = 0;
   return startFakeAnthropic((request) => {
     const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
     const index = messages.filter((m) => m.role === 'assistant').length;
+    if (index === 2 && followUpAsked++ === 0) return cut;
     return turns[Math.min(index, turns.length - 1)]!;
   });
 }
@@ -105,16 +112,16 @@ describe('e2e: the conversation in the Timeline', function () {
       frame = await openTimeline(wb.page);
       await row(frame, TASK, 'run').waitFor({ timeout: 45_000 });
       await row(frame, `You: ${FOLLOW_UP}`, 'step').waitFor({ timeout: 30_000 });
-      // The window's run stopped with the reload: it is offered for resume, or still finishing.
-      await waitUntil('the run to stop or finish', async () => !(await runTitle(frame)).includes('Status: running'), 60_000);
-      if (!(await runTitle(frame)).includes('Status: completed')) {
-        console.log(`      screenshot: ${await wb.screenshot('conversation-5-after-reload')}`);
-        const run = row(frame, TASK, 'run');
-        await run.click();
-        await run.hover();
-        await run.locator('button[data-action="resume"]').click();
-        await waitUntil('the resumed run to complete', async () => (await runTitle(frame)).includes('Status: completed'), 60_000);
-      }
+      // The window's run stopped with the reload, its answer unfinished: it is offered for resume.
+      await waitUntil('the run to stop', async () => !(await runTitle(frame)).includes('Status: running'), 60_000);
+      assert.doesNotMatch(await runTitle(frame), /Status: completed/, 'the cut answer cannot have finished the run');
+      console.log(`      screenshot: ${await wb.screenshot('conversation-5-after-reload')}`);
+      const run = row(frame, TASK, 'run');
+      await run.click();
+      await run.hover();
+      await run.locator('button[data-action="resume"]').click();
+      await waitUntil('the resumed run to complete', async () => (await runTitle(frame)).includes('Status: completed'), 60_000);
+      assert.equal(followUpAsked, 2, 'the resume asked for the follow-up answer again');
       await row(frame, 'The case with three names fails', 'step').waitFor({ timeout: 30_000 });
       console.log(`      screenshot: ${await wb.screenshot('conversation-6-resumed')}`);
     });

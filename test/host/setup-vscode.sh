@@ -22,6 +22,8 @@ done < <(env)
 # System packages first: a cached VS Code does not bring them to a new machine.
 need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+# ripgrep: the search_text engine-parity tests run it against the Node fallback (never skipped in CI).
+command -v rg > /dev/null || need_apt+=(ripgrep)
 # kerberos (a code-server dependency) builds from source and needs the krb5 headers.
 [ -f /usr/include/gssapi/gssapi.h ] || [ -f /usr/include/krb5.h ] || need_apt+=(libkrb5-dev)
 command -v git > /dev/null || need_apt+=(git)

@@ -126,7 +126,7 @@ async function callOnce(
   options: AnthropicProviderOptions,
   emit: (event: ModelEvent) => void,
 ): Promise<unknown> {
-  const params = toParams(request, options);
+  const params = toParams(request, options.model) as unknown as CreateParams;
   const requestOptions = request.signal ? { signal: request.signal } : {};
   if (options.streaming === false)
     return client.messages.create({ ...params, stream: false } as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
@@ -142,18 +142,19 @@ async function callOnce(
 
 type CreateParams = Parameters<Anthropic['messages']['stream']>[0];
 
-function toParams(request: ModelRequest, options: AnthropicProviderOptions): CreateParams {
+/** The Messages API body of a request, as sent (also what test doubles check against the API's rules). */
+export function toParams(request: ModelRequest, defaultModel?: string): Record<string, unknown> {
   // Our message and tool shapes are the API's own (validated by zod where they are built).
   const cached = request.cache === false ? undefined : withCacheBreakpoints(request.tools, request.system, request.messages);
   const params = {
-    model: request.model || options.model || DEFAULT_MODEL,
+    model: request.model || defaultModel || DEFAULT_MODEL,
     max_tokens: request.maxTokens,
     messages: cached?.messages ?? request.messages,
     ...(request.system !== undefined && request.system !== '' ? { system: cached?.system ?? request.system } : {}),
     ...(request.tools.length > 0 ? { tools: cached?.tools ?? request.tools } : {}),
     ...(request.thinking !== undefined ? { thinking: request.thinking } : {}),
   };
-  return params as unknown as CreateParams;
+  return params;
 }
 
 /** Copies the SDK's message into plain data (its tool inputs can be lazy getters) and checks it. */

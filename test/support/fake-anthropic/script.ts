@@ -26,6 +26,11 @@ export const ResponseStep = z.object({
   usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() }).optional(),
   /** Pause between streamed events, to let a test act mid-stream. */
   eventDelayMs: z.number().nonnegative().optional(),
+  /**
+   * Streams only the first `events` events, then says nothing for `ms` and drops the connection:
+   * an answer cut for certain while a test acts (a window reload, a kill) mid-stream.
+   */
+  holdAfterEvents: z.object({ events: z.number().int().nonnegative(), ms: z.number().nonnegative() }).optional(),
 });
 
 export const StatusFault = z.object({

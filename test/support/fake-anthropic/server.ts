@@ -167,7 +167,13 @@ async function answer(
   id: string,
   measured?: MeasuredUsage,
 ): Promise<void> {
-  if (!isFault(step)) return sendMessage(res, withUsage(ResponseStep.parse(step), measured), request, id);
+  if (!isFault(step)) {
+    const parsed = withUsage(ResponseStep.parse(step), measured);
+    if (parsed.holdAfterEvents === undefined || !wantsStream(request)) return sendMessage(res, parsed, request, id);
+    await streamMessage(res, parsed, request, id, parsed.holdAfterEvents.events);
+    await sleep(parsed.holdAfterEvents.ms);
+    return resetSocket(req);
+  }
   switch (step.fault) {
     case 'status':
       return sendError(res, step);

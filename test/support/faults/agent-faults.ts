@@ -105,7 +105,8 @@ class World {
     });
     const report = await store.verify(runId);
     if (!report.ok) verdict.problems.push(`verify: ${JSON.stringify(report)}`);
-    const problems = [...this.problems, ...verdict.problems];
+    const refused = this.model.refused.map((r) => `the API would refuse a request: ${r.message}`);
+    const problems = [...this.problems, ...verdict.problems, ...refused];
     return {
       point,
       ok: problems.length === 0,

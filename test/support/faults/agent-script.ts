@@ -1,6 +1,7 @@
 import type { ContentBlock, MessageParam } from '../../../src/core/model/messages';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../../../src/core/model/provider';
 import type { RecordedRequest, Responder, ResponseStep } from '../fake-anthropic/server';
+import { strictModel, type StrictModel } from '../fake-anthropic/strict-model';
 
 // The model's side of every fault run: a short script answered by the number of assistant
 // messages in the request, so that a resumed run continues where it stopped.
@@ -62,11 +63,11 @@ export function scriptResponder(counterPath: string): Responder {
   };
 }
 
-/** The same script as an in-process ModelProvider; it keeps every request's messages. */
-export function scriptModel(counterPath: string): ModelProvider & { requests: MessageParam[][] } {
+/** The same script as an in-process ModelProvider, held to the API's rules; it keeps every request's messages. */
+export function scriptModel(counterPath: string): StrictModel<ModelProvider & { requests: MessageParam[][] }> {
   const requests: MessageParam[][] = [];
   let n = 0;
-  return {
+  return strictModel({
     name: 'fault-script',
     requests,
     async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -81,7 +82,7 @@ export function scriptModel(counterPath: string): ModelProvider & { requests: Me
         usage: { inputTokens: 120, outputTokens: 30 },
       };
     },
-  };
+  });
 }
 
 interface ToolResultLike {

@@ -226,6 +226,7 @@ export async function killRun(plan: KillPlan, cli = CLI_PATH): Promise<KillRunRe
     }
     if (!completed && run.problems.length === 0) run.problems.push(`not completed after ${MAX_PROCESSES} processes`);
     if (completed && plan.kind === 'savePoint') await checkNotResumedAgain(run, fake.requests.length);
+    for (const refused of fake.refused) run.problems.push(`the API would refuse request ${refused.index}: ${refused.message}`);
     const requests = fake.requests.map((r) => ((r.body as { messages?: MessageParam[] } | undefined)?.messages ?? []) as MessageParam[]);
     const { duplicates, executions } = completed
       ? await run.finish(requests)

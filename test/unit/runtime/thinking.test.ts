@@ -90,7 +90,10 @@ describe('extended thinking', () => {
         tools: [],
         maxTokens: 100,
       };
-      await assert.rejects(provider.complete(request), (e: unknown) => e instanceof ModelError && /Invalid `signature` in `thinking` block/.test(e.message));
+      await assert.rejects(
+        provider.complete(request),
+        (e: unknown) => e instanceof ModelError && /Invalid `signature` in `thinking` block/.test(e.message),
+      );
     } finally {
       await fake.close();
     }

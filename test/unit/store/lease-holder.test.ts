@@ -100,10 +100,18 @@ describe('who holds a run: heartbeat, holder identity, fencing', () => {
 
   it('a pid reused by another process (another start time) is not taken for the holder', async () => {
     const writer = await store(100).createRun(runInput('r1'));
+    await assert.rejects(store(200).openWriter('r1'), isCode('lease_held'), 'the same pid and start time: the holder lives');
     alive.set(100, 'a-later-start');
     const taker = await store(200).openWriter('r1');
+    const lease = leaseOf(store(200), 'r1');
+    assert.equal(lease?.holderId, taker.holderId, 'the process that reused pid 100 is not the holder: the run is taken');
+    assert.equal(lease?.generation, 1);
+    await assert.rejects(writer.append([message(0, 0, 'user', 'from the gone holder')]), isCode('lease_lost'));
+    await taker.append([message(0, 0, 'user', 'new holder')]);
     await taker.close();
     await writer.close().catch(() => undefined);
+    const texts = (await store(200).readRun('r1')).messages.map((m) => (m.content as { text: string }[])[0]!.text);
+    assert.deepEqual(texts, ['new holder']);
   });
 
   it('a take-over fences the live holder: its next append and renewal are refused with a clear message; the taker writes', async () => {

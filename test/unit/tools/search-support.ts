@@ -25,6 +25,19 @@ export function findRipgrep(): string | null {
   return null;
 }
 
+/**
+ * ripgrep for a test that compares it with the Node fallback. Where none is found the test is
+ * skipped, saying why; in CI (CI set) that is a failure, since the setup installs Debian's ripgrep.
+ */
+export function ripgrepOrSkip(ctx: Mocha.Context): string {
+  const rg = findRipgrep();
+  if (rg !== null) return rg;
+  const why = 'no ripgrep on PATH or in a code-server install';
+  if (process.env['CI']) throw new Error(`${why}: CI installs Debian's ripgrep (test/host/setup-vscode.sh), so this test must run`);
+  console.log(`      skipped: ${why} (in CI this fails)`);
+  return ctx.skip();
+}
+
 const registry = createToolRegistry();
 
 /** Runs one read-only tool of the registry on a workspace folder, with the given engine. */

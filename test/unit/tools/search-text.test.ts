@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TextSearchQuery, TextSearchResult } from '../../../src/core/ports';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { tempDir, writeFiles } from '../runtime/harness';
-import { findRipgrep, runTool } from './search-support';
+import { findRipgrep, ripgrepOrSkip, runTool } from './search-support';
 
 const RG = findRipgrep();
 const ENGINES: [string, string | null][] = [['node fallback', null], ...(RG === null ? [] : ([['ripgrep', RG]] as [string, string][]))];
@@ -173,12 +173,20 @@ for (const [engine, rgPath] of ENGINES) {
 }
 
 describe('search_text engines agree', () => {
+  it('ripgrep is at hand, so every engine test above ran with both engines', function () {
+    ripgrepOrSkip(this);
+    assert.deepEqual(
+      ENGINES.map(([name]) => name),
+      ['node fallback', 'ripgrep'],
+    );
+  });
+
   let root: string;
   beforeEach(() => (root = fixture()));
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('ripgrep and the Node fallback give the same results on the fixture', async function () {
-    if (RG === null) this.skip();
+    const rgPath = ripgrepOrSkip(this);
     const queries: Partial<TextSearchQuery>[] = [
       {},
       { contextLines: 1 },
@@ -191,7 +199,7 @@ describe('search_text engines agree', () => {
     for (const over of queries) {
       const [node, rg]: TextSearchResult[] = await Promise.all([
         new NodeWorkspace({ roots: [root], ripgrep: null }).searchText(query(over)),
-        new NodeWorkspace({ roots: [root], ripgrep: RG }).searchText(query(over)),
+        new NodeWorkspace({ roots: [root], ripgrep: rgPath }).searchText(query(over)),
       ]);
       assert.equal(rg!.engine, 'ripgrep');
       assert.deepEqual({ ...rg!, engine: 'node' }, node, JSON.stringify(over));
@@ -199,8 +207,10 @@ describe('search_text engines agree', () => {
   });
 
   it('a pattern ripgrep cannot run (look-around) is run by the fallback', async function () {
-    if (RG === null) this.skip();
-    const result = await new NodeWorkspace({ roots: [root], ripgrep: RG }).searchText(query({ regex: true, pattern: 'alpha(?= here)' }));
+    const rgPath = ripgrepOrSkip(this);
+    const result = await new NodeWorkspace({ roots: [root], ripgrep: rgPath }).searchText(
+      query({ regex: true, pattern: 'alpha(?= here)' }),
+    );
     assert.equal(result.engine, 'node');
     assert.deepEqual(
       result.files.map((f) => f.path),
