@@ -261,7 +261,7 @@ function stepFor(steps: readonly StepRow[], stepId: number): StepRow | undefined
 /** What a run's header is made of. */
 export type HeaderSource = Pick<
   RunState,
-  'run' | 'status' | 'statusReason' | 'budget' | 'restores' | 'allCheckpoints' | 'notes' | 'ended' | 'damage'
+  'run' | 'status' | 'statusReason' | 'failure' | 'budget' | 'restores' | 'allCheckpoints' | 'notes' | 'ended' | 'damage'
 >;
 
 function undoableRestores(state: HeaderSource): number {
@@ -290,6 +290,7 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
     active,
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
+  if (state.failure !== undefined) header.failure = state.failure;
   if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   return header;

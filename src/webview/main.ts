@@ -101,6 +101,11 @@ const panel = new ConversationPanel(detail, approvals, model, {
       .then((o) => notice('info', o.message))
       .catch(reportError),
   openDiff: (runId, patchId) => void rpc.request('openDiff', { runId, patchId }).catch(reportError),
+  failureAction: (runId, action) =>
+    void rpc
+      .request('failureAction', { runId, action })
+      .then((o) => notice('info', o.message))
+      .catch(reportError),
   decide: (approval, decision, reason) =>
     void rpc
       .request('decide', { runId: approval.runId, callId: approval.callId, decision, ...(reason !== undefined ? { reason } : {}) })

@@ -1,7 +1,9 @@
 import type { LedgerStatus } from '../core/ledger/schema';
 import { isResumableStatus } from '../core/runtime/resumable';
 import type { RunStatus } from '../core/store/records';
-import type { PatchView, StepRow } from '../protocol/viewModel';
+import { failureLine, describeFailure } from '../core/runtime/failure-words';
+import { CANCELLED_REASON } from '../core/runtime/types';
+import type { PatchView, RunHeader, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 
@@ -79,8 +81,9 @@ function runContent(row: FlatRow, now: number): RowContent {
   const look = RUN_LOOK[stopped ? 'interrupted' : h.status];
   const tokens = h.inputTokens + h.outputTokens;
   const review = h.reviewCount ?? 0;
+  const failure = h.failure && !h.active ? describeFailure(h.failure) : undefined;
   const facts = [
-    stopped ? 'interrupted' : h.status,
+    stopped ? 'interrupted' : (failure?.title ?? h.status),
     formatTime(h.createdAt, now),
     formatDuration(h.updatedAt - h.createdAt),
     formatTokens(tokens),
@@ -92,7 +95,13 @@ function runContent(row: FlatRow, now: number): RowContent {
   if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
   else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
-  const reason = stopped ? ': no window is running it any more (resume it to go on)' : h.statusReason ? `: ${h.statusReason}` : '';
+  const reason = stopped
+    ? ': no window is running it any more (resume it to go on)'
+    : h.failure
+      ? `: ${failureLine(h.failure)}`
+      : h.statusReason
+        ? `: ${h.statusReason}`
+        : '';
   const damaged = writable
     ? ''
     : `\nDamaged: ${h.damaged}\nShown up to the damage, read-only: the run cannot be resumed, restored or rolled back.`;
@@ -140,14 +149,23 @@ function stepLook(step: StepRow, runLive: boolean): { icon: string; tone: Tone; 
  * What happened in a step, in words: the model's first line, then its calls. `waiting`: the
  * step is the newest of a run running here, so a model call with no answer is still under way.
  */
-export function stepHeadline(step: StepRow, waiting = true): string {
+export function stepHeadline(step: StepRow, waiting = true, stopped?: string): string {
   if (step.instruction !== undefined) return `You: ${firstLine(step.instruction)}`;
   const said = firstLine(step.text ?? '');
   const calls = step.calls.map((c) => c.summary).join(', ');
   if (said !== '' && calls !== '') return `${said} — ${calls}`;
   if (said !== '' || calls !== '') return said || calls;
   if (step.label !== 'before_model') return `Step ${step.stepId}`;
-  return waiting ? 'Waiting for the model…' : 'Model call cut off: no answer was recorded';
+  if (waiting) return 'Waiting for the model…';
+  return stopped ?? 'Model call cut off: no answer was recorded';
+}
+
+/** Why the newest step of a stopped run has no answer: its failure or a cancel; undefined when it was cut off. */
+export function stoppedText(run: RunHeader): string | undefined {
+  if (run.active && run.status === 'running') return undefined;
+  if (run.failure) return `Model call failed: ${describeFailure(run.failure).title}`;
+  if (run.status === 'paused' && run.statusReason === CANCELLED_REASON) return 'Model call stopped: the run was cancelled';
+  return undefined;
 }
 
 /** The first non-empty line of Markdown text, without its heading or list marker. */
@@ -174,7 +192,8 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   if (step.compacted) facts.push('context compacted');
   if (step.raised !== undefined) facts.push(step.raised);
   facts.push(savedText(step.label));
-  const headline = stepHeadline(step, row.posinset === row.setsize && row.run.active && row.run.status === 'running');
+  const last = row.posinset === row.setsize;
+  const headline = stepHeadline(step, last && row.run.active && row.run.status === 'running', last ? stoppedText(row.run) : undefined);
   const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active).text}`);
   return {
     icon: look.icon,

@@ -6,3 +6,5 @@ export { STATUS_UNKNOWN_MESSAGE, type CallReport, type ReconcileOutcome } from '
 export { RECOVERY_NOTE_MARKER, recoveryNote } from './recovery-note';
 export { limitReached } from './budget';
 export { classifyLatestPatches } from './resume';
+export { HostClosing } from './failure';
+export { describeFailure, failureLine, type FailureAction, type FailureWords } from './failure-words';

@@ -3,7 +3,7 @@ import { createAnthropicProvider } from '../../core/model/anthropic';
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider } from '../../core/model/replay';
 import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
-import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
+import { AgentRuntime, HostClosing, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
 import { describeHolder } from '../../core/store/lease-policy';
 import { heldMessage, isResumable } from '../../core/runtime/resumable';
@@ -116,7 +116,11 @@ export class AgentController implements vscode.Disposable {
       clock: this.deps.clock,
       log: this.deps.log,
       git: this.deps.git,
-      tools: createToolRegistry({ tools: [...BUILTIN_TOOLS, ...extra.tools], overrides: settings.toolPolicies, workspace: this.deps.workspace }),
+      tools: createToolRegistry({
+        tools: [...BUILTIN_TOOLS, ...extra.tools],
+        overrides: settings.toolPolicies,
+        workspace: this.deps.workspace,
+      }),
       protectedPaths: settings.protectedPaths,
     });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
@@ -250,8 +254,9 @@ export class AgentController implements vscode.Disposable {
     return true;
   }
 
+  /** The window closes or reloads: the run is recorded interrupted (not cancelled) and offered again when a window opens. */
   dispose(): void {
-    this.active?.abort.abort();
+    this.active?.abort.abort(new HostClosing());
     this.events.dispose();
     this.started.dispose();
     this.finished.dispose();

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
-import { CANCELLED_REASON } from '../../core/runtime';
+import type { RuntimeEvent } from '../../core/runtime';
 import type { RunSummary } from '../../core/store/contract';
 import { NoApiKeyError, type ActiveRun } from './agent-controller';
 import type { Services } from './services';
@@ -20,10 +19,7 @@ export const COMMANDS = {
 } as const;
 
 const SET_API_KEY = 'Set API Key';
-const RESUME = 'Resume';
-const MORE_TURNS = (turns: number) => ({ label: `+${turns} turns`, turns });
 const SHOW_LOG = 'Show Log';
-const SHOW_TIMELINE = 'Show in Timeline';
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -168,43 +164,4 @@ export async function setApiKey(s: Services): Promise<void> {
 export function announceTornTailCut(s: Services, event: RuntimeEvent): void {
   if (event.type !== 'torn_tail_cut') return;
   void s.prompts.message('warning', event.message, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
-}
-
-/** Tells the person how a run ended, with the next step as an action. */
-export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome | undefined, error: unknown): void {
-  void s.keys.refresh();
-  if (!outcome) {
-    void s.prompts
-      .message('error', `Agent run ${run.runId} stopped with an error: ${describeError(error)}`, {}, SHOW_LOG)
-      .then((c) => c === SHOW_LOG && s.channel.show(true));
-    return;
-  }
-  if (outcome.status === 'completed') {
-    void s.prompts
-      .message('info', `Agent run completed${outcome.reason ? `: ${outcome.reason.slice(0, 200)}` : '.'}`, {}, SHOW_TIMELINE)
-      .then((c) => c === SHOW_TIMELINE && vscode.commands.executeCommand(COMMANDS.showTimeline));
-    return;
-  }
-  if (outcome.status === 'paused') {
-    const why = outcome.reason === CANCELLED_REASON ? 'cancelled' : (outcome.reason ?? 'paused');
-    // At the turn limit, "+N turns" continues with N more (the maxTurns setting); counters are kept.
-    const more = outcome.limit?.kind === 'turns' ? MORE_TURNS(s.controller.turnsPerRun()) : undefined;
-    const actions = more ? [more.label] : [RESUME];
-    void s.prompts
-      .message(
-        outcome.reason === CANCELLED_REASON ? 'info' : 'warning',
-        `Agent run paused (${why}). Nothing is lost: resume it any time.`,
-        {},
-        ...actions,
-      )
-      .then((c) => {
-        if (c === RESUME) void resumeRun(s, { runId: outcome.runId });
-        if (more && c === more.label && outcome.limit)
-          void resumeRun(s, { runId: outcome.runId, options: { raise: { maxTurns: outcome.limit.max + more.turns } } });
-      });
-    return;
-  }
-  void s.prompts
-    .message('error', `Agent run ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`, {}, SHOW_LOG)
-    .then((c) => c === SHOW_LOG && s.channel.show(true));
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
+import { describeFailure } from '../../core/runtime/failure-words';
 import type { ActiveRun, AgentController } from './agent-controller';
 
 export const SHOW_LOG_COMMAND = 'agentCheckpoints.showLog';
@@ -27,7 +28,9 @@ export function describeProgress(event: RuntimeEvent, last: string): string {
   if (event.type === 'checkpoint') return `step ${event.checkpoint.stepId} · ${LABELS[event.checkpoint.label] ?? event.checkpoint.label}`;
   if (event.type === 'ledger' && event.entry.status === 'started')
     return `${last.split(' · ')[0] ?? last} · running ${event.entry.toolName}`;
-  if (event.type === 'model' && event.event.type === 'retry') return `${last} (retry ${event.event.attempt})`;
+  // A retry replaces the count before it: "(retry 3)", never "(retry 2) (retry 3)".
+  if (event.type === 'model' && event.event.type === 'retry')
+    return `${last.replace(/ \(retry \d+\)$/, '')} (retry ${event.event.attempt})`;
   return last;
 }
 
@@ -92,7 +95,8 @@ export class RunPresenter implements vscode.Disposable {
 
   private onFinish(run: ActiveRun, outcome: RunOutcome | undefined): void {
     const state = outcome ? outcome.status : 'error';
-    this.item.text = `${outcomeIcon(outcome)} Agent: ${state}`;
+    const why = outcome?.failure ? ` · ${shorten(describeFailure(outcome.failure).title, 60)}` : '';
+    this.item.text = `${outcomeIcon(outcome)} Agent: ${state}${why}`;
     this.item.tooltip = `Run ${run.runId}: ${state}${outcome?.reason !== undefined ? ` (${shorten(outcome.reason, 200)})` : ''}`;
     this.item.show();
   }

@@ -40,6 +40,7 @@ function fakeBackend(getState: () => RunState, live: Map<string, LiveState>) {
     resume: async () => {},
     takeOver: async () => false,
     cancel: async () => {},
+    failureAction: async () => 'done',
   };
   return { backend, changes };
 }

@@ -63,6 +63,7 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
     cancel: async () => {
       throw new Error('the run is not running');
     },
+    failureAction: async (_r, action) => (calls.push(`failure:${action}`), 'done'),
   };
 }
 

@@ -103,6 +103,8 @@ export class RequestHandler {
       case 'cancel':
         await backend.cancel(request.params.runId);
         return { message: 'Run cancelled.' };
+      case 'failureAction':
+        return { message: await backend.failureAction(request.params.runId, request.params.action) };
       default:
         return this.converse(request);
     }
