@@ -1,6 +1,7 @@
 import { activationSuite } from './suite/activation.test';
 import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
+import { firstHourSuite } from './suite/first-hour.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { lmSuite } from './suite/lm.test';
@@ -30,6 +31,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   timelineBackendSuite,
   timelineSuite,
   reviewSuite,
+  firstHourSuite,
   lmSuite,
   secretsSuite,
 ];

@@ -95,7 +95,14 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
       else if (change.kind === 'runs') void model.reloadAll();
       else void editors.liveChanged(change.paths);
     }),
-    ...registerReviewCommands({ model, actions, relativePath: pathOf, fileUri: (path) => backend.fileUri(path) }),
+    ...registerReviewCommands({
+      model,
+      actions,
+      prompts: s.prompts,
+      taskOf: async (runId) => (await backend.listRuns()).find((r) => r.runId === runId)?.task,
+      relativePath: pathOf,
+      fileUri: (path) => backend.fileUri(path),
+    }),
   ];
   void model.reloadAll().then(() => editors.shown());
   return {
