@@ -47,6 +47,26 @@ export function firstHourSuite(): void {
       }
     });
 
+    it('an approval while the Explorer is open: a badge, a notification with Allow/Deny, the status bar says so', async () => {
+      const api = await extensionApi();
+      const fake = await useFakeModel(api, [toolUse('toolu_fh_cmd', 'run_command', { command: 'echo hi' }), finalAnswer('done')]);
+      try {
+        await api.whenTimelineResolved();
+        await vscode.commands.executeCommand('workbench.view.explorer');
+        await vscode.commands.executeCommand('agentCheckpoints.run', { task: 'First hour: approval' });
+        const shown = await waitFor('the approval notification', () => fake.prompts.saw(/The agent wants to/));
+        assert.deepEqual(shown.actions, ['Allow once', 'Allow for this run', 'Deny']);
+        await waitFor('the status bar to say it waits', () => /waiting for your approval/.test(api.statusText()) || undefined);
+        assert.equal(api.approvalBadge(), 1, 'a badge on the view icon');
+        await vscode.commands.executeCommand('agentCheckpoints.cancel');
+        assert.equal((await api.whenIdle())?.status, 'paused');
+        await waitFor('the badge to go', () => api.approvalBadge() === undefined || undefined);
+        assert.doesNotMatch(api.statusText(), /waiting for your approval/);
+      } finally {
+        await fake.dispose();
+      }
+    });
+
     it('Undo All Agent Changes asks which run and confirms before it undoes anything', async () => {
       const api = await extensionApi();
       const uri = await writeWorkspaceFile('first-hour/undo.txt', 'before\n');
