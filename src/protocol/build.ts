@@ -4,7 +4,7 @@ import type { LiveState, Patch } from '../core/patches/schema';
 import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
-import { assistantWords, cap, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
+import { assistantWords, cap, commandOutcome, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
 import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunView, StepRow } from './viewModel';
 
 // Turns a run's folded state into what the Timeline renders, and works out the smallest
@@ -103,7 +103,7 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
     idempotency: entry.idempotency,
     policy: entry.replayPolicy,
     plannedAt: entry.plannedAt,
-    isError: entry.isError === true || entry.status === 'failed',
+    isError: entry.status === 'failed' || (entry.isError === true && !exitedNonZero(entry.toolName, result)),
     patches,
     summary,
   };
@@ -118,6 +118,11 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   const effect = effectOf(entry);
   if (effect) row.effect = effect;
   return row;
+}
+
+/** A command that ran to its end and said "exit 1" (a failing test run on purpose) is its answer, not a red error. */
+function exitedNonZero(toolName: string, result: string | undefined): boolean {
+  return toolName === 'run_command' && /^exit -?\d+$/.test(commandOutcome(result) ?? '');
 }
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {

@@ -6,6 +6,7 @@ import { CANCELLED_REASON } from '../core/runtime/types';
 import type { PatchView, RunHeader, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
+import { counted } from '../protocol/words';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
 // colour of each ledger status and patch state are tested without a DOM.
@@ -113,7 +114,7 @@ function runContent(row: FlatRow, now: number): RowContent {
     description: '',
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
     badges: [...(elsewhere ? ['other window'] : []), ...(review > 0 ? [`${review} to review`] : []), ...(writable ? [] : ['damaged'])],
-    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    title: `${h.task}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${counted(review, 'agent change')} to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }
@@ -206,8 +207,8 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
       firstLine(step.text ?? '') || `Step ${step.stepId}`,
       ...callLines,
       facts.join(' · '),
-      `${step.checkpoints} save point(s); restore target ${step.checkpointId}`,
-      ...(effects > 0 ? [`${effects} call(s) with effects outside the files`] : []),
+      `${counted(step.checkpoints, 'save point')}; restore target ${step.checkpointId}`,
+      ...(effects > 0 ? [`${counted(effects, 'call')} with effects outside the files`] : []),
     ].join('\n'),
     actions,
     meta: facts.join(' · '),

@@ -164,7 +164,7 @@ export function timelineSuite(): void {
         type: 'reply',
         requestId: 'w7',
         ok: true,
-        result: { revertedHunks: 1, conflictHunks: 0, message: 'Rolled back 1 hunk(s).' },
+        result: { revertedHunks: 1, conflictHunks: 0, message: 'Rolled back 1 hunk.' },
       });
     });
   });
