@@ -103,7 +103,7 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
     idempotency: entry.idempotency,
     policy: entry.replayPolicy,
     plannedAt: entry.plannedAt,
-    isError: entry.status === 'failed' || (entry.isError === true && !exitedNonZero(entry.toolName, result)),
+    isError: (entry.status === 'failed' || entry.isError === true) && !exitedNonZero(entry.toolName, result),
     patches,
     summary,
   };

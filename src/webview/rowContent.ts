@@ -46,9 +46,17 @@ export const LEDGER_LOOK: Record<LedgerStatus, { icon: string; tone: Tone; text:
 /** A call cut off mid-flight: started, and no window runs the run now (its outcome is checked on resume). */
 const CUT_OFF = { icon: 'debug-disconnect', tone: 'warning' as Tone, text: 'cut off: checked when the run resumes' };
 
+/** A command that ran to its end with a non-zero exit: its answer (a failing test on purpose), not a red error. */
+const EXITED = { icon: 'info', tone: 'muted' as Tone, text: 'ran; it exited non-zero' };
+
 /** How a call looks: a started call spins only while some window runs the run. */
-export function callLook(status: LedgerStatus, runLive: boolean): { icon: string; tone: Tone; text: string; spin: boolean } {
+export function callLook(
+  status: LedgerStatus,
+  runLive: boolean,
+  isError = true,
+): { icon: string; tone: Tone; text: string; spin: boolean } {
   if (status === 'started' && !runLive) return { ...CUT_OFF, spin: false };
+  if (status === 'failed' && !isError) return { ...EXITED, spin: false };
   return { ...LEDGER_LOOK[status], spin: status === 'started' };
 }
 
@@ -164,6 +172,7 @@ export function stepHeadline(step: StepRow, waiting = true, stopped?: string): s
 /** Why the newest step of a stopped run has no answer: its failure or a cancel; undefined when it was cut off. */
 export function stoppedText(run: RunHeader): string | undefined {
   if (run.active && run.status === 'running') return undefined;
+  if (run.failure?.kind === 'interrupted') return `Model call interrupted: ${run.failure.message}`;
   if (run.failure) return `Model call failed: ${describeFailure(run.failure).title}`;
   if (run.status === 'paused' && run.statusReason === CANCELLED_REASON) return 'Model call stopped: the run was cancelled';
   return undefined;
@@ -195,7 +204,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   facts.push(savedText(step.label));
   const last = row.posinset === row.setsize;
   const headline = stepHeadline(step, last && row.run.active && row.run.status === 'running', last ? stoppedText(row.run) : undefined);
-  const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active).text}`);
+  const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active, c.isError).text}`);
   return {
     icon: look.icon,
     spin: look.spin,
@@ -217,7 +226,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
 
 function callContent(row: FlatRow): RowContent {
   const call = row.call!;
-  const look = callLook(call.status, row.run.active);
+  const look = callLook(call.status, row.run.active, call.isError);
   const badges: string[] = [];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
