@@ -3,7 +3,8 @@ import { createRunOutput } from '../../../src/host/cli/output';
 import { createToolRegistry } from '../../../src/core/tools/registry';
 import { buildRunView } from '../../../src/protocol/build';
 import type { RunHeader, StepRow } from '../../../src/protocol/viewModel';
-import { stepHeadline, stoppedText } from '../../../src/webview/rowContent';
+import { visibleSteps } from '../../../src/webview/conversation';
+import { callLook, stepHeadline, stoppedText } from '../../../src/webview/rowContent';
 import { sampleRun } from './fixtures';
 
 // A stopped run says why in words (core/runtime/failure-words): never "cut off" for a model call
@@ -31,6 +32,24 @@ describe('a stopped run in words', () => {
     const gone = header({ status: 'running', active: false });
     assert.equal(stepHeadline(waitingStep, false, stoppedText(gone)), 'Model call cut off: no answer was recorded');
     assert.equal(stepHeadline(waitingStep, true, stoppedText(header({ status: 'running', active: true }))), 'Waiting for the model…');
+  });
+
+  it('a command that exited non-zero is its answer, not a red error; a failed call stays red', () => {
+    assert.deepEqual(callLook('failed', false, false), { icon: 'info', tone: 'muted', text: 'ran; it exited non-zero', spin: false });
+    assert.equal(callLook('failed', false, true).tone, 'error');
+  });
+
+  it('the conversation paints the newest steps, reaching back to a step picked in the tree', () => {
+    const { state, live } = sampleRun(100);
+    const run = buildRunView(state, live, false);
+    const ids = (shown: number, reveal?: number) => visibleSteps(run, shown, reveal).map((s) => s.stepId);
+    assert.deepEqual(
+      ids(3),
+      run.steps.slice(-3).map((s) => s.stepId),
+    );
+    const picked = run.steps[10]!.stepId;
+    assert.equal(ids(3, picked)[0], picked, 'a picked older step is painted, with everything after it');
+    assert.equal(ids(3, picked).at(-1), run.steps.at(-1)!.stepId);
   });
 
   it('the CLI prints the failure in the same words with what to type next', () => {
