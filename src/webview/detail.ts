@@ -109,6 +109,8 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     root.append(body);
   } else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
     root.append(el('div', 'muted', 'Waiting for the model…'));
+  else if (step && !isLatest(run, step) && step.instruction === undefined && step.calls.length === 0)
+    root.append(el('div', 'muted', 'No answer was recorded for this call (it was stopped or failed; the next step asked again).'));
   if (step?.thinking !== undefined) {
     const thinking = el('details', 'thinking');
     thinking.append(el('summary', '', 'Thinking'), collapsible(step.thinking));
