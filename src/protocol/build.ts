@@ -4,7 +4,7 @@ import type { LiveState, Patch } from '../core/patches/schema';
 import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
-import { assistantWords, cap, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
+import { assistantWords, cap, commandOutcome, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
 import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunInstructions, RunView, StepRow } from './viewModel';
 
 // Turns a run's folded state into what the Timeline renders, and works out the smallest
@@ -104,7 +104,7 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
     idempotency: entry.idempotency,
     policy: entry.replayPolicy,
     plannedAt: entry.plannedAt,
-    isError: entry.isError === true || entry.status === 'failed',
+    isError: (entry.status === 'failed' || entry.isError === true) && !exitedNonZero(entry.toolName, result),
     patches,
     summary,
   };
@@ -128,6 +128,11 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
 export function pointBeforeCall(before: CheckpointRecord, stepId: number, toolName: string): string {
   if (before.label === 'after_model') return `after step ${stepId}'s model reply, before ${toolName}`;
   return `in step ${stepId}, after the call before it, before ${toolName}`;
+}
+
+/** A command that ran to its end and said "exit 1" (a failing test run on purpose) is its answer, not a red error. */
+function exitedNonZero(toolName: string, result: string | undefined): boolean {
+  return toolName === 'run_command' && /^exit -?\d+$/.test(commandOutcome(result) ?? '');
 }
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
@@ -277,7 +282,7 @@ const MAX_WARNINGS = 3;
 /** What a run's header is made of. */
 export type HeaderSource = Pick<
   RunState,
-  'run' | 'status' | 'statusReason' | 'budget' | 'restores' | 'allCheckpoints' | 'notes' | 'ended' | 'damage'
+  'run' | 'status' | 'statusReason' | 'failure' | 'budget' | 'restores' | 'allCheckpoints' | 'notes' | 'ended' | 'damage'
 >;
 
 function undoableRestores(state: HeaderSource): number {
@@ -307,6 +312,7 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
   if (state.run.parent) header.parent = { runId: state.run.parent.runId, step: state.run.parent.step };
+  if (state.failure !== undefined) header.failure = state.failure;
   if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;
   const instructions = runInstructions(state.run);

@@ -45,6 +45,8 @@ export const RequestParams = {
   resume: RunRef,
   takeOver: RunRef,
   cancel: RunRef,
+  /** The action beside a run's failure (Set API Key, Retry, Raise to…, Show Log): the host runs it. */
+  failureAction: RunRef.extend({ action: z.enum(['set_key', 'retry', 'raise_limit', 'resume', 'show_log']) }),
   /** A link in the model's text: opened by the host after the person confirms. */
   openLink: z.object({ url: z.string().min(1).max(2000) }),
   copyText: z.object({ text: z.string().max(200_000) }),
@@ -91,6 +93,7 @@ export const ResultSchemas = {
   resume: ActionOutcome,
   takeOver: ActionOutcome,
   cancel: ActionOutcome,
+  failureAction: ActionOutcome,
   openLink: ActionOutcome,
   copyText: ActionOutcome,
   decide: ActionOutcome,
@@ -119,6 +122,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('resume'),
   requestVariant('takeOver'),
   requestVariant('cancel'),
+  requestVariant('failureAction'),
   requestVariant('openLink'),
   requestVariant('copyText'),
   requestVariant('decide'),

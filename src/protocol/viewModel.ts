@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Idempotency, LedgerStatus, ReplayPolicy } from '../core/ledger/schema';
-import { CheckpointLabel, RunStatus } from '../core/store/records';
+import { CheckpointLabel, RunFailure, RunStatus } from '../core/store/records';
 
 // What the Timeline webview renders. Built by the host from a RunState (see build.ts); kept
 // lean because a 10,000-step run crosses the boundary and is parsed on arrival.
@@ -108,6 +108,8 @@ export const RunHeader = z.object({
   task: z.string(),
   status: RunStatus,
   statusReason: z.string().optional(),
+  /** Why the run stopped early, when it did (a refused key, a limit): worded by core/runtime/failure-words. */
+  failure: RunFailure.optional(),
   createdAt: z.number(),
   /** Time of the run's latest record. */
   updatedAt: z.number(),

@@ -8,6 +8,11 @@ export const TEXT_MAX = 20_000;
 export const RESULT_MAX = 20_000;
 export const INPUT_TEXT_MAX = 4_000;
 
+/** "1 change", "3 changes": a count with its noun in the right number. */
+export function counted(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
 export function cap(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }

@@ -17,10 +17,12 @@ export interface ComposerHost {
   report(error: Error): void;
 }
 
-/** A run that can take a new instruction: it stopped (completed, failed, paused) and nobody writes it. */
+const CONTINUABLE: ReadonlySet<RunHeader['status']> = new Set(['completed', 'failed', 'paused', 'cancelled', 'interrupted']);
+
+/** A run that can take a new instruction: it stopped (completed, failed, paused, interrupted) and nobody writes it. */
 export function canContinue(run: RunHeader | undefined): run is RunHeader {
   if (!run || run.damaged !== undefined || run.heldElsewhere !== undefined || run.active) return false;
-  return run.status === 'completed' || run.status === 'failed' || run.status === 'paused';
+  return CONTINUABLE.has(run.status);
 }
 
 export function chipText(chip: ContextChip): string {
@@ -130,8 +132,10 @@ export class Composer {
     this.mode.replaceChildren();
     if (running) this.mode.append(el('span', '', `The agent is working on "${firstLine(running.task)}". Escape or Stop cancels it.`));
     else if (target) {
-      this.mode.append(el('span', '', `Continue "${firstLine(target.task)}" (${target.status})`));
-      const fresh = el('button', 'link-button', 'New run instead');
+      this.mode.append(
+        el('span', 'composer-target', `Continues "${firstLine(target.task)}" (${target.status}); click another run to switch, or`),
+      );
+      const fresh = el('button', 'link-button', 'start a new run');
       fresh.addEventListener('click', () => {
         this.forceNew = true;
         this.refresh();

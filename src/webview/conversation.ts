@@ -3,8 +3,13 @@ import { approvalCard, stepDetail, type ApprovalActions, type DetailActions } fr
 import type { TimelineModel } from './model';
 import type { FlatRow } from './tree';
 
-// Under the tree: the open step in full (the selected one, or the latest step of the run
-// being followed, with the model's text streaming in) and the calls waiting for a decision.
+// Under the tree: the run as one conversation (the person's words, the model's in full as they
+// stream, each call a line that expands, why it stopped with what helps), following the live
+// end unless the person scrolled up; a step picked in the tree is scrolled into view. Beside it,
+// the calls waiting for a decision.
+
+/** The newest steps painted at first; "Show earlier steps" adds more. */
+export const CONVERSATION_STEPS = 40;
 
 /** What the panel shows: a run, and a step of it or (undefined) its latest one. */
 export interface Focus {
@@ -18,18 +23,15 @@ export function focusOf(row: FlatRow | undefined): Focus | undefined {
   return row.step ? { runId: row.run.runId, stepId: row.step.stepId } : { runId: row.run.runId };
 }
 
-/** The step the panel shows for a focus: a fixed step, or the one being written now, or the last. */
-export function focusedStep(model: TimelineModel, run: RunView, focus: Focus | undefined): { step?: StepRow; streaming?: string } {
-  const stepId = focus?.stepId ?? model.streamingStep(run.header.runId) ?? run.steps.at(-1)?.stepId;
-  if (stepId === undefined) return {};
-  const step = run.steps.find((s) => s.stepId === stepId);
-  const streaming = model.streaming(run.header.runId, stepId);
-  return { ...(step ? { step } : {}), ...(streaming !== undefined ? { streaming } : {}) };
-}
-
 export class ConversationPanel {
   private focus: Focus | undefined;
   private queued = false;
+  /** The run painted now, and each step's element with what it was painted from. */
+  private runId: string | undefined;
+  private readonly painted = new Map<number, { readonly key: string; readonly el: HTMLElement }>();
+  private shown = CONVERSATION_STEPS;
+  /** A step the person picked, to scroll into view once it is painted. */
+  private reveal: number | undefined;
   /** When the last stream text was painted (for the bench). */
   lastStreamPaint = 0;
 
@@ -42,6 +44,7 @@ export class ConversationPanel {
 
   show(focus: Focus | undefined): void {
     this.focus = focus;
+    this.reveal = focus?.stepId;
     this.refresh();
   }
 
@@ -57,18 +60,83 @@ export class ConversationPanel {
 
   private paint(): void {
     const run = (this.focus && this.model.get(this.focus.runId)) ?? this.model.list()[0];
-    if (!run) {
-      this.detail.hidden = true;
-    } else {
-      const focus = this.focus?.runId === run.header.runId ? this.focus : undefined;
-      const { step, streaming } = focusedStep(this.model, run, focus);
-      const stick = this.detail.scrollTop >= this.detail.scrollHeight - this.detail.clientHeight - 4;
-      this.detail.hidden = false;
-      this.detail.replaceChildren(stepDetail(run, step, streaming, this.actions));
-      if (streaming !== undefined && stick) this.detail.scrollTop = this.detail.scrollHeight;
-      if (streaming !== undefined) this.lastStreamPaint = performance.now();
-    }
+    if (!run) this.detail.hidden = true;
+    else this.paintRun(run);
     this.approvals.replaceChildren(...this.model.approvals.map((a) => approvalCard(a, this.actions)));
     this.approvals.hidden = this.model.approvals.length === 0;
   }
+
+  private paintRun(run: RunView): void {
+    const runId = run.header.runId;
+    if (runId !== this.runId) {
+      this.runId = runId;
+      this.painted.clear();
+      this.shown = CONVERSATION_STEPS;
+    }
+    const stick = this.detail.scrollTop >= this.detail.scrollHeight - this.detail.clientHeight - 4;
+    this.detail.hidden = false;
+    const streamingId = this.model.streamingStep(runId);
+    const steps = visibleSteps(run, this.shown, this.reveal);
+    const children: HTMLElement[] = [];
+    if (steps.length < run.steps.length) children.push(this.earlierButton(run.steps.length - steps.length));
+    let streamed = false;
+    for (const step of steps) {
+      const streaming = this.model.streaming(runId, step.stepId);
+      if (streaming !== undefined) streamed = true;
+      children.push(this.stepElement(run, step, streaming));
+    }
+    if (run.steps.length === 0 || (streamingId !== undefined && !run.steps.some((s) => s.stepId === streamingId)))
+      children.push(stepDetail(run, undefined, this.model.streaming(runId), this.actions));
+    replaceIfChanged(this.detail, children);
+    const target = this.reveal !== undefined ? this.painted.get(this.reveal)?.el : undefined;
+    if (target) {
+      target.scrollIntoView({ block: 'start' });
+      this.reveal = undefined;
+    } else if (stick) this.detail.scrollTop = this.detail.scrollHeight;
+    if (streamed) this.lastStreamPaint = performance.now();
+  }
+
+  /** A step's element, built again only when what it shows changed. */
+  private stepElement(run: RunView, step: StepRow, streaming: string | undefined): HTMLElement {
+    const latest = run.steps.at(-1)?.stepId === step.stepId;
+    const h = run.header;
+    const key = [
+      JSON.stringify(step),
+      streaming?.length ?? -1,
+      latest ? `${h.status}|${h.active}|${h.statusReason ?? ''}|${JSON.stringify(h.failure ?? null)}|${h.heldElsewhere ? 1 : 0}` : '',
+    ].join('|');
+    const cached = this.painted.get(step.stepId);
+    if (cached?.key === key) return cached.el;
+    const el = stepDetail(run, step, streaming, this.actions);
+    el.dataset.stepId = String(step.stepId);
+    this.painted.set(step.stepId, { key, el });
+    return el;
+  }
+
+  private earlierButton(hidden: number): HTMLElement {
+    const more = document.createElement('button');
+    more.className = 'link-button earlier';
+    more.textContent = `Show ${Math.min(hidden, CONVERSATION_STEPS)} earlier steps (${hidden} not shown)`;
+    more.addEventListener('click', () => {
+      this.shown += CONVERSATION_STEPS;
+      this.refresh();
+    });
+    return more;
+  }
+}
+
+/** The newest `shown` steps, reaching back to a step the person picked. */
+export function visibleSteps(run: RunView, shown: number, reveal: number | undefined): readonly StepRow[] {
+  let from = Math.max(0, run.steps.length - shown);
+  if (reveal !== undefined) {
+    const at = run.steps.findIndex((s) => s.stepId === reveal);
+    if (at >= 0 && at < from) from = at;
+  }
+  return run.steps.slice(from);
+}
+
+/** Puts `children` in `parent` in order, moving or replacing only what differs (the streamed step, mostly). */
+function replaceIfChanged(parent: HTMLElement, children: readonly HTMLElement[]): void {
+  const same = parent.children.length === children.length && children.every((c, i) => parent.children[i] === c);
+  if (!same) parent.replaceChildren(...children);
 }

@@ -1,5 +1,6 @@
 import type { PendingApproval } from '../protocol/messages';
-import type { CallRow, RunInstructions, RunView, StepRow } from '../protocol/viewModel';
+import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction, type FailureWords } from '../core/runtime/failure-words';
+import type { CallRow, RunHeader, RunInstructions, RunView, StepRow } from '../protocol/viewModel';
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { callLook, PATCH_LOOK } from './rowContent';
@@ -13,6 +14,8 @@ export const RESULT_LINES = 12;
 
 export interface DetailActions extends MarkdownActions {
   openDiff(runId: string, patchId: string): void;
+  /** The action beside a stopped run's failure (Set API Key, Retry, Raise to…, Resume). */
+  failureAction(runId: string, action: FailureAction): void;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
@@ -47,7 +50,7 @@ export function collapsible(text: string, maxLines = RESULT_LINES): HTMLElement 
 }
 
 function callSection(runId: string, runLive: boolean, call: CallRow, actions: DetailActions): HTMLElement {
-  const look = callLook(call.status, runLive);
+  const look = callLook(call.status, runLive, call.isError);
   const section = el('details', 'call');
   section.open = call.isError || call.status === 'started' || call.status === 'uncertain';
   const summary = el('summary', 'call-summary');
@@ -129,13 +132,52 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     root.append(body);
   } else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
     root.append(el('div', 'muted', 'Waiting for the model…'));
+  else if (step && !isLatest(run, step) && step.instruction === undefined && step.calls.length === 0)
+    root.append(el('div', 'muted', 'No answer was recorded for this call (it was stopped or failed; the next step asked again).'));
   if (step?.thinking !== undefined) {
     const thinking = el('details', 'thinking');
     thinking.append(el('summary', '', 'Thinking'), collapsible(step.thinking));
     root.append(thinking);
   }
   for (const call of step?.calls ?? []) root.append(callSection(run.header.runId, run.header.active, call, actions));
+  if (isLatest(run, step)) {
+    const card = stopCard(run.header, actions);
+    if (card) root.append(card);
+  }
   return root;
+}
+
+/** Why a run stopped, in words, with its actions as buttons; none for a run that goes on or ended. */
+export function stopWords(h: RunHeader): { tone: string; words: FailureWords } | undefined {
+  if (h.heldElsewhere || h.damaged !== undefined) return undefined;
+  // "running" with no live writer: its window went away mid-run.
+  if (h.status === 'running' && !h.active)
+    return { tone: 'warning', words: { title: 'Interrupted', detail: 'no window is running it any more', actions: ['resume'] } };
+  if (h.status !== 'paused' && h.status !== 'interrupted') return undefined;
+  if (h.failure)
+    return {
+      tone: h.failure.kind === 'limit' || h.failure.kind === 'interrupted' ? 'warning' : 'error',
+      words: describeFailure(h.failure),
+    };
+  return { tone: 'muted', words: { title: 'Paused', ...(h.statusReason ? { detail: h.statusReason } : {}), actions: ['resume'] } };
+}
+
+function stopCard(h: RunHeader, actions: DetailActions): HTMLElement | undefined {
+  const stop = stopWords(h);
+  if (!stop) return undefined;
+  const card = el('div', `stop-card tone-border-${stop.tone}`);
+  card.setAttribute('role', 'group');
+  card.setAttribute('aria-label', stop.words.title);
+  const title = el('div', 'stop-title');
+  title.append(icon(stop.tone === 'error' ? 'error' : 'debug-pause', stop.tone), el('span', '', stop.words.title));
+  card.append(title);
+  if (stop.words.detail !== undefined) card.append(el('div', 'stop-detail', stop.words.detail));
+  const row = el('div', 'stop-buttons');
+  stop.words.actions.forEach((action, i) =>
+    row.append(button(FAILURE_ACTION_LABELS[action], i === 0 ? 'primary' : 'secondary', () => actions.failureAction(h.runId, action))),
+  );
+  card.append(row);
+  return card;
 }
 
 export interface ApprovalActions {

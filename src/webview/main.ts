@@ -108,6 +108,11 @@ const panel = new ConversationPanel(detail, approvals, model, {
       .then((o) => notice('info', o.message))
       .catch(reportError),
   openDiff: (runId, patchId) => void rpc.request('openDiff', { runId, patchId }).catch(reportError),
+  failureAction: (runId, action) =>
+    void rpc
+      .request('failureAction', { runId, action })
+      .then((o) => notice('info', o.message))
+      .catch(reportError),
   decide: (approval, decision, reason) =>
     void rpc
       .request('decide', { runId: approval.runId, callId: approval.callId, decision, ...(reason !== undefined ? { reason } : {}) })
@@ -127,6 +132,7 @@ const view = new TimelineView(
     save: (state) => vscode.setState(state),
     now: () => Date.now(),
     selected: (row) => {
+      if (row) target = row.run.runId;
       panel.show(focusOf(row));
       composer.refresh();
     },
@@ -134,12 +140,23 @@ const view = new TimelineView(
   loadState(vscode.getState()),
 );
 
+/**
+ * The run the composer and the panel follow: the one the person picked last, or the one that
+ * started running here since (after it ends, a new instruction continues it).
+ */
+let target: string | undefined;
+const running = () => model.list().find((r) => r.header.active && r.header.status === 'running' && !r.header.heldElsewhere)?.header;
+
+function followLiveRun(): void {
+  const live = running();
+  if (!live || live.runId === target) return;
+  target = live.runId;
+  panel.show({ runId: live.runId });
+}
+
 const composer = new Composer({
-  target: () => {
-    const row = view.selectedRow;
-    return row ? row.run : model.list()[0]?.header;
-  },
-  running: () => model.list().find((r) => r.header.active && r.header.status === 'running' && !r.header.heldElsewhere)?.header,
+  target: () => (target !== undefined ? model.get(target)?.header : undefined) ?? view.selectedRow?.run ?? model.list()[0]?.header,
+  running,
   start: async (task, context) => {
     notice('info', (await rpc.request('startRun', { task, context: [...context] })).message);
     panel.show(undefined);
@@ -160,6 +177,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     rpc,
     changed: (reason) => {
       if (reason !== 'approvals') view.refresh(reason);
+      if (reason !== 'stream') followLiveRun();
       panel.refresh();
       if (reason !== 'stream') composer.refresh();
     },

@@ -1,6 +1,7 @@
 import type { RestoreOutcome } from '../protocol/messages';
 import { sortRestoreFiles, type FileRestoreAction, type RestoreMode, type RestorePreview } from '../protocol/viewModel';
 import type { Rpc } from './rpc';
+import { counted } from '../protocol/words';
 
 // Restore is never one click: the person sees what happens to each file (conflicts first) and
 // which outside effects stay, then confirms. The host checks the confirmation names the preview.
@@ -55,7 +56,7 @@ export function previewLines(preview: RestorePreview): HTMLElement[] {
         'li',
         'preview-line',
         dropped > 0
-          ? `A fork goes on from here without the ${dropped} message(s) after this checkpoint; this run keeps them and stays resumable.`
+          ? `A fork goes on from here without the ${counted(dropped, 'message')} after this checkpoint; this run keeps them and stays resumable.`
           : 'A fork goes on from this checkpoint; this run stays resumable.',
       ),
     );

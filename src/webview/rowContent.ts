@@ -1,9 +1,12 @@
 import type { LedgerStatus } from '../core/ledger/schema';
 import { isResumableStatus } from '../core/runtime/resumable';
 import type { RunStatus } from '../core/store/records';
-import type { PatchView, StepRow } from '../protocol/viewModel';
+import { failureLine, describeFailure } from '../core/runtime/failure-words';
+import { CANCELLED_REASON } from '../core/runtime/types';
+import type { PatchView, RunHeader, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
+import { counted } from '../protocol/words';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
 // colour of each ledger status and patch state are tested without a DOM.
@@ -43,9 +46,17 @@ export const LEDGER_LOOK: Record<LedgerStatus, { icon: string; tone: Tone; text:
 /** A call cut off mid-flight: started, and no window runs the run now (its outcome is checked on resume). */
 const CUT_OFF = { icon: 'debug-disconnect', tone: 'warning' as Tone, text: 'cut off: checked when the run resumes' };
 
+/** A command that ran to its end with a non-zero exit: its answer (a failing test on purpose), not a red error. */
+const EXITED = { icon: 'info', tone: 'muted' as Tone, text: 'ran; it exited non-zero' };
+
 /** How a call looks: a started call spins only while some window runs the run. */
-export function callLook(status: LedgerStatus, runLive: boolean): { icon: string; tone: Tone; text: string; spin: boolean } {
+export function callLook(
+  status: LedgerStatus,
+  runLive: boolean,
+  isError = true,
+): { icon: string; tone: Tone; text: string; spin: boolean } {
   if (status === 'started' && !runLive) return { ...CUT_OFF, spin: false };
+  if (status === 'failed' && !isError) return { ...EXITED, spin: false };
   return { ...LEDGER_LOOK[status], spin: status === 'started' };
 }
 
@@ -79,8 +90,9 @@ function runContent(row: FlatRow, now: number): RowContent {
   const look = RUN_LOOK[stopped ? 'interrupted' : h.status];
   const tokens = h.inputTokens + h.outputTokens;
   const review = h.reviewCount ?? 0;
+  const failure = h.failure && !h.active ? describeFailure(h.failure) : undefined;
   const facts = [
-    stopped ? 'interrupted' : h.status,
+    stopped ? 'interrupted' : (failure?.title ?? h.status),
     formatTime(h.createdAt, now),
     formatDuration(h.updatedAt - h.createdAt),
     formatTokens(tokens),
@@ -92,7 +104,13 @@ function runContent(row: FlatRow, now: number): RowContent {
   if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
   else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
-  const reason = stopped ? ': no window is running it any more (resume it to go on)' : h.statusReason ? `: ${h.statusReason}` : '';
+  const reason = stopped
+    ? ': no window is running it any more (resume it to go on)'
+    : h.failure
+      ? `: ${failureLine(h.failure)}`
+      : h.statusReason
+        ? `: ${h.statusReason}`
+        : '';
   const damaged = writable
     ? ''
     : `\nDamaged: ${h.damaged}\nShown up to the damage, read-only: the run cannot be resumed, restored or rolled back.`;
@@ -104,7 +122,7 @@ function runContent(row: FlatRow, now: number): RowContent {
     description: h.parent ? `↳ fork at step ${h.parent.step}` : '',
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
     badges: [...(elsewhere ? ['other window'] : []), ...(review > 0 ? [`${review} to review`] : []), ...(writable ? [] : ['damaged'])],
-    title: `${h.task}${h.parent ? `\nFork of run ${h.parent.runId} from the start of step ${h.parent.step}` : ''}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${review} agent change(s) to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    title: `${h.task}${h.parent ? `\nFork of run ${h.parent.runId} from the start of step ${h.parent.step}` : ''}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${counted(review, 'agent change')} to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
 }
@@ -140,14 +158,24 @@ function stepLook(step: StepRow, runLive: boolean): { icon: string; tone: Tone; 
  * What happened in a step, in words: the model's first line, then its calls. `waiting`: the
  * step is the newest of a run running here, so a model call with no answer is still under way.
  */
-export function stepHeadline(step: StepRow, waiting = true): string {
+export function stepHeadline(step: StepRow, waiting = true, stopped?: string): string {
   if (step.instruction !== undefined) return `You: ${firstLine(step.instruction)}`;
   const said = firstLine(step.text ?? '');
   const calls = step.calls.map((c) => c.summary).join(', ');
   if (said !== '' && calls !== '') return `${said} — ${calls}`;
   if (said !== '' || calls !== '') return said || calls;
   if (step.label !== 'before_model') return `Step ${step.stepId}`;
-  return waiting ? 'Waiting for the model…' : 'Model call cut off: no answer was recorded';
+  if (waiting) return 'Waiting for the model…';
+  return stopped ?? 'Model call cut off: no answer was recorded';
+}
+
+/** Why the newest step of a stopped run has no answer: its failure or a cancel; undefined when it was cut off. */
+export function stoppedText(run: RunHeader): string | undefined {
+  if (run.active && run.status === 'running') return undefined;
+  if (run.failure?.kind === 'interrupted') return `Model call interrupted: ${run.failure.message}`;
+  if (run.failure) return `Model call failed: ${describeFailure(run.failure).title}`;
+  if (run.status === 'paused' && run.statusReason === CANCELLED_REASON) return 'Model call stopped: the run was cancelled';
+  return undefined;
 }
 
 /** The first non-empty line of Markdown text, without its heading or list marker. */
@@ -177,8 +205,9 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   if (step.compacted) facts.push('context compacted');
   if (step.raised !== undefined) facts.push(step.raised);
   facts.push(savedText(step.label));
-  const headline = stepHeadline(step, row.posinset === row.setsize && row.run.active && row.run.status === 'running');
-  const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active).text}`);
+  const last = row.posinset === row.setsize;
+  const headline = stepHeadline(step, last && row.run.active && row.run.status === 'running', last ? stoppedText(row.run) : undefined);
+  const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active, c.isError).text}`);
   return {
     icon: look.icon,
     spin: look.spin,
@@ -190,8 +219,8 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
       firstLine(step.text ?? '') || `Step ${step.stepId}`,
       ...callLines,
       facts.join(' · '),
-      `${step.checkpoints} save point(s); restore target ${step.checkpointId}`,
-      ...(effects > 0 ? [`${effects} call(s) with effects outside the files`] : []),
+      `${counted(step.checkpoints, 'save point')}; restore target ${step.checkpointId}`,
+      ...(effects > 0 ? [`${counted(effects, 'call')} with effects outside the files`] : []),
     ].join('\n'),
     actions,
     meta: facts.join(' · '),
@@ -200,7 +229,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
 
 function callContent(row: FlatRow): RowContent {
   const call = row.call!;
-  const look = callLook(call.status, row.run.active);
+  const look = callLook(call.status, row.run.active, call.isError);
   const badges: string[] = [];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');

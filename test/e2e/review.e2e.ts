@@ -194,8 +194,11 @@ describe('e2e: inline review in the real workbench', function () {
       console.log(`      screenshot: ${await wb.screenshot('review-5-next-file')}`);
     });
 
-    await phase('Keep All Changes of Run from the palette: nothing waits any more', async () => {
-      await paletteEntries(wb.page, 'Agent: Keep All Changes of Run', 'Keep All Changes of Run');
+    await phase('Keep All Agent Changes from the palette, the run picked: nothing waits any more', async () => {
+      await paletteEntries(wb.page, 'Agent: Keep All Agent Changes', 'Keep All Agent Changes');
+      await wb.page.keyboard.press('Enter');
+      // It asks which run (the only one here) before keeping anything.
+      await wb.page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 10_000 });
       await wb.page.keyboard.press('Enter');
       await waitUntil('the status bar item to go', async () => (await statusText(wb.page)) === '');
       await waitUntil('no lens left', async () => (await lenses(wb.page, /Keep/).count()) === 0);

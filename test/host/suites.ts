@@ -3,6 +3,7 @@ import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { everyToolSuite } from './suite/every-tool.test';
 import { instructionsSearchSuite } from './suite/instructions-search.test';
+import { firstHourSuite } from './suite/first-hour.test';
 import { interruptedSuite } from './suite/interrupted.test';
 import { liveWorkspaceSuite } from './suite/live-workspace.test';
 import { lmSuite } from './suite/lm.test';
@@ -34,6 +35,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   timelineBackendSuite,
   timelineSuite,
   reviewSuite,
+  firstHourSuite,
   lmSuite,
   secretsSuite,
 ];

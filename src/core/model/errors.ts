@@ -69,11 +69,14 @@ function kindOf(error: unknown, aborted: boolean): Kind {
 
 /** Maps whatever the SDK threw to a ModelError whose message never contains a secret. */
 export function toModelError(error: unknown, secrets: readonly string[], aborted: boolean): ModelError {
-  if (error instanceof ModelError) return new ModelError(scrubSecrets(error.message, secrets), error.kind, error.status);
+  const scrub = (text: string | undefined) => (text === undefined ? undefined : scrubSecrets(text, secrets));
+  if (error instanceof ModelError)
+    return new ModelError(scrubSecrets(error.message, secrets), error.kind, error.status, scrub(error.apiMessage));
   const kind = kindOf(error, aborted);
   const status = error instanceof APIError && typeof error.status === 'number' ? error.status : undefined;
+  const apiMessage = error instanceof APIError ? (error.apiMessage ?? undefined) : undefined;
   const detail = kind === 'aborted' ? 'request aborted' : describeError(error);
-  return new ModelError(scrubSecrets(`Anthropic API ${kind}: ${detail}`, secrets), kind, status);
+  return new ModelError(scrubSecrets(`Anthropic API ${kind}: ${detail}`, secrets), kind, status, scrub(apiMessage));
 }
 
 export function describeError(error: unknown): string {

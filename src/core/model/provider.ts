@@ -50,6 +50,8 @@ export class ModelError extends Error {
     message: string,
     readonly kind: 'auth' | 'bad_request' | 'rate_limit' | 'overloaded' | 'server' | 'network' | 'aborted' | 'invalid_response',
     readonly status?: number,
+    /** The API's own words for a refused request ("messages.1: `tool_use` ids were found ..."). */
+    readonly apiMessage?: string,
   ) {
     super(message);
     this.name = 'ModelError';

@@ -5,6 +5,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
 import { applyPreparedWrite, recoverPatch, storeWriteBlobs } from '../patches/record';
 import type { Patch } from '../patches/schema';
 import { StaleContentError, PathRefusedError } from '../ports';
+import type { RunFailure } from '../store/records';
 import { ToolError } from '../tools/errors';
 import { protectedPathReason } from '../tools/protected-paths';
 import { describeInputError, type AnyTool, type ToolRegistry } from '../tools/registry';
@@ -15,7 +16,10 @@ import { CANCELLED_REASON } from './types';
 
 /** Stops the run at a safe point with a reason (cancelled, approval needed). */
 export class PauseSignal extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly failure?: RunFailure,
+  ) {
     super(reason);
     this.name = 'PauseSignal';
   }
@@ -161,7 +165,10 @@ async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: Ledge
     answer = await session.deps.approver.approve(request, env.signal);
   } catch (error) {
     checkCancelled(env.signal);
-    if (error instanceof ApprovalUnavailableError) throw new PauseSignal(`approval needed: ${request.summary} (${error.message})`);
+    if (error instanceof ApprovalUnavailableError) {
+      const reason = `approval needed: ${request.summary} (${error.message})`;
+      throw new PauseSignal(reason, { kind: 'approval', message: reason });
+    }
     throw error;
   }
   checkCancelled(env.signal);

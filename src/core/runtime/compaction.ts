@@ -124,7 +124,7 @@ export async function compactIfNeeded(env: CallEnv): Promise<void> {
     );
   }
   const cut = summaryCut(session.messages);
-  if (cut < 0) throw new PauseSignal(`the context budget (${budget} tokens) is too small for the latest step (about ${before} tokens)`);
+  if (cut < 0) throw contextTooSmall(`the context budget (${budget} tokens) is too small for the latest step (about ${before} tokens)`);
   const summary = await summarise(env, session.messages, cut);
   const head: MessageParam = {
     role: 'user',
@@ -133,7 +133,7 @@ export async function compactIfNeeded(env: CallEnv): Promise<void> {
   const next = [head, ...session.messages.slice(cut)];
   const after = estimate(env, next);
   if (after > threshold)
-    throw new PauseSignal(`the context budget (${budget} tokens) is too small even after a summary (about ${after} tokens)`);
+    throw contextTooSmall(`the context budget (${budget} tokens) is too small even after a summary (about ${after} tokens)`);
   await commitCompaction(session, 'summary', next, [], { before, after, budget }, summary.records);
 }
 
@@ -167,4 +167,8 @@ async function commitCompaction(
   ];
   session.deps.log.log('info', `run ${session.runId}: compacted (${kind}) from about ${tokens.before} to ${tokens.after} tokens`);
   await session.save('compacted', records);
+}
+
+function contextTooSmall(reason: string): PauseSignal {
+  return new PauseSignal(reason, { kind: 'limit', message: reason });
 }

@@ -14,3 +14,5 @@ export {
   instructionChanges,
   readProjectInstructions,
 } from './project-instructions';
+export { HostClosing } from './failure';
+export { describeFailure, failureLine, type FailureAction, type FailureWords } from './failure-words';

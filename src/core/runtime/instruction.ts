@@ -63,7 +63,8 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-const CONTINUABLE = new Set(['completed', 'failed', 'paused', 'cancelled']);
+// interrupted: a window closed mid-run and recorded so (a crash leaves it running: resume that first).
+const CONTINUABLE = new Set(['completed', 'failed', 'paused', 'cancelled', 'interrupted']);
 
 function refusal(state: ResumeState): string | undefined {
   if (!CONTINUABLE.has(state.status)) return `it is ${state.status}: resume it instead`;

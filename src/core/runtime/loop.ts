@@ -1,6 +1,8 @@
 import { toolUsesOf, type ContentBlock, type MessageParam } from '../model/messages';
 import { ModelError } from '../model/provider';
+import type { RunFailure } from '../store/records';
 import { describe, StorageFailure } from './errors';
+import { failureOf, HostClosing } from './failure';
 import { limitHit, withTurnStarted, withUsage } from './budget';
 import { compactIfNeeded } from './compaction';
 import { buildRequest, usageRecord } from './request';
@@ -14,36 +16,57 @@ export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous answer was cut off at th
 /** Builds the recovery note once reconciliation knows what happened to each call. */
 export type NoteBuilder = (reports: readonly CallReport[]) => string;
 
-/** Runs `body`, turning every way a run can stop early into a paused outcome. */
+/** Runs `body`, turning every way a run can stop early into a paused (or interrupted) outcome. */
 export async function runGuarded(session: RunSession, signal: AbortSignal, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
   try {
     return await body();
   } catch (error) {
-    return pause(session, stopReasonOf(error, signal), !(error instanceof StorageFailure && error.leaseLost));
+    return pause(session, stopOf(error, signal), !(error instanceof StorageFailure && error.leaseLost));
   }
 }
 
-function stopReasonOf(error: unknown, signal: AbortSignal): string {
-  if (error instanceof PauseSignal) return error.reason;
-  if (signal.aborted || (error instanceof ModelError && error.kind === 'aborted')) return CANCELLED_REASON;
+/** Why a run stopped: the reason in words (kept as before), and its failure kind when it is one. */
+export interface Stop {
+  readonly reason: string;
+  readonly failure?: RunFailure;
+  /** A window that closed interrupts its run; everything else pauses it. */
+  readonly status?: 'paused' | 'interrupted';
+}
+
+function stopOf(error: unknown, signal: AbortSignal): Stop {
+  if (signal.aborted && signal.reason instanceof HostClosing) {
+    const message = signal.reason.message;
+    return { reason: `interrupted: ${message}`, failure: { kind: 'interrupted', message }, status: 'interrupted' };
+  }
+  if (error instanceof PauseSignal) return { reason: error.reason, ...(error.failure ? { failure: error.failure } : {}) };
+  if (signal.aborted || (error instanceof ModelError && error.kind === 'aborted')) return { reason: CANCELLED_REASON };
+  const failure = failureOf(error);
   if (error instanceof StorageFailure) {
-    return error.leaseLost ? 'another process took over this run (lease lost); this one stopped writing' : error.message;
+    return {
+      reason: error.leaseLost ? 'another process took over this run (lease lost); this one stopped writing' : error.message,
+      failure,
+    };
   }
   if (error instanceof ModelError)
-    return `model error (${error.kind}${error.status !== undefined ? ` ${error.status}` : ''}): ${error.message}`;
-  return `internal error: ${describe(error)}`;
+    return { reason: `model error (${error.kind}${error.status !== undefined ? ` ${error.status}` : ''}): ${error.message}`, failure };
+  return { reason: `internal error: ${describe(error)}`, failure };
 }
 
-export async function pause(session: RunSession, reason: string, record = true): Promise<RunOutcome> {
+export async function pause(session: RunSession, stop: Stop, record = true): Promise<RunOutcome> {
+  const { reason, failure } = stop;
+  const status = stop.status ?? 'paused';
   if (record) {
     try {
-      await session.commit([{ type: 'status', status: 'paused', reason }]);
+      await session.commit([{ type: 'status', status, reason, ...(failure ? { failure } : {}) }]);
     } catch (error) {
       session.deps.log.log('error', `could not record the pause of run ${session.runId}: ${describe(error)}`);
     }
   }
-  session.deps.log.log('info', `run ${session.runId} paused: ${reason}`);
-  return { runId: session.runId, status: 'paused', reason };
+  // A refused request is a defect of the request this code built: the log names the API's rule.
+  if (failure?.kind === 'refused')
+    session.deps.log.log('error', `run ${session.runId}: the API refused the request (a defect, please report it): ${failure.message}`);
+  session.deps.log.log('info', `run ${session.runId} ${status}: ${reason}`);
+  return { runId: session.runId, status: 'paused', reason, ...(failure ? { failure } : {}) };
 }
 
 export async function endRun(session: RunSession, status: 'completed' | 'failed', summary: string): Promise<RunOutcome> {
@@ -57,7 +80,13 @@ export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
   for (;;) {
     checkCancelled(env.signal);
     const limit = limitHit(session.budget);
-    if (limit !== null) return { ...(await pause(session, limit.reason)), limit: { kind: limit.kind, max: limit.max } };
+    if (limit !== null) {
+      const max = { kind: limit.kind, max: limit.max };
+      return {
+        ...(await pause(session, { reason: limit.reason, failure: { kind: 'limit', message: limit.reason, limit: max } })),
+        limit: max,
+      };
+    }
     await compactIfNeeded(env);
     const { message, stopReason } = await modelStep(env);
     const outcome = await continueAfterAnswer(env, message, stopReason);

@@ -2,7 +2,7 @@ import type { LedgerEntry } from '../ledger/schema';
 import type { ModelEvent, ModelProvider, Usage } from '../model/provider';
 import type { Approver, Clock, CommandRunner, GitReader, Log, Workspace } from '../ports';
 import type { CheckpointStore, TornTailCut } from '../store/contract';
-import type { CheckpointRecord, RunSettings, RunStatus, StoredRecord } from '../store/records';
+import type { CheckpointRecord, RunFailure, RunSettings, RunStatus, StoredRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
 import type { PromptEnvironment } from './system-prompt';
 
@@ -57,6 +57,8 @@ export interface RunOutcome {
   readonly reason?: string;
   /** A run paused at a limit: which, and its value (a resume may raise it). */
   readonly limit?: { readonly kind: 'turns' | 'tokens' | 'cost'; readonly max: number };
+  /** Why it stopped early, as a kind every host words the same (failure.ts); unset for a cancel. */
+  readonly failure?: RunFailure;
 }
 
 /** Why a run paused because of the user's AbortSignal. */

@@ -82,6 +82,7 @@ function foldCheckpoint(state: FoldState, record: CheckpointRecord): void {
   if (record.label === 'before_model') state.fileChanges = undefined;
   state.status = record.status;
   state.statusReason = undefined;
+  state.failure = undefined;
   state.budget = record.budget;
   state.checkpointCount += 1;
   state.latestCheckpoint = record;
@@ -156,11 +157,13 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'status':
       state.status = record.status;
       state.statusReason = record.reason;
+      state.failure = record.failure;
       break;
     case 'run_end':
       state.ended = record;
       state.status = record.status;
       state.statusReason = record.summary;
+      state.failure = undefined;
       break;
     case 'instruction':
       // A new instruction re-opens a run that had ended (a status record follows in its group).

@@ -177,9 +177,34 @@ export const NoteRecord = record('note', {
   text: z.string(),
 });
 
+/** Why a run stopped early, in kinds every host words the same way (core/runtime/failure.ts). */
+export const RunFailure = z.object({
+  kind: z.enum([
+    'auth',
+    'network',
+    'refused',
+    'rate_limit',
+    'overloaded',
+    'server',
+    'invalid_response',
+    'limit',
+    'approval',
+    'storage',
+    'interrupted',
+    'internal',
+  ]),
+  /** The API's HTTP status, when a model call failed with one. */
+  status: z.number().int().optional(),
+  /** The cause in its own words (the API's message, the limit, the error), secrets scrubbed. */
+  message: z.string(),
+  /** kind 'limit': which limit and its value (a resume may raise it). */
+  limit: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() }).optional(),
+});
+
 const StatusRecord = record('status', {
   status: RunStatus,
   reason: z.string().optional(),
+  failure: RunFailure.optional(),
 });
 
 /** restore_session: the active history goes back to a checkpoint; the old tail stays in the journal. */
@@ -294,6 +319,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;
+export type RunFailure = z.infer<typeof RunFailure>;
 
 export type CheckpointLabel = z.infer<typeof CheckpointLabel>;
 export type GitFacts = z.infer<typeof GitFacts>;

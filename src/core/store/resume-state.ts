@@ -13,6 +13,7 @@ import {
   RestoreRecord,
   RunEndRecord,
   RunRecord,
+  RunFailure,
   RunStatus,
 } from './records';
 
@@ -31,6 +32,8 @@ export const ResumeState = z.object({
   run: RunRecord,
   status: RunStatus,
   statusReason: z.string().optional(),
+  /** Why the run stopped early, when its latest status record says (a model error, a limit). */
+  failure: RunFailure.optional(),
   budget: Budget,
   /** The active history (after any branch) since the last compaction. */
   messages: z.array(MessageParam),
@@ -121,6 +124,7 @@ export function resumeStateOf(state: FoldState): ResumeState {
     lastSeq,
     stepId,
     ...(state.statusReason !== undefined ? { statusReason: state.statusReason } : {}),
+    ...(state.failure !== undefined ? { failure: state.failure } : {}),
     ...(state.ended ? { ended: plain(state.ended) } : {}),
     ...(state.latestCheckpoint ? { latestCheckpoint: plain(state.latestCheckpoint) } : {}),
     ...(state.lastStopReason !== undefined ? { lastStopReason: state.lastStopReason } : {}),

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { LedgerStatus } from '../../core/ledger/schema';
 import { toolUsesOf, type MessageParam } from '../../core/model/messages';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
-import { CheckpointLabel, RunStatus } from '../../core/store/records';
+import { describeFailure, failureLine, type FailureAction } from '../../core/runtime/failure-words';
+import { CheckpointLabel, RunFailure, RunStatus } from '../../core/store/records';
 import { describeCall } from '../../core/tools/describe';
 import type { ToolRegistry } from '../../core/tools/registry';
 
@@ -37,6 +38,9 @@ export const CliEvent = z.discriminatedUnion('type', [
     status: z.enum(['completed', 'failed', 'paused', 'cancelled']),
     reason: z.string().optional(),
     limit: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() }).optional(),
+    failure: RunFailure.optional(),
+    /** The failure in words (core/runtime/failure-words), as the editor says it. */
+    failureText: z.string().optional(),
   }),
 ]);
 export type CliEvent = z.infer<typeof CliEvent>;
@@ -115,11 +119,26 @@ function outcomeEvent(o: RunOutcome): CliEvent {
     status: o.status,
     ...(o.reason ? { reason: o.reason } : {}),
     ...(o.limit ? { limit: o.limit } : {}),
+    ...(o.failure ? { failure: o.failure, failureText: failureLine(o.failure) } : {}),
   };
 }
 
+/** What to type after a failure, by its first action. */
+const CLI_HINTS: Record<FailureAction, string> = {
+  set_key: 'set ANTHROPIC_API_KEY, then `agent-checkpoints resume --run ID`',
+  retry: 'to retry: `agent-checkpoints resume --run ID`',
+  raise_limit: 'to go on: `agent-checkpoints resume --run ID` with a higher limit (LIMITS)',
+  resume: 'to go on: `agent-checkpoints resume --run ID`',
+  show_log: 'resuming sends the same request; please report this with the run',
+};
+
+/** The outcome on stderr; a failure also in the words every host uses, with what to type next. */
 function outcomeLine(o: RunOutcome): string {
-  return `run ${o.runId}: ${o.status}${o.reason ? `: ${o.reason}` : ''}`;
+  const line = `run ${o.runId}: ${o.status}${o.reason ? `: ${o.reason}` : ''}`;
+  if (!o.failure) return line;
+  const first = describeFailure(o.failure).actions[0];
+  const hint = first ? ` (${CLI_HINTS[first].replace('ID', o.runId)})` : '';
+  return `${line}\n  ${failureLine(o.failure)}${hint}`;
 }
 
 /** Text mode: streamed words on stdout, a line per finished call, retries on stderr. */

@@ -3,7 +3,7 @@ import { createAnthropicProvider } from '../../core/model/anthropic';
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider } from '../../core/model/replay';
 import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
-import { AgentRuntime, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
+import { AgentRuntime, HostClosing, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
 import type { RunSettings } from '../../core/store/records';
 import { describeHolder } from '../../core/store/lease-policy';
@@ -280,8 +280,9 @@ export class AgentController implements vscode.Disposable {
     return true;
   }
 
+  /** The window closes or reloads: the run is recorded interrupted (not cancelled) and offered again when a window opens. */
   dispose(): void {
-    this.active?.abort.abort();
+    this.active?.abort.abort(new HostClosing());
     this.events.dispose();
     this.started.dispose();
     this.finished.dispose();

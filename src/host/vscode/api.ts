@@ -27,6 +27,8 @@ export interface AgentCheckpointsApi {
   logText(): string;
   refreshContextKeys(): Promise<void>;
   statusText(): string;
+  /** The count on the Timeline view's icon (calls waiting for a decision), when one shows. */
+  approvalBadge(): number | undefined;
   /** A new instruction for a stopped run (what the Timeline's Continue does); settles with its outcome. */
   continueRun(runId: string, instruction: string): Promise<RunOutcome | undefined>;
   /** The backend the Timeline view is built on. */
@@ -55,5 +57,6 @@ export function createApi(
     logText: () => s.logTail.join('\n'),
     refreshContextKeys: () => s.keys.refresh(),
     statusText: () => s.presenter.statusText,
+    approvalBadge: () => s.approvals.surface?.badge?.()?.value,
   };
 }

@@ -92,6 +92,8 @@ export class DialogApprover implements Approver {
 export interface ApprovalSurface {
   visible(): boolean;
   reveal(): void;
+  /** The count on the view's icon (tests). */
+  badge?(): { readonly value: number } | undefined;
 }
 
 type Answer = ApprovalDecision | DenialWithReason;

@@ -1,16 +1,8 @@
 import * as vscode from 'vscode';
 import { CHOOSE_MODEL_COMMAND, chooseModel } from './model-picker';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
-import {
-  announceOutcome,
-  announceRunWarnings,
-  announceTornTailCut,
-  cancelRun,
-  COMMANDS,
-  resumeRun,
-  runAgent,
-  setApiKey,
-} from './run-commands';
+import { announceOutcome } from './outcome';
+import { announceRunWarnings, announceTornTailCut, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
 import type { Services } from './services';
 import { readSettings } from './settings';
 

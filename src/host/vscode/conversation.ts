@@ -4,6 +4,10 @@ import type { ApprovalChoice, ContextChip, PendingApproval } from '../../protoco
 import type { ConversationBackend, StreamChunk } from './timeline/backend';
 import type { Services } from './services';
 import { RESTRICTED_MODE_MESSAGE } from './trust';
+import { NoApiKeyError } from './agent-controller';
+import { COMMANDS } from './run-commands';
+
+const SET_API_KEY = 'Set API Key';
 
 // The conversation half of the Timeline's backend: the model's text as it streams, the calls
 // waiting for a decision, the composer's start and continue, links and copies.
@@ -72,7 +76,14 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
   async startRun(task: string, context: readonly ContextChip[]): Promise<string> {
     if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
     const full = await taskWithContext(task, context, (chip) => this.selectionText(chip));
-    const run = await this.s.controller.start(full);
+    const run = await this.s.controller.start(full).catch(async (error: unknown) => {
+      // The first run with no key: ask for one, then start the same task.
+      if (!(error instanceof NoApiKeyError)) throw error;
+      const choice = await this.s.prompts.message('warning', `${error.message}.`, {}, SET_API_KEY);
+      if (choice !== SET_API_KEY) throw error;
+      await vscode.commands.executeCommand(COMMANDS.setApiKey);
+      return this.s.controller.start(full);
+    });
     void this.s.keys.refresh();
     return run.runId;
   }

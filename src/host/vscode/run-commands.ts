@@ -1,12 +1,10 @@
 import * as vscode from 'vscode';
-import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
-import { CANCELLED_REASON } from '../../core/runtime';
+import type { RuntimeEvent } from '../../core/runtime';
 import type { RunSummary } from '../../core/store/contract';
 import { NoApiKeyError, type ActiveRun } from './agent-controller';
 import type { Services } from './services';
 import { mayRunAgent } from './trust';
 import type { ResumeOptions } from '../../core/runtime/resume';
-import { raiseTo } from '../../core/runtime/budget';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -21,29 +19,7 @@ export const COMMANDS = {
 } as const;
 
 const SET_API_KEY = 'Set API Key';
-const RESUME = 'Resume';
-const RAISE_TO = 'Raise to…';
-
-const LIMIT_WORDS = { turns: 'turn limit (model calls)', tokens: 'token limit', cost: 'cost limit in US dollars' } as const;
-
-/** "Raise to ...": the person types the new limit; the resume records it (a `limits` record) and goes on. */
-async function raiseAndResume(s: Services, runId: string, limit: { kind: 'turns' | 'tokens' | 'cost'; max: number }): Promise<void> {
-  const text = await s.prompts.inputBox({
-    title: 'Agent: Raise the limit and resume',
-    prompt: `New ${LIMIT_WORDS[limit.kind]}; the run stopped at ${limit.max}. Counters are kept.`,
-    value: String(limit.max * 2),
-    validateInput: (value) => {
-      const raise = raiseTo(limit, value);
-      return typeof raise === 'string' ? raise : undefined;
-    },
-  });
-  if (text === undefined) return;
-  const raise = raiseTo(limit, text);
-  if (typeof raise !== 'string') await resumeRun(s, { runId, options: { raise } });
-}
-const MORE_TURNS = (turns: number) => ({ label: `+${turns} turns`, turns });
 const SHOW_LOG = 'Show Log';
-const SHOW_TIMELINE = 'Show in Timeline';
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -198,44 +174,4 @@ export function announceRunWarnings(s: Services, event: RuntimeEvent): void {
     const text = `${record.text.charAt(0).toUpperCase()}${record.text.slice(1)}.`;
     void s.prompts.message('warning', text, {}, SHOW_LOG).then((c) => c === SHOW_LOG && s.channel.show(true));
   }
-}
-
-/** Tells the person how a run ended, with the next step as an action. */
-export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome | undefined, error: unknown): void {
-  void s.keys.refresh();
-  if (!outcome) {
-    void s.prompts
-      .message('error', `Agent run ${run.runId} stopped with an error: ${describeError(error)}`, {}, SHOW_LOG)
-      .then((c) => c === SHOW_LOG && s.channel.show(true));
-    return;
-  }
-  if (outcome.status === 'completed') {
-    void s.prompts
-      .message('info', `Agent run completed${outcome.reason ? `: ${outcome.reason.slice(0, 200)}` : '.'}`, {}, SHOW_TIMELINE)
-      .then((c) => c === SHOW_TIMELINE && vscode.commands.executeCommand(COMMANDS.showTimeline));
-    return;
-  }
-  if (outcome.status === 'paused') {
-    const why = outcome.reason === CANCELLED_REASON ? 'cancelled' : (outcome.reason ?? 'paused');
-    // At the turn limit, "+N turns" continues with N more (the maxTurns setting); counters are kept.
-    const more = outcome.limit?.kind === 'turns' ? MORE_TURNS(s.controller.turnsPerRun()) : undefined;
-    const actions = more ? [more.label, RAISE_TO] : outcome.limit ? [RAISE_TO] : [RESUME];
-    void s.prompts
-      .message(
-        outcome.reason === CANCELLED_REASON ? 'info' : 'warning',
-        `Agent run paused (${why}). Nothing is lost: resume it any time.`,
-        {},
-        ...actions,
-      )
-      .then((c) => {
-        if (c === RESUME) void resumeRun(s, { runId: outcome.runId });
-        if (more && c === more.label && outcome.limit)
-          void resumeRun(s, { runId: outcome.runId, options: { raise: { maxTurns: outcome.limit.max + more.turns } } });
-        if (c === RAISE_TO && outcome.limit) void raiseAndResume(s, outcome.runId, outcome.limit);
-      });
-    return;
-  }
-  void s.prompts
-    .message('error', `Agent run ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`, {}, SHOW_LOG)
-    .then((c) => c === SHOW_LOG && s.channel.show(true));
 }

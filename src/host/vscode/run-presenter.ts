@@ -1,8 +1,16 @@
 import * as vscode from 'vscode';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
+import { describeFailure } from '../../core/runtime/failure-words';
 import type { ActiveRun, AgentController } from './agent-controller';
 
 export const SHOW_LOG_COMMAND = 'agentCheckpoints.showLog';
+const TIMELINE_FOCUS_COMMAND = 'agentCheckpoints.timeline.focus';
+
+/** The calls waiting for a decision (the InlineApprover). */
+export interface WaitingApprovals {
+  readonly onDidChange: vscode.Event<void>;
+  pending(): readonly { readonly runId: string }[];
+}
 
 const LABELS: Record<string, string> = {
   run_start: 'starting',
@@ -27,7 +35,9 @@ export function describeProgress(event: RuntimeEvent, last: string): string {
   if (event.type === 'checkpoint') return `step ${event.checkpoint.stepId} · ${LABELS[event.checkpoint.label] ?? event.checkpoint.label}`;
   if (event.type === 'ledger' && event.entry.status === 'started')
     return `${last.split(' · ')[0] ?? last} · running ${event.entry.toolName}`;
-  if (event.type === 'model' && event.event.type === 'retry') return `${last} (retry ${event.event.attempt})`;
+  // A retry replaces the count before it: "(retry 3)", never "(retry 2) (retry 3)".
+  if (event.type === 'model' && event.event.type === 'retry')
+    return `${last.replace(/ \(retry \d+\)$/, '')} (retry ${event.event.attempt})`;
   return last;
 }
 
@@ -45,13 +55,17 @@ export class RunPresenter implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private progressText = '';
 
-  constructor(private readonly controller: AgentController) {
+  constructor(
+    private readonly controller: AgentController,
+    private readonly approvals?: WaitingApprovals,
+  ) {
     this.item.name = 'Agent Checkpoints';
     this.item.command = SHOW_LOG_COMMAND;
     this.subscriptions.push(
       controller.onDidStart((run) => this.onStart(run)),
       controller.onEvent((event) => this.onEvent(event)),
       controller.onDidFinish(({ run, outcome }) => this.onFinish(run, outcome)),
+      ...(approvals ? [approvals.onDidChange(() => this.controller.current && this.show(this.controller.current))] : []),
     );
   }
 
@@ -85,14 +99,27 @@ export class RunPresenter implements vscode.Disposable {
   }
 
   private show(run: ActiveRun): void {
-    this.item.text = `$(sync~spin) Agent: ${this.progressText}`;
-    this.item.tooltip = `Run ${run.runId}: ${shorten(run.task, 200)}\nClick for the log; "Agent: Cancel" stops it at the next safe point.`;
+    const waiting = this.approvals?.pending().filter((p) => p.runId === run.runId).length ?? 0;
+    if (waiting > 0) {
+      this.item.text = `$(shield) Agent: waiting for your approval${waiting > 1 ? ` (${waiting})` : ''}`;
+      this.item.tooltip = `Run ${run.runId}: ${shorten(run.task, 200)}\nA tool call waits for your decision: click to open the Timeline.`;
+      this.item.command = TIMELINE_FOCUS_COMMAND;
+      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    } else {
+      this.item.text = `$(sync~spin) Agent: ${this.progressText}`;
+      this.item.tooltip = `Run ${run.runId}: ${shorten(run.task, 200)}\nClick for the log; "Agent: Stop Run" stops it at the next safe point.`;
+      this.item.command = SHOW_LOG_COMMAND;
+      this.item.backgroundColor = undefined;
+    }
     this.item.show();
   }
 
   private onFinish(run: ActiveRun, outcome: RunOutcome | undefined): void {
+    this.item.command = SHOW_LOG_COMMAND;
+    this.item.backgroundColor = undefined;
     const state = outcome ? outcome.status : 'error';
-    this.item.text = `${outcomeIcon(outcome)} Agent: ${state}`;
+    const why = outcome?.failure ? ` · ${shorten(describeFailure(outcome.failure).title, 60)}` : '';
+    this.item.text = `${outcomeIcon(outcome)} Agent: ${state}${why}`;
     this.item.tooltip = `Run ${run.runId}: ${state}${outcome?.reason !== undefined ? ` (${shorten(outcome.reason, 200)})` : ''}`;
     this.item.show();
   }

@@ -118,7 +118,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   const keys = new ContextKeys(store, log, () => controller.current?.runId);
-  const presenter = new RunPresenter(controller);
+  const presenter = new RunPresenter(controller, approvals);
   context.subscriptions.push(
     channel,
     controller,

@@ -1,3 +1,5 @@
+import type { FailureAction } from '../../core/runtime/failure-words';
+import { runFailureAction } from './outcome';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { classifyPatch } from '../../core/patches/classify';
@@ -226,6 +228,11 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     }
     await this.s.controller.resume(runId, { takeOver: true });
     return true;
+  }
+
+  async failureAction(runId: string, action: FailureAction): Promise<string> {
+    if (action !== 'show_log' && action !== 'set_key' && !this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
+    return runFailureAction(this.s, runId, action);
   }
 
   async cancel(runId: string): Promise<void> {

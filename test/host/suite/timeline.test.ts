@@ -41,6 +41,7 @@ function fakeBackend(getState: () => RunState, live: Map<string, LiveState>) {
     resume: async () => {},
     takeOver: async () => false,
     cancel: async () => {},
+    failureAction: async () => 'done',
   };
   return { backend, changes };
 }
@@ -164,7 +165,7 @@ export function timelineSuite(): void {
         type: 'reply',
         requestId: 'w7',
         ok: true,
-        result: { revertedHunks: 1, conflictHunks: 0, message: 'Rolled back 1 hunk(s).' },
+        result: { revertedHunks: 1, conflictHunks: 0, message: 'Rolled back 1 hunk.' },
       });
     });
   });

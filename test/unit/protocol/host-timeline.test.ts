@@ -64,6 +64,7 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
     cancel: async () => {
       throw new Error('the run is not running');
     },
+    failureAction: async (_r, action) => (calls.push(`failure:${action}`), 'done'),
   };
 }
 
@@ -162,7 +163,7 @@ describe('timeline host: requests', () => {
       params: { runId: 'run-1', patchId: 'patch-1' },
     });
     assert.ok(rollback.ok);
-    assert.match((rollback.result as { message: string }).message, /2 hunk\(s\); 1 hunk\(s\) in conflict/);
+    assert.match((rollback.result as { message: string }).message, /2 hunks; 1 hunk in conflict/);
   });
 
   it('takeOver says whether the person took the run over', async () => {

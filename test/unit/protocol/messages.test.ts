@@ -15,6 +15,7 @@ const PARAMS: Record<string, unknown> = {
   resume: { runId: 'r' },
   takeOver: { runId: 'r' },
   cancel: { runId: 'r' },
+  failureAction: { runId: 'r', action: 'set_key' },
   openLink: { url: 'https://example.com' },
   copyText: { text: 'x' },
   decide: { runId: 'r', callId: 'c', decision: 'deny', reason: 'not this file' },

@@ -173,7 +173,7 @@ describe('webview: row content', () => {
     assert.match(live_.meta ?? '', /^running · /);
     assert.equal(live_.spin, true);
     assert.deepEqual(live_.badges, ['3 to review']);
-    assert.match(live_.title, /3 agent change\(s\) to review/);
+    assert.match(live_.title, /3 agent changes to review/);
     assert.deepEqual(row(true, 0).badges, [], 'nothing to review: no badge');
   });
 

@@ -3,10 +3,15 @@ import type { HunkView } from '../../../core/patches/review';
 import type { ReviewActions, UndoOutcome } from './actions';
 import { HunkArg, REVIEW_COMMANDS, RunArg } from './ids';
 import type { ReviewModel } from './model';
+import type { Prompts } from '../prompts';
 
 export interface ReviewCommandDeps {
   readonly model: ReviewModel;
   readonly actions: ReviewActions;
+  /** Asks which run and confirms an Undo (scripted in host tests). */
+  readonly prompts: Prompts;
+  /** The task of a run, to name it in the question. */
+  taskOf(runId: string): Promise<string | undefined>;
   relativePath(uri: vscode.Uri): string | undefined;
   fileUri(path: string): vscode.Uri | undefined;
 }
@@ -37,17 +42,47 @@ function fileViews(deps: ReviewCommandDeps, arg: unknown): HunkView[] {
   return path === undefined ? [] : [...deps.model.viewsOf(path)];
 }
 
-async function runViews(deps: ReviewCommandDeps, arg: unknown): Promise<HunkView[]> {
-  const given = RunArg.safeParse(arg);
-  const ids = deps.model.runIds();
-  const runId = given.success
-    ? given.data
-    : ids.length <= 1
-      ? ids[0]
-      : (await vscode.window.showQuickPick(ids, { placeHolder: 'Which run’s changes?' }))?.toString();
-  if (runId === undefined) return [];
-  return deps.model.paths().flatMap((p) => deps.model.viewsOf(p).filter((v) => v.patch.runId === runId));
+function changes(n: number): string {
+  return `${n} change${n === 1 ? '' : 's'}`;
 }
+
+/** The run a bulk command acts on: the one it names, or the one the person picks (always asked from the palette). */
+async function pickRun(deps: ReviewCommandDeps, arg: unknown, verb: 'Keep' | 'Undo'): Promise<string | undefined> {
+  const given = RunArg.safeParse(arg);
+  if (given.success) return given.data;
+  const items = await Promise.all(
+    deps.model.runIds().map(async (runId) => ({
+      label: ((await deps.taskOf(runId)) ?? runId).split('\n')[0] || runId,
+      description: `${changes(deps.model.count(runId))} to review`,
+      detail: runId,
+      runId,
+    })),
+  );
+  if (items.length === 0) return undefined;
+  const title = `${verb} all the agent's changes of which run?`;
+  return (await deps.prompts.quickPick(items, { title, placeHolder: 'Runs with changes waiting for review' }))?.runId;
+}
+
+async function runViews(deps: ReviewCommandDeps, arg: unknown, verb: 'Keep' | 'Undo'): Promise<HunkView[]> {
+  const runId = await pickRun(deps, arg, verb);
+  if (runId === undefined) return [];
+  const views = deps.model.paths().flatMap((p) => deps.model.viewsOf(p).filter((v) => v.patch.runId === runId));
+  if (verb === 'Keep' || views.length === 0) return views;
+  const task = ((await deps.taskOf(runId)) ?? runId).split('\n')[0];
+  const files = new Set(views.map((v) => v.patch.path)).size;
+  const choice = await deps.prompts.message(
+    'warning',
+    `Undo ${changes(views.length)} of "${task}" in ${files} file${files === 1 ? '' : 's'}?`,
+    {
+      modal: true,
+      detail: 'The files go back to what they were before the agent wrote them; lines you edited since are left as they are.',
+    },
+    UNDO_CONFIRM,
+  );
+  return choice === UNDO_CONFIRM ? views : [];
+}
+
+export const UNDO_CONFIRM = 'Undo Changes';
 
 function undoMessage(outcome: UndoOutcome): string {
   const undone = `${outcome.undone} change${outcome.undone === 1 ? '' : 's'} undone`;
@@ -92,7 +127,7 @@ function command(name: string, action: Action): vscode.Disposable {
 /** Keep / Undo per hunk, per file and per run, and next / previous change. Each returns its message. */
 export function registerReviewCommands(deps: ReviewCommandDeps): vscode.Disposable[] {
   const none = 'no agent change under the cursor';
-  const keep = async (views: HunkView[]) => `${await deps.actions.keep(views)} change(s) kept`;
+  const keep = async (views: HunkView[]) => `${changes(await deps.actions.keep(views))} kept`;
   const undo = async (views: HunkView[]) => undoMessage(await deps.actions.undoAll(views));
   return [
     command(REVIEW_COMMANDS.keepHunk, async (arg) => {
@@ -105,8 +140,14 @@ export function registerReviewCommands(deps: ReviewCommandDeps): vscode.Disposab
     }),
     command(REVIEW_COMMANDS.keepFile, async (arg) => keep(fileViews(deps, arg))),
     command(REVIEW_COMMANDS.undoFile, async (arg) => undo(fileViews(deps, arg))),
-    command(REVIEW_COMMANDS.keepRun, async (arg) => keep(await runViews(deps, arg))),
-    command(REVIEW_COMMANDS.undoRun, async (arg) => undo(await runViews(deps, arg))),
+    command(REVIEW_COMMANDS.keepRun, async (arg) => {
+      const views = await runViews(deps, arg, 'Keep');
+      return views.length > 0 ? keep(views) : undefined;
+    }),
+    command(REVIEW_COMMANDS.undoRun, async (arg) => {
+      const views = await runViews(deps, arg, 'Undo');
+      return views.length > 0 ? undo(views) : undefined;
+    }),
     command(REVIEW_COMMANDS.next, async () => void (await reveal(deps, 1))),
     command(REVIEW_COMMANDS.previous, async () => void (await reveal(deps, -1))),
   ];

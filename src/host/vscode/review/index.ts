@@ -72,18 +72,31 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
   const model = createModel(s);
   const marks = new ReviewMarks(s.context.extensionUri);
   const editors = new ReviewEditors(model, marks, pathOf, s.workspace);
+  // The lens names the run a change is of: tasks read once per change of the review set.
+  const tasks = new Map<string, string>();
+  const lensChanged = new vscode.EventEmitter<void>();
+  const readTasks = async () => {
+    for (const run of await backend.listRuns()) tasks.set(run.runId, run.task.split('\n')[0] ?? '');
+    lensChanged.fire();
+  };
   const lenses = new ReviewCodeLensProvider({
     viewsOf: (document) => {
       const path = pathOf(document.uri);
       return path === undefined ? [] : model.viewsOf(path);
     },
-    onDidChange: model.onDidChange,
+    onDidChange: lensChanged.event,
+    taskOf: (runId) => tasks.get(runId),
   });
   const actions = createActions(s, model, backend);
   const disposables: vscode.Disposable[] = [
     model,
     marks,
     lenses,
+    lensChanged,
+    model.onDidChange(() => {
+      lensChanged.fire();
+      if (model.runIds().some((id) => !tasks.has(id))) void readTasks().catch(() => undefined);
+    }),
     editors,
     model.onDidChange((paths) => editors.paint(paths)),
     vscode.languages.registerCodeLensProvider([{ scheme: 'file' }, { scheme: 'vscode-remote' }], lenses),
@@ -95,7 +108,14 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
       else if (change.kind === 'runs') void model.reloadAll();
       else void editors.liveChanged(change.paths);
     }),
-    ...registerReviewCommands({ model, actions, relativePath: pathOf, fileUri: (path) => backend.fileUri(path) }),
+    ...registerReviewCommands({
+      model,
+      actions,
+      prompts: s.prompts,
+      taskOf: async (runId) => (await backend.listRuns()).find((r) => r.runId === runId)?.task,
+      relativePath: pathOf,
+      fileUri: (path) => backend.fileUri(path),
+    }),
   ];
   void model.reloadAll().then(() => editors.shown());
   return {

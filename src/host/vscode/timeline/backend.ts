@@ -1,3 +1,4 @@
+import type { FailureAction } from '../../../core/runtime/failure-words';
 import type * as vscode from 'vscode';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { RunState, RunSummary } from '../../../core/store/contract';
@@ -58,6 +59,8 @@ export interface TimelineBackend {
   /** Takes a run over from another window (after the person confirms); false when they did not. */
   takeOver(runId: string): Promise<boolean>;
   cancel(runId: string): Promise<void>;
+  /** Runs the action beside a run's failure (core/runtime/failure-words); says what it did. */
+  failureAction(runId: string, action: FailureAction): Promise<string>;
 }
 
 /** Text the model is writing now, as the runtime streams it. */

@@ -13,18 +13,26 @@ export interface LensSource {
   /** The hunks waiting for review in a document, where they are now. */
   viewsOf(document: vscode.TextDocument): readonly HunkView[];
   readonly onDidChange: vscode.Event<unknown>;
+  /** The first line of a run's task, to name the run a change is of. */
+  taskOf?(runId: string): string | undefined;
+}
+
+/** "Fix the parser" cut to fit a lens line. */
+function shortTask(task: string | undefined): string {
+  if (task === undefined || task === '') return '';
+  return ` of "${task.length > 32 ? `${task.slice(0, 31)}…` : task}"`;
 }
 
 /** Keep / Undo above a hunk that waits for review, and what it is. */
-export function hunkLenses(view: HunkView): vscode.CodeLens[] {
+export function hunkLenses(view: HunkView, task?: string): vscode.CodeLens[] {
   const range = new vscode.Range(view.line, 0, view.line, 0);
   const ref = { runId: view.patch.runId, patchId: view.patch.patchId, hunk: view.hunk.index };
   const added = view.hunk.added.length;
   const removed = view.hunk.removed.reduce((n, b) => n + b.lines.length, 0);
   const what =
     view.state === 'edited'
-      ? `$(warning) Agent step ${view.patch.stepId}: edited since`
-      : `Agent step ${view.patch.stepId} (+${added} −${removed})`;
+      ? `$(warning) Agent step ${view.patch.stepId}${shortTask(task)}: edited since`
+      : `Agent step ${view.patch.stepId}${shortTask(task)} (+${added} −${removed})`;
   return [
     new vscode.CodeLens(range, {
       title: '$(check) Keep',
@@ -61,7 +69,7 @@ export class ReviewCodeLensProvider implements vscode.CodeLensProvider, vscode.D
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    return this.source.viewsOf(document).flatMap(hunkLenses);
+    return this.source.viewsOf(document).flatMap((view) => hunkLenses(view, this.source.taskOf?.(view.patch.runId)));
   }
 
   dispose(): void {

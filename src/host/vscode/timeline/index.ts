@@ -8,6 +8,7 @@ import { openPatchDiff } from './diff';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
+import { counted } from '../../../protocol/words';
 
 export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
@@ -105,7 +106,7 @@ export function registerTimeline(
     }),
     patchCommand(COMMANDS.rollbackPatch, async ({ runId, patchId }) => {
       const result = await backend.rollbackPatch(runId, patchId);
-      return `rolled back ${result.revertedHunks} hunk(s)${result.conflictHunks > 0 ? `, ${result.conflictHunks} in conflict left alone` : ''}`;
+      return `rolled back ${counted(result.revertedHunks, 'hunk')}${result.conflictHunks > 0 ? `, ${result.conflictHunks} in conflict left alone` : ''}`;
     }),
   ];
   context.subscriptions.push(...disposables);

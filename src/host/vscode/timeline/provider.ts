@@ -56,14 +56,28 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
 
   /** The calls waiting for a decision changed: the webview gets the whole (short) list. */
   approvalsChanged(): void {
+    this.paintBadge();
     if (!this.view || !this.ready || !this.conversation) return;
     void this.post({ type: 'approvals', pending: [...this.conversation.pendingApprovals()] });
+  }
+
+  /** The view's icon counts the calls waiting for a decision, so none waits unseen. */
+  private paintBadge(): void {
+    if (!this.view || !this.conversation) return;
+    const n = this.conversation.pendingApprovals().length;
+    this.view.badge = n > 0 ? { value: n, tooltip: `${n} tool call${n === 1 ? '' : 's'} waiting for your approval` } : undefined;
+  }
+
+  /** The badge shown on the view's icon now (tests). */
+  badge(): vscode.ViewBadge | undefined {
+    return this.view?.badge;
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.disposeView();
     this.view = view;
     this.ready = false;
+    this.paintBadge();
     const webview = view.webview;
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(this.extensionUri, 'media');

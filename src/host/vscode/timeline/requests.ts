@@ -3,6 +3,7 @@ import { effectOf } from '../../../protocol/build';
 import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
 import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';
+import { counted } from '../../../protocol/words';
 
 export interface RequestDeps {
   readonly backend: TimelineBackend;
@@ -46,7 +47,7 @@ function summarize(plan: RestorePlan, verb: string): string {
   const conflicts = count('conflict');
   const parts = [`${verb} ${reverted} file${reverted === 1 ? '' : 's'}`];
   if (conflicts > 0) parts.push(`${conflicts} in conflict left as they are`);
-  if (plan.messagesDropped) parts.push(`conversation back ${plan.messagesDropped} message(s)`);
+  if (plan.messagesDropped) parts.push(`conversation back ${counted(plan.messagesDropped, 'message')}`);
   return `${parts.join('; ')}.`;
 }
 
@@ -88,8 +89,8 @@ export class RequestHandler {
         return { message: 'Patch accepted.' };
       case 'rollbackPatch': {
         const result = await backend.rollbackPatch(request.params.runId, request.params.patchId, request.params.hunk);
-        const conflicts = result.conflictHunks > 0 ? `; ${result.conflictHunks} hunk(s) in conflict left as they are` : '';
-        return { ...result, message: `Rolled back ${result.revertedHunks} hunk(s)${conflicts}.` };
+        const conflicts = result.conflictHunks > 0 ? `; ${counted(result.conflictHunks, 'hunk')} in conflict left as they are` : '';
+        return { ...result, message: `Rolled back ${counted(result.revertedHunks, 'hunk')}${conflicts}.` };
       }
       case 'undoLastRestore':
         return outcome(await backend.undoLastRestore(request.params.runId), 'Undo put back');
@@ -110,6 +111,8 @@ export class RequestHandler {
       case 'cancel':
         await backend.cancel(request.params.runId);
         return { message: 'Run cancelled.' };
+      case 'failureAction':
+        return { message: await backend.failureAction(request.params.runId, request.params.action) };
       default:
         return this.converse(request);
     }

@@ -122,6 +122,7 @@ export class RunFold {
         run: f.run,
         status: f.status,
         ...(f.statusReason !== undefined ? { statusReason: f.statusReason } : {}),
+        ...(f.failure !== undefined ? { failure: f.failure } : {}),
         budget: f.budget,
         restores: f.restores,
         allCheckpoints: f.allCheckpoints ?? [],
