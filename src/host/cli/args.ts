@@ -13,10 +13,11 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--yes] [--trust]
                         [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N] [OUTPUT]
-                        [--mcp-config FILE]
+                        [--mcp-config FILE] [SANDBOX]
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
-                        [--mcp-config FILE] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
+                        [--mcp-config FILE] [SANDBOX] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
+  SANDBOX: [--no-sandbox] [--command-network on|off] [--allow-workspace-mcp NAME]...
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
 run and resume act only in a trusted workspace: --trust (this run), or the folder listed in
@@ -41,6 +42,10 @@ export const FLAG_HELP = `options:
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
   --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
                             the workspace's .vscode/mcp.json is read too, in a trusted workspace only
+  --allow-workspace-mcp NAME  start the server NAME of the workspace's .vscode/mcp.json without asking (repeatable);
+                            otherwise each asks once on a terminal (remembered for that exact configuration), and none starts without one
+  --no-sandbox              run commands and MCP servers without the sandbox (bubblewrap on Linux; default: sandboxed where available)
+  --command-network on|off  network for commands in the sandbox (default on)
   --run ID                  the run (resume, status); default: the latest resumable (resume) or latest (status)
   --json                    status as JSON; run and resume: one JSON event per line (text, call, checkpoint, outcome...)
   --quiet                   run and resume: print only the outcome (and warnings)
@@ -71,6 +76,11 @@ export interface CliOptions {
   readonly quiet: boolean;
   /** An mcp.json of the person's own (see host/node/mcp/config.ts). */
   readonly mcpConfig?: string;
+  /** False with --no-sandbox. */
+  readonly sandbox: boolean;
+  readonly commandNetwork: 'on' | 'off';
+  /** Servers of the workspace's .vscode/mcp.json allowed without a prompt. */
+  readonly allowWorkspaceMcp: readonly string[];
 }
 
 const OPTIONS = {
@@ -92,7 +102,12 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
   'mcp-config': { type: 'string' },
+  'no-sandbox': { type: 'boolean', default: false },
+  'command-network': { type: 'string' },
+  'allow-workspace-mcp': { type: 'string', multiple: true },
 } as const;
+
+const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-workspace-mcp'];
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
 
@@ -113,8 +128,22 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     'thinking',
     ...OUTPUT_FLAGS,
     'mcp-config',
+    ...SANDBOX_FLAGS,
   ],
-  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS, 'mcp-config'],
+  resume: [
+    'workspace',
+    'store',
+    'run',
+    'yes',
+    'trust',
+    'provider',
+    'replay',
+    'base-url',
+    ...LIMIT_FLAGS,
+    ...OUTPUT_FLAGS,
+    'mcp-config',
+    ...SANDBOX_FLAGS,
+  ],
   status: ['store', 'workspace', 'run', 'json'],
 };
 
@@ -162,14 +191,14 @@ export function parseCli(argv: readonly string[]): CliOptions {
       command === undefined ? 'missing command (run, resume or status)' : `unknown command "${command}" (run, resume or status)`,
     );
   }
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: false, strict: true }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && value !== false && !ALLOWED[command].includes(name))
+    if (value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0) && !ALLOWED[command].includes(name))
       throw new UsageError(`--${name} is not an option of ${command}`);
   }
   const str = (name: string): string | undefined => values[name] as string | undefined;
@@ -183,8 +212,13 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new UsageError('status needs --store DIR or --workspace DIR');
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
   if (values['json'] === true && values['quiet'] === true) throw new UsageError('--json and --quiet cannot be used together');
+  const network = str('command-network') ?? 'on';
+  if (network !== 'on' && network !== 'off') throw new UsageError(`--command-network must be on or off, got "${network}"`);
   return {
     command,
+    sandbox: values['no-sandbox'] !== true,
+    commandNetwork: network,
+    allowWorkspaceMcp: (values['allow-workspace-mcp'] as string[] | undefined) ?? [],
     yes: values['yes'] === true,
     trust: values['trust'] === true,
     json: values['json'] === true,

@@ -18,6 +18,7 @@ import { McpConfigError } from '../node/mcp/config';
 import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
+import { commandSettings, sandboxRequestOf } from '../node/sandbox/index';
 import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
@@ -102,7 +103,11 @@ function runtimeFor(
     workspace: new NodeWorkspace({ roots: [dir], storeDir: storePath }),
     model,
     approver: createCliApprover({ yes: options.yes, interactive: process.stdin.isTTY === true && process.stderr.isTTY === true }),
-    commands: createNodeCommandRunner(),
+    commands: createNodeCommandRunner({
+      sandbox: () =>
+        sandboxRequestOf({ mode: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, roots: [dir], store: storePath }),
+      warn: (message) => line(`warning: ${message}`),
+    }),
     clock: { now: () => Date.now() },
     log: stderrLog,
     git: nodeGitReader,
@@ -146,6 +151,7 @@ async function runCommand(options: CliOptions): Promise<number> {
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
     maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
     ...longRunSettingsOf(options),
+    commands: commandSettings(options.sandbox ? 'auto' : 'off', options.commandNetwork),
   };
   const mcp = await mcpOf(options, dir);
   try {

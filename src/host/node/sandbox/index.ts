@@ -4,6 +4,10 @@ import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
 import { planSandbox, readOnlyNote, removePlaceholders, type SandboxRefusal, type SandboxPlan, type SandboxRequest } from './plan';
 import { sandboxExecArgs } from './seatbelt';
 
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { cliStateBase, vscodeUserDataDirs } from '../state-dir';
+
 export { detectSandbox, type SandboxKind } from './bwrap';
 export { SandboxRefusal, type SandboxRequest } from './plan';
 
@@ -57,5 +61,35 @@ export function refusedResult(error: SandboxRefusal): CommandResult {
     truncated: false,
     durationMs: 0,
     sandboxNote: error.message,
+  };
+}
+
+/** Where the person's own state lives: never visible to a command (editor settings and storage, this tool's config and state). */
+export function hiddenStatePaths(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir();
+  const config = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : join(home, '.config');
+  return [...vscodeUserDataDirs(env), cliStateBase(env), join(config, 'agent-checkpoints')];
+}
+
+/** The request for commands of one host, read at each command; undefined when the person switched the sandbox off. */
+export function sandboxRequestOf(options: {
+  mode: SandboxMode;
+  network: CommandNetwork;
+  roots: readonly string[];
+  store: string;
+  protectedPaths?: readonly string[];
+  homePaths?: readonly string[];
+  hidden?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}): SandboxRequest | undefined {
+  if (options.mode === 'off') return undefined;
+  const env = options.env ?? process.env;
+  return {
+    roots: options.roots,
+    protectedPaths: options.protectedPaths ?? [],
+    hidden: [options.store, ...hiddenStatePaths(env), ...(options.hidden ?? [])],
+    homePaths: options.homePaths ?? [],
+    network: options.network === 'on',
+    home: env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(),
   };
 }
