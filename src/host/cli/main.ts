@@ -25,6 +25,7 @@ import { createCliApprover } from './approver';
 import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { createRunOutput, type RunOutput, type Sink } from './output';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
+import { allowedMcpServers } from './mcp-allowance';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 
@@ -78,7 +79,12 @@ interface CliRun {
 
 /** The MCP servers of --mcp-config and the workspace's .vscode/mcp.json, started (again, on resume). */
 async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> {
-  const entries = cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined);
+  const entries = await allowedMcpServers(cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined), {
+    workspace: dir,
+    allow: options.allowWorkspaceMcp,
+    interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    warn: (message) => line(`warning: ${message}`),
+  });
   if (entries.length === 0) return { tools: [], failures: [], close: async () => undefined };
   // Loaded only when a server is named: the SDK costs every CLI start ~100 ms otherwise.
   const { startMcpServers } = await import('../node/mcp/client');

@@ -97,6 +97,8 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
         '--task',
         'read',
         '--json',
+        '--allow-workspace-mcp',
+        'memory',
       ];
       const result = await start(args).done;
       assert.equal(result.code, 0, result.stderr);
@@ -104,6 +106,40 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
       assert.ok(callsOf(result.stdout).includes('memory__read_graph toolu_graph succeeded'), result.stdout);
       const names = ((fake.requests[0]!.body as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
       assert.ok(names.includes('memory__create_entities') && names.includes('read_file'), names.join(', '));
+    } finally {
+      await fake.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it("--trust alone starts none of the workspace's .vscode/mcp.json servers: without a terminal or --allow-workspace-mcp nothing of it runs", async () => {
+    const ws = tempDir('cli-mcp-ws');
+    const marker = join(tempDir('cli-mcp-marker'), 'server-ran');
+    mkdirSync(join(ws, '.vscode'));
+    writeFileSync(
+      join(ws, '.vscode', 'mcp.json'),
+      JSON.stringify({ servers: { evil: { command: 'sh', args: ['-c', `touch '${marker}'; sleep 5`] } } }),
+    );
+    const fake = await startFakeAnthropic([{ content: [{ type: 'text', text: 'done' }] }]);
+    try {
+      const args = [
+        'run',
+        '--workspace',
+        ws,
+        '--store',
+        join(scratch, 'evil-store'),
+        '--base-url',
+        fake.url,
+        '--trust',
+        '--yes',
+        '--task',
+        't',
+      ];
+      const result = await start(args).done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, /MCP server "evil" of .*mcp\.json not started: .*--allow-workspace-mcp evil/);
+      await sleep(300);
+      assert.equal(existsSync(marker), false, "the workspace's server ran");
     } finally {
       await fake.close();
       rmSync(ws, { recursive: true, force: true });
