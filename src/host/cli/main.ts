@@ -18,7 +18,7 @@ import { McpConfigError } from '../node/mcp/config';
 import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
-import { commandSettings, sandboxRequestOf } from '../node/sandbox/index';
+import { commandSettings, sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { defaultStoreDir } from '../node/state-dir';
 import { openFileStore } from '../node/store-factory';
 import { createCliApprover } from './approver';
@@ -47,6 +47,16 @@ function workspaceDir(options: CliOptions): string {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`workspace ${dir} is not a folder`);
   requireTrustedWorkspace(dir, options.trust);
   return dir;
+}
+
+/** The sandbox of commands and MCP servers (undefined with --no-sandbox). */
+function commandSandboxOf(options: CliOptions, dir: string): SandboxRequest | undefined {
+  return sandboxRequestOf({
+    mode: options.sandbox ? 'auto' : 'off',
+    network: options.commandNetwork,
+    roots: [dir],
+    store: storeDir(options),
+  });
 }
 
 function storeDir(options: CliOptions): string {
@@ -88,7 +98,12 @@ async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> 
   if (entries.length === 0) return { tools: [], failures: [], close: async () => undefined };
   // Loaded only when a server is named: the SDK costs every CLI start ~100 ms otherwise.
   const { startMcpServers } = await import('../node/mcp/client');
-  const mcp = await startMcpServers(entries, { log: stderrLog, folder: dir, reserved: BUILTIN_TOOLS.map((t) => t.name) });
+  const mcp = await startMcpServers(entries, {
+    log: stderrLog,
+    folder: dir,
+    reserved: BUILTIN_TOOLS.map((t) => t.name),
+    sandbox: () => commandSandboxOf(options, dir),
+  });
   if (!options.quiet) line(`mcp: ${mcp.tools.length} tool(s) from ${entries.length - mcp.failures.length} of ${entries.length} server(s)`);
   return mcp;
 }

@@ -136,7 +136,12 @@ export function createServices(context: vscode.ExtensionContext): Services {
     log,
     apiKeys,
     settings: () => readSettings((message) => log.log('warn', message)),
-    extensions: createRunExtensions({ state: context.workspaceState, prompts, log }),
+    extensions: createRunExtensions({
+      state: context.workspaceState,
+      prompts,
+      log,
+      sandbox: () => commandSandboxOf(context, roots, storagePath),
+    }),
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });

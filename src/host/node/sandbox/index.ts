@@ -28,6 +28,8 @@ export interface SandboxedLaunch {
   readonly args: readonly string[];
   /** Removes placeholders; gives the note for the tool result when a write was stopped. */
   finish(result: CommandResult): CommandResult;
+  /** Removes placeholders (a long-lived process such as an MCP server, once it ended). */
+  release(): void;
 }
 
 /**
@@ -42,6 +44,7 @@ export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd:
   return {
     file: kind.path,
     args,
+    release: () => removePlaceholders(plan),
     finish(result) {
       removePlaceholders(plan);
       const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
