@@ -170,6 +170,29 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.equal(readFileSync(join(ws, 'secrets', 'k'), 'utf8'), 'k\n');
   });
 
+  it('a protected path the command creates where no placeholder can stand (deeper, or a new *.code-workspace) is removed, and the result says so', async () => {
+    mkdirSync(join(ws, 'sub'));
+    const hit = await run(
+      'mkdir -p sub/.vscode && echo x > sub/.vscode/tasks.json; echo {} > evil.code-workspace; echo x > sub/.envrc; echo kept > sub/ok.txt',
+    );
+    assert.equal(existsSync(join(ws, 'sub', '.vscode')), false);
+    assert.equal(existsSync(join(ws, 'evil.code-workspace')), false);
+    assert.equal(existsSync(join(ws, 'sub', '.envrc')), false);
+    assert.equal(readFileSync(join(ws, 'sub', 'ok.txt'), 'utf8'), 'kept\n');
+    assert.match(hit.text, /Removed, as a command may not create protected paths: .*sub\/\.vscode/);
+  });
+
+  it('a nested git folder (a sub-repository) is read-only too; descriptors the host inherited are closed', async () => {
+    mkdirSync(join(ws, 'vendor', 'lib', '.git', 'hooks'), { recursive: true });
+    const hit = await run('echo evil > vendor/lib/.git/hooks/pre-commit; ls /proc/self/fd | tr "\\n" " "; echo');
+    assert.equal(existsSync(join(ws, 'vendor', 'lib', '.git', 'hooks', 'pre-commit')), false);
+    const fds = hit.stdout.trim().split(/\s+/).map(Number);
+    assert.ok(
+      fds.every((fd) => fd <= 3),
+      `inherited descriptors: ${hit.stdout}`,
+    );
+  });
+
   describe('network', () => {
     let server: Server;
     let port = 0;

@@ -39,8 +39,19 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
   for (const root of plan.roots) args.push('--bind', root, root);
   for (const { path } of plan.readOnly) args.push('--ro-bind', path, path);
   for (const { path, dir } of plan.hidden) args.push(...(dir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
-  args.push('--chdir', cwd, '--', '/bin/sh', '-c', command);
+  args.push('--chdir', cwd, '--', ...shellOf(command));
   return args;
+}
+
+/**
+ * Closes every descriptor past stderr, then runs the command: bwrap passes on whatever its parent
+ * inherited without close-on-exec (the CLI's key pipe, an editor's IPC channel). dash cannot close a
+ * descriptor above 9, so bash does it when there is one.
+ */
+const CLOSE_INHERITED = 'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then exec {n}>&-; fi; done; exec /bin/sh -c "$1"';
+
+function shellOf(command: string): string[] {
+  return existsSync('/bin/bash') ? ['/bin/bash', '-c', CLOSE_INHERITED, 'sh', command] : ['/bin/sh', '-c', command];
 }
 
 export type SandboxKind = { kind: 'bwrap'; path: string } | { kind: 'sandbox-exec'; path: string } | { kind: 'none'; reason: string };

@@ -1,7 +1,15 @@
 import type { CommandResult } from '../../../core/ports';
 import type { RunSettings } from '../../../core/store/records';
 import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
-import { planSandbox, readOnlyNote, removePlaceholders, type SandboxRefusal, type SandboxPlan, type SandboxRequest } from './plan';
+import {
+  planSandbox,
+  readOnlyNote,
+  removeCreatedProtected,
+  removePlaceholders,
+  type SandboxRefusal,
+  type SandboxPlan,
+  type SandboxRequest,
+} from './plan';
 import { sandboxExecArgs } from './seatbelt';
 
 import { homedir } from 'node:os';
@@ -44,11 +52,19 @@ export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd:
   return {
     file: kind.path,
     args,
-    release: () => removePlaceholders(plan),
+    release: () => {
+      removePlaceholders(plan);
+      removeCreatedProtected(plan);
+    },
     finish(result) {
       removePlaceholders(plan);
+      const removed = removeCreatedProtected(plan);
       const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
-      return note === undefined ? result : { ...result, sandboxNote: note };
+      const parts = [
+        ...(removed.length > 0 ? [`Removed, as a command may not create protected paths: ${removed.join(', ')}.`] : []),
+        ...(note !== undefined ? [note] : []),
+      ];
+      return parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
     },
   };
 }

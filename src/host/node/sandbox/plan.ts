@@ -9,6 +9,7 @@ import {
   readFileSync,
   realpathSync,
   rmdirSync,
+  rmSync,
   statSync,
   unlinkSync,
 } from 'node:fs';
@@ -50,6 +51,8 @@ export interface SandboxPlan {
   readonly network: boolean;
   /** Placeholders made for protected paths that do not exist yet; removed after the command. */
   readonly placeholders: readonly { path: string; dir: boolean; ino: number }[];
+  /** The person's own protected patterns (besides the built-in ones). */
+  readonly extra: readonly string[];
 }
 
 /** Thrown when a workspace holds something the sandbox cannot protect (the command does not run). */
@@ -63,7 +66,7 @@ export class SandboxRefusal extends Error {
 export const GIT_RULE = '.git/ (git data: read-only in the sandbox; git reads work, git add/commit/checkout do not)';
 /** At most this many folders are walked to find nested protected paths. */
 const WALK_LIMIT = 5000;
-const SKIP_WALK = new Set(['.git', 'node_modules']);
+const SKIP_WALK = new Set(['node_modules']);
 
 /** The literal path a pattern names at a folder's top (e.g. `**\/.vscode{,/**}` -> .vscode, a folder), if it is one. */
 export function literalOf(pattern: string): { name: string; dir: boolean } | undefined {
@@ -111,8 +114,17 @@ function gitdirOfFile(dotGit: string, root: string): string | undefined {
   return isInside(real, root) ? real : undefined;
 }
 
-/** Nested protected paths under `root` (not its top-level literal ones, added separately). */
-function nestedProtected(root: string, extra: readonly string[], found: ReadOnlyPath[]): void {
+/** A protected path found in a folder: where, its rule, and whether it is a symbolic link. */
+interface Found extends ReadOnlyPath {
+  readonly link: boolean;
+}
+
+/**
+ * The protected paths under `root` at any depth (a bounded walk that does not follow links and skips
+ * node_modules): those of the patterns, and nested git folders (a sub-repository's hooks and config).
+ */
+function protectedUnder(root: string, extra: readonly string[]): Found[] {
+  const found: Found[] = [];
   const queue = [''];
   let folders = 0;
   while (queue.length > 0 && folders++ < WALK_LIMIT) {
@@ -125,13 +137,36 @@ function nestedProtected(root: string, extra: readonly string[], found: ReadOnly
     }
     for (const entry of entries) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      const reason = protectedPathReason(child, extra);
-      if (reason !== undefined) {
-        if (entry.isSymbolicLink()) throw symlinkRefusal(nodePath.join(root, child));
-        found.push({ path: nodePath.join(root, child), rule: ruleOf(child, extra) });
-      } else if (entry.isDirectory() && !SKIP_WALK.has(entry.name)) queue.push(child);
+      const path = nodePath.join(root, child);
+      if (entry.name === '.git') {
+        if (rel !== '') found.push({ path, rule: GIT_RULE, link: entry.isSymbolicLink() });
+      } else if (protectedPathReason(child, extra) !== undefined)
+        found.push({ path, rule: ruleOf(child, extra), link: entry.isSymbolicLink() });
+      else if (entry.isDirectory() && !SKIP_WALK.has(entry.name)) queue.push(child);
     }
   }
+  return found;
+}
+
+/**
+ * Removes protected paths a command created where the sandbox could not hold a placeholder (deeper
+ * than a folder's top, or a new name such as `x.code-workspace`): a command may not create them.
+ * Returns what it removed.
+ */
+export function removeCreatedProtected(plan: SandboxPlan): string[] {
+  const removed: string[] = [];
+  for (const root of plan.roots) {
+    for (const found of protectedUnder(root, plan.extra)) {
+      if (plan.readOnly.some((r) => isInside(found.path, r.path))) continue;
+      try {
+        rmSync(found.path, { recursive: true, force: true });
+        removed.push(`${nodePath.relative(root, found.path)} (${found.rule})`);
+      } catch {
+        // left as it is; the file tools still ask before they touch it
+      }
+    }
+  }
+  return removed;
 }
 
 function ruleOf(rel: string, extra: readonly string[]): string {
@@ -189,9 +224,11 @@ function protectRoot(
     }
     if (!plan.readOnly.some((r) => r.path === path)) plan.readOnly.push({ path, rule: ruleOf(name, extra) });
   }
-  const nested: ReadOnlyPath[] = [];
-  nestedProtected(root, extra, nested);
-  for (const n of nested) if (!plan.readOnly.some((r) => isInside(n.path, r.path))) plan.readOnly.push(n);
+  for (const found of protectedUnder(root, extra)) {
+    if (plan.readOnly.some((r) => isInside(found.path, r.path))) continue;
+    if (found.link) throw symlinkRefusal(found.path);
+    plan.readOnly.push({ path: found.path, rule: found.rule });
+  }
 }
 
 /** Works out the plan on disk; makes placeholders for missing protected paths (removePlaceholders undoes that). */
@@ -201,7 +238,7 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
   try {
     for (const root of roots) protectRoot(root, request.protectedPaths, built);
   } catch (error) {
-    removePlaceholders({ ...built, roots, hidden: [], homePaths: [], network: request.network });
+    removePlaceholders({ ...built, roots, hidden: [], homePaths: [], network: request.network, extra: request.protectedPaths });
     throw error;
   }
   const hidden = request.hidden
@@ -225,6 +262,7 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     homePaths,
     network: request.network,
     placeholders: built.placeholders,
+    extra: request.protectedPaths,
   };
 }
 

@@ -9,20 +9,28 @@ function quoted(path: string): string {
   return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
+function rule(action: string, paths: readonly string[]): string[] {
+  return paths.length === 0 ? [] : [`(${action} ${paths.map((p) => `(subpath ${quoted(p)})`).join(' ')})`];
+}
+
 export function seatbeltProfile(plan: SandboxPlan): string {
-  const lines = ['(version 1)', '(allow default)', '(deny process-info* (target others))', '(deny file-write*)'];
-  const writable = [...plan.roots, ...plan.homePaths, '/private/tmp', '/private/var/folders', '/dev'];
-  lines.push(`(allow file-write* ${writable.map((p) => `(subpath ${quoted(p)})`).join(' ')})`);
-  if (plan.readOnly.length > 0) lines.push(`(deny file-write* ${plan.readOnly.map((r) => `(subpath ${quoted(r.path)})`).join(' ')})`);
-  const unseen = [...(plan.home !== undefined ? [plan.home] : []), ...plan.hidden.map((h) => h.path)];
-  if (unseen.length > 0) lines.push(`(deny file-read* file-write* ${unseen.map((p) => `(subpath ${quoted(p)})`).join(' ')})`);
-  const seen = [...plan.roots, ...plan.homePaths].filter((p) => plan.home !== undefined && p.startsWith(`${plan.home}/`));
-  if (seen.length > 0) lines.push(`(allow file-read* ${seen.map((p) => `(subpath ${quoted(p)})`).join(' ')})`);
-  if (seen.length > 0) lines.push(`(allow file-write* ${seen.map((p) => `(subpath ${quoted(p)})`).join(' ')})`);
-  if (plan.readOnly.length > 0) lines.push(`(deny file-write* ${plan.readOnly.map((r) => `(subpath ${quoted(r.path)})`).join(' ')})`);
-  const hiddenAgain = plan.hidden.map((h) => `(subpath ${quoted(h.path)})`);
-  if (hiddenAgain.length > 0) lines.push(`(deny file-read* file-write* ${hiddenAgain.join(' ')})`);
-  if (!plan.network) lines.push('(deny network*)', '(allow network* (remote unix-socket))');
+  const home = plan.home !== undefined ? [plan.home] : [];
+  const hidden = plan.hidden.map((h) => h.path);
+  const inHome = [...plan.roots, ...plan.homePaths].filter((p) => plan.home !== undefined && p.startsWith(`${plan.home}/`));
+  const readOnly = plan.readOnly.map((r) => r.path);
+  const lines = [
+    '(version 1)',
+    '(allow default)',
+    '(deny process-info* (target others))',
+    '(deny file-write*)',
+    ...rule('allow file-write*', [...plan.roots, ...plan.homePaths, '/private/tmp', '/private/var/folders', '/dev']),
+    ...rule('deny file-read* file-write*', [...home, ...hidden]),
+    ...rule('allow file-read*', inHome),
+    ...rule('allow file-write*', inHome),
+    ...rule('deny file-write*', readOnly),
+    ...rule('deny file-read* file-write*', hidden),
+    ...(plan.network ? [] : ['(deny network*)', '(allow network* (remote unix-socket))']),
+  ];
   return `${lines.join('\n')}\n`;
 }
 
