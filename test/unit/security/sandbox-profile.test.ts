@@ -12,6 +12,7 @@ const plan = (over: Partial<SandboxPlan> = {}): SandboxPlan => ({
   hidden: [{ path: '/Users/ada/Library/Application Support/Code', dir: true }],
   home: '/Users/ada',
   homePaths: ['/Users/ada/.npm'],
+  homePrograms: ['/Users/ada/.nvm/versions/node/v20/bin'],
   network: true,
   placeholders: [],
   extra: [],
@@ -59,7 +60,10 @@ describe('sandbox: the arguments and the profile a plan gives', () => {
       'a later allow would undo the protection',
     );
     assert.match(text, /\(deny file-read\* file-write\* \(subpath "\/Users\/ada"\)/);
-    assert.match(text, /\(allow file-read\* \(subpath "\/Users\/ada\/project"\) \(subpath "\/Users\/ada\/\.npm"\)\)/);
+    assert.match(
+      text,
+      /\(allow file-read\* \(subpath "\/Users\/ada\/project"\) \(subpath "\/Users\/ada\/\.npm"\) \(subpath "\/Users\/ada\/\.nvm\/versions\/node\/v20\/bin"\)\)/,
+    );
     assert.match(text, /\(deny network\*\)/);
     assert.doesNotMatch(seatbeltProfile(plan()), /deny network/);
     assert.match(seatbeltProfile(plan({ roots: ['/a "quoted" dir'] })), /\(subpath "\/a \\"quoted\\" dir"\)/);

@@ -43,8 +43,17 @@ describe('run_command in a sandbox (bubblewrap)', function () {
 
   async function run(command: string): Promise<CommandResult & { text: string }> {
     const runner = createNodeCommandRunner({
-      env: { PATH: process.env['PATH'], HOME: home },
-      sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [store], homePaths: [], network: true, home, ...request }),
+      env: { PATH: `${join(home, 'tools', 'bin')}:${process.env['PATH']}`, HOME: home },
+      sandbox: () => ({
+        roots: [ws],
+        protectedPaths: [],
+        hidden: [store],
+        homePaths: [],
+        network: true,
+        home,
+        programDirs: [join(home, 'tools', 'bin')],
+        ...request,
+      }),
     });
     const result = await runner.run(command, { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
     return { ...result, text: formatCommandResult(result) };
@@ -98,6 +107,17 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.match(hit.stdout, /done/);
     assert.equal(existsSync(join(ws, 'real-git', 'hooks', 'post-checkout')), false);
     assert.equal(readFileSync(join(ws, '.git'), 'utf8'), 'gitdir: real-git\n');
+  });
+
+  it('programs on PATH inside the home folder still run (read-only, with the lib beside their bin); the rest of home stays hidden', async () => {
+    mkdirSync(join(home, 'tools', 'bin'), { recursive: true });
+    mkdirSync(join(home, 'tools', 'lib'), { recursive: true });
+    writeFileSync(join(home, 'tools', 'lib', 'greeting'), 'hello from lib\n');
+    writeFileSync(join(home, 'tools', 'bin', 'my-tool'), `#!/bin/sh\ncat ${join(home, 'tools', 'lib', 'greeting')}\n`, { mode: 0o755 });
+    const hit = await run(`my-tool; echo x > ${join(home, 'tools', 'bin', 'my-tool')}; cat ${join(home, 'secret.txt')}`);
+    assert.match(hit.stdout, /hello from lib/, hit.text);
+    assert.doesNotMatch(hit.stdout, /home secret/);
+    assert.match(readFileSync(join(home, 'tools', 'bin', 'my-tool'), 'utf8'), /^#!\/bin\/sh/);
   });
 
   it('home, the store and the tool config are out of sight; /tmp is private', async () => {

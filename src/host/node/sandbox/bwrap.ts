@@ -35,6 +35,7 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
   for (const dir of PRIVATE_SYSTEM) if (existsSync(dir)) args.push('--tmpfs', dir);
   for (const socket of ROOT_SOCKETS) if (existsSync(socket)) args.push('--ro-bind', '/dev/null', socket);
   if (plan.home !== undefined) args.push('--tmpfs', plan.home);
+  for (const path of plan.homePrograms) args.push('--ro-bind', path, path);
   for (const path of plan.homePaths) args.push('--bind', path, path);
   for (const root of plan.roots) args.push('--bind', root, root);
   for (const { path } of plan.readOnly) args.push('--ro-bind', path, path);

@@ -13,7 +13,7 @@ import {
 import { sandboxExecArgs } from './seatbelt';
 
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cliStateBase, vscodeUserDataDirs } from '../state-dir';
 
 export { detectSandbox, type SandboxKind } from './bwrap';
@@ -108,6 +108,7 @@ export function sandboxRequestOf(options: {
     protectedPaths: options.protectedPaths ?? [],
     hidden: [options.store, ...hiddenStatePaths(env), ...(options.hidden ?? [])],
     homePaths: options.homePaths ?? [],
+    programDirs: [...(env['PATH'] ?? '').split(':'), dirname(process.execPath)],
     network: options.network === 'on',
     home: env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(),
   };

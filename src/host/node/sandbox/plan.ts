@@ -33,6 +33,8 @@ export interface SandboxRequest {
   readonly homePaths: readonly string[];
   readonly network: boolean;
   readonly home?: string;
+  /** Folders of programs (PATH entries, the running Node's own): visible read-only even inside the home folder. */
+  readonly programDirs?: readonly string[];
 }
 
 /** One path mounted read-only, and the rule that makes it so (for the tool result). */
@@ -48,6 +50,8 @@ export interface SandboxPlan {
   readonly hidden: readonly { path: string; dir: boolean }[];
   readonly home?: string;
   readonly homePaths: readonly string[];
+  /** Program folders inside the hidden home folder, bound read-only so the person's tools still run. */
+  readonly homePrograms: readonly string[];
   readonly network: boolean;
   /** Placeholders made for protected paths that do not exist yet; removed after the command. */
   readonly placeholders: readonly { path: string; dir: boolean; ino: number }[];
@@ -238,7 +242,15 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
   try {
     for (const root of roots) protectRoot(root, request.protectedPaths, built);
   } catch (error) {
-    removePlaceholders({ ...built, roots, hidden: [], homePaths: [], network: request.network, extra: request.protectedPaths });
+    removePlaceholders({
+      ...built,
+      roots,
+      hidden: [],
+      homePaths: [],
+      homePrograms: [],
+      network: request.network,
+      extra: request.protectedPaths,
+    });
     throw error;
   }
   const hidden = request.hidden
@@ -260,10 +272,30 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     hidden,
     ...(usableHome !== undefined ? { home: usableHome } : {}),
     homePaths,
+    homePrograms: usableHome !== undefined ? homePrograms(request.programDirs ?? [], usableHome, hidden) : [],
     network: request.network,
     placeholders: built.placeholders,
     extra: request.protectedPaths,
   };
+}
+
+/**
+ * The program folders (PATH entries, the running Node's) that lie in the home folder, with the `lib`
+ * beside a `bin` (where nvm's npm, pip's user packages and the like live): read-only, never the home
+ * folder itself nor anything hidden.
+ */
+function homePrograms(dirs: readonly string[], home: string, hidden: readonly { path: string }[]): string[] {
+  const out = new Set<string>();
+  for (const dir of dirs) {
+    const withLib = nodePath.basename(dir) === 'bin' ? [dir, nodePath.join(nodePath.dirname(dir), 'lib')] : [dir];
+    for (const path of withLib) {
+      if (!nodePath.isAbsolute(path) || !existsSync(path)) continue;
+      const real = realpathSync.native(path);
+      if (real === home || !isInside(real, home) || hidden.some((h) => isInside(real, h.path) || isInside(h.path, real))) continue;
+      out.add(real);
+    }
+  }
+  return [...out];
 }
 
 /** Why a write failed, for the tool result: the read-only rules the output names (all of them when it names none). */

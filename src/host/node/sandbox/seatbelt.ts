@@ -25,7 +25,7 @@ export function seatbeltProfile(plan: SandboxPlan): string {
     '(deny file-write*)',
     ...rule('allow file-write*', [...plan.roots, ...plan.homePaths, '/private/tmp', '/private/var/folders', '/dev']),
     ...rule('deny file-read* file-write*', [...home, ...hidden]),
-    ...rule('allow file-read*', inHome),
+    ...rule('allow file-read*', [...inHome, ...plan.homePrograms]),
     ...rule('allow file-write*', inHome),
     ...rule('deny file-write*', readOnly),
     ...rule('deny file-read* file-write*', hidden),
