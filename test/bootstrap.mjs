@@ -1,6 +1,7 @@
 // Installs what a fresh clone needs before any npm script can run: npm dependencies (npm ci
 // when node_modules is missing or older than the lock file) and, on request, the offline VS
-// Code (code-server + Node 24 + Debian's Chromium through apt when root).
+// Code (code-server + Node 24 + Debian's Chromium through apt when root), and the system tools
+// the product uses when present: bubblewrap (the commands' sandbox) and ripgrep (search_text).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,4 +26,33 @@ export function ensureOfflineVsCode() {
     encoding: 'utf8',
   });
   return out.trim().split('\n').pop();
+}
+
+/** Debian packages of tools the product uses, by the command each provides. */
+const SYSTEM_TOOLS = { bwrap: 'bubblewrap', rg: 'ripgrep' };
+
+function onPath(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Installs bubblewrap and ripgrep with apt when missing and running as root (as setup-vscode.sh does
+ * Chromium); otherwise prints the apt command. Without them the tests that need them are skipped and
+ * the product runs commands unsandboxed (with a warning) and searches with its Node fallback.
+ */
+export function ensureSystemTools() {
+  const missing = Object.entries(SYSTEM_TOOLS)
+    .filter(([command]) => !onPath(command))
+    .map(([, pkg]) => pkg);
+  if (missing.length === 0) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !onPath('apt-get')) {
+    console.log(`[bootstrap] missing system packages. Run: sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}`);
+    return;
+  }
+  console.log(`[bootstrap] installing with apt: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (spawnSync('apt-get', ['update', '-q'], { stdio: 'inherit', env }).status !== 0) throw new Error('apt-get update failed');
+  const r = spawnSync('apt-get', ['install', '-y', '-q', ...missing], { stdio: 'inherit', env });
+  if (r.status !== 0) throw new Error(`apt-get install ${missing.join(' ')} failed`);
 }

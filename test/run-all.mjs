@@ -2,7 +2,7 @@
 // (Playwright + Chromium against the real workbench). Runs every layer, prints each summary,
 // and exits non-zero when any layer failed.
 import { spawn } from 'node:child_process';
-import { ensureNodeModules, ensureOfflineVsCode, REPO_ROOT } from './bootstrap.mjs';
+import { ensureNodeModules, ensureOfflineVsCode, ensureSystemTools, REPO_ROOT } from './bootstrap.mjs';
 
 const LAYERS = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json', '--noEmit'] },
@@ -36,6 +36,7 @@ function run(layer) {
 }
 
 ensureNodeModules();
+ensureSystemTools();
 ensureOfflineVsCode();
 const results = [];
 for (const layer of LAYERS) {

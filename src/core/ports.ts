@@ -250,6 +250,8 @@ export interface CommandResult {
   readonly cancelled?: boolean;
   /** Set when something the command started may outlive it (it kept the output open, or its process group is alive). */
   readonly stillRunning?: string;
+  /** Set when the sandbox stopped a write (or the command): which rule, and how the person can allow it. */
+  readonly sandboxNote?: string;
 }
 
 /** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */

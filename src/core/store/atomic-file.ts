@@ -4,8 +4,12 @@ import { isNotFound, joinPath, type StoreFs } from './fs-port';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export function tempName(name: string): string {
-  return `${name}.${globalThis.crypto.randomUUID().slice(0, 8)}.tmp`;
+/**
+ * The name of the temp file of an atomic write, in the target's own folder: a fixed length (22
+ * characters) whatever the target's name, so any name the file system takes can be written.
+ */
+export function tempName(): string {
+  return `.ac-${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 14)}.tmp`;
 }
 
 /** Writes bytes to a new file, durably: every byte synced before it is closed. */
@@ -22,7 +26,7 @@ export async function writeNewFile(fs: StoreFs, path: string, bytes: Uint8Array)
 /** Replaces dir/name atomically: temp file, fsync, rename, fsync the folder. */
 export async function replaceFileAtomic(fs: StoreFs, dir: string, name: string, content: Uint8Array | string): Promise<void> {
   const bytes = typeof content === 'string' ? encoder.encode(content) : content;
-  const temp = joinPath(dir, tempName(name));
+  const temp = joinPath(dir, tempName());
   try {
     await writeNewFile(fs, temp, bytes);
     await fs.rename(temp, joinPath(dir, name));

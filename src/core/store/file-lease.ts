@@ -38,7 +38,7 @@ export async function liveLease(ctx: LeaseContext, abandoned: ReadonlySet<string
 
 /** Publishes a lease file that did not exist: the content is complete the instant the name appears. */
 async function publish(ctx: LeaseContext, lease: LeaseInfo): Promise<boolean> {
-  const temp = joinPath(ctx.runDir, tempName(LEASE));
+  const temp = joinPath(ctx.runDir, tempName());
   await writeNewFile(ctx.fs, temp, encoder.encode(JSON.stringify(lease)));
   try {
     await ctx.fs.link(temp, joinPath(ctx.runDir, LEASE));

@@ -31,6 +31,7 @@ export function formatCommandResult(result: CommandResult): string {
   if (result.stdout !== '') parts.push(`--- stdout ---\n${result.stdout}`);
   if (result.stderr !== '') parts.push(`--- stderr ---\n${result.stderr}`);
   if (result.stillRunning !== undefined) parts.push(`--- may still be running ---\n${result.stillRunning}`);
+  if (result.sandboxNote !== undefined) parts.push(`--- sandbox ---\n${result.sandboxNote}`);
   return parts.join('\n');
 }
 

@@ -14,18 +14,19 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   agent-checkpoints run --workspace DIR [--store DIR] --task TEXT [--model ID] [--yes] [--trust]
                         [--provider anthropic|replay] [--replay FILE] [--base-url URL] [LIMITS] [--thinking off|adaptive|N] [OUTPUT]
-                        [--mcp-config FILE] [--detach] (--detach: queue the run for a worker and exit 0)
+                        [--mcp-config FILE] [SANDBOX] [--detach] (--detach: queue the run for a worker and exit 0)
   agent-checkpoints resume --workspace DIR [--store DIR] [--run ID] [--yes] [--trust] [--provider ...] [--replay FILE] [--base-url URL]
-                        [--mcp-config FILE] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
+                        [--mcp-config FILE] [SANDBOX] [LIMITS] [OUTPUT] (a paused run continues with the raised limits; its counters are kept)
   agent-checkpoints continue --workspace DIR [--store DIR] --run ID --task TEXT [--yes] [--trust] [--provider ...] [--replay FILE]
-                        [--base-url URL] [--mcp-config FILE] [LIMITS] [OUTPUT] (a new instruction for a stopped run)
+                        [--base-url URL] [--mcp-config FILE] [SANDBOX] [LIMITS] [OUTPUT] (a new instruction for a stopped run)
   agent-checkpoints fork --workspace DIR [--store DIR] --run ID --step N [--files keep|restore] [--trust] [--json]
                         (a new run, paused, whose history is the run's up to the start of step N; the run stays as it was)
+  SANDBOX: [--no-sandbox] [--command-network on|off] [--allow-workspace-mcp NAME]...
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
   agent-checkpoints worker --store postgres://... --workspace DIR [--concurrency N] [--exit-when-idle] [--yes] [--trust]
-                        [--provider ...] [--replay FILE] [--base-url URL] [--mcp-config FILE] [OUTPUT]
+                        [--provider ...] [--replay FILE] [--base-url URL] [--mcp-config FILE] [SANDBOX] [OUTPUT]
 run, resume, continue, fork and worker act only in a trusted workspace: --trust (this run), or the folder listed in
   $XDG_CONFIG_HOME/agent-checkpoints/trusted-workspaces (default ~/.config/...; one absolute path per line).
 exit codes: 0 completed, 1 failed, 2 bad usage or input (an untrusted workspace too), 3 paused`;
@@ -49,6 +50,10 @@ export const FLAG_HELP = `options:
   --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
   --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
                             the workspace's .vscode/mcp.json is read too, in a trusted workspace only
+  --allow-workspace-mcp NAME  start the server NAME of the workspace's .vscode/mcp.json without asking (repeatable);
+                            otherwise each asks once on a terminal (remembered for that exact configuration), and none starts without one
+  --no-sandbox              run commands and MCP servers without the sandbox (bubblewrap on Linux; default: sandboxed where available)
+  --command-network on|off  network for commands in the sandbox (default on)
   --instruction-files LIST  the project's instruction files read into the prompt (run), comma-separated paths;
                             default AGENTS.md,CLAUDE.md,.github/copilot-instructions.md; "" reads none
   --run ID                  the run (resume, status, continue, fork); default: the latest resumable (resume) or latest (status)
@@ -97,6 +102,11 @@ export interface CliOptions {
   readonly exitWhenIdle?: boolean;
   /** The project's instruction files to read (run); undefined: the default names. */
   readonly instructionFiles?: readonly string[];
+  /** False with --no-sandbox. */
+  readonly sandbox: boolean;
+  readonly commandNetwork: 'on' | 'off';
+  /** Servers of the workspace's .vscode/mcp.json allowed without a prompt. */
+  readonly allowWorkspaceMcp: readonly string[];
 }
 
 const OPTIONS = {
@@ -124,7 +134,12 @@ const OPTIONS = {
   concurrency: { type: 'string' },
   'exit-when-idle': { type: 'boolean', default: false },
   'instruction-files': { type: 'string' },
+  'no-sandbox': { type: 'boolean', default: false },
+  'command-network': { type: 'string' },
+  'allow-workspace-mcp': { type: 'string', multiple: true },
 } as const;
+
+const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-workspace-mcp'];
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
 
@@ -147,8 +162,22 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     'mcp-config',
     'detach',
     'instruction-files',
+    ...SANDBOX_FLAGS,
   ],
-  resume: ['workspace', 'store', 'run', 'yes', 'trust', 'provider', 'replay', 'base-url', ...LIMIT_FLAGS, ...OUTPUT_FLAGS, 'mcp-config'],
+  resume: [
+    'workspace',
+    'store',
+    'run',
+    'yes',
+    'trust',
+    'provider',
+    'replay',
+    'base-url',
+    ...LIMIT_FLAGS,
+    ...OUTPUT_FLAGS,
+    'mcp-config',
+    ...SANDBOX_FLAGS,
+  ],
   status: ['store', 'workspace', 'run', 'json'],
   continue: [
     'workspace',
@@ -163,6 +192,7 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     ...LIMIT_FLAGS,
     ...OUTPUT_FLAGS,
     'mcp-config',
+    ...SANDBOX_FLAGS,
   ],
   fork: ['workspace', 'store', 'run', 'step', 'files', 'trust', 'json'],
   worker: [
@@ -177,6 +207,7 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     'base-url',
     'mcp-config',
     ...OUTPUT_FLAGS,
+    ...SANDBOX_FLAGS,
   ],
 };
 
@@ -242,20 +273,22 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new UsageError(name === undefined ? `missing command (${known})` : `unknown command "${name}" (${known})`);
   }
   const command = name as CliOptions['command'];
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: false, strict: true }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && value !== false && !ALLOWED[command].includes(name))
+    if (value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0) && !ALLOWED[command].includes(name))
       throw new UsageError(`--${name} is not an option of ${command}`);
   }
   const str = (name: string): string | undefined => values[name] as string | undefined;
   const provider = str('provider');
   if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay')
     throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
+  const network = str('command-network') ?? 'on';
+  if (network !== 'on' && network !== 'off') throw new UsageError(`--command-network must be on or off, got "${network}"`);
   const lacking = missing(command, str);
   if (lacking !== undefined) throw new UsageError(lacking);
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
@@ -266,6 +299,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
     trust: values['trust'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,
+    sandbox: values['no-sandbox'] !== true,
+    commandNetwork: network,
+    allowWorkspaceMcp: (values['allow-workspace-mcp'] as string[] | undefined) ?? [],
     ...(str('workspace') !== undefined ? { workspace: str('workspace') } : {}),
     ...(str('store') !== undefined ? { store: str('store') } : {}),
     ...(str('task') !== undefined ? { task: str('task') } : {}),

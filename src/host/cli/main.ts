@@ -18,6 +18,7 @@ import { McpConfigError } from '../node/mcp/config';
 import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
+import { commandSettings, sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { defaultStoreDir } from '../node/state-dir';
 import { workspaceKey, type PgCheckpointStore } from '../node/pg/pg-store';
 import { isPostgresAddress, openStore, shownAddress } from '../node/store-factory';
@@ -26,6 +27,7 @@ import { createCliApprover } from './approver';
 import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { createRunOutput, type RunOutput, type Sink } from './output';
 import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
+import { allowedMcpServers } from './mcp-allowance';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { nodeHostFacts } from '../node/host-facts';
@@ -49,6 +51,16 @@ function workspaceDir(options: CliOptions): string {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`workspace ${dir} is not a folder`);
   requireTrustedWorkspace(dir, options.trust);
   return dir;
+}
+
+/** The sandbox of commands and MCP servers (undefined with --no-sandbox). */
+function commandSandboxOf(options: CliOptions, dir: string): SandboxRequest | undefined {
+  return sandboxRequestOf({
+    mode: options.sandbox ? 'auto' : 'off',
+    network: options.commandNetwork,
+    roots: [dir],
+    ...(isPostgresAddress(storeDir(options)) ? {} : { store: storeDir(options) }),
+  });
 }
 
 /** The store's address: a folder (resolved), a postgres:// server, or the extension's store of the workspace. */
@@ -83,11 +95,21 @@ interface CliRun {
 
 /** The MCP servers of --mcp-config and the workspace's .vscode/mcp.json, started (again, on resume). */
 async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> {
-  const entries = cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined);
+  const entries = await allowedMcpServers(cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined), {
+    workspace: dir,
+    allow: options.allowWorkspaceMcp,
+    interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    warn: (message) => line(`warning: ${message}`),
+  });
   if (entries.length === 0) return { tools: [], failures: [], close: async () => undefined };
   // Loaded only when a server is named: the SDK costs every CLI start ~100 ms otherwise.
   const { startMcpServers } = await import('../node/mcp/client');
-  const mcp = await startMcpServers(entries, { log: stderrLog, folder: dir, reserved: BUILTIN_TOOLS.map((t) => t.name) });
+  const mcp = await startMcpServers(entries, {
+    log: stderrLog,
+    folder: dir,
+    reserved: BUILTIN_TOOLS.map((t) => t.name),
+    sandbox: () => commandSandboxOf(options, dir),
+  });
   if (!options.quiet) line(`mcp: ${mcp.tools.length} tool(s) from ${entries.length - mcp.failures.length} of ${entries.length} server(s)`);
   return mcp;
 }
@@ -108,7 +130,11 @@ function runtimeFor(
     workspace: new NodeWorkspace({ roots: [dir], ...(isPostgresAddress(storePath) ? {} : { storeDir: storePath }) }),
     model,
     approver: createCliApprover({ yes: options.yes, interactive: process.stdin.isTTY === true && process.stderr.isTTY === true }),
-    commands: createNodeCommandRunner(),
+    commands: createNodeCommandRunner({
+      sandbox: () =>
+        sandboxRequestOf({ mode: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, roots: [dir], store: storePath }),
+      warn: (message) => line(`warning: ${message}`),
+    }),
     clock: { now: () => Date.now() },
     log: stderrLog,
     git: nodeGitReader,
@@ -152,6 +178,7 @@ async function runCommand(options: CliOptions): Promise<number> {
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
     maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
     ...longRunSettingsOf(options),
+    commands: commandSettings(options.sandbox ? 'auto' : 'off', options.commandNetwork),
   };
   if (options.detach && !isPostgresAddress(storePath))
     throw new UsageError('--detach needs --store postgres://... (workers take queued runs from a PostgreSQL store)');

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
+import { detectSandbox, refusedResult, SandboxRefusal, sandboxedLaunch, type SandboxedLaunch, type SandboxRequest } from './sandbox/index';
 
 /** Keeps at most `limit` bytes of a stream; remembers whether anything was dropped. */
 class BoundedOutput {
@@ -169,22 +170,60 @@ class CommandRun {
   }
 }
 
-function runOne(command: string, env: NodeJS.ProcessEnv, options: RunOptions): Promise<CommandResult> {
+function runOne(command: string, env: NodeJS.ProcessEnv, options: RunOptions, launch?: SandboxedLaunch): Promise<CommandResult> {
   return new Promise<CommandResult>((resolve, reject) => {
     if (options.signal?.aborted) return reject(new Error('command not started: cancelled'));
-    const child = spawn(command, { cwd: options.cwd, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    new CommandRun(child, options, resolve, reject);
+    const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+    const child =
+      launch !== undefined
+        ? spawn(launch.file, [...launch.args], { cwd: options.cwd, env, detached: true, stdio })
+        : spawn(command, { cwd: options.cwd, env, shell: true, detached: true, stdio });
+    new CommandRun(child, options, launch !== undefined ? (result) => resolve(launch.finish(result)) : resolve, reject);
   });
 }
 
+export interface RunnerOptions {
+  env?: NodeJS.ProcessEnv;
+  secrets?: () => readonly string[];
+  /** The sandbox for the next command (read at each command); undefined: the person switched it off. */
+  sandbox?: () => SandboxRequest | undefined;
+  /** Told once when commands run unsandboxed because the platform has no sandbox. */
+  warn?: (message: string) => void;
+}
+
+/** The sandboxed launch of a command, or undefined (no sandbox wanted, or none here: warned once). */
+function launchOf(options: RunnerOptions, warned: { done: boolean }, command: string, cwd: string): SandboxedLaunch | undefined {
+  const request = options.sandbox?.();
+  if (request === undefined) return undefined;
+  const kind = detectSandbox(options.env ?? process.env);
+  if (kind.kind === 'none' && !warned.done) {
+    warned.done = true;
+    options.warn?.(
+      `commands run WITHOUT a sandbox: ${kind.reason}. They can reach everything your user can (switch the warning off with agentCheckpoints.sandbox: off or --no-sandbox).`,
+    );
+  }
+  return sandboxedLaunch(kind, request, cwd, command);
+}
+
 /**
- * Runs commands through the platform shell in a new process group, with the host environment
+ * Runs commands through the platform shell in a new process group (inside the platform's sandbox
+ * when `sandbox` asks for one: sandbox/), with the host environment
  * minus the agent's credentials (so `echo $ANTHROPIC_API_KEY` cannot put the key in a result).
  * `secrets` gives keys held elsewhere (VS Code's secret storage): variables with those values are withheld too.
  */
-export function createNodeCommandRunner(options: { env?: NodeJS.ProcessEnv; secrets?: () => readonly string[] } = {}): CommandRunner {
+export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRunner {
   const base = options.env ?? process.env;
+  const warned = { done: false };
   return {
-    run: (command, runOptions) => runOne(command, commandEnvironment(base, options.secrets?.() ?? []), runOptions),
+    run(command, runOptions) {
+      let launch: SandboxedLaunch | undefined;
+      try {
+        launch = launchOf(options, warned, command, runOptions.cwd);
+      } catch (error) {
+        if (error instanceof SandboxRefusal) return Promise.resolve(refusedResult(error));
+        throw error;
+      }
+      return runOne(command, commandEnvironment(base, options.secrets?.() ?? []), runOptions, launch);
+    },
   };
 }

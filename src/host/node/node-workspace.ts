@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fs, renameSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
+import { tempName } from '../../core/store/atomic-file';
 import { isInside, WorkspacePaths } from './path-rules';
 import { nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp, syncFolder } from './live-file-io';
 import {
@@ -94,7 +94,7 @@ export class NodeWorkspace implements Workspace {
   ): Promise<LiveFile> {
     const { relative, absolute } = await this.resolve(path);
     const dir = nodePath.dirname(absolute);
-    const temp = nodePath.join(dir, `.${nodePath.basename(absolute)}.${randomBytes(6).toString('hex')}.tmp`);
+    const temp = nodePath.join(dir, tempName());
     if (expectedBeforeHash === ABSENT) {
       // A create may need its folder: made only for a write that is not stale.
       await ready;

@@ -20,6 +20,7 @@ import { SwitchablePrompts } from './prompts';
 import { RestoreActions } from './restore-actions';
 import { RunPresenter } from './run-presenter';
 import { readSettings } from './settings';
+import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 
 export const LOG_CHANNEL_NAME = 'Agent Checkpoints';
 const LOG_TAIL_LINES = 2000;
@@ -89,6 +90,21 @@ function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () =>
   };
 }
 
+/** The sandbox of the next command, from the user's settings; the editor's user folder is never visible to it. */
+function commandSandboxOf(context: vscode.ExtensionContext, roots: readonly string[], store: string): SandboxRequest | undefined {
+  const settings = readSettings();
+  const userDir = nodePath.dirname(nodePath.dirname(context.globalStorageUri.fsPath));
+  return sandboxRequestOf({
+    mode: settings.sandbox,
+    network: settings.commandNetwork,
+    roots,
+    store,
+    protectedPaths: settings.protectedPaths,
+    homePaths: settings.commandHomePaths,
+    hidden: [userDir, context.globalStorageUri.fsPath],
+  });
+}
+
 export function createServices(context: vscode.ExtensionContext): Services {
   const storagePath = storageRootOf(context).fsPath;
   const channel = vscode.window.createOutputChannel(LOG_CHANNEL_NAME, { log: true });
@@ -107,13 +123,25 @@ export function createServices(context: vscode.ExtensionContext): Services {
     store,
     workspace: boundedWorkspace(workspace),
     approver: approvals,
-    commands: createNodeCommandRunner(),
+    commands: createNodeCommandRunner({
+      secrets: () => apiKeys.known(),
+      sandbox: () => commandSandboxOf(context, roots, storagePath),
+      warn: (message) => {
+        log.log('warn', message);
+        void vscode.window.showWarningMessage(`Agent Checkpoints: ${message}`);
+      },
+    }),
     git: nodeGitReader,
     clock: systemClock,
     log,
     apiKeys,
     settings: () => readSettings((message) => log.log('warn', message)),
-    extensions: createRunExtensions({ state: context.workspaceState, prompts, log }),
+    extensions: createRunExtensions({
+      state: context.workspaceState,
+      prompts,
+      log,
+      sandbox: () => commandSandboxOf(context, roots, storagePath),
+    }),
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });

@@ -11,8 +11,8 @@ import { ToolPolicyOverrides } from '../../core/tools/registry';
 export const SETTINGS_SECTION = 'agentCheckpoints';
 
 /**
- * Settings that decide what the agent may do (tools, paths, budgets), where the key goes, or what
- * the store keeps. Only the user's own (global)
+ * Settings that decide what the agent may do (tools, paths, budgets, the sandbox), what a run may
+ * cost (model, tokens, thinking), where the key goes, or what the store keeps. Only the user's own (global)
  * value counts: a workspace is untrusted content, and the agent itself can write `.vscode/`.
  * package.json declares them `"scope": "application"` so the Settings UI agrees.
  */
@@ -27,13 +27,22 @@ export const USER_SCOPE_ONLY = [
   'maxCostUsd',
   'retention.maxBytes',
   'retention.maxRuns',
+  // Cost levers: a repository must not pick the most expensive model or budget.
+  'model',
+  'maxOutputTokensPerCall',
+  'maxContextTokens',
+  'thinking',
+  'thinkingBudgetTokens',
+  // The sandbox of commands and MCP servers.
+  'sandbox',
+  'commandNetwork',
+  'commandHomePaths',
   // Read where the servers and tools are chosen (lm/); listed here so a workspace value is reported.
   'mcpServers',
   'languageModelTools',
   // Which workspace files the prompt takes as the project's instructions.
   'instructionFiles',
 ] as const;
-const OTHER_KEYS = ['model', 'maxOutputTokensPerCall', 'maxContextTokens', 'thinking', 'thinkingBudgetTokens'] as const;
 
 /** The model providers the extension can run a model through. */
 export const ExtensionProvider = z.enum(['anthropic', 'replay', 'vscode-lm']);
@@ -62,6 +71,11 @@ export const ExtensionSettings = z.object({
   protectedPaths: z.array(z.string().min(1)).default([]),
   /** The project's instruction files the system prompt includes (core/runtime/project-instructions). */
   instructionFiles: InstructionFileNames.default([...DEFAULT_INSTRUCTION_FILES]),
+  /** Commands and MCP servers in the platform's sandbox (`auto`) or not (`off`). */
+  sandbox: z.enum(['auto', 'off']).default('auto'),
+  commandNetwork: z.enum(['on', 'off']).default('on'),
+  /** Folders of the home folder commands may use in the sandbox (read-write), e.g. `~/.npm`. */
+  commandHomePaths: z.array(z.string().min(1)).default([]),
   retention: z
     .object({
       maxBytes: z
@@ -110,7 +124,7 @@ function userValue(source: SettingsSource, key: string, workspaceKeys: ReadonlyS
   const top = key.split('.')[0]!;
   if (seen?.workspaceValue !== undefined || seen?.workspaceFolderValue !== undefined || workspaceKeys.has(key) || workspaceKeys.has(top))
     warn(
-      `setting ${SETTINGS_SECTION}.${key} in the workspace or folder settings is ignored: it decides what the agent may do, where the API key goes or what the store keeps, so only your user settings count`,
+      `setting ${SETTINGS_SECTION}.${key} in the workspace or folder settings is ignored: it decides what the agent may do, what a run may cost, where the API key goes or what the store keeps, so only your user settings count`,
     );
   return seen?.globalValue;
 }
@@ -125,10 +139,6 @@ export function readSettingsFrom(
   warn: (message: string) => void = () => undefined,
 ): ExtensionSettings {
   const raw: Record<string, unknown> = {};
-  for (const key of OTHER_KEYS) {
-    const value = source.get(key);
-    if (value !== undefined) raw[key] = value;
-  }
   const retention: Record<string, unknown> = {};
   for (const key of USER_SCOPE_ONLY) {
     const value = userValue(source, key, workspaceKeys, warn);

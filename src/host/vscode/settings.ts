@@ -3,6 +3,7 @@ import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSettings } from '../../core/store/records';
 import { type ExtensionSettings, readSettingsFrom, sectionKeysIn, SETTINGS_SECTION } from './settings-read';
+import { commandSettings } from '../node/sandbox/index';
 
 export { ExtensionSettings, SettingsError, SETTINGS_SECTION } from './settings-read';
 
@@ -69,5 +70,6 @@ export function runSettingsOf(settings: ExtensionSettings): RunSettings {
     ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
     maxOutputTokensPerCall: settings.maxOutputTokensPerCall,
     ...longRunSettingsOf(settings),
+    commands: commandSettings(settings.sandbox, settings.commandNetwork),
   };
 }

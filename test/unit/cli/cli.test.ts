@@ -179,7 +179,27 @@ describe('headless CLI', function () {
       json: true,
       quiet: false,
       store: 's',
+      sandbox: true,
+      commandNetwork: 'on',
+      allowWorkspaceMcp: [],
     });
+    const sandboxed = parseCli([
+      'run',
+      '--workspace',
+      'w',
+      '--task',
+      't',
+      '--no-sandbox',
+      '--command-network',
+      'off',
+      '--allow-workspace-mcp',
+      'a',
+      '--allow-workspace-mcp',
+      'b',
+    ]);
+    assert.deepEqual([sandboxed.sandbox, sandboxed.commandNetwork, sandboxed.allowWorkspaceMcp], [false, 'off', ['a', 'b']]);
+    assert.throws(() => parseCli(['run', '--workspace', 'w', '--task', 't', '--command-network', 'maybe']), /on or off/);
+    assert.throws(() => parseCli(['status', '--store', 's', '--no-sandbox']), /not an option of status/);
     assert.throws(() => parseCli(['status', '--store', 's', '--task', 'x']), UsageError);
     const run = ['run', '--workspace', 'w', '--task', 't'];
     assert.deepEqual(parseCli([...run, '--instruction-files', 'AGENTS.md, docs/AI.md']).instructionFiles, ['AGENTS.md', 'docs/AI.md']);

@@ -86,6 +86,20 @@ describe('host/node workspace and git facts', () => {
     assert.deepEqual(readdirSync(join(root, 'new/dir')), [], 'no temp file left behind');
   });
 
+  it('writes a file whose name is near the file system limit (244 characters): the temp name has a fixed length', async () => {
+    const ws = new NodeWorkspace({ roots: [root] });
+    const name = `${'n'.repeat(240)}.txt`;
+    await ws.write(name, utf8('long'), ABSENT);
+    const live = await ws.read(name);
+    await ws.write(name, utf8('longer'), live!.hash);
+    assert.equal(readFileSync(join(root, name), 'utf8'), 'longer');
+    assert.deepEqual(
+      readdirSync(root).filter((n) => n.endsWith('.tmp')),
+      [],
+      'no temp file left behind',
+    );
+  });
+
   it('reads git facts of a real repository and warns when HEAD moved', async () => {
     assert.deepEqual(await readGitFacts(root), { isRepo: false, dirtyPaths: [] });
     git(root, 'init', '-q', '-b', 'main');

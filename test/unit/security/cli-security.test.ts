@@ -90,6 +90,8 @@ describe('headless CLI: trust gate and the key out of reach', function () {
           '--yes',
           '--base-url',
           fake.url,
+          // $PPID must be the CLI's pid: in the sandbox it would be the namespace's own init.
+          '--no-sandbox',
         ],
         { env: { PATH: process.env['PATH'], HOME: scratch, ANTHROPIC_API_KEY: KEY }, stdio: 'ignore' },
       );
@@ -164,4 +166,30 @@ describe('headless CLI: trust gate and the key out of reach', function () {
       rmSync(ws, { recursive: true, force: true });
     }
   });
+
+  for (const sandbox of [true, false])
+    it(`no process a command can see holds the key in its environment: every /proc/*/environ scanned (sandbox ${sandbox ? 'on' : 'off'})`, async () => {
+      const ws = tempDir('ws-scan');
+      // The command names only a fragment's neighbour, so its own command line cannot match.
+      const scan =
+        "n=0; hits=0; for f in /proc/[0-9]*/environ; do if tr '\\0' '\\n' < $f > /dev/null 2>&1; then n=$((n+1)); if tr '\\0' '\\n' < $f | grep -q \"$(printf 'api03-cli-secur')ity-0123\"; then hits=$((hits+1)); echo \"holder: $f $(tr '\\0' ' ' < ${f%environ}cmdline)\"; fi; fi; done; echo \"scanned=$n hits=$hits\"";
+      const fake = await startFakeAnthropic([
+        { content: [{ type: 'tool_use', id: 'toolu_scan', name: 'run_command', input: { command: scan } }], stop_reason: 'tool_use' },
+        { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
+      ]);
+      try {
+        const args = ['run', '--workspace', ws, '--store', join(scratch, `store-scan-${sandbox}`), '--task', 'x', '--trust', '--yes'];
+        const result = await cli([...args, '--base-url', fake.url, ...(sandbox ? [] : ['--no-sandbox'])], { ANTHROPIC_API_KEY: KEY });
+        assert.equal(result.code, 0, result.stderr);
+        const toolResult = JSON.stringify(fake.requests[1]!.body);
+        const scanned = /scanned=(\d+) hits=(\d+)/.exec(toolResult);
+        assert.ok(scanned, toolResult);
+        assert.ok(Number(scanned[1]) >= (sandbox ? 1 : 3), `the scan read too few environments: ${toolResult}`);
+        assert.equal(scanned[2], '0', toolResult);
+        if (!sandbox) assert.match(toolResult, /exit code 0/);
+      } finally {
+        await fake.close();
+        rmSync(ws, { recursive: true, force: true });
+      }
+    });
 });

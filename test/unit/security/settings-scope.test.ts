@@ -36,13 +36,49 @@ describe('settings that decide safety come from user scope only', () => {
     assert.equal(settings.provider, 'anthropic');
     assert.equal(settings.replayFile, '');
     assert.equal(settings.maxTurns, 7);
-    assert.equal(settings.model, 'claude-b', 'a setting that decides nothing about safety may come from the workspace');
-    for (const name of ['toolPolicies', 'baseUrl', 'provider', 'replayFile', 'maxTurns'])
+    assert.equal(settings.model, 'claude-a');
+    for (const name of ['toolPolicies', 'baseUrl', 'provider', 'replayFile', 'maxTurns', 'model'])
       assert.ok(
         warnings.some((w) => w.includes(`agentCheckpoints.${name} in the workspace or folder settings is ignored`)),
         `${name}: ${warnings.join('\n')}`,
       );
-    assert.equal(warnings.length, 5);
+    assert.equal(warnings.length, 6);
+  });
+
+  it('the cost levers and the sandbox come from user scope only: a hostile repository cannot pick the model, budget, thinking or switch the sandbox off', () => {
+    const warnings: string[] = [];
+    const settings = readSettingsFrom(
+      source({
+        model: { workspaceValue: 'claude-fable-5-2' },
+        maxOutputTokensPerCall: { globalValue: 2000, workspaceValue: 128_000 },
+        maxContextTokens: { workspaceFolderValue: 1_000_000 },
+        thinking: { workspaceValue: 'enabled' },
+        thinkingBudgetTokens: { workspaceValue: 64_000 },
+        sandbox: { workspaceValue: 'off' },
+        commandNetwork: { globalValue: 'off', workspaceValue: 'on' },
+        commandHomePaths: { workspaceValue: ['.ssh'] },
+      }),
+      new Set(),
+      (m) => warnings.push(m),
+    );
+    assert.equal(settings.model, 'claude-sonnet-5-5');
+    assert.equal(settings.maxOutputTokensPerCall, 2000);
+    assert.equal(settings.maxContextTokens, undefined);
+    assert.equal(settings.thinking, 'off');
+    assert.equal(settings.thinkingBudgetTokens, 4096);
+    assert.equal(settings.sandbox, 'auto');
+    assert.equal(settings.commandNetwork, 'off');
+    assert.deepEqual(settings.commandHomePaths, []);
+    assert.deepEqual(warnings.map((w) => /agentCheckpoints\.(\w+) in the workspace or folder settings is ignored/.exec(w)?.[1]).sort(), [
+      'commandHomePaths',
+      'commandNetwork',
+      'maxContextTokens',
+      'maxOutputTokensPerCall',
+      'model',
+      'sandbox',
+      'thinking',
+      'thinkingBudgetTokens',
+    ]);
   });
 
   it('a workspace naming MCP servers or language-model tools in its settings is named in the log (only the user list counts)', () => {
@@ -81,7 +117,7 @@ describe('settings that decide safety come from user scope only', () => {
     for (const key of USER_SCOPE_ONLY) {
       assert.equal(pkg.contributes.configuration.properties[`agentCheckpoints.${key}`]?.scope, 'application', key);
     }
-    for (const key of ['provider', 'replayFile', 'baseUrl', 'toolPolicies', 'protectedPaths'])
+    for (const key of ['provider', 'replayFile', 'baseUrl', 'toolPolicies', 'protectedPaths', 'model', 'maxOutputTokensPerCall', 'sandbox'])
       assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(`agentCheckpoints.${key}`), key);
   });
 

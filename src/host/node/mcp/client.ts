@@ -6,6 +6,7 @@ import type { Log } from '../../../core/ports';
 import type { AnyTool } from '../../../core/tools/registry';
 import type { ToolOutput } from '../../../core/tools/types';
 import { externalToolName } from './classify';
+import { detectSandbox, sandboxedLaunch, type SandboxedLaunch, type SandboxRequest } from '../sandbox/index';
 import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
 import { boundText, externalTool } from './external-tool';
 
@@ -31,18 +32,36 @@ export interface StartOptions {
   readonly folder?: string;
   /** Names already taken (the built-in tools). */
   readonly reserved?: readonly string[];
+  /** The sandbox stdio servers run in, as commands do (undefined: the person switched it off). */
+  readonly sandbox?: () => SandboxRequest | undefined;
 }
 
-function transportOf(config: McpServerConfig, folder: string | undefined, log: Log, name: string): Transport {
+/** A word of a POSIX shell command line, quoted. */
+function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The sandboxed launch of a stdio server, or undefined (no sandbox wanted, or none on this platform). */
+function sandboxOf(command: string, args: readonly string[], cwd: string | undefined, options: StartOptions): SandboxedLaunch | undefined {
+  const request = options.sandbox?.();
+  if (request === undefined || cwd === undefined) return undefined;
+  return sandboxedLaunch(detectSandbox(), request, cwd, [command, ...args].map(shellWord).join(' '));
+}
+
+function transportOf(config: McpServerConfig, options: StartOptions, name: string, launches: SandboxedLaunch[]): Transport {
   if (config.type === 'http') return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+  const { folder, log } = options;
   const env = Object.fromEntries(Object.entries(config.env).filter((pair): pair is [string, string] => pair[1] !== null));
+  const cwd = config.cwd ?? folder;
+  const launch = sandboxOf(config.command, config.args, cwd, options);
+  if (launch !== undefined) launches.push(launch);
   // The SDK gives the child a small default environment (PATH, HOME...) plus `env`: no key of ours reaches it.
   const transport = new StdioClientTransport({
-    command: config.command,
-    args: config.args,
+    command: launch?.file ?? config.command,
+    args: launch !== undefined ? [...launch.args] : config.args,
     env,
     stderr: 'pipe',
-    ...((config.cwd ?? folder) ? { cwd: config.cwd ?? folder } : {}),
+    ...(cwd ? { cwd } : {}),
   });
   transport.stderr?.on('data', (chunk: Buffer) => log.log('debug', `mcp ${name}: ${chunk.toString('utf8').slice(0, 500).trimEnd()}`));
   return transport;
@@ -75,9 +94,14 @@ async function listAll(client: Client): Promise<Awaited<ReturnType<Client['listT
   return tools.slice(0, MAX_TOOLS_PER_SERVER);
 }
 
-async function connect(entry: McpServerEntry, options: StartOptions, taken: Set<string>): Promise<{ client: Client; tools: AnyTool[] }> {
+async function connect(
+  entry: McpServerEntry,
+  options: StartOptions,
+  taken: Set<string>,
+  launches: SandboxedLaunch[],
+): Promise<{ client: Client; tools: AnyTool[] }> {
   const client = new Client(CLIENT_INFO);
-  await client.connect(transportOf(expandWorkspaceFolder(entry.config, options.folder), options.folder, options.log, entry.name), {
+  await client.connect(transportOf(expandWorkspaceFolder(entry.config, options.folder), options, entry.name, launches), {
     timeout: CONNECT_TIMEOUT_MS,
   });
   try {
@@ -111,9 +135,10 @@ export async function startMcpServers(entries: readonly McpServerEntry[], option
   const clients: Client[] = [];
   const tools: AnyTool[] = [];
   const failures: string[] = [];
+  const launches: SandboxedLaunch[] = [];
   for (const entry of entries) {
     try {
-      const connected = await connect(entry, options, taken);
+      const connected = await connect(entry, options, taken, launches);
       clients.push(connected.client);
       tools.push(...connected.tools);
       options.log.log('info', `MCP server ${entry.name}: ${connected.tools.length} tool(s)`);
@@ -128,6 +153,7 @@ export async function startMcpServers(entries: readonly McpServerEntry[], option
     failures,
     close: async () => {
       await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+      for (const launch of launches) launch.release();
     },
   };
 }

@@ -101,6 +101,17 @@ export function serverFingerprint(entry: McpServerEntry): string {
     .slice(0, 32);
 }
 
+/** What a server runs, in one line, for the question that allows it (VS Code and the CLI ask the same). */
+export function describeServer(entry: McpServerEntry): string {
+  const c = entry.config;
+  return c.type === 'http' ? c.url : [c.command, ...c.args].join(' ');
+}
+
+/** The question that allows a workspace's server, in both hosts. */
+export function allowServerQuestion(entry: McpServerEntry): string {
+  return `${entry.origin} names the MCP server "${entry.name}". Allow the agent to start it and call its tools in this workspace?`;
+}
+
 /** `${workspaceFolder}` as VS Code expands it in mcp.json; other variables are left as written. */
 export function expandWorkspaceFolder(config: McpServerConfig, folder: string | undefined): McpServerConfig {
   if (folder === undefined) return config;

@@ -1,6 +1,14 @@
 import * as vscode from 'vscode';
 import type { Log } from '../../../core/ports';
-import { entriesOf, McpConfigError, mergeEntries, serverFingerprint, type McpServerEntry } from '../../node/mcp/config';
+import {
+  allowServerQuestion,
+  describeServer,
+  entriesOf,
+  McpConfigError,
+  mergeEntries,
+  serverFingerprint,
+  type McpServerEntry,
+} from '../../node/mcp/config';
 import { readConfigFile, workspaceMcpFile } from '../../node/mcp/files';
 import type { Prompts } from '../prompts';
 
@@ -24,18 +32,13 @@ function userServers(): McpServerEntry[] {
   return value === undefined ? [] : entriesOf({ servers: value }, 'user setting agentCheckpoints.mcpServers', 'user');
 }
 
-function describeServer(entry: McpServerEntry): string {
-  const c = entry.config;
-  return c.type === 'http' ? c.url : [c.command, ...c.args].join(' ');
-}
-
 async function allowed(entry: McpServerEntry, state: vscode.Memento, prompts: Prompts): Promise<boolean> {
   const known = state.get<string[]>(ALLOWED_SERVERS_KEY, []);
   const print = serverFingerprint(entry);
   if (known.includes(print)) return true;
   const choice = await prompts.message(
     'warning',
-    `${entry.origin} names the MCP server "${entry.name}". Allow the agent to start it and call its tools in this workspace?`,
+    allowServerQuestion(entry),
     {
       modal: true,
       detail: `It runs: ${describeServer(entry)}\nIts tool calls are recorded in the ledger; calls that change something ask first.`,

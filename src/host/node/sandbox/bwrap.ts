@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import type { SandboxPlan } from './plan';
+
+// bubblewrap (Linux): the arguments for one command, from its plan. Order matters: a later mount
+// covers an earlier one, so the system goes first, then the hidden areas, then the workspace, then
+// what is read-only or hidden inside it.
+
+/** Folders of the system that hold other users' or sessions' live state: empty in the sandbox. */
+const PRIVATE_SYSTEM = ['/tmp', '/var/tmp', '/run/user', '/dev/shm'];
+/** Sockets that hand out root on the host: covered even though the system is read-only (connect is no write). */
+const ROOT_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/containerd/containerd.sock', '/run/podman/podman.sock'];
+
+export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): string[] {
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    // Without this, bwrap started by root keeps every capability: the command could remount / read-write.
+    '--cap-drop',
+    'ALL',
+    ...(plan.network ? [] : ['--unshare-net']),
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+  ];
+  for (const dir of PRIVATE_SYSTEM) if (existsSync(dir)) args.push('--tmpfs', dir);
+  for (const socket of ROOT_SOCKETS) if (existsSync(socket)) args.push('--ro-bind', '/dev/null', socket);
+  if (plan.home !== undefined) args.push('--tmpfs', plan.home);
+  for (const path of plan.homePrograms) args.push('--ro-bind', path, path);
+  for (const path of plan.homePaths) args.push('--bind', path, path);
+  for (const root of plan.roots) args.push('--bind', root, root);
+  for (const { path } of plan.readOnly) args.push('--ro-bind', path, path);
+  for (const { path, dir } of plan.hidden) args.push(...(dir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
+  args.push('--chdir', cwd, '--', ...shellOf(command));
+  return args;
+}
+
+/**
+ * Closes every descriptor past stderr, then runs the command: bwrap passes on whatever its parent
+ * inherited without close-on-exec (the CLI's key pipe, an editor's IPC channel). dash cannot close a
+ * descriptor above 9, so bash does it when there is one.
+ */
+const CLOSE_INHERITED = 'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then exec {n}>&-; fi; done; exec /bin/sh -c "$1"';
+
+function shellOf(command: string): string[] {
+  return existsSync('/bin/bash') ? ['/bin/bash', '-c', CLOSE_INHERITED, 'sh', command] : ['/bin/sh', '-c', command];
+}
+
+export type SandboxKind = { kind: 'bwrap'; path: string } | { kind: 'sandbox-exec'; path: string } | { kind: 'none'; reason: string };
+
+let detected: SandboxKind | undefined;
+
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env['PATH'] ?? '').split(nodePath.delimiter)) {
+    if (dir !== '' && existsSync(nodePath.join(dir, name))) return nodePath.join(dir, name);
+  }
+  return existsSync(`/usr/bin/${name}`) ? `/usr/bin/${name}` : undefined;
+}
+
+/** The platform's sandbox, found once per process (a trial run proves bwrap can make its namespaces here). */
+export function detectSandbox(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxKind {
+  if (detected !== undefined) return detected;
+  if (platform === 'darwin') {
+    detected = existsSync('/usr/bin/sandbox-exec')
+      ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' }
+      : { kind: 'none', reason: 'sandbox-exec was not found' };
+    return detected;
+  }
+  if (platform !== 'linux') return (detected = { kind: 'none', reason: `no sandbox is supported on ${platform}` });
+  const path = onPath('bwrap', env);
+  if (path === undefined)
+    return (detected = { kind: 'none', reason: 'bubblewrap (bwrap) is not installed; install it with: sudo apt-get install bubblewrap' });
+  const trial = spawnSync(
+    path,
+    ['--ro-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--dev', '/dev', '--cap-drop', 'ALL', '/bin/true'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 5000,
+    },
+  );
+  detected =
+    trial.status === 0
+      ? { kind: 'bwrap', path }
+      : { kind: 'none', reason: `bubblewrap cannot make a sandbox here (${trial.stderr?.toString().trim() || `exit ${trial.status}`})` };
+  return detected;
+}

@@ -1,0 +1,116 @@
+import type { CommandResult } from '../../../core/ports';
+import type { RunSettings } from '../../../core/store/records';
+import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
+import {
+  planSandbox,
+  readOnlyNote,
+  removeCreatedProtected,
+  removePlaceholders,
+  type SandboxRefusal,
+  type SandboxPlan,
+  type SandboxRequest,
+} from './plan';
+import { sandboxExecArgs } from './seatbelt';
+
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cliStateBase, vscodeUserDataDirs } from '../state-dir';
+
+export { detectSandbox, type SandboxKind } from './bwrap';
+export { SandboxRefusal, type SandboxRequest } from './plan';
+
+/** `agentCheckpoints.sandbox` / `--no-sandbox`, and `agentCheckpoints.commandNetwork` / `--command-network`. */
+export type SandboxMode = 'auto' | 'off';
+export type CommandNetwork = 'on' | 'off';
+
+/** What a run records of how its commands ran. */
+export function commandSettings(mode: SandboxMode, network: CommandNetwork): NonNullable<RunSettings['commands']> {
+  if (mode === 'off') return { sandbox: 'off', network };
+  const kind = detectSandbox();
+  return { sandbox: kind.kind === 'none' ? 'unavailable' : kind.kind, network };
+}
+
+/** One command ready to start inside the sandbox: what to spawn, and what to do once it ended. */
+export interface SandboxedLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** Removes placeholders; gives the note for the tool result when a write was stopped. */
+  finish(result: CommandResult): CommandResult;
+  /** Removes placeholders (a long-lived process such as an MCP server, once it ended). */
+  release(): void;
+}
+
+/**
+ * The launch of `command` in the platform's sandbox; undefined when there is none (the caller
+ * runs it plainly, having warned). Throws SandboxRefusal when the workspace holds what the sandbox
+ * cannot protect.
+ */
+export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd: string, command: string): SandboxedLaunch | undefined {
+  if (kind.kind === 'none') return undefined;
+  const plan: SandboxPlan = planSandbox(request);
+  const args = kind.kind === 'bwrap' ? bwrapArgs(plan, cwd, command) : sandboxExecArgs(plan, command);
+  return {
+    file: kind.path,
+    args,
+    release: () => {
+      removePlaceholders(plan);
+      removeCreatedProtected(plan);
+    },
+    finish(result) {
+      removePlaceholders(plan);
+      const removed = removeCreatedProtected(plan);
+      const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
+      const parts = [
+        ...(removed.length > 0 ? [`Removed, as a command may not create protected paths: ${removed.join(', ')}.`] : []),
+        ...(note !== undefined ? [note] : []),
+      ];
+      return parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
+    },
+  };
+}
+
+/** The result of a command the sandbox refused to start. */
+export function refusedResult(error: SandboxRefusal): CommandResult {
+  return {
+    exitCode: 126,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    truncated: false,
+    durationMs: 0,
+    sandboxNote: error.message,
+  };
+}
+
+/** Where the person's own state lives: never visible to a command (editor settings and storage, this tool's config and state). */
+export function hiddenStatePaths(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir();
+  const config = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : join(home, '.config');
+  return [...vscodeUserDataDirs(env), cliStateBase(env), join(config, 'agent-checkpoints')];
+}
+
+/** The request for commands of one host, read at each command; undefined when the person switched the sandbox off. */
+export function sandboxRequestOf(options: {
+  mode: SandboxMode;
+  network: CommandNetwork;
+  roots: readonly string[];
+  /** The store's folder, hidden from commands (none for a PostgreSQL store). */
+  store?: string;
+  protectedPaths?: readonly string[];
+  homePaths?: readonly string[];
+  hidden?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}): SandboxRequest | undefined {
+  if (options.mode === 'off') return undefined;
+  const env = options.env ?? process.env;
+  return {
+    roots: options.roots,
+    protectedPaths: options.protectedPaths ?? [],
+    hidden: [...(options.store !== undefined ? [options.store] : []), ...hiddenStatePaths(env), ...(options.hidden ?? [])],
+    homePaths: options.homePaths ?? [],
+    programDirs: [...(env['PATH'] ?? '').split(':'), dirname(process.execPath)],
+    network: options.network === 'on',
+    home: env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(),
+  };
+}

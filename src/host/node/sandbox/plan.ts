@@ -1,0 +1,315 @@
+import type { Dirent, Stats } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
+import * as nodePath from 'node:path';
+import { BUILTIN_PROTECTED_PATHS, protectedPathReason } from '../../../core/tools/protected-paths';
+import { isInside } from '../path-rules';
+
+// What a sandboxed command may see and change, worked out on disk right before it starts. The
+// rules come from the one list of protected paths (core/tools/protected-paths.ts) plus the
+// person's `protectedPaths`; the sandboxes (bwrap.ts, seatbelt.ts) only translate a plan.
+
+/** What the host asks of the sandbox for one command. */
+export interface SandboxRequest {
+  /** Workspace folders: writable, except the protected paths and `.git`. */
+  readonly roots: readonly string[];
+  /** Globs the person added to the built-in protected paths. */
+  readonly protectedPaths: readonly string[];
+  /** Never visible to a command: the checkpoint store, the editor's user settings, this tool's own config. */
+  readonly hidden: readonly string[];
+  /** Folders of the home folder a command may use (read-write), e.g. a package cache. */
+  readonly homePaths: readonly string[];
+  readonly network: boolean;
+  readonly home?: string;
+  /** Folders of programs (PATH entries, the running Node's own): visible read-only even inside the home folder. */
+  readonly programDirs?: readonly string[];
+}
+
+/** One path mounted read-only, and the rule that makes it so (for the tool result). */
+export interface ReadOnlyPath {
+  readonly path: string;
+  readonly rule: string;
+}
+
+export interface SandboxPlan {
+  readonly roots: readonly string[];
+  readonly readOnly: readonly ReadOnlyPath[];
+  /** Existing paths covered by an empty tmpfs (folders) or /dev/null (files). */
+  readonly hidden: readonly { path: string; dir: boolean }[];
+  readonly home?: string;
+  readonly homePaths: readonly string[];
+  /** Program folders inside the hidden home folder, bound read-only so the person's tools still run. */
+  readonly homePrograms: readonly string[];
+  readonly network: boolean;
+  /** Placeholders made for protected paths that do not exist yet; removed after the command. */
+  readonly placeholders: readonly { path: string; dir: boolean; ino: number }[];
+  /** The person's own protected patterns (besides the built-in ones). */
+  readonly extra: readonly string[];
+}
+
+/** Thrown when a workspace holds something the sandbox cannot protect (the command does not run). */
+export class SandboxRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxRefusal';
+  }
+}
+
+export const GIT_RULE = '.git/ (git data: read-only in the sandbox; git reads work, git add/commit/checkout do not)';
+/** At most this many folders are walked to find nested protected paths. */
+const WALK_LIMIT = 5000;
+const SKIP_WALK = new Set(['node_modules']);
+
+/** The literal path a pattern names at a folder's top (e.g. `**\/.vscode{,/**}` -> .vscode, a folder), if it is one. */
+export function literalOf(pattern: string): { name: string; dir: boolean } | undefined {
+  let name = pattern.trim().replace(/\\/g, '/').replace(/^\.\//, '');
+  while (name.startsWith('**/')) name = name.slice(3);
+  let dir = false;
+  for (const tail of ['{,/**}', '/**', '/']) {
+    if (name.endsWith(tail)) {
+      name = name.slice(0, -tail.length);
+      dir = true;
+    }
+  }
+  if (name === '' || /[*?[\]{}!]/.test(name) || name.split('/').some((part) => part === '..' || part === '')) return undefined;
+  return { name, dir };
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function symlinkRefusal(path: string): SandboxRefusal {
+  let target = '?';
+  try {
+    target = realpathSync.native(path);
+  } catch {
+    // a dangling link: its target is named as '?'
+  }
+  return new SandboxRefusal(
+    `${path} is a protected path and a symbolic link (to ${target}); the sandbox cannot hold a link read-only (the command could replace it), so the command did not run. Replace the link with the folder or file itself, or switch the sandbox off (agentCheckpoints.sandbox: off, --no-sandbox).`,
+  );
+}
+
+/** The git directory a `.git` file names (`gitdir: ...`), when it lies inside the workspace folder. */
+function gitdirOfFile(dotGit: string, root: string): string | undefined {
+  const text = readFileSync(dotGit, 'utf8').slice(0, 4096);
+  const match = /^gitdir:\s*(.+)$/m.exec(text);
+  if (!match) return undefined;
+  const target = nodePath.resolve(root, match[1]!.trim());
+  if (!existsSync(target)) return undefined;
+  const real = realpathSync.native(target);
+  return isInside(real, root) ? real : undefined;
+}
+
+/** A protected path found in a folder: where, its rule, and whether it is a symbolic link. */
+interface Found extends ReadOnlyPath {
+  readonly link: boolean;
+}
+
+/**
+ * The protected paths under `root` at any depth (a bounded walk that does not follow links and skips
+ * node_modules): those of the patterns, and nested git folders (a sub-repository's hooks and config).
+ */
+function protectedUnder(root: string, extra: readonly string[]): Found[] {
+  const found: Found[] = [];
+  const queue = [''];
+  let folders = 0;
+  while (queue.length > 0 && folders++ < WALK_LIMIT) {
+    const rel = queue.shift()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(nodePath.join(root, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      const path = nodePath.join(root, child);
+      if (entry.name === '.git') {
+        if (rel !== '') found.push({ path, rule: GIT_RULE, link: entry.isSymbolicLink() });
+      } else if (protectedPathReason(child, extra) !== undefined)
+        found.push({ path, rule: ruleOf(child, extra), link: entry.isSymbolicLink() });
+      else if (entry.isDirectory() && !SKIP_WALK.has(entry.name)) queue.push(child);
+    }
+  }
+  return found;
+}
+
+/**
+ * Removes protected paths a command created where the sandbox could not hold a placeholder (deeper
+ * than a folder's top, or a new name such as `x.code-workspace`): a command may not create them.
+ * Returns what it removed.
+ */
+export function removeCreatedProtected(plan: SandboxPlan): string[] {
+  const removed: string[] = [];
+  for (const root of plan.roots) {
+    for (const found of protectedUnder(root, plan.extra)) {
+      if (plan.readOnly.some((r) => isInside(found.path, r.path))) continue;
+      try {
+        rmSync(found.path, { recursive: true, force: true });
+        removed.push(`${nodePath.relative(root, found.path)} (${found.rule})`);
+      } catch {
+        // left as it is; the file tools still ask before they touch it
+      }
+    }
+  }
+  return removed;
+}
+
+function ruleOf(rel: string, extra: readonly string[]): string {
+  const reason = protectedPathReason(rel, extra) ?? '';
+  const pattern = /\(protected path (.*?)\)/.exec(reason)?.[1] ?? rel;
+  return `protected path ${pattern}`;
+}
+
+function placeholder(path: string, dir: boolean): { path: string; dir: boolean; ino: number } {
+  if (dir) mkdirSync(path);
+  else closeSync(openSync(path, 'wx', 0o444));
+  return { path, dir, ino: statSync(path).ino };
+}
+
+/** Removes the placeholders a plan made, when they are still the empty ones it made. */
+export function removePlaceholders(plan: SandboxPlan): void {
+  for (const p of plan.placeholders) {
+    try {
+      const st = lstatSync(p.path);
+      if (st.ino !== p.ino) continue;
+      if (p.dir) rmdirSync(p.path);
+      else if (st.size === 0) unlinkSync(p.path);
+    } catch {
+      // already gone, or no longer empty: left as it is
+    }
+  }
+}
+
+/** The protected paths of one workspace folder: the top-level ones (made when missing) and the nested ones. */
+function protectRoot(
+  root: string,
+  extra: readonly string[],
+  plan: { readOnly: ReadOnlyPath[]; placeholders: SandboxPlan['placeholders'][number][] },
+): void {
+  const dotGit = nodePath.join(root, '.git');
+  const git = lstatOrNull(dotGit);
+  if (git?.isSymbolicLink()) throw symlinkRefusal(dotGit);
+  if (git !== null && git !== undefined) {
+    plan.readOnly.push({ path: dotGit, rule: GIT_RULE });
+    const gitdir = git.isFile() ? gitdirOfFile(dotGit, root) : undefined;
+    if (gitdir !== undefined) plan.readOnly.push({ path: gitdir, rule: GIT_RULE });
+  }
+  const literals = [...BUILTIN_PROTECTED_PATHS, ...extra].map(literalOf).filter((l) => l !== undefined);
+  for (const { name, dir } of literals) {
+    const path = nodePath.join(root, name);
+    const st = lstatOrNull(path);
+    if (st?.isSymbolicLink()) throw symlinkRefusal(path);
+    if (st === null) {
+      if (!existsSync(nodePath.dirname(path))) continue;
+      try {
+        plan.placeholders.push(placeholder(path, dir));
+      } catch {
+        continue; // made meanwhile: protected below as an existing path
+      }
+    }
+    if (!plan.readOnly.some((r) => r.path === path)) plan.readOnly.push({ path, rule: ruleOf(name, extra) });
+  }
+  for (const found of protectedUnder(root, extra)) {
+    if (plan.readOnly.some((r) => isInside(found.path, r.path))) continue;
+    if (found.link) throw symlinkRefusal(found.path);
+    plan.readOnly.push({ path: found.path, rule: found.rule });
+  }
+}
+
+/** Works out the plan on disk; makes placeholders for missing protected paths (removePlaceholders undoes that). */
+export function planSandbox(request: SandboxRequest): SandboxPlan {
+  const roots = request.roots.filter((r) => existsSync(r)).map((r) => realpathSync.native(r));
+  const built = { readOnly: [] as ReadOnlyPath[], placeholders: [] as SandboxPlan['placeholders'][number][] };
+  try {
+    for (const root of roots) protectRoot(root, request.protectedPaths, built);
+  } catch (error) {
+    removePlaceholders({
+      ...built,
+      roots,
+      hidden: [],
+      homePaths: [],
+      homePrograms: [],
+      network: request.network,
+      extra: request.protectedPaths,
+    });
+    throw error;
+  }
+  const hidden = request.hidden
+    .filter((p) => existsSync(p))
+    .map((p) => realpathSync.native(p))
+    .filter((p) => !roots.some((root) => isInside(root, p)))
+    .map((p) => ({ path: p, dir: statSync(p).isDirectory() }));
+  const home = request.home !== undefined && existsSync(request.home) ? realpathSync.native(request.home) : undefined;
+  const usableHome = home !== undefined && home !== '/' && !roots.some((root) => isInside(home, root)) ? home : undefined;
+  const homePaths = request.homePaths
+    .map((p) => (usableHome !== undefined ? nodePath.resolve(usableHome, p.replace(/^~\//, '')) : p))
+    .filter((p) => existsSync(p))
+    .map((p) => realpathSync.native(p))
+    .filter((p) => usableHome !== undefined && isInside(p, usableHome) && p !== usableHome)
+    .filter((p) => !hidden.some((h) => isInside(h.path, p) || isInside(p, h.path)));
+  return {
+    roots,
+    readOnly: built.readOnly,
+    hidden,
+    ...(usableHome !== undefined ? { home: usableHome } : {}),
+    homePaths,
+    homePrograms: usableHome !== undefined ? homePrograms(request.programDirs ?? [], usableHome, hidden) : [],
+    network: request.network,
+    placeholders: built.placeholders,
+    extra: request.protectedPaths,
+  };
+}
+
+/**
+ * The program folders (PATH entries, the running Node's) that lie in the home folder, with the `lib`
+ * beside a `bin` (where nvm's npm, pip's user packages and the like live): read-only, never the home
+ * folder itself nor anything hidden.
+ */
+function homePrograms(dirs: readonly string[], home: string, hidden: readonly { path: string }[]): string[] {
+  const out = new Set<string>();
+  for (const dir of dirs) {
+    const withLib = nodePath.basename(dir) === 'bin' ? [dir, nodePath.join(nodePath.dirname(dir), 'lib')] : [dir];
+    for (const path of withLib) {
+      if (!nodePath.isAbsolute(path) || !existsSync(path)) continue;
+      const real = realpathSync.native(path);
+      if (real === home || !isInside(real, home) || hidden.some((h) => isInside(real, h.path) || isInside(h.path, real))) continue;
+      out.add(real);
+    }
+  }
+  return [...out];
+}
+
+/** Why a write failed, for the tool result: the read-only rules the output names (all of them when it names none). */
+export function readOnlyNote(plan: SandboxPlan, output: string, sandbox: string): string | undefined {
+  if (!/read-only file system|EROFS|operation not permitted/i.test(output)) return undefined;
+  const named = plan.readOnly.filter((r) => output.includes(nodePath.basename(r.path)));
+  const rules = (named.length > 0 ? named : plan.readOnly).map((r) => {
+    const root = plan.roots.find((root) => isInside(r.path, root));
+    return `  ${root !== undefined ? nodePath.relative(root, r.path) || '.' : r.path}: ${r.rule}`;
+  });
+  return [
+    `The command ran in a sandbox (${sandbox}). These paths are read-only there:`,
+    ...rules,
+    'The home folder (except agentCheckpoints.commandHomePaths), the checkpoint store and the editor settings are not visible, and /tmp is private.',
+    'To change a protected file, use write_file or edit_file: the person approves each such write. To let commands write there, the person can switch the sandbox off (setting agentCheckpoints.sandbox: off, or --no-sandbox in the CLI).',
+  ].join('\n');
+}
