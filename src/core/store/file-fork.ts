@@ -3,9 +3,9 @@ import { writeNewFile } from './atomic-file';
 import type { FileCheckpointStore } from './file-store';
 import { isExists, isNotFound, joinPath } from './fs-port';
 import { encodeGroup, lastLineOf, readLine, scanJournal } from './journal-format';
-import type { ForkPoint, ForkRecord, StoredRecord } from './records';
+import type { ForkRecord, StoredRecord } from './records';
 import { readStateFile, STATE, stateFileBytes } from './run-files';
-import { stampRecords } from './stamp';
+import { forkRecords } from './stamp';
 
 // Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
 // numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
@@ -53,19 +53,8 @@ async function journalEnd(
 /** Writes a fork's folder: its journal of one `fork` record and its state file. */
 export async function forkFileRun(store: FileCheckpointStore, parentId: string, fork: ForkRequest): Promise<RunSummary> {
   const end = await journalEnd(store, parentId);
-  if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > end.steps)
-    throw new StoreError(`run ${parentId} has no step ${fork.step} to fork from (it has ${end.steps})`, 'invalid');
   const now = store.clock.now();
-  const parent: ForkPoint = {
-    runId: parentId,
-    step: fork.step,
-    ...(fork.checkpointId !== undefined ? { checkpointId: fork.checkpointId } : {}),
-    seq: end.seq,
-    journalBytes: end.bytes,
-    lineCrc: end.crc,
-    files: fork.files,
-  };
-  const stamped = stampRecords([{ type: 'fork', runId: fork.runId, createdAt: now, parent }], end.seq + 1, now);
+  const stamped = forkRecords(parentId, fork, { seq: end.seq, steps: end.steps, journalBytes: end.bytes, lineCrc: end.crc }, now);
   const dir = store.runDir(fork.runId);
   const journal = store.journalPath(fork.runId);
   const bytes = encodeGroup(stamped);

@@ -1,5 +1,5 @@
-import { StoreError } from './contract';
-import { FORMAT_VERSION, StoreRecord, type NewRecord, type StoredRecord } from './records';
+import { StoreError, type ForkRequest } from './contract';
+import { FORMAT_VERSION, StoreRecord, type ForkPoint, type NewRecord, type StoredRecord } from './records';
 
 /**
  * Validates new records through the zod schemas (which also drops any field the schema does
@@ -14,4 +14,29 @@ export function stampRecords(records: readonly NewRecord[], firstSeq: number, no
     }
     return { ...parsed.data, seq: firstSeq + i };
   });
+}
+
+/**
+ * The first record of a fork of `parentId` (any store): the parent's point it stands on (its last
+ * record now, and in a file store that line's end and checksum), numbered after it. Refuses a
+ * step the parent does not have.
+ */
+export function forkRecords(
+  parentId: string,
+  fork: ForkRequest,
+  end: { seq: number; steps: number; journalBytes?: number; lineCrc?: string },
+  now: number,
+): StoredRecord[] {
+  if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > end.steps)
+    throw new StoreError(`run ${parentId} has no step ${fork.step} to fork from (it has ${end.steps})`, 'invalid');
+  const parent: ForkPoint = {
+    runId: parentId,
+    step: fork.step,
+    ...(fork.checkpointId !== undefined ? { checkpointId: fork.checkpointId } : {}),
+    seq: end.seq,
+    ...(end.journalBytes !== undefined ? { journalBytes: end.journalBytes } : {}),
+    ...(end.lineCrc !== undefined ? { lineCrc: end.lineCrc } : {}),
+    files: fork.files,
+  };
+  return stampRecords([{ type: 'fork', runId: fork.runId, createdAt: now, parent }], end.seq + 1, now);
 }

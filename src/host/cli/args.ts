@@ -145,6 +145,21 @@ const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tok
 
 const OUTPUT_FLAGS = ['json', 'quiet'];
 
+/** The flags of the commands that go on with a run (resume, continue): the model, approvals, limits, output, sandbox. */
+const GOING_ON = [
+  'workspace',
+  'store',
+  'yes',
+  'trust',
+  'provider',
+  'replay',
+  'base-url',
+  ...LIMIT_FLAGS,
+  ...OUTPUT_FLAGS,
+  'mcp-config',
+  ...SANDBOX_FLAGS,
+];
+
 const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
   run: [
     'workspace',
@@ -164,36 +179,9 @@ const ALLOWED: Record<CliOptions['command'], readonly string[]> = {
     'instruction-files',
     ...SANDBOX_FLAGS,
   ],
-  resume: [
-    'workspace',
-    'store',
-    'run',
-    'yes',
-    'trust',
-    'provider',
-    'replay',
-    'base-url',
-    ...LIMIT_FLAGS,
-    ...OUTPUT_FLAGS,
-    'mcp-config',
-    ...SANDBOX_FLAGS,
-  ],
+  resume: ['run', ...GOING_ON],
   status: ['store', 'workspace', 'run', 'json'],
-  continue: [
-    'workspace',
-    'store',
-    'run',
-    'task',
-    'yes',
-    'trust',
-    'provider',
-    'replay',
-    'base-url',
-    ...LIMIT_FLAGS,
-    ...OUTPUT_FLAGS,
-    'mcp-config',
-    ...SANDBOX_FLAGS,
-  ],
+  continue: ['run', 'task', ...GOING_ON],
   fork: ['workspace', 'store', 'run', 'step', 'files', 'trust', 'json'],
   worker: [
     'store',

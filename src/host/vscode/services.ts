@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
+import type { CheckpointStore } from '../../core/store/contract';
 import * as nodePath from 'node:path';
 import { systemClock, type Log } from '../../core/ports';
 import type { FileCheckpointStore } from '../../core/store/file-store';
 import { createNodeCommandRunner } from '../node/command-runner';
 import { nodeGitReader } from '../node/git-facts';
 import { folderKey, workspaceStoreDir } from '../node/state-dir';
-import { openFileStore } from '../node/store-factory';
+import { openFileStore, openStore, shownAddress } from '../node/store-factory';
 import { migrateRunsFrom, workspaceStorageSiblings } from '../node/store-migrate';
 import { AgentController } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
@@ -29,7 +30,8 @@ const LOG_TAIL_LINES = 2000;
 export interface Services {
   readonly context: vscode.ExtensionContext;
   readonly storagePath: string;
-  readonly store: FileCheckpointStore;
+  /** The run store: the file store of this workspace, or the server of `agentCheckpoints.store`. */
+  readonly store: CheckpointStore;
   readonly workspace: LiveWorkspace;
   readonly channel: vscode.LogOutputChannel;
   readonly log: Log;
@@ -111,12 +113,16 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const apiKeys = new ApiKeys(context.secrets);
   const logTail: string[] = [];
   const log = teeLog(channel, logTail, () => apiKeys.known());
-  const store = openFileStore(storagePath);
+  const fileStore = openFileStore(storagePath);
+  const address = readSettings().store;
+  // A team's PostgreSQL store (user settings only; a change applies at the next window reload).
+  const store: CheckpointStore = address !== '' ? openStore(address) : fileStore;
+  if (address !== '') log.log('info', `run store: ${shownAddress(address)}`);
   const keyWarning = keyInHostEnvironmentWarning(process.env);
   if (keyWarning !== undefined) log.log('warn', keyWarning);
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const workspace = new LiveWorkspace(roots, storagePath, log);
-  const storeReady = moveLegacyRuns(context, store, log);
+  const storeReady = moveLegacyRuns(context, fileStore, log);
   const prompts = new SwitchablePrompts();
   const approvals = new InlineApprover(prompts);
   const controller = new AgentController({

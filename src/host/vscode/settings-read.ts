@@ -42,6 +42,8 @@ export const USER_SCOPE_ONLY = [
   'languageModelTools',
   // Which workspace files the prompt takes as the project's instructions.
   'instructionFiles',
+  // Where runs are kept: a repository must not send them to a server of its choosing.
+  'store',
 ] as const;
 
 /** The model providers the extension can run a model through. */
@@ -76,6 +78,11 @@ export const ExtensionSettings = z.object({
   commandNetwork: z.enum(['on', 'off']).default('on'),
   /** Folders of the home folder commands may use in the sandbox (read-write), e.g. `~/.npm`. */
   commandHomePaths: z.array(z.string().min(1)).default([]),
+  /** The run store: empty for this workspace's file store, or a PostgreSQL address (postgres://...). */
+  store: z
+    .string()
+    .refine((v) => v === '' || /^postgres(ql)?:\/\//i.test(v), 'a postgres:// address, or empty for the file store')
+    .default(''),
   retention: z
     .object({
       maxBytes: z

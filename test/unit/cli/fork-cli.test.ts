@@ -33,6 +33,9 @@ describe('headless CLI: fork and continue', function () {
       trust: false,
       json: false,
       quiet: false,
+      sandbox: true,
+      commandNetwork: 'on',
+      allowWorkspaceMcp: [],
     });
     assert.equal(parseCli(['continue', '--workspace', '/w', '--run', 'r', '--task', 'more', '--max-turns', '9']).maxTurns, 9);
     assert.throws(() => parseCli(['fork', '--workspace', '/w', '--run', 'r']), UsageError);

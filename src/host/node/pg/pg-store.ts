@@ -22,12 +22,12 @@ import {
   unknownProcess,
   type ProcessIdentity,
 } from '../../../core/store/lease-policy';
-import type { ForkPoint, RunRecord, StoredRecord } from '../../../core/store/records';
+import type { RunRecord, StoredRecord } from '../../../core/store/records';
 import { blobRefs } from '../../../core/store/refs';
 import { planRetention, type RetentionPolicy } from '../../../core/store/retention';
 import { resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
 import { RUN_ID } from '../../../core/store/run-files';
-import { stampRecords } from '../../../core/store/stamp';
+import { forkRecords, stampRecords } from '../../../core/store/stamp';
 import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRows, type PgOpened } from './pg-journal';
 import { migrateSchema } from './pg-schema';
 import { leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
@@ -330,16 +330,7 @@ export class PgCheckpointStore implements CheckpointStore {
       );
       const parent = rows[0];
       if (!parent) throw new StoreError(`run ${parentId} not found`, 'not_found', journalName(parentId));
-      if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > parent.steps)
-        throw new StoreError(`run ${parentId} has no step ${fork.step} to fork from (it has ${parent.steps})`, 'invalid');
-      const point: ForkPoint = {
-        runId: parentId,
-        step: fork.step,
-        ...(fork.checkpointId !== undefined ? { checkpointId: fork.checkpointId } : {}),
-        seq: parent.last_seq,
-        files: fork.files,
-      };
-      const stamped = stampRecords([{ type: 'fork', runId: fork.runId, createdAt: now, parent: point }], parent.last_seq + 1, now);
+      const stamped = forkRecords(parentId, fork, { seq: parent.last_seq, steps: parent.steps }, now);
       const [line] = linesOf(stamped);
       const inserted = await client.query(
         `INSERT INTO ac_runs (run_id, task, created_at, status, steps, updated_at, last_seq, bytes, workspace_key, parent_run, parent_step, parent_seq)
