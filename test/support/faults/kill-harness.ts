@@ -104,7 +104,8 @@ class KillRun {
   readonly base = mkdtempSync(join(tmpdir(), 'ac-kill-'));
   readonly ws = join(this.base, 'ws');
   readonly store = join(this.base, 'store');
-  readonly counter = join(this.base, 'counter');
+  // Inside the workspace: the command runs in the sandbox, which sees the workspace and a private /tmp.
+  readonly counter = join(this.ws, 'counter.log');
   readonly problems: string[] = [];
   acknowledged = new Map<number, StoredRecord>();
   runId: string | undefined;
@@ -254,8 +255,8 @@ export async function measureCliRun(cli = CLI_PATH): Promise<{ syncs: number; ms
   let started = Date.now();
   const countDir = mkdtempSync(join(tmpdir(), 'ac-kill-count-'));
   const countFile = join(countDir, 'syncs');
-  const fake = await startFakeAnthropic(scriptResponder(join(countDir, 'counter')));
   const ws = join(countDir, 'ws');
+  const fake = await startFakeAnthropic(scriptResponder(join(ws, 'counter.log')));
   mkdirSync(ws);
   writeFileSync(join(ws, NOTES_FILE), NOTES_BEFORE);
   try {
