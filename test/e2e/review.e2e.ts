@@ -198,7 +198,9 @@ describe('e2e: inline review in the real workbench', function () {
       await paletteEntries(wb.page, 'Agent: Keep All Agent Changes', 'Keep All Agent Changes');
       await wb.page.keyboard.press('Enter');
       // It asks which run (the only one here) before keeping anything.
-      await wb.page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 10_000 });
+      const picker = wb.page.locator('.quick-input-widget', { hasText: 'of which run?' });
+      await picker.waitFor({ timeout: 15_000 });
+      await picker.locator('.monaco-list-row').first().waitFor({ timeout: 10_000 });
       await wb.page.keyboard.press('Enter');
       await waitUntil('the status bar item to go', async () => (await statusText(wb.page)) === '');
       await waitUntil('no lens left', async () => (await lenses(wb.page, /Keep/).count()) === 0);

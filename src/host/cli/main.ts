@@ -190,7 +190,7 @@ async function runCommand(options: CliOptions): Promise<number> {
       task: options.task!,
       settings,
       environment: {
-        host: nodeHostFacts(),
+        host: nodeHostFacts(process.env, options.sandbox),
         ...(options.instructionFiles !== undefined ? { instructionFiles: options.instructionFiles } : {}),
       },
     };

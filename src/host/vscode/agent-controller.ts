@@ -180,7 +180,7 @@ export class AgentController implements vscode.Disposable {
             runId,
             task,
             settings: runSettings,
-            environment: { host: nodeHostFacts(), instructionFiles: settings.instructionFiles },
+            environment: { host: nodeHostFacts(process.env, settings.sandbox === 'auto'), instructionFiles: settings.instructionFiles },
           },
           signal,
         )

@@ -1,16 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor } from './helpers';
+import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, workspaceCounter } from './helpers';
 
 export function cancelResumeSuite(): void {
   describe('Agent: Cancel, then Agent: Resume', () => {
     it('pauses mid-run and resumes to the end with no tool run twice', async () => {
       const api = await extensionApi();
-      const counter = nodePath.join(await fs.mkdtemp(nodePath.join(tmpdir(), 'agent-host-counter-')), 'executions.txt');
+      const counter = await workspaceCounter('cancel-resume');
       const slow = { ...toolUse('toolu_cmd_2', 'run_command', { command: `echo second >> "${counter}"` }), eventDelayMs: 400 };
       const fake = await useFakeModel(api, [
         toolUse('toolu_cmd_1', 'run_command', { command: `echo first >> "${counter}"` }),

@@ -171,3 +171,12 @@ export function startHeadlessRun(api: AgentCheckpointsApi, fake: FakeModel, task
   const closed = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
   return { proc, output: () => output, closed };
 }
+
+/**
+ * A file for a test's commands to append to, inside the workspace: commands run in the sandbox,
+ * which sees the workspace but has a private /tmp.
+ */
+export async function workspaceCounter(name: string): Promise<string> {
+  const dir = await fs.mkdtemp(nodePath.join(workspaceRoot(), `.counter-${name}-`));
+  return nodePath.join(dir, 'executions.txt');
+}

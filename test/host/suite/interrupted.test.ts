@@ -1,16 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as nodePath from 'node:path';
 import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { extensionApi, finalAnswer, readOrEmpty, startHeadlessRun, toolUse, useFakeModel, waitFor } from './helpers';
+import { extensionApi, finalAnswer, readOrEmpty, startHeadlessRun, toolUse, useFakeModel, waitFor, workspaceCounter } from './helpers';
 
 export function interruptedSuite(): void {
   describe('a run interrupted outside the window', () => {
     it('is offered on activation and resumes without repeating its non-idempotent call', async () => {
       const api = await extensionApi();
-      const counter = nodePath.join(await fs.mkdtemp(nodePath.join(tmpdir(), 'agent-host-kill-')), 'executions.txt');
+      const counter = await workspaceCounter('interrupted');
       const fake = await useFakeModel(api, [
         toolUse('toolu_cli_cmd', 'run_command', { command: `echo ran >> "${counter}"; sleep 3` }),
         finalAnswer('Done after the interruption.'),

@@ -1,11 +1,19 @@
 import { strict as assert } from 'node:assert';
-import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { folderKey, workspaceStoreDir } from '../../../src/host/node/state-dir';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { TimelineSync } from '../../../src/host/vscode/timeline/sync';
-import { extensionApi, finalAnswer, readOrEmpty, startHeadlessRun, toolUse, useFakeModel, waitFor, workspaceRoot } from './helpers';
+import {
+  extensionApi,
+  finalAnswer,
+  readOrEmpty,
+  startHeadlessRun,
+  toolUse,
+  useFakeModel,
+  waitFor,
+  workspaceCounter,
+  workspaceRoot,
+} from './helpers';
 
 export function takeOverSuite(): void {
   describe('a run held by another window', () => {
@@ -19,7 +27,7 @@ export function takeOverSuite(): void {
     it('is listed with its holder, taken over after confirmation, completes here, and its old writer stops with a clear message', async function () {
       this.timeout(90_000);
       const api = await extensionApi();
-      const counter = nodePath.join(await fs.mkdtemp(nodePath.join(tmpdir(), 'agent-host-takeover-')), 'executions.txt');
+      const counter = await workspaceCounter('takeover');
       const fake = await useFakeModel(api, [
         toolUse('toolu_other_window', 'run_command', { command: `echo ran >> "${counter}"; sleep 6` }),
         finalAnswer('Finished in this window.'),
