@@ -34,10 +34,6 @@ function runRow(frame: FrameLocator) {
   return frame.locator('[role="treeitem"].kind-run', { hasText: TASK }).first();
 }
 
-function toast(page: Page, text: string | RegExp) {
-  return page.locator('.notification-toast', { hasText: text }).first();
-}
-
 /** Drags the side bar's edge so it is `width` pixels wide. */
 async function sideBarWidth(page: Page, width: number): Promise<void> {
   const box = await page.locator('.part.sidebar').boundingBox();
@@ -122,17 +118,18 @@ describe('e2e: the first hour', function () {
       await paletteEntries(wb.page, 'Agent: Resume', 'Agent: Resume');
       await wb.page.keyboard.press('Enter');
       // The run picker (not the palette's own rows), then its first run.
-      const picker = wb.page.locator('.quick-input-widget', { hasText: 'Paused and interrupted runs' });
-      await picker.locator('.monaco-list-row').first().waitFor({ timeout: 15_000 });
+      await wb.page.locator('.quick-input-widget input[placeholder*="Paused and interrupted runs"]').waitFor({ timeout: 15_000 });
+      await wb.page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 10_000 });
       await wb.page.keyboard.press('Enter');
       await waitUntil('the status bar to say it waits', async () =>
         ((await wb.page.locator('.statusbar').textContent()) ?? '').includes('waiting for your approval'),
       );
-      await toast(wb.page, /The agent wants to/).waitFor({ timeout: 30_000 });
+      // The Timeline comes into view with the call waiting inline (Allow once / for this run / Deny).
       console.log(`      screenshot: ${await wb.screenshot('first-hour-5-approval-unseen')}`);
-      await toast(wb.page, /The agent wants to/)
-        .locator('.monaco-button', { hasText: 'Allow once' })
-        .click();
+      frame = await openTimeline(wb.page);
+      const allow = frame.locator('button', { hasText: 'Allow once' }).first();
+      await allow.waitFor({ timeout: 30_000 });
+      await allow.click();
     });
 
     await phase('a reload mid-answer reads "interrupted" with Resume in view; resuming finishes the run', async () => {

@@ -152,12 +152,11 @@ export async function paletteEntries(page: Page, query: string, expect: string, 
 
 /** Opens the Agent Checkpoints container and returns the Timeline webview's inner frame. */
 export async function openTimeline(page: Page) {
-  await page.locator('.activitybar [aria-label^="Agent Checkpoints"]').first().click();
+  const title = page.locator('.sidebar .composite.title', { hasText: /Timeline/i }).first();
+  // Clicking the icon of the container already in view would close the side bar.
+  if (!(await title.isVisible())) await page.locator('.activitybar [aria-label^="Agent Checkpoints"]').first().click();
   // A container with a single view shows it without a pane header: wait for its title instead.
-  await page
-    .locator('.sidebar .composite.title', { hasText: /Timeline/i })
-    .first()
-    .waitFor({ timeout: 45_000 });
+  await title.waitFor({ timeout: 45_000 });
   // The extension activates and the webview loads after the workbench paints: slow on a busy machine.
   const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
   await frame.locator('body').waitFor({ timeout: 45_000 });
