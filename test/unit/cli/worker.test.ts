@@ -74,7 +74,11 @@ describe('workers on a PostgreSQL store', function () {
     assert.equal(after.get(foreign!), 'running', 'a run of another workspace is left for a worker of that workspace');
     const log = readFileSync(join(ws, 'effects.log'), 'utf8');
     assert.deepEqual(duplicatedEffects(log), []);
-    assert.equal(log.split('\n').filter(Boolean).length, 8, 'every job ran both of its commands');
+    assert.equal(
+      log.split('\n').filter(Boolean).length,
+      8,
+      `every job ran both of its commands:\n${log}\n${results.map((r) => r.stderr).join('\n')}`,
+    );
     const claimed = results.flatMap((r) => [...r.stderr.matchAll(/worker: claimed run (\S+)/g)].map((m) => m[1]));
     assert.deepEqual([...claimed].sort(), [...ids].sort(), 'each run claimed by exactly one worker');
   });
