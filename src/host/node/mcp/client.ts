@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -41,11 +43,28 @@ function shellWord(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The folders a server's own command line names (its program, a script and, for a script inside a
+ * node_modules, that whole node_modules): visible read-only in the sandbox wherever they are (a
+ * hidden home, a private /tmp), so the person's server still starts.
+ */
+export function serverProgramDirs(command: string, args: readonly string[]): string[] {
+  const dirs: string[] = [];
+  for (const word of [command, ...args]) {
+    if (!nodePath.isAbsolute(word) || !existsSync(word)) continue;
+    const dir = statSync(word).isDirectory() ? word : nodePath.dirname(word);
+    const at = dir.lastIndexOf(`${nodePath.sep}node_modules${nodePath.sep}`);
+    dirs.push(at >= 0 ? dir.slice(0, at + `${nodePath.sep}node_modules`.length) : dir);
+  }
+  return dirs;
+}
+
 /** The sandboxed launch of a stdio server, or undefined (no sandbox wanted, or none on this platform). */
 function sandboxOf(command: string, args: readonly string[], cwd: string | undefined, options: StartOptions): SandboxedLaunch | undefined {
   const request = options.sandbox?.();
   if (request === undefined || cwd === undefined) return undefined;
-  return sandboxedLaunch(detectSandbox(), request, cwd, [command, ...args].map(shellWord).join(' '));
+  const programDirs = [...(request.programDirs ?? []), ...serverProgramDirs(command, args)];
+  return sandboxedLaunch(detectSandbox(), { ...request, programDirs }, cwd, [command, ...args].map(shellWord).join(' '));
 }
 
 function transportOf(config: McpServerConfig, options: StartOptions, name: string, launches: SandboxedLaunch[]): Transport {

@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import type { SandboxPlan } from './plan';
+import { PRIVATE_DIRS, type SandboxPlan } from './plan';
 
 // bubblewrap (Linux): the arguments for one command, from its plan. Order matters: a later mount
 // covers an earlier one, so the system goes first, then the hidden areas, then the workspace, then
 // what is read-only or hidden inside it.
 
 /** Folders of the system that hold other users' or sessions' live state: empty in the sandbox. */
-const PRIVATE_SYSTEM = ['/tmp', '/var/tmp', '/run/user', '/dev/shm'];
+
 /** Sockets that hand out root on the host: covered even though the system is read-only (connect is no write). */
 const ROOT_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/containerd/containerd.sock', '/run/podman/podman.sock'];
 
@@ -32,7 +32,7 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
     '--proc',
     '/proc',
   ];
-  for (const dir of PRIVATE_SYSTEM) if (existsSync(dir)) args.push('--tmpfs', dir);
+  for (const dir of PRIVATE_DIRS) if (existsSync(dir)) args.push('--tmpfs', dir);
   for (const socket of ROOT_SOCKETS) if (existsSync(socket)) args.push('--ro-bind', '/dev/null', socket);
   if (plan.home !== undefined) args.push('--tmpfs', plan.home);
   for (const path of plan.homePrograms) args.push('--ro-bind', path, path);

@@ -272,26 +272,31 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     hidden,
     ...(usableHome !== undefined ? { home: usableHome } : {}),
     homePaths,
-    homePrograms: usableHome !== undefined ? homePrograms(request.programDirs ?? [], usableHome, hidden) : [],
+    homePrograms: homePrograms(request.programDirs ?? [], [...(usableHome !== undefined ? [usableHome] : []), ...PRIVATE_DIRS], hidden),
     network: request.network,
     placeholders: built.placeholders,
     extra: request.protectedPaths,
   };
 }
 
+/** Folders every sandbox replaces with an empty private one (bwrap.ts mounts them first). */
+export const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run/user', '/dev/shm'];
+
 /**
- * The program folders (PATH entries, the running Node's) that lie in the home folder, with the `lib`
+ * The program folders (PATH entries, the running Node's, a server's own) that lie in the hidden home
+ * folder or a private system folder such as /tmp, with the `lib`
  * beside a `bin` (where nvm's npm, pip's user packages and the like live): read-only, never the home
  * folder itself nor anything hidden.
  */
-function homePrograms(dirs: readonly string[], home: string, hidden: readonly { path: string }[]): string[] {
+function homePrograms(dirs: readonly string[], covered: readonly string[], hidden: readonly { path: string }[]): string[] {
   const out = new Set<string>();
   for (const dir of dirs) {
     const withLib = nodePath.basename(dir) === 'bin' ? [dir, nodePath.join(nodePath.dirname(dir), 'lib')] : [dir];
     for (const path of withLib) {
       if (!nodePath.isAbsolute(path) || !existsSync(path)) continue;
       const real = realpathSync.native(path);
-      if (real === home || !isInside(real, home) || hidden.some((h) => isInside(real, h.path) || isInside(h.path, real))) continue;
+      const under = covered.find((dir) => isInside(real, dir));
+      if (under === undefined || real === under || hidden.some((h) => isInside(real, h.path) || isInside(h.path, real))) continue;
       out.add(real);
     }
   }
