@@ -1,7 +1,10 @@
 // run_command's cost of the sandbox: `true` run RUNS times through the command runner as the hosts
 // use it, plainly and in bubblewrap, on a small workspace that has a .git, a .vscode and nested
 // folders (so the per-command plan does real work). Runs alternate, so a busy machine weighs on both
-// sides alike. Target: overhead_ms_p50 <= 30. Prints ONE JSON object.
+// sides alike. Target: overhead_ms_p50 <= 30. The same again in a generated tree shaped like a real
+// repository (the search bench's, ~10,000 files), and in SANDBOX_BENCH_REPO when set (a real clone):
+// the per-command plan walks the workspace's folders, so its size is the case users meet.
+// Prints ONE JSON object.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import type { CommandRunner } from '../../src/core/ports';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { detectSandbox, sandboxRequestOf } from '../../src/host/node/sandbox/index';
+import { writeRepoTree } from './search-tree';
 
 const RUNS = Number(process.env.SANDBOX_BENCH_RUNS ?? 100);
 
@@ -24,6 +28,25 @@ async function timed(runner: CommandRunner, cwd: string): Promise<number> {
   return performance.now() - start;
 }
 
+const REPO_RUNS = Number(process.env.SANDBOX_BENCH_REPO_RUNS ?? 30);
+
+/** `true` run `runs` times in `ws`, plainly and sandboxed, alternating: the two medians and their difference. */
+async function overhead(ws: string, store: string, runs: number): Promise<{ sandboxed: number; plain: number; overhead: number }> {
+  const plain = createNodeCommandRunner();
+  const sandboxed = createNodeCommandRunner({ sandbox: () => sandboxRequestOf({ mode: 'auto', network: 'on', roots: [ws], store }) });
+  const plainMs: number[] = [];
+  const sandboxedMs: number[] = [];
+  await timed(plain, ws);
+  await timed(sandboxed, ws);
+  for (let i = 0; i < runs; i++) {
+    plainMs.push(await timed(plain, ws));
+    sandboxedMs.push(await timed(sandboxed, ws));
+  }
+  const p50Sandboxed = median(sandboxedMs);
+  const p50Plain = median(plainMs);
+  return { sandboxed: p50Sandboxed, plain: p50Plain, overhead: Math.round((p50Sandboxed - p50Plain) * 10) / 10 };
+}
+
 async function main(): Promise<void> {
   const kind = detectSandbox();
   if (kind.kind !== 'bwrap') throw new Error(`bench:sandbox needs bubblewrap: ${kind.kind === 'none' ? kind.reason : kind.kind}`);
@@ -35,23 +58,20 @@ async function main(): Promise<void> {
   const store = join(base, 'store');
   mkdirSync(store);
   try {
-    const plain = createNodeCommandRunner();
-    const sandboxed = createNodeCommandRunner({ sandbox: () => sandboxRequestOf({ mode: 'auto', network: 'on', roots: [ws], store }) });
-    const plainMs: number[] = [];
-    const sandboxedMs: number[] = [];
-    await timed(plain, ws);
-    await timed(sandboxed, ws);
-    for (let i = 0; i < RUNS; i++) {
-      plainMs.push(await timed(plain, ws));
-      sandboxedMs.push(await timed(sandboxed, ws));
-    }
-    const p50Sandboxed = median(sandboxedMs);
-    const p50Plain = median(plainMs);
+    const small = await overhead(ws, store, RUNS);
+    const repoRoot = join(base, 'repo');
+    const tree = writeRepoTree(repoRoot);
+    const repo = await overhead(repoRoot, store, REPO_RUNS);
+    const real = process.env.SANDBOX_BENCH_REPO;
+    const realRepo = real !== undefined && real !== '' ? await overhead(real, store, REPO_RUNS) : undefined;
     process.stdout.write(
       `${JSON.stringify({
-        command_ms_p50_sandboxed: p50Sandboxed,
-        command_ms_p50_plain: p50Plain,
-        overhead_ms_p50: Math.round((p50Sandboxed - p50Plain) * 10) / 10,
+        command_ms_p50_sandboxed: small.sandboxed,
+        command_ms_p50_plain: small.plain,
+        overhead_ms_p50: small.overhead,
+        overhead_ms_p50_repo: repo.overhead,
+        repo_files: tree.files,
+        ...(realRepo !== undefined ? { overhead_ms_p50_real_repo: realRepo.overhead, real_repo: real } : {}),
         runs: RUNS,
         target_overhead_ms_p50: 30,
         // The figures follow the machine's load: on 2 busy cores every process start is several times slower.

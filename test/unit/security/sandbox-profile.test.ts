@@ -16,6 +16,9 @@ const plan = (over: Partial<SandboxPlan> = {}): SandboxPlan => ({
   network: true,
   placeholders: [],
   extra: [],
+  seen: [],
+  walkComplete: true,
+  startedAt: 0,
   ...over,
 });
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import type { CommandResult } from '../../../src/core/ports';
 import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { detectSandbox, type SandboxRequest } from '../../../src/host/node/sandbox/index';
+import { WALK_LIMIT } from '../../../src/host/node/sandbox/plan';
 import { tempDir } from '../runtime/harness';
 
 const hasBwrap = detectSandbox().kind === 'bwrap';
@@ -190,7 +191,7 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.equal(readFileSync(join(ws, 'secrets', 'k'), 'utf8'), 'k\n');
   });
 
-  it('a protected path the command creates where no placeholder can stand (deeper, or a new *.code-workspace) is removed, and the result says so', async () => {
+  it('a protected path the command creates where no placeholder can stand (deeper, or a new *.code-workspace) is set aside, not deleted, and the result says so', async () => {
     mkdirSync(join(ws, 'sub'));
     const hit = await run(
       'mkdir -p sub/.vscode && echo x > sub/.vscode/tasks.json; echo {} > evil.code-workspace; echo x > sub/.envrc; echo kept > sub/ok.txt',
@@ -199,7 +200,27 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.equal(existsSync(join(ws, 'evil.code-workspace')), false);
     assert.equal(existsSync(join(ws, 'sub', '.envrc')), false);
     assert.equal(readFileSync(join(ws, 'sub', 'ok.txt'), 'utf8'), 'kept\n');
-    assert.match(hit.text, /Removed, as a command may not create protected paths: .*sub\/\.vscode/);
+    const aside = readdirSync(join(ws, 'sub')).find((name) => name.startsWith('.vscode.sandbox-blocked-'));
+    assert.ok(aside !== undefined, readdirSync(join(ws, 'sub')).join(' '));
+    assert.equal(readFileSync(join(ws, 'sub', aside, 'tasks.json'), 'utf8'), 'x\n', 'set aside whole, nothing lost');
+    assert.match(hit.text, /Set aside \(renamed\), as a command may not create protected paths: .*sub\/\.vscode/);
+    const again = await run('mv sub/.vscode.sandbox-blocked-* sub/.vscode; echo back');
+    assert.match(again.stdout, /back/);
+    assert.equal(existsSync(join(ws, 'sub', '.vscode')), false, 'renaming it back is a creation too');
+  });
+
+  it('thousands of folders made by one command hide no sub-repository: what the walk found before stays guarded; a cut walk leaves older paths alone and says so once', async () => {
+    mkdirSync(join(ws, 'v', 'w', 'x', 'lib', '.git', 'hooks'), { recursive: true });
+    mkdirSync(join(ws, 'v', 'w', 'x', 'lib2', '.vscode'), { recursive: true });
+    const fill = await run(`mkdir aa && seq 1 ${WALK_LIMIT + 10} | sed 's|^|aa/d|' | xargs mkdir && echo filled`);
+    assert.match(fill.stdout, /filled/);
+    const hit = await run('echo evil > v/w/x/lib/.git/hooks/pre-commit; echo done');
+    assert.match(hit.stdout, /done/);
+    assert.equal(existsSync(join(ws, 'v', 'w', 'x', 'lib', '.git', 'hooks', 'pre-commit')), false, 'the sub-repository stays read-only');
+    assert.match(hit.text, /more than 5000 folders/);
+    assert.equal(existsSync(join(ws, 'v', 'w', 'x', 'lib2', '.vscode')), true, 'an older protected path past the cut walk is not touched');
+    const later = await run('echo later');
+    assert.doesNotMatch(later.text, /more than 5000 folders/, 'said once');
   });
 
   it('a nested git folder (a sub-repository) is read-only too; descriptors the host inherited are closed', async () => {

@@ -4,8 +4,9 @@ import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
 import {
   planSandbox,
   readOnlyNote,
-  removeCreatedProtected,
   removePlaceholders,
+  setAsideCreatedProtected,
+  WALK_LIMIT,
   type SandboxRefusal,
   type SandboxPlan,
   type SandboxRequest,
@@ -54,19 +55,32 @@ export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd:
     args,
     release: () => {
       removePlaceholders(plan);
-      removeCreatedProtected(plan);
+      setAsideCreatedProtected(plan);
     },
     finish(result) {
       removePlaceholders(plan);
-      const removed = removeCreatedProtected(plan);
+      const moved = setAsideCreatedProtected(plan);
       const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
       const parts = [
-        ...(removed.length > 0 ? [`Removed, as a command may not create protected paths: ${removed.join(', ')}.`] : []),
+        ...(moved.length > 0 ? [`Set aside (renamed), as a command may not create protected paths: ${moved.join(', ')}.`] : []),
         ...(note !== undefined ? [note] : []),
+        ...partialWalkNote(plan),
       ];
       return parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
     },
   };
+}
+
+const toldPartialWalk = new Set<string>();
+
+/** Said once per workspace and process: past WALK_LIMIT folders, nested protected paths are not guarded. */
+function partialWalkNote(plan: SandboxPlan): string[] {
+  const key = plan.roots.join('\0');
+  if (plan.walkComplete || toldPartialWalk.has(key)) return [];
+  toldPartialWalk.add(key);
+  return [
+    `This workspace has more than ${WALK_LIMIT} folders: the sandbox guards the protected paths at each workspace folder's top and nested ones within the first ${WALK_LIMIT} folders only (a sub-repository's .git or a nested .vscode deeper in the tree is writable by commands).`,
+  ];
 }
 
 /** The result of a command the sandbox refused to start. */

@@ -8,8 +8,8 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmdirSync,
-  rmSync,
   statSync,
   unlinkSync,
 } from 'node:fs';
@@ -57,6 +57,12 @@ export interface SandboxPlan {
   readonly placeholders: readonly { path: string; dir: boolean; ino: number }[];
   /** The person's own protected patterns (besides the built-in ones). */
   readonly extra: readonly string[];
+  /** Every protected path the walk found before the command (whatever covers it). */
+  readonly seen: readonly string[];
+  /** False when a folder held more folders than the walk reads: nested paths past them are unguarded. */
+  readonly walkComplete: boolean;
+  /** When the plan was made (ms since the epoch): a path born before it was not made by the command. */
+  readonly startedAt: number;
 }
 
 /** Thrown when a workspace holds something the sandbox cannot protect (the command does not run). */
@@ -69,7 +75,7 @@ export class SandboxRefusal extends Error {
 
 export const GIT_RULE = '.git/ (git data: read-only in the sandbox; git reads work, git add/commit/checkout do not)';
 /** At most this many folders are walked to find nested protected paths. */
-const WALK_LIMIT = 5000;
+export const WALK_LIMIT = 5000;
 const SKIP_WALK = new Set(['node_modules']);
 
 /** The literal path a pattern names at a folder's top (e.g. `**\/.vscode{,/**}` -> .vscode, a folder), if it is one. */
@@ -127,7 +133,7 @@ interface Found extends ReadOnlyPath {
  * The protected paths under `root` at any depth (a bounded walk that does not follow links and skips
  * node_modules): those of the patterns, and nested git folders (a sub-repository's hooks and config).
  */
-function protectedUnder(root: string, extra: readonly string[]): Found[] {
+function protectedUnder(root: string, extra: readonly string[]): { found: Found[]; complete: boolean } {
   const found: Found[] = [];
   const queue = [''];
   let folders = 0;
@@ -149,28 +155,39 @@ function protectedUnder(root: string, extra: readonly string[]): Found[] {
       else if (entry.isDirectory() && !SKIP_WALK.has(entry.name)) queue.push(child);
     }
   }
-  return found;
+  return { found, complete: queue.length === 0 };
 }
 
 /**
- * Removes protected paths a command created where the sandbox could not hold a placeholder (deeper
- * than a folder's top, or a new name such as `x.code-workspace`): a command may not create them.
- * Returns what it removed.
+ * Sets aside the protected paths a command created where the sandbox could not hold a placeholder
+ * (deeper than a folder's top, or a new name such as `x.code-workspace`): a command may not create
+ * them. They are renamed (`<name>.sandbox-blocked-<time>`), never deleted, so nothing the person
+ * made meanwhile is lost; a path the walk before the command saw, or (when that walk was cut short)
+ * one born before the command, is left alone. Returns what it set aside.
  */
-export function removeCreatedProtected(plan: SandboxPlan): string[] {
-  const removed: string[] = [];
+export function setAsideCreatedProtected(plan: SandboxPlan): string[] {
+  const moved: string[] = [];
+  const seen = new Set(plan.seen);
   for (const root of plan.roots) {
-    for (const found of protectedUnder(root, plan.extra)) {
-      if (plan.readOnly.some((r) => isInside(found.path, r.path))) continue;
+    for (const found of protectedUnder(root, plan.extra).found) {
+      if (seen.has(found.path) || plan.readOnly.some((r) => isInside(found.path, r.path))) continue;
+      if (!plan.walkComplete && !bornSince(found.path, plan.startedAt)) continue;
+      const aside = `${found.path}.sandbox-blocked-${Date.now().toString(36)}`;
       try {
-        rmSync(found.path, { recursive: true, force: true });
-        removed.push(`${nodePath.relative(root, found.path)} (${found.rule})`);
+        renameSync(found.path, aside);
+        moved.push(`${nodePath.relative(root, found.path)} (${found.rule}) -> ${nodePath.basename(aside)}`);
       } catch {
         // left as it is; the file tools still ask before they touch it
       }
     }
   }
-  return removed;
+  return moved;
+}
+
+/** Whether the path was born at or after `since` (false when the file system does not say). */
+function bornSince(path: string, since: number): boolean {
+  const born = lstatOrNull(path)?.birthtimeMs ?? 0;
+  return born > 0 && born >= since - 1000;
 }
 
 function ruleOf(rel: string, extra: readonly string[]): string {
@@ -203,7 +220,7 @@ export function removePlaceholders(plan: SandboxPlan): void {
 function protectRoot(
   root: string,
   extra: readonly string[],
-  plan: { readOnly: ReadOnlyPath[]; placeholders: SandboxPlan['placeholders'][number][] },
+  plan: { readOnly: ReadOnlyPath[]; placeholders: SandboxPlan['placeholders'][number][]; seen: string[]; complete: boolean },
 ): void {
   const dotGit = nodePath.join(root, '.git');
   const git = lstatOrNull(dotGit);
@@ -228,17 +245,49 @@ function protectRoot(
     }
     if (!plan.readOnly.some((r) => r.path === path)) plan.readOnly.push({ path, rule: ruleOf(name, extra) });
   }
-  for (const found of protectedUnder(root, extra)) {
+  const walk = protectedUnder(root, extra);
+  plan.complete &&= walk.complete;
+  for (const found of [...walk.found, ...rememberedUnder(root, walk.found)]) {
+    plan.seen.push(found.path);
     if (plan.readOnly.some((r) => isInside(found.path, r.path))) continue;
     if (found.link) throw symlinkRefusal(found.path);
     plan.readOnly.push({ path: found.path, rule: found.rule });
   }
 }
 
+/** Nested protected paths found by earlier walks in this process, per workspace folder. */
+const remembered = new Map<string, Map<string, string>>();
+
+/**
+ * The nested protected paths an earlier walk found that this one did not (still there, e.g. past
+ * thousands of folders a command made to push them out of the walk's reach); remembers the new ones.
+ * Protection only grows within a process.
+ */
+function rememberedUnder(root: string, found: readonly Found[]): Found[] {
+  const known = remembered.get(root) ?? new Map<string, string>();
+  remembered.set(root, known);
+  const now = new Set(found.map((f) => f.path));
+  const back: Found[] = [];
+  for (const [path, rule] of known) {
+    if (now.has(path)) continue;
+    const st = lstatOrNull(path);
+    if (st === null) known.delete(path);
+    else back.push({ path, rule, link: st.isSymbolicLink() });
+  }
+  for (const f of found) known.set(f.path, f.rule);
+  return back;
+}
+
 /** Works out the plan on disk; makes placeholders for missing protected paths (removePlaceholders undoes that). */
 export function planSandbox(request: SandboxRequest): SandboxPlan {
   const roots = request.roots.filter((r) => existsSync(r)).map((r) => realpathSync.native(r));
-  const built = { readOnly: [] as ReadOnlyPath[], placeholders: [] as SandboxPlan['placeholders'][number][] };
+  const startedAt = Date.now();
+  const built = {
+    readOnly: [] as ReadOnlyPath[],
+    placeholders: [] as SandboxPlan['placeholders'][number][],
+    seen: [] as string[],
+    complete: true,
+  };
   try {
     for (const root of roots) protectRoot(root, request.protectedPaths, built);
   } catch (error) {
@@ -250,6 +299,8 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
       homePrograms: [],
       network: request.network,
       extra: request.protectedPaths,
+      walkComplete: built.complete,
+      startedAt,
     });
     throw error;
   }
@@ -276,6 +327,9 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     network: request.network,
     placeholders: built.placeholders,
     extra: request.protectedPaths,
+    seen: built.seen,
+    walkComplete: built.complete,
+    startedAt,
   };
 }
 
