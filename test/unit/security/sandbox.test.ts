@@ -101,6 +101,13 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.match(hit.text, /\.git: \.git\/ \(git data: read-only/);
   });
 
+  it("a workspace without a repository: a command cannot git init one (whose config the editor's git would run)", async () => {
+    const hit = await run('git init -q . ; git config core.fsmonitor "touch pwned" ; echo done');
+    assert.match(hit.stdout, /done/);
+    assert.equal(existsSync(join(ws, '.git')), false, 'no repository left behind');
+    assert.match(hit.text, /\.git\/ \(git data: read-only in the sandbox/);
+  });
+
   it('a .git file pointing at a git directory inside the workspace: that directory is read-only too', async () => {
     mkdirSync(join(ws, 'real-git', 'hooks'), { recursive: true });
     writeFileSync(join(ws, '.git'), 'gitdir: real-git\n');

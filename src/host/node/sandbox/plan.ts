@@ -216,6 +216,17 @@ export function removePlaceholders(plan: SandboxPlan): void {
   }
 }
 
+/** Makes an empty placeholder for a missing protected path; false when its folder is missing or it was made meanwhile. */
+function heldPlaceholder(path: string, dir: boolean, plan: { placeholders: SandboxPlan['placeholders'][number][] }): boolean {
+  if (!existsSync(nodePath.dirname(path))) return false;
+  try {
+    plan.placeholders.push(placeholder(path, dir));
+    return true;
+  } catch {
+    return false; // made meanwhile: protected below as an existing path
+  }
+}
+
 /** The protected paths of one workspace folder: the top-level ones (made when missing) and the nested ones. */
 function protectRoot(
   root: string,
@@ -229,20 +240,17 @@ function protectRoot(
     plan.readOnly.push({ path: dotGit, rule: GIT_RULE });
     const gitdir = git.isFile() ? gitdirOfFile(dotGit, root) : undefined;
     if (gitdir !== undefined) plan.readOnly.push({ path: gitdir, rule: GIT_RULE });
+  } else if (heldPlaceholder(dotGit, true, plan)) {
+    // No repository yet: an empty read-only .git (git's discovery passes over an empty one), so a
+    // command cannot `git init` a repository whose config (core.fsmonitor) the editor's git would run.
+    plan.readOnly.push({ path: dotGit, rule: GIT_RULE });
   }
   const literals = [...BUILTIN_PROTECTED_PATHS, ...extra].map(literalOf).filter((l) => l !== undefined);
   for (const { name, dir } of literals) {
     const path = nodePath.join(root, name);
     const st = lstatOrNull(path);
     if (st?.isSymbolicLink()) throw symlinkRefusal(path);
-    if (st === null) {
-      if (!existsSync(nodePath.dirname(path))) continue;
-      try {
-        plan.placeholders.push(placeholder(path, dir));
-      } catch {
-        continue; // made meanwhile: protected below as an existing path
-      }
-    }
+    if (st === null && !heldPlaceholder(path, dir, plan)) continue;
     if (!plan.readOnly.some((r) => r.path === path)) plan.readOnly.push({ path, rule: ruleOf(name, extra) });
   }
   const walk = protectedUnder(root, extra);
