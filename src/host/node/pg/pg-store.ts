@@ -26,7 +26,7 @@ import type { RunRecord, StoredRecord } from '../../../core/store/records';
 import { blobRefs } from '../../../core/store/refs';
 import { planRetention, type RetentionPolicy } from '../../../core/store/retention';
 import { resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
-import { RUN_ID } from '../../../core/store/run-files';
+import { RUN_ID } from '../../../core/store/run-id';
 import { forkRecords, stampRecords } from '../../../core/store/stamp';
 import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRows, type PgOpened } from './pg-journal';
 import { migrateSchema } from './pg-schema';
