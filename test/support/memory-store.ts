@@ -10,7 +10,7 @@ import {
   type RunWriter,
   type VerifyReport,
 } from '../../src/core/store/contract';
-import type { FileStoreOptions } from '../../src/core/store/file-store';
+import type { FileStoreOptions } from '../../src/core/store/file/file-store';
 import { sha256Hex } from '../../src/core/patches/hash';
 import {
   DEFAULT_LEASE_TIMEOUT_MS,

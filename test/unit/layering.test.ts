@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 const SRC_CORE = join(__dirname, '..', '..', 'src', 'core');
 
@@ -35,5 +35,56 @@ describe('layering', () => {
     assert.ok(rule.pattern.test(`import * as vscode from 'vscode';`));
     assert.ok(rule.pattern.test(`const v = require("vscode");`));
     assert.ok(!rule.pattern.test(`import { z } from 'zod';`));
+  });
+});
+
+const STORE = join(SRC_CORE, 'store');
+const IMPORT_FROM = /(?:from\s+|require\(\s*|import\(\s*)['"]([^'"]+)['"]/g;
+
+/** The import specifiers of one source file, resolved to paths (bare package names stay as they are). */
+function importsOf(file: string, text = readFileSync(file, 'utf8')): string[] {
+  return [...text.matchAll(IMPORT_FROM)].map((m) => {
+    const spec = m[1]!;
+    return spec.startsWith('.') ? join(dirname(file), spec) : spec;
+  });
+}
+
+const BACKENDS = [join(STORE, 'file'), join(SRC_CORE, '..', 'host', 'node', 'pg')];
+
+describe('layering of the store', () => {
+  const neutral = readdirSync(STORE)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(STORE, name));
+
+  it('the backend-neutral store files exist and the file backend lives in store/file/', () => {
+    assert.ok(neutral.some((f) => f.endsWith('contract.ts')));
+    assert.ok(sourceFiles(join(STORE, 'file')).some((f) => f.endsWith('file-store.ts')));
+  });
+
+  it('backend-neutral store files never import a backend (store/file/ or host/node/pg/)', () => {
+    const offenders = neutral.flatMap((f) =>
+      importsOf(f)
+        .filter((target) => BACKENDS.some((dir) => target === dir || target.startsWith(dir + sep)))
+        .map((target) => `${relative(SRC_CORE, f)} -> ${target}`),
+    );
+    assert.deepEqual(offenders, []);
+  });
+
+  it('the PostgreSQL backend never imports the file backend', () => {
+    const pg = sourceFiles(BACKENDS[1]!);
+    assert.ok(pg.length > 0);
+    const offenders = pg.flatMap((f) =>
+      importsOf(f)
+        .filter((target) => target.startsWith(BACKENDS[0]! + sep))
+        .map((target) => `${relative(SRC_CORE, f)} -> ${target}`),
+    );
+    assert.deepEqual(offenders, []);
+  });
+
+  it('the check itself resolves a relative import into store/file/', () => {
+    const [resolved] = importsOf(join(STORE, 'fold.ts'), `import type { X } from './file/file-store';`);
+    assert.ok(resolved?.startsWith(BACKENDS[0]! + sep));
+    const [outside] = importsOf(join(STORE, 'fold.ts'), `import { Y } from './records';`);
+    assert.ok(!outside?.startsWith(BACKENDS[0]! + sep));
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Timers } from '../../core/ports';
 import type { CheckpointStore } from '../../core/store/contract';
-import { FileCheckpointStore, type FileStoreOptions } from '../../core/store/file-store';
+import { FileCheckpointStore, type FileStoreOptions } from '../../core/store/file/file-store';
 import type { ProcessIdentity } from '../../core/store/lease-policy';
 import { NodeStoreFs } from './node-store-fs';
 import { PgCheckpointStore, redactedAddress } from './pg/pg-store';

@@ -1,6 +1,6 @@
 import { joinPath, mkdirpDurable, type StoreFs } from '../../core/store/fs-port';
 import { replaceFileAtomic } from '../../core/store/atomic-file';
-import type { FileCheckpointStore } from '../../core/store/file-store';
+import type { FileCheckpointStore } from '../../core/store/file/file-store';
 import { openFileStore } from './store-factory';
 
 // Runs written where a workspace's store used to be (VS Code's per-window workspace storage,

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { CheckpointStore } from '../../core/store/contract';
 import * as nodePath from 'node:path';
 import { systemClock, type Log } from '../../core/ports';
-import type { FileCheckpointStore } from '../../core/store/file-store';
+import type { FileCheckpointStore } from '../../core/store/file/file-store';
 import { createNodeCommandRunner } from '../node/command-runner';
 import { nodeGitReader } from '../node/git-facts';
 import { folderKey, workspaceStoreDir } from '../node/state-dir';

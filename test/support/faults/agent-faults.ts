@@ -2,7 +2,7 @@ import { silentLog } from '../../../src/core/ports';
 import { AgentRuntime } from '../../../src/core/runtime/runtime';
 import type { RunOutcome } from '../../../src/core/runtime/types';
 import { StoreError } from '../../../src/core/store/contract';
-import { FileCheckpointStore } from '../../../src/core/store/file-store';
+import { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import type { StoreFs } from '../../../src/core/store/fs-port';
 import type { ProcessIdentity } from '../../../src/core/store/lease-policy';
 import type { RunSettings, StoredRecord } from '../../../src/core/store/records';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { StoreError, type CheckpointStore, type RunWriter } from '../../../src/core/store/contract';
-import { FileCheckpointStore } from '../../../src/core/store/file-store';
+import { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import type { StoreFs } from '../../../src/core/store/fs-port';
 import type { ProcessIdentity } from '../../../src/core/store/lease-policy';
 import type { Budget, NewRecord, RunRecord, StoredRecord } from '../../../src/core/store/records';

@@ -44,7 +44,7 @@ describe('faults: store under power loss and I/O errors', () => {
     });
   }
 
-  // Found by this harness (src/core/store/file-store.ts ensureRoot, fixed in ef925d5): a store
+  // Found by this harness (src/core/store/file/file-store.ts ensureRoot, fixed in ef925d5): a store
   // folder created by mkdirp had only itself fsynced, never its parent, so its own name was not
   // durable and a power cut after createRun and append resolved could lose the whole store.
   it('power loss when the store folder did not exist before the run: acknowledged records survive', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256Hex } from '../../../src/core/patches/hash';
-import { FileBlobs } from '../../../src/core/store/file-blobs';
+import { FileBlobs } from '../../../src/core/store/file/file-blobs';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { CrashingFs, isPowerLoss } from '../../support/faults/crashing-fs';
 

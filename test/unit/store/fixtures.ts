@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { LedgerEntry } from '../../../src/core/ledger/schema';
 import type { Clock } from '../../../src/core/ports';
 import type { Budget, CheckpointLabel, NewRecord, RunRecord, StoredRecord } from '../../../src/core/store/records';
-import type { FileCheckpointStore } from '../../../src/core/store/file-store';
+import type { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import { LeaseFile, type LeaseInfo } from '../../../src/core/store/lease-policy';
 import { stampRecords } from '../../../src/core/store/stamp';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreError, type RunWriter } from '../../../src/core/store/contract';
-import type { FileCheckpointStore } from '../../../src/core/store/file-store';
+import type { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import { foldRecords } from '../../../src/core/store/fold';
 import type { NewRecord } from '../../../src/core/store/records';
 import { pathsTo, refsAt } from '../../../src/core/store/refs';

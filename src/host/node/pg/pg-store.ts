@@ -14,21 +14,16 @@ import {
   type VerifyReport,
 } from '../../../core/store/contract';
 import { foldInSlices, runStateOf, startFold } from '../../../core/store/fold';
-import {
-  DEFAULT_LEASE_TIMEOUT_MS,
-  describeHolder,
-  isLeaseStale,
-  newHolderId,
-  unknownProcess,
-  type ProcessIdentity,
-} from '../../../core/store/lease-policy';
+import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from '../../../core/store/lease-policy';
 import type { RunRecord, StoredRecord } from '../../../core/store/records';
 import { blobRefs } from '../../../core/store/refs';
-import { planRetention, type RetentionPolicy } from '../../../core/store/retention';
+import type { RetentionPolicy } from '../../../core/store/retention';
 import { resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
-import { RUN_ID } from '../../../core/store/run-files';
+import { RUN_ID } from '../../../core/store/run-id';
 import { forkRecords, stampRecords } from '../../../core/store/stamp';
+import { claimPgRun, takeLease } from './pg-claims';
 import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRows, type PgOpened } from './pg-journal';
+import { collectPgGarbage, listPgRuns } from './pg-listing';
 import { migrateSchema } from './pg-schema';
 import { leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
 
@@ -200,7 +195,7 @@ export class PgCheckpointStore implements CheckpointStore {
     const claim = this.claims.get(runId);
     this.claims.delete(runId);
     const holderId = claim?.holderId ?? newHolderId();
-    const lease = claim?.lease ?? (await this.takeLease(runId, holderId));
+    const lease = claim?.lease ?? (await takeLease(this, runId, holderId));
     try {
       return new PgRunWriter(this, runId, holderId, lease, await this.openRun(runId));
     } catch (error) {
@@ -211,59 +206,15 @@ export class PgCheckpointStore implements CheckpointStore {
     }
   }
 
-  /** Takes the lease of a run whose holder is gone (or none): a new holder and the next generation, in one transaction. */
-  private takeLease(runId: string, holderId: string): Promise<LeaseInfo> {
-    return this.transaction(async (client) => {
-      const { rows } = await client.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = $1 FOR UPDATE', [runId]);
-      const row = rows[0];
-      if (!row) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
-      const now = this.clock.now();
-      if (!this.isFree(row, now)) {
-        throw new StoreError(`run ${runId} is being written by another process (${describeHolder(leaseOfRow(row), now)})`, 'lease_held');
-      }
-      return this.holdLease(client, runId, holderId, now);
-    });
-  }
-
   /**
-   * Claims one run a worker of `workspace` may go on with: running or interrupted (a queued run
-   * is one that has only its first save point), not damaged, its lease free or its holder gone.
-   * Candidates are locked with SKIP LOCKED, so workers claiming at once never wait on each other
-   * or take the same run. The claim is the run's lease: openWriter(runId) then opens it.
+   * Claims one run a worker of `workspace` may go on with (pg-claims.ts). The claim is the run's
+   * lease: openWriter(runId) then opens it.
    */
   async claimRun(workspace: string, skip: readonly string[] = []): Promise<string | null> {
-    const holderId = newHolderId();
-    const claimed = await this.transaction(async (client) => {
-      const { rows } = await client.query<LeaseRow>(
-        `SELECT l.* FROM ac_leases l JOIN ac_runs r USING (run_id)
-          WHERE r.workspace_key = $1 AND r.status IN ('running', 'interrupted') AND r.damaged IS NULL AND NOT (r.run_id = ANY($2))
-          ORDER BY r.updated_at FOR UPDATE OF l SKIP LOCKED LIMIT 32`,
-        [workspace, skip],
-      );
-      const now = this.clock.now();
-      const free = rows.find((row) => this.isFree(row, now));
-      if (!free) return null;
-      return { runId: free.run_id, lease: await this.holdLease(client, free.run_id, holderId, now) };
-    });
+    const claimed = await claimPgRun(this, workspace, skip);
     if (!claimed) return null;
-    this.claims.set(claimed.runId, { holderId, lease: claimed.lease });
+    this.claims.set(claimed.runId, { holderId: claimed.holderId, lease: claimed.lease });
     return claimed.runId;
-  }
-
-  /** A lease nobody holds, whose holder is gone, or whose holder was this process's writer that stopped on a failure. */
-  private isFree(row: LeaseRow, now: number): boolean {
-    if (row.holder_id === null || this.abandoned.has(row.holder_id)) return true;
-    return isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me);
-  }
-
-  /** Makes `holderId` (this process) the holder of a locked lease row, in the next generation. */
-  private async holdLease(client: pg.PoolClient, runId: string, holderId: string, now: number): Promise<LeaseInfo> {
-    const taken = await client.query<LeaseRow>(
-      `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
-         generation = generation + 1, fenced = false WHERE run_id = $1 RETURNING *`,
-      [runId, holderId, this.me.pid, this.me.hostname, this.me.startTime ?? null, now],
-    );
-    return leaseOfRow(taken.rows[0]!);
   }
 
   async fenceLease(runId: string): Promise<void> {
@@ -380,42 +331,8 @@ export class PgCheckpointStore implements CheckpointStore {
     return checkedWhole(runId, await scanRows(runId, await this.lines(runId))).records;
   }
 
-  async listRuns(): Promise<readonly RunSummary[]> {
-    const { rows } = await this.query<
-      LeaseRow & {
-        task: string;
-        created_at: number;
-        status: RunSummary['status'];
-        steps: number;
-        updated_at: number;
-        damaged: string | null;
-        parent_run: string | null;
-        parent_step: number | null;
-      }
-    >(
-      `SELECT r.run_id, r.task, r.created_at, r.status, r.steps, r.updated_at, r.damaged, r.parent_run, r.parent_step,
-              l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
-         FROM ac_runs r LEFT JOIN ac_leases l USING (run_id) ORDER BY r.run_id`,
-    );
-    const now = this.clock.now();
-    const { pid, hostname, startTime } = this.me;
-    return rows.map((row) => {
-      const lease = row.holder_id !== null ? leaseOfRow(row) : null;
-      const leased = lease !== null && !isLeaseStale(lease, now, this.leaseTimeoutMs, this.me);
-      const here = lease !== null && lease.pid === pid && lease.hostname === hostname && lease.startTime === startTime;
-      return {
-        runId: row.run_id,
-        task: row.task,
-        createdAt: row.created_at,
-        status: row.status,
-        updatedAt: row.updated_at,
-        steps: row.steps,
-        leased,
-        ...(leased && lease ? { holder: lease, heldHere: here } : {}),
-        ...(row.damaged !== null ? { damaged: row.damaged } : {}),
-        ...(row.parent_run !== null && row.parent_step !== null ? { parent: { runId: row.parent_run, step: row.parent_step } } : {}),
-      };
-    });
+  listRuns(): Promise<readonly RunSummary[]> {
+    return listPgRuns(this);
   }
 
   async putBlob(bytes: Uint8Array): Promise<string> {
@@ -459,55 +376,7 @@ export class PgCheckpointStore implements CheckpointStore {
     };
   }
 
-  async collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
-    const now = this.clock.now();
-    const runs = await this.query<
-      LeaseRow & {
-        status: RunSummary['status'];
-        updated_at: number;
-        bytes: number;
-        blob_refs: string[];
-        damaged: string | null;
-        parent_run: string | null;
-      }
-    >(
-      `SELECT r.run_id, r.status, r.updated_at, r.bytes, r.blob_refs, r.damaged, r.parent_run,
-              l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
-         FROM ac_runs r LEFT JOIN ac_leases l USING (run_id)`,
-    );
-    const live = (row: LeaseRow) => row.holder_id !== null && !isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me);
-    // A run a fork stands on stays while the fork does (its rows are the fork's history).
-    const parents = new Set(runs.rows.map((row) => row.parent_run).filter((id) => id !== null));
-    const usage = runs.rows.map((row) => ({
-      runId: row.run_id,
-      status: row.status,
-      updatedAt: row.updated_at,
-      bytes: row.bytes,
-      protected: live(row) || row.damaged !== null || parents.has(row.run_id),
-      blobs: new Set(row.blob_refs),
-    }));
-    const sizes = await this.query<{ hash: string; size: number }>('SELECT hash, octet_length(bytes) AS size FROM ac_blobs');
-    const planned = planRetention(usage, new Map(sizes.rows.map((r) => [r.hash, r.size])), policy);
-    const removed = await this.removeRuns(planned, now);
-    const freedRuns = usage.filter((u) => removed.includes(u.runId)).reduce((sum, u) => sum + u.bytes, 0);
-    const blobs = await this.query<{ size: number }>(
-      `DELETE FROM ac_blobs b WHERE b.put_at < $1 AND NOT EXISTS (SELECT 1 FROM ac_runs r WHERE r.blob_refs @> ARRAY[b.hash])
-       RETURNING octet_length(b.bytes) AS size`,
-      [now - this.blobGraceMs],
-    );
-    const freedBlobs = blobs.rows.reduce((sum, r) => sum + r.size, 0);
-    return { removedRuns: removed, removedBlobs: blobs.rows.length, freedBytes: freedRuns + freedBlobs };
-  }
-
-  /** Deletes the planned runs whose lease is still free or stale when the delete runs (a writer may have opened one since). */
-  private removeRuns(planned: readonly string[], now: number): Promise<string[]> {
-    if (planned.length === 0) return Promise.resolve([]);
-    return this.transaction(async (client) => {
-      const { rows } = await client.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = ANY($1) FOR UPDATE', [planned]);
-      const free = rows.filter((row) => row.holder_id === null || isLeaseStale(leaseOfRow(row), now, this.leaseTimeoutMs, this.me));
-      const ids = free.map((row) => row.run_id);
-      if (ids.length > 0) await client.query('DELETE FROM ac_runs WHERE run_id = ANY($1)', [ids]);
-      return ids;
-    });
+  collectGarbage(policy: RetentionPolicy): Promise<GcResult> {
+    return collectPgGarbage(this, policy);
   }
 }

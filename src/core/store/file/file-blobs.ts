@@ -1,8 +1,8 @@
-import { StoreError } from './contract';
-import { replaceFileAtomic } from './atomic-file';
-import { isNotFound, joinPath, mkdirpDurable, readdirOrEmpty, type StoreFs } from './fs-port';
-import { sha256Hex } from '../patches/hash';
-import { BLOB_HASH } from './refs';
+import { StoreError } from '../contract';
+import { replaceFileAtomic } from '../atomic-file';
+import { isNotFound, joinPath, mkdirpDurable, readdirOrEmpty, type StoreFs } from '../fs-port';
+import { sha256Hex } from '../../patches/hash';
+import { BLOB_HASH } from '../refs';
 
 /**
  * Content-addressed blobs: blobs/ab/<sha256>, each durable before its hash is returned. A file

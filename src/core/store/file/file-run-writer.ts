@@ -1,16 +1,16 @@
-import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './contract';
+import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from '../contract';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { writeSnapshot } from './file-snapshots';
 import type { FileCheckpointStore, OpenedRun } from './file-store';
-import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from './fold';
-import { errorMessage, type StoreFileHandle } from './fs-port';
-import { encodeGroup, lastLineOf } from './journal-format';
-import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
-import type { NewRecord, StoredRecord } from './records';
-import { blobRefs } from './refs';
-import { resumeStateOf, type ResumeState } from './resume-state';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
+import { errorMessage, type StoreFileHandle } from '../fs-port';
+import { encodeGroup, lastLineOf } from '../journal-format';
+import { leaseNeedsRenewal, renewIntervalMs } from '../lease-policy';
+import type { NewRecord, StoredRecord } from '../records';
+import { blobRefs } from '../refs';
+import { resumeStateOf, type ResumeState } from '../resume-state';
 import { stateFileOf, writeStateFile, type RunStateFile } from './run-files';
-import { stampRecords } from './stamp';
+import { stampRecords } from '../stamp';
 
 /** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
 const CLOSE_SNAPSHOT_BYTES = 64 << 10;

@@ -1,7 +1,7 @@
-import { StoreError, type LeaseInfo } from './contract';
-import { parseJsonAs, readIfExists, replaceFileAtomic, tempName, writeNewFile } from './atomic-file';
-import { isExists, isNotFound, joinPath, type StoreFs } from './fs-port';
-import { describeHolder, isLeaseStale, LeaseFile, newHolderId, newLease, type ProcessIdentity } from './lease-policy';
+import { StoreError, type LeaseInfo } from '../contract';
+import { parseJsonAs, readIfExists, replaceFileAtomic, tempName, writeNewFile } from '../atomic-file';
+import { isExists, isNotFound, joinPath, type StoreFs } from '../fs-port';
+import { describeHolder, isLeaseStale, LeaseFile, newHolderId, newLease, type ProcessIdentity } from '../lease-policy';
 
 const LEASE = 'lease.json';
 const encoder = new TextEncoder();

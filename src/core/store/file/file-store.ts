@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type Timers } from '../ports';
+import { systemClock, type Clock, type Timers } from '../../ports';
 import {
   StoreError,
   type CheckpointStore,
@@ -12,7 +12,7 @@ import {
   type RunWriter,
   type TornTailCut,
   type VerifyReport,
-} from './contract';
+} from '../contract';
 import { FileBlobs } from './file-blobs';
 import { firstSeqOf, forkFileRun, parentRecords } from './file-fork';
 import { collectFileGarbage } from './file-gc';
@@ -20,17 +20,18 @@ import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './fil
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
-import { foldInSlices, runStateOf, startFold, type FoldState } from './fold';
-import { writeNewFile } from './atomic-file';
-import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
-import { encodeGroup, scanJournal, type JournalScan } from './journal-format';
-import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
-import { MIGRATIONS, type MigrationTable } from './migrations';
-import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
-import type { RetentionPolicy } from './retention';
-import { resumeStateOf, type ResumeState } from './resume-state';
-import { JOURNAL, readDamageFile, RUN_ID, readStateFile, sameState, stateFileOf, writeDamageFile, writeStateFile } from './run-files';
-import { stampRecords } from './stamp';
+import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
+import { writeNewFile } from '../atomic-file';
+import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from '../fs-port';
+import { encodeGroup, scanJournal, type JournalScan } from '../journal-format';
+import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from '../lease-policy';
+import { MIGRATIONS, type MigrationTable } from '../migrations';
+import { FORMAT_VERSION, type RunRecord, type StoredRecord } from '../records';
+import type { RetentionPolicy } from '../retention';
+import { resumeStateOf, type ResumeState } from '../resume-state';
+import { RUN_ID } from '../run-id';
+import { JOURNAL, readDamageFile, readStateFile, sameState, stateFileOf, writeDamageFile, writeStateFile } from './run-files';
+import { stampRecords } from '../stamp';
 
 export interface FileStoreOptions {
   readonly fs: StoreFs;

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { parseJsonAs, readIfExists, replaceFileAtomic } from './atomic-file';
-import type { FoldState } from './fold';
-import { joinPath, type StoreFs } from './fs-port';
-import { FORMAT_VERSION, RunStatus } from './records';
-
-/** What a run id may be: it names a folder. */
-export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+import { parseJsonAs, readIfExists, replaceFileAtomic } from '../atomic-file';
+import type { FoldState } from '../fold';
+import { joinPath, type StoreFs } from '../fs-port';
+import { FORMAT_VERSION, RunStatus } from '../records';
 
 export const JOURNAL = 'journal.jsonl';
 export const STATE = 'state.json';

@@ -1,9 +1,9 @@
-import { readIfExists, replaceFileAtomic } from './atomic-file';
+import { readIfExists, replaceFileAtomic } from '../atomic-file';
 import type { OpenedRun } from './file-store';
-import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from './fold';
-import { joinPath, readdirOrEmpty, type StoreFs } from './fs-port';
-import { readLine, scanJournal, type ReadOptions } from './journal-format';
-import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './resume-state';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
+import { joinPath, readdirOrEmpty, type StoreFs } from '../fs-port';
+import { readLine, scanJournal, type ReadOptions } from '../journal-format';
+import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '../resume-state';
 
 // State snapshots of one run's folder, snapshot-<seq>.json. Written atomically (temp, fsync,
 // rename, fsync the folder) after a commit group is durable; the newest KEEP stay. A resume takes

@@ -1,11 +1,11 @@
-import { StoreError, type ForkRequest, type RunSummary } from './contract';
-import { writeNewFile } from './atomic-file';
+import { StoreError, type ForkRequest, type RunSummary } from '../contract';
+import { writeNewFile } from '../atomic-file';
 import type { FileCheckpointStore } from './file-store';
-import { isExists, isNotFound, joinPath } from './fs-port';
-import { encodeGroup, lastLineOf, readLine, scanJournal } from './journal-format';
-import type { ForkRecord, StoredRecord } from './records';
+import { isExists, isNotFound, joinPath } from '../fs-port';
+import { encodeGroup, lastLineOf, readLine, scanJournal } from '../journal-format';
+import type { ForkRecord, StoredRecord } from '../records';
 import { readStateFile, STATE, stateFileBytes } from './run-files';
-import { forkRecords } from './stamp';
+import { forkRecords } from '../stamp';
 
 // Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
 // numbered after the parent's record it stands on; nothing of the parent is copied. Reading the

@@ -1,10 +1,10 @@
-import type { GcResult, RunSummary } from './contract';
+import type { GcResult, RunSummary } from '../contract';
 import { acquireLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
-import { isNotFound, joinPath, readdirOrEmpty } from './fs-port';
-import { newHolderId } from './lease-policy';
-import { blobRefs, runRefs } from './refs';
-import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
+import { isNotFound, joinPath, readdirOrEmpty } from '../fs-port';
+import { newHolderId } from '../lease-policy';
+import { blobRefs, runRefs } from '../refs';
+import { planRetention, type RetentionPolicy, type RunUsage } from '../retention';
 import { JOURNAL } from './run-files';
 
 async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ names: string[]; bytes: number }> {

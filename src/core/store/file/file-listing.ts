@@ -1,10 +1,11 @@
-import { StoreError, type LeaseInfo, type RunSummary, type VerifyReport } from './contract';
+import { StoreError, type LeaseInfo, type RunSummary, type VerifyReport } from '../contract';
 import { liveLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
-import { errorMessage, joinPath, readdirOrEmpty } from './fs-port';
-import type { JournalScan } from './journal-format';
-import { blobRefs } from './refs';
-import { JOURNAL, readDamageFile, readStateFile, RUN_ID } from './run-files';
+import { errorMessage, joinPath, readdirOrEmpty } from '../fs-port';
+import type { JournalScan } from '../journal-format';
+import { blobRefs } from '../refs';
+import { RUN_ID } from '../run-id';
+import { JOURNAL, readDamageFile, readStateFile } from './run-files';
 
 /** Every run of the store, from each one's state file (its journal only when the state file is missing or unreadable). */
 export async function listFileRuns(store: FileCheckpointStore): Promise<RunSummary[]> {
