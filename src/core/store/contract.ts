@@ -143,6 +143,13 @@ export interface CheckpointStore {
   verify(runId: string): Promise<VerifyReport>;
   /** Deletes old completed runs beyond the quota and unreferenced blobs. */
   collectGarbage(policy: RetentionPolicy): Promise<GcResult>;
+  /**
+   * The store's change notice: `listener` gets the run id of every append by another holder
+   * (another process, another store object), until closed; never this store object's own
+   * appends, never a lease heartbeat. May tell one append more than once. Optional: a store
+   * without it (or one that cannot watch where it is) tells nothing.
+   */
+  watchAppends?(listener: (runId: string) => void): { close(): void };
 }
 
 export interface GcResult {

@@ -108,6 +108,7 @@ export class FileRunWriter implements RunWriter {
           this.store.journalPath(this.runId),
         );
       }
+      this.store.appends.wrote(this.runId, size + bytes.length);
       await fs.write(this.handle, bytes);
       await fs.sync(this.handle);
     }, true);

@@ -13,6 +13,7 @@ import {
   type TornTailCut,
   type VerifyReport,
 } from './contract';
+import { AppendNotice } from './append-notice';
 import { FileBlobs } from './file-blobs';
 import { firstSeqOf, forkFileRun, parentRecords } from './file-fork';
 import { collectFileGarbage } from './file-gc';
@@ -77,6 +78,8 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly snapshotStepBytes: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
+  /** @internal Tells other holders' appends from this object's own (which note their size here). */
+  readonly appends: AppendNotice;
   private rootReady = false;
   /** Lets the event loop run between slices of a long read. */
   private readonly pause: (() => Promise<void>) | undefined;
@@ -96,6 +99,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
     this.snapshotStepBytes = options.snapshotStepBytes ?? 4 << 20;
+    this.appends = new AppendNotice(options.fs, this.runsDir);
   }
 
   runDir(runId: string): string {
@@ -122,6 +126,7 @@ export class FileCheckpointStore implements CheckpointStore {
     await this.fs.syncDir(this.runsDir);
     return this.withLease(run.runId, async (holderId, lease) => {
       const bytes = encodeGroup(stamped);
+      this.appends.wrote(run.runId, bytes.length);
       await writeNewFile(this.fs, journal, bytes).catch((error: unknown) => Promise.reject(isExists(error) ? exists() : error));
       await this.fs.syncDir(dir);
       const opened = { fold: startFold(stamped[0]), scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
@@ -138,6 +143,7 @@ export class FileCheckpointStore implements CheckpointStore {
       if (known) throw damaged(known);
       const opened = await this.openRun(runId);
       const { tornTail, goodLength } = opened.scan;
+      if (tornTail) this.appends.wrote(runId, goodLength);
       if (tornTail) await this.fs.truncate(journal, goodLength);
       return this.startWriter(runId, holderId, lease, opened, tornTail && { file: journal, ...tornTail });
     });
@@ -225,6 +231,10 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async listRuns(): Promise<readonly RunSummary[]> {
     return listFileRuns(this);
+  }
+
+  watchAppends(listener: (runId: string) => void): { close(): void } {
+    return this.appends.watch(listener) ?? { close: () => undefined };
   }
 
   async fenceLease(runId: string): Promise<void> {
