@@ -2,6 +2,7 @@ import { systemClock, type Clock, type Timers } from '../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type DecisionRecord,
   type ForkRequest,
   type GcResult,
   type JournalDamage,
@@ -15,13 +16,14 @@ import {
 } from './contract';
 import { AppendNotice } from './append-notice';
 import { FileBlobs } from './file-blobs';
+import { appendFileDecisions } from './file-decisions';
 import { firstSeqOf, forkFileRun, parentRecords } from './file-fork';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
-import { foldInSlices, runStateOf, startFold, type FoldState } from './fold';
+import { foldInSlices, pendingAfter, runStateOf, startFold, type FoldState } from './fold';
 import { writeNewFile } from './atomic-file';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from './fs-port';
 import { encodeGroup, scanJournal, type JournalScan } from './journal-format';
@@ -30,7 +32,17 @@ import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import type { RetentionPolicy } from './retention';
 import { resumeStateOf, type ResumeState } from './resume-state';
-import { JOURNAL, readDamageFile, RUN_ID, readStateFile, sameState, stateFileOf, writeDamageFile, writeStateFile } from './run-files';
+import {
+  JOURNAL,
+  readDamageFile,
+  RUN_ID,
+  readStateFile,
+  sameState,
+  stateFileOf,
+  writeDamageFile,
+  writeStateFile,
+  type RunStateFile,
+} from './run-files';
 import { stampRecords } from './stamp';
 
 export interface FileStoreOptions {
@@ -156,7 +168,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const { fold, scan } = opened;
     const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
-    const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut);
+    const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut, pendingAtOpen(opened, stored));
     // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
     if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
     return new FileRunWriter(this, await this.fs.openAppend(this.journalPath(runId)), holderId, lease, state, opened, cut);
@@ -237,6 +249,17 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.appends.watch(listener) ?? { close: () => undefined };
   }
 
+  async appendDecisions(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]> {
+    const light = await appendFileDecisions(this, runId, records);
+    if (light) return light;
+    const writer = await this.openWriter(runId);
+    try {
+      return await writer.append(records);
+    } finally {
+      await writer.close();
+    }
+  }
+
   async fenceLease(runId: string): Promise<void> {
     if (!(await this.fs.stat(this.journalPath(runId)))) throw new StoreError(`run ${runId} not found`, 'not_found');
     await fenceLease(this.leaseContext(runId));
@@ -290,6 +313,17 @@ export class FileCheckpointStore implements CheckpointStore {
     await mkdirpDurable(this.fs, this.blobs.root);
     this.rootReady = true;
   }
+}
+
+/** The pending patches of a run opened: from a whole fold, else the state file's carried over the journal read after it. */
+function pendingAtOpen({ fold, scan, snapshotAt }: OpenedRun, stored: RunStateFile | null): string[] | undefined {
+  if (snapshotAt === 0) return [...fold.patches.values()].filter((p) => p.state === 'pending').map((p) => p.patchId);
+  const from = scan.records[0]?.seq ?? fold.lastSeq + 1;
+  if (!stored?.pendingPatches || stored.lastSeq < from - 1 || stored.lastSeq > fold.lastSeq) return undefined;
+  return pendingAfter(
+    stored.pendingPatches,
+    scan.records.filter((r) => r.seq > stored.lastSeq),
+  );
 }
 
 function damaged(damage: JournalDamage): StoreError {
