@@ -5,7 +5,9 @@ import { pendingAfter } from './fold';
 import { encodeGroup } from './journal-format';
 import { newHolderId } from './lease-policy';
 import type { StoredRecord } from './records';
-import { readDamageFile, readStateFile, writeStateFile } from './run-files';
+import { joinPath } from './fs-port';
+import { readDamageFile, readStateFile, STATE, stateFileBytes, type RunStateFile } from './run-files';
+import { tempName } from './atomic-file';
 import { stampRecords } from './stamp';
 
 /**
@@ -47,8 +49,9 @@ export async function appendFileDecisions(
     }
     const { v: _v, ...rest } = state;
     const pendingPatches = state.pendingPatches && pendingAfter(state.pendingPatches, stamped);
-    // A listing cache: the journal is the truth, and a state file left behind sends the next decision the full way.
-    await writeStateFile(store.fs, ctx.runDir, {
+    // A listing cache, replaced without fsyncs: the journal is the truth, and a state file lost or
+    // left behind by a crash sends the next decision the full way (a writer then rewrites it).
+    await replaceUnsynced(store, ctx.runDir, {
       ...rest,
       lastSeq: stamped.at(-1)!.seq,
       journalBytes: stat.size + bytes.length,
@@ -59,4 +62,15 @@ export async function appendFileDecisions(
   } finally {
     await releaseLease(ctx, holderId).catch(() => store.abandoned.add(holderId));
   }
+}
+
+async function replaceUnsynced(store: FileCheckpointStore, dir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {
+  const temp = joinPath(dir, tempName());
+  const handle = await store.fs.openExclusive(temp);
+  try {
+    await store.fs.write(handle, stateFileBytes(state));
+  } finally {
+    await store.fs.close(handle);
+  }
+  await store.fs.rename(temp, joinPath(dir, STATE)).catch((error: unknown) => store.fs.unlink(temp).finally(() => Promise.reject(error)));
 }

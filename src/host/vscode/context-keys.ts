@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Log } from '../../core/ports';
 import type { RunSummary } from '../../core/store/contract';
-import { isResumable } from './agent-controller';
+import { isResumable } from '../../core/runtime/resumable';
 import type { RunFeed } from './run-feed';
 
 export const CONTEXT = {
