@@ -6,8 +6,18 @@
 // conflict_scan_1000_ms: 1,000 pending patches (one per file, 3 hunks each) against live buffer texts,
 //   a tenth of them edited by the person: hash each live text, classify each patch (applied /
 //   conflict) and locate every hunk (waiting / edited).
+// keep_ms_p95: a Keep (a review record and the patch's accept) in a store of KEEP_RUNS runs of
+//   KEEP_STEPS steps (10 x 10,000; light steps of many-runs.ts), as the window makes it: the store's
+//   light path (appendDecisions) and the review's fold of the records it appended; 95th percentile of
+//   KEEPS keeps. reads_per_keep: journals read per keep (target 0).
 // Figures are the median of RUNS runs (wall clock).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { loadRunReview, withRecords, type HunkCache, type RunReview } from '../../src/core/patches/review-load';
+import { openFileStore } from '../../src/host/node/store-factory';
+import { buildRuns, CountingFs, percentile, runIdOf } from './many-runs';
 import { classifyHash } from '../../src/core/patches/classify';
 import { hashContent } from '../../src/core/patches/hash';
 import { reviewFile, type PendingPatch } from '../../src/core/patches/review';
@@ -103,20 +113,61 @@ function manyPatches() {
   return { patches: files.length, conflicts, edited, scanMs };
 }
 
+const KEEP_RUNS = Number(process.env.KEEP_RUNS ?? 10);
+const KEEP_STEPS = Number(process.env.KEEP_STEPS ?? 10_000);
+const KEEPS = 100;
+
+async function keeps() {
+  const root = mkdtempSync(join(tmpdir(), 'bench-keep-'));
+  try {
+    const journalBytes = await buildRuns(root, KEEP_RUNS, KEEP_STEPS);
+    const fs = new CountingFs();
+    const store = openFileStore(root, { fs, timers: undefined });
+    // The window opened every run once (a run it has never seen): not what a Keep costs.
+    const cache: HunkCache = new Map();
+    const reviews = new Map<string, RunReview | undefined>();
+    for (let i = 0; i < KEEP_RUNS; i++) reviews.set(runIdOf(i), await loadRunReview(store, runIdOf(i), cache));
+    const reads = fs.journalReads;
+    const times: number[] = [];
+    for (let k = 0; k < KEEPS; k++) {
+      const runId = runIdOf(k % KEEP_RUNS);
+      const patchId = `${runId}-p${k + 1}`;
+      const t0 = performance.now();
+      const stored = await store.appendDecisions(runId, [
+        { type: 'review', decision: 'keep', hunks: [{ patchId, hunk: 0 }] },
+        { type: 'patch_state', patchId, state: 'accepted', reason: 'every hunk kept in review' },
+      ]);
+      reviews.set(runId, await withRecords(store, runId, reviews.get(runId), stored, cache));
+      times.push(performance.now() - t0);
+    }
+    const pendingAfter = reviews.get(runIdOf(0))!.patches.get(`${runIdOf(0)}-p1`)?.state;
+    if (pendingAfter !== 'accepted') throw new Error(`the keep did not land: ${pendingAfter}`);
+    return { keepP95: percentile(times, 95), readsPerKeep: (fs.journalReads - reads) / KEEPS, journalMb: journalBytes / 2 ** 20 };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 const big = bigFile();
 const many = manyPatches();
-console.log(
-  JSON.stringify({
-    mark_file_200_hunks_ms: big.markMs,
-    conflict_scan_1000_ms: many.scanMs,
-    hunks_200_diff_ms: big.diffMs,
-    hunks_in_file: big.hunks,
-    hunks_waiting_after_typing: big.waiting,
-    lines_marked: big.marks,
-    patches_scanned: many.patches,
-    patches_in_conflict: many.conflicts,
-    hunks_edited: many.edited,
-    runs: RUNS,
-    targets: { mark_file_200_hunks_ms: 50, conflict_scan_1000_ms: 50 },
-  }),
+void keeps().then((keep) =>
+  console.log(
+    JSON.stringify({
+      mark_file_200_hunks_ms: big.markMs,
+      conflict_scan_1000_ms: many.scanMs,
+      keep_ms_p95: keep.keepP95,
+      reads_per_keep: keep.readsPerKeep,
+      hunks_200_diff_ms: big.diffMs,
+      hunks_in_file: big.hunks,
+      hunks_waiting_after_typing: big.waiting,
+      lines_marked: big.marks,
+      patches_scanned: many.patches,
+      patches_in_conflict: many.conflicts,
+      hunks_edited: many.edited,
+      keep_store: { runs: KEEP_RUNS, steps: KEEP_STEPS, journal_mb: Math.round(keep.journalMb), keeps: KEEPS },
+      runs: RUNS,
+      load_average: loadavg().map((l) => Math.round(l * 100) / 100),
+      targets: { mark_file_200_hunks_ms: 50, conflict_scan_1000_ms: 50, keep_ms_p95: 20, reads_per_keep: 0 },
+    }),
+  ),
 );

@@ -1,17 +1,20 @@
+import { foldDecision } from '../store/fold';
+import type { StoredRecord } from '../store/records';
 import { ABSENT, decodeText } from './hash';
-import { foldDecisions, pendingReview, type Decisions, type PendingPatch } from './review';
+import { pendingReview, type Decisions, type PendingPatch, type ReviewDecision } from './review';
 import { reviewHunksOf, type ReviewHunk } from './review-hunks';
 import type { Patch } from './schema';
 
-/** What the review reads of the store: a run's folded patches, its records, blobs. */
+/** What the review reads of the store: a run's fold (its patches and review decisions), blobs. */
 export interface ReviewSource {
-  readRun(runId: string): Promise<{ readonly patches: readonly Patch[] }>;
-  readRecords(runId: string): Promise<readonly { readonly type: string }[]>;
+  readRun(runId: string): Promise<{ readonly patches: readonly Patch[]; readonly decisions?: Decisions }>;
   getBlob(hash: string): Promise<Uint8Array>;
 }
 
 export interface RunReview {
   readonly runId: string;
+  /** Every patch of the run by id, with its state now (a patch can come back to pending: a restore's undo). */
+  readonly patches: ReadonlyMap<string, Patch>;
   readonly pending: readonly PendingPatch[];
   readonly decisions: Decisions;
 }
@@ -34,35 +37,54 @@ async function computeHunks(source: Pick<ReviewSource, 'getBlob'>, patch: Patch)
   return reviewHunksOf(patch.path, before, after);
 }
 
-/** The review set of one run, re-derived from what is on disk (the same after a reload). */
-export async function loadRunReview(source: ReviewSource, runId: string, cache: HunkCache = new Map()): Promise<RunReview> {
-  const state = await source.readRun(runId);
-  const pendingPatches = state.patches.filter((p) => p.state === 'pending');
-  const decisions = pendingPatches.length > 0 ? foldDecisions(await source.readRecords(runId)) : new Map();
+async function reviewOf(
+  source: Pick<ReviewSource, 'getBlob'>,
+  runId: string,
+  patches: ReadonlyMap<string, Patch>,
+  decisions: Decisions,
+  cache: HunkCache,
+): Promise<RunReview> {
+  const pendingPatches = [...patches.values()].filter((p) => p.state === 'pending');
   for (const patch of pendingPatches) {
     if (!cache.has(patch.patchId)) cache.set(patch.patchId, await computeHunks(source, patch));
   }
   const pending = pendingReview(pendingPatches, decisions, (p) => cache.get(p.patchId) ?? undefined);
-  return { runId, pending, decisions };
+  return { runId, patches, pending, decisions };
 }
 
+/** The review set of one run, from its fold as the store reads it (the same after a reload). */
+export async function loadRunReview(source: ReviewSource, runId: string, cache: HunkCache = new Map()): Promise<RunReview> {
+  const state = await source.readRun(runId);
+  return reviewOf(source, runId, new Map(state.patches.map((p) => [p.patchId, p])), state.decisions ?? new Map(), cache);
+}
+
+/** Records that change what waits for review. */
+export const REVIEW_RECORDS: ReadonlySet<string> = new Set(['patch', 'patch_state', 'review', 'branch', 'fork', 'restore']);
+
 /**
- * The review set after the runtime appended patches to a run: they come with no decision, so
- * the run is not read again; `review` is what was loaded before (undefined: nothing pending).
+ * The review set after records appended to a run (by the runtime, a decision, a restore of this
+ * window), folded into what was loaded before (`review` undefined: a run read with nothing
+ * pending, or never read), without reading the run. Undefined when they cannot be folded so (a
+ * branch, a patch unknown here coming back): read the run again.
  */
-export async function withAppendedPatches(
+export async function withRecords(
   source: Pick<ReviewSource, 'getBlob'>,
   runId: string,
   review: RunReview | undefined,
-  patches: readonly Patch[],
+  records: readonly StoredRecord[],
   cache: HunkCache,
-): Promise<RunReview> {
-  const decisions = review?.decisions ?? new Map();
-  for (const patch of patches) {
-    if (patch.state === 'pending' && !cache.has(patch.patchId)) cache.set(patch.patchId, await computeHunks(source, patch));
+): Promise<RunReview | undefined> {
+  const patches = new Map(review?.patches ?? []);
+  const decisions = new Map([...(review?.decisions ?? [])].map(([id, hunks]) => [id, new Map<number, ReviewDecision>(hunks)]));
+  for (const record of records) {
+    if (record.type === 'branch' || record.type === 'fork') return undefined;
+    if (record.type === 'patch') patches.set(record.patch.patchId, record.patch);
+    else if (record.type === 'review') foldDecision(decisions, record);
+    else if (record.type === 'patch_state') {
+      const patch = patches.get(record.patchId);
+      if (patch) patches.set(record.patchId, { ...patch, state: record.state });
+      else if (record.state === 'pending') return undefined;
+    }
   }
-  const added = new Set(patches.map((p) => p.patchId));
-  const before = (review?.pending ?? []).filter((p) => !added.has(p.patch.patchId));
-  const pending = [...before, ...pendingReview(patches, decisions, (p) => cache.get(p.patchId) ?? undefined)];
-  return { runId, pending, decisions };
+  return reviewOf(source, runId, patches, decisions, cache);
 }

@@ -5,8 +5,8 @@ import { findNearest } from './reverse';
 import type { Patch } from './schema';
 
 // Inline review: which hunks of which agent patches still wait for the person's decision.
-// Derived from the journal (patch records, their patch_state, review records) and the live text;
-// nothing else is stored.
+// Derived from the one fold of the journal (patch records, their patch_state, review decisions:
+// store/fold.ts) and the live text; nothing else is stored.
 
 export const ReviewDecision = z.enum(['keep', 'undo']);
 export type ReviewDecision = z.infer<typeof ReviewDecision>;
@@ -26,20 +26,6 @@ export type ReviewRecord = z.infer<typeof ReviewRecord>;
 
 /** patchId -> hunk index -> the latest decision, from a run's records in journal order. */
 export type Decisions = ReadonlyMap<string, ReadonlyMap<number, ReviewDecision>>;
-
-export function foldDecisions(records: Iterable<{ readonly type: string }>): Map<string, Map<number, ReviewDecision>> {
-  const out = new Map<string, Map<number, ReviewDecision>>();
-  for (const record of records) {
-    if (record.type !== 'review') continue;
-    const review = record as ReviewRecord;
-    for (const ref of review.hunks) {
-      const perPatch = out.get(ref.patchId) ?? new Map<number, ReviewDecision>();
-      perPatch.set(ref.hunk, review.decision);
-      out.set(ref.patchId, perPatch);
-    }
-  }
-  return out;
-}
 
 /** A pending patch and the hunks of it nobody decided on yet. */
 export interface PendingPatch {

@@ -1,5 +1,10 @@
 import type { MessageParam } from '../model/messages';
+import type { Decisions } from '../patches/review';
 import type { CheckpointRecord, ForkPoint, NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
+
+/** A person's decision on the agent's changes: hunks kept or undone, a patch accepted or rolled back. */
+export type DecisionRecord =
+  Extract<NewRecord, { type: 'review' }> | (Extract<NewRecord, { type: 'patch_state' }> & { state: 'accepted' | 'rolled_back' });
 import type { LeaseInfo } from './lease-policy';
 import type { RetentionPolicy } from './retention';
 import type { ResumeState } from './resume-state';
@@ -20,6 +25,8 @@ export type RunState = Omit<ResumeState, 'patchCount'> & {
   readonly historyOf?: ReadonlyMap<string, readonly MessageParam[]>;
   /** Set only when read with `intactPart`: the journal is damaged here, and this state is its intact part, read-only. */
   readonly damage?: JournalDamage;
+  /** The review decisions of the run's hunks (patchId -> hunk -> latest decision). */
+  readonly decisions?: Decisions;
 };
 
 /** A complete journal line that does not hold: the run cannot be written until a person repairs it. */
@@ -52,6 +59,11 @@ export interface RunSummary {
   readonly heldHere?: boolean;
   /** A fork: the run and step it was forked from. */
   readonly parent?: { readonly runId: string; readonly step: number };
+  // Facts of the run's fold, carried so that nothing reads a journal for them; undefined when the store does not know (read the run).
+  /** Patches waiting for a decision (pending). */
+  readonly pendingPatches?: number;
+  /** The run has a restore or rollback that can be undone. */
+  readonly undoableRestore?: boolean;
 }
 
 /** A fork to start: its id, the parent's step it starts at (or a checkpoint inside that step), and what was done to the files. */
@@ -141,8 +153,22 @@ export interface CheckpointStore {
   putBlob(bytes: Uint8Array): Promise<string>;
   getBlob(hash: string): Promise<Uint8Array>;
   verify(runId: string): Promise<VerifyReport>;
+  /**
+   * Appends a person's decisions as one commit group to a run no writer holds: the light path of
+   * Keep, Undo and Accept, reading no journal where the store can (else it opens a writer,
+   * appends and closes). Throws lease_held while another writer holds the run. Optional: without
+   * it, open a writer, append and close.
+   */
+  appendDecisions?(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]>;
   /** Deletes old completed runs beyond the quota and unreferenced blobs. */
   collectGarbage(policy: RetentionPolicy): Promise<GcResult>;
+  /**
+   * The store's change notice: `listener` gets the run id of every append by another holder
+   * (another process, another store object), until closed; never this store object's own
+   * appends, never a lease heartbeat. May tell one append more than once. Optional: a store
+   * without it (or one that cannot watch where it is) tells nothing.
+   */
+  watchAppends?(listener: (runId: string) => void): { close(): void };
 }
 
 export interface GcResult {

@@ -1,5 +1,6 @@
 import type { LedgerEntry } from '../ledger/schema';
 import type { MessageParam } from '../model/messages';
+import type { ReviewDecision } from '../patches/review';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
 import type { Budget, CheckpointRecord, RestoreRecord, StoredRecord } from './records';
@@ -24,6 +25,8 @@ export type FoldState = Omit<ResumeState, 'ledger' | 'patches'> & {
   allCheckpoints: CheckpointRecord[] | null;
   /** Kept by a full fold only: by checkpointId, the history its messageCount counts in (a compaction starts a new one). */
   historyOf: Map<string, readonly MessageParam[]> | null;
+  /** Kept by a full fold only: the review decisions, by patchId and hunk index (the latest wins). */
+  decisions: Map<string, Map<number, ReviewDecision>> | null;
 };
 
 /** A branch record met by a fold that was not given the records before it. */
@@ -58,6 +61,7 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
     checkpoints: full ? [] : null,
     allCheckpoints: full ? [] : null,
     historyOf: full ? new Map() : null,
+    decisions: full ? new Map() : null,
   };
 }
 
@@ -74,6 +78,7 @@ export function foldFromResumeState(state: ResumeState): FoldState {
     checkpoints: null,
     allCheckpoints: null,
     historyOf: null,
+    decisions: null,
   };
 }
 
@@ -149,6 +154,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       noteFileChanges(state, restoreChanges(record));
       break;
     case 'review':
+      if (state.decisions) foldDecision(state.decisions, record);
       if (record.decision === 'undo') noteFileChanges(state, reviewChanges(state, record.hunks));
       break;
     case 'budget':
@@ -378,13 +384,50 @@ export function foldInSlices(
 }
 
 /** The fold as the RunState readers get. */
-export function runStateOf({ patchCount: _count, historyOf, ...state }: FoldState): RunState {
+export function runStateOf({ patchCount: _count, historyOf, decisions, ...state }: FoldState): RunState {
   return {
     ...state,
+    decisions: decisions ?? new Map(),
     ledger: [...state.ledger.values()],
     patches: [...state.patches.values()],
     checkpoints: state.checkpoints ?? [],
     allCheckpoints: state.allCheckpoints ?? [],
     ...(historyOf ? { historyOf } : {}),
   };
+}
+
+/** One review record's decisions folded in (in place): each hunk's latest decision wins. */
+export function foldDecision(decisions: Map<string, Map<number, ReviewDecision>>, record: Extract<StoredRecord, { type: 'review' }>): void {
+  for (const ref of record.hunks) {
+    const perPatch = decisions.get(ref.patchId) ?? new Map<number, ReviewDecision>();
+    perPatch.set(ref.hunk, record.decision);
+    decisions.set(ref.patchId, perPatch);
+  }
+}
+
+/** The newest restore of a run that no later undo has undone, or undefined. */
+export function lastUndoableRestore(state: { readonly restores: readonly RestoreRecord[] }): RestoreRecord | undefined {
+  const undone = new Set(state.restores.flatMap((r) => (r.undoes !== undefined ? [r.undoes] : [])));
+  return [...state.restores].reverse().find((r) => !undone.has(r.restoreId) && r.kind !== 'undo');
+}
+
+/**
+ * The listing's pending patches (ids) after `records`, step by step as the fold moves them: a
+ * patch comes in pending, a patch_state moves it out (accepted, rolled back) or back in. The
+ * listing carries them so that nothing reads a journal to know what waits for review.
+ */
+export function pendingAfter(pending: readonly string[], records: Iterable<StoredRecord>): string[] {
+  const out = new Set(pending);
+  for (const record of records) {
+    const [id, state] =
+      record.type === 'patch'
+        ? [record.patch.patchId, record.patch.state]
+        : record.type === 'patch_state'
+          ? [record.patchId, record.state]
+          : [];
+    if (id === undefined) continue;
+    if (state === 'pending') out.add(id);
+    else out.delete(id);
+  }
+  return [...out];
 }

@@ -48,6 +48,12 @@ export interface StoreFs {
   rmdir(path: string): Promise<void>;
   /** Lets the event loop run (Node: setImmediate) between slices of a long read. Optional: without it such a read runs in one go. */
   yieldToEventLoop?(): Promise<void>;
+  /**
+   * Tells `listener` the path (relative to `dir`, forward slashes) of files changed, created or
+   * removed anywhere under `dir`, until closed. May report a change more than once, never with
+   * its content. Optional: without it the store offers no change notice.
+   */
+  watch?(dir: string, listener: (relativePath: string) => void): { close(): void };
 }
 
 const hasCode = (error: unknown, code: string): boolean => (error as { code?: unknown } | null)?.code === code;

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../core/store/fs-port';
@@ -175,6 +176,14 @@ export class NodeStoreFs implements StoreFs {
   }
   yieldToEventLoop(): Promise<void> {
     return new Promise((resolve) => setImmediate(resolve));
+  }
+  watch(dir: string, listener: (relativePath: string) => void): { close(): void } {
+    const watcher = fs.watch(dir, { recursive: true, persistent: false }, (_event, name) => {
+      if (typeof name === 'string') listener(name.split(nodePath.sep).join('/'));
+    });
+    // A folder removed under the watcher (a run collected) must not crash the process.
+    watcher.on('error', () => undefined);
+    return { close: () => watcher.close() };
   }
   async truncate(path: string, length: number): Promise<void> {
     const fd = await openFd(path, fs.constants.O_RDWR | NOFOLLOW).catch((error: unknown) => Promise.reject(noFollowError(path, error)));

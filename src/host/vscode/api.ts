@@ -33,6 +33,8 @@ export interface AgentCheckpointsApi {
   continueRun(runId: string, instruction: string): Promise<RunOutcome | undefined>;
   /** The backend the Timeline view is built on. */
   readonly timelineBackend: TimelineBackend;
+  /** Journal reads this window made so far (whole, or from a snapshot): tests count them. */
+  journalReads(): number;
   /** The inline review: its count, its marks, a reload from disk. */
   readonly review: Pick<ReviewRegistration, 'count' | 'reload' | 'settled' | 'marksOf'>;
 }
@@ -58,5 +60,6 @@ export function createApi(
     refreshContextKeys: () => s.keys.refresh(),
     statusText: () => s.presenter.statusText,
     approvalBadge: () => s.approvals.surface?.badge?.()?.value,
+    journalReads: () => s.feed.journalReads,
   };
 }

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { Log } from '../../core/ports';
-import type { CheckpointStore, RunState, RunSummary } from '../../core/store/contract';
-import { isResumable } from './agent-controller';
-import { lastUndoableRestore } from './restore-actions';
+import type { RunSummary } from '../../core/store/contract';
+import { isResumable } from '../../core/runtime/resumable';
+import type { RunFeed } from './run-feed';
 
 export const CONTEXT = {
   running: 'agentCheckpoints.running',
@@ -12,45 +12,46 @@ export const CONTEXT = {
   canUndoRestore: 'agentCheckpoints.canUndoRestore',
 } as const;
 
-/** Runs whose full state is read to compute the patch and undo keys (newest first). */
-const RECENT_RUNS = 20;
+/** Events of the feed are coalesced this long before the keys are set again. */
+const REFRESH_MS = 100;
 
 export interface RunFacts {
   readonly runs: readonly RunSummary[];
-  /** Recent runs with at least one pending patch. */
+  /** Runs with at least one pending patch (a run whose facts the store does not know counts: its commands then explain). */
   readonly withPendingPatches: readonly RunSummary[];
-  /** Recent runs whose newest restore can be undone. */
+  /** Runs whose newest restore can be undone (likewise). */
   readonly withUndoableRestore: readonly RunSummary[];
 }
 
-export async function readRunFacts(store: CheckpointStore, log: Log): Promise<RunFacts> {
-  const runs = [...(await store.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
-  const withPendingPatches: RunSummary[] = [];
-  const withUndoableRestore: RunSummary[] = [];
-  for (const run of runs.slice(0, RECENT_RUNS)) {
-    if (run.damaged !== undefined) continue;
-    let state: RunState;
-    try {
-      state = await store.readRun(run.runId);
-    } catch (error) {
-      log.log('warn', `run ${run.runId} could not be read: ${error instanceof Error ? error.message : String(error)}`);
-      continue;
-    }
-    if (state.patches.some((p) => p.state === 'pending')) withPendingPatches.push(run);
-    if (lastUndoableRestore(state)) withUndoableRestore.push(run);
-  }
-  return { runs, withPendingPatches, withUndoableRestore };
+/** The palette's facts, from the run listing alone: no journal is read. */
+export async function readRunFacts(feed: Pick<RunFeed, 'listRuns'>): Promise<RunFacts> {
+  const runs = [...(await feed.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
+  const usable = runs.filter((r) => r.damaged === undefined);
+  return {
+    runs,
+    withPendingPatches: usable.filter((r) => r.pendingPatches === undefined || r.pendingPatches > 0),
+    withUndoableRestore: usable.filter((r) => r.undoableRestore !== false),
+  };
 }
 
-/** Sets the `when`-clause keys that decide which Agent commands make sense now. */
-export class ContextKeys {
+/** Sets the `when`-clause keys that decide which Agent commands make sense now; follows the feed. */
+export class ContextKeys implements vscode.Disposable {
   private refreshing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly store: CheckpointStore,
+    private readonly feed: Pick<RunFeed, 'listRuns' | 'onDidChange'>,
     private readonly log: Log,
     private readonly runningRunId: () => string | undefined,
-  ) {}
+  ) {
+    this.subscription = feed.onDidChange(() => {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        void this.refresh();
+      }, REFRESH_MS);
+    });
+  }
 
   /** Refreshes every key; calls are queued so the last one reflects the latest state. */
   refresh(): Promise<void> {
@@ -65,7 +66,7 @@ export class ContextKeys {
   private async compute(): Promise<void> {
     const running = this.runningRunId();
     await vscode.commands.executeCommand('setContext', CONTEXT.running, running !== undefined);
-    const facts = await readRunFacts(this.store, this.log);
+    const facts = await readRunFacts(this.feed);
     const set = (key: string, value: boolean) => vscode.commands.executeCommand('setContext', key, value);
     await set(CONTEXT.hasRuns, facts.runs.length > 0);
     await set(
@@ -74,5 +75,10 @@ export class ContextKeys {
     );
     await set(CONTEXT.hasPendingPatches, facts.withPendingPatches.length > 0);
     await set(CONTEXT.canUndoRestore, facts.withUndoableRestore.length > 0);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.subscription.dispose();
   }
 }

@@ -6,8 +6,8 @@ import { newRunId } from '../../core/runtime/runtime';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
 import { undoRestore, type UndoResult } from '../../core/restore/undo';
 import { describeTornTailCut } from '../../core/runtime/resumable';
-import type { CheckpointStore, RunState, RunSummary } from '../../core/store/contract';
-import type { RestoreRecord } from '../../core/store/records';
+import type { CheckpointStore, RunSummary } from '../../core/store/contract';
+import { lastUndoableRestore } from '../../core/store/fold';
 
 export type RestoreWhat = 'files' | 'session' | 'both';
 
@@ -18,11 +18,7 @@ export class RunBusyError extends Error {
   }
 }
 
-/** The newest restore of a run that no later undo has undone, or undefined. */
-export function lastUndoableRestore(state: Pick<RunState, 'restores'>): RestoreRecord | undefined {
-  const undone = new Set(state.restores.flatMap((r) => (r.undoes !== undefined ? [r.undoes] : [])));
-  return [...state.restores].reverse().find((r) => !undone.has(r.restoreId) && r.kind !== 'undo');
-}
+export { lastUndoableRestore } from '../../core/store/fold';
 
 export interface RestoreActionsDeps {
   readonly store: CheckpointStore;

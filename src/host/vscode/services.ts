@@ -19,6 +19,7 @@ import { LiveWorkspace } from './live-workspace';
 import { createOutputLog, redact } from './output-log';
 import { SwitchablePrompts } from './prompts';
 import { RestoreActions } from './restore-actions';
+import { RunFeed } from './run-feed';
 import { RunPresenter } from './run-presenter';
 import { readSettings } from './settings';
 import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
@@ -44,6 +45,8 @@ export interface Services {
   readonly controller: AgentController;
   readonly restore: RestoreActions;
   readonly keys: ContextKeys;
+  /** The one feed of run events of this window (and the listing with its facts). */
+  readonly feed: RunFeed;
   readonly presenter: RunPresenter;
   /** Settles once runs written where the store used to be are moved in (never rejects). */
   readonly storeReady: Promise<void>;
@@ -116,13 +119,16 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const fileStore = openFileStore(storagePath);
   const address = readSettings().store;
   // A team's PostgreSQL store (user settings only; a change applies at the next window reload).
-  const store: CheckpointStore = address !== '' ? openStore(address) : fileStore;
+  const backing: CheckpointStore = address !== '' ? openStore(address) : fileStore;
   if (address !== '') log.log('info', `run store: ${shownAddress(address)}`);
   const keyWarning = keyInHostEnvironmentWarning(process.env);
   if (keyWarning !== undefined) log.log('warn', keyWarning);
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const workspace = new LiveWorkspace(roots, storagePath, log);
   const storeReady = moveLegacyRuns(context, fileStore, log);
+  // Every writer of the window writes through the feed's store: what it appends is published.
+  const feed = new RunFeed(backing, storeReady);
+  const store = feed.store;
   const prompts = new SwitchablePrompts();
   const approvals = new InlineApprover(prompts);
   const controller = new AgentController({
@@ -151,9 +157,11 @@ export function createServices(context: vscode.ExtensionContext): Services {
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
-  const keys = new ContextKeys(store, log, () => controller.current?.runId);
+  const keys = new ContextKeys(feed, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller, approvals);
   context.subscriptions.push(
+    feed,
+    keys,
     channel,
     controller,
     presenter,
@@ -174,6 +182,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     controller,
     restore,
     keys,
+    feed,
     presenter,
     storeReady,
     isTrusted: () => vscode.workspace.isTrusted,

@@ -12,6 +12,7 @@ import type { RestoreFile, RestoreMode } from '../../protocol/viewModel';
 import { sortRestoreFiles } from '../../protocol/viewModel';
 import type { RestorePlan, RollbackResult, TimelineBackend, TimelineChange } from './timeline/backend';
 import type { Services } from './services';
+import { RunBusyError } from './restore-actions';
 import { RESTRICTED_MODE_MESSAGE } from './trust';
 
 const LIVE_DEBOUNCE_MS = 150;
@@ -37,8 +38,9 @@ function hunkCounts(result: CoreRollbackResult): RollbackResult {
 
 /**
  * The Timeline's view of the extension: runs from the store, live patch states from the live
- * workspace, actions through the restore engine and the controller, and change events from the
- * runtime, the editors, the file system and the store folder (runs written by another process).
+ * workspace, actions through the restore engine and the controller. Its change events are the
+ * window's feed of run events (every writer of the window, and the store's change notice for
+ * other holders) and the live changes of the editors and the file system.
  */
 export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposable {
   private readonly changes = new vscode.EventEmitter<TimelineChange>();
@@ -47,37 +49,35 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   private pendingLive = new Set<string>();
   private liveTimer: NodeJS.Timeout | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
-  private readonly recordTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly s: Services) {
     this.disposables.push(
       this.changes,
-      s.controller.onEvent((event) => {
-        if (event.type === 'records') this.changes.fire({ kind: 'records', runId: event.runId, records: event.records });
-      }),
-      s.controller.onDidStart(() => this.changes.fire({ kind: 'runs' })),
-      // The run's last records came with the runtime's events; its lease is what changed.
-      s.controller.onDidFinish(() => this.changes.fire({ kind: 'runs' })),
+      s.feed.onDidChange((event) => this.changes.fire(event)),
       vscode.workspace.onDidChangeTextDocument((e) => this.liveChanged(e.document.uri)),
       vscode.workspace.onDidSaveTextDocument((doc) => this.liveChanged(doc.uri)),
       vscode.workspace.onDidCloseTextDocument((doc) => this.liveChanged(doc.uri)),
       ...this.watchers(),
     );
+    s.feed.watch();
   }
 
   private watchers(): vscode.Disposable[] {
     const folders = vscode.workspace.workspaceFolders ?? [];
     const watchers = folders.map((folder) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*')));
-    const store = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.s.storagePath), 'runs/*/*'));
-    const out: vscode.Disposable[] = [...watchers, store];
+    // Records come through the store's change notice; a lease only says who holds a run (the listing, no journal).
+    const leases = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(this.s.storagePath), 'runs/*/lease.json*'),
+    );
+    const out: vscode.Disposable[] = [...watchers, leases];
     for (const w of watchers)
       out.push(
         w.onDidChange((u) => this.liveChanged(u)),
         w.onDidCreate((u) => this.liveChanged(u)),
         w.onDidDelete((u) => this.liveChanged(u)),
       );
-    const storeChanged = (uri: vscode.Uri) => this.storeChanged(uri);
-    out.push(store.onDidChange(storeChanged), store.onDidCreate(storeChanged), store.onDidDelete(storeChanged));
+    const leaseChanged = () => this.leaseChanged();
+    out.push(leases.onDidCreate(leaseChanged), leases.onDidChange(leaseChanged), leases.onDidDelete(leaseChanged));
     return out;
   }
 
@@ -92,38 +92,16 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     }, LIVE_DEBOUNCE_MS);
   }
 
-  /** A journal written by another process (the headless runner, another window). */
-  private storeChanged(uri: vscode.Uri): void {
-    const runId = nodePath.basename(nodePath.dirname(uri.fsPath));
-    if (this.s.controller.isRunning(runId)) return;
-    // A heartbeat rewrites only the lease: who holds the run may change, its records do not.
-    if (/^lease\.json/.test(nodePath.basename(uri.fsPath))) return this.leaseChanged();
-    if (this.recordTimers.has(runId)) return;
-    this.recordTimers.set(
-      runId,
-      setTimeout(() => {
-        this.recordTimers.delete(runId);
-        this.changes.fire({ kind: 'runs' });
-        this.changes.fire({ kind: 'records', runId });
-      }, LIVE_DEBOUNCE_MS),
-    );
-  }
-
+  /** A lease taken, released, or renewed (a heartbeat: the feed tells no change). */
   private leaseChanged(): void {
     this.leaseTimer ??= setTimeout(() => {
       this.leaseTimer = undefined;
-      this.changes.fire({ kind: 'runs' });
+      void this.s.feed.leasesChanged().catch(() => undefined);
     }, LIVE_DEBOUNCE_MS);
   }
 
-  private afterAction(runId: string): void {
-    this.changes.fire({ kind: 'records', runId });
-    void this.s.keys.refresh();
-  }
-
-  async listRuns() {
-    await this.s.storeReady;
-    return this.s.store.listRuns();
+  listRuns() {
+    return this.s.feed.listRuns();
   }
 
   /** A damaged journal reads as its intact part, marked damaged (the timeline shows it read-only). */
@@ -173,28 +151,25 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
       return withDropped(plan.files.map(restoreFileOf));
     }
     const result = await this.s.restore.restoreCheckpoint(runId, checkpointId, mode);
-    if (result.fork) this.changes.fire({ kind: 'runs' });
-    this.afterAction(runId);
     const plan = withDropped(result.files ? result.files.plan.files.map(restoreFileOf) : []);
     return result.fork ? { ...plan, forkRunId: result.fork.runId } : plan;
   }
 
+  /** The light path of a decision: the feed brings the record to every view. */
   async accept(runId: string, patchId: string): Promise<void> {
-    await this.s.restore.accept(runId, patchId);
-    this.afterAction(runId);
+    if (this.s.controller.isRunning(runId)) throw new RunBusyError(runId);
+    await this.s.feed.appendDecisions(runId, [{ type: 'patch_state', patchId, state: 'accepted', reason: 'accepted by the user' }]);
   }
 
   async rollbackPatch(runId: string, patchId: string, hunk?: number): Promise<RollbackResult> {
     const target = hunk === undefined ? { kind: 'patch' as const, patchId } : { kind: 'hunk' as const, patchId, hunkIndex: hunk };
     const result = await this.s.restore.rollback(runId, target);
-    this.afterAction(runId);
     return hunkCounts(result);
   }
 
   async undoLastRestore(runId: string): Promise<RestorePlan> {
     const result = await this.s.restore.undoLastRestore(runId);
     if (!result) throw new Error('this run has no restore or rollback left to undo');
-    this.afterAction(runId);
     const written: RestoreFile[] = result.written.map((path) => ({ path, action: 'revert' }));
     const conflicts: RestoreFile[] = result.conflicts.map((c) => ({ path: c.path, action: 'conflict', detail: c.error }));
     return { files: sortRestoreFiles([...written, ...conflicts]) };
@@ -202,8 +177,6 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
 
   async fork(runId: string, step: number): Promise<string> {
     const { fork } = await this.s.restore.fork(runId, { step }, 'keep');
-    this.changes.fire({ kind: 'runs' });
-    this.afterAction(fork.runId);
     return fork.runId;
   }
 
@@ -215,7 +188,7 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   /** Asks, then fences the other window's writer and resumes here; a holder that is gone is taken over without asking. */
   async takeOver(runId: string): Promise<boolean> {
     if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
-    const summary = (await this.s.store.listRuns()).find((r) => r.runId === runId);
+    const summary = (await this.s.feed.listRuns()).find((r) => r.runId === runId);
     if (!summary) throw new Error(`run ${runId} is not in this workspace's store`);
     if (summary.leased && summary.heldHere !== true) {
       const choice = await this.s.prompts.message(
@@ -243,7 +216,6 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   dispose(): void {
     if (this.liveTimer) clearTimeout(this.liveTimer);
     if (this.leaseTimer) clearTimeout(this.leaseTimer);
-    for (const t of this.recordTimers.values()) clearTimeout(t);
     for (const d of this.disposables) d.dispose();
   }
 }

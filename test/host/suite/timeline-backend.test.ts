@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
+import { openFileStore } from '../../../src/host/node/store-factory';
 import type { TimelineChange } from '../../../src/host/vscode/timeline/backend';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, writeWorkspaceFile } from './helpers';
 
@@ -51,6 +52,52 @@ export function timelineBackendSuite(): void {
         await fake.dispose();
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       }
+    });
+
+    it('reads no journal for a heartbeat of another holder, nor for a Keep', async () => {
+      const api = await extensionApi();
+      const before = Array.from({ length: 20 }, (_, i) => `row ${i}\n`).join('');
+      await writeWorkspaceFile('tl/reads.txt', before);
+      const after = before.replace('row 2\n', 'row 2 changed\n').replace('row 15\n', 'row 15 changed\n');
+      const fake = await useFakeModel(api, [
+        toolUse('toolu_tl_reads', 'write_file', { path: 'tl/reads.txt', content: after }),
+        finalAnswer('ok'),
+      ]);
+      const started = await vscode.commands.executeCommand<{ runId: string }>('agentCheckpoints.run', { task: 'Change two rows' });
+      assert.equal((await api.whenIdle())?.status, 'completed');
+      await fake.dispose();
+      const runId = started.runId;
+      await waitFor('two hunks to review', () => api.review.count(runId) === 2 || undefined);
+      const patch = (await api.timelineBackend.readRun(runId)).patches.find((p) => p.path === 'tl/reads.txt')!;
+      const settle = async () => {
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        await api.review.settled();
+      };
+
+      // Another holder (another store object: another window or process) holds the run and heartbeats.
+      const other = await openFileStore(api.storagePath).openWriter(runId);
+      await settle();
+      let reads = api.journalReads();
+      for (let beat = 0; beat < 3; beat++) {
+        await other.renewLease();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await settle();
+      assert.equal(api.journalReads() - reads, 0, 'a heartbeat reads no journal');
+      await other.close();
+      await settle();
+
+      reads = api.journalReads();
+      const kept = await vscode.commands.executeCommand<string>('agentCheckpoints.review.keepHunk', {
+        runId,
+        patchId: patch.patchId,
+        hunk: 0,
+      });
+      assert.equal(kept, '1 change kept');
+      assert.equal(api.review.count(runId), 1, 'the review follows the Keep at once');
+      await settle();
+      assert.equal(api.journalReads() - reads, 0, 'a Keep reads no journal (nor does its own write seen by the watcher)');
+      assert.equal(api.review.count(runId), 1);
     });
   });
 }

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { splitLines } from '../../../src/core/patches/hunks';
 import { applyPreparedWrite, prepareWrite } from '../../../src/core/patches/record';
-import { foldDecisions, fullyKept, hunkRef, reviewFile, undoneLines, type HunkView } from '../../../src/core/patches/review';
+import { fullyKept, hunkRef, reviewFile, undoneLines, type HunkView } from '../../../src/core/patches/review';
 import { reviewHunksOf } from '../../../src/core/patches/review-hunks';
-import { loadRunReview, withAppendedPatches } from '../../../src/core/patches/review-load';
+import { loadRunReview, withRecords } from '../../../src/core/patches/review-load';
+import { foldDecision } from '../../../src/core/store/fold';
 import { rollbackFiles } from '../../../src/core/restore/rollback';
 import type { RestoreDeps } from '../../../src/core/restore/types';
 import { undoFileRestore } from '../../../src/core/restore/undo';
@@ -88,8 +89,9 @@ describe('review: hunks of an agent patch', () => {
     assert.equal(StoreRecord.safeParse({ ...good, hunks: [] }).success, false);
     assert.equal(StoreRecord.safeParse({ ...good, decision: 'maybe' }).success, false);
     assert.equal(StoreRecord.safeParse({ ...good, hunks: [{ patchId: 'p', hunk: -1 }] }).success, false);
-    const decisions = foldDecisions([good, { ...good, decision: 'undo' }, { type: 'note' }]);
-    assert.equal(decisions.get('p')?.get(0), 'undo');
+    const decisions = new Map();
+    for (const record of [good, { ...good, decision: 'undo' }]) foldDecision(decisions, StoreRecord.parse(record) as never);
+    assert.equal(decisions.get('p')?.get(0), 'undo', 'the latest decision wins');
   });
 });
 
@@ -152,9 +154,9 @@ describe('review: state derived from the journal', () => {
     workspace.userSave('b.txt', utf8(BEFORE));
     const write = await prepareWrite(workspace, 'b.txt', utf8(AFTER));
     const second = await applyPreparedWrite(deps, { runId: 'run-r', stepId: 2, toolCallId: 'c2' }, write);
-    await append([{ type: 'patch', patch: second }]);
+    const records = await append([{ type: 'patch', patch: second }]);
     const blobsOnly = { getBlob: (hash: string) => store.getBlob(hash) };
-    const appended = await withAppendedPatches(blobsOnly, 'run-r', kept, [second], new Map());
+    const appended = (await withRecords(blobsOnly, 'run-r', kept, records, new Map()))!;
     const reloaded = await loadRunReview(store, 'run-r');
     assert.deepEqual(appended, reloaded);
     assert.deepEqual(
@@ -164,7 +166,7 @@ describe('review: state derived from the journal', () => {
         ['b.txt', [0, 1, 2]],
       ],
     );
-    const fromNothing = await withAppendedPatches(blobsOnly, 'run-r', undefined, [second], new Map());
+    const fromNothing = (await withRecords(blobsOnly, 'run-r', undefined, records, new Map()))!;
     assert.deepEqual(
       fromNothing.pending.map((p) => p.patch.path),
       ['b.txt'],

@@ -60,6 +60,7 @@ export async function forkFileRun(store: FileCheckpointStore, parentId: string, 
   const bytes = encodeGroup(stamped);
   await store.ensureRoot();
   await store.fs.mkdirp(dir);
+  store.appends.wrote(fork.runId, bytes.length);
   await writeNewFile(store.fs, journal, bytes).catch((error: unknown) =>
     Promise.reject(isExists(error) ? new StoreError(`run ${fork.runId} already exists`, 'invalid', journal) : error),
   );

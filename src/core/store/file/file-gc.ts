@@ -46,9 +46,21 @@ async function usageOf(
  * holds (written once they are durable), so its blobs are theirs.
  */
 async function refsOf(store: FileCheckpointStore, runId: string): Promise<{ blobs: Set<string>; runs: string[] }> {
+  // A journal only grows: one of the same size and time as at the last collection names the same blobs.
+  const stat = await store.fs.stat(store.journalPath(runId));
+  const key = `${stat?.size}:${stat?.mtimeMs}`;
+  const cache = refsCache.get(store) ?? new Map<string, { key: string; refs: { blobs: Set<string>; runs: string[] } }>();
+  refsCache.set(store, cache);
+  const known = cache.get(runId);
+  if (known?.key === key) return known.refs;
   const records = await store.readRecords(runId);
-  return { blobs: new Set(records.flatMap(blobRefs)), runs: records.flatMap(runRefs) };
+  const refs = { blobs: new Set(records.flatMap(blobRefs)), runs: records.flatMap(runRefs) };
+  cache.set(runId, { key, refs });
+  return refs;
 }
+
+/** By store object and run: the blob references of its journal as last read (a collection after a run reads only what changed). */
+const refsCache = new WeakMap<FileCheckpointStore, Map<string, { key: string; refs: { blobs: Set<string>; runs: string[] } }>>();
 
 /** Removes a run folder while holding its lease, journal first, so a half-removed run is never listed. */
 async function removeRun(store: FileCheckpointStore, runId: string): Promise<number> {

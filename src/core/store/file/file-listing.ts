@@ -31,7 +31,7 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
   const state = await readStateFile(store.fs, dir);
   const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
   if (state) {
-    const { task, createdAt, status, updatedAt, steps, parent } = state;
+    const { task, createdAt, status, updatedAt, steps, parent, pendingPatches, undoableRestore } = state;
     return {
       runId,
       task,
@@ -43,6 +43,8 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
       ...holder,
       ...(parent ? { parent } : {}),
       ...(damaged ? { damaged } : {}),
+      ...(pendingPatches ? { pendingPatches: pendingPatches.length } : {}),
+      ...(undoableRestore !== undefined ? { undoableRestore } : {}),
     };
   }
   try {

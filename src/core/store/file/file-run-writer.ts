@@ -2,14 +2,14 @@ import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from '..
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { writeSnapshot } from './file-snapshots';
 import type { FileCheckpointStore, OpenedRun } from './file-store';
-import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, pendingAfter, type FoldState } from '../fold';
 import { errorMessage, type StoreFileHandle } from '../fs-port';
 import { encodeGroup, lastLineOf } from '../journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from '../lease-policy';
 import type { NewRecord, StoredRecord } from '../records';
 import { blobRefs } from '../refs';
 import { resumeStateOf, type ResumeState } from '../resume-state';
-import { stateFileOf, writeStateFile, type RunStateFile } from './run-files';
+import { factsChanged, stateFileOf, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from '../stamp';
 
 /** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
@@ -108,6 +108,7 @@ export class FileRunWriter implements RunWriter {
           this.store.journalPath(this.runId),
         );
       }
+      this.store.appends.wrote(this.runId, size + bytes.length);
       await fs.write(this.handle, bytes);
       await fs.sync(this.handle);
     }, true);
@@ -145,7 +146,8 @@ export class FileRunWriter implements RunWriter {
       this.fold = foldFromResumeState(await this.store.readResumeState(this.runId));
     }
     this.stateDirty = true;
-    this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut);
+    const pending = this.state.pendingPatches && pendingAfter(this.state.pendingPatches, records);
+    this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut, pending);
   }
 
   /** A state snapshot of the journal up to the end of its last group; a failure only leaves the older ones (the journal stays the truth). */
@@ -161,7 +163,7 @@ export class FileRunWriter implements RunWriter {
 
   /** state.json is a listing cache: rewritten when the status or step changes, else at most every interval. */
   private async maybeWriteState(now: number, before: Omit<RunStateFile, 'v'>): Promise<void> {
-    const changed = before.status !== this.state.status || before.steps !== this.state.steps;
+    const changed = before.status !== this.state.status || before.steps !== this.state.steps || factsChanged(before, this.state);
     if (!changed && now - this.stateWrittenAt < this.store.stateIntervalMs) return;
     try {
       await this.writeState();

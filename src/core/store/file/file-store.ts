@@ -2,6 +2,7 @@ import { systemClock, type Clock, type Timers } from '../../ports';
 import {
   StoreError,
   type CheckpointStore,
+  type DecisionRecord,
   type ForkRequest,
   type GcResult,
   type JournalDamage,
@@ -13,14 +14,16 @@ import {
   type TornTailCut,
   type VerifyReport,
 } from '../contract';
+import { AppendNotice } from './append-notice';
 import { FileBlobs } from './file-blobs';
+import { appendFileDecisions } from './file-decisions';
 import { firstSeqOf, forkFileRun, parentRecords } from './file-fork';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
-import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
+import { foldInSlices, pendingAfter, runStateOf, startFold, type FoldState } from '../fold';
 import { writeNewFile } from '../atomic-file';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from '../fs-port';
 import { encodeGroup, scanJournal, type JournalScan } from '../journal-format';
@@ -29,8 +32,17 @@ import { MIGRATIONS, type MigrationTable } from '../migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from '../records';
 import type { RetentionPolicy } from '../retention';
 import { resumeStateOf, type ResumeState } from '../resume-state';
+import {
+  JOURNAL,
+  readDamageFile,
+  readStateFile,
+  sameState,
+  stateFileOf,
+  writeDamageFile,
+  writeStateFile,
+  type RunStateFile,
+} from './run-files';
 import { RUN_ID } from '../run-id';
-import { JOURNAL, readDamageFile, readStateFile, sameState, stateFileOf, writeDamageFile, writeStateFile } from './run-files';
 import { stampRecords } from '../stamp';
 
 export interface FileStoreOptions {
@@ -78,6 +90,8 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly snapshotStepBytes: number;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
+  /** @internal Tells other holders' appends from this object's own (which note their size here). */
+  readonly appends: AppendNotice;
   private rootReady = false;
   /** Lets the event loop run between slices of a long read. */
   private readonly pause: (() => Promise<void>) | undefined;
@@ -97,6 +111,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
     this.snapshotStepBytes = options.snapshotStepBytes ?? 4 << 20;
+    this.appends = new AppendNotice(options.fs, this.runsDir);
   }
 
   runDir(runId: string): string {
@@ -123,6 +138,7 @@ export class FileCheckpointStore implements CheckpointStore {
     await this.fs.syncDir(this.runsDir);
     return this.withLease(run.runId, async (holderId, lease) => {
       const bytes = encodeGroup(stamped);
+      this.appends.wrote(run.runId, bytes.length);
       await writeNewFile(this.fs, journal, bytes).catch((error: unknown) => Promise.reject(isExists(error) ? exists() : error));
       await this.fs.syncDir(dir);
       const opened = { fold: startFold(stamped[0]), scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
@@ -139,6 +155,7 @@ export class FileCheckpointStore implements CheckpointStore {
       if (known) throw damaged(known);
       const opened = await this.openRun(runId);
       const { tornTail, goodLength } = opened.scan;
+      if (tornTail) this.appends.wrote(runId, goodLength);
       if (tornTail) await this.fs.truncate(journal, goodLength);
       return this.startWriter(runId, holderId, lease, opened, tornTail && { file: journal, ...tornTail });
     });
@@ -151,7 +168,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const { fold, scan } = opened;
     const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
-    const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut);
+    const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut, pendingAtOpen(opened, stored));
     // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
     if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
     return new FileRunWriter(this, await this.fs.openAppend(this.journalPath(runId)), holderId, lease, state, opened, cut);
@@ -228,6 +245,21 @@ export class FileCheckpointStore implements CheckpointStore {
     return listFileRuns(this);
   }
 
+  watchAppends(listener: (runId: string) => void): { close(): void } {
+    return this.appends.watch(listener) ?? { close: () => undefined };
+  }
+
+  async appendDecisions(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]> {
+    const light = await appendFileDecisions(this, runId, records);
+    if (light) return light;
+    const writer = await this.openWriter(runId);
+    try {
+      return await writer.append(records);
+    } finally {
+      await writer.close();
+    }
+  }
+
   async fenceLease(runId: string): Promise<void> {
     if (!(await this.fs.stat(this.journalPath(runId)))) throw new StoreError(`run ${runId} not found`, 'not_found');
     await fenceLease(this.leaseContext(runId));
@@ -281,6 +313,17 @@ export class FileCheckpointStore implements CheckpointStore {
     await mkdirpDurable(this.fs, this.blobs.root);
     this.rootReady = true;
   }
+}
+
+/** The pending patches of a run opened: from a whole fold, else the state file's carried over the journal read after it. */
+function pendingAtOpen({ fold, scan, snapshotAt }: OpenedRun, stored: RunStateFile | null): string[] | undefined {
+  if (snapshotAt === 0) return [...fold.patches.values()].filter((p) => p.state === 'pending').map((p) => p.patchId);
+  const from = scan.records[0]?.seq ?? fold.lastSeq + 1;
+  if (!stored?.pendingPatches || stored.lastSeq < from - 1 || stored.lastSeq > fold.lastSeq) return undefined;
+  return pendingAfter(
+    stored.pendingPatches,
+    scan.records.filter((r) => r.seq > stored.lastSeq),
+  );
 }
 
 function damaged(damage: JournalDamage): StoreError {

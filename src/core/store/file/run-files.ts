@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { parseJsonAs, readIfExists, replaceFileAtomic } from '../atomic-file';
-import type { FoldState } from '../fold';
+import { lastUndoableRestore, type FoldState } from '../fold';
 import { joinPath, type StoreFs } from '../fs-port';
 import { FORMAT_VERSION, RunStatus } from '../records';
+
 
 export const JOURNAL = 'journal.jsonl';
 export const STATE = 'state.json';
@@ -23,6 +24,10 @@ export const RunStateFile = z.object({
   parent: z.object({ runId: z.string(), step: z.number().int().positive() }).optional(),
   /** The last torn tail a writer cut when it opened the run. */
   tornTailCut: z.object({ offset: z.number(), bytes: z.number(), at: z.number() }).optional(),
+  /** Facts of the fold the listing carries: the pending patches (absent: not known without reading the run)... */
+  pendingPatches: z.array(z.string()).optional(),
+  /** ...and whether a restore can be undone. */
+  undoableRestore: z.boolean().optional(),
 });
 export type RunStateFile = z.infer<typeof RunStateFile>;
 
@@ -50,6 +55,7 @@ export function stateFileOf(
   journalBytes: number,
   updatedAt: number,
   tornTailCut?: RunStateFile['tornTailCut'],
+  pendingPatches?: readonly string[],
 ): Omit<RunStateFile, 'v'> {
   const { runId, task, createdAt } = fold.run;
   const { status, lastSeq, stepId: steps } = fold;
@@ -65,7 +71,14 @@ export function stateFileOf(
     journalBytes,
     ...(parent ? { parent } : {}),
     ...(tornTailCut ? { tornTailCut } : {}),
+    ...(pendingPatches ? { pendingPatches: [...pendingPatches] } : {}),
+    undoableRestore: lastUndoableRestore(fold) !== undefined,
   };
+}
+
+/** True when the listing's facts of two states differ (state.json is then rewritten at once). */
+export function factsChanged(a: Omit<RunStateFile, 'v'>, b: Omit<RunStateFile, 'v'>): boolean {
+  return a.pendingPatches?.length !== b.pendingPatches?.length || a.undoableRestore !== b.undoableRestore;
 }
 
 export function stateFileBytes(state: Omit<RunStateFile, 'v'>): Uint8Array {

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { fullyKept, hunkRef, type HunkRef, type HunkView } from '../../../core/patches/review';
-import type { NewRecord } from '../../../core/store/records';
+import type { DecisionRecord } from '../../../core/store/contract';
 import type { ReviewModel } from './model';
 
 export interface ReviewActionsDeps {
   readonly model: ReviewModel;
-  /** Appends records through the run's writer (refuses while the run is being written here). */
-  appendToRun(runId: string, records: NewRecord[]): Promise<void>;
+  /** Appends a person's decisions to the run (the light path); the model learns them from the feed. */
+  appendToRun(runId: string, records: DecisionRecord[]): Promise<void>;
   /** Throws when the run cannot take a decision now (it runs in this window). */
   checkWritable(runId: string): void;
   fileUri(path: string): vscode.Uri | undefined;
@@ -46,9 +46,14 @@ export class ReviewActions {
       const accepted = review ? fullyKept(review.pending, refs, review.decisions) : [];
       await this.deps.appendToRun(runId, [
         { type: 'review', decision: 'keep', hunks: refs },
-        ...accepted.map((patchId): NewRecord => ({ type: 'patch_state', patchId, state: 'accepted', reason: 'every hunk kept in review' })),
+        ...accepted.map((patchId): DecisionRecord => ({
+          type: 'patch_state',
+          patchId,
+          state: 'accepted',
+          reason: 'every hunk kept in review',
+        })),
       ]);
-      await this.deps.model.reloadRun(runId);
+      await this.deps.model.settled();
     }
     return views.length;
   }
@@ -81,7 +86,7 @@ export class ReviewActions {
     if (!wasDirty) await document.save();
     for (const [runId, list] of byRun(chosen)) {
       await this.deps.appendToRun(runId, [{ type: 'review', decision: 'undo', hunks: list.map(hunkRef) }]);
-      await this.deps.model.reloadRun(runId);
+      await this.deps.model.settled();
     }
     return { undone: chosen.length, conflicts };
   }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { decodeText } from '../../../core/patches/hash';
+import { REVIEW_RECORDS } from '../../../core/patches/review-load';
 import type { Workspace } from '../../../core/ports';
 import type { StoredRecord } from '../../../core/store/records';
 import { REVIEW_COMMANDS, REVIEW_CONTEXT } from './ids';
@@ -10,8 +11,6 @@ import type { ReviewModel } from './model';
 const TYPING_MS = 15;
 /** Appends to one run (a step of a live run writes several groups) are coalesced this long before it is read again. */
 const RECORDS_MS = 250;
-/** The records that can change what waits for review. */
-const REVIEW_RECORDS: ReadonlySet<string> = new Set(['patch', 'patch_state', 'review', 'branch', 'restore']);
 
 function statusItem(): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem('agentCheckpoints.review', vscode.StatusBarAlignment.Left, 50);
@@ -77,14 +76,13 @@ export class ReviewEditors implements vscode.Disposable {
     this.typing.set(path, timer);
   }
 
-  /** Records were appended to a run; `records` when this window's runtime wrote them. */
+  /** Records were appended to a run; `records` when a writer of this window wrote them (folded in, nothing read). */
   recordsChanged(runId: string, records?: readonly StoredRecord[]): void {
     if (records) {
       const relevant = records.filter((r) => REVIEW_RECORDS.has(r.type));
-      // A step that wrote no file changes nothing to review; a new patch is added as it is.
-      if (relevant.length === 0) return;
-      const patches = relevant.flatMap((r) => (r.type === 'patch' ? [r.patch] : []));
-      if (patches.length === relevant.length) return void this.model.patchesAppended(runId, patches);
+      // A step that wrote no file changes nothing to review.
+      if (relevant.length > 0) void this.model.recordsAppended(runId, relevant);
+      return;
     }
     if (this.reads.has(runId)) return;
     const timer = setTimeout(() => {

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { decodeText } from '../../../core/patches/hash';
-import type { NewRecord } from '../../../core/store/records';
 import type { Services } from '../services';
 import type { TimelineBackend } from '../timeline/backend';
 import { ReviewCodeLensProvider } from '../timeline/codeLens';
@@ -30,21 +29,11 @@ export interface ReviewHost {
   relativePath(uri: vscode.Uri): string | undefined;
 }
 
-async function appendToRun(s: Services, runId: string, records: NewRecord[]): Promise<void> {
-  const writer = await s.store.openWriter(runId);
-  try {
-    await writer.append(records);
-  } finally {
-    await writer.close().catch(() => undefined);
-  }
-}
-
 function createModel(s: Services): ReviewModel {
   return new ReviewModel({
     source: {
-      listRuns: () => s.storeReady.then(() => s.store.listRuns()),
+      listRuns: () => s.feed.listRuns(),
       readRun: (runId) => s.store.readRun(runId, { intactPart: true }),
-      readRecords: (runId) => s.store.readRecords(runId),
       getBlob: (hash) => s.store.getBlob(hash),
     },
     readLive: async (path) => {
@@ -58,7 +47,10 @@ function createModel(s: Services): ReviewModel {
 function createActions(s: Services, model: ReviewModel, backend: TimelineBackend): ReviewActions {
   return new ReviewActions({
     model,
-    appendToRun: (runId, records) => appendToRun(s, runId, records),
+    // The light path; the feed then brings the records to the model (and the Timeline, the keys).
+    appendToRun: async (runId, records) => {
+      await s.feed.appendDecisions(runId, records);
+    },
     checkWritable: (runId) => {
       if (s.controller.isRunning(runId)) throw new Error(`run ${runId} is still running: keep or undo its changes once it stops`);
     },
@@ -123,7 +115,7 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
     onDidChange: model.onDidChange,
     reload: async () => {
       model.reset();
-      await model.reloadAll();
+      await model.reloadAll(true);
       editors.shown();
     },
     settled: () => model.settled(),

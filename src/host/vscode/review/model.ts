@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
 import { splitLines } from '../../../core/patches/hunks';
 import { reviewFile, type HunkView, type PendingPatch } from '../../../core/patches/review';
-import { loadRunReview, withAppendedPatches, type HunkCache, type ReviewSource, type RunReview } from '../../../core/patches/review-load';
-import type { Patch } from '../../../core/patches/schema';
+import { loadRunReview, withRecords, type HunkCache, type ReviewSource, type RunReview } from '../../../core/patches/review-load';
+import type { StoredRecord } from '../../../core/store/records';
 
 export interface ReviewModelDeps {
-  readonly source: ReviewSource & { listRuns(): Promise<readonly { readonly runId: string }[]> };
+  /** The run listing carries each run's pending patches: a run with none is not read. */
+  readonly source: ReviewSource & { listRuns(): Promise<readonly { readonly runId: string; readonly pendingPatches?: number }[]> };
   /** Live text of a workspace path (the open buffer, else disk); undefined when absent or binary. */
   readLive(path: string): Promise<string | undefined>;
   readonly log: (message: string) => void;
@@ -44,18 +45,27 @@ export class ReviewModel implements vscode.Disposable {
     if (paths.length > 0) this.changed.fire(paths);
   }
 
-  /** Re-reads every run from the store (activation, a run created or deleted). */
-  reloadAll(): Promise<void> {
+  /**
+   * Follows the run listing (activation, a run created or removed): reads only the runs never
+   * read before that have patches pending (all of them with `all`: a reload from disk).
+   */
+  reloadAll(all = false): Promise<void> {
     return this.queue(async () => {
       const list = await this.deps.source.listRuns();
-      const before = new Set(this.runs.keys());
-      this.runs.clear();
-      for (const { runId } of list) await this.readRun(runId);
-      await this.rebuild(new Set([...before, ...this.runs.keys()]));
+      const listed = new Set(list.map((r) => r.runId));
+      const touched = new Set([...this.runs.keys()].filter((id) => !listed.has(id)));
+      touched.forEach((id) => this.runs.delete(id));
+      for (const { runId, pendingPatches } of list) {
+        if (this.runs.has(runId) && !all) continue;
+        if (pendingPatches === 0) this.runs.set(runId, { runId, patches: new Map(), pending: [], decisions: new Map() });
+        else await this.readRun(runId);
+        touched.add(runId);
+      }
+      await this.rebuild(touched);
     });
   }
 
-  /** Re-reads one run (its records changed: a step, a decision, a restore, an undo). */
+  /** Re-reads one run (a write from elsewhere, or records that cannot be folded in). */
   reloadRun(runId: string): Promise<void> {
     return this.queue(async () => {
       await this.readRun(runId);
@@ -63,22 +73,19 @@ export class ReviewModel implements vscode.Disposable {
     });
   }
 
-  /** The runtime appended patches to a run: added to its review without reading the run again. */
-  patchesAppended(runId: string, patches: readonly Patch[]): Promise<void> {
+  /** A writer of this window appended records (a step, a decision, a restore): folded in without reading the run. */
+  recordsAppended(runId: string, records: readonly StoredRecord[]): Promise<void> {
     return this.queue(async () => {
-      this.setReview(await withAppendedPatches(this.deps.source, runId, this.runs.get(runId), patches, this.cache));
+      const next = await withRecords(this.deps.source, runId, this.runs.get(runId), records, this.cache);
+      if (next) this.runs.set(runId, next);
+      else await this.readRun(runId);
       await this.rebuild(new Set([runId]));
     });
   }
 
-  private setReview(review: RunReview): void {
-    if (review.pending.length > 0) this.runs.set(review.runId, review);
-    else this.runs.delete(review.runId);
-  }
-
   private async readRun(runId: string): Promise<void> {
     try {
-      this.setReview(await loadRunReview(this.deps.source, runId, this.cache));
+      this.runs.set(runId, await loadRunReview(this.deps.source, runId, this.cache));
     } catch (error) {
       this.runs.delete(runId);
       this.deps.log(`review of run ${runId} not read: ${String(error)}`);
