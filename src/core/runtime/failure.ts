@@ -2,7 +2,7 @@ import { ModelError } from '../model/provider';
 import type { RunFailure } from '../store/records';
 import { describe, StorageFailure } from './errors';
 
-// Why a run stopped early, as a kind the run records in its status record; failure-words.ts
+// Why a run stopped early, as a kind the run records in its status record; protocol/failure-words.ts
 // turns the kind into the words every host shows.
 
 /** The abort reason a host gives when its window closes or reloads: the run is interrupted, not cancelled. */

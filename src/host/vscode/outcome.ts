@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { RunOutcome } from '../../core/runtime';
 import { CANCELLED_REASON } from '../../core/runtime';
 import { raiseTo } from '../../core/runtime/budget';
-import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction } from '../../core/runtime/failure-words';
+import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction } from '../../protocol/failure-words';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import type { RunFailure } from '../../core/store/records';
 import type { ActiveRun } from './agent-controller';
@@ -10,7 +10,7 @@ import { COMMANDS, resumeRun } from './run-commands';
 import type { Services } from './services';
 
 // How a run ended, told to the person with the action beside it: the failure's words come from
-// core (failure-words.ts), the same as the Timeline and the CLI say them; the buttons run here.
+// protocol (failure-words.ts), the same as the Timeline and the CLI say them; the buttons run here.
 
 const SHOW_LOG = 'Show Log';
 const SHOW_TIMELINE = 'Show in Timeline';

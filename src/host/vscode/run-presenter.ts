@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
-import { describeFailure } from '../../core/runtime/failure-words';
+import { describeFailure } from '../../protocol/failure-words';
 import type { ActiveRun, AgentController } from './agent-controller';
 
 export const SHOW_LOG_COMMAND = 'agentCheckpoints.showLog';
