@@ -26,7 +26,7 @@ import { runWorker } from './worker';
 import { createCliApprover } from './approver';
 import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { createRunOutput, type RunOutput, type Sink } from './output';
-import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
+import { handedKey } from './key-handoff';
 import { allowedMcpServers } from './mcp-allowance';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
@@ -322,12 +322,4 @@ export async function main(argv: readonly string[]): Promise<number> {
     line(`error: ${error instanceof Error ? error.message : String(error)}`);
     return EXIT.failed;
   }
-}
-
-if (require.main === module) {
-  const args = process.argv.slice(2);
-  const relaunched = relaunchWithoutKeys(args, process.argv[1]!);
-  void (relaunched ?? receiveHandedKeys().then(() => main(args))).then((code) => {
-    process.exitCode = code;
-  });
 }
