@@ -1,6 +1,7 @@
 import { ModelError } from '../model/provider';
 import type { RunFailure } from '../store/records';
-import { describe, StorageFailure } from './errors';
+import { StorageFailure } from './errors';
+import { errorText } from '../error-text';
 
 // Why a run stopped early, as a kind the run records in its status record; protocol/failure-words.ts
 // turns the kind into the words every host shows.
@@ -32,6 +33,6 @@ export function failureOf(error: unknown): RunFailure {
       ...(error.status !== undefined ? { status: error.status } : {}),
     };
   }
-  if (error instanceof StorageFailure) return { kind: 'storage', message: describe(error.cause) };
-  return { kind: 'internal', message: describe(error) };
+  if (error instanceof StorageFailure) return { kind: 'storage', message: errorText(error.cause) };
+  return { kind: 'internal', message: errorText(error) };
 }

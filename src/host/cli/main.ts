@@ -32,6 +32,7 @@ import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { nodeHostFacts } from '../node/host-facts';
 import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
+import { errorText } from '../../core/error-text';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -319,7 +320,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       line(`error: ${error.message}`);
       return EXIT.usage;
     }
-    line(`error: ${error instanceof Error ? error.message : String(error)}`);
+    line(`error: ${errorText(error)}`);
     return EXIT.failed;
   }
 }

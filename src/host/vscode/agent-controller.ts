@@ -19,6 +19,7 @@ import { ExtensionProvider } from './settings-read';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import { describeRaise, raiseFor } from '../../core/runtime/instruction';
+import { errorText } from '../../core/error-text';
 
 export class NoApiKeyError extends Error {
   constructor() {
@@ -151,7 +152,7 @@ export class AgentController implements vscode.Disposable {
         resolveDone(outcome);
       },
       (error: unknown) => {
-        this.deps.log.log('error', `[${runId}] ${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.deps.log.log('error', `[${runId}] ${kind} failed: ${errorText(error)}`);
         this.settle(run, undefined, error);
         resolveDone(undefined);
       },

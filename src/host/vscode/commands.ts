@@ -5,6 +5,7 @@ import { announceOutcome } from './outcome';
 import { announceRunWarnings, announceTornTailCut, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
 import type { Services } from './services';
 import { readSettings } from './settings';
+import { errorText } from '../../core/error-text';
 
 /** Applies the retention settings; paused and interrupted runs are never removed. */
 export async function collectGarbage(s: Services): Promise<void> {
@@ -18,7 +19,7 @@ export async function collectGarbage(s: Services): Promise<void> {
       );
     }
   } catch (error) {
-    s.log.log('warn', `retention not applied: ${error instanceof Error ? error.message : String(error)}`);
+    s.log.log('warn', `retention not applied: ${errorText(error)}`);
   }
 }
 

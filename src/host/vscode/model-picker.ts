@@ -3,6 +3,7 @@ import { createModelLister, modelChoices, type ModelLister } from '../../core/mo
 import { VSCODE_LM_PROVIDER, vscodeChatModels } from './lm/vscode-lm-provider';
 import type { Services } from './services';
 import { readSettings, SETTINGS_SECTION } from './settings';
+import { errorText } from '../../core/error-text';
 
 export const CHOOSE_MODEL_COMMAND = 'agentCheckpoints.chooseModel';
 
@@ -21,10 +22,7 @@ async function listedModels(s: Services): Promise<Awaited<ReturnType<ModelLister
   try {
     return await cached.lister.list();
   } catch (error) {
-    s.log.log(
-      'warn',
-      `could not list the models: ${error instanceof Error ? error.message : String(error)}; offering the known current ones`,
-    );
+    s.log.log('warn', `could not list the models: ${errorText(error)}; offering the known current ones`);
     return undefined;
   }
 }

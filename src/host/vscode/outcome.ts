@@ -8,6 +8,7 @@ import type { RunFailure } from '../../core/store/records';
 import type { ActiveRun } from './agent-controller';
 import { COMMANDS, resumeRun } from './run-commands';
 import type { Services } from './services';
+import { errorText } from '../../core/error-text';
 
 // How a run ended, told to the person with the action beside it: the failure's words come from
 // protocol (failure-words.ts), the same as the Timeline and the CLI say them; the buttons run here.
@@ -79,7 +80,7 @@ function announcePause(s: Services, outcome: RunOutcome): void {
 export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome | undefined, error: unknown): void {
   void s.keys.refresh();
   if (!outcome) {
-    const text = error instanceof Error ? error.message : String(error);
+    const text = errorText(error);
     void s.prompts
       .message('error', `Agent run ${run.runId} stopped with an error: ${text}`, {}, SHOW_LOG)
       .then((c) => c === SHOW_LOG && s.channel.show(true));

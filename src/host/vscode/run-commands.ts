@@ -5,6 +5,7 @@ import { NoApiKeyError, type ActiveRun } from './agent-controller';
 import type { Services } from './services';
 import { mayRunAgent } from './trust';
 import type { ResumeOptions } from '../../core/runtime/resume';
+import { errorText } from '../../core/error-text';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -20,10 +21,6 @@ export const COMMANDS = {
 
 const SET_API_KEY = 'Set API Key';
 const SHOW_LOG = 'Show Log';
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function ago(ms: number): string {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
@@ -83,9 +80,9 @@ async function launch(s: Services, what: string, begin: () => Promise<ActiveRun>
     void s.keys.refresh();
     return { runId: run.runId };
   } catch (error) {
-    s.log.log('error', `${what}: ${describeError(error)}`);
+    s.log.log('error', `${what}: ${errorText(error)}`);
     const actions = error instanceof NoApiKeyError ? [SET_API_KEY] : [SHOW_LOG];
-    void s.prompts.message('error', `${what}: ${describeError(error)}`, {}, ...actions).then((choice) => {
+    void s.prompts.message('error', `${what}: ${errorText(error)}`, {}, ...actions).then((choice) => {
       if (choice === SET_API_KEY) void vscode.commands.executeCommand(COMMANDS.setApiKey);
       if (choice === SHOW_LOG) s.channel.show(true);
     });

@@ -22,6 +22,7 @@ import { RestoreActions } from './restore-actions';
 import { RunPresenter } from './run-presenter';
 import { readSettings } from './settings';
 import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
+import { errorText } from '../../core/error-text';
 
 export const LOG_CHANNEL_NAME = 'Agent Checkpoints';
 const LOG_TAIL_LINES = 2000;
@@ -76,7 +77,7 @@ async function moveLegacyRuns(context: vscode.ExtensionContext, store: FileCheck
         log.log('info', `moved ${result.moved.length} run(s) from ${from} into ${store.root}: ${result.moved.join(', ')}`);
       for (const left of result.left) log.log('warn', `run ${left.runId} left in ${left.from}: ${left.reason}`);
     } catch (error) {
-      log.log('warn', `runs in ${from} not moved: ${error instanceof Error ? error.message : String(error)}`);
+      log.log('warn', `runs in ${from} not moved: ${errorText(error)}`);
     }
   }
 }
