@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { InstructionFileNames } from '../../core/runtime/project-instructions';
 import type { ResumeOptions } from '../../core/runtime/resume';
-import type { RunSettings } from '../../core/store/records';
 import type { OutputMode } from './output';
 
 export { FLAG_HELP, HELP, USAGE, wantsHelp } from './help';
@@ -259,18 +258,6 @@ function instructionFilesOf(text: string | undefined): Pick<CliOptions, 'instruc
   const checked = InstructionFileNames.safeParse(names);
   if (!checked.success) throw new UsageError(`--instruction-files: ${checked.error.issues[0]?.message ?? 'invalid'} (${text})`);
   return { instructionFiles: checked.data };
-}
-
-/** The run settings the long-run flags give (limits besides turns, context budget, thinking). */
-export function longRunSettingsOf(options: CliOptions): Partial<RunSettings> {
-  const thinking = options.thinking;
-  return {
-    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
-    ...(options.maxContextTokens !== undefined ? { maxContextTokens: options.maxContextTokens } : {}),
-    ...(thinking === 'adaptive' ? { thinking: { type: 'adaptive' as const } } : {}),
-    ...(typeof thinking === 'number' ? { thinking: { type: 'enabled' as const, budgetTokens: thinking } } : {}),
-  };
 }
 
 /** What `resume` flags ask of the resume: raised limits, a context budget for this session. */

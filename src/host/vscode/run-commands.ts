@@ -6,6 +6,8 @@ import type { Services } from './services';
 import { mayRunAgent } from './trust';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import { errorText } from '../../core/error-text';
+import type { ContextChip } from '../../protocol/messages';
+import { taskWithContext } from './task-context';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -38,24 +40,23 @@ export function trustDeps(s: Services) {
 }
 
 interface ContextChoice extends vscode.QuickPickItem {
-  readonly context: string;
+  readonly chip?: ContextChip;
 }
 
 /** The selection, or the active file, offered as context for the task. */
 function contextChoices(editor: vscode.TextEditor | undefined): ContextChoice[] {
-  const choices: ContextChoice[] = [{ label: 'No extra context', context: '' }];
+  const choices: ContextChoice[] = [{ label: 'No extra context' }];
   if (!editor || editor.document.uri.scheme !== 'file') return choices;
-  const path = vscode.workspace.asRelativePath(editor.document.uri, false);
+  const path = vscode.workspace.asRelativePath(editor.document.uri, false).split('\\').join('/');
   const selection = editor.selection;
   if (!selection.isEmpty) {
-    const text = editor.document.getText(selection);
-    const lines = `${selection.start.line + 1}-${selection.end.line + 1}`;
+    const [startLine, endLine] = [selection.start.line + 1, selection.end.line + 1];
     choices.push({
-      label: `Include the selection (${path}:${lines})`,
-      context: `\n\nContext: the user selected lines ${lines} of ${path}:\n\`\`\`\n${text}\n\`\`\``,
+      label: `Include the selection (${path}:${startLine}-${endLine})`,
+      chip: { kind: 'selection', path, startLine, endLine },
     });
   }
-  choices.push({ label: `Mention the active file (${path})`, context: `\n\nContext: the active file is ${path}.` });
+  choices.push({ label: `Mention the active file (${path})`, chip: { kind: 'activeFile', path } });
   return choices;
 }
 
@@ -67,11 +68,14 @@ async function askTask(s: Services): Promise<string | undefined> {
     ignoreFocusOut: true,
   });
   if (task === undefined || task.trim() === '') return undefined;
-  const choices = contextChoices(vscode.window.activeTextEditor);
+  const editor = vscode.window.activeTextEditor;
+  // The selection as it is now: the text goes with the task even if the editor changes meanwhile.
+  const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : undefined;
+  const choices = contextChoices(editor);
   if (choices.length === 1) return task.trim();
   const picked = await s.prompts.quickPick(choices, { title: 'Agent: Run', placeHolder: 'Context to give the agent with the task' });
   if (picked === undefined) return undefined;
-  return `${task.trim()}${picked.context}`;
+  return taskWithContext(task, picked.chip ? [picked.chip] : [], async () => selected);
 }
 
 async function launch(s: Services, what: string, begin: () => Promise<ActiveRun>): Promise<{ runId: string } | undefined> {
