@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { CHOOSE_MODEL_COMMAND, chooseModel } from './model-picker';
+import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
 import { announceOutcome } from './outcome';
 import { announceRunWarnings, announceTornTailCut, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
@@ -23,7 +24,10 @@ export async function collectGarbage(s: Services): Promise<void> {
   }
 }
 
-/** Registers the Agent commands and the reactions to a run starting and ending. */
+/**
+ * Registers the Agent commands of the palette (command-table.ts lists every one; the Timeline's
+ * patch commands and the review's register with their views) and the reactions to a run.
+ */
 export function registerCommands(s: Services): vscode.Disposable[] {
   const register = vscode.commands.registerCommand;
   return [
@@ -33,6 +37,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     register(COMMANDS.setApiKey, () => setApiKey(s)),
     register(COMMANDS.showLog, () => s.channel.show(true)),
     register(CHOOSE_MODEL_COMMAND, () => chooseModel(s)),
+    register(REVOKE_MCP_COMMAND, () => revokeMcpServers(s.context.workspaceState, s.prompts)),
     register(COMMANDS.restoreCheckpoint, (arg?: Parameters<typeof restoreCheckpoint>[1]) => restoreCheckpoint(s, arg)),
     register(COMMANDS.rollbackPatch, (arg?: Parameters<typeof rollbackPatch>[1]) => rollbackPatch(s, arg)),
     register(COMMANDS.undoRestore, (arg?: Parameters<typeof undoLastRestore>[1]) => undoLastRestore(s, arg)),

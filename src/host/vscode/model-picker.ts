@@ -4,8 +4,9 @@ import { VSCODE_LM_PROVIDER, vscodeChatModels } from './lm/vscode-lm-provider';
 import type { Services } from './services';
 import { readSettings, SETTINGS_SECTION } from './settings';
 import { errorText } from '../../core/error-text';
+import type { CommandId } from './command-table';
 
-export const CHOOSE_MODEL_COMMAND = 'agentCheckpoints.chooseModel';
+export const CHOOSE_MODEL_COMMAND = 'agentCheckpoints.chooseModel' satisfies CommandId;
 
 /** One lister per key and base URL, so that its cache of the model list is kept between picks. */
 let cached: { key: string; baseUrl: string; lister: ModelLister } | undefined;

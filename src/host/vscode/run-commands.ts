@@ -8,6 +8,7 @@ import type { ResumeOptions } from '../../core/runtime/resume';
 import { errorText } from '../../core/error-text';
 import type { ContextChip } from '../../protocol/messages';
 import { taskWithContext } from './task-context';
+import { TIMELINE_FOCUS, type CommandId } from './command-table';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -18,8 +19,8 @@ export const COMMANDS = {
   restoreCheckpoint: 'agentCheckpoints.restoreCheckpoint',
   rollbackPatch: 'agentCheckpoints.rollbackPatchPick',
   undoRestore: 'agentCheckpoints.undoRestore',
-  showTimeline: 'agentCheckpoints.timeline.focus',
-} as const;
+  showTimeline: TIMELINE_FOCUS,
+} as const satisfies Record<string, CommandId | typeof TIMELINE_FOCUS>;
 
 const SET_API_KEY = 'Set API Key';
 const SHOW_LOG = 'Show Log';

@@ -12,7 +12,6 @@ import { AgentController } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
 import { InlineApprover } from './approvals';
-import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
 import { createRunExtensions } from './lm/run-extensions';
 import { ContextKeys } from './context-keys';
 import { LiveWorkspace } from './live-workspace';
@@ -154,13 +153,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   const keys = new ContextKeys(store, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller, approvals);
-  context.subscriptions.push(
-    channel,
-    controller,
-    presenter,
-    approvals,
-    vscode.commands.registerCommand(REVOKE_MCP_COMMAND, () => revokeMcpServers(context.workspaceState, prompts)),
-  );
+  context.subscriptions.push(channel, controller, presenter, approvals);
   const services: Services = {
     context,
     storagePath,
