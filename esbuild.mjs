@@ -1,7 +1,7 @@
 // Builds the extension host bundle, the headless CLI, the webview bundle and the host test
 // bundle into dist/. `--watch` rebuilds on change; `--production` minifies without sourcemaps.
 import * as esbuild from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -22,9 +22,20 @@ const builds = [
   { ...nodeCommon, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' },
 ];
-if (existsSync('src/host/cli/main.ts')) {
-  builds.push({ ...nodeCommon, entryPoints: ['src/host/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } });
-}
+// The CLI is ESM split into chunks, so that a command loads only its own code and `--help` almost
+// nothing; dist/cli.js (the package's bin) only imports its entry. Bundled CommonJS packages still
+// call require: the banner gives every chunk one.
+const CLI_ENTRY = "#!/usr/bin/env node\n// The headless CLI: its code is in dist/cli/ (see esbuild.mjs).\nimport('./cli/cli.mjs');\n";
+builds.push({
+  ...nodeCommon,
+  format: 'esm',
+  splitting: true,
+  entryPoints: { cli: 'src/host/cli/bin.ts' },
+  outdir: 'dist/cli',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  banner: { js: "import { createRequire as __cliRequire } from 'node:module';\nconst require = __cliRequire(import.meta.url);" },
+});
 if (!production) {
   // Host test suites run inside the extension host; mocha is bundled in, `vscode` is provided.
   builds.push({
@@ -39,6 +50,9 @@ if (!production) {
 
 // The timeline's icon font ships from the @vscode/codicons package, not a vendored copy.
 mkdirSync('dist/codicons', { recursive: true });
+rmSync('dist/cli', { recursive: true, force: true });
+mkdirSync('dist', { recursive: true });
+writeFileSync('dist/cli.js', CLI_ENTRY, { mode: 0o755 });
 for (const file of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/codicons/${file}`);
 
 if (watch) {

@@ -4,6 +4,7 @@ import type { LiveState, Patch } from '../core/patches/schema';
 import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
+export { applyRunDelta } from './messages';
 import { assistantWords, cap, commandOutcome, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
 import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunInstructions, RunView, StepRow } from './viewModel';
 
@@ -357,10 +358,4 @@ export function runDelta(prev: RunView | undefined, next: RunView): RunDeltaMess
   const stepsChanged = from < prevSteps.length || from < next.steps.length;
   if (prev && !stepsChanged && sameData(prev.header, next.header)) return null;
   return { type: 'runDelta', header: next.header, fromStep: from, steps: next.steps.slice(from) };
-}
-
-/** Applies a delta to a run view (what the webview does with it). */
-export function applyRunDelta(prev: RunView | undefined, delta: RunDeltaMessage): RunView {
-  const kept = (prev?.steps ?? []).slice(0, delta.fromStep);
-  return { header: delta.header, steps: kept.concat(delta.steps) };
 }

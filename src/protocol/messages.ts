@@ -1,65 +1,69 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { PatchView, RestoreFile, RestoreMode, RestorePreview, RunHeader, RunView, StepRow } from './viewModel';
 
 // Every message between the Timeline webview and the extension host. Both sides parse what
 // they receive with these schemas; anything that does not parse is logged and dropped.
 
-const RunRef = z.object({ runId: z.string().min(1) });
-const PatchRef = z.object({ runId: z.string().min(1), patchId: z.string().min(1) });
-const CheckpointRef = z.object({ runId: z.string().min(1), checkpointId: z.string().min(1), mode: RestoreMode });
+const id = z.string().check(z.minLength(1));
+const RunRef = z.object({ runId: id });
+const PatchRef = z.object({ runId: id, patchId: id });
+const CheckpointRef = z.object({ runId: id, checkpointId: id, mode: RestoreMode });
 
 /** Context attached to a task in the composer: the editor's selection or a whole file. */
 export const ContextChip = z.object({
   kind: z.enum(['selection', 'activeFile', 'files']),
   /** Workspace-relative path. */
-  path: z.string().min(1).max(1000),
+  path: z.string().check(z.minLength(1), z.maxLength(1000)),
   /** 1-based lines of a selection. */
-  startLine: z.number().int().positive().optional(),
-  endLine: z.number().int().positive().optional(),
+  startLine: z.optional(z.int().check(z.positive())),
+  endLine: z.optional(z.int().check(z.positive())),
 });
 
 export const ApprovalChoice = z.enum(['allow_once', 'allow_for_run', 'deny']);
 
 /** A tool call waiting for the person's decision. */
 export const PendingApproval = z.object({
-  runId: z.string().min(1),
-  callId: z.string().min(1),
+  runId: id,
+  callId: id,
   toolName: z.string(),
   summary: z.string(),
   /** The input as indented JSON (capped). */
   input: z.string(),
   /** Why it must be asked (a protected path): then only "allow once" is offered. */
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
 });
 
 /** Parameters of each request the webview can make, by method. */
 export const RequestParams = {
   restorePreview: CheckpointRef,
-  restore: CheckpointRef.extend({ previewId: z.string().min(1) }),
+  restore: z.extend(CheckpointRef, { previewId: id }),
   openDiff: PatchRef,
   accept: PatchRef,
-  rollbackPatch: PatchRef.extend({ hunk: z.number().int().nonnegative().optional() }),
+  rollbackPatch: z.extend(PatchRef, { hunk: z.optional(z.int().check(z.nonnegative())) }),
   undoLastRestore: RunRef,
   /** A fork of the run from the start of a step: a new run, paused; the run stays as it was. */
-  fork: RunRef.extend({ step: z.number().int().positive() }),
+  fork: z.extend(RunRef, { step: z.int().check(z.positive()) }),
   resume: RunRef,
   takeOver: RunRef,
   cancel: RunRef,
   /** The action beside a run's failure (Set API Key, Retry, Raise to…, Show Log): the host runs it. */
-  failureAction: RunRef.extend({ action: z.enum(['set_key', 'retry', 'raise_limit', 'resume', 'show_log']) }),
+  failureAction: z.extend(RunRef, { action: z.enum(['set_key', 'retry', 'raise_limit', 'resume', 'show_log']) }),
   /** A link in the model's text: opened by the host after the person confirms. */
-  openLink: z.object({ url: z.string().min(1).max(2000) }),
-  copyText: z.object({ text: z.string().max(200_000) }),
+  openLink: z.object({ url: z.string().check(z.minLength(1), z.maxLength(2000)) }),
+  copyText: z.object({ text: z.string().check(z.maxLength(200_000)) }),
   decide: z.object({
-    runId: z.string().min(1),
-    callId: z.string().min(1),
+    runId: id,
+    callId: id,
     decision: ApprovalChoice,
     /** With deny: why, passed to the model in the denied result. */
-    reason: z.string().max(2000).optional(),
+    reason: z.optional(z.string().check(z.maxLength(2000))),
   }),
   pickContext: z.object({ kind: ContextChip.shape.kind }),
-  startRun: z.object({ task: z.string().trim().min(1).max(20_000), context: z.array(ContextChip).max(20) }),
-  continueRun: z.object({ runId: z.string().min(1), instruction: z.string().trim().min(1).max(20_000) }),
+  startRun: z.object({
+    task: z.string().check(z.trim(), z.minLength(1), z.maxLength(20_000)),
+    context: z.array(ContextChip).check(z.maxLength(20)),
+  }),
+  continueRun: z.object({ runId: id, instruction: z.string().check(z.trim(), z.minLength(1), z.maxLength(20_000)) }),
 } as const;
 
 export type Method = keyof typeof RequestParams;
@@ -77,8 +81,8 @@ export const RestoreOutcome = z.object({
 export const RollbackOutcome = z.object({
   message: z.string(),
   /** Hunks undone and hunks left alone because the live content no longer matches them. */
-  revertedHunks: z.number().int().nonnegative(),
-  conflictHunks: z.number().int().nonnegative(),
+  revertedHunks: z.int().check(z.nonnegative()),
+  conflictHunks: z.int().check(z.nonnegative()),
 });
 
 /** Result schema of each method. */
@@ -89,7 +93,7 @@ export const ResultSchemas = {
   accept: ActionOutcome,
   rollbackPatch: RollbackOutcome,
   undoLastRestore: RestoreOutcome,
-  fork: ActionOutcome.extend({ runId: z.string().min(1) }),
+  fork: z.extend(ActionOutcome, { runId: id }),
   resume: ActionOutcome,
   takeOver: ActionOutcome,
   cancel: ActionOutcome,
@@ -100,12 +104,12 @@ export const ResultSchemas = {
   pickContext: z.object({ chips: z.array(ContextChip) }),
   startRun: ActionOutcome,
   continueRun: ActionOutcome,
-} as const satisfies Record<Method, z.ZodType>;
+} as const satisfies Record<Method, z.ZodMiniType>;
 
 export type RequestParamsOf<M extends Method> = z.infer<(typeof RequestParams)[M]>;
 export type ResultOf<M extends Method> = z.infer<(typeof ResultSchemas)[M]>;
 
-const requestId = z.string().min(1).max(100);
+const requestId = z.string().check(z.minLength(1), z.maxLength(100));
 
 function requestVariant<M extends Method>(method: M) {
   return z.object({ type: z.literal('request'), requestId, method: z.literal(method), params: RequestParams[method] });
@@ -141,30 +145,32 @@ export const SnapshotMessage = z.object({ type: z.literal('snapshot'), runs: z.a
 export const RunDeltaMessage = z.object({
   type: z.literal('runDelta'),
   header: RunHeader,
-  fromStep: z.number().int().nonnegative(),
+  fromStep: z.int().check(z.nonnegative()),
   steps: z.array(StepRow),
 });
 
-export const RunRemovedMessage = z.object({ type: z.literal('runRemoved'), runId: z.string().min(1) });
+export const RunRemovedMessage = z.object({ type: z.literal('runRemoved'), runId: id });
 
 export const PatchLiveMessage = z.object({
   type: z.literal('patchLive'),
-  runId: z.string().min(1),
-  changes: z.array(z.object({ patchId: z.string().min(1), state: PatchView })),
+  runId: id,
+  changes: z.array(z.object({ patchId: id, state: PatchView })),
 });
 
 /** `{requestId, ok: true, result}` or `{requestId, ok: false, error}`. */
 export const ReplyMessage = z
-  .object({ type: z.literal('reply'), requestId, ok: z.boolean(), result: z.unknown().optional(), error: z.string().optional() })
-  .refine((r) => (r.ok ? r.error === undefined : typeof r.error === 'string' && r.result === undefined), {
-    message: 'a reply carries a result when ok, an error otherwise',
-  });
+  .object({ type: z.literal('reply'), requestId, ok: z.boolean(), result: z.optional(z.unknown()), error: z.optional(z.string()) })
+  .check(
+    z.refine((r) => (r.ok ? r.error === undefined : typeof r.error === 'string' && r.result === undefined), {
+      message: 'a reply carries a result when ok, an error otherwise',
+    }),
+  );
 
 /** Text the model is writing now, in the step `stepId` of the run (appended to what came before). */
 export const StreamMessage = z.object({
   type: z.literal('stream'),
-  runId: z.string().min(1),
-  stepId: z.number().int().nonnegative(),
+  runId: id,
+  stepId: z.int().check(z.nonnegative()),
   text: z.string(),
   /** When the host received it (for the stream-to-paint figure). */
   at: z.number(),
@@ -202,10 +208,16 @@ export type ApprovalChoice = z.infer<typeof ApprovalChoice>;
 export type StreamMessage = z.infer<typeof StreamMessage>;
 
 /** Parses a message or says why it was refused, in one line for the log. */
-export function parseMessage<T>(schema: z.ZodType<T>, data: unknown): { ok: true; value: T } | { ok: false; error: string } {
+export function parseMessage<T>(schema: z.ZodMiniType<T>, data: unknown): { ok: true; value: T } | { ok: false; error: string } {
   const parsed = schema.safeParse(data);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
   return { ok: false, error: `malformed message${where}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** Applies a delta to a run view (what the webview does with it). */
+export function applyRunDelta(prev: RunView | undefined, delta: RunDeltaMessage): RunView {
+  const kept = (prev?.steps ?? []).slice(0, delta.fromStep);
+  return { header: delta.header, steps: kept.concat(delta.steps) };
 }

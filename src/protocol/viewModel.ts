@@ -1,9 +1,51 @@
-import { z } from 'zod';
-import { Idempotency, LedgerStatus, ReplayPolicy } from '../core/ledger/schema';
-import { CheckpointLabel, RunFailure, RunStatus } from '../core/store/records';
+import * as z from 'zod/mini';
+import type * as core from '../core/store/records';
+import type * as ledger from '../core/ledger/schema';
 
 // What the Timeline webview renders. Built by the host from a RunState (see build.ts); kept
-// lean because a 10,000-step run crosses the boundary and is parsed on arrival.
+// lean because a 10,000-step run crosses the boundary and is parsed on arrival. Browser code:
+// zod's mini build, and no module of src/core (the enums below are checked against core's
+// at compile time, at the end of this file).
+
+const id = z.string().check(z.minLength(1));
+const count = z.int().check(z.nonnegative());
+
+export const RunStatus = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']);
+export const LedgerStatus = z.enum(['planned', 'approved', 'started', 'succeeded', 'failed', 'uncertain']);
+const Idempotency = z.enum(['idempotent', 'conditional', 'non_idempotent']);
+const ReplayPolicy = z.enum(['auto', 'ask', 'never']);
+const CheckpointLabel = z.enum([
+  'run_start',
+  'before_model',
+  'after_model',
+  'tool_planned',
+  'tool_approved',
+  'tool_started',
+  'tool_finished',
+  'file_written',
+  'run_end',
+  'compacted',
+  'instruction',
+]);
+const RunFailure = z.object({
+  kind: z.enum([
+    'auth',
+    'network',
+    'refused',
+    'rate_limit',
+    'overloaded',
+    'server',
+    'invalid_response',
+    'limit',
+    'approval',
+    'storage',
+    'interrupted',
+    'internal',
+  ]),
+  status: z.optional(z.int()),
+  message: z.string(),
+  limit: z.optional(z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() })),
+});
 
 /**
  * A patch as the person sees it: its recorded state, or for a pending patch its live state
@@ -12,11 +54,11 @@ import { CheckpointLabel, RunFailure, RunStatus } from '../core/store/records';
 export const PatchView = z.enum(['applied', 'not_applied', 'conflict', 'missing', 'accepted', 'rolled_back', 'unknown']);
 
 export const PatchRow = z.object({
-  patchId: z.string().min(1),
-  path: z.string().min(1),
+  patchId: id,
+  path: id,
   op: z.enum(['create', 'modify', 'delete']),
-  added: z.number().int().nonnegative(),
-  removed: z.number().int().nonnegative(),
+  added: count,
+  removed: count,
   binary: z.boolean(),
   state: PatchView,
 });
@@ -30,7 +72,7 @@ export const EffectRow = z.object({
 });
 
 export const CallRow = z.object({
-  callId: z.string().min(1),
+  callId: id,
   toolName: z.string(),
   /** One line summary of the tool input. */
   input: z.string(),
@@ -38,52 +80,52 @@ export const CallRow = z.object({
   idempotency: Idempotency,
   policy: ReplayPolicy,
   plannedAt: z.number(),
-  durationMs: z.number().nonnegative().optional(),
+  durationMs: z.optional(z.number().check(z.nonnegative())),
   isError: z.boolean(),
   /** Error text or why the entry got its status. */
-  detail: z.string().optional(),
+  detail: z.optional(z.string()),
   /** The checkpoint right before this call was approved or started (restore target), when there is one. */
-  checkpointId: z.string().optional(),
+  checkpointId: z.optional(z.string()),
   /** That point in words: "after step 3's model reply, before read_file". */
-  restorePoint: z.string().optional(),
-  effect: EffectRow.optional(),
+  restorePoint: z.optional(z.string()),
+  effect: z.optional(EffectRow),
   patches: z.array(PatchRow),
   /** What the call did in words: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
   summary: z.string(),
   /** The full input as indented JSON (capped). */
-  inputText: z.string().optional(),
+  inputText: z.optional(z.string()),
   /** The result the model received (capped). */
-  result: z.string().optional(),
+  result: z.optional(z.string()),
 });
 
 export const StepRow = z.object({
-  stepId: z.number().int().nonnegative(),
+  stepId: count,
   /** The first checkpoint of the step: restoring it (a fork) goes back to the start of the step. */
-  checkpointId: z.string().min(1),
+  checkpointId: id,
   /** That point in words: "start of step 3". */
-  restorePoint: z.string().optional(),
+  restorePoint: z.optional(z.string()),
   /** Label of the step's latest checkpoint (how far the step got). */
   label: CheckpointLabel,
   at: z.number(),
   endAt: z.number(),
-  checkpoints: z.number().int().nonnegative(),
+  checkpoints: count,
   /** The history was compacted at the end of this step (old tool results cleared or summarised). */
-  compacted: z.boolean().optional(),
+  compacted: z.optional(z.boolean()),
   calls: z.array(CallRow),
   /** What the model said in this step (Markdown, capped) and its thinking, when any. */
-  text: z.string().optional(),
-  thinking: z.string().optional(),
+  text: z.optional(z.string()),
+  thinking: z.optional(z.string()),
   /** Tokens and cost of this step alone. */
-  tokens: z.number().int().nonnegative().optional(),
-  costUsd: z.number().nonnegative().optional(),
+  tokens: z.optional(count),
+  costUsd: z.optional(z.number().check(z.nonnegative())),
   /** A new instruction the person gave the run here, and the limit raised for it, in words. */
-  instruction: z.string().optional(),
-  raised: z.string().optional(),
+  instruction: z.optional(z.string()),
+  raised: z.optional(z.string()),
 });
 
 /** The writer of a run held by another window or process (its lease is live). */
 export const RunHolder = z.object({
-  pid: z.number().int(),
+  pid: z.int(),
   hostname: z.string(),
   /** Its last heartbeat. */
   heartbeatAt: z.number(),
@@ -92,44 +134,44 @@ export const RunHolder = z.object({
 /** The run's standing instructions: the system prompt it sent (capped) and the project files it included. */
 export const RunInstructions = z.object({
   /** The product prompt's version; absent for a prompt given as is. */
-  version: z.number().int().positive().optional(),
+  version: z.optional(z.int().check(z.positive())),
   /** Estimated size in tokens (bytes / 4). */
-  tokens: z.number().int().nonnegative(),
+  tokens: count,
   text: z.string(),
-  files: z.array(z.object({ path: z.string(), hash: z.string(), bytes: z.number().int().nonnegative(), truncated: z.boolean() })),
+  files: z.array(z.object({ path: z.string(), hash: z.string(), bytes: count, truncated: z.boolean() })),
   /** Folder AGENTS.md files the prompt names. */
   nested: z.array(z.string()),
 });
 
 export const RunHeader = z.object({
-  runId: z.string().min(1),
+  runId: id,
   /** A fork: the run and step it was forked from. */
-  parent: z.object({ runId: z.string().min(1), step: z.number().int().positive() }).optional(),
+  parent: z.optional(z.object({ runId: id, step: z.int().check(z.positive()) })),
   task: z.string(),
   status: RunStatus,
-  statusReason: z.string().optional(),
-  /** Why the run stopped early, when it did (a refused key, a limit): worded by core/runtime/failure-words. */
-  failure: RunFailure.optional(),
+  statusReason: z.optional(z.string()),
+  /** Why the run stopped early, when it did (a refused key, a limit): worded by failure-words.ts. */
+  failure: z.optional(RunFailure),
   createdAt: z.number(),
   /** Time of the run's latest record. */
   updatedAt: z.number(),
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  costUsd: z.number().nonnegative(),
+  inputTokens: count,
+  outputTokens: count,
+  costUsd: z.number().check(z.nonnegative()),
   model: z.string(),
   /** Restores that can still be undone. */
-  undoableRestores: z.number().int().nonnegative(),
+  undoableRestores: count,
   /** A live writer holds the run right now. */
   active: z.boolean(),
   /** Set when that writer is another window or process: the run can be taken over from it. */
-  heldElsewhere: RunHolder.optional(),
+  heldElsewhere: z.optional(RunHolder),
   /** The journal is damaged (file, byte, why): the run is shown up to the damage, read-only. */
-  damaged: z.string().optional(),
+  damaged: z.optional(z.string()),
   /** Agent hunks still waiting for Keep or Undo in the editors ("N changes to review"). */
-  reviewCount: z.number().int().nonnegative().optional(),
-  instructions: RunInstructions.optional(),
+  reviewCount: z.optional(count),
+  instructions: z.optional(RunInstructions),
   /** Warnings the run recorded (a cost limit its model cannot honour, a deprecated model). */
-  warnings: z.array(z.string()).optional(),
+  warnings: z.optional(z.array(z.string())),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });
@@ -143,7 +185,7 @@ export const RestoreFile = z.object({
   path: z.string(),
   action: FileRestoreAction,
   /** Why: which patches, what the user changed, why it is skipped. */
-  detail: z.string().optional(),
+  detail: z.optional(z.string()),
 });
 
 export const RestorePreview = z.object({
@@ -153,7 +195,7 @@ export const RestorePreview = z.object({
   /** Conflicts first. */
   files: z.array(RestoreFile),
   /** Messages of the conversation dropped by a session restore. */
-  messagesDropped: z.number().int().nonnegative().optional(),
+  messagesDropped: z.optional(count),
   /** Calls after the checkpoint whose effects outside the files a restore cannot undo. */
   externalEffects: z.array(z.object({ callId: z.string(), toolName: z.string(), effect: EffectRow })),
   /** Handed back with the confirmation so the host knows what the person saw. */
@@ -180,3 +222,19 @@ const RESTORE_ORDER: Record<FileRestoreAction, number> = { conflict: 0, revert: 
 export function sortRestoreFiles(files: readonly RestoreFile[]): RestoreFile[] {
   return [...files].sort((a, b) => RESTORE_ORDER[a.action] - RESTORE_ORDER[b.action] || a.path.localeCompare(b.path));
 }
+
+/** Each enum mirrors core's: a compile error here means one side changed without the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const mirrors: [
+  Same<RunStatus, core.RunStatus>,
+  Same<LedgerStatus, ledger.LedgerStatus>,
+  Same<z.infer<typeof Idempotency>, ledger.Idempotency>,
+  Same<z.infer<typeof ReplayPolicy>, ledger.ReplayPolicy>,
+  Same<z.infer<typeof CheckpointLabel>, core.CheckpointLabel>,
+  Same<RunFailure, core.RunFailure>,
+] = [true, true, true, true, true, true];
+void mirrors;
+
+export type RunStatus = z.infer<typeof RunStatus>;
+export type LedgerStatus = z.infer<typeof LedgerStatus>;
+export type RunFailure = z.infer<typeof RunFailure>;

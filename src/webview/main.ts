@@ -1,6 +1,6 @@
 // Timeline webview entry (bundled to dist/webview.js). Talks to the host only through the
 // zod-checked protocol; keeps expanded rows, scroll and selection with vscode.setState.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { WebviewToHost } from '../protocol/messages';
 import { Composer } from './composer';
 import { ConversationPanel, focusOf } from './conversation';

@@ -1,6 +1,6 @@
 import type { PatchLiveMessage, PendingApproval, RunDeltaMessage, StreamMessage } from '../protocol/messages';
 import type { RunView } from '../protocol/viewModel';
-import { applyRunDelta } from '../protocol/build';
+import { applyRunDelta } from '../protocol/messages';
 
 /** The runs the webview holds, newest first, updated by host messages. */
 export class TimelineModel {

@@ -1,9 +1,6 @@
-import type { LedgerStatus } from '../core/ledger/schema';
-import { isResumableStatus } from '../core/runtime/resumable';
-import type { RunStatus } from '../core/store/records';
-import { failureLine, describeFailure } from '../core/runtime/failure-words';
-import { CANCELLED_REASON } from '../core/runtime/types';
-import type { PatchView, RunHeader, StepRow } from '../protocol/viewModel';
+import { failureLine, describeFailure } from '../protocol/failure-words';
+import { CANCELLED_REASON, isResumableStatus } from '../protocol/run-status';
+import type { LedgerStatus, PatchView, RunHeader, RunStatus, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 import { counted } from '../protocol/words';

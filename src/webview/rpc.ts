@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { ReplyMessage, RequestParamsOf, ResultOf, Method, RequestMessage } from '../protocol/messages';
 import { ResultSchemas, parseMessage } from '../protocol/messages';
 
@@ -41,7 +41,7 @@ export class Rpc {
       pending.reject(new Error(reply.error ?? 'failed'));
       return true;
     }
-    const schema: z.ZodType<unknown> = ResultSchemas[pending.method];
+    const schema: z.ZodMiniType<unknown> = ResultSchemas[pending.method];
     const parsed = parseMessage(schema, reply.result);
     if (parsed.ok) pending.resolve(parsed.value);
     else pending.reject(new Error(`${pending.method}: ${parsed.error}`));

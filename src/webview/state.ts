@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** What survives the view being hidden and shown again (vscode.getState / setState). */
 export const SavedState = z.object({
   expanded: z.array(z.string()),
-  scrollTop: z.number().nonnegative(),
-  selected: z.string().nullable(),
+  scrollTop: z.number().check(z.nonnegative()),
+  selected: z.nullable(z.string()),
   /** Runs already shown once: only a run seen for the first time is expanded automatically. */
   seenRuns: z.array(z.string()),
 });

@@ -44,4 +44,18 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The webview itself imports no core module, not even a type: what it needs lives in src/protocol
+    // (test/unit/webview/bundle.test.ts checks the built bundle too).
+    files: ['src/webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'zod', message: "webview: zod's mini build (zod/mini) only" }],
+          patterns: [{ group: ['node:*', 'vscode', '**/host/**', '**/core/**'], message: 'webview: protocol modules only' }],
+        },
+      ],
+    },
+  },
 );

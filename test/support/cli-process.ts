@@ -1,4 +1,4 @@
-// The headless CLI as a test runs it: bundled from src/host/cli/main.ts as it ships, then started
+// The headless CLI as a test runs it: bundled from src/host/cli/bin.ts (its entry), then started
 // as a child process with a given environment (nothing of the test's own leaks in).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -16,7 +16,7 @@ export interface CliResult {
 export async function bundleCli(dir: string): Promise<string> {
   const outfile = join(dir, 'cli.js');
   await esbuild.build({
-    entryPoints: [join(REPO, 'src/host/cli/main.ts')],
+    entryPoints: [join(REPO, 'src/host/cli/bin.ts')],
     outfile,
     bundle: true,
     platform: 'node',

@@ -1,10 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { withCacheBreakpoints } from './cache';
-import { describeError, scrubSecrets, toModelError } from './errors';
+import { scrubSecrets, toModelError } from './errors';
 import { ContentBlock } from './messages';
 import { DEFAULT_MODEL } from './models';
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelResponse } from './provider';
+import { errorText } from '../error-text';
 
 export { DEFAULT_MODEL };
 export const DEFAULT_MAX_RETRIES = 4;
@@ -114,7 +115,7 @@ function observingFetch(
       log.lastFailure = response.ok ? undefined : `HTTP ${response.status}`;
       return response;
     } catch (error) {
-      log.lastFailure = scrubSecrets(describeError(error), secrets);
+      log.lastFailure = scrubSecrets(errorText(error), secrets);
       throw error;
     }
   };

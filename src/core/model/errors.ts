@@ -8,6 +8,7 @@ import {
   RateLimitError,
 } from '@anthropic-ai/sdk';
 import { ModelError } from './provider';
+import { errorText } from '../error-text';
 
 type Kind = ModelError['kind'];
 
@@ -75,13 +76,6 @@ export function toModelError(error: unknown, secrets: readonly string[], aborted
   const kind = kindOf(error, aborted);
   const status = error instanceof APIError && typeof error.status === 'number' ? error.status : undefined;
   const apiMessage = error instanceof APIError ? (error.apiMessage ?? undefined) : undefined;
-  const detail = kind === 'aborted' ? 'request aborted' : describeError(error);
+  const detail = kind === 'aborted' ? 'request aborted' : errorText(error);
   return new ModelError(scrubSecrets(`Anthropic API ${kind}: ${detail}`, secrets), kind, status, scrub(apiMessage));
-}
-
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  const causeText = cause instanceof Error && cause.message && !error.message.includes(cause.message) ? ` (${cause.message})` : '';
-  return `${error.message || error.name}${causeText}`;
 }

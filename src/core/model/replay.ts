@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ContentBlock, TextBlock, ToolUseBlock } from './messages';
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelResponse } from './provider';
+import { errorText } from '../error-text';
 
 /** ContentBlock lets any typed block through; a script's text and tool_use blocks must be whole. */
 function checkKnownBlocks(blocks: readonly ContentBlock[], ctx: z.RefinementCtx): void {
@@ -60,10 +61,7 @@ export function parseReplayScript(jsonlText: string, source = 'replay script'): 
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new ReplayScriptError(
-        `${source}, line ${lineNo}: not JSON (${error instanceof Error ? error.message : String(error)})`,
-        lineNo,
-      );
+      throw new ReplayScriptError(`${source}, line ${lineNo}: not JSON (${errorText(error)})`, lineNo);
     }
     const parsed = ReplayLine.safeParse(value);
     if (!parsed.success) {

@@ -10,9 +10,10 @@ import { ToolError } from '../tools/errors';
 import { protectedPathReason } from '../tools/protected-paths';
 import { describeInputError, type AnyTool, type ToolRegistry } from '../tools/registry';
 import type { PreparedWrite, ToolContext, ToolOutput } from '../tools/types';
-import { ApprovalUnavailableError, describe, guardStore, StorageFailure } from './errors';
+import { ApprovalUnavailableError, guardStore, StorageFailure } from './errors';
 import { ruleTarget, type RunSession } from './session';
 import { CANCELLED_REASON } from './types';
+import { errorText } from '../error-text';
 
 /** Stops the run at a safe point with a reason (cancelled, approval needed). */
 export class PauseSignal extends Error {
@@ -230,7 +231,7 @@ export async function prepareAndExecute(env: CallEnv, tool: AnyTool, input: unkn
       prepared = await tool.prepare(input, ctx);
     } catch (error) {
       if (!isToolFailure(error)) throw error;
-      return recordResult(env, entry, 'failed', { content: describe(error), isError: true }, { reason: 'could not prepare the change' });
+      return recordResult(env, entry, 'failed', { content: errorText(error), isError: true }, { reason: 'could not prepare the change' });
     }
   }
   // Blobs of both sides go to the store before `started`, so a write cut before its patch record can still be recorded on resume.
@@ -263,7 +264,7 @@ async function execute(
     output = await tool.execute(input, ctx, prepared);
   } catch (error) {
     if (error instanceof StorageFailure || error instanceof PauseSignal) throw error;
-    output = { content: `${tool.name} failed: ${describe(error)}`, isError: true };
+    output = { content: `${tool.name} failed: ${errorText(error)}`, isError: true };
   }
   const patchIds = ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {};
   return recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, patchIds);

@@ -1,4 +1,5 @@
 import { StoreError } from '../store/contract';
+import { errorText } from '../error-text';
 
 /** Thrown by an Approver when nobody can answer now (headless without --yes, window closed): the run pauses. */
 export class ApprovalUnavailableError extends Error {
@@ -11,7 +12,7 @@ export class ApprovalUnavailableError extends Error {
 /** A store operation failed (disk full, I/O error, lease lost): the run stops writing and pauses. */
 export class StorageFailure extends Error {
   constructor(override readonly cause: unknown) {
-    super(`storage error: ${describe(cause)}`);
+    super(`storage error: ${errorText(cause)}`);
     this.name = 'StorageFailure';
   }
 
@@ -29,14 +30,6 @@ export class ResumeError extends Error {
     super(message);
     this.name = 'ResumeError';
   }
-}
-
-export function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
 }
 
 /** Runs a store operation, turning any failure into a StorageFailure. */

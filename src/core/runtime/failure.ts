@@ -1,8 +1,9 @@
 import { ModelError } from '../model/provider';
 import type { RunFailure } from '../store/records';
-import { describe, StorageFailure } from './errors';
+import { StorageFailure } from './errors';
+import { errorText } from '../error-text';
 
-// Why a run stopped early, as a kind the run records in its status record; failure-words.ts
+// Why a run stopped early, as a kind the run records in its status record; protocol/failure-words.ts
 // turns the kind into the words every host shows.
 
 /** The abort reason a host gives when its window closes or reloads: the run is interrupted, not cancelled. */
@@ -32,6 +33,6 @@ export function failureOf(error: unknown): RunFailure {
       ...(error.status !== undefined ? { status: error.status } : {}),
     };
   }
-  if (error instanceof StorageFailure) return { kind: 'storage', message: describe(error.cause) };
-  return { kind: 'internal', message: describe(error) };
+  if (error instanceof StorageFailure) return { kind: 'storage', message: errorText(error.cause) };
+  return { kind: 'internal', message: errorText(error) };
 }

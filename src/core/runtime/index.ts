@@ -15,4 +15,3 @@ export {
   readProjectInstructions,
 } from './project-instructions';
 export { HostClosing } from './failure';
-export { describeFailure, failureLine, type FailureAction, type FailureWords } from './failure-words';

@@ -1,7 +1,7 @@
 import { toolUsesOf, type ContentBlock, type MessageParam } from '../model/messages';
 import { ModelError } from '../model/provider';
 import type { RunFailure } from '../store/records';
-import { describe, StorageFailure } from './errors';
+import { StorageFailure } from './errors';
 import { failureOf, HostClosing } from './failure';
 import { limitHit, withTurnStarted, withUsage } from './budget';
 import { compactIfNeeded } from './compaction';
@@ -10,6 +10,7 @@ import { checkCancelled, PauseSignal, plannedEntry, type CallEnv } from './calls
 import { reconcileCalls, type CallReport } from './reconcile';
 import { normaliseMessage, type RunSession } from './session';
 import { CANCELLED_REASON, type RunOutcome } from './types';
+import { errorText } from '../error-text';
 
 export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous answer was cut off at the output token limit. Continue exactly where it stopped.';
 
@@ -49,7 +50,7 @@ function stopOf(error: unknown, signal: AbortSignal): Stop {
   }
   if (error instanceof ModelError)
     return { reason: `model error (${error.kind}${error.status !== undefined ? ` ${error.status}` : ''}): ${error.message}`, failure };
-  return { reason: `internal error: ${describe(error)}`, failure };
+  return { reason: `internal error: ${errorText(error)}`, failure };
 }
 
 export async function pause(session: RunSession, stop: Stop, record = true): Promise<RunOutcome> {
@@ -59,7 +60,7 @@ export async function pause(session: RunSession, stop: Stop, record = true): Pro
     try {
       await session.commit([{ type: 'status', status, reason, ...(failure ? { failure } : {}) }]);
     } catch (error) {
-      session.deps.log.log('error', `could not record the pause of run ${session.runId}: ${describe(error)}`);
+      session.deps.log.log('error', `could not record the pause of run ${session.runId}: ${errorText(error)}`);
     }
   }
   // A refused request is a defect of the request this code built: the log names the API's rule.

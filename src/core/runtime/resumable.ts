@@ -1,17 +1,11 @@
 import type { RunSummary, TornTailCut } from '../store/contract';
 import { describeHolder } from '../store/lease-policy';
-import type { RunStatus } from '../store/records';
+import { isResumableStatus } from '../../protocol/run-status';
 
 // Which runs a host offers to pick up, and what it tells the person about them: one rule for the
 // CLI and the extension, from what the store says of each run (its summary, a torn write it cut).
 
-/**
- * Whether a resume can continue a run in this status, with no live writer holding it. A run that
- * ended (completed, failed, cancelled) has a run_end record and nothing to resume.
- */
-export function isResumableStatus(status: RunStatus, heldByLiveWriter: boolean): boolean {
-  return !heldByLiveWriter && (status === 'paused' || status === 'interrupted' || status === 'running');
-}
+export { isResumableStatus };
 
 /** A run is resumable when it stopped without an end, is intact, and nobody writes it now. */
 export function isResumable(run: RunSummary): boolean {

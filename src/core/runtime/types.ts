@@ -61,5 +61,5 @@ export interface RunOutcome {
   readonly failure?: RunFailure;
 }
 
-/** Why a run paused because of the user's AbortSignal. */
-export const CANCELLED_REASON = 'cancelled';
+/** Why a run paused because of the user's AbortSignal (shared with the webview: protocol/run-status.ts). */
+export { CANCELLED_REASON } from '../../protocol/run-status';

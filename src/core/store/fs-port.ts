@@ -83,6 +83,5 @@ export async function mkdirpDurable(fs: StoreFs, dir: string): Promise<void> {
   for (const created of missing.reverse()) await fs.syncDir(posix.dirname(created));
 }
 
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+/** The store's name for errorText (core/error-text.ts). */
+export { errorText as errorMessage } from '../error-text';

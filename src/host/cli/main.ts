@@ -7,11 +7,11 @@ import { createReplayProvider, ReplayScriptError } from '../../core/model/replay
 import type { Log } from '../../core/ports';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
-import { AgentRuntime } from '../../core/runtime/runtime';
+import type { AgentRuntime } from '../../core/runtime/runtime';
+import { buildAgent, runSettingsOf } from '../../core/runtime/agent';
 import type { RunOutcome } from '../../core/runtime/types';
 import { StoreError, type CheckpointStore } from '../../core/store/contract';
-import type { RunSettings } from '../../core/store/records';
-import { BUILTIN_TOOLS, createToolRegistry } from '../../core/tools/registry';
+import { BUILTIN_TOOLS } from '../../core/tools/registry';
 import { createNodeCommandRunner } from '../node/command-runner';
 import type { McpConnections } from '../node/mcp/client';
 import { McpConfigError } from '../node/mcp/config';
@@ -24,14 +24,15 @@ import { workspaceKey, type PgCheckpointStore } from '../node/pg/pg-store';
 import { isPostgresAddress, openStore, shownAddress } from '../node/store-factory';
 import { runWorker } from './worker';
 import { createCliApprover } from './approver';
-import { HELP, longRunSettingsOf, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
+import { HELP, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
 import { createRunOutput, type RunOutput, type Sink } from './output';
-import { handedKey, receiveHandedKeys, relaunchWithoutKeys } from './key-handoff';
+import { handedKey } from './key-handoff';
 import { allowedMcpServers } from './mcp-allowance';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { nodeHostFacts } from '../node/host-facts';
 import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
+import { errorText } from '../../core/error-text';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -123,9 +124,8 @@ function runtimeFor(
   history: readonly MessageParam[],
   mcp: McpConnections,
 ): CliRun {
-  const tools = createToolRegistry({ tools: [...BUILTIN_TOOLS, ...mcp.tools] });
-  const runtime = new AgentRuntime({
-    tools,
+  // The output needs the agent's tools; the runtime sends no event before it starts a run.
+  const { runtime, tools } = buildAgent({
     store,
     workspace: new NodeWorkspace({ roots: [dir], ...(isPostgresAddress(storePath) ? {} : { storeDir: storePath }) }),
     model,
@@ -138,9 +138,10 @@ function runtimeFor(
     clock: { now: () => Date.now() },
     log: stderrLog,
     git: nodeGitReader,
+    extraTools: mcp.tools,
+    output: (event) => output.event(event),
   });
   const output = createRunOutput(outputModeOf(options), stdio, tools, history);
-  runtime.onEvent((event) => output.event(event));
   return { runtime, output };
 }
 
@@ -172,14 +173,17 @@ async function runCommand(options: CliOptions): Promise<number> {
   const storePath = storeDir(options);
   const model = providerOf(options);
   const provider = options.provider ?? 'anthropic';
-  const settings: RunSettings = {
+  const settings = runSettingsOf({
     model: options.model ?? DEFAULT_MODEL,
     provider,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
     maxOutputTokensPerCall: DEFAULT_MAX_OUTPUT_TOKENS,
-    ...longRunSettingsOf(options),
+    maxTokens: options.maxTokens,
+    maxCostUsd: options.maxCostUsd,
+    maxContextTokens: options.maxContextTokens,
+    thinking: options.thinking,
     commands: commandSettings(options.sandbox ? 'auto' : 'off', options.commandNetwork),
-  };
+  });
   if (options.detach && !isPostgresAddress(storePath))
     throw new UsageError('--detach needs --store postgres://... (workers take queued runs from a PostgreSQL store)');
   const mcp = await mcpOf(options, dir);
@@ -319,15 +323,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       line(`error: ${error.message}`);
       return EXIT.usage;
     }
-    line(`error: ${error instanceof Error ? error.message : String(error)}`);
+    line(`error: ${errorText(error)}`);
     return EXIT.failed;
   }
-}
-
-if (require.main === module) {
-  const args = process.argv.slice(2);
-  const relaunched = relaunchWithoutKeys(args, process.argv[1]!);
-  void (relaunched ?? receiveHandedKeys().then(() => main(args))).then((code) => {
-    process.exitCode = code;
-  });
 }

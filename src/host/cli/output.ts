@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { LedgerStatus } from '../../core/ledger/schema';
 import { toolUsesOf, type MessageParam } from '../../core/model/messages';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
-import { describeFailure, failureLine, type FailureAction } from '../../core/runtime/failure-words';
+import { describeFailure, failureLine, type FailureAction } from '../../protocol/failure-words';
 import { CheckpointLabel, RunFailure, RunStatus } from '../../core/store/records';
 import { describeCall } from '../../core/tools/describe';
 import type { ToolRegistry } from '../../core/tools/registry';
@@ -39,7 +39,7 @@ export const CliEvent = z.discriminatedUnion('type', [
     reason: z.string().optional(),
     limit: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() }).optional(),
     failure: RunFailure.optional(),
-    /** The failure in words (core/runtime/failure-words), as the editor says it. */
+    /** The failure in words (protocol/failure-words), as the editor says it. */
     failureText: z.string().optional(),
   }),
 ]);

@@ -1,4 +1,5 @@
 import type { RunOutcome } from '../../core/runtime/types';
+import { errorText } from '../../core/error-text';
 
 // A worker goes on with the runs of a shared (PostgreSQL) store that nobody holds: queued ones
 // (`run --detach`) and ones whose holder is gone (a killed worker, a closed laptop). It claims one
@@ -47,7 +48,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerReport> {
   const slot = async (): Promise<void> => {
     while (!options.signal.aborted) {
       const runId = await options.store.claimRun(options.workspace, refused).catch((error: unknown) => {
-        failures.push(`claim: ${error instanceof Error ? error.message : String(error)}`);
+        failures.push(`claim: ${errorText(error)}`);
         options.log(`worker: could not claim a run: ${failures.at(-1)}`);
         return null;
       });
@@ -63,7 +64,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerReport> {
         options.log(`worker: run ${runId} ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`);
       } catch (error) {
         refused.push(runId);
-        failures.push(`${runId}: ${error instanceof Error ? error.message : String(error)}`);
+        failures.push(`${runId}: ${errorText(error)}`);
         options.log(`worker: run ${runId} could not go on: ${failures.at(-1)}`);
       }
     }

@@ -3,12 +3,13 @@ import { createAnthropicProvider } from '../../core/model/anthropic';
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider } from '../../core/model/replay';
 import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
-import { AgentRuntime, HostClosing, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
+import { HostClosing, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
 import type { RunSettings } from '../../core/store/records';
 import { describeHolder } from '../../core/store/lease-policy';
 import { heldMessage, isResumable } from '../../core/runtime/resumable';
-import { BUILTIN_TOOLS, createToolRegistry } from '../../core/tools/registry';
+import { buildAgent } from '../../core/runtime/agent';
+import type { AgentRuntime } from '../../core/runtime/runtime';
 import type { ApiKeys } from './api-key';
 import type { RunExtensions } from './lm/run-extensions';
 import { chatModelInputLimit, VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider';
@@ -19,6 +20,7 @@ import { ExtensionProvider } from './settings-read';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import { describeRaise, raiseFor } from '../../core/runtime/instruction';
+import { errorText } from '../../core/error-text';
 
 export class NoApiKeyError extends Error {
   constructor() {
@@ -109,7 +111,8 @@ export class AgentController implements vscode.Disposable {
   private async runtime(settings: ExtensionSettings): Promise<{ runtime: AgentRuntime; close: () => Promise<void> }> {
     const model = await this.modelProvider(settings);
     const extra = (await this.deps.extensions?.tools()) ?? { tools: [], close: async () => undefined };
-    const runtime = new AgentRuntime({
+    const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
+    const { runtime } = buildAgent({
       store: this.deps.store,
       workspace: this.deps.workspace,
       model,
@@ -118,17 +121,13 @@ export class AgentController implements vscode.Disposable {
       clock: this.deps.clock,
       log: this.deps.log,
       git: this.deps.git,
-      tools: createToolRegistry({
-        tools: [...BUILTIN_TOOLS, ...extra.tools],
-        overrides: settings.toolPolicies,
-        workspace: this.deps.workspace,
-      }),
+      extraTools: extra.tools,
+      toolPolicies: settings.toolPolicies,
       protectedPaths: settings.protectedPaths,
-    });
-    const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
-    runtime.onEvent((event) => {
-      trace.handle(event);
-      this.events.fire(event);
+      output: (event) => {
+        trace.handle(event);
+        this.events.fire(event);
+      },
     });
     return { runtime, close: extra.close };
   }
@@ -151,7 +150,7 @@ export class AgentController implements vscode.Disposable {
         resolveDone(outcome);
       },
       (error: unknown) => {
-        this.deps.log.log('error', `[${runId}] ${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.deps.log.log('error', `[${runId}] ${kind} failed: ${errorText(error)}`);
         this.settle(run, undefined, error);
         resolveDone(undefined);
       },

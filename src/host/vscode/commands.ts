@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
 import { CHOOSE_MODEL_COMMAND, chooseModel } from './model-picker';
+import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
 import { announceOutcome } from './outcome';
 import { announceRunWarnings, announceTornTailCut, cancelRun, COMMANDS, resumeRun, runAgent, setApiKey } from './run-commands';
 import type { Services } from './services';
 import { readSettings } from './settings';
+import { errorText } from '../../core/error-text';
 
 /** Applies the retention settings; paused and interrupted runs are never removed. */
 export async function collectGarbage(s: Services): Promise<void> {
@@ -18,11 +20,14 @@ export async function collectGarbage(s: Services): Promise<void> {
       );
     }
   } catch (error) {
-    s.log.log('warn', `retention not applied: ${error instanceof Error ? error.message : String(error)}`);
+    s.log.log('warn', `retention not applied: ${errorText(error)}`);
   }
 }
 
-/** Registers the Agent commands and the reactions to a run starting and ending. */
+/**
+ * Registers the Agent commands of the palette (command-table.ts lists every one; the Timeline's
+ * patch commands and the review's register with their views) and the reactions to a run.
+ */
 export function registerCommands(s: Services): vscode.Disposable[] {
   const register = vscode.commands.registerCommand;
   return [
@@ -32,6 +37,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     register(COMMANDS.setApiKey, () => setApiKey(s)),
     register(COMMANDS.showLog, () => s.channel.show(true)),
     register(CHOOSE_MODEL_COMMAND, () => chooseModel(s)),
+    register(REVOKE_MCP_COMMAND, () => revokeMcpServers(s.context.workspaceState, s.prompts)),
     register(COMMANDS.restoreCheckpoint, (arg?: Parameters<typeof restoreCheckpoint>[1]) => restoreCheckpoint(s, arg)),
     register(COMMANDS.rollbackPatch, (arg?: Parameters<typeof rollbackPatch>[1]) => rollbackPatch(s, arg)),
     register(COMMANDS.undoRestore, (arg?: Parameters<typeof undoLastRestore>[1]) => undoLastRestore(s, arg)),

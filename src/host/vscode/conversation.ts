@@ -6,6 +6,7 @@ import type { Services } from './services';
 import { RESTRICTED_MODE_MESSAGE } from './trust';
 import { NoApiKeyError } from './agent-controller';
 import { COMMANDS } from './run-commands';
+import { taskWithContext } from './task-context';
 
 const SET_API_KEY = 'Set API Key';
 
@@ -13,29 +14,10 @@ const SET_API_KEY = 'Set API Key';
 // waiting for a decision, the composer's start and continue, links and copies.
 
 export const OPEN_LINK = 'Open Link';
-const MAX_SELECTION_CHARS = 20_000;
 
 function relative(uri: vscode.Uri): string | undefined {
   if (uri.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(uri)) return undefined;
   return vscode.workspace.asRelativePath(uri, false).split('\\').join('/');
-}
-
-/** The task as the model reads it: the person's words, then each piece of context. */
-export async function taskWithContext(
-  task: string,
-  context: readonly ContextChip[],
-  read: (chip: ContextChip) => Promise<string | undefined>,
-): Promise<string> {
-  const parts = [task.trim()];
-  for (const chip of context) {
-    if (chip.kind === 'selection') {
-      const text = await read(chip);
-      if (text === undefined) continue;
-      const lines = `${chip.startLine ?? '?'}-${chip.endLine ?? '?'}`;
-      parts.push(`Context: the user selected lines ${lines} of ${chip.path}:\n\`\`\`\n${text.slice(0, MAX_SELECTION_CHARS)}\n\`\`\``);
-    } else parts.push(`Context: the user points at the file ${chip.path}.`);
-  }
-  return parts.join('\n\n');
 }
 
 export class ExtensionConversation implements ConversationBackend, vscode.Disposable {

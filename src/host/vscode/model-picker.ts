@@ -3,8 +3,10 @@ import { createModelLister, modelChoices, type ModelLister } from '../../core/mo
 import { VSCODE_LM_PROVIDER, vscodeChatModels } from './lm/vscode-lm-provider';
 import type { Services } from './services';
 import { readSettings, SETTINGS_SECTION } from './settings';
+import { errorText } from '../../core/error-text';
+import type { CommandId } from './command-table';
 
-export const CHOOSE_MODEL_COMMAND = 'agentCheckpoints.chooseModel';
+export const CHOOSE_MODEL_COMMAND = 'agentCheckpoints.chooseModel' satisfies CommandId;
 
 /** One lister per key and base URL, so that its cache of the model list is kept between picks. */
 let cached: { key: string; baseUrl: string; lister: ModelLister } | undefined;
@@ -21,10 +23,7 @@ async function listedModels(s: Services): Promise<Awaited<ReturnType<ModelLister
   try {
     return await cached.lister.list();
   } catch (error) {
-    s.log.log(
-      'warn',
-      `could not list the models: ${error instanceof Error ? error.message : String(error)}; offering the known current ones`,
-    );
+    s.log.log('warn', `could not list the models: ${errorText(error)}; offering the known current ones`);
     return undefined;
   }
 }

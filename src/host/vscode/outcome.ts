@@ -2,15 +2,16 @@ import * as vscode from 'vscode';
 import type { RunOutcome } from '../../core/runtime';
 import { CANCELLED_REASON } from '../../core/runtime';
 import { raiseTo } from '../../core/runtime/budget';
-import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction } from '../../core/runtime/failure-words';
+import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction } from '../../protocol/failure-words';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import type { RunFailure } from '../../core/store/records';
 import type { ActiveRun } from './agent-controller';
 import { COMMANDS, resumeRun } from './run-commands';
 import type { Services } from './services';
+import { errorText } from '../../core/error-text';
 
 // How a run ended, told to the person with the action beside it: the failure's words come from
-// core (failure-words.ts), the same as the Timeline and the CLI say them; the buttons run here.
+// protocol (failure-words.ts), the same as the Timeline and the CLI say them; the buttons run here.
 
 const SHOW_LOG = 'Show Log';
 const SHOW_TIMELINE = 'Show in Timeline';
@@ -79,7 +80,7 @@ function announcePause(s: Services, outcome: RunOutcome): void {
 export function announceOutcome(s: Services, run: ActiveRun, outcome: RunOutcome | undefined, error: unknown): void {
   void s.keys.refresh();
   if (!outcome) {
-    const text = error instanceof Error ? error.message : String(error);
+    const text = errorText(error);
     void s.prompts
       .message('error', `Agent run ${run.runId} stopped with an error: ${text}`, {}, SHOW_LOG)
       .then((c) => c === SHOW_LOG && s.channel.show(true));

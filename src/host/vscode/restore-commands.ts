@@ -5,10 +5,7 @@ import type { RunSummary } from '../../core/store/contract';
 import { readRunFacts } from './context-keys';
 import { runItem } from './run-commands';
 import type { Services } from './services';
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorText } from '../../core/error-text';
 
 async function pickRun(s: Services, runs: readonly RunSummary[], title: string): Promise<string | undefined> {
   const available = runs.filter((r) => !s.controller.isRunning(r.runId));
@@ -36,8 +33,8 @@ async function guarded(s: Services, title: string, work: () => Promise<string | 
       void s.prompts.message('info', `${title}: ${summary}`, {});
     }
   } catch (error) {
-    s.log.log('error', `${title}: ${describeError(error)}`);
-    void s.prompts.message('error', `${title}: ${describeError(error)}`, {});
+    s.log.log('error', `${title}: ${errorText(error)}`);
+    void s.prompts.message('error', `${title}: ${errorText(error)}`, {});
   } finally {
     void s.keys.refresh();
   }

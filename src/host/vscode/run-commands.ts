@@ -5,6 +5,10 @@ import { NoApiKeyError, type ActiveRun } from './agent-controller';
 import type { Services } from './services';
 import { mayRunAgent } from './trust';
 import type { ResumeOptions } from '../../core/runtime/resume';
+import { errorText } from '../../core/error-text';
+import type { ContextChip } from '../../protocol/messages';
+import { taskWithContext } from './task-context';
+import { TIMELINE_FOCUS, type CommandId } from './command-table';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -15,15 +19,11 @@ export const COMMANDS = {
   restoreCheckpoint: 'agentCheckpoints.restoreCheckpoint',
   rollbackPatch: 'agentCheckpoints.rollbackPatchPick',
   undoRestore: 'agentCheckpoints.undoRestore',
-  showTimeline: 'agentCheckpoints.timeline.focus',
-} as const;
+  showTimeline: TIMELINE_FOCUS,
+} as const satisfies Record<string, CommandId | typeof TIMELINE_FOCUS>;
 
 const SET_API_KEY = 'Set API Key';
 const SHOW_LOG = 'Show Log';
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function ago(ms: number): string {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
@@ -41,24 +41,23 @@ export function trustDeps(s: Services) {
 }
 
 interface ContextChoice extends vscode.QuickPickItem {
-  readonly context: string;
+  readonly chip?: ContextChip;
 }
 
 /** The selection, or the active file, offered as context for the task. */
 function contextChoices(editor: vscode.TextEditor | undefined): ContextChoice[] {
-  const choices: ContextChoice[] = [{ label: 'No extra context', context: '' }];
+  const choices: ContextChoice[] = [{ label: 'No extra context' }];
   if (!editor || editor.document.uri.scheme !== 'file') return choices;
-  const path = vscode.workspace.asRelativePath(editor.document.uri, false);
+  const path = vscode.workspace.asRelativePath(editor.document.uri, false).split('\\').join('/');
   const selection = editor.selection;
   if (!selection.isEmpty) {
-    const text = editor.document.getText(selection);
-    const lines = `${selection.start.line + 1}-${selection.end.line + 1}`;
+    const [startLine, endLine] = [selection.start.line + 1, selection.end.line + 1];
     choices.push({
-      label: `Include the selection (${path}:${lines})`,
-      context: `\n\nContext: the user selected lines ${lines} of ${path}:\n\`\`\`\n${text}\n\`\`\``,
+      label: `Include the selection (${path}:${startLine}-${endLine})`,
+      chip: { kind: 'selection', path, startLine, endLine },
     });
   }
-  choices.push({ label: `Mention the active file (${path})`, context: `\n\nContext: the active file is ${path}.` });
+  choices.push({ label: `Mention the active file (${path})`, chip: { kind: 'activeFile', path } });
   return choices;
 }
 
@@ -70,11 +69,14 @@ async function askTask(s: Services): Promise<string | undefined> {
     ignoreFocusOut: true,
   });
   if (task === undefined || task.trim() === '') return undefined;
-  const choices = contextChoices(vscode.window.activeTextEditor);
+  const editor = vscode.window.activeTextEditor;
+  // The selection as it is now: the text goes with the task even if the editor changes meanwhile.
+  const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : undefined;
+  const choices = contextChoices(editor);
   if (choices.length === 1) return task.trim();
   const picked = await s.prompts.quickPick(choices, { title: 'Agent: Run', placeHolder: 'Context to give the agent with the task' });
   if (picked === undefined) return undefined;
-  return `${task.trim()}${picked.context}`;
+  return taskWithContext(task, picked.chip ? [picked.chip] : [], async () => selected);
 }
 
 async function launch(s: Services, what: string, begin: () => Promise<ActiveRun>): Promise<{ runId: string } | undefined> {
@@ -83,9 +85,9 @@ async function launch(s: Services, what: string, begin: () => Promise<ActiveRun>
     void s.keys.refresh();
     return { runId: run.runId };
   } catch (error) {
-    s.log.log('error', `${what}: ${describeError(error)}`);
+    s.log.log('error', `${what}: ${errorText(error)}`);
     const actions = error instanceof NoApiKeyError ? [SET_API_KEY] : [SHOW_LOG];
-    void s.prompts.message('error', `${what}: ${describeError(error)}`, {}, ...actions).then((choice) => {
+    void s.prompts.message('error', `${what}: ${errorText(error)}`, {}, ...actions).then((choice) => {
       if (choice === SET_API_KEY) void vscode.commands.executeCommand(COMMANDS.setApiKey);
       if (choice === SHOW_LOG) s.channel.show(true);
     });

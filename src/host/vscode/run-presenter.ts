@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
-import { describeFailure } from '../../core/runtime/failure-words';
+import { describeFailure } from '../../protocol/failure-words';
 import type { ActiveRun, AgentController } from './agent-controller';
+import { TIMELINE_FOCUS, type CommandId } from './command-table';
 
-export const SHOW_LOG_COMMAND = 'agentCheckpoints.showLog';
-const TIMELINE_FOCUS_COMMAND = 'agentCheckpoints.timeline.focus';
+export const SHOW_LOG_COMMAND = 'agentCheckpoints.showLog' satisfies CommandId;
+const TIMELINE_FOCUS_COMMAND = TIMELINE_FOCUS;
 
 /** The calls waiting for a decision (the InlineApprover). */
 export interface WaitingApprovals {

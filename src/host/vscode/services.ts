@@ -12,7 +12,6 @@ import { AgentController } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
 import { InlineApprover } from './approvals';
-import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
 import { createRunExtensions } from './lm/run-extensions';
 import { ContextKeys } from './context-keys';
 import { LiveWorkspace } from './live-workspace';
@@ -23,6 +22,7 @@ import { RunFeed } from './run-feed';
 import { RunPresenter } from './run-presenter';
 import { readSettings } from './settings';
 import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
+import { errorText } from '../../core/error-text';
 
 export const LOG_CHANNEL_NAME = 'Agent Checkpoints';
 const LOG_TAIL_LINES = 2000;
@@ -79,7 +79,7 @@ async function moveLegacyRuns(context: vscode.ExtensionContext, store: FileCheck
         log.log('info', `moved ${result.moved.length} run(s) from ${from} into ${store.root}: ${result.moved.join(', ')}`);
       for (const left of result.left) log.log('warn', `run ${left.runId} left in ${left.from}: ${left.reason}`);
     } catch (error) {
-      log.log('warn', `runs in ${from} not moved: ${error instanceof Error ? error.message : String(error)}`);
+      log.log('warn', `runs in ${from} not moved: ${errorText(error)}`);
     }
   }
 }
@@ -159,15 +159,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   const keys = new ContextKeys(feed, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller, approvals);
-  context.subscriptions.push(
-    feed,
-    keys,
-    channel,
-    controller,
-    presenter,
-    approvals,
-    vscode.commands.registerCommand(REVOKE_MCP_COMMAND, () => revokeMcpServers(context.workspaceState, prompts)),
-  );
+  context.subscriptions.push(feed, keys, channel, controller, presenter, approvals);
   const services: Services = {
     context,
     storagePath,

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSettings } from '../../core/store/records';
+import { runSettingsOf as runSettingsFrom } from '../../core/runtime/agent';
 import { type ExtensionSettings, readSettingsFrom, sectionKeysIn, SETTINGS_SECTION } from './settings-read';
 import { commandSettings } from '../node/sandbox/index';
 
@@ -51,25 +52,17 @@ export function readSettings(warn?: (message: string) => void): ExtensionSetting
   return readSettingsFrom(config, warn ? workspaceSettingKeys() : new Set(), warn);
 }
 
-/** The context budget and extended thinking, as a run records them. */
-function longRunSettingsOf(settings: ExtensionSettings): Pick<RunSettings, 'maxContextTokens' | 'thinking'> {
-  return {
-    ...(settings.maxContextTokens !== undefined ? { maxContextTokens: settings.maxContextTokens } : {}),
-    ...(settings.thinking === 'adaptive' ? { thinking: { type: 'adaptive' as const } } : {}),
-    ...(settings.thinking === 'enabled' ? { thinking: { type: 'enabled' as const, budgetTokens: settings.thinkingBudgetTokens } } : {}),
-  };
-}
-
 /** The part of the settings a run records (never a credential). */
 export function runSettingsOf(settings: ExtensionSettings): RunSettings {
-  return {
+  return runSettingsFrom({
     model: settings.model,
     provider: settings.provider,
     maxTurns: settings.maxTurns,
-    ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
-    ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
+    maxTokens: settings.maxTokens,
+    maxCostUsd: settings.maxCostUsd,
     maxOutputTokensPerCall: settings.maxOutputTokensPerCall,
-    ...longRunSettingsOf(settings),
+    maxContextTokens: settings.maxContextTokens,
+    thinking: settings.thinking === 'enabled' ? settings.thinkingBudgetTokens : settings.thinking,
     commands: commandSettings(settings.sandbox, settings.commandNetwork),
-  };
+  });
 }

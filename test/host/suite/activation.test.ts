@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
+import { COMMAND_IDS, TIMELINE_FOCUS } from '../../../src/host/vscode/command-table';
 
 export const EXTENSION_ID = 'agent-checkpoints.agent-checkpoints';
 
@@ -12,23 +13,22 @@ export function activationSuite(): void {
       assert.equal(ext.isActive, true);
     });
 
-    it('registers the Agent commands', async () => {
-      const commands = await vscode.commands.getCommands(true);
+    it('registers every command of the command table, and package.json contributes each', async () => {
+      const commands = new Set(await vscode.commands.getCommands(true));
       const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
-      const contributed = pkg.contributes.commands.map((c) => c.command);
-      for (const id of [
-        'agentCheckpoints.run',
-        'agentCheckpoints.resume',
-        'agentCheckpoints.cancel',
-        'agentCheckpoints.setApiKey',
-        'agentCheckpoints.showLog',
-        'agentCheckpoints.restoreCheckpoint',
-        'agentCheckpoints.rollbackPatchPick',
-        'agentCheckpoints.undoRestore',
-      ]) {
-        assert.ok(contributed.includes(id), `${id} is not contributed`);
-        assert.ok(commands.includes(id), `${id} is not registered`);
-      }
+      const contributed = new Set(pkg.contributes.commands.map((c) => c.command));
+      assert.ok(COMMAND_IDS.length >= 21, `the table lists ${COMMAND_IDS.length} commands`);
+      assert.deepEqual(
+        COMMAND_IDS.filter((id) => !contributed.has(id)),
+        [],
+        'not contributed',
+      );
+      assert.deepEqual(
+        COMMAND_IDS.filter((id) => !commands.has(id)),
+        [],
+        'not registered',
+      );
+      assert.ok(commands.has(TIMELINE_FOCUS), 'the Timeline view gives its focus command');
     });
 
     it('contributes the Timeline view and it resolves', async () => {

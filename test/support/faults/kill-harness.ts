@@ -300,7 +300,7 @@ export async function measureCliRun(cli = CLI_PATH): Promise<{ syncs: number; ms
 export async function buildCli(dir: string): Promise<string> {
   const outfile = join(dir, 'cli.js');
   await esbuild.build({
-    entryPoints: [join(REPO, 'src/host/cli/main.ts')],
+    entryPoints: [join(REPO, 'src/host/cli/bin.ts')],
     bundle: true,
     platform: 'node',
     format: 'cjs',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCli, killRuns, measureCliRun, type KillPlan, type KillRunResult } from '../../support/faults/kill-harness';
 
-// kill -9 of the real headless CLI (bundled from src/host/cli/main.ts into a temp folder) against the fake
+// kill -9 of the real headless CLI (bundled from src/host/cli/bin.ts into a temp folder) against the fake
 // Anthropic server: every save point of the script, then seeded random instants (resumes killed
 // too), each resumed to completion. KILL_RUNS overrides the number of random runs.
 

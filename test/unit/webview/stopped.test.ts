@@ -7,7 +7,7 @@ import { visibleSteps } from '../../../src/webview/conversation';
 import { callLook, stepHeadline, stoppedText } from '../../../src/webview/rowContent';
 import { sampleRun } from './fixtures';
 
-// A stopped run says why in words (core/runtime/failure-words): never "cut off" for a model call
+// A stopped run says why in words (protocol/failure-words): never "cut off" for a model call
 // that failed or was cancelled; the CLI prints the same words on stderr.
 
 function header(patch: Partial<RunHeader>): RunHeader {

@@ -11,6 +11,7 @@ import { externalToolName } from './classify';
 import { detectSandbox, sandboxedLaunch, type SandboxedLaunch, type SandboxRequest } from '../sandbox/index';
 import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
 import { boundText, externalTool } from './external-tool';
+import { errorText } from '../../../core/error-text';
 
 // The MCP client both hosts use: starts each configured server (stdio child or streamable HTTP),
 // lists its tools, and turns them into registry tools named `server__tool`. A server that fails
@@ -162,7 +163,7 @@ export async function startMcpServers(entries: readonly McpServerEntry[], option
       tools.push(...connected.tools);
       options.log.log('info', `MCP server ${entry.name}: ${connected.tools.length} tool(s)`);
     } catch (error) {
-      const message = `MCP server ${entry.name} (${entry.origin}) did not start: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `MCP server ${entry.name} (${entry.origin}) did not start: ${errorText(error)}`;
       failures.push(message);
       options.log.log('warn', message);
     }

@@ -26,6 +26,7 @@ import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRo
 import { collectPgGarbage, listPgRuns } from './pg-listing';
 import { migrateSchema } from './pg-schema';
 import { leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
+import { errorText } from '../../../core/error-text';
 
 export interface PgStoreOptions {
   /** postgres://user:password@host:port/database (the password never appears in an error). */
@@ -141,7 +142,7 @@ export class PgCheckpointStore implements CheckpointStore {
       return await work();
     } catch (error) {
       if (error instanceof StoreError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       throw new StoreError(`PostgreSQL at ${this.address}: ${message}`, 'io');
     }
   }

@@ -11,6 +11,7 @@ import {
 } from '../../node/mcp/config';
 import { readConfigFile, workspaceMcpFile } from '../../node/mcp/files';
 import type { Prompts } from '../prompts';
+import type { CommandId } from '../command-table';
 
 // Which MCP servers a run of the extension starts: the user setting agentCheckpoints.mcpServers
 // (user scope only: a workspace cannot name a server there), and the servers of each workspace
@@ -18,7 +19,7 @@ import type { Prompts } from '../prompts';
 // server, in that exact configuration, for this workspace (remembered in workspaceState; revocable).
 
 export const ALLOWED_SERVERS_KEY = 'agentCheckpoints.mcp.allowedServers';
-export const REVOKE_MCP_COMMAND = 'agentCheckpoints.revokeMcpServers';
+export const REVOKE_MCP_COMMAND = 'agentCheckpoints.revokeMcpServers' satisfies CommandId;
 const SECTION = 'agentCheckpoints';
 const ALLOW = 'Allow';
 

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ContentBlock, MessageParam, ToolResultBlock } from '../../../core/model/messages';
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelResponse } from '../../../core/model/provider';
+import { errorText } from '../../../core/error-text';
 
 // Provider `vscode-lm`: any chat model the editor offers (vscode.lm.selectChatModels), with tool
 // calling and streaming. The run keeps its messages in its own (Messages API) format; they are
@@ -53,7 +54,7 @@ export function toChatMessages(system: string | undefined, messages: readonly Me
 
 function modelError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   if (error instanceof vscode.LanguageModelError) {
     if (error.code === vscode.LanguageModelError.NoPermissions.name) return new ModelError(message, 'auth');
     if (error.code === vscode.LanguageModelError.Blocked.name) return new ModelError(message, 'rate_limit');

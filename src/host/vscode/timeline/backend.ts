@@ -1,4 +1,4 @@
-import type { FailureAction } from '../../../core/runtime/failure-words';
+import type { FailureAction } from '../../../protocol/failure-words';
 import type * as vscode from 'vscode';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { RunState, RunSummary } from '../../../core/store/contract';
@@ -59,7 +59,7 @@ export interface TimelineBackend {
   /** Takes a run over from another window (after the person confirms); false when they did not. */
   takeOver(runId: string): Promise<boolean>;
   cancel(runId: string): Promise<void>;
-  /** Runs the action beside a run's failure (core/runtime/failure-words); says what it did. */
+  /** Runs the action beside a run's failure (protocol/failure-words); says what it did. */
   failureAction(runId: string, action: FailureAction): Promise<string>;
 }
 

@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import type { HunkView } from '../../../core/patches/review';
 import { REVIEW_COMMANDS } from '../review/ids';
+import type { CommandId } from '../command-table';
 
 /** The patch commands of the Timeline and the patch diff editor. */
 export const COMMANDS = {
   openDiff: 'agentCheckpoints.openDiff',
   acceptPatch: 'agentCheckpoints.acceptPatch',
   rollbackPatch: 'agentCheckpoints.rollbackPatch',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 export interface LensSource {
   /** The hunks waiting for review in a document, where they are now. */

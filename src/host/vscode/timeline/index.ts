@@ -9,6 +9,7 @@ import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
 import { counted } from '../../../protocol/words';
+import { errorText } from '../../../core/error-text';
 
 export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
@@ -79,7 +80,7 @@ export function registerTimeline(
         const message = await action(args);
         if (message) vscode.window.setStatusBarMessage(`Agent Checkpoints: ${message}`, 5000);
       } catch (error) {
-        void vscode.window.showErrorMessage(`Agent Checkpoints: ${error instanceof Error ? error.message : String(error)}`);
+        void vscode.window.showErrorMessage(`Agent Checkpoints: ${errorText(error)}`);
       }
     });
 

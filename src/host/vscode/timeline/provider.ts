@@ -5,6 +5,7 @@ import type { ConversationBackend, StreamChunk, TimelineChange } from './backend
 import { timelineHtml } from './html';
 import type { RequestHandler } from './requests';
 import { ChangeQueue, type TimelineSync } from './sync';
+import { errorText } from '../../../core/error-text';
 
 export const TIMELINE_VIEW_ID = 'agentCheckpoints.timeline';
 
@@ -112,9 +113,7 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
   }
 
   private serialise(task: () => Promise<void>): Promise<void> {
-    this.work = this.work
-      .then(task)
-      .catch((error: unknown) => this.log(`timeline: ${error instanceof Error ? error.message : String(error)}`));
+    this.work = this.work.then(task).catch((error: unknown) => this.log(`timeline: ${errorText(error)}`));
     return this.work;
   }
 

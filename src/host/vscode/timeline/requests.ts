@@ -4,6 +4,7 @@ import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../prot
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
 import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';
 import { counted } from '../../../protocol/words';
+import { errorText } from '../../../core/error-text';
 
 export interface RequestDeps {
   readonly backend: TimelineBackend;
@@ -70,7 +71,7 @@ export class RequestHandler {
       const result = await this.dispatch(request);
       return { type: 'reply', requestId: request.requestId, ok: true, result };
     } catch (error) {
-      return { type: 'reply', requestId: request.requestId, ok: false, error: error instanceof Error ? error.message : String(error) };
+      return { type: 'reply', requestId: request.requestId, ok: false, error: errorText(error) };
     }
   }
 
