@@ -88,7 +88,16 @@ export class PgAppendWatch {
     }
     const parsed = AppendNote.safeParse(payload);
     if (!parsed.success || parsed.data.schema !== this.schema || parsed.data.token === this.store.token) return;
-    this.listener(parsed.data.run);
+    this.tell(parsed.data.run);
+  }
+
+  /** A listener that throws must not break the connection's reading of notices. */
+  private tell(runId: string): void {
+    try {
+      this.listener(runId);
+    } catch {
+      // the listener's own failure
+    }
   }
 
   private dropped(client: pg.Client): void {
@@ -107,6 +116,6 @@ export class PgAppendWatch {
       'SELECT run_id, last_seq FROM ac_runs WHERE updated_at >= $1 ORDER BY updated_at',
       [droppedAt - this.store.leaseTimeoutMs],
     );
-    for (const row of rows) if (!this.closed && !this.store.wroteLast(row.run_id, row.last_seq)) this.listener(row.run_id);
+    for (const row of rows) if (!this.closed && !this.store.wroteLast(row.run_id, row.last_seq)) this.tell(row.run_id);
   }
 }
