@@ -42,6 +42,8 @@ export interface KillHarnessResult {
   readonly workers: number;
   readonly runs: number;
   readonly kills: number;
+  /** Kills of a worker that held a run's lease at that moment. */
+  readonly kills_mid_run: number;
   readonly duplicated_effects: number;
   readonly lost_records: number;
   readonly completed: number;
@@ -134,6 +136,7 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
 
     const seen: Seen = new Map();
     let kills = 0;
+    let killsMidRun = 0;
     let statuses = new Map<string, string>();
     const deadline = started + options.deadlineMs;
     for (;;) {
@@ -144,10 +147,16 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
       await sleep(low + Math.random() * (high - low));
       const victim = [...live][Math.floor(Math.random() * live.size)];
       if (victim && kills < options.maxKills) {
+        // A kill that cuts a run: the victim holds a lease at that moment (the same pid namespace, also across ip netns).
+        const held = await observer.query<{ n: number }>(
+          'SELECT count(*)::integer AS n FROM ac_leases WHERE pid = $1 AND holder_id IS NOT NULL',
+          [victim.pid],
+        );
+        if (held.rows[0]!.n > 0) killsMidRun++;
         victim.kill('SIGKILL');
         live.delete(victim);
         kills++;
-        if (kills % 10 === 0) say(`${kills} kills, ${left} runs left`);
+        if (kills % 10 === 0) say(`${kills} kills (${killsMidRun} mid-run), ${left} runs left`);
       }
       while (live.size < options.workers) start();
     }
@@ -175,6 +184,7 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
       workers: options.workers,
       runs: options.runs,
       kills,
+      kills_mid_run: killsMidRun,
       duplicated_effects: duplicated.length,
       lost_records: lost,
       completed: [...runOfJob.values()].filter((id) => statuses.get(id) === 'completed').length,
