@@ -4,7 +4,7 @@
 // after a fixed latency. Prints one JSON object.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import pg from 'pg';
@@ -195,6 +195,7 @@ async function main(): Promise<void> {
         scale_4_vs_1: round(four / one),
         runs: RUNS,
         model_latency_ms: MODEL_LATENCY_MS,
+        loadavg: loadavg().map((x) => round(x)),
       }),
     );
   } finally {

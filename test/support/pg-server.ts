@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,8 +94,11 @@ function external(url: string): TestPostgres {
   return { url, ...schemas(url) };
 }
 
-/** Starts a new server in a temp folder; `fsync` off unless asked (the durability tests ask). */
-export async function startPostgres(options: { fsync?: boolean } = {}): Promise<TestPostgres> {
+/**
+ * Starts a new server in a temp folder; `fsync` off unless asked (the durability tests ask). It
+ * listens on 127.0.0.1 and the `listen` addresses, and trusts clients of the `trust` subnet too.
+ */
+export async function startPostgres(options: { fsync?: boolean; listen?: readonly string[]; trust?: string } = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (bin === null) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql: apt-get install -y postgresql');
   const user = asPostgresUser();
@@ -103,8 +106,10 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');
   run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'], user);
+  if (options.trust !== undefined) appendFileSync(join(data, 'pg_hba.conf'), `host all all ${options.trust} trust\n`);
   const port = await freePort();
-  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`;
+  const listen = ['127.0.0.1', ...(options.listen ?? [])].join(',');
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=${listen} -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`;
   const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], user);
   const stopNow = () => {
     spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop'], { stdio: 'ignore', ...(user ?? {}) });

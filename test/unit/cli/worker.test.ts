@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PgCheckpointStore } from '../../../src/host/node/pg/pg-store';
 import { batchModel, duplicatedEffects } from '../../support/batch-model';
 import { bundleCli, startCli, type CliResult } from '../../support/cli-process';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
+import { pgKillHarness, type KillHarnessResult, type WorkerNetwork } from '../../support/pg-kill-harness';
+import { netnsUnavailable, startNetnsNetwork } from '../../support/pg-netns';
 import { testPostgres } from '../../support/pg-server';
 import { tempDir } from '../runtime/harness';
 
@@ -83,39 +84,47 @@ describe('workers on a PostgreSQL store', function () {
     assert.deepEqual([...claimed].sort(), [...ids].sort(), 'each run claimed by exactly one worker');
   });
 
-  it('workers killed at random and restarted: every run completes, no command runs twice', async () => {
-    const store = await (await testPostgres()).newDatabase();
-    const ws = workspace();
-    const ids = await queue(
-      ws,
-      store,
-      Array.from({ length: 8 }, (_, i) => i + 1),
+  // The kill harness (pg-kill-harness.ts) at a test's size; PG_KILL_WORKERS / PG_KILL_RUNS for
+  // more (npm run bench:pg-kill runs 4 x 100).
+  const size = { workers: Number(process.env['PG_KILL_WORKERS'] ?? 4), runs: Number(process.env['PG_KILL_RUNS'] ?? 12) };
+  const harness = (network?: WorkerNetwork) =>
+    pgKillHarness({
+      ...size,
+      maxKills: size.runs,
+      killGapMs: [200, 600],
+      deadlineMs: 60_000 + size.runs * 8_000,
+      ...(network ? { network } : {}),
+    });
+  const holds = (result: KillHarnessResult) => {
+    assert.deepEqual(result.problems, [], JSON.stringify(result));
+    assert.equal(result.completed, size.runs);
+    assert.equal(result.duplicated_effects, 0);
+    assert.equal(result.lost_records, 0);
+    assert.ok(result.kills > 0, 'workers were killed');
+  };
+
+  it(`${size.workers} workers killed at random (SIGKILL) and restarted on ${size.runs} runs: every run completes, no command runs twice, no acknowledged record is lost`, async function () {
+    this.timeout(120_000 + size.runs * 10_000);
+    holds(await harness());
+  });
+
+  describe('workers in network namespaces of their own, reaching PostgreSQL over veth pairs', function () {
+    const unavailable = netnsUnavailable();
+    it(
+      unavailable ? `skipped: ${unavailable}` : 'killed at random and restarted: the same guarantees across the network',
+      async function () {
+        if (unavailable) {
+          console.log(`      workers in network namespaces skipped: ${unavailable}`);
+          this.skip();
+        }
+        this.timeout(120_000 + size.runs * 10_000);
+        const network = await startNetnsNetwork(size.workers);
+        try {
+          holds(await harness(network));
+        } finally {
+          await network.close();
+        }
+      },
     );
-    const live = new Set<ChildProcess>();
-    const start = () => {
-      const worker = cli(['worker', ...common(ws, store), '--exit-when-idle', '--quiet']);
-      live.add(worker.proc);
-      void worker.done.then(() => live.delete(worker.proc));
-    };
-    for (let i = 0; i < 3; i++) start();
-    let kills = 0;
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const left = [...(await statuses(store)).values()].filter((s) => s !== 'completed').length;
-      if (left === 0 || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 150 + Math.random() * 300));
-      const victim = [...live][Math.floor(Math.random() * live.size)];
-      if (victim && kills < 8) {
-        victim.kill('SIGKILL');
-        kills++;
-      }
-      while (live.size < 3) start();
-    }
-    for (const proc of live) proc.kill('SIGKILL');
-    const after = await statuses(store);
-    for (const id of ids) assert.equal(after.get(id), 'completed', `run ${id} after ${kills} kills`);
-    const log = readFileSync(join(ws, 'effects.log'), 'utf8');
-    assert.deepEqual(duplicatedEffects(log), [], 'no non-idempotent command ran twice');
-    assert.ok(kills > 0);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { sha256Hex } from '../../../core/patches/hash';
 import { systemClock, type Clock, type Timers } from '../../../core/ports';
@@ -20,10 +21,12 @@ import { blobRefs } from '../../../core/store/refs';
 import type { RetentionPolicy } from '../../../core/store/retention';
 import { resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
 import { RUN_ID } from '../../../core/store/run-id';
-import { forkRecords, stampRecords } from '../../../core/store/stamp';
+import { stampRecords } from '../../../core/store/stamp';
 import { claimPgRun, takeLease } from './pg-claims';
 import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRows, type PgOpened } from './pg-journal';
 import { collectPgGarbage, listPgRuns } from './pg-listing';
+import { forkPgRun } from './pg-fork';
+import { notifySql, PgAppendWatch } from './pg-notify';
 import { migrateSchema } from './pg-schema';
 import { leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
 import { errorText } from '../../../core/error-text';
@@ -85,19 +88,25 @@ export class PgCheckpointStore implements CheckpointStore {
   private readonly claims = new Map<string, { holderId: string; lease: LeaseInfo }>();
   /** Holders of this process whose writer stopped on a failure (the server went away): their lease may be taken at once. */
   readonly abandoned = new Set<string>();
+  /** Names this store object in its change notices, so its own watches skip them. */
+  readonly token = randomUUID();
+  /** How the pool and a watch's own connection reach the server. */
+  readonly clientConfig: pg.ClientConfig;
+  /** The last seq this store object wrote per run: a watch that reconnects skips runs written last here. */
+  private readonly ownLast = new Map<string, number>();
+  private readonly watches = new Set<PgAppendWatch>();
 
   constructor(options: PgStoreOptions) {
     const { schema } = options;
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new StoreError(`not a schema name: ${JSON.stringify(schema)}`, 'invalid');
     this.address = redactedAddress(options.url);
-    this.pool = new pg.Pool({
+    this.clientConfig = {
       connectionString: options.url,
-      max: options.poolSize ?? 4,
       types,
       connectionTimeoutMillis: 10_000,
-      allowExitOnIdle: true,
       ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
-    });
+    };
+    this.pool = new pg.Pool({ ...this.clientConfig, max: options.poolSize ?? 4, allowExitOnIdle: true });
     // A connection that drops while idle is replaced; the error must not end the process.
     this.pool.on('error', () => undefined);
     this.clock = options.clock ?? systemClock;
@@ -108,9 +117,27 @@ export class PgCheckpointStore implements CheckpointStore {
     this.snapshotStepBytes = options.snapshotStepBytes ?? 4 << 20;
   }
 
-  /** Ends the pool's connections (open writers stop appending). */
+  /** Ends the pool's connections (open writers stop appending) and the watches. */
   async dispose(): Promise<void> {
+    for (const watch of [...this.watches]) watch.close();
     await this.pool.end();
+  }
+
+  /** The change notice (pg-notify.ts): appends of other store objects and processes, by LISTEN/NOTIFY. */
+  watchAppends(listener: (runId: string) => void): PgAppendWatch {
+    const watch = new PgAppendWatch(this, listener, () => this.watches.delete(watch));
+    this.watches.add(watch);
+    return watch;
+  }
+
+  /** Notes an append of this store object that committed. */
+  wrote(runId: string, lastSeq: number): void {
+    this.ownLast.set(runId, lastSeq);
+  }
+
+  /** Whether the last append of a run (its last seq) was this store object's. */
+  wroteLast(runId: string, lastSeq: number): boolean {
+    return this.ownLast.get(runId) === lastSeq;
   }
 
   /** One query on a pooled connection, the schema brought up to date first. */
@@ -180,6 +207,7 @@ export class PgCheckpointStore implements CheckpointStore {
       );
       if (inserted.rowCount === 0) throw new StoreError(`run ${run.runId} already exists`, 'invalid', journalName(run.runId));
       await client.query('INSERT INTO ac_journal (run_id, seq, line) VALUES ($1, 1, $2)', [run.runId, line]);
+      await client.query(`SELECT ${notifySql('$1', '$2')}`, [run.runId, this.token]);
       const { rows } = await client.query<LeaseRow>(
         `INSERT INTO ac_leases (run_id, holder_id, pid, hostname, start_time, acquired_at, renewed_at, generation)
          VALUES ($1, $2, $3, $4, $5, $6, $6, 1) RETURNING *`,
@@ -187,6 +215,7 @@ export class PgCheckpointStore implements CheckpointStore {
       );
       return leaseOfRow(rows[0]!);
     });
+    this.wrote(run.runId, 1);
     const opened: PgOpened = { fold: startFold(stamped[0]), lastSeq: 1, journalBytes: line!.length + 1, snapshotAt: 0 };
     return new PgRunWriter(this, run.runId, holderId, lease, opened);
   }
@@ -271,49 +300,10 @@ export class PgCheckpointStore implements CheckpointStore {
     return [...inherited, ...rows.map((r) => r.line)];
   }
 
-  async forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary> {
+  forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary> {
     this.checkId(parentId);
     this.checkId(fork.runId);
-    const now = this.clock.now();
-    return this.transaction(async (client) => {
-      const { rows } = await client.query<{ task: string; last_seq: number; steps: number; workspace_key: string }>(
-        'SELECT task, last_seq, steps, workspace_key FROM ac_runs WHERE run_id = $1 FOR SHARE',
-        [parentId],
-      );
-      const parent = rows[0];
-      if (!parent) throw new StoreError(`run ${parentId} not found`, 'not_found', journalName(parentId));
-      const stamped = forkRecords(parentId, fork, { seq: parent.last_seq, steps: parent.steps }, now);
-      const [line] = linesOf(stamped);
-      const inserted = await client.query(
-        `INSERT INTO ac_runs (run_id, task, created_at, status, steps, updated_at, last_seq, bytes, workspace_key, parent_run, parent_step, parent_seq)
-         VALUES ($1, $2, $3, 'paused', $4, $3, $5, $6, $7, $8, $9, $10) ON CONFLICT (run_id) DO NOTHING`,
-        [
-          fork.runId,
-          parent.task,
-          now,
-          fork.step - 1,
-          stamped[0]!.seq,
-          line!.length + 1,
-          parent.workspace_key,
-          parentId,
-          fork.step,
-          parent.last_seq,
-        ],
-      );
-      if (inserted.rowCount === 0) throw new StoreError(`run ${fork.runId} already exists`, 'invalid', journalName(fork.runId));
-      await client.query('INSERT INTO ac_journal (run_id, seq, line) VALUES ($1, $2, $3)', [fork.runId, stamped[0]!.seq, line]);
-      await client.query('INSERT INTO ac_leases (run_id) VALUES ($1)', [fork.runId]);
-      return {
-        runId: fork.runId,
-        task: parent.task,
-        createdAt: now,
-        status: 'paused' as const,
-        updatedAt: now,
-        steps: fork.step - 1,
-        parent: { runId: parentId, step: fork.step },
-        leased: false,
-      };
-    });
+    return forkPgRun(this, parentId, fork);
   }
 
   async readResumeState(runId: string): Promise<ResumeState> {

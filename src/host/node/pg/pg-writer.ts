@@ -6,6 +6,7 @@ import { blobRefs } from '../../../core/store/refs';
 import { encodeSnapshot, resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
 import { stampRecords } from '../../../core/store/stamp';
 import { linesOf, type PgOpened } from './pg-journal';
+import { notifySql } from './pg-notify';
 import type { PgCheckpointStore } from './pg-store';
 
 /** A lease row as the driver returns it. */
@@ -145,10 +146,12 @@ export class PgRunWriter implements RunWriter {
          ), listing AS (
            UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10,
              blob_refs = ARRAY(SELECT DISTINCT unnest(blob_refs || $11::text[])) WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
-         ) SELECT (SELECT count(*) FROM lease)::integer AS held`,
+         ), note AS (
+           SELECT ${notifySql('$1', '$12')} FROM lease
+         ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note)::integer AS told`,
         [
           ...[this.runId, this.holderId, this.lease.generation, now],
-          ...[stamped.map((r) => r.seq), lines, this.fold.status, this.fold.stepId, stamped.at(-1)!.seq, bytes, refs],
+          ...[stamped.map((r) => r.seq), lines, this.fold.status, this.fold.stepId, stamped.at(-1)!.seq, bytes, refs, this.store.token],
         ],
       ),
     );
@@ -159,6 +162,7 @@ export class PgRunWriter implements RunWriter {
     }
     this.lease = { ...this.lease, renewedAt: now };
     this.lastSeq = stamped.at(-1)!.seq;
+    this.store.wrote(this.runId, this.lastSeq);
     this.journalBytes += bytes;
     if (rereadAfter) this.fold = (await this.store.openRun(this.runId)).fold;
     const compacted = stamped.some((record) => record.type === 'compaction');

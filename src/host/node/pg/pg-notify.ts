@@ -1,0 +1,121 @@
+import pg from 'pg';
+import { z } from 'zod';
+import type { PgCheckpointStore } from './pg-store';
+
+/**
+ * The change notice of the PostgreSQL store: every append (and every new run or fork) sends
+ * NOTIFY on one channel inside its own transaction, so it is delivered only if it commits. The
+ * payload names the schema (the channel is per database), the run and the token of the store
+ * object that wrote it; a watch drops its own object's notices. A heartbeat renews the lease row
+ * only and sends nothing.
+ */
+export const APPEND_CHANNEL = 'ac_appends';
+
+/** A notice's payload as a watch reads it (any client of the database may NOTIFY on the channel). */
+const AppendNote = z.object({ schema: z.string(), run: z.string(), token: z.string() });
+
+/** SQL of the notice: `$run` and `$token` are the placeholders of the run id and the writer's store token. */
+export function notifySql(run: string, token: string): string {
+  return `pg_notify('${APPEND_CHANNEL}', json_build_object('schema', current_schema(), 'run', ${run}::text, 'token', ${token}::text)::text)`;
+}
+
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * One LISTEN on a connection of its own (a pooled one would be handed to other queries). When
+ * the connection fails it reconnects with backoff, then tells the runs updated while it was away
+ * that this store object did not write last (a run may then be told twice: the contract allows it).
+ */
+export class PgAppendWatch {
+  private client: pg.Client | undefined;
+  private closed = false;
+  private retryMs = RETRY_FIRST_MS;
+  private retry: NodeJS.Timeout | undefined;
+  private droppedAt: number | undefined;
+  private listening!: Promise<void>;
+  /** current_schema() of the watch's connection: notices of other schemas are other stores'. */
+  private schema: string | null = null;
+
+  constructor(
+    private readonly store: PgCheckpointStore,
+    private readonly listener: (runId: string) => void,
+    private readonly onClose?: () => void,
+  ) {
+    this.connect();
+  }
+
+  /** Settles when the current connection listens (tests wait for it before writing). */
+  whenListening(): Promise<void> {
+    return this.listening;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.onClose?.();
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    void client?.end().catch(() => undefined);
+  }
+
+  private connect(): void {
+    const client = new pg.Client({ ...this.store.clientConfig, application_name: 'agent-checkpoints-watch' });
+    this.client = client;
+    const dropped = () => this.dropped(client);
+    client.on('error', dropped);
+    client.on('end', dropped);
+    client.on('notification', (note) => this.heard(note));
+    this.listening = (async () => {
+      await client.connect();
+      const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
+      this.schema = rows[0]?.schema ?? null;
+      await client.query(`LISTEN ${APPEND_CHANNEL}`);
+      this.retryMs = RETRY_FIRST_MS;
+      if (this.droppedAt !== undefined) await this.catchUp(this.droppedAt);
+      this.droppedAt = undefined;
+    })();
+    this.listening.catch(dropped);
+  }
+
+  private heard(note: pg.Notification): void {
+    if (this.closed || note.channel !== APPEND_CHANNEL) return;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(note.payload ?? '');
+    } catch {
+      return;
+    }
+    const parsed = AppendNote.safeParse(payload);
+    if (!parsed.success || parsed.data.schema !== this.schema || parsed.data.token === this.store.token) return;
+    this.tell(parsed.data.run);
+  }
+
+  /** A listener that throws must not break the connection's reading of notices. */
+  private tell(runId: string): void {
+    try {
+      this.listener(runId);
+    } catch {
+      // the listener's own failure
+    }
+  }
+
+  private dropped(client: pg.Client): void {
+    if (this.closed || this.client !== client) return;
+    this.client = undefined;
+    this.droppedAt ??= this.store.clock.now();
+    void client.end().catch(() => undefined);
+    this.retry = setTimeout(() => this.connect(), this.retryMs);
+    this.retry.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+  }
+
+  /** The runs updated since the connection dropped (less the lease timeout, for clocks of other hosts) and not last written here. */
+  private async catchUp(droppedAt: number): Promise<void> {
+    const { rows } = await this.store.query<{ run_id: string; last_seq: number }>(
+      'SELECT run_id, last_seq FROM ac_runs WHERE updated_at >= $1 ORDER BY updated_at',
+      [droppedAt - this.store.leaseTimeoutMs],
+    );
+    for (const row of rows) if (!this.closed && !this.store.wroteLast(row.run_id, row.last_seq)) this.tell(row.run_id);
+  }
+}
