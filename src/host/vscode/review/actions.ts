@@ -80,7 +80,7 @@ export class ReviewActions {
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit of ${path}; nothing was undone`);
     if (!wasDirty) await document.save();
     for (const [runId, list] of byRun(chosen)) {
-      await this.deps.appendToRun(runId, [{ type: 'review', decision: 'undo', hunks: list.map(hunkRef) }]);
+      await this.deps.appendToRun(runId, [{ type: 'review', decision: 'undo', hunks: list.map(hunkRef), paths: [path] }]);
       await this.deps.model.reloadRun(runId);
     }
     return { undone: chosen.length, conflicts };
