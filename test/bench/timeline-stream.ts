@@ -42,6 +42,8 @@ export interface StreamE2e {
   readonly p95: number;
   readonly median: number;
   readonly tokens: number;
+  /** Per token, in the order sent (ms). */
+  readonly latencies: readonly number[];
 }
 
 export async function streamE2eMs(): Promise<StreamE2e> {
@@ -75,8 +77,13 @@ export async function streamE2eMs(): Promise<StreamE2e> {
       if (paint === undefined || paint < 0) throw new Error(`token ${sent.text} was never painted`);
       return paint - sent.at;
     });
-    const sorted = latencies.sort((a, b) => a - b);
-    return { p95: sorted[Math.floor(sorted.length * 0.95)]!, median: sorted[Math.floor(sorted.length / 2)]!, tokens: sorted.length };
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      p95: sorted[Math.floor(sorted.length * 0.95)]!,
+      median: sorted[Math.floor(sorted.length / 2)]!,
+      tokens: sorted.length,
+      latencies: latencies.map(Math.round),
+    };
   } finally {
     await wb.close();
     await fake.close();
