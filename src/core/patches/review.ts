@@ -21,6 +21,8 @@ export const ReviewRecord = z.object({
   type: z.literal('review'),
   decision: ReviewDecision,
   hunks: z.array(HunkRef).min(1),
+  /** The files of the hunks (an undo names them: a resume's bounded fold may no longer hold an older patch). */
+  paths: z.array(z.string()).optional(),
 });
 export type ReviewRecord = z.infer<typeof ReviewRecord>;
 

@@ -1,4 +1,5 @@
-import { ABSENT } from '../patches/schema';
+import { classifyPatch } from '../patches/classify';
+import { ABSENT, type Patch } from '../patches/schema';
 import type { FileIntent, LedgerEntry } from '../ledger/schema';
 import { hasRecordedResult, transition } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
@@ -26,6 +27,7 @@ export type ReconcileOutcome =
   | 'applied_before' // the probe found the write applied
   | 'conflict' // the probe found neither before nor after content
   | 'marked_done' // a person said it completed
+  | 'undone_since' // succeeded, but its files are back to their content before it (restored elsewhere): not reused as done
   | 'unknown'; // reported to the model as status unknown
 
 export interface CallReport {
@@ -74,6 +76,27 @@ export async function reconcileCalls(env: CallEnv, toolUses: readonly ToolUseBlo
   return { results, reports };
 }
 
+export const UNDONE_SINCE_MESSAGE =
+  'Since then its change was undone: the file is back to its content before this call (a person restored it, rolled it back or undid it); the change is not in the file now';
+
+/** The files of a succeeded call whose change is gone: back to their content before it, or rolled back (and not re-applied); else none. */
+async function undoneSince(env: CallEnv, entry: LedgerEntry): Promise<string[]> {
+  const patches = (entry.patchIds ?? []).map((id) => env.session.patchById(id));
+  if (patches.length === 0 || patches.some((p) => p === undefined)) return [];
+  const paths: string[] = [];
+  for (const patch of patches as Patch[]) {
+    const live = classifyPatch(patch, await env.session.deps.workspace.read(patch.path));
+    if (live !== 'not_applied' && !(patch.state === 'rolled_back' && live !== 'applied')) return [];
+    paths.push(patch.path);
+  }
+  return paths;
+}
+
+function resultContent(block: ToolResultBlock): Exclude<ToolResultBlock['content'], string | undefined> {
+  if (typeof block.content === 'string') return block.content === '' ? [] : [{ type: 'text', text: block.content }];
+  return block.content ?? [];
+}
+
 function summaryOf(tool: AnyTool | undefined, toolUse: ToolUseBlock): string {
   if (!tool) return toolUse.name;
   const parsed = parseInput(tool, toolUse);
@@ -96,7 +119,11 @@ async function reconcileOne(
   const entry = await entryOf(env, toolUse, tool);
   if (hasRecordedResult(entry)) {
     const block = await env.session.recordedResult(entry.resultRef!);
-    return { block, outcome: entry.status === 'uncertain' ? 'unknown' : 'reused' };
+    if (entry.status === 'uncertain') return { block, outcome: 'unknown' };
+    const undone = entry.status === 'succeeded' ? await undoneSince(env, entry) : [];
+    if (undone.length === 0) return { block, outcome: 'reused' };
+    const text = `${UNDONE_SINCE_MESSAGE} (${undone.join(', ')})`;
+    return { block: { ...block, content: [...resultContent(block), { type: 'text', text }] }, outcome: 'undone_since' };
   }
   if (entry.status === 'planned' || entry.status === 'approved')
     return { block: await runPlannedCall(env, toolUse, entry), outcome: 'ran' };

@@ -72,6 +72,7 @@ export function recoveryNote(facts: RecoveryFacts): string {
   const unknown = facts.reports.filter((r) => r.outcome === 'unknown');
   const rerun = facts.reports.filter((r) => r.outcome === 'ran_again' || r.outcome === 'ran');
   const conflicts = facts.reports.filter((r) => r.outcome === 'conflict');
+  const undone = facts.reports.filter((r) => r.outcome === 'undone_since');
   if (done.length > 0) {
     lines.push('Calls of the interrupted step that already succeeded (their results above are the recorded ones); do not repeat them:');
     for (const r of done)
@@ -90,6 +91,12 @@ export function recoveryNote(facts: RecoveryFacts): string {
   if (conflicts.length > 0) {
     lines.push('Calls not applied because the file changed in the meantime:');
     for (const r of conflicts) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}`);
+  }
+  if (undone.length > 0) {
+    lines.push(
+      'Calls that succeeded but whose change was undone since (the file is back to its content before them; do them again if still wanted):',
+    );
+    for (const r of undone) lines.push(`- ${r.toolName} ${r.callId}: ${r.summary}`);
   }
   const earlier = facts.earlierEffects;
   if (earlier.length > 0) {

@@ -1,4 +1,5 @@
 import type { LedgerEntry } from '../ledger/schema';
+import type { Patch } from '../patches/schema';
 import { MessageParam, ToolResultBlock } from '../model/messages';
 import type { RunWriter } from '../store/contract';
 import { foldFromResumeState, foldRecord, startFold, type FoldState } from '../store/fold';
@@ -89,6 +90,11 @@ export class RunSession {
     const { approvals } = this.fold;
     for (; this.approvalsFolded < approvals.length; this.approvalsFolded++) this.approvalBook.add(approvals[this.approvalsFolded]!);
     return this.approvalBook;
+  }
+
+  /** A patch of the run by id, when the run's state holds it. */
+  patchById(patchId: string): Patch | undefined {
+    return this.fold.patches.get(patchId);
   }
 
   /** The patch a call recorded for a path, if any. */

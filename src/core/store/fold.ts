@@ -155,7 +155,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       break;
     case 'review':
       if (state.decisions) foldDecision(state.decisions, record);
-      if (record.decision === 'undo') noteFileChanges(state, reviewChanges(state, record.hunks));
+      if (record.decision === 'undo') noteFileChanges(state, reviewChanges(state, record));
       break;
     case 'budget':
       state.budget = record.budget;
@@ -292,12 +292,16 @@ function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRe
     state.stepId = Math.max(0, target.stepId - 1);
   }
   const when = parent.checkpointId === undefined ? `after step ${parent.step - 1}` : `after this point of step ${parent.step}`;
-  state.fileChanges = laterPatchChanges(state, target.patchCount, when).map((change) =>
-    parent.files === 'restore' && change.what.startsWith('restored')
-      ? { ...change, what: `restored to the start of step ${parent.step}` }
-      : change,
+  state.fileChanges = undefined;
+  noteFileChanges(state, personChangesAfter(state, journal.records, findCheckpoint(journal.records, target.checkpointId, end), end));
+  noteFileChanges(
+    state,
+    laterPatchChanges(state, target.patchCount, when).map((change) =>
+      parent.files === 'restore' && change.what.startsWith('restored')
+        ? { ...change, what: `restored to the start of step ${parent.step}` }
+        : change,
+    ),
   );
-  if (state.fileChanges.length === 0) state.fileChanges = undefined;
   state.patches = new Map([...state.patches].slice(0, target.patchCount));
   state.run = { ...state.run, runId: record.runId, createdAt: record.createdAt, parent };
   state.budget = { ...budget, ...limitsOf(state.budget) };
@@ -307,6 +311,17 @@ function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRe
   state.restores = [];
   state.notes = [];
   if (state.allCheckpoints) state.allCheckpoints = [...(state.checkpoints ?? [])];
+}
+
+/** What a person did to the files in the parent after the fork's point (restores, inline undos): the fork's model saw them before. */
+function personChangesAfter(state: FoldState, records: readonly StoredRecord[], from: number, end: number): FileChange[] {
+  const changes: FileChange[] = [];
+  for (let i = from + 1; i < end; i++) {
+    const record = records[i]!;
+    if (record.type === 'restore') changes.push(...restoreChanges(record));
+    else if (record.type === 'review' && record.decision === 'undo') changes.push(...reviewChanges(state, record));
+  }
+  return changes;
 }
 
 function checkpointAt(journal: FoldRecords, end: number, checkpointId: string): CheckpointRecord {
@@ -350,8 +365,8 @@ function restoreChanges(record: RestoreRecord): FileChange[] {
   return record.files.map((file) => ({ path: file.path, what }));
 }
 
-function reviewChanges(state: FoldState, hunks: readonly { patchId: string }[]): FileChange[] {
-  const paths = new Set(hunks.flatMap((h) => state.patches.get(h.patchId)?.path ?? []));
+function reviewChanges(state: FoldState, record: { hunks: readonly { patchId: string }[]; paths?: readonly string[] }): FileChange[] {
+  const paths = new Set([...(record.paths ?? []), ...record.hunks.flatMap((h) => state.patches.get(h.patchId)?.path ?? [])]);
   return [...paths].map((path) => ({ path, what: "a hunk of the agent's change was undone by the person" }));
 }
 

@@ -26,6 +26,8 @@ export const ResponseStep = z.object({
   usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() }).optional(),
   /** Pause between streamed events, to let a test act mid-stream. */
   eventDelayMs: z.number().nonnegative().optional(),
+  /** The text_delta pieces of the first text block, as given (default: the text in two pieces). */
+  textDeltas: z.array(z.string().min(1)).optional(),
   /**
    * Streams only the first `events` events, then says nothing for `ms` and drops the connection:
    * an answer cut for certain while a test acts (a window reload, a kill) mid-stream.

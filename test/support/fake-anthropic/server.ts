@@ -27,6 +27,8 @@ export interface FakeAnthropic {
   readonly usages: MeasuredUsage[];
   /** Every request refused by the Messages API rules (rules.ts), with the request's index. */
   readonly refused: (RuleBreach & { readonly index: number })[];
+  /** Each streamed text_delta and when (Date.now()) its write was handed to the socket. */
+  readonly textSent: { readonly text: string; readonly at: number }[];
   push(...steps: ScriptEntry[]): void;
   close(): Promise<void>;
 }
@@ -69,6 +71,7 @@ export async function startFakeAnthropic(
   const requests: RecordedRequest[] = [];
   const usages: MeasuredUsage[] = [];
   const refused: (RuleBreach & { index: number })[] = [];
+  const textSent: { text: string; at: number }[] = [];
   const cache = options.promptCaching ? new PromptCache() : undefined;
   let messageCounter = 0;
 
@@ -77,6 +80,7 @@ export async function startFakeAnthropic(
       const recorded = recordRequest(req, raw);
       const index = requests.length;
       requests.push(recorded);
+      textSentOf.set(recorded, textSent);
       if (req.method === 'GET' && recorded.path === '/v1/models') return sendModels(res, req.url ?? '', options.models ?? []);
       if (req.method !== 'POST' || recorded.path !== '/v1/messages') {
         return sendError(res, { fault: 'status', status: 404, message: `fake-anthropic: no route ${req.method} ${recorded.path}` });
@@ -111,6 +115,7 @@ export async function startFakeAnthropic(
     requests,
     usages,
     refused,
+    textSent,
     push: (...steps) => void queue.push(...steps),
     close: () =>
       new Promise<void>((resolve) => {
@@ -295,6 +300,9 @@ function parseOrEmpty(json: string): unknown {
   }
 }
 
+/** Where the streamed text_delta writes of a request are logged (its server's textSent). */
+const textSentOf = new WeakMap<RecordedRequest, { text: string; at: number }[]>();
+
 /** Writes SSE events; stops after `limit` events (a reset fault cuts the stream there). */
 async function streamMessage(
   res: http.ServerResponse,
@@ -310,6 +318,8 @@ async function streamMessage(
     if (sent >= limit || res.destroyed) return;
     if (sent > 0 && step.eventDelayMs) await sleep(step.eventDelayMs);
     await new Promise<void>((resolve) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`, () => resolve()));
+    const delta = event['delta'] as { type?: string; text?: string } | undefined;
+    if (delta?.type === 'text_delta') textSentOf.get(request)?.push({ text: delta.text ?? '', at: Date.now() });
     sent += 1;
   }
   res.end();
@@ -335,7 +345,8 @@ function streamEvents(step: ParsedResponse, request: RecordedRequest, id: string
     },
     { type: 'ping' },
   ];
-  step.content.forEach((block, index) => events.push(...blockEvents(block, index)));
+  const firstText = step.content.findIndex((block) => block.type === 'text');
+  step.content.forEach((block, index) => events.push(...blockEvents(block, index, index === firstText ? step.textDeltas : undefined)));
   events.push({
     type: 'message_delta',
     delta: { stop_reason: step.stop_reason, stop_sequence: null },
@@ -358,12 +369,12 @@ function thinkingEvents(block: Extract<ScriptBlock, { type: 'thinking' }>, index
   ];
 }
 
-function blockEvents(block: ScriptBlock, index: number): StreamEvent[] {
+function blockEvents(block: ScriptBlock, index: number, deltas?: readonly string[]): StreamEvent[] {
   if (block.type === 'thinking') return thinkingEvents(block, index);
   if (block.type === 'text') {
     return [
       { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
-      ...splitInto(block.text, 2).map((text) => ({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } })),
+      ...(deltas ?? splitInto(block.text, 2)).map((text) => ({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } })),
       { type: 'content_block_stop', index },
     ];
   }

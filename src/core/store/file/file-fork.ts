@@ -26,9 +26,12 @@ async function journalEnd(
   runId: string,
 ): Promise<{ seq: number; bytes: number; crc: string; steps: number; task: string }> {
   const journal = store.journalPath(runId);
-  if (!(await store.fs.stat(journal))) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
+  const stat = await store.fs.stat(journal);
+  if (!stat) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
   const state = await readStateFile(store.fs, store.runDir(runId));
-  if (state && state.journalBytes > 0) {
+  // The state file is a cache rewritten now and then: one the journal has grown past (a writer
+  // killed since) names an older end, and a fork on it would lack the records after it.
+  if (state && state.journalBytes > 0 && state.journalBytes === stat.size) {
     for (let window = 64 << 10; ; window *= 4) {
       const from = Math.max(0, state.journalBytes - window);
       const read = store.fs.readFrom ? store.fs.readFrom(journal, from) : store.fs.readFile(journal).then((all) => all.subarray(from));

@@ -85,7 +85,7 @@ export class ReviewActions {
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit of ${path}; nothing was undone`);
     if (!wasDirty) await document.save();
     for (const [runId, list] of byRun(chosen)) {
-      await this.deps.appendToRun(runId, [{ type: 'review', decision: 'undo', hunks: list.map(hunkRef) }]);
+      await this.deps.appendToRun(runId, [{ type: 'review', decision: 'undo', hunks: list.map(hunkRef), paths: [path] }]);
       await this.deps.model.settled();
     }
     return { undone: chosen.length, conflicts };

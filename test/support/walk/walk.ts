@@ -1,0 +1,249 @@
+import { toolUsesOf, type MessageParam } from '../../../src/core/model/messages';
+import type { ModelRequest } from '../../../src/core/model/provider';
+import { ABSENT } from '../../../src/core/patches/hash';
+import { SUMMARY_REQUEST } from '../../../src/core/runtime/compaction';
+import { Prng } from '../faults/prng';
+import { performStep, STEP_KINDS, type StepContext } from './actions';
+import { FileTracker } from './tracker';
+import { isKilled, WalkWorld } from './world';
+
+// One random walk: a seeded sequence of steps over one workspace and one store, each step a
+// way on (run, resume, new instruction, compaction, restore files/session/both, rollback, undo
+// of a restore, inline Keep/Undo, fork), a third of them cut by a kill -9 at a random save
+// point. After every step: every request the runtime sent passed the API's rules; no open call
+// is `succeeded` in a run's ledger while its file is back to before the call; every file holds
+// what the journals say; and each file a person restored, rolled back or undid since a run's
+// model last saw it is named in that run's next request.
+
+export interface SequenceResult {
+  readonly seed: number;
+  readonly steps: string[];
+  readonly invalidRequests: number;
+  readonly ledgerMismatches: number;
+  readonly fileMismatches: number;
+  readonly noteMismatches: number;
+  readonly unexpectedErrors: number;
+  readonly kills: number;
+  readonly requests: number;
+  readonly problems: string[];
+}
+
+/** Errors a step may end with: refusals a person reads, and the kill. Any other is a defect. */
+const EXPECTED_ERRORS = new Set(['ResumeError', 'RollbackTargetError', 'RunBusyError', 'StoreError', 'StaleContentError']);
+
+function textAfterLastAnswer(messages: readonly MessageParam[]): string {
+  const last = messages.map((m) => m.role).lastIndexOf('assistant');
+  return messages
+    .slice(last + 1)
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.map((b) => (b.type === 'text' ? String(b.text) : ''))))
+    .join('\n');
+}
+
+export class Sequence {
+  readonly world: WalkWorld;
+  readonly tracker: FileTracker;
+  readonly prng: Prng;
+  readonly runs: string[] = [];
+  readonly steps: string[] = [];
+  readonly problems: string[] = [];
+  acting: string | undefined;
+  stepNo = 0;
+  /** Per run: open calls recorded `succeeded` whose file is back to before them. */
+  readonly undoneCalls = new Map<string, Set<string>>();
+  counts = { invalid: 0, ledger: 0, files: 0, notes: 0, errors: 0, kills: 0, requests: 0 };
+
+  constructor(readonly seed: number) {
+    this.prng = new Prng(seed);
+    this.world = new WalkWorld(seed, { onRequest: (r) => this.onRequest(r) }, this.prng.next() < 0.5 ? 0 : 1 << 20);
+    this.tracker = new FileTracker(this.world.workspace);
+  }
+
+  private problem(kind: keyof Sequence['counts'], text: string): void {
+    this.counts[kind] += 1;
+    this.problems.push(`step ${this.stepNo}: ${text}`);
+  }
+
+  /** The walk's note check: a request of a run that has files pending names each of them. */
+  private onRequest(request: ModelRequest): void {
+    this.counts.requests += 1;
+    // A compaction's summary request reads the history before the latest answer: not a turn on it.
+    if (textAfterLastAnswer(request.messages).includes(SUMMARY_REQUEST)) return;
+    this.checkDoneCalls(textAfterLastAnswer(request.messages));
+    const pending = this.acting === undefined ? undefined : this.tracker.pending.get(this.acting);
+    if (!pending || pending.size === 0) return;
+    const text = textAfterLastAnswer(request.messages);
+    const missing = [...pending].filter((path) => !text.includes(path));
+    if (missing.length > 0)
+      this.problem('notes', `the request of ${this.acting} does not name ${missing.join(', ')} (changed since its model last saw them)`);
+    pending.clear();
+  }
+
+  /** A call the files say is undone is never listed among the calls the model must not repeat. */
+  private checkDoneCalls(text: string): void {
+    const undone = this.acting === undefined ? undefined : this.undoneCalls.get(this.acting);
+    if (!undone || undone.size === 0) return;
+    let section = '';
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('- ')) section = line;
+      else if (/do not repeat/.test(section) && [...undone].some((id) => line.includes(id)))
+        this.problem('ledger', `${this.acting}: the model is told ${line.slice(2, 60)}... is done, but its change is undone`);
+    }
+    undone.clear();
+  }
+
+  async step(): Promise<void> {
+    this.stepNo = this.steps.length + 1;
+    const kind = this.prng.pick(STEP_KINDS);
+    const killAt = this.prng.next() < 0.35 ? 1 + this.prng.int(24) : undefined;
+    const proc = killAt === undefined ? this.world.process : this.world.spawn(killAt);
+    const edits: string[] = [];
+    const ctx: StepContext = {
+      world: this.world,
+      prng: this.prng,
+      runs: this.runs,
+      act: (id) => (this.acting = id),
+      edited: (path) => edits.push(path),
+    };
+    const refusedBefore = this.world.model.refused.length;
+    let text: string;
+    try {
+      this.acting = undefined;
+      text = await performStep(kind, ctx);
+    } catch (error) {
+      const name = error instanceof Error ? error.name : 'thrown';
+      text = `${ctx.kind ?? kind} ${this.acting ?? ''}: ${isKilled(error) ? 'cut by the kill' : `${name}: ${(error as Error).message}`}`;
+      if (!isKilled(error) && !proc.dead && !EXPECTED_ERRORS.has(name)) this.problem('errors', `unexpected ${text}`);
+    }
+    const killed = proc.dead;
+    if (killed) this.counts.kills += 1;
+    this.steps.push(`${text}${killed ? ` [kill -9 after sync ${killAt}]` : ''}`);
+    if (killAt !== undefined) this.world.spawn(undefined);
+    for (const breach of this.world.model.refused.slice(refusedBefore))
+      this.problem('invalid', `a request breaks ${breach.rule}: ${breach.message}`);
+    for (const path of edits) await this.tracker.personEdit(path);
+    await this.check(killed);
+  }
+
+  private async check(killed: boolean): Promise<void> {
+    const { store } = this.world.process;
+    for (const summary of await store.listRuns()) {
+      if (!this.runs.includes(summary.runId)) this.runs.push(summary.runId);
+      await this.tracker.take(summary.runId, await store.readRecords(summary.runId), killed);
+    }
+    for (const problem of await this.tracker.mismatches()) this.problem('files', problem);
+    for (const runId of this.runs) {
+      try {
+        await this.checkLedger(runId);
+      } catch (error) {
+        this.problem('errors', `run ${runId} does not open: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * An open call of the active history whose ledger entry is `succeeded` is what a resume would
+   * reuse: when its patch was rolled back, or its file is back to before it all the same (a
+   * restore in another run), the next request must not tell the model it is done (onRequest).
+   */
+  private async checkLedger(runId: string): Promise<void> {
+    const state = await this.world.process.store.readResumeState(runId);
+    const last = state.messages.at(-1);
+    const undone = new Set<string>();
+    this.undoneCalls.set(runId, undone);
+    if (!last || last.role !== 'assistant' || state.ended) return;
+    for (const use of toolUsesOf(last)) {
+      const entry = state.ledger.find((e) => e.callId === use.id);
+      if (entry?.status !== 'succeeded') continue;
+      for (const patchId of entry.patchIds ?? []) {
+        const patch = state.patches.find((p) => p.patchId === patchId);
+        if (!patch) continue;
+        const live = (await this.world.workspace.read(patch.path))?.hash ?? ABSENT;
+        if (patch.state === 'rolled_back' || (live === patch.beforeHash && live !== patch.afterHash)) undone.add(use.id);
+      }
+    }
+  }
+
+  result(): SequenceResult {
+    const c = this.counts;
+    return {
+      seed: this.seed,
+      steps: this.steps,
+      invalidRequests: c.invalid,
+      ledgerMismatches: c.ledger,
+      fileMismatches: c.files,
+      noteMismatches: c.notes,
+      unexpectedErrors: c.errors,
+      kills: c.kills,
+      requests: c.requests,
+      problems: this.problems,
+    };
+  }
+}
+
+/** One sequence of `length` steps from `seed` (WALK_SEED replays it). */
+export async function runSequence(seed: number, length: number): Promise<SequenceResult> {
+  const sequence = new Sequence(seed);
+  await sequence.world.prepare();
+  await sequence.tracker.start();
+  for (let i = 0; i < length; i++) await sequence.step();
+  return sequence.result();
+}
+
+export interface WalkSummary {
+  readonly sequences: number;
+  readonly steps: number;
+  readonly invalid_requests: number;
+  readonly ledger_mismatches: number;
+  readonly file_mismatches: number;
+  readonly note_mismatches: number;
+  readonly unexpected_errors: number;
+  readonly kills: number;
+  readonly requests: number;
+  readonly seed: number;
+}
+
+export function failed(result: SequenceResult): boolean {
+  return result.problems.length > 0;
+}
+
+/** How a failing sequence is shown: its seed (WALK_SEED=...) and its steps, then what broke. */
+export function describeFailure(result: SequenceResult): string {
+  return [
+    `sequence seed ${result.seed} (replay: WALK_SEED=${result.seed})`,
+    ...result.steps.map((s, i) => `  ${i + 1}. ${s}`),
+    ...result.problems.slice(0, 8).map((p) => `  ! ${p}`),
+  ].join('\n');
+}
+
+/** `count` sequences, seeds derived from `seed`; the first failures kept whole. */
+export async function runWalk(count: number, seed: number, length: number): Promise<{ summary: WalkSummary; failures: SequenceResult[] }> {
+  const failures: SequenceResult[] = [];
+  const total = { steps: 0, invalid: 0, ledger: 0, files: 0, notes: 0, errors: 0, kills: 0, requests: 0 };
+  for (let i = 0; i < count; i++) {
+    const result = await runSequence((seed + i * 7919) >>> 0, length);
+    total.steps += result.steps.length;
+    total.invalid += result.invalidRequests;
+    total.ledger += result.ledgerMismatches;
+    total.files += result.fileMismatches;
+    total.notes += result.noteMismatches;
+    total.errors += result.unexpectedErrors;
+    total.kills += result.kills;
+    total.requests += result.requests;
+    if (failed(result) && failures.length < 5) failures.push(result);
+  }
+  return {
+    summary: {
+      sequences: count,
+      steps: total.steps,
+      invalid_requests: total.invalid,
+      ledger_mismatches: total.ledger,
+      file_mismatches: total.files,
+      note_mismatches: total.notes,
+      unexpected_errors: total.errors,
+      kills: total.kills,
+      requests: total.requests,
+      seed,
+    },
+    failures,
+  };
+}
