@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_MODEL } from '../../core/model/models';
 import type { MessageParam } from '../../core/model/messages';
 import type { ModelProvider } from '../../core/model/provider';
-import { ReplayScriptError } from '../../core/model/replay';
+import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
 import type { Log } from '../../core/ports';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
@@ -77,7 +77,6 @@ async function providerOf(options: CliOptions, recorded?: string): Promise<Model
     if (options.replay === undefined) throw new UsageError('the replay provider needs --replay FILE');
     const file = resolve(options.replay);
     if (!existsSync(file)) throw new UsageError(`replay file ${file} does not exist`);
-    const { createReplayProvider } = await import('../../core/model/replay');
     return createReplayProvider(readFileSync(file, 'utf8'), { source: file });
   }
   const apiKey = handedKey('ANTHROPIC_API_KEY');
