@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createAnthropicProvider, DEFAULT_MODEL } from '../../core/model/anthropic';
+import { DEFAULT_MODEL } from '../../core/model/models';
 import type { MessageParam } from '../../core/model/messages';
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
@@ -70,7 +70,8 @@ function storeDir(options: CliOptions): string {
   return defaultStoreDir(options.workspace!);
 }
 
-function providerOf(options: CliOptions, recorded?: string): ModelProvider {
+/** The model provider; its SDK loads only for a command that calls a model (not for status or fork). */
+async function providerOf(options: CliOptions, recorded?: string): Promise<ModelProvider> {
   const kind = options.provider ?? (recorded === 'replay' ? 'replay' : 'anthropic');
   if (kind === 'replay') {
     if (options.replay === undefined) throw new UsageError('the replay provider needs --replay FILE');
@@ -80,6 +81,7 @@ function providerOf(options: CliOptions, recorded?: string): ModelProvider {
   }
   const apiKey = handedKey('ANTHROPIC_API_KEY');
   if (apiKey === undefined || apiKey === '') throw new UsageError('ANTHROPIC_API_KEY is not set (or use --provider replay --replay FILE)');
+  const { createAnthropicProvider } = await import('../../core/model/anthropic');
   return createAnthropicProvider({
     apiKey,
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
@@ -171,7 +173,7 @@ function report(run: CliRun, outcome: RunOutcome): number {
 async function runCommand(options: CliOptions): Promise<number> {
   const dir = workspaceDir(options);
   const storePath = storeDir(options);
-  const model = providerOf(options);
+  const model = await providerOf(options);
   const provider = options.provider ?? 'anthropic';
   const settings = runSettingsOf({
     model: options.model ?? DEFAULT_MODEL,
@@ -219,7 +221,7 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     line(`run ${runId} already ${state.ended.status}; nothing to resume`);
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
   }
-  const model = providerOf(options, state.run.settings.provider);
+  const model = await providerOf(options, state.run.settings.provider);
   const mcp = await mcpOf(options, dir);
   try {
     const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
@@ -236,7 +238,7 @@ async function continueCommand(options: CliOptions): Promise<number> {
   const store = openStore(storePath);
   announceStore(options, storePath);
   const state = await resumeTarget(store, options.run, shownAddress(storePath));
-  const model = providerOf(options, state.run.settings.provider);
+  const model = await providerOf(options, state.run.settings.provider);
   const mcp = await mcpOf(options, dir);
   try {
     const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
@@ -275,7 +277,7 @@ async function workerCommand(options: CliOptions): Promise<number> {
   announceStore(options, storePath);
   const git = await nodeGitReader.facts(dir).catch(() => ({ isRepo: false, dirtyPaths: [] }));
   const workspace = workspaceKey({ git, workspaceFolders: [dir] });
-  const model = providerOf(options);
+  const model = await providerOf(options);
   const mcp = await mcpOf(options, dir);
   const signal = cancelOnSignals();
   try {
