@@ -53,7 +53,9 @@ export async function runHostTests(
       if (verbose || (suiteStarted && !WORKBENCH_NOISE.some((re) => re.test(text)))) process.stdout.write(`${text}\n`);
     });
     if (verbose) page.on('console', (m) => process.stderr.write(`[page] ${m.text()}\n`));
-    await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: testsPath }));
+    await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: testsPath }), {
+      timeout: 180_000,
+    });
     const timeout = new Promise<number>((r) => setTimeout(() => r(124), TEST_TIMEOUT_MS));
     const code = await Promise.race([exitCode, timeout]);
     if (code === 124) console.error(`host tests did not finish within ${TEST_TIMEOUT_MS} ms`);
