@@ -13,7 +13,7 @@ export const CONTEXT = {
 } as const;
 
 /** Events of the feed are coalesced this long before the keys are set again. */
-const REFRESH_MS = 100;
+const REFRESH_MS = 300;
 
 export interface RunFacts {
   readonly runs: readonly RunSummary[];

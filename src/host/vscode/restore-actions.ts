@@ -7,7 +7,7 @@ import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from 
 import { undoRestore, type UndoResult } from '../../core/restore/undo';
 import { describeTornTailCut } from '../../core/runtime/resumable';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
-import { lastUndoableRestore } from '../../core/store/fold';
+import { lastUndoableRestore } from '../../core/store/listing-facts';
 
 export type RestoreWhat = 'files' | 'session' | 'both';
 
@@ -18,7 +18,7 @@ export class RunBusyError extends Error {
   }
 }
 
-export { lastUndoableRestore } from '../../core/store/fold';
+export { lastUndoableRestore } from '../../core/store/listing-facts';
 
 export interface RestoreActionsDeps {
   readonly store: CheckpointStore;

@@ -6,6 +6,9 @@ import type { StoredRecord } from '../../core/store/records';
 export type RunEvent =
   { readonly kind: 'runs' } | { readonly kind: 'records'; readonly runId: string; readonly records?: readonly StoredRecord[] };
 
+/** A listing older than this is read again (no journal: the runs' state and lease files). */
+const LISTING_MAX_AGE_MS = 2000;
+
 /** Store calls that read a journal (whole, or from its newest snapshot). */
 const JOURNAL_READS = new Set<string | symbol>(['readRun', 'readRecords', 'readResumeState', 'openWriter', 'verify']);
 
@@ -23,6 +26,7 @@ export class RunFeed implements vscode.Disposable {
   /** Journal reads made through `store` so far (a test and the bench count them). */
   journalReads = 0;
   private listing: Promise<readonly RunSummary[]> | undefined;
+  private listedAt = 0;
   private notice: { close(): void } | undefined;
 
   constructor(
@@ -41,7 +45,8 @@ export class RunFeed implements vscode.Disposable {
         this.runsChanged();
         return summary;
       },
-      listRuns: () => this.listRuns(),
+      // Always read afresh: whether a lease is live also depends on time and on its holder's process.
+      listRuns: () => this.listRuns(0),
       appendDecisions: (runId, records) => this.appendDecisions(runId, records),
       collectGarbage: async (policy) => {
         const result = await inner.collectGarbage(policy);
@@ -97,9 +102,15 @@ export class RunFeed implements vscode.Disposable {
     if (before !== after) this.emitter.fire({ kind: 'runs' });
   }
 
-  /** The run listing with its facts, read from the store once per change. */
-  listRuns(): Promise<readonly RunSummary[]> {
-    this.listing ??= this.ready.then(() => this.inner.listRuns());
+  /**
+   * The run listing with its facts, read from the store once per change, and again once older
+   * than `maxAgeMs` (a holder that died leaves its lease file as it was: only time tells).
+   */
+  listRuns(maxAgeMs = LISTING_MAX_AGE_MS): Promise<readonly RunSummary[]> {
+    if (this.listing === undefined || Date.now() - this.listedAt > maxAgeMs) {
+      this.listedAt = Date.now();
+      this.listing = this.ready.then(() => this.inner.listRuns());
+    }
     const listing = this.listing;
     listing.catch(() => {
       if (this.listing === listing) this.listing = undefined;

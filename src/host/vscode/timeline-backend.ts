@@ -188,7 +188,7 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   /** Asks, then fences the other window's writer and resumes here; a holder that is gone is taken over without asking. */
   async takeOver(runId: string): Promise<boolean> {
     if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
-    const summary = (await this.s.feed.listRuns()).find((r) => r.runId === runId);
+    const summary = (await this.s.store.listRuns()).find((r) => r.runId === runId);
     if (!summary) throw new Error(`run ${runId} is not in this workspace's store`);
     if (summary.leased && summary.heldHere !== true) {
       const choice = await this.s.prompts.message(

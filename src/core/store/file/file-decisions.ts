@@ -1,7 +1,7 @@
 import { StoreError, type DecisionRecord } from '../contract';
 import { acquireLease, checkHolder, releaseLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
-import { pendingAfter } from '../fold';
+import { pendingAfter } from '../listing-facts';
 import { encodeGroup } from '../journal-format';
 import { newHolderId } from '../lease-policy';
 import type { StoredRecord } from '../records';

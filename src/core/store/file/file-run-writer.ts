@@ -2,7 +2,8 @@ import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from '..
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
 import { writeSnapshot } from './file-snapshots';
 import type { FileCheckpointStore, OpenedRun } from './file-store';
-import { BranchNeedsRecords, foldFromResumeState, foldRecord, pendingAfter, type FoldState } from '../fold';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
+import { pendingAfter } from '../listing-facts';
 import { errorMessage, type StoreFileHandle } from '../fs-port';
 import { encodeGroup, lastLineOf } from '../journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from '../lease-policy';

@@ -23,7 +23,8 @@ import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './fil
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
-import { foldInSlices, pendingAfter, runStateOf, startFold, type FoldState } from '../fold';
+import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
+import { pendingAfter } from '../listing-facts';
 import { writeNewFile } from '../atomic-file';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from '../fs-port';
 import { encodeGroup, scanJournal, type JournalScan } from '../journal-format';

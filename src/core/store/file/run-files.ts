@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseJsonAs, readIfExists, replaceFileAtomic } from '../atomic-file';
-import { lastUndoableRestore, type FoldState } from '../fold';
+import type { FoldState } from '../fold';
+import { lastUndoableRestore } from '../listing-facts';
 import { joinPath, type StoreFs } from '../fs-port';
 import { FORMAT_VERSION, RunStatus } from '../records';
 
