@@ -86,6 +86,24 @@ async function effectsWithoutRecord(store: PgCheckpointStore, log: string, runOf
   return missing;
 }
 
+/** SIGKILL to a worker's process group (it was started detached: a group of its own). */
+function killGroup(proc: ChildProcess): void {
+  try {
+    process.kill(-proc.pid!, 'SIGKILL');
+  } catch {
+    proc.kill('SIGKILL');
+  }
+}
+
+/** The pids of a process's children (Linux), none when it cannot tell. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHarnessResult> {
   const started = Date.now();
   const say = options.progress ?? (() => undefined);
@@ -127,7 +145,7 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
     let next = 0;
     const start = () => {
       const { program, args } = slots[next++ % options.workers]!;
-      const proc = spawn(program, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const proc = spawn(program, args, { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
       proc.stderr!.on('data', (d: Buffer) => stderr.push(d.toString().slice(0, 2000)));
       live.add(proc);
       proc.on('close', () => live.delete(proc));
@@ -148,19 +166,21 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
       const victim = [...live][Math.floor(Math.random() * live.size)];
       if (victim && kills < options.maxKills) {
         // A kill that cuts a run: the victim holds a lease at that moment (the same pid namespace, also across ip netns).
+        const pids = [victim.pid!, ...childrenOf(victim.pid!)];
         const held = await observer.query<{ n: number }>(
-          'SELECT count(*)::integer AS n FROM ac_leases WHERE pid = $1 AND holder_id IS NOT NULL',
-          [victim.pid],
+          'SELECT count(*)::integer AS n FROM ac_leases WHERE pid = ANY($1) AND holder_id IS NOT NULL',
+          [pids],
         );
         if (held.rows[0]!.n > 0) killsMidRun++;
-        victim.kill('SIGKILL');
+        // The whole group: the CLI started with a key re-executes itself (key-handoff.ts); its child is the worker.
+        killGroup(victim);
         live.delete(victim);
         kills++;
         if (kills % 10 === 0) say(`${kills} kills (${killsMidRun} mid-run), ${left} runs left`);
       }
       while (live.size < options.workers) start();
     }
-    for (const proc of live) proc.kill('SIGKILL');
+    for (const proc of live) killGroup(proc);
     statuses = await observe(observer, seen, problems);
 
     const log = (() => {
@@ -192,7 +212,7 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
       problems,
     };
   } finally {
-    for (const proc of live) proc.kill('SIGKILL');
+    for (const proc of live) killGroup(proc);
     await observer.dispose();
     await model.close();
     rmSync(scratch, { recursive: true, force: true });
