@@ -42,6 +42,8 @@ export const RequestParams = {
   undoLastRestore: RunRef,
   /** A fork of the run from the start of a step: a new run, paused; the run stays as it was. */
   fork: RunRef.extend({ step: z.number().int().positive() }),
+  /** Compares two branches (a fork and its parent) in the editor: their steps side by side, their files as a diff. */
+  compare: RunRef.extend({ otherRunId: z.string().min(1) }),
   resume: RunRef,
   takeOver: RunRef,
   cancel: RunRef,
@@ -90,6 +92,7 @@ export const ResultSchemas = {
   rollbackPatch: RollbackOutcome,
   undoLastRestore: RestoreOutcome,
   fork: ActionOutcome.extend({ runId: z.string().min(1) }),
+  compare: ActionOutcome,
   resume: ActionOutcome,
   takeOver: ActionOutcome,
   cancel: ActionOutcome,
@@ -119,6 +122,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('rollbackPatch'),
   requestVariant('undoLastRestore'),
   requestVariant('fork'),
+  requestVariant('compare'),
   requestVariant('resume'),
   requestVariant('takeOver'),
   requestVariant('cancel'),

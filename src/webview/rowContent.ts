@@ -13,7 +13,8 @@ import { counted } from '../protocol/words';
 
 export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
 
-export type ActionId = 'restore' | 'fork' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
+export type ActionId =
+  'restore' | 'fork' | 'compare' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
 
 export interface RowAction {
   readonly id: ActionId;
@@ -104,6 +105,8 @@ function runContent(row: FlatRow, now: number): RowContent {
   if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
   else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
+  if (h.parent)
+    actions.push({ id: 'compare', icon: 'git-compare', title: `Compare with run ${h.parent.runId} (the run it was forked from)` });
   const reason = stopped
     ? ': no window is running it any more (resume it to go on)'
     : h.failure

@@ -12,6 +12,7 @@ const PARAMS: Record<string, unknown> = {
   rollbackPatch: { runId: 'r', patchId: 'p', hunk: 2 },
   undoLastRestore: { runId: 'r' },
   fork: { runId: 'r', step: 2 },
+  compare: { runId: 'r', otherRunId: 'p' },
   resume: { runId: 'r' },
   takeOver: { runId: 'r' },
   cancel: { runId: 'r' },

@@ -10,6 +10,8 @@ export interface RequestDeps {
   readonly conversation: ConversationBackend;
   state(runId: string): Promise<RunState>;
   openDiff(runId: string, patchId: string): Promise<void>;
+  /** Opens the comparison of two branches in the editor; says what it found. */
+  compare?(runId: string, otherRunId: string): Promise<string>;
   /** A fresh unguessable id. */
   newId(): string;
 }
@@ -100,6 +102,10 @@ export class RequestHandler {
           runId,
           message: `Forked from the start of step ${request.params.step} as run ${runId}: resume it or give it an instruction.`,
         };
+      }
+      case 'compare': {
+        if (!this.deps.compare) throw new Error('Comparing branches is not available here.');
+        return { message: await this.deps.compare(request.params.runId, request.params.otherRunId) };
       }
       case 'resume':
         await backend.resume(request.params.runId);
