@@ -44,6 +44,8 @@ export const RequestParams = {
   fork: RunRef.extend({ step: z.number().int().positive() }),
   /** Compares two branches (a fork and its parent) in the editor: their steps side by side, their files as a diff. */
   compare: RunRef.extend({ otherRunId: z.string().min(1) }),
+  /** "Ask the agent to undo these": a new instruction naming these calls' external effects; its calls compensate them. */
+  undoEffects: RunRef.extend({ callIds: z.array(z.string().min(1).max(200)).min(1).max(50) }),
   resume: RunRef,
   takeOver: RunRef,
   cancel: RunRef,
@@ -93,6 +95,7 @@ export const ResultSchemas = {
   undoLastRestore: RestoreOutcome,
   fork: ActionOutcome.extend({ runId: z.string().min(1) }),
   compare: ActionOutcome,
+  undoEffects: ActionOutcome,
   resume: ActionOutcome,
   takeOver: ActionOutcome,
   cancel: ActionOutcome,
@@ -123,6 +126,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('undoLastRestore'),
   requestVariant('fork'),
   requestVariant('compare'),
+  requestVariant('undoEffects'),
   requestVariant('resume'),
   requestVariant('takeOver'),
   requestVariant('cancel'),

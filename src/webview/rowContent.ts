@@ -236,6 +236,8 @@ function callContent(row: FlatRow): RowContent {
   const badges: string[] = [];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
+  if (call.undoes) badges.push('undo');
+  if (call.undoneBy) badges.push('undone');
   const actions: RowAction[] =
     call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
   const lines = [
@@ -246,6 +248,8 @@ function callContent(row: FlatRow): RowContent {
   ];
   if (call.detail) lines.push(call.detail);
   if (call.effect) lines.push(`External effect: ${call.effect.effects.join(', ')} · undo: ${call.effect.compensation}`);
+  if (call.undoes) lines.push(`Made to undo: ${call.undoes.join(', ')}`);
+  if (call.undoneBy) lines.push(`Undone by: ${call.undoneBy.join(', ')}`);
   const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,

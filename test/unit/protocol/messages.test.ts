@@ -13,6 +13,7 @@ const PARAMS: Record<string, unknown> = {
   undoLastRestore: { runId: 'r' },
   fork: { runId: 'r', step: 2 },
   compare: { runId: 'r', otherRunId: 'p' },
+  undoEffects: { runId: 'r', callIds: ['c1', 'c2'] },
   resume: { runId: 'r' },
   takeOver: { runId: 'r' },
   cancel: { runId: 'r' },

@@ -3,7 +3,8 @@ import { effectOf } from '../../../protocol/build';
 import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
 import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';
-import { counted } from '../../../protocol/words';
+import { cap, counted, INPUT_TEXT_MAX, RESULT_MAX } from '../../../protocol/words';
+import { declaredUndo, effectsToUndo } from '../../../core/restore/compensation';
 
 export interface RequestDeps {
   readonly backend: TimelineBackend;
@@ -31,12 +32,26 @@ const DECIDED = { allow_once: 'Allowed once.', allow_for_run: 'Allowed for this 
 export function externalEffectsAfter(state: RunState, checkpointId: string): RestorePreview['externalEffects'] {
   const checkpoint = state.allCheckpoints.find((c) => c.checkpointId === checkpointId);
   if (!checkpoint) return [];
-  return state.ledger
+  const found = state.ledger
     .filter((e) => (e.startedAt ?? e.plannedAt) >= checkpoint.at && e.status !== 'planned' && e.status !== 'approved')
     .flatMap((e) => {
       const effect = effectOf(e);
       return effect ? [{ callId: e.callId, toolName: e.toolName, effect }] : [];
     });
+  const facts = effectsToUndo(
+    state,
+    found.map((f) => f.callId),
+  );
+  return found.map((item, i) => {
+    const { input, result } = facts[i]!;
+    const undo = declaredUndo(facts[i]!);
+    return {
+      ...item,
+      ...(input !== undefined ? { input: cap(JSON.stringify(input) ?? '', INPUT_TEXT_MAX) } : {}),
+      ...(result !== undefined ? { result: cap(result, RESULT_MAX) } : {}),
+      ...(undo !== undefined ? { undo } : {}),
+    };
+  });
 }
 
 function filesKey(plan: RestorePlan): string {
@@ -145,6 +160,9 @@ export class RequestHandler {
         return { message: 'Run started.' };
       case 'continueRun':
         return { message: await conversation.continueRun(request.params.runId, request.params.instruction) };
+      case 'undoEffects':
+        if (!conversation.undoEffects) throw new Error('Undoing external effects is not available here.');
+        return { message: await conversation.undoEffects(request.params.runId, request.params.callIds) };
       default:
         throw new Error(`unknown request ${request.method}`);
     }
