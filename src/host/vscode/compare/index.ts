@@ -110,8 +110,9 @@ async function chooseRuns(
     return undefined;
   }
   const first = arg?.runId ?? (await s.prompts.quickPick(runs.map(runItem), { title, placeHolder: 'First branch (left)' }))?.runId;
+  if (first === undefined) return undefined;
   const firstRun = runs.find((r) => r.runId === first);
-  if (!firstRun) return undefined;
+  if (!firstRun) throw new Error(`no run ${first} in this workspace`);
   const second =
     arg?.otherRunId ?? (await s.prompts.quickPick(othersOf(runs, firstRun), { title, placeHolder: 'Compare it with (right)' }))?.runId;
   return second === undefined ? undefined : [firstRun.runId, second];
