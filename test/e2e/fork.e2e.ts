@@ -61,7 +61,8 @@ describe('e2e: rewind that forks', function () {
   let wb: Workbench;
   let frame: FrameLocator;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(600_000);
     fake = await scriptedModel();
     wb = await openAgentWorkbench(fake.url, { 'notes.txt': 'draft\n' });
   });
