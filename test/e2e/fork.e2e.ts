@@ -128,18 +128,17 @@ describe('e2e: rewind that forks', function () {
       const fork = runRow(frame, true);
       await fork.hover();
       await fork.locator('button[data-action="compare"]').click();
-      const filesTab = wb.page.locator('.tabs-container .tab', { hasText: /^Files: run / });
+      await wb.page.waitForTimeout(3000);
+      console.log(`      screenshot: ${await wb.screenshot('fork-4-compare-opened')}`);
+      const filesTab = wb.page.locator('.tabs-container .tab', { hasText: 'Files: run' });
       await filesTab.first().waitFor({ timeout: 30_000 });
       await wb.page.locator('.monaco-editor', { hasText: 'fork version' }).first().waitFor({ timeout: 30_000 });
-      console.log(`      screenshot: ${await wb.screenshot('fork-4-compare-files')}`);
-      await wb.page
-        .locator('.tabs-container .tab', { hasText: /^Steps: run / })
-        .first()
-        .click();
+      console.log(`      screenshot: ${await wb.screenshot('fork-5-compare-files')}`);
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Steps: run' }).first().click();
       const steps = wb.page.locator('.monaco-diff-editor', { hasText: 'Fork: wrote the fork version' });
       await steps.first().waitFor({ timeout: 30_000 });
       await wb.page.locator('.monaco-diff-editor', { hasText: 'Parent: wrote the parent version' }).first().waitFor({ timeout: 10_000 });
-      console.log(`      screenshot: ${await wb.screenshot('fork-5-compare-steps')}`);
+      console.log(`      screenshot: ${await wb.screenshot('fork-6-compare-steps')}`);
     });
 
     await phase('the parent, untouched by the fork, goes on with an instruction of its own', async () => {
@@ -151,7 +150,7 @@ describe('e2e: rewind that forks', function () {
       await input.press('Enter');
       await row(frame, 'Parent: I wrote the parent version, and nothing since', 'step').waitFor({ timeout: 60_000 });
       await waitUntil('the parent to complete', async () => (await status(frame, false)).includes('Status: completed'), 60_000);
-      console.log(`      screenshot: ${await wb.screenshot('fork-6-parent-goes-on')}`);
+      console.log(`      screenshot: ${await wb.screenshot('fork-7-parent-goes-on')}`);
     });
   });
 });
