@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import { BRANCH_SCHEME } from '../../../src/host/vscode/compare/index';
+import { BRANCH_SCHEME, shortRunId } from '../../../src/host/vscode/compare/index';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, writeWorkspaceFile } from './helpers';
 
 const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
@@ -58,7 +58,7 @@ export function compareSuite(): void {
         assert.match(right, /Done the parent way/);
         assert.doesNotMatch(right, /Step 1\n/, 'the shared step is not repeated');
         assert.ok(
-          tabs().some((t) => t.label.startsWith(`Files: run ${fork.slice(0, 8)}`)),
+          tabs().some((t) => t.label.startsWith(`Files: run ${shortRunId(fork)} ↔ run ${shortRunId(started.runId)}`)),
           `the files' diff is open: ${tabs().map((t) => t.label)}`,
         );
         const file = (side: string) => vscode.Uri.from({ scheme: BRANCH_SCHEME, path: '/x/compare/a.txt', query: side });

@@ -38,7 +38,9 @@ const FileQuery = z.object({
 });
 const BranchQuery = z.discriminatedUnion('kind', [StepsQuery, FileQuery]);
 
-const short = (runId: string) => runId.slice(0, 8);
+/** A run id short enough for a tab title: its unique tail (ids start with their date). */
+export const shortRunId = (runId: string): string => (runId.length > 12 ? runId.slice(-6) : runId);
+const short = shortRunId;
 
 export function parentsOf(runs: readonly RunSummary[]): (runId: string) => ParentLink | undefined {
   const byId = new Map(runs.map((r) => [r.runId, r]));
