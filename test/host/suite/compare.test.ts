@@ -15,7 +15,8 @@ function stepsTab(): vscode.TabInputTextDiff | undefined {
 
 export function compareSuite(): void {
   describe('Agent: Compare Branches', () => {
-    it("compares a fork given a new instruction with its parent: steps side by side, the file each wrote as a diff, from the Timeline's pick of relatives", async () => {
+    it("compares a fork given a new instruction with its parent: steps side by side, the file each wrote as a diff, from the Timeline's pick of relatives", async function () {
+      this.timeout(240_000);
       const api = await extensionApi();
       await writeWorkspaceFile('compare/a.txt', 'start\n');
       const fake = await useFakeModel(api, [
