@@ -231,12 +231,28 @@ export function buildSteps(source: StepSource, live: ReadonlyMap<string, LiveSta
     live,
   };
   const steps = stepRows(checkpoints, prev, source);
-  for (const entry of source.ledger) {
-    if (entry.stepId < firstStep) continue;
+  const entries = [...where(source.ledger, (entry) => entry.stepId >= firstStep)];
+  // Links among the steps built (a live update rebuilds the newest: an older original shows its link on a full read).
+  const links = compensationLinks(entries);
+  for (const entry of entries) {
     const step = stepFor(steps, entry.stepId);
-    if (step) step.calls.push(callRow(entry, ctx));
+    if (step) step.calls.push({ ...callRow(entry, ctx), ...links.get(entry.callId) });
   }
   return steps;
+}
+
+/** Which calls undo which (ledger `compensates`), both ways, in words: "create_issue (toolu_1)". */
+function compensationLinks(entries: readonly LedgerEntry[]): Map<string, Pick<CallRow, 'undoes' | 'undoneBy'>> {
+  const named = new Map(entries.map((e) => [e.callId, `${e.toolName} (${e.callId})`]));
+  const links = new Map<string, { undoes?: string[]; undoneBy?: string[] }>();
+  const link = (callId: string) => links.get(callId) ?? links.set(callId, {}).get(callId)!;
+  for (const entry of entries) {
+    for (const original of entry.compensates ?? []) {
+      (link(entry.callId).undoes ??= []).push(named.get(original) ?? original);
+      (link(original).undoneBy ??= []).push(named.get(entry.callId)!);
+    }
+  }
+  return links;
 }
 
 function stepRows(checkpoints: readonly CheckpointRecord[], prev: CheckpointRecord | undefined, source: StepSource): StepRow[] {

@@ -43,6 +43,12 @@ export const RequestParams = {
   undoLastRestore: RunRef,
   /** A fork of the run from the start of a step: a new run, paused; the run stays as it was. */
   fork: z.extend(RunRef, { step: z.int().check(z.positive()) }),
+  /** Compares two branches (a fork and its parent) in the editor: their steps side by side, their files as a diff. */
+  compare: z.extend(RunRef, { otherRunId: id }),
+  /** "Ask the agent to undo these": a new instruction naming these calls' external effects; its calls compensate them. */
+  undoEffects: z.extend(RunRef, {
+    callIds: z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(50)),
+  }),
   resume: RunRef,
   takeOver: RunRef,
   cancel: RunRef,
@@ -94,6 +100,8 @@ export const ResultSchemas = {
   rollbackPatch: RollbackOutcome,
   undoLastRestore: RestoreOutcome,
   fork: z.extend(ActionOutcome, { runId: id }),
+  compare: ActionOutcome,
+  undoEffects: ActionOutcome,
   resume: ActionOutcome,
   takeOver: ActionOutcome,
   cancel: ActionOutcome,
@@ -123,6 +131,8 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('rollbackPatch'),
   requestVariant('undoLastRestore'),
   requestVariant('fork'),
+  requestVariant('compare'),
+  requestVariant('undoEffects'),
   requestVariant('resume'),
   requestVariant('takeOver'),
   requestVariant('cancel'),

@@ -89,6 +89,10 @@ export const CallRow = z.object({
   /** That point in words: "after step 3's model reply, before read_file". */
   restorePoint: z.optional(z.string()),
   effect: z.optional(EffectRow),
+  /** A compensation: made to undo these earlier calls, in words ("create_issue (toolu_1)"). */
+  undoes: z.optional(z.array(z.string())),
+  /** The later calls made to undo this one's effect, in words. */
+  undoneBy: z.optional(z.array(z.string())),
   patches: z.array(PatchRow),
   /** What the call did in words: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
   summary: z.string(),
@@ -197,7 +201,17 @@ export const RestorePreview = z.object({
   /** Messages of the conversation dropped by a session restore. */
   messagesDropped: z.optional(count),
   /** Calls after the checkpoint whose effects outside the files a restore cannot undo. */
-  externalEffects: z.array(z.object({ callId: z.string(), toolName: z.string(), effect: EffectRow })),
+  externalEffects: z.array(
+    z.object({
+      callId: z.string(),
+      toolName: z.string(),
+      effect: EffectRow,
+      /** The call's input and result (capped), and its declared undo call in words, when it has one. */
+      input: z.optional(z.string()),
+      result: z.optional(z.string()),
+      undo: z.optional(z.string()),
+    }),
+  ),
   /** Handed back with the confirmation so the host knows what the person saw. */
   previewId: z.string(),
 });

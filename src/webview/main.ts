@@ -81,6 +81,11 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       notice('info', outcome.message);
       return;
     }
+    case 'compare': {
+      if (!row.run.parent) return;
+      notice('info', (await rpc.request('compare', { runId, otherRunId: row.run.parent.runId })).message);
+      return;
+    }
     case 'openDiff':
     case 'accept':
     case 'rollback': {

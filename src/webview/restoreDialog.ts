@@ -63,12 +63,22 @@ export function previewLines(preview: RestorePreview): HTMLElement[] {
   }
   for (const item of preview.externalEffects) {
     const line = el('li', 'preview-line effect');
-    const undo = item.effect.reversible ? `not undone by restore; to undo: ${item.effect.compensation}` : 'not reversible';
+    const undo = item.undo
+      ? `declared undo: ${item.undo}`
+      : item.effect.reversible
+        ? `not undone by restore; to undo: ${item.effect.compensation}`
+        : 'not undone by restore';
     line.append(
       el('span', 'codicon codicon-warning tone-warning'),
       el('span', 'path', `${item.toolName}: ${item.effect.effects.join(', ')}`),
       el('span', 'desc', undo),
     );
+    line.title = [
+      `${item.toolName} (${item.callId})`,
+      `Input: ${item.input ?? '(none)'}`,
+      `Result: ${item.result ?? '(none recorded)'}`,
+      undo,
+    ].join('\n');
     lines.push(line);
   }
   return lines;
@@ -92,8 +102,12 @@ export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTa
     list.setAttribute('aria-live', 'polite');
     const confirm = el('button', 'primary', 'Restore');
     const cancel = el('button', 'secondary', 'Cancel');
+    const undoEffects = el('button', 'secondary', 'Ask the agent to undo these');
+    undoEffects.title =
+      'A new instruction to this run naming the external effects after this point; each call it makes waits for your approval';
+    undoEffects.hidden = true;
     const buttons = el('div', 'dialog-buttons');
-    buttons.append(confirm, cancel);
+    buttons.append(confirm, undoEffects, cancel);
     dialog.append(heading, modes, list, buttons);
     backdrop.appendChild(dialog);
     host.appendChild(backdrop);
@@ -116,6 +130,7 @@ export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTa
         if (mine !== generation) return;
         current = preview;
         list.replaceChildren(...previewLines(preview));
+        undoEffects.hidden = preview.externalEffects.length === 0;
         confirm.disabled = false;
         confirm.textContent = mode === 'files' ? 'Restore files' : mode === 'session' ? 'Restore session' : 'Restore files and session';
       } catch (error) {
@@ -143,6 +158,19 @@ export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTa
         previous?.focus();
         reject(error);
       });
+    });
+    undoEffects.addEventListener('click', () => {
+      if (!current || current.externalEffects.length === 0) return;
+      undoEffects.disabled = true;
+      const callIds = current.externalEffects.map((e) => e.callId);
+      rpc.request('undoEffects', { runId: current.runId, callIds }).then(
+        (outcome) => close({ message: outcome.message, files: [] }),
+        (error: Error) => {
+          backdrop.remove();
+          previous?.focus();
+          reject(error);
+        },
+      );
     });
     cancel.addEventListener('click', () => close(undefined));
     dialog.addEventListener('keydown', (event) => {

@@ -10,7 +10,8 @@ import { counted } from '../protocol/words';
 
 export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
 
-export type ActionId = 'restore' | 'fork' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
+export type ActionId =
+  'restore' | 'fork' | 'compare' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
 
 export interface RowAction {
   readonly id: ActionId;
@@ -101,6 +102,8 @@ function runContent(row: FlatRow, now: number): RowContent {
   if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
   else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
+  if (h.parent)
+    actions.push({ id: 'compare', icon: 'git-compare', title: `Compare with run ${h.parent.runId} (the run it was forked from)` });
   const reason = stopped
     ? ': no window is running it any more (resume it to go on)'
     : h.failure
@@ -230,6 +233,8 @@ function callContent(row: FlatRow): RowContent {
   const badges: string[] = [];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
+  if (call.undoes) badges.push('undo');
+  if (call.undoneBy) badges.push('undone');
   const actions: RowAction[] =
     call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
   const lines = [
@@ -240,6 +245,8 @@ function callContent(row: FlatRow): RowContent {
   ];
   if (call.detail) lines.push(call.detail);
   if (call.effect) lines.push(`External effect: ${call.effect.effects.join(', ')} · undo: ${call.effect.compensation}`);
+  if (call.undoes) lines.push(`Made to undo: ${call.undoes.join(', ')}`);
+  if (call.undoneBy) lines.push(`Undone by: ${call.undoneBy.join(', ')}`);
   const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,

@@ -1,6 +1,7 @@
 import { activationSuite } from './suite/activation.test';
 import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
+import { compareSuite } from './suite/compare.test';
 import { everyToolSuite } from './suite/every-tool.test';
 import { instructionsSearchSuite } from './suite/instructions-search.test';
 import { firstHourSuite } from './suite/first-hour.test';
@@ -34,6 +35,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   tornTailSuite,
   timelineBackendSuite,
   timelineSuite,
+  compareSuite,
   reviewSuite,
   firstHourSuite,
   lmSuite,

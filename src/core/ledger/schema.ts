@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BlobRef } from '../patches/schema';
+import { Inverse } from './inverse';
 
 export const LedgerStatus = z.enum(['planned', 'approved', 'started', 'succeeded', 'failed', 'uncertain']);
 export const Idempotency = z.enum(['idempotent', 'conditional', 'non_idempotent']);
@@ -34,6 +35,10 @@ export const LedgerEntry = z.object({
   error: z.string().optional(),
   /** How to undo the effect, or "not reversible". */
   compensation: z.string(),
+  /** The tool's declared inverse call (an MCP server's config), when it has one. */
+  inverse: Inverse.optional(),
+  /** This call was made to undo these earlier calls (an instruction asked the agent to undo their effects). */
+  compensates: z.array(z.string().min(1)).max(50).optional(),
   /** Why the entry got its current status (deny, reconciliation, person's choice...). */
   reason: z.string().optional(),
   patchIds: z.array(z.string()).optional(),

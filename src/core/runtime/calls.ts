@@ -1,5 +1,5 @@
 import { inputHash } from '../ledger/canonical';
-import type { FileIntent, LedgerEntry } from '../ledger/schema';
+import { isExternalEffect, type FileIntent, type LedgerEntry } from '../ledger/schema';
 import { transition, type EntryChanges } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
 import { applyPreparedWrite, recoverPatch, storeWriteBlobs } from '../patches/record';
@@ -48,8 +48,18 @@ export function checkCancelled(signal: AbortSignal): void {
 }
 
 /** The `planned` ledger entry of one tool_use block, before anything about it happens. */
-export function plannedEntry(toolUse: ToolUseBlock, tool: AnyTool | undefined, stepId: number, now: number): LedgerEntry {
+export function plannedEntry(
+  toolUse: ToolUseBlock,
+  tool: AnyTool | undefined,
+  stepId: number,
+  now: number,
+  /** The calls an instruction asked to undo: a call with an external effect made under it compensates them. */
+  undoing?: readonly string[],
+): LedgerEntry {
+  const external = (tool?.sideEffects ?? []).some(isExternalEffect);
   return {
+    ...(tool?.inverse ? { inverse: tool.inverse } : {}),
+    ...(undoing && undoing.length > 0 && external ? { compensates: [...undoing] } : {}),
     callId: toolUse.id,
     stepId,
     toolName: toolUse.name,

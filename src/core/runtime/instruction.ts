@@ -1,3 +1,4 @@
+import { hasExternalEffect } from '../ledger/schema';
 import { toolUsesOf } from '../model/messages';
 import type { RunWriter } from '../store/contract';
 import type { ResumeState } from '../store/resume-state';
@@ -21,6 +22,8 @@ export interface ContinueOptions {
   readonly moreTurns: number;
   /** Limits the person chose (recorded with the instruction); instead of the automatic raise. */
   readonly raise?: LimitRaise;
+  /** The calls whose external effects the instruction asks the agent to undo (recorded; its calls compensate them). */
+  readonly undo?: readonly string[];
 }
 
 /** The person's raise as records, or a ResumeError when it does not raise. */
@@ -57,6 +60,18 @@ export function describeRaise(raised: Raised): string {
   const show = (n: number) => (raised.kind === 'cost' ? `$${n.toFixed(2)}` : String(n));
   const by = raised.kind === 'cost' ? `$${(raised.to - raised.from).toFixed(2)}` : String(raised.to - raised.from);
   return `${unit} limit raised by ${by} (${show(raised.from)} -> ${show(raised.to)})`;
+}
+
+/** The calls to undo, each one a call of the run's active history with an external effect; a ResumeError otherwise. */
+function undoOf(state: ResumeState, undo: readonly string[] | undefined): { undo?: string[] } {
+  if (undo === undefined || undo.length === 0) return {};
+  const known = new Map(state.ledger.map((e) => [e.callId, e]));
+  for (const callId of undo) {
+    const entry = known.get(callId);
+    if (!entry || !hasExternalEffect(entry))
+      throw new ResumeError(`run ${state.run.runId}: call ${callId} has no external effect to undo; nothing was changed`, 'invalid');
+  }
+  return { undo: [...new Set(undo)] };
 }
 
 function capitalise(text: string): string {
@@ -96,7 +111,7 @@ export async function continueWithInstruction(
     const records: NewRecord[] = [
       ...chosen,
       ...(limit ? raiseRecords(session.budget, limit.raise) : []),
-      { type: 'instruction', text, after, ...(limit ? { raised: limit.raised } : {}) },
+      { type: 'instruction', text, after, ...(limit ? { raised: limit.raised } : {}), ...undoOf(state, request.options.undo) },
       ...(limit
         ? [{ type: 'note' as const, kind: 'info' as const, text: capitalise(`${describeRaise(limit.raised)} for the new instruction.`) }]
         : []),

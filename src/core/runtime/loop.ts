@@ -105,7 +105,9 @@ async function modelStep(env: CallEnv): Promise<{ message: MessageParam; stopRea
   );
   const message = normaliseMessage({ role: 'assistant', content: response.content });
   const now = deps.clock.now();
-  const planned = toolUsesOf(message).map((toolUse) => plannedEntry(toolUse, tools.get(toolUse.name), session.stepId, now));
+  const planned = toolUsesOf(message).map((toolUse) =>
+    plannedEntry(toolUse, tools.get(toolUse.name), session.stepId, now, session.undoing),
+  );
   const usage = usageRecord(session, response);
   const budget = withUsage(session.budget, response.usage, usage.costUsd);
   await session.save(

@@ -82,6 +82,11 @@ export class RunSession {
     return this.fold.budget;
   }
 
+  /** The calls the latest instruction asked the agent to undo, if it did. */
+  get undoing(): readonly string[] | undefined {
+    return this.fold.undoing;
+  }
+
   get status(): RunStatus {
     return this.fold.status;
   }

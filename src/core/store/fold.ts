@@ -174,6 +174,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'instruction':
       // A new instruction re-opens a run that had ended (a status record follows in its group).
       state.ended = undefined;
+      state.undoing = record.undo;
       break;
     case 'branch':
       if (!journal) throw new BranchNeedsRecords();

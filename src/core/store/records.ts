@@ -295,6 +295,8 @@ export const InstructionRecord = record('instruction', {
   /** The status the run had when the instruction came. */
   after: z.enum(['completed', 'failed', 'paused', 'cancelled']),
   raised: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), from: z.number().positive(), to: z.number().positive() }).optional(),
+  /** The instruction asks the agent to undo these calls' external effects: its calls with one are their compensations. */
+  undo: z.array(z.string().min(1)).min(1).max(50).optional(),
 });
 
 export const StoreRecord = z.discriminatedUnion('type', [

@@ -53,6 +53,8 @@ export const ResumeState = z.object({
   lastStopReason: z.string().optional(),
   /** Files restored, rolled back or undone since the model's last request: the next one carries a note naming them. */
   fileChanges: z.array(FileChange).optional(),
+  /** The calls the latest instruction asked to undo (until the next instruction): calls made now compensate them. */
+  undoing: z.array(z.string()).optional(),
   checkpointCount: count,
   lastSeq: count,
   stepId: count,
@@ -129,6 +131,7 @@ export function resumeStateOf(state: FoldState): ResumeState {
     ...(state.latestCheckpoint ? { latestCheckpoint: plain(state.latestCheckpoint) } : {}),
     ...(state.lastStopReason !== undefined ? { lastStopReason: state.lastStopReason } : {}),
     ...(state.fileChanges && state.fileChanges.length > 0 ? { fileChanges: state.fileChanges } : {}),
+    ...(state.undoing ? { undoing: state.undoing } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Inverse } from '../ledger/inverse';
 import type { z } from 'zod';
 import type { FileIntent, Idempotency, ReplayPolicy } from '../ledger/schema';
 import type { Patch } from '../patches/schema';
@@ -45,6 +46,8 @@ export interface ToolDefinition<I = unknown> {
   readonly sideEffects: readonly string[];
   /** How to undo the effect, or "not reversible". */
   readonly compensation: string;
+  /** Its declared inverse call (an MCP server's config), when it has one. */
+  readonly inverse?: Inverse;
   /** One line for the ledger, the approvals prompt and the timeline. */
   summarize(input: I): string;
   /** File tools: the paths a call writes or deletes, as the model named them (checked against the protected paths before approval). */

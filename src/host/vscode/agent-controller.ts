@@ -239,7 +239,7 @@ export class AgentController implements vscode.Disposable {
    * A new instruction for a stopped run of this workspace; a limit it had reached is raised
    * (turns by the maxTurns setting). `raised` says by how much, when it was.
    */
-  async continueRun(runId: string, instruction: string): Promise<{ run: ActiveRun; raised?: string }> {
+  async continueRun(runId: string, instruction: string, undo?: readonly string[]): Promise<{ run: ActiveRun; raised?: string }> {
     this.refuseWhileBusy();
     const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
     if (!summary) throw new ResumeError(`run ${runId} is not in this workspace's store`, 'not_found');
@@ -250,7 +250,7 @@ export class AgentController implements vscode.Disposable {
     this.refuseWhileBusy(close);
     this.deps.log.log('info', `[${runId}] new instruction${limit ? ` (${describeRaise(limit.raised)})` : ''}`);
     const run = this.launch(runId, summary.task, 'resume', (signal) =>
-      runtime.continue(runId, instruction, signal, { moreTurns: this.turnsPerRun() }).finally(close),
+      runtime.continue(runId, instruction, signal, { moreTurns: this.turnsPerRun(), ...(undo ? { undo } : {}) }).finally(close),
     );
     return { run, ...(limit ? { raised: describeRaise(limit.raised) } : {}) };
   }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { registerCompareBranches } from './compare/index';
 import { CHOOSE_MODEL_COMMAND, chooseModel } from './model-picker';
 import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
@@ -41,6 +42,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     register(COMMANDS.restoreCheckpoint, (arg?: Parameters<typeof restoreCheckpoint>[1]) => restoreCheckpoint(s, arg)),
     register(COMMANDS.rollbackPatch, (arg?: Parameters<typeof rollbackPatch>[1]) => rollbackPatch(s, arg)),
     register(COMMANDS.undoRestore, (arg?: Parameters<typeof undoLastRestore>[1]) => undoLastRestore(s, arg)),
+    ...registerCompareBranches(s),
     s.controller.onDidStart(() => void s.keys.refresh()),
     s.controller.onEvent((event) => announceTornTailCut(s, event)),
     s.controller.onEvent((event) => announceRunWarnings(s, event)),

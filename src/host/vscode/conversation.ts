@@ -1,3 +1,5 @@
+import { effectsToUndo, undoInstruction } from '../../core/restore/compensation';
+import { counted } from '../../protocol/words';
 import * as vscode from 'vscode';
 import type { RuntimeEvent } from '../../core/runtime';
 import type { ApprovalChoice, ContextChip, PendingApproval } from '../../protocol/messages';
@@ -74,6 +76,13 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
     if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
     const { raised } = await this.s.controller.continueRun(runId, instruction);
     return raised ? `Continuing with your instruction; ${raised}.` : 'Continuing with your instruction.';
+  }
+
+  async undoEffects(runId: string, callIds: readonly string[]): Promise<string> {
+    if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
+    const effects = effectsToUndo(await this.s.store.readRun(runId), callIds);
+    await this.s.controller.continueRun(runId, undoInstruction(effects), callIds);
+    return `Asked the agent to undo ${counted(effects.length, 'external effect')}; each call it makes waits for your approval as usual.`;
   }
 
   private async selectionText(chip: ContextChip): Promise<string | undefined> {

@@ -12,6 +12,8 @@ const PARAMS: Record<string, unknown> = {
   rollbackPatch: { runId: 'r', patchId: 'p', hunk: 2 },
   undoLastRestore: { runId: 'r' },
   fork: { runId: 'r', step: 2 },
+  compare: { runId: 'r', otherRunId: 'p' },
+  undoEffects: { runId: 'r', callIds: ['c1', 'c2'] },
   resume: { runId: 'r' },
   takeOver: { runId: 'r' },
   cancel: { runId: 'r' },

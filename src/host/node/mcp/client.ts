@@ -1,3 +1,4 @@
+import type { Inverse } from '../../../core/ledger/inverse';
 import { existsSync, statSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -114,6 +115,13 @@ async function listAll(client: Client): Promise<Awaited<ReturnType<Client['listT
   return tools.slice(0, MAX_TOOLS_PER_SERVER);
 }
 
+/** The declared inverse of a server's tool, in registry names; none when the config names a tool the server does not list. */
+function inverseOf(entry: McpServerEntry, tool: string, names: ReadonlyMap<string, string>): Inverse | undefined {
+  const declared = entry.config.compensations?.[tool];
+  const inverseName = declared ? names.get(declared.tool) : undefined;
+  return declared && inverseName ? { tool: inverseName, input: declared.input } : undefined;
+}
+
 async function connect(
   entry: McpServerEntry,
   options: StartOptions,
@@ -126,9 +134,16 @@ async function connect(
   });
   try {
     const tools: AnyTool[] = [];
-    for (const listed of await listAll(client)) {
+    const listedTools = await listAll(client);
+    const names = new Map<string, string>();
+    for (const listed of listedTools) {
       const name = externalToolName(entry.name, listed.name, taken);
       taken.add(name);
+      names.set(listed.name, name);
+    }
+    for (const listed of listedTools) {
+      const name = names.get(listed.name)!;
+      const inverse = inverseOf(entry, listed.name, names);
       const call = async (input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput> => {
         const result = await client.callTool({ name: listed.name, arguments: input }, undefined, {
           signal,
@@ -139,7 +154,15 @@ async function connect(
       };
       const where = `MCP server ${entry.name}`;
       tools.push(
-        externalTool({ name, where, description: listed.description, inputSchema: listed.inputSchema, hints: listed.annotations, call }),
+        externalTool({
+          name,
+          where,
+          description: listed.description,
+          inputSchema: listed.inputSchema,
+          hints: listed.annotations,
+          ...(inverse ? { inverse } : {}),
+          call,
+        }),
       );
     }
     return { client, tools };

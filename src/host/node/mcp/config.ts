@@ -1,12 +1,22 @@
 import { createHash } from 'node:crypto';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 import { z } from 'zod';
+import { InverseInput } from '../../../core/ledger/inverse';
 
 // MCP server configuration in the shape VS Code's `.vscode/mcp.json` uses: `{ "servers": { name: server } }`,
 // a server being stdio (`command`, `args`, `env`, `cwd`) or HTTP (`type: "http"`, `url`, `headers`).
 // A bad file is refused whole, with the file and the field named: no server of it starts.
 
 const MAX_CONFIG_BYTES = 256 * 1024;
+
+/**
+ * `compensations`: how to undo a tool's effect by another tool of the same server, e.g.
+ * `"create_issue": { "tool": "close_issue", "input": { "number": "{{result.number}}" } }`.
+ */
+const Compensations = z
+  .record(z.string().min(1).max(128), z.strictObject({ tool: z.string().min(1).max(128), input: InverseInput }))
+  .refine((map) => Object.keys(map).length <= 100, { message: 'at most 100 compensations' })
+  .optional();
 
 export const StdioServerConfig = z.strictObject({
   type: z.literal('stdio').optional(),
@@ -15,12 +25,14 @@ export const StdioServerConfig = z.strictObject({
   env: z.record(z.string(), z.string().nullable()).default({}),
   cwd: z.string().min(1).optional(),
   envFile: z.string().optional(),
+  compensations: Compensations,
 });
 
 export const HttpServerConfig = z.strictObject({
   type: z.literal('http'),
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).default({}),
+  compensations: Compensations,
 });
 
 export const McpServerConfig = z.union([StdioServerConfig, HttpServerConfig]);

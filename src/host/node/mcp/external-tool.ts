@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Inverse } from '../../../core/ledger/inverse';
 import type { AnyTool } from '../../../core/tools/registry';
 import type { ToolOutput } from '../../../core/tools/types';
 import { classifyTool, externalDescription, type ToolHints } from './classify';
@@ -18,6 +19,8 @@ export interface ExternalToolSpec {
   readonly description: string | undefined;
   readonly inputSchema: unknown;
   readonly hints: ToolHints | undefined;
+  /** Its declared inverse (registry names), from the server's config. */
+  readonly inverse?: Inverse;
   call(input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
 }
 
@@ -70,7 +73,8 @@ export function externalTool(spec: ExternalToolSpec): AnyTool {
     idempotency: cls.idempotency,
     replayPolicy: cls.replayPolicy,
     sideEffects: cls.sideEffects,
-    compensation: cls.compensation,
+    compensation: spec.inverse ? `call ${spec.inverse.tool} (declared in the server's config)` : cls.compensation,
+    ...(spec.inverse ? { inverse: spec.inverse } : {}),
     summarize: (input: unknown) => summaryOf(spec.name, cls.warnings, input),
     async execute(input: Record<string, unknown>, ctx) {
       const output = await spec.call(input, ctx.signal);

@@ -83,6 +83,8 @@ export interface ConversationBackend {
   startRun(task: string, context: readonly ContextChip[]): Promise<string>;
   /** Gives a stopped run a new instruction and runs it again; says what changed (a raised limit). */
   continueRun(runId: string, instruction: string): Promise<string>;
+  /** Asks the agent, in a new instruction, to undo these calls' external effects (its calls go through approvals); says what it did. */
+  undoEffects?(runId: string, callIds: readonly string[]): Promise<string>;
   pickContext(kind: ContextChip['kind']): Promise<ContextChip[]>;
   /** Opens a link from the model's text once the person confirms; false when they did not. */
   openLink(url: string): Promise<boolean>;

@@ -5,6 +5,7 @@ import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
 import { COMMANDS } from './codeLens';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
+import { COMPARE_COMMAND } from '../compare/index';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
@@ -62,7 +63,9 @@ export function registerTimeline(
     const patch = await patchOf(runId, patchId);
     await openPatchDiff(patch, backend.fileUri(patch.path));
   };
-  const requests = new RequestHandler({ backend, conversation, state: (runId) => sync.state(runId), openDiff, newId: randomUUID });
+  const compare = async (runId: string, otherRunId: string) =>
+    (await vscode.commands.executeCommand<string | undefined>(COMPARE_COMMAND, { runId, otherRunId })) ?? 'Not compared.';
+  const requests = new RequestHandler({ backend, conversation, state: (runId) => sync.state(runId), openDiff, compare, newId: randomUUID });
   const provider = new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation);
   const whenResolved = new Promise<void>((resolve) => {
     const once = provider.onDidResolve(() => {

@@ -3,14 +3,17 @@ import { effectOf } from '../../../protocol/build';
 import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
 import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';
-import { counted } from '../../../protocol/words';
+import { cap, counted, INPUT_TEXT_MAX, RESULT_MAX } from '../../../protocol/words';
 import { errorText } from '../../../core/error-text';
+import { declaredUndo, effectsToUndo } from '../../../core/restore/compensation';
 
 export interface RequestDeps {
   readonly backend: TimelineBackend;
   readonly conversation: ConversationBackend;
   state(runId: string): Promise<RunState>;
   openDiff(runId: string, patchId: string): Promise<void>;
+  /** Opens the comparison of two branches in the editor; says what it found. */
+  compare?(runId: string, otherRunId: string): Promise<string>;
   /** A fresh unguessable id. */
   newId(): string;
 }
@@ -30,12 +33,26 @@ const DECIDED = { allow_once: 'Allowed once.', allow_for_run: 'Allowed for this 
 export function externalEffectsAfter(state: RunState, checkpointId: string): RestorePreview['externalEffects'] {
   const checkpoint = state.allCheckpoints.find((c) => c.checkpointId === checkpointId);
   if (!checkpoint) return [];
-  return state.ledger
+  const found = state.ledger
     .filter((e) => (e.startedAt ?? e.plannedAt) >= checkpoint.at && e.status !== 'planned' && e.status !== 'approved')
     .flatMap((e) => {
       const effect = effectOf(e);
       return effect ? [{ callId: e.callId, toolName: e.toolName, effect }] : [];
     });
+  const facts = effectsToUndo(
+    state,
+    found.map((f) => f.callId),
+  );
+  return found.map((item, i) => {
+    const { input, result } = facts[i]!;
+    const undo = declaredUndo(facts[i]!);
+    return {
+      ...item,
+      ...(input !== undefined ? { input: cap(JSON.stringify(input) ?? '', INPUT_TEXT_MAX) } : {}),
+      ...(result !== undefined ? { result: cap(result, RESULT_MAX) } : {}),
+      ...(undo !== undefined ? { undo } : {}),
+    };
+  });
 }
 
 function filesKey(plan: RestorePlan): string {
@@ -102,6 +119,10 @@ export class RequestHandler {
           message: `Forked from the start of step ${request.params.step} as run ${runId}: resume it or give it an instruction.`,
         };
       }
+      case 'compare': {
+        if (!this.deps.compare) throw new Error('Comparing branches is not available here.');
+        return { message: await this.deps.compare(request.params.runId, request.params.otherRunId) };
+      }
       case 'resume':
         await backend.resume(request.params.runId);
         return { message: 'Run resumed.' };
@@ -140,6 +161,9 @@ export class RequestHandler {
         return { message: 'Run started.' };
       case 'continueRun':
         return { message: await conversation.continueRun(request.params.runId, request.params.instruction) };
+      case 'undoEffects':
+        if (!conversation.undoEffects) throw new Error('Undoing external effects is not available here.');
+        return { message: await conversation.undoEffects(request.params.runId, request.params.callIds) };
       default:
         throw new Error(`unknown request ${request.method}`);
     }
