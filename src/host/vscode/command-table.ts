@@ -50,6 +50,11 @@ export const COMMAND_TABLE = {
     icon: 'redo',
     palette: 'agentCheckpoints.canUndoRestore && !agentCheckpoints.running',
   },
+  'agentCheckpoints.compareBranches': {
+    title: 'Compare Branches...',
+    icon: 'git-compare',
+    palette: 'agentCheckpoints.hasRuns',
+  },
   'agentCheckpoints.openDiff': {
     title: 'Open Patch Diff',
     icon: 'diff',

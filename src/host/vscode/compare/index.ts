@@ -1,3 +1,4 @@
+import type { CommandId } from '../command-table';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { ABSENT, SHA256_HEX } from '../../../core/patches/schema';
@@ -19,7 +20,7 @@ import { branchText } from './branch-text';
 // Their steps from where they part, as two texts in a diff editor; the files each one wrote, as a
 // multi-file diff of the two branches' contents, read from the store's blobs.
 
-export const COMPARE_COMMAND = 'agentCheckpoints.compareBranches';
+export const COMPARE_COMMAND = 'agentCheckpoints.compareBranches' satisfies CommandId;
 /** Read-only documents of a comparison: a branch's steps, or a file's content on one branch. */
 export const BRANCH_SCHEME = 'agent-checkpoints-branch';
 
