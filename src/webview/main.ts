@@ -5,6 +5,7 @@ import type { WebviewToHost } from '../protocol/messages';
 import { Composer } from './composer';
 import { ConversationPanel, focusOf } from './conversation';
 import { dispatchHostMessage } from './dispatch';
+import { FilterBar, isFindKey } from './filterBar';
 import { TimelineModel } from './model';
 import { openRestoreDialog } from './restoreDialog';
 import type { ActionId } from './rowContent';
@@ -169,7 +170,17 @@ const composer = new Composer({
   pick: async (kind) => (await rpc.request('pickContext', { kind })).chips,
   report: reportError,
 });
-app.append(status, tree, empty, detail, approvals, composer.element);
+const filterBar = new FilterBar({
+  apply: (query) => view.setFilter(query),
+  firstMatch: () => view.selectFirstMatch(),
+  leave: () => tree.focus(),
+});
+document.addEventListener('keydown', (event) => {
+  if (!isFindKey(event)) return;
+  event.preventDefault();
+  filterBar.focus();
+});
+app.append(status, filterBar.element, tree, empty, detail, approvals, composer.element);
 
 window.addEventListener('message', (event: MessageEvent) => {
   dispatchHostMessage(event.data, {
@@ -177,6 +188,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     rpc,
     changed: (reason) => {
       if (reason !== 'approvals') view.refresh(reason);
+      if (reason !== 'approvals' && reason !== 'stream') filterBar.refresh(view.count);
       if (reason !== 'stream') followLiveRun();
       panel.refresh();
       if (reason !== 'stream') composer.refresh();
