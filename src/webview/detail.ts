@@ -3,7 +3,7 @@ import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction, type Failur
 import type { CallRow, RunHeader, RunInstructions, RunView, StepRow } from '../protocol/viewModel';
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
-import { callLook, PATCH_LOOK } from './rowContent';
+import { callLook, EARLIER_UNANSWERED, PATCH_LOOK } from './rowContent';
 
 // The open step in full: what the model said (Markdown) and thought, each call's input and
 // result, its patches with their live state. Built from the view model; no host data is
@@ -133,7 +133,7 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
   } else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
     root.append(el('div', 'muted', 'Waiting for the model…'));
   else if (step && !isLatest(run, step) && step.instruction === undefined && step.calls.length === 0)
-    root.append(el('div', 'muted', 'No answer was recorded for this call (it was stopped or failed; the next step asked again).'));
+    root.append(el('div', 'muted', `${EARLIER_UNANSWERED}.`));
   if (step?.thinking !== undefined) {
     const thinking = el('details', 'thinking');
     thinking.append(el('summary', '', 'Thinking'), collapsible(step.thinking));
