@@ -1,5 +1,5 @@
 import type { RunView, StepRow } from '../protocol/viewModel';
-import { approvalCard, stepDetail, type ApprovalActions, type DetailActions } from './detail';
+import { approvalCard, restorePoint, stepDetail, type ApprovalActions, type DetailActions } from './detail';
 import type { TimelineModel } from './model';
 import type { FlatRow } from './tree';
 
@@ -29,6 +29,8 @@ export class ConversationPanel {
   /** The run painted now, and each step's element with what it was painted from. */
   private runId: string | undefined;
   private readonly painted = new Map<number, { readonly key: string; readonly el: HTMLElement }>();
+  /** The restore point before each step, built again only when whether it can be used changes. */
+  private readonly points = new Map<number, { readonly key: string; readonly el: HTMLElement | undefined }>();
   private shown = CONVERSATION_STEPS;
   /** A step the person picked, to scroll into view once it is painted. */
   private reveal: number | undefined;
@@ -71,6 +73,7 @@ export class ConversationPanel {
     if (runId !== this.runId) {
       this.runId = runId;
       this.painted.clear();
+      this.points.clear();
       this.shown = CONVERSATION_STEPS;
     }
     const stick = this.detail.scrollTop >= this.detail.scrollHeight - this.detail.clientHeight - 4;
@@ -83,6 +86,8 @@ export class ConversationPanel {
     for (const step of steps) {
       const streaming = this.model.streaming(runId, step.stepId);
       if (streaming !== undefined) streamed = true;
+      const point = this.restorePointOf(run, step);
+      if (point) children.push(point);
       children.push(this.stepElement(run, step, streaming));
     }
     if (run.steps.length === 0 || (streamingId !== undefined && !run.steps.some((s) => s.stepId === streamingId)))
@@ -110,6 +115,16 @@ export class ConversationPanel {
     const el = stepDetail(run, step, streaming, this.actions);
     el.dataset.stepId = String(step.stepId);
     this.painted.set(step.stepId, { key, el });
+    return el;
+  }
+
+  private restorePointOf(run: RunView, step: StepRow): HTMLElement | undefined {
+    const h = run.header;
+    const key = `${step.checkpointId}|${step.restorePoint ?? ''}|${h.status}|${h.active}|${h.damaged ?? ''}`;
+    const cached = this.points.get(step.stepId);
+    if (cached?.key === key) return cached.el;
+    const el = restorePoint(run, step, this.actions);
+    this.points.set(step.stepId, { key, el });
     return el;
   }
 

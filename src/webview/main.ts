@@ -62,6 +62,17 @@ function notice(level: 'info' | 'error', text: string): void {
 const model = new TimelineModel();
 const rpc = new Rpc(post);
 
+/** The restore dialog for a save point (the tree's rows and the conversation's restore points). */
+async function restoreTo(runId: string, checkpointId: string, where: string): Promise<void> {
+  const outcome = await openRestoreDialog(app, rpc, { runId, checkpointId, title: `Restore to ${where}` });
+  if (outcome) notice('info', outcome.message);
+}
+
+async function forkAt(runId: string, step: number): Promise<void> {
+  if (step < 1) return;
+  notice('info', (await rpc.request('fork', { runId, step })).message);
+}
+
 async function runAction(id: ActionId, row: FlatRow): Promise<void> {
   const runId = row.run.runId;
   const patchId = row.patch?.patchId;
@@ -72,16 +83,11 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       const where =
         (row.kind === 'call' ? row.call?.restorePoint : row.step?.restorePoint) ??
         (row.kind === 'call' ? `before ${row.call!.toolName} (step ${row.step!.stepId})` : `start of step ${row.step!.stepId}`);
-      const outcome = await openRestoreDialog(app, rpc, { runId, checkpointId, title: `Restore to ${where}` });
-      if (outcome) notice('info', outcome.message);
-      return;
+      return restoreTo(runId, checkpointId, where);
     }
-    case 'fork': {
-      if (!row.step || row.step.stepId < 1) return;
-      const outcome = await rpc.request('fork', { runId, step: row.step.stepId });
-      notice('info', outcome.message);
+    case 'fork':
+      if (row.step) await forkAt(runId, row.step.stepId);
       return;
-    }
     case 'openDiff':
     case 'accept':
     case 'rollback': {
@@ -109,6 +115,8 @@ const panel = new ConversationPanel(detail, approvals, model, {
       .then((o) => notice('info', o.message))
       .catch(reportError),
   openDiff: (runId, patchId) => void rpc.request('openDiff', { runId, patchId }).catch(reportError),
+  restore: (runId, checkpointId, where) => void restoreTo(runId, checkpointId, where).catch(reportError),
+  fork: (runId, stepId) => void forkAt(runId, stepId).catch(reportError),
   failureAction: (runId, action) =>
     void rpc
       .request('failureAction', { runId, action })

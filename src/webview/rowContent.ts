@@ -133,8 +133,12 @@ function heldText(pid: number, progressAt: number, now: number): string {
 }
 
 /** A damaged run is read-only; a run this window drives is restored once it stops. */
+export function canRestoreRun(run: RunHeader): boolean {
+  return run.damaged === undefined && !(run.active && run.status === 'running');
+}
+
 function canRestore(row: FlatRow): boolean {
-  return row.run.damaged === undefined && !(row.run.active && row.run.status === 'running');
+  return canRestoreRun(row.run);
 }
 
 /** "saved after tool finished" from a checkpoint label. */
