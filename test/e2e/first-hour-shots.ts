@@ -1,0 +1,67 @@
+// Screenshots of the first-hour stories at 300 and 800 px wide, light and dark. The side bar is
+// sized by dragging its sash (the element, not the side bar's edge, takes the drag) and checked;
+// the theme is switched through the user settings file, which the workbench watches.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import type { Workbench } from '../support/workbench';
+
+const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' } as const;
+
+/** The side bar's width now, in px. */
+async function sideBarWidth(page: Page): Promise<number> {
+  return (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
+}
+
+/** Drags the sash at the side bar's right edge until the side bar is `width` px wide. */
+export async function setSideBarWidth(page: Page, width: number): Promise<number> {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) throw new Error('no side bar in view');
+  const edge = bar.x + bar.width;
+  const sashes = await page.locator('.monaco-sash.vertical').evaluateAll((els) =>
+    els.map((e, i) => {
+      const r = e.getBoundingClientRect();
+      return { i, x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, h: r.height };
+    }),
+  );
+  const sash = sashes.filter((s) => s.h > 100 && Math.abs(s.x - edge) < 6).sort((a, b) => Math.abs(a.x - edge) - Math.abs(b.x - edge))[0];
+  if (!sash) throw new Error(`no sash at the side bar's edge (${edge}px)`);
+  await page.mouse.move(sash.x, sash.y);
+  await page.mouse.down();
+  await page.mouse.move(sash.x + (width - bar.width) / 2, sash.y, { steps: 4 });
+  await page.mouse.move(bar.x + width, sash.y, { steps: 4 });
+  await page.mouse.up();
+  await page.waitForTimeout(400);
+  const now = await sideBarWidth(page);
+  if (Math.abs(now - width) > 8) throw new Error(`the side bar is ${now}px wide, not ${width}px`);
+  return now;
+}
+
+/** Switches the colour theme through the user settings file. */
+export async function setTheme(wb: Workbench, theme: keyof typeof THEMES): Promise<void> {
+  const file = join(wb.server.userDataDir, 'User/settings.json');
+  const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  settings['workbench.colorTheme'] = THEMES[theme];
+  writeFileSync(file, JSON.stringify(settings, null, 2));
+  const light = theme === 'light';
+  const until = Date.now() + 15_000;
+  while (Date.now() < until) {
+    const vsLight = await wb.page.locator('.monaco-workbench.vs').count();
+    if (vsLight > 0 === light) break;
+    await wb.page.waitForTimeout(200);
+  }
+  await wb.page.waitForTimeout(500);
+}
+
+/** `first-hour-<name>-{300,800}-{light,dark}.png`; leaves the side bar at 300 px, dark. */
+export async function shots(wb: Workbench, name: string, options: { themes?: readonly (keyof typeof THEMES)[] } = {}): Promise<void> {
+  for (const theme of options.themes ?? (['dark', 'light'] as const)) {
+    await setTheme(wb, theme);
+    for (const width of [300, 800]) {
+      await setSideBarWidth(wb.page, width);
+      console.log(`      screenshot: ${await wb.screenshot(`first-hour-${name}-${width}-${theme}`)}`);
+    }
+  }
+  await setTheme(wb, 'dark');
+  await setSideBarWidth(wb.page, 300);
+}
