@@ -16,12 +16,12 @@ export interface FilterBarHost {
 }
 
 const STATUS_LABELS: Record<(typeof STATUS_FILTERS)[number], string> = {
-  failed: 'Failed calls',
-  uncertain: 'Uncertain calls',
-  running: 'Running calls',
-  waiting: 'Calls not started',
-  succeeded: 'Succeeded calls',
-  changed: 'Calls that changed files',
+  failed: 'Failed',
+  uncertain: 'Uncertain',
+  running: 'Running',
+  waiting: 'Not started',
+  succeeded: 'Succeeded',
+  changed: 'Changed files',
 };
 
 const DEBOUNCE_MS = 120;
@@ -46,7 +46,8 @@ export class FilterBar {
     this.status = document.createElement('select');
     this.status.className = 'filter-status';
     this.status.setAttribute('aria-label', 'Show only calls of a status');
-    this.status.append(new Option('All', ''), ...STATUS_FILTERS.map((s) => new Option(STATUS_LABELS[s], s)));
+    this.status.title = 'Show only the calls of a status (status: in the box does the same)';
+    this.status.append(new Option('All calls', ''), ...STATUS_FILTERS.map((s) => new Option(STATUS_LABELS[s], s)));
     this.count = document.createElement('span');
     this.count.className = 'filter-count';
     this.count.setAttribute('role', 'status');

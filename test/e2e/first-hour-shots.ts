@@ -1,8 +1,7 @@
 // Screenshots of the first-hour stories at 300 and 800 px wide, light and dark. The side bar is
 // sized by dragging its sash (the element, not the side bar's edge, takes the drag) and checked;
-// the theme is switched through the user settings file, which the workbench watches.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// the theme is switched with Preferences: Color Theme (a settings file written behind the
+// workbench's back is not picked up in code-server).
 import type { Page } from 'playwright-core';
 import type { Workbench } from '../support/workbench';
 
@@ -37,19 +36,26 @@ export async function setSideBarWidth(page: Page, width: number): Promise<number
   return now;
 }
 
-/** Switches the colour theme through the user settings file. */
+/** Switches the colour theme with Preferences: Color Theme, and waits for the workbench to wear it. */
 export async function setTheme(wb: Workbench, theme: keyof typeof THEMES): Promise<void> {
-  const file = join(wb.server.userDataDir, 'User/settings.json');
-  const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  settings['workbench.colorTheme'] = THEMES[theme];
-  writeFileSync(file, JSON.stringify(settings, null, 2));
-  const light = theme === 'light';
-  const until = Date.now() + 15_000;
-  while (Date.now() < until) {
-    const vsLight = await wb.page.locator('.monaco-workbench.vs').count();
-    if (vsLight > 0 === light) break;
-    await wb.page.waitForTimeout(200);
-  }
+  const wanted = theme === 'light' ? '.monaco-workbench.vs' : '.monaco-workbench.vs-dark';
+  if ((await wb.page.locator(wanted).count()) > 0) return;
+  await wb.page.keyboard.press('Escape');
+  await wb.page.keyboard.press('F1');
+  const input = wb.page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill('>Preferences: Color Theme');
+  await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().waitFor({ timeout: 10_000 });
+  await wb.page.keyboard.press('Enter');
+  await wb.page
+    .locator('.quick-input-widget input[placeholder*="Color Theme" i], .quick-input-widget input[aria-label*="Color Theme" i]')
+    .first()
+    .waitFor({ timeout: 10_000 })
+    .catch(() => undefined);
+  await input.fill(THEMES[theme]);
+  await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: THEMES[theme] }).first().waitFor({ timeout: 10_000 });
+  await wb.page.keyboard.press('Enter');
+  await wb.page.locator(wanted).first().waitFor({ timeout: 15_000 });
   await wb.page.waitForTimeout(500);
 }
 
