@@ -116,8 +116,11 @@ describe('e2e: the first hour', function () {
       );
       const buttons = await toast.locator('.monaco-button').allTextContents();
       assert.deepEqual(
-        buttons.map((b) => b.trim()).filter((b) => b !== ''),
-        ['Allow once', 'Allow for this run', 'Deny'],
+        buttons
+          .map((b) => b.trim())
+          .filter((b) => b !== '')
+          .sort(),
+        ['Allow for this run', 'Allow once', 'Deny'],
       );
       console.log(`      screenshot: ${await wb.screenshot('first-hour-5-approval-unseen')}`);
       await toast.locator('.monaco-button', { hasText: 'Allow once' }).click();
