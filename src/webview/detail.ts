@@ -17,6 +17,8 @@ export interface DetailActions extends MarkdownActions {
   /** Restore (files, conversation or both) to a save point; fork the run from the start of a step. */
   restore(runId: string, checkpointId: string, where: string): void;
   fork(runId: string, stepId: number): void;
+  /** Selects the step's row in the tree (the run's map), so both views stay in step. */
+  showInTree(runId: string, stepId: number): void;
   /** The action beside a stopped run's failure (Set API Key, Retry, Raise to…, Resume). */
   failureAction(runId: string, action: FailureAction): void;
 }
@@ -114,6 +116,10 @@ function instructionsEntry(standing: RunInstructions): HTMLElement {
 export function stepDetail(run: RunView, step: StepRow | undefined, streaming: string | undefined, actions: DetailActions): HTMLElement {
   const root = el('div', 'step-detail');
   const heading = el('div', 'detail-heading', step ? `Step ${step.stepId} · ${formatClock(step.at)}${stepCost(step)}` : 'Starting…');
+  if (step) {
+    heading.title = 'Show this step in the tree';
+    heading.addEventListener('click', () => actions.showInTree(run.header.runId, step.stepId));
+  }
   root.append(heading);
   if (step?.instruction !== undefined) {
     const said = el('div', 'instruction');

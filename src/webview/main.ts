@@ -117,6 +117,7 @@ const panel = new ConversationPanel(detail, approvals, model, {
   openDiff: (runId, patchId) => void rpc.request('openDiff', { runId, patchId }).catch(reportError),
   restore: (runId, checkpointId, where) => void restoreTo(runId, checkpointId, where).catch(reportError),
   fork: (runId, stepId) => void forkAt(runId, stepId).catch(reportError),
+  showInTree: (runId, stepId) => view.showStep(runId, stepId),
   failureAction: (runId, action) =>
     void rpc
       .request('failureAction', { runId, action })

@@ -3,7 +3,7 @@ import { navigate } from './keyboard';
 import type { TimelineModel } from './model';
 import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
 import { newlySeen, type SavedState } from './state';
-import { flatten, indexOfKey, type FlatRow } from './tree';
+import { flatten, indexOfKey, rowKey, type FlatRow } from './tree';
 import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from './virtual';
 
 /** How long a saved scroll place waits for the steps it lies in to arrive. */
@@ -135,6 +135,21 @@ export class TimelineView {
     this.tree.scrollTop = 0;
     this.refresh('live');
     return this.count;
+  }
+
+  /** Selects a step's row (opening its run) without telling the host: the conversation stays where it is. */
+  showStep(runId: string, stepId: number): void {
+    const runKey = rowKey.run(runId);
+    if (!this.expanded.has(runKey)) {
+      this.expanded.add(runKey);
+      this.refresh('live');
+    }
+    const index = indexOfKey(this.rows, rowKey.step(runId, stepId));
+    if (index < 0) return;
+    this.selectedKey = this.rows[index]!.key;
+    this.tree.scrollTop = revealScrollTop(index, this.tree.scrollTop, this.tree.clientHeight, this.offsets);
+    this.render();
+    this.scheduleSave();
   }
 
   /** Selects the first step the filter left (from the filter box: Enter or Down). */
