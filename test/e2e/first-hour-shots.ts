@@ -47,12 +47,9 @@ export async function setTheme(wb: Workbench, theme: keyof typeof THEMES): Promi
   await input.fill('>Preferences: Color Theme');
   await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().waitFor({ timeout: 10_000 });
   await wb.page.keyboard.press('Enter');
-  await wb.page
-    .locator('.quick-input-widget input[placeholder*="Color Theme" i], .quick-input-widget input[aria-label*="Color Theme" i]')
-    .first()
-    .waitFor({ timeout: 10_000 })
-    .catch(() => undefined);
-  await input.fill(THEMES[theme]);
+  // The theme picker replaces the palette in the same widget: type into whatever input has the focus.
+  await wb.page.waitForTimeout(800);
+  await wb.page.keyboard.type(THEMES[theme]);
   await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: THEMES[theme] }).first().waitFor({ timeout: 10_000 });
   await wb.page.keyboard.press('Enter');
   await wb.page.locator(wanted).first().waitFor({ timeout: 15_000 });
