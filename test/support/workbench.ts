@@ -39,7 +39,8 @@ async function openBrowser(server: RunningCodeServer, workspace: string): Promis
       viewport: { width: 1400, height: 900 },
     });
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT }));
+    // A loaded machine (six helpers on two cores) serves the workbench page slowly.
+    await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT }), { timeout: 120_000 });
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.activitybar').waitFor({ timeout: 60_000 });
     return { context, page, profile };
