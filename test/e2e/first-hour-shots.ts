@@ -5,7 +5,8 @@
 import type { Page } from 'playwright-core';
 import type { Workbench } from '../support/workbench';
 
-const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' } as const;
+/** As the theme picker labels them (the setting's ids carry a "Default " in front). */
+const THEMES = { light: 'Light Modern', dark: 'Dark Modern' } as const;
 
 /** The side bar's width now, in px. */
 async function sideBarWidth(page: Page): Promise<number> {
