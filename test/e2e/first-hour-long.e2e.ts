@@ -138,7 +138,7 @@ describe('e2e: the first hour, long runs', function () {
       const [tree, detail] = await Promise.all([tab.locator('.tree').boundingBox(), tab.locator('.detail').boundingBox()]);
       assert.ok(tree && detail && detail.x >= tree.x + tree.width - 2, 'the conversation sits right of the tree');
       for (const theme of ['dark', 'light'] as const) {
-        await setTheme(wb, theme);
+        if (!(await setTheme(wb, theme))) continue;
         console.log(`      screenshot: ${await wb.screenshot(`first-hour-10-editor-tab-${theme}`)}`);
       }
       await setTheme(wb, 'dark');

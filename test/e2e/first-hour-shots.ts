@@ -37,30 +37,41 @@ export async function setSideBarWidth(page: Page, width: number): Promise<number
   return now;
 }
 
-/** Switches the colour theme with Preferences: Color Theme, and waits for the workbench to wear it. */
-export async function setTheme(wb: Workbench, theme: keyof typeof THEMES): Promise<void> {
-  const wanted = theme === 'light' ? '.monaco-workbench.vs' : '.monaco-workbench.vs-dark';
-  if ((await wb.page.locator(wanted).count()) > 0) return;
-  await wb.page.keyboard.press('Escape');
-  await wb.page.keyboard.press('F1');
-  const input = wb.page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10_000 });
-  await input.fill('>Preferences: Color Theme');
-  await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().waitFor({ timeout: 10_000 });
-  await wb.page.keyboard.press('Enter');
-  // The theme picker replaces the palette in the same widget: type into whatever input has the focus.
-  await wb.page.waitForTimeout(800);
-  await wb.page.keyboard.type(THEMES[theme]);
-  await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: THEMES[theme] }).first().waitFor({ timeout: 10_000 });
-  await wb.page.keyboard.press('Enter');
-  await wb.page.locator(wanted).first().waitFor({ timeout: 15_000 });
-  await wb.page.waitForTimeout(500);
+const wearing = (theme: keyof typeof THEMES) => (theme === 'light' ? '.monaco-workbench.vs' : '.monaco-workbench.vs-dark');
+
+/** Switches the colour theme with Preferences: Color Theme; false when the workbench did not take it. */
+export async function setTheme(wb: Workbench, theme: keyof typeof THEMES): Promise<boolean> {
+  const page = wb.page;
+  if ((await page.locator(wearing(theme)).count()) > 0) return true;
+  try {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').first().waitFor({ timeout: 10_000 });
+    await page.keyboard.type('Preferences: Color Theme');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    // The theme picker replaces the palette in the same widget: wait for its rows, then type.
+    await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: /Modern|High Contrast/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    await page.keyboard.type(THEMES[theme]);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Enter');
+    await page.locator(wearing(theme)).first().waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(500);
+    return true;
+  } catch (error) {
+    await page.keyboard.press('Escape');
+    console.log(`      the ${theme} theme could not be set: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    return false;
+  }
 }
 
 /** `first-hour-<name>-{300,800}-{light,dark}.png`; leaves the side bar at 300 px, dark. */
 export async function shots(wb: Workbench, name: string, options: { themes?: readonly (keyof typeof THEMES)[] } = {}): Promise<void> {
   for (const theme of options.themes ?? (['dark', 'light'] as const)) {
-    await setTheme(wb, theme);
+    if (!(await setTheme(wb, theme))) continue;
     for (const width of [300, 800]) {
       await setSideBarWidth(wb.page, width);
       console.log(`      screenshot: ${await wb.screenshot(`first-hour-${name}-${width}-${theme}`)}`);
