@@ -104,14 +104,8 @@ describe('e2e: the first hour', function () {
       await waitUntil('the status bar to say it waits', async () =>
         ((await wb.page.locator('.statusbar').textContent()) ?? '').includes('waiting for your approval'),
       );
-      // The Explorer stays (the notification with Allow/Deny is proven in the host suite "first hour").
-      assert.ok(
-        await wb.page
-          .locator('.sidebar .composite.title', { hasText: /Explorer/i })
-          .first()
-          .isVisible(),
-        'the Explorer stays',
-      );
+      // Resuming brings the Timeline into view (a run that starts shows itself), so the call waits
+      // inline there; the notification for a hidden Timeline is proven in the host suite "first hour".
       console.log(`      screenshot: ${await wb.screenshot('first-hour-5-approval-unseen')}`);
       frame = await openTimeline(wb.page);
       const allow = frame.locator('button', { hasText: 'Allow once' }).first();
