@@ -1,5 +1,6 @@
+import type { PendingApproval } from '../protocol/messages';
 import type { RunView, StepRow } from '../protocol/viewModel';
-import { approvalCard, stepDetail, type ApprovalActions, type DetailActions } from './detail';
+import { approvalCard, restorePoint, stepDetail, type ApprovalActions, type DetailActions } from './detail';
 import type { TimelineModel } from './model';
 import type { FlatRow } from './tree';
 
@@ -29,6 +30,14 @@ export class ConversationPanel {
   /** The run painted now, and each step's element with what it was painted from. */
   private runId: string | undefined;
   private readonly painted = new Map<number, { readonly key: string; readonly el: HTMLElement }>();
+  /** The restore point before each step, built again only when whether it can be used changes. */
+  private readonly points = new Map<number, { readonly key: string; readonly el: HTMLElement | undefined }>();
+  /** The cards of the calls waiting for a decision, by call. */
+  private readonly cards = new Map<string, HTMLElement>();
+  /** A card new since the last paint: brought into view even when the person scrolled up. */
+  private fresh: HTMLElement | undefined;
+  /** Where the shown run's waiting calls sit, at the end of its conversation. */
+  private readonly inlineBox = inlineApprovals();
   private shown = CONVERSATION_STEPS;
   /** A step the person picked, to scroll into view once it is painted. */
   private reveal: number | undefined;
@@ -60,17 +69,40 @@ export class ConversationPanel {
 
   private paint(): void {
     const run = (this.focus && this.model.get(this.focus.runId)) ?? this.model.list()[0];
+    const pending = new Set(this.model.approvals.map((a) => a.callId));
+    for (const callId of this.cards.keys()) if (!pending.has(callId)) this.cards.delete(callId);
+    // The shown run's waiting calls sit at the end of its conversation; other runs' below it.
+    const inline = this.model.approvals.filter((a) => a.runId === run?.header.runId);
+    const others = this.model.approvals.filter((a) => a.runId !== run?.header.runId);
     if (!run) this.detail.hidden = true;
-    else this.paintRun(run);
-    this.approvals.replaceChildren(...this.model.approvals.map((a) => approvalCard(a, this.actions)));
-    this.approvals.hidden = this.model.approvals.length === 0;
+    else
+      this.paintRun(
+        run,
+        inline.map((a) => this.card(a)),
+      );
+    replaceIfChanged(
+      this.approvals,
+      others.map((a) => this.card(a)),
+    );
+    this.approvals.hidden = others.length === 0;
   }
 
-  private paintRun(run: RunView): void {
+  /** A waiting call's card, kept while it waits (a reason being typed survives repaints). */
+  private card(approval: PendingApproval): HTMLElement {
+    const cached = this.cards.get(approval.callId);
+    if (cached) return cached;
+    const card = approvalCard(approval, this.actions);
+    this.cards.set(approval.callId, card);
+    this.fresh = card;
+    return card;
+  }
+
+  private paintRun(run: RunView, waiting: readonly HTMLElement[]): void {
     const runId = run.header.runId;
     if (runId !== this.runId) {
       this.runId = runId;
       this.painted.clear();
+      this.points.clear();
       this.shown = CONVERSATION_STEPS;
     }
     const stick = this.detail.scrollTop >= this.detail.scrollHeight - this.detail.clientHeight - 4;
@@ -83,16 +115,24 @@ export class ConversationPanel {
     for (const step of steps) {
       const streaming = this.model.streaming(runId, step.stepId);
       if (streaming !== undefined) streamed = true;
+      const point = this.restorePointOf(run, step);
+      if (point) children.push(point);
       children.push(this.stepElement(run, step, streaming));
     }
     if (run.steps.length === 0 || (streamingId !== undefined && !run.steps.some((s) => s.stepId === streamingId)))
       children.push(stepDetail(run, undefined, this.model.streaming(runId), this.actions));
+    if (waiting.length > 0) {
+      replaceIfChanged(this.inlineBox, waiting);
+      children.push(this.inlineBox);
+    }
     replaceIfChanged(this.detail, children);
     const target = this.reveal !== undefined ? this.painted.get(this.reveal)?.el : undefined;
     if (target) {
       target.scrollIntoView({ block: 'start' });
       this.reveal = undefined;
     } else if (stick) this.detail.scrollTop = this.detail.scrollHeight;
+    if (this.fresh && waiting.includes(this.fresh)) this.fresh.scrollIntoView({ block: 'nearest' });
+    this.fresh = undefined;
     if (streamed) this.lastStreamPaint = performance.now();
   }
 
@@ -113,6 +153,16 @@ export class ConversationPanel {
     return el;
   }
 
+  private restorePointOf(run: RunView, step: StepRow): HTMLElement | undefined {
+    const h = run.header;
+    const key = `${step.checkpointId}|${step.restorePoint ?? ''}|${h.status}|${h.active}|${h.damaged ?? ''}`;
+    const cached = this.points.get(step.stepId);
+    if (cached?.key === key) return cached.el;
+    const el = restorePoint(run, step, this.actions);
+    this.points.set(step.stepId, { key, el });
+    return el;
+  }
+
   private earlierButton(hidden: number): HTMLElement {
     const more = document.createElement('button');
     more.className = 'link-button earlier';
@@ -123,6 +173,14 @@ export class ConversationPanel {
     });
     return more;
   }
+}
+
+function inlineApprovals(): HTMLElement {
+  const box = document.createElement('div');
+  box.className = 'approvals inline';
+  box.setAttribute('role', 'region');
+  box.setAttribute('aria-label', 'Tool calls of this run waiting for your decision');
+  return box;
 }
 
 /** The newest `shown` steps, reaching back to a step the person picked. */

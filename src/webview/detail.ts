@@ -3,7 +3,7 @@ import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction, type Failur
 import type { CallRow, RunHeader, RunInstructions, RunView, StepRow } from '../protocol/viewModel';
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
-import { callLook, PATCH_LOOK } from './rowContent';
+import { callLook, canRestoreRun, EARLIER_UNANSWERED, PATCH_LOOK } from './rowContent';
 
 // The open step in full: what the model said (Markdown) and thought, each call's input and
 // result, its patches with their live state. Built from the view model; no host data is
@@ -14,6 +14,11 @@ export const RESULT_LINES = 12;
 
 export interface DetailActions extends MarkdownActions {
   openDiff(runId: string, patchId: string): void;
+  /** Restore (files, conversation or both) to a save point; fork the run from the start of a step. */
+  restore(runId: string, checkpointId: string, where: string): void;
+  fork(runId: string, stepId: number): void;
+  /** Selects the step's row in the tree (the run's map), so both views stay in step. */
+  showInTree(runId: string, stepId: number): void;
   /** The action beside a stopped run's failure (Set API Key, Retry, Raise to…, Resume). */
   failureAction(runId: string, action: FailureAction): void;
 }
@@ -111,6 +116,10 @@ function instructionsEntry(standing: RunInstructions): HTMLElement {
 export function stepDetail(run: RunView, step: StepRow | undefined, streaming: string | undefined, actions: DetailActions): HTMLElement {
   const root = el('div', 'step-detail');
   const heading = el('div', 'detail-heading', step ? `Step ${step.stepId} · ${formatClock(step.at)}${stepCost(step)}` : 'Starting…');
+  if (step) {
+    heading.title = 'Show this step in the tree';
+    heading.addEventListener('click', () => actions.showInTree(run.header.runId, step.stepId));
+  }
   root.append(heading);
   if (step?.instruction !== undefined) {
     const said = el('div', 'instruction');
@@ -133,7 +142,7 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
   } else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
     root.append(el('div', 'muted', 'Waiting for the model…'));
   else if (step && !isLatest(run, step) && step.instruction === undefined && step.calls.length === 0)
-    root.append(el('div', 'muted', 'No answer was recorded for this call (it was stopped or failed; the next step asked again).'));
+    root.append(el('div', 'muted', `${EARLIER_UNANSWERED}.`));
   if (step?.thinking !== undefined) {
     const thinking = el('details', 'thinking');
     thinking.append(el('summary', '', 'Thinking'), collapsible(step.thinking));
@@ -145,6 +154,28 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     if (card) root.append(card);
   }
   return root;
+}
+
+/**
+ * The save point at the start of a step, between turns: Restore… (files, conversation or both)
+ * and Fork from here. None while the run runs here or when it is damaged (read-only).
+ */
+export function restorePoint(run: RunView, step: StepRow, actions: DetailActions): HTMLElement | undefined {
+  if (step.stepId < 1 || !canRestoreRun(run.header)) return undefined;
+  const where = step.restorePoint ?? `start of step ${step.stepId}`;
+  const line = el('div', 'restore-point');
+  line.setAttribute('role', 'group');
+  line.setAttribute('aria-label', `Restore point: ${where}`);
+  line.append(icon('history', 'muted'), el('span', 'restore-where', where));
+  const runId = run.header.runId;
+  const restore = el('button', 'link-button', 'Restore…');
+  restore.title = `Restore the files, the conversation or both to the ${where}`;
+  restore.addEventListener('click', () => actions.restore(runId, step.checkpointId, where));
+  const fork = el('button', 'link-button', 'Fork from here');
+  fork.title = `A new run whose history is this one's up to the ${where}; this run stays as it is`;
+  fork.addEventListener('click', () => actions.fork(runId, step.stepId));
+  line.append(restore, fork);
+  return line;
 }
 
 /** Why a run stopped, in words, with its actions as buttons; none for a run that goes on or ended. */

@@ -5,6 +5,7 @@ import type { WebviewToHost } from '../protocol/messages';
 import { Composer } from './composer';
 import { ConversationPanel, focusOf } from './conversation';
 import { dispatchHostMessage } from './dispatch';
+import { FilterBar, isFindKey } from './filterBar';
 import { TimelineModel } from './model';
 import { openRestoreDialog } from './restoreDialog';
 import type { ActionId } from './rowContent';
@@ -61,6 +62,17 @@ function notice(level: 'info' | 'error', text: string): void {
 const model = new TimelineModel();
 const rpc = new Rpc(post);
 
+/** The restore dialog for a save point (the tree's rows and the conversation's restore points). */
+async function restoreTo(runId: string, checkpointId: string, where: string): Promise<void> {
+  const outcome = await openRestoreDialog(app, rpc, { runId, checkpointId, title: `Restore to ${where}` });
+  if (outcome) notice('info', outcome.message);
+}
+
+async function forkAt(runId: string, step: number): Promise<void> {
+  if (step < 1) return;
+  notice('info', (await rpc.request('fork', { runId, step })).message);
+}
+
 async function runAction(id: ActionId, row: FlatRow): Promise<void> {
   const runId = row.run.runId;
   const patchId = row.patch?.patchId;
@@ -71,16 +83,11 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       const where =
         (row.kind === 'call' ? row.call?.restorePoint : row.step?.restorePoint) ??
         (row.kind === 'call' ? `before ${row.call!.toolName} (step ${row.step!.stepId})` : `start of step ${row.step!.stepId}`);
-      const outcome = await openRestoreDialog(app, rpc, { runId, checkpointId, title: `Restore to ${where}` });
-      if (outcome) notice('info', outcome.message);
-      return;
+      return restoreTo(runId, checkpointId, where);
     }
-    case 'fork': {
-      if (!row.step || row.step.stepId < 1) return;
-      const outcome = await rpc.request('fork', { runId, step: row.step.stepId });
-      notice('info', outcome.message);
+    case 'fork':
+      if (row.step) await forkAt(runId, row.step.stepId);
       return;
-    }
     case 'compare': {
       if (!row.run.parent) return;
       notice('info', (await rpc.request('compare', { runId, otherRunId: row.run.parent.runId })).message);
@@ -113,6 +120,9 @@ const panel = new ConversationPanel(detail, approvals, model, {
       .then((o) => notice('info', o.message))
       .catch(reportError),
   openDiff: (runId, patchId) => void rpc.request('openDiff', { runId, patchId }).catch(reportError),
+  restore: (runId, checkpointId, where) => void restoreTo(runId, checkpointId, where).catch(reportError),
+  fork: (runId, stepId) => void forkAt(runId, stepId).catch(reportError),
+  showInTree: (runId, stepId) => view.showStep(runId, stepId),
   failureAction: (runId, action) =>
     void rpc
       .request('failureAction', { runId, action })
@@ -174,7 +184,17 @@ const composer = new Composer({
   pick: async (kind) => (await rpc.request('pickContext', { kind })).chips,
   report: reportError,
 });
-app.append(status, tree, empty, detail, approvals, composer.element);
+const filterBar = new FilterBar({
+  apply: (query) => view.setFilter(query),
+  firstMatch: () => view.selectFirstMatch(),
+  leave: () => tree.focus(),
+});
+document.addEventListener('keydown', (event) => {
+  if (!isFindKey(event)) return;
+  event.preventDefault();
+  filterBar.focus();
+});
+app.append(status, filterBar.element, tree, empty, detail, approvals, composer.element);
 
 window.addEventListener('message', (event: MessageEvent) => {
   dispatchHostMessage(event.data, {
@@ -182,6 +202,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     rpc,
     changed: (reason) => {
       if (reason !== 'approvals') view.refresh(reason);
+      if (reason !== 'approvals' && reason !== 'stream') filterBar.refresh(view.count);
       if (reason !== 'stream') followLiveRun();
       panel.refresh();
       if (reason !== 'stream') composer.refresh();

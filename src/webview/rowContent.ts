@@ -133,8 +133,12 @@ function heldText(pid: number, progressAt: number, now: number): string {
 }
 
 /** A damaged run is read-only; a run this window drives is restored once it stops. */
+export function canRestoreRun(run: RunHeader): boolean {
+  return run.damaged === undefined && !(run.active && run.status === 'running');
+}
+
 function canRestore(row: FlatRow): boolean {
-  return row.run.damaged === undefined && !(row.run.active && row.run.status === 'running');
+  return canRestoreRun(row.run);
 }
 
 /** "saved after tool finished" from a checkpoint label. */
@@ -154,19 +158,29 @@ function stepLook(step: StepRow, runLive: boolean): { icon: string; tone: Tone; 
   return { icon: step.text !== undefined ? 'comment' : 'git-commit', tone: 'plain', spin: false };
 }
 
+/** An earlier step with no answer: a later step asked the model again, so this call failed or was stopped (never "cut off"). */
+export const EARLIER_UNANSWERED = 'No answer: this model call failed or was stopped; the next step asked again';
+
+/** Why a step has no answer: the newest step says why its run stopped; an earlier one that a later step asked again. */
+export function unansweredText(latest: boolean, stopped?: string): string {
+  if (!latest) return EARLIER_UNANSWERED;
+  return stopped ?? 'Model call cut off: no answer was recorded';
+}
+
 /**
  * What happened in a step, in words: the model's first line, then its calls. `waiting`: the
  * step is the newest of a run running here, so a model call with no answer is still under way.
+ * `latest`: the step is its run's newest (an earlier step with no answer failed or was stopped).
  */
-export function stepHeadline(step: StepRow, waiting = true, stopped?: string): string {
+export function stepHeadline(step: StepRow, waiting = true, stopped?: string, latest = true): string {
   if (step.instruction !== undefined) return `You: ${firstLine(step.instruction)}`;
   const said = firstLine(step.text ?? '');
   const calls = step.calls.map((c) => c.summary).join(', ');
   if (said !== '' && calls !== '') return `${said} — ${calls}`;
   if (said !== '' || calls !== '') return said || calls;
   if (step.label !== 'before_model') return `Step ${step.stepId}`;
-  if (waiting) return 'Waiting for the model…';
-  return stopped ?? 'Model call cut off: no answer was recorded';
+  if (waiting && latest) return 'Waiting for the model…';
+  return unansweredText(latest, stopped);
 }
 
 /** Why the newest step of a stopped run has no answer: its failure or a cancel; undefined when it was cut off. */
@@ -206,7 +220,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   if (step.raised !== undefined) facts.push(step.raised);
   facts.push(savedText(step.label));
   const last = row.posinset === row.setsize;
-  const headline = stepHeadline(step, last && row.run.active && row.run.status === 'running', last ? stoppedText(row.run) : undefined);
+  const headline = stepHeadline(step, last && row.run.active && row.run.status === 'running', stoppedText(row.run), last);
   const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active, c.isError).text}`);
   return {
     icon: look.icon,

@@ -1,9 +1,10 @@
+import { filterRuns, isEmptyFilter, NO_FILTER, parseFilter, type TimelineFilter } from './filter';
 import { navigate } from './keyboard';
 import type { TimelineModel } from './model';
 import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
 import { newlySeen, type SavedState } from './state';
-import { flatten, indexOfKey, type FlatRow } from './tree';
-import { maxScrollTop, pageSize, revealScrollTop, rowOffsets, visibleWindow } from './virtual';
+import { flatten, indexOfKey, rowKey, type FlatRow } from './tree';
+import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from './virtual';
 
 /** How long a saved scroll place waits for the steps it lies in to arrive. */
 const PENDING_SCROLL_MS = 3000;
@@ -21,6 +22,13 @@ export interface ViewHost {
   now(): number;
   /** The selected row changed (the detail panel follows it). */
   selected(row: FlatRow | undefined): void;
+}
+
+/** What the filter matched: steps and runs shown. */
+export interface FilterCount {
+  readonly active: boolean;
+  readonly steps: number;
+  readonly runs: number;
 }
 
 function span(className: string, text?: string): HTMLSpanElement {
@@ -46,6 +54,13 @@ export class TimelineView {
   /** The list shows its end: new rows and a shrinking viewport keep it there. */
   private atBottom = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private filter: TimelineFilter = NO_FILTER;
+  /** Rows the filter opens so its matches show, and those of them the person closed since. */
+  private filterOpen: ReadonlySet<string> = new Set();
+  private readonly filterClosed = new Set<string>();
+  /** The run row kept at the top while its steps scroll under it. */
+  private readonly sticky: HTMLDivElement;
+  private readonly stickyRow: HTMLDivElement;
 
   constructor(
     private readonly tree: HTMLElement,
@@ -59,7 +74,12 @@ export class TimelineView {
     this.pendingScrollTop = saved.scrollTop;
     this.canvas = document.createElement('div');
     this.canvas.className = 'canvas';
-    tree.appendChild(this.canvas);
+    this.sticky = document.createElement('div');
+    this.sticky.className = 'sticky-run';
+    this.sticky.setAttribute('aria-hidden', 'true');
+    this.stickyRow = document.createElement('div');
+    this.sticky.appendChild(this.stickyRow);
+    tree.append(this.sticky, this.canvas);
     tree.addEventListener('scroll', () => {
       this.atBottom = this.rows.length > 0 && tree.scrollTop >= maxScrollTop(this.offsets, tree.clientHeight) - 2;
       this.queueRender(true);
@@ -80,8 +100,14 @@ export class TimelineView {
     // Streamed text changes no row's place: repaint the visible rows only.
     if (reason === 'stream') return this.queueRender(false);
     const wasAtBottom = this.atBottom;
+    const followLive = this.liveRowInView();
     this.expandNewRuns();
-    this.rows = flatten(this.host.model.list(), this.expanded);
+    const filtered = filterRuns(this.host.model.list(), this.filter);
+    this.filterOpen = filtered.expand;
+    const open = new Set(this.expanded);
+    for (const key of filtered.expand) if (!this.filterClosed.has(key)) open.add(key);
+    this.rows = flatten(filtered.runs, open);
+    this.count = { active: !isEmptyFilter(this.filter), steps: filtered.steps, runs: filtered.runs.length };
     this.offsets = rowOffsets(this.rows.map((r) => ROW_HEIGHTS[r.kind]));
     this.canvas.style.height = `${this.offsets[this.rows.length]}px`;
     this.empty.hidden = this.rows.length > 0;
@@ -92,8 +118,62 @@ export class TimelineView {
       if (this.tree.scrollTop >= this.pendingScrollTop - 2 || performance.now() > this.pendingUntil) this.pendingScrollTop = undefined;
     } else if (wasAtBottom && reason === 'delta') {
       this.tree.scrollTop = maxScrollTop(this.offsets, this.tree.clientHeight);
+    } else if (followLive && reason === 'delta') {
+      const live = this.liveRow();
+      if (live >= 0) this.tree.scrollTop = revealScrollTop(live, this.tree.scrollTop, this.tree.clientHeight, this.offsets);
     }
     this.render();
+  }
+
+  /** What the filter matches now. */
+  count: FilterCount = { active: false, steps: 0, runs: 0 };
+
+  /** Filters the rows by a query (words, tool:, file:, status:); an empty one shows all. */
+  setFilter(query: string): FilterCount {
+    this.filter = parseFilter(query);
+    this.filterClosed.clear();
+    this.tree.scrollTop = 0;
+    this.refresh('live');
+    return this.count;
+  }
+
+  /** Selects a step's row (opening its run) without telling the host: the conversation stays where it is. */
+  showStep(runId: string, stepId: number): void {
+    const runKey = rowKey.run(runId);
+    if (!this.expanded.has(runKey)) {
+      this.expanded.add(runKey);
+      this.refresh('live');
+    }
+    const index = indexOfKey(this.rows, rowKey.step(runId, stepId));
+    if (index < 0) return;
+    this.selectedKey = this.rows[index]!.key;
+    this.tree.scrollTop = revealScrollTop(index, this.tree.scrollTop, this.tree.clientHeight, this.offsets);
+    this.render();
+    this.scheduleSave();
+  }
+
+  /** Selects the first step the filter left (from the filter box: Enter or Down). */
+  selectFirstMatch(): void {
+    const index = this.rows.findIndex((r) => r.kind === 'step');
+    this.select(index >= 0 ? index : 0);
+    this.tree.focus();
+  }
+
+  /** The newest step of a run running in this window, as a row index (-1: none shown). */
+  private liveRow(): number {
+    let index = -1;
+    this.rows.forEach((r, i) => {
+      if (r.kind === 'step' && r.run.active && r.run.status === 'running' && r.posinset === r.setsize && index < 0) index = i;
+    });
+    return index;
+  }
+
+  /** The live step is in view: new steps of its run are followed (unless the person scrolled away). */
+  private liveRowInView(): boolean {
+    const index = this.liveRow();
+    if (index < 0) return false;
+    const top = this.offsets[index] ?? 0;
+    return top >= this.tree.scrollTop - 1 && top < this.tree.scrollTop + this.tree.clientHeight;
   }
 
   /** The selected row, when it is still shown. */
@@ -142,6 +222,24 @@ export class TimelineView {
     const selected = indexOfKey(this.rows, this.selectedKey);
     if (selected >= win.start && selected < win.end) this.tree.setAttribute('aria-activedescendant', `tl-row-${selected}`);
     else this.tree.removeAttribute('aria-activedescendant');
+    this.paintSticky(now);
+  }
+
+  /** The run of the top row, pinned while its own row is scrolled away. */
+  private paintSticky(now: number): void {
+    let index = this.rows.length > 0 ? rowAt(this.offsets, this.tree.scrollTop) : -1;
+    while (index >= 0 && this.rows[index]!.parent >= 0) index = this.rows[index]!.parent;
+    const show = index >= 0 && (this.offsets[index] ?? 0) < this.tree.scrollTop - 1;
+    this.sticky.hidden = !show;
+    if (!show) return;
+    const row = this.rows[index]!;
+    const content = describeRow(row, now);
+    const el = this.stickyRow;
+    el.dataset.index = String(index);
+    el.className = `row kind-run sticky${row.key === this.selectedKey ? ' selected' : ''}`;
+    el.style.height = `${ROW_HEIGHTS.run}px`;
+    el.title = content.title;
+    el.replaceChildren(...this.rowChildren(row, content, false));
   }
 
   private paintRow(el: HTMLDivElement, index: number, now: number): void {
@@ -217,8 +315,13 @@ export class TimelineView {
   private setExpanded(index: number, expand: boolean): void {
     const row = this.rows[index];
     if (!row || !row.expandable) return;
-    if (expand) this.expanded.add(row.key);
-    else this.expanded.delete(row.key);
+    if (expand) {
+      this.expanded.add(row.key);
+      this.filterClosed.delete(row.key);
+    } else {
+      this.expanded.delete(row.key);
+      if (this.filterOpen.has(row.key)) this.filterClosed.add(row.key);
+    }
     this.selectedKey = row.key;
     this.refresh('live');
     this.scheduleSave();

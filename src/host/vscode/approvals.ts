@@ -92,6 +92,8 @@ export class DialogApprover implements Approver {
 export interface ApprovalSurface {
   visible(): boolean;
   reveal(): void;
+  /** It came into view or went out of it (a call that waits while it is hidden gets a notification). */
+  readonly onDidChangeVisibility?: vscode.Event<void>;
   /** The count on the view's icon (tests). */
   badge?(): { readonly value: number } | undefined;
 }
@@ -100,24 +102,43 @@ type Answer = ApprovalDecision | DenialWithReason;
 
 interface Waiting {
   readonly pending: PendingApproval;
+  readonly request: ApprovalRequest;
+  /** A notification with its choices was shown for it. */
+  notified: boolean;
   settle(answer: Answer): void;
 }
 
 /**
  * The Approver port in the Timeline: a waiting call shows there with Allow once / Allow for this
  * run / Deny (with a reason). While the Timeline is hidden (or the prompts are scripted, as in
- * host tests) a notification with the same choices is shown too; the first answer counts.
- * Uncertain calls after a crash are still asked in a modal dialog.
+ * host tests) a notification with the same choices is shown instead of taking the side bar from
+ * what the person has open (the badge on the view's icon and the status bar say it too); a call
+ * still waiting when the Timeline goes out of view gets its notification then. The first answer
+ * counts. Uncertain calls after a crash are still asked in a modal dialog.
  */
 export class InlineApprover implements Approver, vscode.Disposable {
   private readonly waiting = new Map<string, Waiting>();
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly dialogs: DialogApprover;
-  surface: ApprovalSurface | undefined;
+  private shownOn: ApprovalSurface | undefined;
+  private visibility: vscode.Disposable | undefined;
 
   constructor(private readonly prompts: Prompts & { readonly replaced?: boolean }) {
     this.dialogs = new DialogApprover(prompts);
+  }
+
+  get surface(): ApprovalSurface | undefined {
+    return this.shownOn;
+  }
+
+  set surface(surface: ApprovalSurface | undefined) {
+    this.shownOn = surface;
+    this.visibility?.dispose();
+    this.visibility = surface?.onDidChangeVisibility?.(() => {
+      if (surface.visible()) return;
+      for (const waiting of this.waiting.values()) if (!waiting.notified) this.notify(waiting);
+    });
   }
 
   pending(): PendingApproval[] {
@@ -148,21 +169,25 @@ export class InlineApprover implements Approver, vscode.Disposable {
         reject(new AbortedError());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.set(request.callId, {
+      const waiting: Waiting = {
         pending: pendingOf(request),
+        request,
+        notified: false,
         settle: (answer) => {
           if (!this.waiting.has(request.callId)) return;
           done();
           resolve(answer);
         },
-      });
+      };
+      this.waiting.set(request.callId, waiting);
       this.changed.fire();
-      this.surface?.reveal();
-      if (hidden || this.prompts.replaced === true) this.notify(request);
+      if (hidden || this.prompts.replaced === true) this.notify(waiting);
     });
   }
 
-  private notify(request: ApprovalRequest): void {
+  private notify(waiting: Waiting): void {
+    waiting.notified = true;
+    const request = waiting.request;
     const choices = request.reason !== undefined ? [ALLOW_ONCE, DENY] : [ALLOW_ONCE, ALLOW_FOR_RUN, DENY];
     const why = request.reason !== undefined ? `${request.reason}.\n\n` : '';
     void this.prompts
@@ -186,6 +211,7 @@ export class InlineApprover implements Approver, vscode.Disposable {
   }
 
   dispose(): void {
+    this.visibility?.dispose();
     this.changed.dispose();
   }
 }

@@ -12,6 +12,8 @@ export interface CommandEntry {
   /** When the command shows in the Command Palette (absent: always). */
   readonly palette?: string;
   readonly editorTitle?: { readonly when: string; readonly group: string };
+  /** Its place in a view's title bar. */
+  readonly viewTitle?: { readonly when: string; readonly group: string };
   /** When it shows in the Timeline webview's context menu. */
   readonly webviewContext?: string;
   readonly keys?: readonly { readonly key: string; readonly mac?: string; readonly when: string }[];
@@ -35,6 +37,11 @@ export const COMMAND_TABLE = {
   'agentCheckpoints.chooseModel': { title: 'Choose Model...', icon: 'sparkle' },
   'agentCheckpoints.revokeMcpServers': { title: 'Revoke MCP Server Permissions' },
   'agentCheckpoints.showLog': { title: 'Show Log', icon: 'output' },
+  'agentCheckpoints.timeline.openInEditor': {
+    title: 'Open Timeline in Editor',
+    icon: 'link-external',
+    viewTitle: { when: 'view == agentCheckpoints.timeline', group: 'navigation' },
+  },
   'agentCheckpoints.restoreCheckpoint': {
     title: 'Restore Checkpoint...',
     icon: 'history',
@@ -133,7 +140,7 @@ interface MenuItem {
 
 export interface CommandContributions {
   readonly commands: { command: string; title: string; category: string; icon?: string; enablement?: string }[];
-  readonly menus: { commandPalette: MenuItem[]; 'editor/title': MenuItem[]; 'webview/context': MenuItem[] };
+  readonly menus: { commandPalette: MenuItem[]; 'editor/title': MenuItem[]; 'view/title': MenuItem[]; 'webview/context': MenuItem[] };
   readonly keybindings: { command: string; key: string; mac?: string; when: string }[];
 }
 
@@ -151,6 +158,7 @@ export function contributesOf(table: Readonly<Record<string, CommandEntry>> = CO
     menus: {
       commandPalette: entries.flatMap(([command, e]) => (e.palette !== undefined ? [{ command, when: e.palette }] : [])),
       'editor/title': entries.flatMap(([command, e]) => (e.editorTitle !== undefined ? [{ command, ...e.editorTitle }] : [])),
+      'view/title': entries.flatMap(([command, e]) => (e.viewTitle !== undefined ? [{ command, ...e.viewTitle }] : [])),
       'webview/context': entries.flatMap(([command, e]) => (e.webviewContext !== undefined ? [{ command, when: e.webviewContext }] : [])),
     },
     keybindings: entries.flatMap(([command, e]) => (e.keys ?? []).map((k) => ({ command, ...k }))),

@@ -67,6 +67,20 @@ export function firstHourSuite(): void {
       }
     });
 
+    it('the Timeline opens in an editor tab for room, once', async () => {
+      const panels = () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentCheckpoints.timelinePanel'));
+      await vscode.commands.executeCommand('agentCheckpoints.timeline.openInEditor');
+      await waitFor('the Timeline tab', () => (panels().length === 1 ? true : undefined));
+      await vscode.commands.executeCommand('agentCheckpoints.timeline.openInEditor');
+      assert.equal(panels().length, 1, 'a second call brings the same tab forward');
+      assert.equal(panels()[0]!.label, 'Agent Timeline');
+      await vscode.window.tabGroups.close(panels());
+      await waitFor('the tab to close', () => (panels().length === 0 ? true : undefined));
+    });
+
     it('Undo All Agent Changes asks which run and confirms before it undoes anything', async () => {
       const api = await extensionApi();
       const uri = await writeWorkspaceFile('first-hour/undo.txt', 'before\n');

@@ -18,6 +18,13 @@ describe('review: lines to mark', () => {
     assert.deepEqual(marks(after), ['added@3', 'modified@13', 'removed@23x2']);
   });
 
+  it('a removal and the first line of a replacement carry the first line removed, to show without a hover', () => {
+    const after = BEFORE.replace('l12\n', 'L12\n').replace('l22\nl23\n', '');
+    const views = reviewFile(after, [{ patch, hunks: reviewHunksOf('f', BEFORE, after) }]);
+    const shown = markLines(views, after.split('\n').length - 2).map((m) => `${m.kind}:${m.removedFirst ?? '-'}`);
+    assert.deepEqual(shown, ['modified:l12\n', 'removed:l22\n']);
+  });
+
   it('an edited hunk is one edited mark; a deletion at the end of the file marks the last line', () => {
     const after = BEFORE.replace('l12\n', 'L12\n').replace('l28\nl29\n', '');
     assert.deepEqual(marks(after, after.replace('L12', 'mine')), ['edited@12', 'removed@27x2']);

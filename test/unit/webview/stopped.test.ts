@@ -34,6 +34,16 @@ describe('a stopped run in words', () => {
     assert.equal(stepHeadline(waitingStep, true, stoppedText(header({ status: 'running', active: true }))), 'Waiting for the model…');
   });
 
+  it('an earlier step with no answer (a later step asked again) never reads "cut off", whatever the run did since', () => {
+    for (const run of [header({ status: 'completed' }), header({ status: 'running', active: false }), header({ status: 'paused' })]) {
+      const words = stepHeadline(waitingStep, false, stoppedText(run), false);
+      assert.equal(words, 'No answer: this model call failed or was stopped; the next step asked again');
+    }
+    // Even while the run goes on: only its newest step waits for the model.
+    const live = header({ status: 'running', active: true });
+    assert.doesNotMatch(stepHeadline(waitingStep, true, stoppedText(live), false), /Waiting|cut off/);
+  });
+
   it('a command that exited non-zero is its answer, not a red error; a failed call stays red', () => {
     assert.deepEqual(callLook('failed', false, false), { icon: 'info', tone: 'muted', text: 'ran; it exited non-zero', spin: false });
     assert.equal(callLook('failed', false, true).tone, 'error');

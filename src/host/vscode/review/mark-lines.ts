@@ -9,6 +9,8 @@ export interface MarkLine {
   readonly view: HunkView;
   /** For `removed`: how many lines the agent removed there. */
   readonly removedCount?: number;
+  /** For `removed`, and the first line of a `modified` hunk: the first line the agent removed or replaced there. */
+  readonly removedFirst?: string;
 }
 
 /**
@@ -26,11 +28,21 @@ export function markLines(views: readonly HunkView[], lastLine: number): MarkLin
       continue;
     }
     const kind = view.hunk.removed.length > 0 ? 'modified' : 'added';
-    for (const offset of view.hunk.added) out.push({ kind, line: at(view.line + offset), view });
+    const replaced = view.hunk.removed[0]?.lines[0];
+    view.hunk.added.forEach((offset, i) => {
+      const first = i === 0 && kind === 'modified' && replaced !== undefined ? { removedFirst: replaced } : {};
+      out.push({ kind, line: at(view.line + offset), view, ...first });
+    });
     for (const block of view.hunk.removed) {
       // Replaced lines are shown by the hover of the lines that replaced them.
       if (view.hunk.added.length > 0 && block.at < view.hunk.newCore.length) continue;
-      out.push({ kind: 'removed', line: at(view.line + block.at), view, removedCount: block.lines.length });
+      out.push({
+        kind: 'removed',
+        line: at(view.line + block.at),
+        view,
+        removedCount: block.lines.length,
+        ...(block.lines[0] !== undefined ? { removedFirst: block.lines[0] } : {}),
+      });
     }
   }
   return out;

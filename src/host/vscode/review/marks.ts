@@ -54,6 +54,12 @@ export function hunkHover(view: HunkView, languageId: string): vscode.MarkdownSt
   return md;
 }
 
+/** One removed line as it reads beside the live text: trimmed, at most 60 characters. */
+function excerpt(line: string): string {
+  const text = line.replace(/\r?\n$/, '').trim();
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text === '' ? '(empty line)' : text;
+}
+
 /** Decoration options per kind for the hunks of one document. */
 export function marksOf(document: vscode.TextDocument, views: readonly HunkView[]): Record<Kind, vscode.DecorationOptions[]> {
   const out: Record<Kind, vscode.DecorationOptions[]> = { added: [], modified: [], removed: [], edited: [] };
@@ -62,17 +68,17 @@ export function marksOf(document: vscode.TextDocument, views: readonly HunkView[
   for (const mark of markLines(views, Math.max(0, document.lineCount - 1))) {
     const range = new vscode.Range(mark.line, 0, mark.line, 0);
     const hoverMessage = hoverOf(mark.view);
+    const after = (contentText: string) => ({ after: { contentText, color: color('removedLineIndicator'), fontStyle: 'italic' } });
     if (mark.kind !== 'removed') {
-      out[mark.kind].push({ range, hoverMessage });
+      // The first line of a replacement shows what it replaced, without a hover.
+      const was = mark.removedFirst !== undefined ? { renderOptions: after(`  ⟵ was: ${excerpt(mark.removedFirst)}`) } : {};
+      out[mark.kind].push({ range, hoverMessage, ...was });
       continue;
     }
     const n = mark.removedCount ?? 0;
-    const label = `${n} line${n === 1 ? '' : 's'} removed by the agent (hover to see)`;
-    out.removed.push({
-      range,
-      hoverMessage,
-      renderOptions: { after: { contentText: `  ⌫ ${label}`, color: color('removedLineIndicator'), fontStyle: 'italic' } },
-    });
+    const first = mark.removedFirst !== undefined ? `: ${excerpt(mark.removedFirst)}` : '';
+    const more = n > 1 ? ` (+${n - 1} more line${n === 2 ? '' : 's'}, hover to see)` : '';
+    out.removed.push({ range, hoverMessage, renderOptions: after(`  ⌫ removed${first}${more}`) });
   }
   return out;
 }

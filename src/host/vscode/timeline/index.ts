@@ -1,3 +1,4 @@
+import type { CommandId } from '../command-table';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ConversationBackend, TimelineBackend } from './backend';
@@ -6,6 +7,7 @@ import { COMMANDS } from './codeLens';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
 import { COMPARE_COMMAND } from '../compare/index';
+import { createTimelinePanel, panelAsView } from './panel';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
@@ -26,6 +28,9 @@ export interface TimelineOptions {
   /** The inline review: its count per run shows on the run's row, and changes with it. */
   readonly review?: { count(runId: string): number; readonly onDidChange: vscode.Event<unknown> };
 }
+
+/** Opens the Timeline in an editor tab (or brings the open one forward). */
+export const OPEN_IN_EDITOR_COMMAND = 'agentCheckpoints.timeline.openInEditor' satisfies CommandId;
 
 export interface TimelineRegistration extends vscode.Disposable {
   /** Resolves when the view is first shown and its webview set up. */
@@ -48,25 +53,51 @@ export function registerTimeline(
 ): TimelineRegistration {
   const log = options.log ?? ((message: string) => console.error(message));
   const review = options.review;
-  const sync = new TimelineSync({
-    listRuns: () => backend.listRuns(),
-    readRun: (runId) => backend.readRun(runId),
-    liveStates: (patches) => backend.liveStates(patches),
-    ...(review ? { reviewCount: (runId: string) => review.count(runId) } : {}),
-  });
-  const patchOf = async (runId: string, patchId: string) => {
-    const patch = await sync.findPatch(runId, patchId);
-    if (!patch) throw new Error(`Patch ${patchId} of run ${runId} not found`);
-    return patch;
-  };
-  const openDiff = async (runId: string, patchId: string) => {
-    const patch = await patchOf(runId, patchId);
-    await openPatchDiff(patch, backend.fileUri(patch.path));
-  };
+  // Each surface (the side bar view, an editor tab) has its own fold of the runs and provider.
   const compare = async (runId: string, otherRunId: string) =>
     (await vscode.commands.executeCommand<string | undefined>(COMPARE_COMMAND, { runId, otherRunId })) ?? 'Not compared.';
-  const requests = new RequestHandler({ backend, conversation, state: (runId) => sync.state(runId), openDiff, compare, newId: randomUUID });
-  const provider = new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation);
+  const surface = () => {
+    const sync = new TimelineSync({
+      listRuns: () => backend.listRuns(),
+      readRun: (runId) => backend.readRun(runId),
+      liveStates: (patches) => backend.liveStates(patches),
+      ...(review ? { reviewCount: (runId: string) => review.count(runId) } : {}),
+    });
+    const openDiff = async (runId: string, patchId: string) => {
+      const patch = await sync.findPatch(runId, patchId);
+      if (!patch) throw new Error(`Patch ${patchId} of run ${runId} not found`);
+      await openPatchDiff(patch, backend.fileUri(patch.path));
+    };
+    const requests = new RequestHandler({
+      backend,
+      conversation,
+      state: (runId) => sync.state(runId),
+      openDiff,
+      compare,
+      newId: randomUUID,
+    });
+    return {
+      sync,
+      openDiff,
+      provider: new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation),
+    };
+  };
+  const { sync, openDiff, provider } = surface();
+  const providers = new Set<TimelineViewProvider>([provider]);
+  let tab: vscode.WebviewPanel | undefined;
+  const openInEditor = () => {
+    if (tab) return tab.reveal();
+    const panel = createTimelinePanel(context.extensionUri);
+    const own = surface().provider;
+    providers.add(own);
+    tab = panel;
+    panel.onDidDispose(() => {
+      providers.delete(own);
+      own.dispose();
+      tab = undefined;
+    });
+    own.resolveWebviewView(panelAsView(panel));
+  };
   const whenResolved = new Promise<void>((resolve) => {
     const once = provider.onDidResolve(() => {
       once.dispose();
@@ -94,11 +125,13 @@ export function registerTimeline(
       BEFORE_SCHEME,
       new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) }),
     ),
-    backend.onDidChange((change) => provider.change(change)),
-    conversation.onDidStream((chunk) => provider.stream(chunk)),
-    conversation.onDidChangeApprovals(() => provider.approvalsChanged()),
+    backend.onDidChange((change) => providers.forEach((p) => p.change(change))),
+    conversation.onDidStream((chunk) => providers.forEach((p) => p.stream(chunk))),
+    conversation.onDidChangeApprovals(() => providers.forEach((p) => p.approvalsChanged())),
     conversation.onDidRequestReveal(() => provider.reveal()),
-    ...(review ? [review.onDidChange(() => provider.change({ kind: 'runs' }))] : []),
+    ...(review ? [review.onDidChange(() => providers.forEach((p) => p.change({ kind: 'runs' })))] : []),
+    vscode.commands.registerCommand(OPEN_IN_EDITOR_COMMAND, openInEditor),
+    { dispose: () => tab?.dispose() },
     trackDiffContext(),
     patchCommand(COMMANDS.openDiff, async ({ runId, patchId }) => {
       await openDiff(runId, patchId);

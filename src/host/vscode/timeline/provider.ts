@@ -26,6 +26,9 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
   private viewSubscriptions: vscode.Disposable[] = [];
   private readonly resolvedEmitter = new vscode.EventEmitter<vscode.WebviewView>();
   readonly onDidResolve = this.resolvedEmitter.event;
+  private readonly visibilityEmitter = new vscode.EventEmitter<void>();
+  /** The view came into view or went out of it. */
+  readonly onDidChangeVisibility = this.visibilityEmitter.event;
   /** Messages refused because they did not parse (for tests and diagnostics). */
   rejectedMessages = 0;
 
@@ -96,6 +99,7 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
       view.onDidDispose(() => {
         if (this.view === view) this.disposeView();
       }),
+      view.onDidChangeVisibility(() => this.visibilityEmitter.fire()),
     ];
     this.resolvedEmitter.fire(view);
   }
@@ -164,5 +168,6 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.disposeView();
     this.resolvedEmitter.dispose();
+    this.visibilityEmitter.dispose();
   }
 }
