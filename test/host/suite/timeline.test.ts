@@ -61,7 +61,13 @@ function fakeView() {
     },
     onDidReceiveMessage: received.event,
   };
-  const view = { webview, onDidDispose: disposed.event, visible: true } as unknown as vscode.WebviewView;
+  const visibility = new vscode.EventEmitter<void>();
+  const view = {
+    webview,
+    onDidDispose: disposed.event,
+    onDidChangeVisibility: visibility.event,
+    visible: true,
+  } as unknown as vscode.WebviewView;
   return { view, webview, posted, send: (m: unknown) => received.fire(m) };
 }
 
