@@ -5,7 +5,6 @@ import { lastUndoableRestore } from '../listing-facts';
 import { joinPath, type StoreFs } from '../fs-port';
 import { FORMAT_VERSION, RunStatus } from '../records';
 
-
 export const JOURNAL = 'journal.jsonl';
 export const STATE = 'state.json';
 const DAMAGE = 'damage.json';
