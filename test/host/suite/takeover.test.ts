@@ -35,8 +35,12 @@ export function takeOverSuite(): void {
       const other = startHeadlessRun(api, fake, 'Held by another window');
       try {
         await waitFor(`the other writer to start its command\n${other.output()}`, async () => (await readOrEmpty(counter)) === 'ran\n');
-        const summary = (await api.timelineBackend.listRuns()).find((r) => r.task === 'Held by another window');
-        assert.ok(summary?.leased && summary.heldHere === false && summary.holder, JSON.stringify(summary));
+        // The window's listing learns of another holder from the store's notice (or its refresh after 2 s).
+        const summary = await waitFor('the listing to show the other holder', async () => {
+          const found = (await api.timelineBackend.listRuns()).find((r) => r.task === 'Held by another window');
+          return found?.leased && found.heldHere === false && found.holder ? found : undefined;
+        });
+        assert.ok(summary.holder, JSON.stringify(summary));
         const [snapshot] = await new TimelineSync(api.timelineBackend).snapshot();
         const header = snapshot.runs.find((r) => r.header.runId === summary.runId)?.header;
         assert.equal(header?.heldElsewhere?.pid, summary.holder.pid, 'the timeline shows who holds it');
