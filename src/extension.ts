@@ -20,7 +20,13 @@ export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi 
     review,
   });
   services.approvals.surface = timeline.provider;
-  context.subscriptions.push(...registerCommands(services), backend, conversation, timeline, review);
+  context.subscriptions.push(
+    ...registerCommands(services, { ...timeline.commands, ...review.commands }),
+    backend,
+    conversation,
+    timeline,
+    review,
+  );
   void services.keys.refresh();
   void offerInterruptedRuns(services).catch((error: unknown) => services.log.log('warn', `interrupted runs not offered: ${String(error)}`));
   return createApi(services, backend, () => timeline.whenResolved, review);

@@ -132,6 +132,12 @@ export type CommandId = keyof typeof COMMAND_TABLE;
 
 export const COMMAND_IDS = Object.keys(COMMAND_TABLE) as CommandId[];
 
+/** What a command does with the argument it is given (a menu's, a CodeLens's, a caller's: untrusted). */
+export type CommandHandler = (arg?: unknown) => unknown;
+
+/** Handlers of some rows of the table; commands.ts registers the whole table from them, in one place. */
+export type CommandHandlers<K extends CommandId = CommandId> = { readonly [P in K]: CommandHandler };
+
 interface MenuItem {
   readonly command: string;
   readonly when: string;

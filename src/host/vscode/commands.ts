@@ -1,5 +1,8 @@
 import * as vscode from 'vscode';
-import { registerCompareBranches } from './compare/index';
+import { COMPARE_COMMAND, compareBranches, registerBranchContent } from './compare/index';
+import { COMMAND_IDS, type CommandHandlers } from './command-table';
+import { commandArg, PatchPickArg, RestoreArg, ResumeArg, RunArg, RunIdArg } from './command-args';
+import type { z } from 'zod';
 import { CHOOSE_MODEL_COMMAND, chooseModel } from './model-picker';
 import { REVOKE_MCP_COMMAND, revokeMcpServers } from './lm/mcp-servers';
 import { restoreCheckpoint, rollbackPatch, undoLastRestore } from './restore-commands';
@@ -25,24 +28,46 @@ export async function collectGarbage(s: Services): Promise<void> {
   }
 }
 
+/** The commands the Timeline and the inline review carry out (they own the state those need). */
+export type ViewCommands = Omit<CommandHandlers, keyof ReturnType<typeof paletteCommands>>;
+
+/** A handler that parses its argument first: a bad one is said in words and nothing runs. */
+function parsing<T>(s: Services, schema: z.ZodType<T>, title: string, run: (arg: T | undefined) => unknown) {
+  return (raw?: unknown) => {
+    const arg = commandArg(schema, raw, title);
+    if (!(arg instanceof Error)) return run(arg);
+    s.log.log('warn', arg.message);
+    void s.prompts.message('error', arg.message, {});
+    return undefined;
+  };
+}
+
+function paletteCommands(s: Services) {
+  return {
+    [COMMANDS.run]: parsing(s, RunArg, 'Agent: Run', (arg) => runAgent(s, arg)),
+    [COMMANDS.resume]: parsing(s, ResumeArg, 'Agent: Resume', (arg) => resumeRun(s, arg)),
+    [COMMANDS.cancel]: () => cancelRun(s),
+    [COMMANDS.setApiKey]: () => setApiKey(s),
+    [COMMANDS.showLog]: () => s.channel.show(true),
+    [CHOOSE_MODEL_COMMAND]: () => chooseModel(s),
+    [REVOKE_MCP_COMMAND]: () => revokeMcpServers(s.context.workspaceState, s.prompts),
+    [COMMANDS.restoreCheckpoint]: parsing(s, RestoreArg, 'Agent: Restore Checkpoint', (arg) => restoreCheckpoint(s, arg)),
+    [COMMANDS.rollbackPatch]: parsing(s, PatchPickArg, 'Agent: Roll Back Patch', (arg) => rollbackPatch(s, arg)),
+    [COMMANDS.undoRestore]: parsing(s, RunIdArg, 'Agent: Undo Last Restore', (arg) => undoLastRestore(s, arg)),
+    [COMPARE_COMMAND]: (arg?: unknown) => compareBranches(s, arg),
+  } as const;
+}
+
 /**
- * Registers the Agent commands of the palette (command-table.ts lists every one; the Timeline's
- * patch commands and the review's register with their views) and the reactions to a run.
+ * Registers every command of the table (command-table.ts), in one place: the palette's here, the
+ * Timeline's and the review's handed in by their views (the type requires a handler for every row).
+ * Then the reactions to a run.
  */
-export function registerCommands(s: Services): vscode.Disposable[] {
-  const register = vscode.commands.registerCommand;
+export function registerCommands(s: Services, views: ViewCommands): vscode.Disposable[] {
+  const handlers: CommandHandlers = { ...paletteCommands(s), ...views };
   return [
-    register(COMMANDS.run, (arg?: { task?: string }) => runAgent(s, arg)),
-    register(COMMANDS.resume, (arg?: { runId?: string }) => resumeRun(s, arg)),
-    register(COMMANDS.cancel, () => cancelRun(s)),
-    register(COMMANDS.setApiKey, () => setApiKey(s)),
-    register(COMMANDS.showLog, () => s.channel.show(true)),
-    register(CHOOSE_MODEL_COMMAND, () => chooseModel(s)),
-    register(REVOKE_MCP_COMMAND, () => revokeMcpServers(s.context.workspaceState, s.prompts)),
-    register(COMMANDS.restoreCheckpoint, (arg?: Parameters<typeof restoreCheckpoint>[1]) => restoreCheckpoint(s, arg)),
-    register(COMMANDS.rollbackPatch, (arg?: Parameters<typeof rollbackPatch>[1]) => rollbackPatch(s, arg)),
-    register(COMMANDS.undoRestore, (arg?: Parameters<typeof undoLastRestore>[1]) => undoLastRestore(s, arg)),
-    ...registerCompareBranches(s),
+    ...COMMAND_IDS.map((id) => vscode.commands.registerCommand(id, handlers[id])),
+    registerBranchContent(s),
     s.controller.onDidStart(() => void s.keys.refresh()),
     s.controller.onEvent((event) => announceTornTailCut(s, event)),
     s.controller.onEvent((event) => announceRunWarnings(s, event)),

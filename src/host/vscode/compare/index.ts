@@ -160,9 +160,7 @@ export async function compareBranches(s: Services, raw?: unknown): Promise<strin
   }
 }
 
-export function registerCompareBranches(s: Services): vscode.Disposable[] {
-  return [
-    vscode.workspace.registerTextDocumentContentProvider(BRANCH_SCHEME, new BranchContentProvider(s.store)),
-    vscode.commands.registerCommand(COMPARE_COMMAND, (arg?: unknown) => compareBranches(s, arg)),
-  ];
+/** The branch documents the comparison opens (its command is compareBranches, in the command table). */
+export function registerBranchContent(s: Services): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(BRANCH_SCHEME, new BranchContentProvider(s.store));
 }

@@ -4,6 +4,9 @@ import type { ReviewActions, UndoOutcome } from './actions';
 import { HunkArg, REVIEW_COMMANDS, RunArg } from './ids';
 import type { ReviewModel } from './model';
 import type { Prompts } from '../prompts';
+import type { CommandHandler, CommandHandlers } from '../command-table';
+
+type ReviewCommandId = (typeof REVIEW_COMMANDS)[keyof typeof REVIEW_COMMANDS];
 
 export interface ReviewCommandDeps {
   readonly model: ReviewModel;
@@ -111,8 +114,8 @@ async function reveal(deps: ReviewCommandDeps, direction: 1 | -1): Promise<void>
 
 type Action = (arg: unknown) => Promise<string | undefined>;
 
-function command(name: string, action: Action): vscode.Disposable {
-  return vscode.commands.registerCommand(name, async (arg: unknown) => {
+function command(action: Action): CommandHandler {
+  return async (arg: unknown) => {
     try {
       const message = await action(arg);
       if (message) vscode.window.setStatusBarMessage(`Agent Checkpoints: ${message}`, 5000);
@@ -121,34 +124,34 @@ function command(name: string, action: Action): vscode.Disposable {
       void vscode.window.showErrorMessage(`Agent Checkpoints: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
-  });
+  };
 }
 
 /** Keep / Undo per hunk, per file and per run, and next / previous change. Each returns its message. */
-export function registerReviewCommands(deps: ReviewCommandDeps): vscode.Disposable[] {
+export function reviewCommands(deps: ReviewCommandDeps): CommandHandlers<ReviewCommandId> {
   const none = 'no agent change under the cursor';
   const keep = async (views: HunkView[]) => `${changes(await deps.actions.keep(views))} kept`;
   const undo = async (views: HunkView[]) => undoMessage(await deps.actions.undoAll(views));
-  return [
-    command(REVIEW_COMMANDS.keepHunk, async (arg) => {
+  return {
+    [REVIEW_COMMANDS.keepHunk]: command(async (arg) => {
       const view = hunkAt(deps, arg);
       return view ? keep([view]) : none;
     }),
-    command(REVIEW_COMMANDS.undoHunk, async (arg) => {
+    [REVIEW_COMMANDS.undoHunk]: command(async (arg) => {
       const view = hunkAt(deps, arg);
       return view ? undo([view]) : none;
     }),
-    command(REVIEW_COMMANDS.keepFile, async (arg) => keep(fileViews(deps, arg))),
-    command(REVIEW_COMMANDS.undoFile, async (arg) => undo(fileViews(deps, arg))),
-    command(REVIEW_COMMANDS.keepRun, async (arg) => {
+    [REVIEW_COMMANDS.keepFile]: command(async (arg) => keep(fileViews(deps, arg))),
+    [REVIEW_COMMANDS.undoFile]: command(async (arg) => undo(fileViews(deps, arg))),
+    [REVIEW_COMMANDS.keepRun]: command(async (arg) => {
       const views = await runViews(deps, arg, 'Keep');
       return views.length > 0 ? keep(views) : undefined;
     }),
-    command(REVIEW_COMMANDS.undoRun, async (arg) => {
+    [REVIEW_COMMANDS.undoRun]: command(async (arg) => {
       const views = await runViews(deps, arg, 'Undo');
       return views.length > 0 ? undo(views) : undefined;
     }),
-    command(REVIEW_COMMANDS.next, async () => void (await reveal(deps, 1))),
-    command(REVIEW_COMMANDS.previous, async () => void (await reveal(deps, -1))),
-  ];
+    [REVIEW_COMMANDS.next]: command(async () => void (await reveal(deps, 1))),
+    [REVIEW_COMMANDS.previous]: command(async () => void (await reveal(deps, -1))),
+  };
 }

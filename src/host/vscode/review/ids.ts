@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CommandId } from '../command-table';
 
 export const REVIEW_COMMANDS = {
   keepHunk: 'agentCheckpoints.review.keepHunk',
@@ -9,7 +10,7 @@ export const REVIEW_COMMANDS = {
   undoRun: 'agentCheckpoints.review.undoRun',
   next: 'agentCheckpoints.review.next',
   previous: 'agentCheckpoints.review.previous',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 export const REVIEW_CONTEXT = {
   /** Some file of the workspace has agent hunks waiting for review. */

@@ -4,12 +4,15 @@ import type { Services } from '../services';
 import type { TimelineBackend } from '../timeline/backend';
 import { ReviewCodeLensProvider } from '../timeline/codeLens';
 import { ReviewActions } from './actions';
-import { registerReviewCommands } from './commands';
+import { reviewCommands } from './commands';
+import type { CommandHandlers } from '../command-table';
 import { ReviewEditors } from './editors';
 import { ReviewMarks, type AppliedMarks } from './marks';
 import { ReviewModel } from './model';
 
-export { REVIEW_COMMANDS } from './ids';
+import { REVIEW_COMMANDS } from './ids';
+
+export { REVIEW_COMMANDS };
 export type { AppliedMarks } from './marks';
 
 export interface ReviewRegistration extends vscode.Disposable {
@@ -23,6 +26,8 @@ export interface ReviewRegistration extends vscode.Disposable {
   settled(): Promise<void>;
   /** The marks last set on the editors of a document. */
   marksOf(uri: vscode.Uri): AppliedMarks | undefined;
+  /** Keep / Undo and next / previous: registered with every other command by commands.ts. */
+  readonly commands: CommandHandlers<(typeof REVIEW_COMMANDS)[keyof typeof REVIEW_COMMANDS]>;
 }
 
 export interface ReviewHost {
@@ -100,15 +105,15 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
       else if (change.kind === 'runs') void model.reloadAll();
       else void editors.liveChanged(change.paths);
     }),
-    ...registerReviewCommands({
-      model,
-      actions,
-      prompts: s.prompts,
-      taskOf: async (runId) => (await backend.listRuns()).find((r) => r.runId === runId)?.task,
-      relativePath: pathOf,
-      fileUri: (path) => backend.fileUri(path),
-    }),
   ];
+  const commands = reviewCommands({
+    model,
+    actions,
+    prompts: s.prompts,
+    taskOf: async (runId) => (await backend.listRuns()).find((r) => r.runId === runId)?.task,
+    relativePath: pathOf,
+    fileUri: (path) => backend.fileUri(path),
+  });
   void model.reloadAll().then(() => editors.shown());
   return {
     count: (runId) => model.count(runId),
@@ -120,6 +125,7 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
     },
     settled: () => model.settled(),
     marksOf: (uri) => marks.appliedTo(uri),
+    commands,
     dispose: () => disposables.forEach((d) => d.dispose()),
   };
 }

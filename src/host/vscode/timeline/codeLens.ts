@@ -4,7 +4,7 @@ import { REVIEW_COMMANDS } from '../review/ids';
 import type { CommandId } from '../command-table';
 
 /** The patch commands of the Timeline and the patch diff editor. */
-export const COMMANDS = {
+export const PATCH_COMMANDS = {
   openDiff: 'agentCheckpoints.openDiff',
   acceptPatch: 'agentCheckpoints.acceptPatch',
   rollbackPatch: 'agentCheckpoints.rollbackPatch',
@@ -52,7 +52,7 @@ export function hunkLenses(view: HunkView, task?: string): vscode.CodeLens[] {
     }),
     new vscode.CodeLens(range, {
       title: what,
-      command: COMMANDS.openDiff,
+      command: PATCH_COMMANDS.openDiff,
       arguments: [{ runId: view.patch.runId, patchId: view.patch.patchId }],
       tooltip: 'Open the diff of this patch',
     }),

@@ -1,9 +1,9 @@
-import type { CommandId } from '../command-table';
+import type { CommandHandler, CommandHandlers, CommandId } from '../command-table';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ConversationBackend, TimelineBackend } from './backend';
 import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
-import { COMMANDS } from './codeLens';
+import { PATCH_COMMANDS } from './codeLens';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
 import { COMPARE_COMMAND } from '../compare/index';
@@ -16,7 +16,7 @@ import { errorText } from '../../../core/error-text';
 
 export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
-export { COMMANDS } from './codeLens';
+export { PATCH_COMMANDS } from './codeLens';
 export { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 export { RequestHandler } from './requests';
 export { TimelineSync } from './sync';
@@ -36,7 +36,11 @@ export interface TimelineRegistration extends vscode.Disposable {
   /** Resolves when the view is first shown and its webview set up. */
   readonly whenResolved: Promise<void>;
   readonly provider: TimelineViewProvider;
+  /** The patch commands and Open in Editor: registered with every other command by commands.ts. */
+  readonly commands: CommandHandlers<TimelineCommandId>;
 }
+
+type TimelineCommandId = typeof OPEN_IN_EDITOR_COMMAND | (typeof PATCH_COMMANDS)[keyof typeof PATCH_COMMANDS];
 
 export function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): string | undefined {
   if (!vscode.workspace.getWorkspaceFolder(uri)) return undefined;
@@ -105,8 +109,9 @@ export function registerTimeline(
     });
   });
 
-  const patchCommand = (name: string, action: (args: PatchCommandArgs) => Promise<string | undefined>) =>
-    vscode.commands.registerCommand(name, async (arg: unknown) => {
+  const patchCommand =
+    (action: (args: PatchCommandArgs) => Promise<string | undefined>): CommandHandler =>
+    async (arg: unknown) => {
       const args = patchArgsOf(arg);
       if (!args)
         return void vscode.window.showWarningMessage('Agent Checkpoints: open a patch diff or pick a patch in the Timeline first.');
@@ -116,7 +121,7 @@ export function registerTimeline(
       } catch (error) {
         void vscode.window.showErrorMessage(`Agent Checkpoints: ${errorText(error)}`);
       }
-    });
+    };
 
   const disposables: vscode.Disposable[] = [
     provider,
@@ -130,22 +135,24 @@ export function registerTimeline(
     conversation.onDidChangeApprovals(() => providers.forEach((p) => p.approvalsChanged())),
     conversation.onDidRequestReveal(() => provider.reveal()),
     ...(review ? [review.onDidChange(() => providers.forEach((p) => p.change({ kind: 'runs' })))] : []),
-    vscode.commands.registerCommand(OPEN_IN_EDITOR_COMMAND, openInEditor),
     { dispose: () => tab?.dispose() },
     trackDiffContext(),
-    patchCommand(COMMANDS.openDiff, async ({ runId, patchId }) => {
+  ];
+  const commands: CommandHandlers<TimelineCommandId> = {
+    [OPEN_IN_EDITOR_COMMAND]: openInEditor,
+    [PATCH_COMMANDS.openDiff]: patchCommand(async ({ runId, patchId }) => {
       await openDiff(runId, patchId);
       return undefined;
     }),
-    patchCommand(COMMANDS.acceptPatch, async ({ runId, patchId }) => {
+    [PATCH_COMMANDS.acceptPatch]: patchCommand(async ({ runId, patchId }) => {
       await backend.accept(runId, patchId);
       return 'patch accepted';
     }),
-    patchCommand(COMMANDS.rollbackPatch, async ({ runId, patchId }) => {
+    [PATCH_COMMANDS.rollbackPatch]: patchCommand(async ({ runId, patchId }) => {
       const result = await backend.rollbackPatch(runId, patchId);
       return `rolled back ${counted(result.revertedHunks, 'hunk')}${result.conflictHunks > 0 ? `, ${result.conflictHunks} in conflict left alone` : ''}`;
     }),
-  ];
+  };
   context.subscriptions.push(...disposables);
-  return { whenResolved, provider, dispose: () => disposables.forEach((d) => d.dispose()) };
+  return { whenResolved, provider, commands, dispose: () => disposables.forEach((d) => d.dispose()) };
 }
