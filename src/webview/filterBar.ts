@@ -40,7 +40,7 @@ export class FilterBar {
     this.input = document.createElement('input');
     this.input.type = 'search';
     this.input.className = 'filter-input';
-    this.input.placeholder = 'Find: words, tool:, file:, status:';
+    this.input.placeholder = 'Find… (tool:, file:)';
     this.input.setAttribute('aria-label', 'Find in the Timeline: words, tool:name, file:path, status:failed');
     this.input.title = 'Words in what the agent said or did; tool:read_file; file:src/app.ts; status:failed (Ctrl+F or /)';
     this.status = document.createElement('select');

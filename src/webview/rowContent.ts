@@ -183,12 +183,15 @@ export function stepHeadline(step: StepRow, waiting = true, stopped?: string, la
   return unansweredText(latest, stopped);
 }
 
-/** Why the newest step of a stopped run has no answer: its failure or a cancel; undefined when it was cut off. */
+/** Why the newest step of a stopped run has no answer: its failure, a cancel or its recorded reason; undefined when it was cut off. */
 export function stoppedText(run: RunHeader): string | undefined {
   if (run.active && run.status === 'running') return undefined;
   if (run.failure?.kind === 'interrupted') return `Model call interrupted: ${run.failure.message}`;
   if (run.failure) return `Model call failed: ${describeFailure(run.failure).title}`;
   if (run.status === 'paused' && run.statusReason === CANCELLED_REASON) return 'Model call stopped: the run was cancelled';
+  // A run stopped before failures were recorded (an older journal): its recorded reason, as it is.
+  if (run.statusReason && run.status !== 'running' && run.status !== 'completed')
+    return `Model call ${run.status === 'failed' || run.statusReason.startsWith('model error') ? 'failed' : 'stopped'}: ${run.statusReason}`;
   return undefined;
 }
 

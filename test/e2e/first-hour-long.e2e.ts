@@ -83,7 +83,7 @@ describe('e2e: the first hour, long runs', function () {
     await fake?.close();
   });
 
-  it('lists, finds and searches 2,000 files in the editor; a 60-step run searched for one file', async function () {
+  it('lists, finds and searches 2,000 files in the editor; a 60-step run searched for one file; the editor tab survives a reload', async function () {
     this.timeout(900_000);
     await phase('a run over a workspace of 2,000 files lists, finds and searches it', async () => {
       frame = await openTimeline(wb.page);
@@ -137,11 +137,40 @@ describe('e2e: the first hour, long runs', function () {
       await tab.locator('.detail .markdown', { hasText: 'line 2' }).waitFor({ timeout: 30_000 });
       const [tree, detail] = await Promise.all([tab.locator('.tree').boundingBox(), tab.locator('.detail').boundingBox()]);
       assert.ok(tree && detail && detail.x >= tree.x + tree.width - 2, 'the conversation sits right of the tree');
-      for (const theme of ['dark', 'light'] as const) {
+      for (const theme of ['light', 'dark'] as const) {
         if (!(await setTheme(wb, theme))) continue;
         console.log(`      screenshot: ${await wb.screenshot(`first-hour-10-editor-tab-${theme}`)}`);
       }
-      await setTheme(wb, 'dark');
+    });
+
+    await phase('the editor tab comes back after a window reload, with the runs in it', async () => {
+      await wb.page.reload();
+      await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Agent Timeline' }).waitFor({ timeout: 60_000 });
+      // The tab's document is the wide one (the side bar's Timeline comes back too, 300 px wide).
+      // VS Code revives the tab once the extension has activated: slow on a loaded machine.
+      await waitUntil(
+        'the revived tab to show the run and its answer, its icons loaded',
+        async () => {
+          for (const frame of wb.page.frames()) {
+            const shown = await frame
+              .evaluate(
+                (task) =>
+                  window.innerWidth >= 720 &&
+                  document.fonts.status === 'loaded' &&
+                  document.fonts.check('16px codicon') &&
+                  [...document.querySelectorAll('.row.kind-run')].some((r) => r.textContent?.includes(task)) &&
+                  [...document.querySelectorAll('.detail .markdown')].some((m) => m.textContent?.includes('line 2')),
+                TASK,
+              )
+              .catch(() => false);
+            if (shown) return true;
+          }
+          return false;
+        },
+        120_000,
+      );
+      console.log(`      screenshot: ${await wb.screenshot('first-hour-11-editor-tab-reloaded')}`);
     });
   });
 });

@@ -1,12 +1,10 @@
 // Screenshots of the first-hour stories at 300 and 800 px wide, light and dark. The side bar is
 // sized by dragging its sash (the element, not the side bar's edge, takes the drag) and checked;
-// the theme is switched with Preferences: Color Theme (a settings file written behind the
-// workbench's back is not picked up in code-server).
+// the theme is switched with "Preferences: Toggle between Light/Dark Themes" (the theme picker does
+// not answer in code-server, and a settings file written behind the workbench's back is not read).
 import type { Page } from 'playwright-core';
-import type { Workbench } from '../support/workbench';
-
-/** As the theme picker labels them (the setting's ids carry a "Default " in front). */
-const THEMES = { light: 'Light Modern', dark: 'Dark Modern' } as const;
+import { waitUntil } from '../support/e2e-story';
+import { paletteEntries, type Workbench } from '../support/workbench';
 
 /** The side bar's width now, in px. */
 async function sideBarWidth(page: Page): Promise<number> {
@@ -31,52 +29,61 @@ export async function setSideBarWidth(page: Page, width: number): Promise<number
   await page.mouse.move(sash.x + (width - bar.width) / 2, sash.y, { steps: 4 });
   await page.mouse.move(bar.x + width, sash.y, { steps: 4 });
   await page.mouse.up();
+  // Off the sash, so it does not show its hover colour in the screenshot.
+  await page.mouse.move(bar.x + width + 300, sash.y);
   await page.waitForTimeout(400);
   const now = await sideBarWidth(page);
   if (Math.abs(now - width) > 8) throw new Error(`the side bar is ${now}px wide, not ${width}px`);
   return now;
 }
 
-const wearing = (theme: keyof typeof THEMES) => (theme === 'light' ? '.monaco-workbench.vs' : '.monaco-workbench.vs-dark');
+type Theme = 'light' | 'dark';
 
-/** Switches the colour theme with Preferences: Color Theme; false when the workbench did not take it. */
-export async function setTheme(wb: Workbench, theme: keyof typeof THEMES): Promise<boolean> {
-  const page = wb.page;
-  if ((await page.locator(wearing(theme)).count()) > 0) return true;
-  try {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget input').first().waitFor({ timeout: 10_000 });
-    await page.keyboard.type('Preferences: Color Theme');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Enter');
-    // The theme picker replaces the palette in the same widget: wait for its rows, then type.
-    await page
-      .locator('.quick-input-list .monaco-list-row', { hasText: /Modern|High Contrast/ })
-      .first()
-      .waitFor({ timeout: 15_000 });
-    await page.keyboard.type(THEMES[theme]);
-    await page.waitForTimeout(500);
-    await page.keyboard.press('Enter');
-    await page.locator(wearing(theme)).first().waitFor({ timeout: 15_000 });
-    await page.waitForTimeout(500);
-    return true;
-  } catch (error) {
-    await page.keyboard.press('Escape');
-    console.log(`      the ${theme} theme could not be set: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-    return false;
-  }
+/** The theme the workbench wears now; undefined until a colour theme is applied (the first paint has none). */
+async function wornTheme(page: Page): Promise<Theme | undefined> {
+  const classes = ((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').split(/\s+/);
+  if (!classes.some((c) => c.startsWith('vscode-theme-'))) return undefined;
+  return classes.includes('vs-dark') ? 'dark' : classes.includes('vs') ? 'light' : undefined;
 }
 
-/** `first-hour-<name>-{300,800}-{light,dark}.png`; leaves the side bar at 300 px, dark. */
-export async function shots(wb: Workbench, name: string, options: { themes?: readonly (keyof typeof THEMES)[] } = {}): Promise<void> {
-  for (const theme of options.themes ?? (['dark', 'light'] as const)) {
+/**
+ * Puts the workbench in the light or dark theme with "Preferences: Toggle between Light/Dark
+ * Themes" (the default light and dark themes a new user meets); false when it did not take.
+ */
+export async function setTheme(wb: Workbench, theme: Theme): Promise<boolean> {
+  const page = wb.page;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const worn = await wornTheme(page);
+    if (worn === theme) return true;
+    await page.keyboard.press('Escape');
+    await paletteEntries(page, 'Preferences: Toggle between Light/Dark Themes', 'Toggle between Light/Dark');
+    await page.keyboard.press('Enter');
+    await waitUntil('the theme to change', async () => (await wornTheme(page)) !== worn, 15_000).catch(() => undefined);
+  }
+  const worn = await wornTheme(page);
+  if (worn !== theme) console.log(`      the ${theme} theme could not be set (wearing ${worn ?? 'none'})`);
+  return worn === theme;
+}
+
+/**
+ * `first-hour-<name>-{300,800}-{light,dark}.png` (or other `widths`): the theme worn now first,
+ * then the other (one switch per call); leaves the side bar at the narrow width. `before` runs before each (e.g. hover a toast to keep it).
+ */
+export async function shots(
+  wb: Workbench,
+  name: string,
+  options: { before?: () => Promise<void>; widths?: readonly [number, number] } = {},
+): Promise<void> {
+  const [narrow, wide] = options.widths ?? [300, 800];
+  const first: Theme = (await wornTheme(wb.page)) === 'dark' ? 'dark' : 'light';
+  const order = [first, first === 'dark' ? 'light' : 'dark'] as const;
+  for (const [i, theme] of order.entries()) {
     if (!(await setTheme(wb, theme))) continue;
-    for (const width of [300, 800]) {
+    for (const width of i === 0 ? [narrow, wide] : [wide, narrow]) {
       await setSideBarWidth(wb.page, width);
+      await options.before?.();
       console.log(`      screenshot: ${await wb.screenshot(`first-hour-${name}-${width}-${theme}`)}`);
     }
   }
-  await setTheme(wb, 'dark');
-  await setSideBarWidth(wb.page, 300);
+  await setSideBarWidth(wb.page, narrow);
 }

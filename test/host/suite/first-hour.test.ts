@@ -47,20 +47,25 @@ export function firstHourSuite(): void {
       }
     });
 
-    it('an approval while the Explorer is open: a badge, a notification with Allow/Deny, the status bar says so', async () => {
+    it('an approval while the Explorer is open: a badge, a notification with Allow/Deny, the status bar says so', async function () {
+      // Each wait below is for a condition; a loaded machine gets the room (not a guessed sleep).
+      this.timeout(180_000);
+      const LOADED = 60_000;
       const api = await extensionApi();
       const fake = await useFakeModel(api, [toolUse('toolu_fh_cmd', 'run_command', { command: 'echo hi' }), finalAnswer('done')]);
       try {
+        // The badge is painted on the Timeline view: set it up here (not left to an earlier test).
+        await vscode.commands.executeCommand('agentCheckpoints.timeline.focus');
         await api.whenTimelineResolved();
         await vscode.commands.executeCommand('workbench.view.explorer');
         await vscode.commands.executeCommand('agentCheckpoints.run', { task: 'First hour: approval' });
-        const shown = await waitFor('the approval notification', () => fake.prompts.saw(/The agent wants to/));
+        const shown = await waitFor('the approval notification', () => fake.prompts.saw(/The agent wants to/), LOADED);
         assert.deepEqual(shown.actions, ['Allow once', 'Allow for this run', 'Deny']);
-        await waitFor('the status bar to say it waits', () => /waiting for your approval/.test(api.statusText()) || undefined);
-        assert.equal(api.approvalBadge(), 1, 'a badge on the view icon');
+        await waitFor('the status bar to say it waits', () => /waiting for your approval/.test(api.statusText()) || undefined, LOADED);
+        await waitFor('the badge on the view icon', () => api.approvalBadge() === 1 || undefined, LOADED);
         await vscode.commands.executeCommand('agentCheckpoints.cancel');
         assert.equal((await api.whenIdle())?.status, 'paused');
-        await waitFor('the badge to go', () => api.approvalBadge() === undefined || undefined);
+        await waitFor('the badge to go', () => api.approvalBadge() === undefined || undefined, LOADED);
         assert.doesNotMatch(api.statusText(), /waiting for your approval/);
       } finally {
         await fake.dispose();

@@ -1,10 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { createRunOutput } from '../../../src/host/cli/output';
 import { createToolRegistry } from '../../../src/core/tools/registry';
+import { foldRecords } from '../../../src/core/store/fold';
+import type { NewRecord } from '../../../src/core/store/records';
+import { stampRecords } from '../../../src/core/store/stamp';
 import { buildRunView } from '../../../src/protocol/build';
 import type { RunHeader, StepRow } from '../../../src/protocol/viewModel';
 import { visibleSteps } from '../../../src/webview/conversation';
 import { callLook, stepHeadline, stoppedText } from '../../../src/webview/rowContent';
+import { checkpoint, message, runInput } from '../store/fixtures';
 import { sampleRun } from './fixtures';
 
 // A stopped run says why in words (protocol/failure-words): never "cut off" for a model call
@@ -32,6 +36,27 @@ describe('a stopped run in words', () => {
     const gone = header({ status: 'running', active: false });
     assert.equal(stepHeadline(waitingStep, false, stoppedText(gone)), 'Model call cut off: no answer was recorded');
     assert.equal(stepHeadline(waitingStep, true, stoppedText(header({ status: 'running', active: true }))), 'Waiting for the model…');
+  });
+
+  it('a run stopped before failures were recorded (an older journal) says its recorded reason, not "cut off"', () => {
+    const oldStyle = (status: NewRecord): RunHeader => {
+      const records: NewRecord[] = [
+        { ...runInput('r-old'), type: 'run' },
+        checkpoint('c0', 0, 'run_start', 0),
+        message(0, 0, 'user', 'task'),
+        checkpoint('c1', 1, 'before_model', 1),
+        status,
+      ];
+      return buildRunView(foldRecords(stampRecords(records, 1, 5)), new Map(), false).header;
+    };
+    const reason = 'model error (auth 401): Anthropic API auth: 401 invalid x-api-key';
+    const paused = oldStyle({ type: 'status', status: 'paused', reason });
+    assert.equal(paused.failure, undefined, 'the fixture records no failure, as older journals did');
+    assert.equal(stepHeadline(waitingStep, false, stoppedText(paused)), `Model call failed: ${reason}`);
+    const stopped = oldStyle({ type: 'status', status: 'paused', reason: 'turn limit reached (50)' });
+    assert.equal(stoppedText(stopped), 'Model call stopped: turn limit reached (50)');
+    // With no reason at all there is nothing to say but that no answer was recorded.
+    assert.match(stepHeadline(waitingStep, false, stoppedText(oldStyle({ type: 'status', status: 'paused' }))), /cut off/);
   });
 
   it('an earlier step with no answer (a later step asked again) never reads "cut off", whatever the run did since', () => {

@@ -7,7 +7,8 @@ import { PATCH_COMMANDS } from './codeLens';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
 import { COMPARE_COMMAND } from '../compare/index';
-import { createTimelinePanel, panelAsView } from './panel';
+import { createTimelinePanel, panelAsView, TIMELINE_PANEL_TYPE } from './panel';
+import { SavedState } from '../../../webview/state';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
@@ -89,18 +90,24 @@ export function registerTimeline(
   const { sync, openDiff, provider } = surface();
   const providers = new Set<TimelineViewProvider>([provider]);
   let tab: vscode.WebviewPanel | undefined;
-  const openInEditor = () => {
-    if (tab) return tab.reveal();
-    const panel = createTimelinePanel(context.extensionUri);
+  /** Drives an editor tab (a new one, or one VS Code revives after a reload) with a provider of its own. */
+  const adopt = (panel: vscode.WebviewPanel) => {
     const own = surface().provider;
     providers.add(own);
     tab = panel;
     panel.onDidDispose(() => {
       providers.delete(own);
       own.dispose();
-      tab = undefined;
+      if (tab === panel) tab = undefined;
     });
     own.resolveWebviewView(panelAsView(panel));
+  };
+  const openInEditor = () => (tab ? tab.reveal() : adopt(createTimelinePanel(context.extensionUri)));
+  const revive = (panel: vscode.WebviewPanel, state: unknown) => {
+    // The saved state comes back from the webview: untrusted. The webview parses it again itself.
+    if (state !== undefined && !SavedState.safeParse(state).success) log("the editor tab's saved state is not valid; it starts afresh");
+    if (tab) panel.dispose();
+    else adopt(panel);
   };
   const whenResolved = new Promise<void>((resolve) => {
     const once = provider.onDidResolve(() => {
@@ -135,6 +142,10 @@ export function registerTimeline(
     conversation.onDidChangeApprovals(() => providers.forEach((p) => p.approvalsChanged())),
     conversation.onDidRequestReveal(() => provider.reveal()),
     ...(review ? [review.onDidChange(() => providers.forEach((p) => p.change({ kind: 'runs' })))] : []),
+    // An editor tab open when the window closed or reloaded comes back (activation: onWebviewPanel).
+    vscode.window.registerWebviewPanelSerializer(TIMELINE_PANEL_TYPE, {
+      deserializeWebviewPanel: async (panel, state) => revive(panel, state),
+    }),
     { dispose: () => tab?.dispose() },
     trackDiffContext(),
   ];
