@@ -33,6 +33,7 @@ import { requireTrustedWorkspace } from './trust';
 import { nodeHostFacts } from '../node/host-facts';
 import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
 import { errorText } from '../../core/error-text';
+import { counted } from '../../protocol/words';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
@@ -113,7 +114,8 @@ async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> 
     reserved: BUILTIN_TOOLS.map((t) => t.name),
     sandbox: () => commandSandboxOf(options, dir),
   });
-  if (!options.quiet) line(`mcp: ${mcp.tools.length} tool(s) from ${entries.length - mcp.failures.length} of ${entries.length} server(s)`);
+  if (!options.quiet)
+    line(`mcp: ${counted(mcp.tools.length, 'tool')} from ${entries.length - mcp.failures.length} of ${counted(entries.length, 'server')}`);
   return mcp;
 }
 

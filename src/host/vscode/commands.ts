@@ -11,6 +11,7 @@ import { announceRunWarnings, announceTornTailCut, cancelRun, COMMANDS, resumeRu
 import type { Services } from './services';
 import { readSettings } from './settings';
 import { errorText } from '../../core/error-text';
+import { counted } from '../../protocol/words';
 
 /** Applies the retention settings; paused and interrupted runs are never removed. */
 export async function collectGarbage(s: Services): Promise<void> {
@@ -20,7 +21,7 @@ export async function collectGarbage(s: Services): Promise<void> {
     if (result.removedRuns.length + result.removedBlobs > 0) {
       s.log.log(
         'info',
-        `retention: removed ${result.removedRuns.length} run(s) and ${result.removedBlobs} blob(s), ${result.freedBytes} bytes`,
+        `retention: removed ${counted(result.removedRuns.length, 'run')} and ${counted(result.removedBlobs, 'blob')}, ${result.freedBytes} bytes`,
       );
     }
   } catch (error) {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { isInterrupted } from './agent-controller';
 import { COMMANDS, resumeRun } from './run-commands';
 import type { Services } from './services';
+import { counted } from '../../protocol/words';
 
 export const OFFER_RESUME = 'Resume';
 export const OFFER_SHOW = 'Show in Timeline';
@@ -27,7 +28,7 @@ export async function offerInterruptedRuns(s: Services): Promise<OfferResult[]> 
   const runs = (await s.store.listRuns())
     .filter((r) => isInterrupted(r) && !dismissed.has(r.runId) && !s.controller.isRunning(r.runId))
     .sort((a, b) => b.updatedAt - a.updatedAt);
-  if (runs.length > 0) s.log.log('info', `${runs.length} interrupted run(s): ${runs.map((r) => r.runId).join(', ')}`);
+  if (runs.length > 0) s.log.log('info', `${counted(runs.length, 'interrupted run')}: ${runs.map((r) => r.runId).join(', ')}`);
   return Promise.all(
     runs.slice(0, MAX_OFFERS).map(async (run): Promise<OfferResult> => {
       const task = run.task.split('\n')[0] ?? run.runId;

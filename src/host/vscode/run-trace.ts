@@ -1,5 +1,6 @@
 import type { Log } from '../../core/ports';
 import type { RuntimeEvent } from '../../core/runtime/types';
+import { counted } from '../../protocol/words';
 
 /**
  * Turns runtime events into the run's trace in the log: model calls with their duration and
@@ -34,7 +35,7 @@ export class RunTrace {
       case 'records':
         return this.log.log(
           'debug',
-          `[${event.runId}] ${event.records.length} record(s) durable, last seq ${event.records.at(-1)?.seq ?? '-'}`,
+          `[${event.runId}] ${counted(event.records.length, 'record')} durable, last seq ${event.records.at(-1)?.seq ?? '-'}`,
         );
     }
   }

@@ -23,6 +23,7 @@ import { RunPresenter } from './run-presenter';
 import { readSettings } from './settings';
 import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { errorText } from '../../core/error-text';
+import { counted } from '../../protocol/words';
 
 export const LOG_CHANNEL_NAME = 'Agent Checkpoints';
 const LOG_TAIL_LINES = 2000;
@@ -76,7 +77,7 @@ async function moveLegacyRuns(context: vscode.ExtensionContext, store: FileCheck
     try {
       const result = await migrateRunsFrom(from, store);
       if (result.moved.length > 0)
-        log.log('info', `moved ${result.moved.length} run(s) from ${from} into ${store.root}: ${result.moved.join(', ')}`);
+        log.log('info', `moved ${counted(result.moved.length, 'run')} from ${from} into ${store.root}: ${result.moved.join(', ')}`);
       for (const left of result.left) log.log('warn', `run ${left.runId} left in ${left.from}: ${left.reason}`);
     } catch (error) {
       log.log('warn', `runs in ${from} not moved: ${errorText(error)}`);

@@ -13,6 +13,7 @@ import { detectSandbox, sandboxedLaunch, type SandboxedLaunch, type SandboxReque
 import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
 import { boundText, externalTool } from './external-tool';
 import { errorText } from '../../../core/error-text';
+import { counted } from '../../../protocol/words';
 
 // The MCP client both hosts use: starts each configured server (stdio child or streamable HTTP),
 // lists its tools, and turns them into registry tools named `server__tool`. A server that fails
@@ -184,7 +185,7 @@ export async function startMcpServers(entries: readonly McpServerEntry[], option
       const connected = await connect(entry, options, taken, launches);
       clients.push(connected.client);
       tools.push(...connected.tools);
-      options.log.log('info', `MCP server ${entry.name}: ${connected.tools.length} tool(s)`);
+      options.log.log('info', `MCP server ${entry.name}: ${counted(connected.tools.length, 'tool')}`);
     } catch (error) {
       const message = `MCP server ${entry.name} (${entry.origin}) did not start: ${errorText(error)}`;
       failures.push(message);

@@ -15,6 +15,7 @@ import { buildSteps, runHeader } from '../../../protocol/build';
 import { runItem } from '../run-commands';
 import type { Services } from '../services';
 import { branchText } from './branch-text';
+import { counted } from '../../../protocol/words';
 
 // "Agent: Compare Branches...": two runs (a run and its fork, two forks, any two) side by side.
 // Their steps from where they part, as two texts in a diff editor; the files each one wrote, as a
@@ -138,7 +139,9 @@ export async function openComparison(s: Services, left: string, right: string, r
   }
   const where = at.base === undefined ? 'share no step' : `part at step ${at.step}`;
   const files =
-    changed.length > 0 ? `${changed.length} file(s) differ: ${changed.map((f) => f.path).join(', ')}` : 'their files do not differ';
+    changed.length > 0
+      ? `${counted(changed.length, 'file differs', 'files differ')}: ${changed.map((f) => f.path).join(', ')}`
+      : 'their files do not differ';
   return `runs ${short(left)} and ${short(right)} ${where}; ${files}.`;
 }
 

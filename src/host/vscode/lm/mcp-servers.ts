@@ -12,6 +12,7 @@ import {
 import { readConfigFile, workspaceMcpFile } from '../../node/mcp/files';
 import type { Prompts } from '../prompts';
 import type { CommandId } from '../command-table';
+import { counted } from '../../../protocol/words';
 
 // Which MCP servers a run of the extension starts: the user setting agentCheckpoints.mcpServers
 // (user scope only: a workspace cannot name a server there), and the servers of each workspace
@@ -71,7 +72,7 @@ export async function revokeMcpServers(state: vscode.Memento, prompts: Prompts):
   await state.update(ALLOWED_SERVERS_KEY, undefined);
   await prompts.message(
     'info',
-    `Agent: ${count} MCP server allowance(s) of this workspace revoked; each server asks again before it starts.`,
+    `Agent: ${counted(count, 'MCP server allowance')} of this workspace revoked; each server asks again before it starts.`,
     {},
   );
 }
