@@ -102,7 +102,7 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
       ];
       const result = await start(args).done;
       assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stderr, /mcp: 9 tool\(s\) from 1 of 1 server\(s\)/);
+      assert.match(result.stderr, /mcp: 9 tools from 1 of 1 server\b/);
       assert.ok(callsOf(result.stdout).includes('memory__read_graph toolu_graph succeeded'), result.stdout);
       const names = ((fake.requests[0]!.body as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
       assert.ok(names.includes('memory__create_entities') && names.includes('read_file'), names.join(', '));
@@ -217,7 +217,7 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
 
       const resumed = await start(['resume', ...common]).done;
       assert.equal(resumed.code, 0, resumed.stderr);
-      assert.match(resumed.stderr, /mcp: 9 tool\(s\) from 1 of 1 server\(s\)/);
+      assert.match(resumed.stderr, /mcp: 9 tools from 1 of 1 server\b/);
       const after = callsOf(resumed.stdout);
       assert.ok(after.includes('memory__create_entities toolu_mem uncertain'), resumed.stdout);
       assert.ok(after.includes('memory__read_graph toolu_read succeeded'), resumed.stdout);
