@@ -113,7 +113,7 @@ describe('the light path of decisions (appendDecisions) and the listing facts', 
 });
 
 describe('garbage collection after a run', () => {
-  it('reads no journal: blob references come with its facts (facts.json)', async () => {
+  it('reads no journal: blob references come with its facts (refs.json)', async () => {
     const root = mkdtempSync(join(tmpdir(), 'store-gc-reads-'));
     try {
       const fs = new CountingFs();

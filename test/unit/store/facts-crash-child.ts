@@ -1,5 +1,5 @@
 // Child process for run-facts.test.ts: appends to a run and is killed (SIGKILL) right before it
-// renames `dieAt` (state.json or facts.json) into place, after the journal append is durable.
+// renames `dieAt` (state.json or pending.json) into place, after the journal append is durable.
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import type { DecisionRecord } from '../../../src/core/store/contract';

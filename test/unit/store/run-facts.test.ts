@@ -39,7 +39,7 @@ function killedWhileAppending(root: string, dieAt: string, what: object): void {
 
 const policy = { maxRuns: 100, maxBytes: 1 << 30 };
 
-describe('the run facts (facts.json): listing counts, GC blob references', () => {
+describe('the run facts (pending.json, refs.json): listing counts, GC blob references', () => {
   let root: string;
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'store-facts-'));
@@ -47,9 +47,10 @@ describe('the run facts (facts.json): listing counts, GC blob references', () =>
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   const statePath = () => join(root, 'runs', 'r1', 'state.json');
-  const factsPath = () => join(root, 'runs', 'r1', 'facts.json');
+  const pendingPath = () => join(root, 'runs', 'r1', 'pending.json');
+  const refsPath = () => join(root, 'runs', 'r1', 'refs.json');
 
-  it('state.json carries counts only, never id lists; the ids are in facts.json', async () => {
+  it('state.json carries counts only, never id lists; the ids are in pending.json', async () => {
     const store = openFileStore(root, { timers: undefined });
     const writer = await store.createRun(runInput('r1'));
     await writer.append([patch('p1'), patch('p2')]);
@@ -60,7 +61,7 @@ describe('the run facts (facts.json): listing counts, GC blob references', () =>
       Object.values(state).every((value) => !Array.isArray(value)),
       'no list in state.json',
     );
-    assert.deepEqual((JSON.parse(readFileSync(factsPath(), 'utf8')) as { pending: string[] }).pending, ['p1', 'p2']);
+    assert.deepEqual((JSON.parse(readFileSync(pendingPath(), 'utf8')) as { pending: string[] }).pending, ['p1', 'p2']);
   });
 
   it('a state.json of an older store (the id array) still lists, and a writer goes on from it', async () => {
@@ -70,7 +71,7 @@ describe('the run facts (facts.json): listing counts, GC blob references', () =>
     await writer.close();
     const state = JSON.parse(readFileSync(statePath(), 'utf8')) as Record<string, unknown>;
     writeFileSync(statePath(), JSON.stringify({ ...state, pendingPatches: ['p1', 'p2'] }));
-    unlinkSync(factsPath());
+    unlinkSync(pendingPath());
     assert.equal((await store.listRuns())[0]!.pendingPatches, 2);
     const again = await store.openWriter('r1');
     await again.append([patch('p3')]);
@@ -92,17 +93,17 @@ describe('the run facts (facts.json): listing counts, GC blob references', () =>
       state.patches.map((p) => p.state),
       ['pending'],
     );
-    // The next writer brings state.json and facts.json back to the journal.
+    // The next writer brings state.json and pending.json back to the journal.
     await (await store.openWriter('r1')).close();
     assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
   });
 
-  it('a decision killed (kill -9) after its journal append, before facts.json: nothing claims 0 pending, the next accept is exact', async () => {
+  it('a decision killed (kill -9) after its journal append, before pending.json: nothing claims 0 pending, the next accept is exact', async () => {
     const store = openFileStore(root, { timers: undefined });
     const writer = await store.createRun(runInput('r1'));
     await writer.append([patch('p1'), patch('p2')]);
     await writer.close();
-    killedWhileAppending(root, 'facts.json', { decisions: [{ type: 'patch_state', patchId: 'p1', state: 'accepted', reason: 'kept' }] });
+    killedWhileAppending(root, 'pending.json', { decisions: [{ type: 'patch_state', patchId: 'p1', state: 'accepted', reason: 'kept' }] });
     assert.notEqual((await store.listRuns())[0]!.pendingPatches, 0);
     await store.appendDecisions('r1', [{ type: 'patch_state', patchId: 'p2', state: 'accepted', reason: 'kept' }]);
     assert.equal((await store.listRuns())[0]!.pendingPatches, 0, 'both accepted now');
@@ -112,19 +113,19 @@ describe('the run facts (facts.json): listing counts, GC blob references', () =>
     assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
   });
 
-  it('GC keeps a blob named only by a record appended after the last facts.json (the journal after it is folded in)', async () => {
+  it('GC keeps a blob named only by a record appended after the last refs.json (the journal after it is folded in)', async () => {
     const store = openFileStore(root, { timers: undefined, blobGraceMs: 0 });
     const writer = await store.createRun(runInput('r1'));
     await writer.append([patch('p1')]);
     await writer.close();
-    const older = join(root, 'older-facts.json');
-    copyFileSync(factsPath(), older);
+    const older = join(root, 'older-refs.json');
+    copyFileSync(refsPath(), older);
     const blob = await store.putBlob(new TextEncoder().encode('named later'));
     const gone = await store.putBlob(new TextEncoder().encode('named by nothing'));
     const again = await store.openWriter('r1');
     await again.append([patch('p2', blob)]);
     await again.close();
-    copyFileSync(older, factsPath()); // as a writer killed before it wrote facts.json leaves it
+    copyFileSync(older, refsPath()); // as a writer killed before it wrote refs.json leaves it
     await store.appendDecisions('r1', [{ type: 'review', decision: 'keep', hunks: [{ patchId: 'p2', hunk: 0 }] }]);
     const result = await store.collectGarbage(policy);
     assert.equal(result.removedBlobs, 1);
@@ -132,19 +133,19 @@ describe('the run facts (facts.json): listing counts, GC blob references', () =>
     await assert.rejects(store.getBlob(gone));
   });
 
-  it('GC: a run whose facts.json is gone is rebuilt from its journal when no writer holds it; while one does, no blob is removed', async () => {
+  it('GC: a run whose refs.json is gone is rebuilt from its journal when no writer holds it; while one does, no blob is removed', async () => {
     const store = openFileStore(root, { timers: undefined, blobGraceMs: 0 });
     const blob = await store.putBlob(new TextEncoder().encode('named'));
     const unnamed = await store.putBlob(new TextEncoder().encode('unnamed'));
     const writer = await store.createRun(runInput('r1'));
     await writer.append([patch('p1', blob)]);
-    unlinkSync(factsPath());
+    unlinkSync(refsPath());
     assert.equal((await store.collectGarbage(policy)).removedBlobs, 0, 'held, facts unknown: nothing removed');
     assert.ok(await store.getBlob(unnamed));
     await writer.close();
-    unlinkSync(factsPath());
+    unlinkSync(refsPath());
     assert.equal((await store.collectGarbage(policy)).removedBlobs, 1);
     assert.ok(await store.getBlob(blob));
-    assert.ok(existsSync(factsPath()), 'the cache is written again');
+    assert.ok(existsSync(refsPath()), 'the cache is written again');
   });
 });

@@ -47,16 +47,16 @@ export async function appendFileDecisions(
       await store.fs.close(handle).catch(() => undefined);
     }
     const end = stat.size + bytes.length;
-    // Keep and Undo move no fact; an accept or a rollback moves pending patches: facts.json (with
+    // Keep and Undo move no fact; an accept or a rollback moves pending patches: pending.json (with
     // the journal after it) tells which, and is written anew at the journal's end.
     let pendingPatches = state.pendingPatches;
     if (stamped.some((r) => r.type === 'patch_state')) {
-      const facts = await readRunFacts(store, runId, { from: stat.size, end, records: stamped }).catch(() => null);
+      const facts = await readRunFacts(store, runId, { from: stat.size, end, records: stamped }, ['pending']).catch(() => null);
       pendingPatches = facts?.pending.size;
       if (facts) {
         const line = lastLineOf(bytes);
         const point = { journalBytes: end, lastLineStart: stat.size + line.start, lastLineCrc: line.crc, lastSeq: stamped.at(-1)!.seq };
-        await writeFactsFile(store, runId, facts, point).catch(() => undefined);
+        await writeFactsFile(store, runId, facts, point, ['pending']).catch(() => undefined);
       }
     }
     const { v: _v, pendingPatches: _count, ...rest } = state;

@@ -16,7 +16,7 @@ async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ n
 
 /**
  * What one run uses (null: no journal), with the runs it stands on (a fork's parents). Its blob
- * references come with its facts (facts.json and the journal after it; the whole journal only
+ * references come with its facts (refs.json and the journal after it; the whole journal only
  * when that cache does not hold and no writer holds the run). A run whose facts are not known is
  * protected, and its blob references are unknown.
  */
@@ -28,7 +28,7 @@ async function usageOf(
   const dir = store.runDir(runId);
   if (!(await store.fs.stat(joinPath(dir, JOURNAL)))) return null;
   const { bytes } = await folderBytes(store, dir);
-  const known = await readRunFacts(store, runId).catch(() => null);
+  const known = await readRunFacts(store, runId, undefined, ['refs']).catch(() => null);
   const facts = known ?? (summary && !summary.leased ? await rebuildRunFacts(store, runId).catch(() => null) : null);
   const removable = summary !== undefined && facts !== null && !summary.leased && summary.damaged === undefined;
   const status = summary?.status ?? 'interrupted';

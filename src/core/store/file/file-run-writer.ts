@@ -33,7 +33,7 @@ export class FileRunWriter implements RunWriter {
   private snapshotAt: number;
   private lastLine: { start: number; crc: string } | undefined;
   private heartbeat: { stop(): void } | undefined;
-  /** The journal offset facts.json was last written at (it is written at close and with each snapshot). */
+  /** The journal offset pending.json and refs.json were last written at (it is written at close and with each snapshot). */
   private factsAt = -1;
 
   /** `state`: what state.json says now (its lastSeq and journalBytes are where the writer starts); `tornTailCut`: the torn write cut when the run was opened. */
@@ -157,7 +157,7 @@ export class FileRunWriter implements RunWriter {
     this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut, this.facts.pending.size);
   }
 
-  /** facts.json at the journal's end, so that its next reader folds only what is appended after; a failure leaves the older one. */
+  /** pending.json and refs.json at the journal's end, so that its next reader folds only what is appended after; a failure leaves the older one. */
   private async writeFacts(line: { start: number; crc: string }): Promise<void> {
     const point = { journalBytes: this.state.journalBytes, lastLineStart: line.start, lastLineCrc: line.crc, lastSeq: this.state.lastSeq };
     await writeFactsFile(this.store, this.runId, this.facts, point).then(

@@ -161,7 +161,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const { fold, scan } = opened;
     const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
-    // From a whole fold, else facts.json with the journal after it (rebuilt from the whole journal when it does not hold).
+    // From a whole fold, else pending.json and refs.json with the journal after them (rebuilt from the whole journal when it does not hold).
     const facts =
       opened.snapshotAt === 0
         ? factsOfRun(fold, scan.records)

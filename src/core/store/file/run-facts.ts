@@ -9,33 +9,54 @@ import { BLOB_HASH } from '../refs';
 import { journalAfter, type JournalPoint } from './file-snapshots';
 import type { FileCheckpointStore } from './file-store';
 
-// facts.json: a cache of the ids the fold's listing facts stand on (the pending patches, the
-// blobs and runs the records name), as of a point of the journal. Only their readers read it:
-// a writer opening the run, a decision that moves a patch, garbage collection. Each folds the
-// journal after that point in (the journal stays the truth); a cache that no longer matches the
-// journal is rebuilt from the whole journal. Written without fsyncs: a crash leaves an older one.
+// pending.json and refs.json: caches of the ids the fold's facts stand on, each as of a point of
+// the journal: the pending patches (the listing counts them), the blobs and runs the records
+// name (garbage collection keeps them). Only their readers read them: a writer opening the run,
+// a decision that moves a patch (pending.json only), garbage collection (refs.json only). Each
+// folds the journal after its point in (the journal stays the truth); one that no longer matches
+// the journal is rebuilt from the whole journal. Written without fsyncs: a crash leaves an older one.
 
-export const FACTS = 'facts.json';
+/** The two caches, by the facts they hold. */
+export type FactsPart = 'pending' | 'refs';
+export const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pending.json', refs: 'refs.json' };
+const PARTS: readonly FactsPart[] = ['pending', 'refs'];
 
 const count = z.number().int().nonnegative();
-const RunFactsFile = z.object({
+/** Checked by hand: zod element by element costs more than the read itself for 10,000 ids. */
+const ids = (test?: RegExp) =>
+  z.custom<string[]>((v) => Array.isArray(v) && v.every((id) => typeof id === 'string' && (!test || test.test(id)))).optional();
+const FactsFile = z.object({
   v: z.number().int().positive(),
   runId: z.string(),
   journalBytes: count,
   lastLineStart: count,
   lastLineCrc: z.string().regex(/^[0-9a-f]{8}$/),
   lastSeq: count,
-  pending: z.array(z.string()),
-  blobs: z.array(z.string().regex(BLOB_HASH)),
-  runs: z.array(z.string()),
+  pending: ids(),
+  blobs: ids(BLOB_HASH),
+  runs: ids(),
 });
+type FactsFile = z.infer<typeof FactsFile>;
 
-/** Writes the run's facts as of `point` of its journal (unsynced: a cache). */
-export async function writeFactsFile(store: FileCheckpointStore, runId: string, facts: RunFacts, point: JournalPoint): Promise<void> {
+/** Writes the run's facts as of `point` of its journal (unsynced: a cache), the `parts` asked for. */
+export async function writeFactsFile(
+  store: FileCheckpointStore,
+  runId: string,
+  facts: RunFacts,
+  point: JournalPoint,
+  parts: readonly FactsPart[] = PARTS,
+): Promise<void> {
   const { journalBytes, lastLineStart, lastLineCrc, lastSeq } = point;
-  const file = { v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq };
-  const json = JSON.stringify({ ...file, pending: [...facts.pending], blobs: [...facts.blobs], runs: [...facts.runs] });
-  await replaceFileUnsynced(store.fs, store.runDir(runId), FACTS, new TextEncoder().encode(json));
+  const head = { v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq };
+  for (const part of parts) {
+    const body = part === 'pending' ? { pending: [...facts.pending] } : { blobs: [...facts.blobs], runs: [...facts.runs] };
+    await replaceFileUnsynced(
+      store.fs,
+      store.runDir(runId),
+      FACTS_FILES[part],
+      new TextEncoder().encode(JSON.stringify({ ...head, ...body })),
+    );
+  }
 }
 
 /** A part of the journal its caller holds already: the records from byte `from` to byte `end` (the journal's end). */
@@ -46,31 +67,51 @@ export interface JournalPart {
 }
 
 /**
- * The run's facts at its journal's end, from facts.json and the journal after the point it names
- * (taken from `known` when that holds it, read otherwise); null when there is none that holds
- * (missing, another run's, a journal that no longer matches it, damage after it).
+ * The run's facts at its journal's end (those of `parts`; the others are left empty), each from
+ * its file and the journal after the point it names (taken from `known` when that holds it, read
+ * otherwise); null when one does not hold (missing, another run's, a journal that no longer
+ * matches it, damage after it).
  */
-export async function readRunFacts(store: FileCheckpointStore, runId: string, known?: JournalPart): Promise<RunFacts | null> {
-  const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS)).catch(() => null);
-  const file = bytes && parseJsonAs(bytes, RunFactsFile);
-  if (!file || file.runId !== runId || file.v > FORMAT_VERSION) return null;
-  const facts: RunFacts = { pending: new Set(file.pending), blobs: new Set(file.blobs), runs: new Set(file.runs) };
-  // It is written only once the records it covers are durable, and a journal only grows: a point
-  // inside what the caller holds, or at the journal's very end, is one the journal holds.
-  const first = known?.records[0]?.seq ?? file.lastSeq + 1;
-  if (known && file.journalBytes >= known.from && file.journalBytes <= known.end && file.lastSeq >= first - 1) {
-    foldFacts(
-      facts,
-      known.records.filter((r) => r.seq > file.lastSeq),
-    );
-    return facts;
+export async function readRunFacts(
+  store: FileCheckpointStore,
+  runId: string,
+  known?: JournalPart,
+  parts: readonly FactsPart[] = PARTS,
+): Promise<RunFacts | null> {
+  const facts: RunFacts = { pending: new Set(), blobs: new Set(), runs: new Set() };
+  for (const part of parts) {
+    const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES[part])).catch(() => null);
+    const file = bytes && parseJsonAs(bytes, FactsFile);
+    if (!file || file.runId !== runId || file.v > FORMAT_VERSION) return null;
+    const one: RunFacts = { pending: new Set(file.pending), blobs: new Set(file.blobs), runs: new Set(file.runs) };
+    const after = await journalAfterFile(store, runId, file, known);
+    if (!after) return null;
+    foldFacts(one, after);
+    if (part === 'pending') one.pending.forEach((id) => facts.pending.add(id));
+    else {
+      one.blobs.forEach((hash) => facts.blobs.add(hash));
+      one.runs.forEach((id) => facts.runs.add(id));
+    }
   }
-  if ((await store.fs.stat(store.journalPath(runId)))?.size === file.journalBytes) return facts;
+  return facts;
+}
+
+/** The records after a cache file's point, or null when the journal does not hold that point. */
+async function journalAfterFile(
+  store: FileCheckpointStore,
+  runId: string,
+  file: FactsFile,
+  known?: JournalPart,
+): Promise<readonly StoredRecord[] | null> {
+  // A cache is written only once the records it covers are durable, and a journal only grows: a
+  // point inside what the caller holds, or at the journal's very end, is one the journal holds.
+  const first = known?.records[0]?.seq ?? file.lastSeq + 1;
+  if (known && file.journalBytes >= known.from && file.journalBytes <= known.end && file.lastSeq >= first - 1)
+    return known.records.filter((r) => r.seq > file.lastSeq);
+  if ((await store.fs.stat(store.journalPath(runId)))?.size === file.journalBytes) return [];
   const read = { file: store.journalPath(runId), migrations: store.migrations, readVersion: store.readVersion };
   const scan = await journalAfter(store.fs, read, file);
-  if (!scan || scan.damage) return null;
-  foldFacts(facts, scan.records);
-  return facts;
+  return scan && !scan.damage ? scan.records : null;
 }
 
 /** The run's facts from its whole journal (and its parents', for a fork), written to facts.json for the next reader. */

@@ -26,7 +26,7 @@ export const RunStateFile = z.object({
   tornTailCut: z.object({ offset: z.number(), bytes: z.number(), at: z.number() }).optional(),
   /**
    * Facts of the fold the listing carries: how many patches are pending (absent: not known without
-   * reading the run; their ids are in facts.json). A store of an older version wrote the ids here.
+   * reading the run; their ids are in pending.json). A store of an older version wrote the ids here.
    */
   pendingPatches: z.union([z.number().int().nonnegative(), z.array(z.string()).transform((ids) => ids.length)]).optional(),
   /** ...and whether a restore can be undone. */
