@@ -66,7 +66,8 @@ export const REVIEW_RECORDS: ReadonlySet<string> = new Set(['patch', 'patch_stat
  * window), folded into what was loaded before (`review` undefined: a run read with nothing
  * pending, or never read), without reading the run. Undefined when they cannot be folded so (a
  * branch, a patch unknown here coming back): read the run again. Only the patches the records
- * touch are looked at again: a Keep costs the same in a run of 10 patches or of 10,000.
+ * touch are looked at again: a Keep costs the same in a run of 10 patches or of 10,000. `review`
+ * is consumed (its maps move into the result, changed): keep only the result.
  */
 export async function withRecords(
   source: Pick<ReviewSource, 'getBlob'>,
@@ -75,20 +76,20 @@ export async function withRecords(
   records: readonly StoredRecord[],
   cache: HunkCache,
 ): Promise<RunReview | undefined> {
-  const patches = new Map(review?.patches ?? []);
-  // Shallow: a patch's decisions are copied below before a record changes them.
-  const decisions = new Map(review?.decisions ?? []) as Map<string, Map<number, ReviewDecision>>;
+  const patches = (review?.patches ?? new Map<string, Patch>()) as Map<string, Patch>;
+  const decisions = (review?.decisions ?? new Map<string, Map<number, ReviewDecision>>()) as Map<string, Map<number, ReviewDecision>>;
   const touched = new Set<string>();
   // A patch that comes back to pending, or a patch record for an id already here, takes its old place: recompute in order.
   let inPlace = review !== undefined;
+  const isNew = new Set<string>();
   for (const record of records) {
     if (record.type === 'branch' || record.type === 'fork') return undefined;
     if (record.type === 'patch') {
       if (patches.has(record.patch.patchId)) inPlace = false;
+      isNew.add(record.patch.patchId);
       patches.set(record.patch.patchId, record.patch);
       touched.add(record.patch.patchId);
     } else if (record.type === 'review') {
-      for (const { patchId } of record.hunks) decisions.set(patchId, new Map(decisions.get(patchId)));
       foldDecision(decisions, record);
       record.hunks.forEach((ref) => touched.add(ref.patchId));
     } else if (record.type === 'patch_state') {
@@ -105,11 +106,12 @@ export async function withRecords(
     if (patch?.state === 'pending' && !cache.has(id)) cache.set(id, await computeHunks(source, patch));
   }
   const again = (patch: Patch) => pendingReview([patch], decisions, (p) => cache.get(p.patchId) ?? undefined);
-  const kept = review.pending.flatMap((entry) => (touched.has(entry.patch.patchId) ? again(patches.get(entry.patch.patchId)!) : [entry]));
-  const known = new Set(review.pending.map((entry) => entry.patch.patchId));
-  const added = [...touched].flatMap((id) => {
-    const patch = patches.get(id);
-    return patch && !known.has(id) && !review.patches.has(id) ? again(patch) : [];
-  });
-  return { runId, patches, pending: [...kept, ...added], decisions };
+  const pending: PendingPatch[] = [];
+  for (const entry of review.pending) {
+    if (touched.has(entry.patch.patchId)) pending.push(...again(patches.get(entry.patch.patchId)!));
+    else pending.push(entry);
+  }
+  // New patches come last, as in the fold (a known patch back to pending was recomputed above).
+  for (const id of isNew) pending.push(...again(patches.get(id)!));
+  return { runId, patches, pending, decisions };
 }
