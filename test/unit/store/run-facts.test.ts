@@ -61,7 +61,7 @@ describe('the run facts (pending.json, refs.json): listing counts, GC blob refer
       Object.values(state).every((value) => !Array.isArray(value)),
       'no list in state.json',
     );
-    assert.deepEqual((JSON.parse(readFileSync(pendingPath(), 'utf8')) as { pending: string[] }).pending, ['p1', 'p2']);
+    assert.equal((JSON.parse(readFileSync(pendingPath(), 'utf8')) as { pending: string }).pending, 'p1\np2');
   });
 
   it('a state.json of an older store (the id array) still lists, and a writer goes on from it', async () => {
@@ -111,6 +111,29 @@ describe('the run facts (pending.json, refs.json): listing counts, GC blob refer
     await again.append([patch('p3')]);
     await again.close();
     assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
+  });
+
+  it('decisions move pending.json exactly (an accept twice counts once, a rollback), as a whole read finds', async () => {
+    const store = openFileStore(root, { timers: undefined });
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1'), patch('p2'), patch('p3')]);
+    await writer.close();
+    const accept = (patchId: string) => ({ type: 'patch_state' as const, patchId, state: 'accepted' as const, reason: 'kept' });
+    await store.appendDecisions('r1', [accept('p2')]);
+    await store.appendDecisions('r1', [{ type: 'review', decision: 'keep', hunks: [{ patchId: 'p2', hunk: 0 }] }, accept('p2')]);
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 2, 'the second accept of p2 moves nothing');
+    await store.appendDecisions('r1', [{ type: 'patch_state', patchId: 'p1', state: 'rolled_back', reason: 'undone' }]);
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
+    assert.equal((JSON.parse(readFileSync(pendingPath(), 'utf8')) as { pending: string }).pending, 'p3');
+    const whole = await store.readRun('r1');
+    assert.deepEqual(
+      whole.patches.filter((p) => p.state === 'pending').map((p) => p.patchId),
+      ['p3'],
+    );
+    await store.appendDecisions('r1', [accept('p3')]);
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 0);
+    await (await store.openWriter('r1')).close();
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 0, 'a writer opened after agrees');
   });
 
   it('GC keeps a blob named only by a record appended after the last refs.json (the journal after it is folded in)', async () => {

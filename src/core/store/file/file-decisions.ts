@@ -4,7 +4,7 @@ import type { FileCheckpointStore } from './file-store';
 import { encodeGroup, lastLineOf } from '../journal-format';
 import { newHolderId } from '../lease-policy';
 import type { StoredRecord } from '../records';
-import { readRunFacts, writeFactsFile } from './run-facts';
+import { movePending, readRunFacts, writeFactsFile } from './run-facts';
 import { readDamageFile, readStateFile, STATE, stateFileBytes } from './run-files';
 import { replaceFileUnsynced } from '../atomic-file';
 import { stampRecords } from '../stamp';
@@ -51,12 +51,14 @@ export async function appendFileDecisions(
     // the journal after it) tells which, and is written anew at the journal's end.
     let pendingPatches = state.pendingPatches;
     if (stamped.some((r) => r.type === 'patch_state')) {
-      const facts = await readRunFacts(store, runId, { from: stat.size, end, records: stamped }, ['pending']).catch(() => null);
-      pendingPatches = facts?.pending.size;
-      if (facts) {
-        const line = lastLineOf(bytes);
-        const point = { journalBytes: end, lastLineStart: stat.size + line.start, lastLineCrc: line.crc, lastSeq: stamped.at(-1)!.seq };
-        await writeFactsFile(store, runId, facts, point, ['pending']).catch(() => undefined);
+      const known = { from: stat.size, end, records: stamped };
+      const line = lastLineOf(bytes);
+      const point = { journalBytes: end, lastLineStart: stat.size + line.start, lastLineCrc: line.crc, lastSeq: stamped.at(-1)!.seq };
+      pendingPatches = (await movePending(store, runId, known, point).catch(() => null)) ?? undefined;
+      if (pendingPatches === undefined) {
+        const facts = await readRunFacts(store, runId, known, ['pending']).catch(() => null);
+        pendingPatches = facts?.pending.size;
+        if (facts) await writeFactsFile(store, runId, facts, point, ['pending']).catch(() => undefined);
       }
     }
     const { v: _v, pendingPatches: _count, ...rest } = state;
