@@ -65,7 +65,9 @@ export const REVIEW_RECORDS: ReadonlySet<string> = new Set(['patch', 'patch_stat
  * The review set after records appended to a run (by the runtime, a decision, a restore of this
  * window), folded into what was loaded before (`review` undefined: a run read with nothing
  * pending, or never read), without reading the run. Undefined when they cannot be folded so (a
- * branch, a patch unknown here coming back): read the run again.
+ * branch, a patch unknown here coming back): read the run again. Only the patches the records
+ * touch are looked at again: a Keep costs the same in a run of 10 patches or of 10,000. `review`
+ * is consumed (its maps move into the result, changed): keep only the result.
  */
 export async function withRecords(
   source: Pick<ReviewSource, 'getBlob'>,
@@ -74,17 +76,42 @@ export async function withRecords(
   records: readonly StoredRecord[],
   cache: HunkCache,
 ): Promise<RunReview | undefined> {
-  const patches = new Map(review?.patches ?? []);
-  const decisions = new Map([...(review?.decisions ?? [])].map(([id, hunks]) => [id, new Map<number, ReviewDecision>(hunks)]));
+  const patches = (review?.patches ?? new Map<string, Patch>()) as Map<string, Patch>;
+  const decisions = (review?.decisions ?? new Map<string, Map<number, ReviewDecision>>()) as Map<string, Map<number, ReviewDecision>>;
+  const touched = new Set<string>();
+  // A patch that comes back to pending, or a patch record for an id already here, takes its old place: recompute in order.
+  let inPlace = review !== undefined;
+  const isNew = new Set<string>();
   for (const record of records) {
     if (record.type === 'branch' || record.type === 'fork') return undefined;
-    if (record.type === 'patch') patches.set(record.patch.patchId, record.patch);
-    else if (record.type === 'review') foldDecision(decisions, record);
-    else if (record.type === 'patch_state') {
+    if (record.type === 'patch') {
+      if (patches.has(record.patch.patchId)) inPlace = false;
+      isNew.add(record.patch.patchId);
+      patches.set(record.patch.patchId, record.patch);
+      touched.add(record.patch.patchId);
+    } else if (record.type === 'review') {
+      foldDecision(decisions, record);
+      record.hunks.forEach((ref) => touched.add(ref.patchId));
+    } else if (record.type === 'patch_state') {
       const patch = patches.get(record.patchId);
       if (patch) patches.set(record.patchId, { ...patch, state: record.state });
       else if (record.state === 'pending') return undefined;
+      if (record.state === 'pending') inPlace = false;
+      touched.add(record.patchId);
     }
   }
-  return reviewOf(source, runId, patches, decisions, cache);
+  if (!inPlace || !review) return reviewOf(source, runId, patches, decisions, cache);
+  for (const id of touched) {
+    const patch = patches.get(id);
+    if (patch?.state === 'pending' && !cache.has(id)) cache.set(id, await computeHunks(source, patch));
+  }
+  const again = (patch: Patch) => pendingReview([patch], decisions, (p) => cache.get(p.patchId) ?? undefined);
+  const pending: PendingPatch[] = [];
+  for (const entry of review.pending) {
+    if (touched.has(entry.patch.patchId)) pending.push(...again(patches.get(entry.patch.patchId)!));
+    else pending.push(entry);
+  }
+  // New patches come last, as in the fold (a known patch back to pending was recomputed above).
+  for (const id of isNew) pending.push(...again(patches.get(id)!));
+  return { runId, patches, pending, decisions };
 }

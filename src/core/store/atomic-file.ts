@@ -37,6 +37,26 @@ export async function replaceFileAtomic(fs: StoreFs, dir: string, name: string, 
   await fs.syncDir(dir);
 }
 
+/**
+ * Replaces dir/name by rename without fsyncs: for caches the journal can rebuild (a crash may
+ * leave the old file, or none, never a part of one).
+ */
+export async function replaceFileUnsynced(fs: StoreFs, dir: string, name: string, bytes: Uint8Array): Promise<void> {
+  const temp = joinPath(dir, tempName());
+  try {
+    const handle = await fs.openExclusive(temp);
+    try {
+      await fs.write(handle, bytes);
+    } finally {
+      await fs.close(handle);
+    }
+    await fs.rename(temp, joinPath(dir, name));
+  } catch (error) {
+    await fs.unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** Bytes of a file, or null when it does not exist. */
 export async function readIfExists(fs: StoreFs, path: string): Promise<Uint8Array | null> {
   return fs.readFile(path).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));

@@ -1,7 +1,10 @@
+import type { FoldState } from './fold';
 import type { RestoreRecord, StoredRecord } from './records';
+import { blobRefs, runRefs } from './refs';
 
-// The facts of a run's fold that its listing carries (state.json), so that nothing reads a
-// journal to know them: what waits for review, whether a restore can be undone.
+// The facts of a run's fold that its listing and garbage collection need, kept so that nothing
+// reads a journal to know them: what waits for review, whether a restore can be undone, the blobs
+// and the runs its records name.
 
 /** The newest restore of a run that no later undo has undone, or undefined. */
 export function lastUndoableRestore(state: { readonly restores: readonly RestoreRecord[] }): RestoreRecord | undefined {
@@ -9,13 +12,28 @@ export function lastUndoableRestore(state: { readonly restores: readonly Restore
   return [...state.restores].reverse().find((r) => !undone.has(r.restoreId) && r.kind !== 'undo');
 }
 
+/** A run's ids the listing counts and GC keeps: its pending patches, the blobs and the runs its records (a fork's parents' too) name. */
+export interface RunFacts {
+  readonly pending: Set<string>;
+  readonly blobs: Set<string>;
+  readonly runs: Set<string>;
+}
+
+/** The facts of a whole run: `records` all of them (a fork's parents' first), `fold` their fold. */
+export function factsOfRun(fold: Pick<FoldState, 'patches'>, records: Iterable<StoredRecord>): RunFacts {
+  const facts: RunFacts = { pending: new Set(), blobs: new Set(), runs: new Set() };
+  for (const patch of fold.patches.values()) if (patch.state === 'pending') facts.pending.add(patch.patchId);
+  for (const record of records) addRefs(facts, record);
+  return facts;
+}
+
 /**
- * The listing's pending patches (ids) after `records`, step by step as the fold moves them: a
- * patch comes in pending, a patch_state moves it out (accepted, rolled back) or back in. The
- * listing carries them so that nothing reads a journal to know what waits for review.
+ * Moves `facts` (in place) over `records` appended after them: a patch comes in pending, a
+ * patch_state moves it out (accepted, rolled back) or back in; every blob and run named is added.
+ * True when anything changed.
  */
-export function pendingAfter(pending: readonly string[], records: Iterable<StoredRecord>): string[] {
-  const out = new Set(pending);
+export function foldFacts(facts: RunFacts, records: Iterable<StoredRecord>): boolean {
+  let changed = false;
   for (const record of records) {
     const [id, state] =
       record.type === 'patch'
@@ -23,9 +41,20 @@ export function pendingAfter(pending: readonly string[], records: Iterable<Store
         : record.type === 'patch_state'
           ? [record.patchId, record.state]
           : [];
-    if (id === undefined) continue;
-    if (state === 'pending') out.add(id);
-    else out.delete(id);
+    if (id !== undefined) {
+      const had = facts.pending.has(id);
+      if (state === 'pending') facts.pending.add(id);
+      else facts.pending.delete(id);
+      changed ||= had !== facts.pending.has(id);
+    }
+    changed = addRefs(facts, record) || changed;
   }
-  return [...out];
+  return changed;
+}
+
+function addRefs(facts: RunFacts, record: StoredRecord): boolean {
+  const before = facts.blobs.size + facts.runs.size;
+  for (const hash of blobRefs(record)) facts.blobs.add(hash);
+  for (const runId of runRefs(record)) facts.runs.add(runId);
+  return facts.blobs.size + facts.runs.size !== before;
 }

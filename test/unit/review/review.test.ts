@@ -174,6 +174,30 @@ describe('review: state derived from the journal', () => {
     );
   });
 
+  it('a keep, then an accept, folded into the loaded review: what a reload finds, each folded into the one before', async () => {
+    const { store, workspace, deps, append } = await setup();
+    workspace.userSave('b.txt', utf8(BEFORE));
+    const second = await applyPreparedWrite(
+      deps,
+      { runId: 'run-r', stepId: 2, toolCallId: 'c2' },
+      await prepareWrite(workspace, 'b.txt', utf8(AFTER)),
+    );
+    await append([{ type: 'patch', patch: second }]);
+    const loaded = await loadRunReview(store, 'run-r');
+    const [first] = loaded.pending;
+    const blobsOnly = { getBlob: (hash: string) => store.getBlob(hash) };
+    const keep = await append([{ type: 'review', decision: 'keep', hunks: [{ patchId: second.patchId, hunk: 1 }] }]);
+    const kept = (await withRecords(blobsOnly, 'run-r', loaded, keep, new Map()))!;
+    assert.deepEqual(kept, await loadRunReview(store, 'run-r'));
+    const accept = await append([{ type: 'patch_state', patchId: first!.patch.patchId, state: 'accepted' }]);
+    const accepted = (await withRecords(blobsOnly, 'run-r', kept, accept, new Map()))!;
+    assert.deepEqual(accepted, await loadRunReview(store, 'run-r'));
+    assert.deepEqual(
+      accepted.pending.map((p) => [p.patch.path, p.hunks.map((h) => h.index)]),
+      [['b.txt', [0, 2]]],
+    );
+  });
+
   it('a patch accepted whole (per-patch accept) has nothing left to review; fully kept patches are named', async () => {
     const { store, patch, append } = await setup();
     const review = await loadRunReview(store, 'run-r');

@@ -1,13 +1,12 @@
 import { StoreError, type DecisionRecord } from '../contract';
 import { acquireLease, checkHolder, releaseLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
-import { pendingAfter } from '../listing-facts';
-import { encodeGroup } from '../journal-format';
+import { encodeGroup, lastLineOf } from '../journal-format';
 import { newHolderId } from '../lease-policy';
 import type { StoredRecord } from '../records';
-import { joinPath } from '../fs-port';
-import { readDamageFile, readStateFile, STATE, stateFileBytes, type RunStateFile } from './run-files';
-import { tempName } from '../atomic-file';
+import { movePending, readRunFacts, writeFactsFile } from './run-facts';
+import { readDamageFile, readStateFile, STATE, stateFileBytes } from './run-files';
+import { replaceFileUnsynced } from '../atomic-file';
 import { stampRecords } from '../stamp';
 
 /**
@@ -47,30 +46,33 @@ export async function appendFileDecisions(
     } finally {
       await store.fs.close(handle).catch(() => undefined);
     }
-    const { v: _v, ...rest } = state;
-    const pendingPatches = state.pendingPatches && pendingAfter(state.pendingPatches, stamped);
+    const end = stat.size + bytes.length;
+    // Keep and Undo move no fact; an accept or a rollback moves pending patches: pending.json (with
+    // the journal after it) tells which, and is written anew at the journal's end.
+    let pendingPatches = state.pendingPatches;
+    if (stamped.some((r) => r.type === 'patch_state')) {
+      const known = { from: stat.size, end, records: stamped };
+      const line = lastLineOf(bytes);
+      const point = { journalBytes: end, lastLineStart: stat.size + line.start, lastLineCrc: line.crc, lastSeq: stamped.at(-1)!.seq };
+      pendingPatches = (await movePending(store, runId, known, point).catch(() => null)) ?? undefined;
+      if (pendingPatches === undefined) {
+        const facts = await readRunFacts(store, runId, known, ['pending']).catch(() => null);
+        pendingPatches = facts?.pending.size;
+        if (facts) await writeFactsFile(store, runId, facts, point, ['pending']).catch(() => undefined);
+      }
+    }
+    const { v: _v, pendingPatches: _count, ...rest } = state;
+    const next = { ...rest, lastSeq: stamped.at(-1)!.seq, journalBytes: end, updatedAt: now };
     // A listing cache, replaced without fsyncs: the journal is the truth, and a state file lost or
     // left behind by a crash sends the next decision the full way (a writer then rewrites it).
-    await replaceUnsynced(store, ctx.runDir, {
-      ...rest,
-      lastSeq: stamped.at(-1)!.seq,
-      journalBytes: stat.size + bytes.length,
-      updatedAt: now,
-      ...(pendingPatches ? { pendingPatches } : {}),
-    }).catch(() => undefined);
+    await replaceFileUnsynced(
+      store.fs,
+      ctx.runDir,
+      STATE,
+      stateFileBytes(pendingPatches !== undefined ? { ...next, pendingPatches } : next),
+    ).catch(() => undefined);
     return stamped;
   } finally {
     await releaseLease(ctx, holderId).catch(() => store.abandoned.add(holderId));
   }
-}
-
-async function replaceUnsynced(store: FileCheckpointStore, dir: string, state: Omit<RunStateFile, 'v'>): Promise<void> {
-  const temp = joinPath(dir, tempName());
-  const handle = await store.fs.openExclusive(temp);
-  try {
-    await store.fs.write(handle, stateFileBytes(state));
-  } finally {
-    await store.fs.close(handle);
-  }
-  await store.fs.rename(temp, joinPath(dir, STATE)).catch((error: unknown) => store.fs.unlink(temp).finally(() => Promise.reject(error)));
 }

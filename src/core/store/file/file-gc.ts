@@ -3,8 +3,8 @@ import { acquireLease } from './file-lease';
 import type { FileCheckpointStore } from './file-store';
 import { isNotFound, joinPath, readdirOrEmpty } from '../fs-port';
 import { newHolderId } from '../lease-policy';
-import { blobRefs, runRefs } from '../refs';
 import { planRetention, type RetentionPolicy, type RunUsage } from '../retention';
+import { readRunFacts, rebuildRunFacts } from './run-facts';
 import { JOURNAL } from './run-files';
 
 async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ names: string[]; bytes: number }> {
@@ -15,8 +15,10 @@ async function folderBytes(store: FileCheckpointStore, dir: string): Promise<{ n
 }
 
 /**
- * What one run uses (null: no journal), with the runs it stands on (a fork's parents). A run whose
- * journal cannot be read is protected, and its blob references are unknown.
+ * What one run uses (null: no journal), with the runs it stands on (a fork's parents). Its blob
+ * references come with its facts (refs.json and the journal after it; the whole journal only
+ * when that cache does not hold and no writer holds the run). A run whose facts are not known is
+ * protected, and its blob references are unknown.
  */
 async function usageOf(
   store: FileCheckpointStore,
@@ -26,8 +28,9 @@ async function usageOf(
   const dir = store.runDir(runId);
   if (!(await store.fs.stat(joinPath(dir, JOURNAL)))) return null;
   const { bytes } = await folderBytes(store, dir);
-  const refs = await refsOf(store, runId).catch(() => null);
-  const removable = summary !== undefined && refs !== null && !summary.leased && summary.damaged === undefined;
+  const known = await readRunFacts(store, runId, undefined, ['refs']).catch(() => null);
+  const facts = known ?? (summary && !summary.leased ? await rebuildRunFacts(store, runId).catch(() => null) : null);
+  const removable = summary !== undefined && facts !== null && !summary.leased && summary.damaged === undefined;
   const status = summary?.status ?? 'interrupted';
   return {
     runId,
@@ -35,32 +38,10 @@ async function usageOf(
     updatedAt: summary?.updatedAt ?? 0,
     bytes,
     protected: !removable,
-    blobs: refs?.blobs ?? null,
-    standsOn: refs?.runs ?? [],
+    blobs: facts?.blobs ?? null,
+    standsOn: facts ? [...facts.runs] : summary?.parent ? [summary.parent.runId] : [],
   };
 }
-
-/**
- * Every blob a run's journal names (a fork's: its parents' records it stands on too), and the runs
- * it stands on. Its snapshots name no other blob: a snapshot is the fold of records the journal
- * holds (written once they are durable), so its blobs are theirs.
- */
-async function refsOf(store: FileCheckpointStore, runId: string): Promise<{ blobs: Set<string>; runs: string[] }> {
-  // A journal only grows: one of the same size and time as at the last collection names the same blobs.
-  const stat = await store.fs.stat(store.journalPath(runId));
-  const key = `${stat?.size}:${stat?.mtimeMs}`;
-  const cache = refsCache.get(store) ?? new Map<string, { key: string; refs: { blobs: Set<string>; runs: string[] } }>();
-  refsCache.set(store, cache);
-  const known = cache.get(runId);
-  if (known?.key === key) return known.refs;
-  const records = await store.readRecords(runId);
-  const refs = { blobs: new Set(records.flatMap(blobRefs)), runs: records.flatMap(runRefs) };
-  cache.set(runId, { key, refs });
-  return refs;
-}
-
-/** By store object and run: the blob references of its journal as last read (a collection after a run reads only what changed). */
-const refsCache = new WeakMap<FileCheckpointStore, Map<string, { key: string; refs: { blobs: Set<string>; runs: string[] } }>>();
 
 /** Removes a run folder while holding its lease, journal first, so a half-removed run is never listed. */
 async function removeRun(store: FileCheckpointStore, runId: string): Promise<number> {

@@ -21,7 +21,8 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
   if (!RUN_ID.test(runId)) return null;
   const dir = store.runDir(runId);
   const journal = joinPath(dir, JOURNAL);
-  if (!(await store.fs.stat(journal))) return null;
+  const stat = await store.fs.stat(journal);
+  if (!stat) return null;
   const live = await liveLease(store.leaseContext(runId), store.abandoned);
   const leased = live !== null;
   const { pid, hostname, startTime } = store.me;
@@ -31,7 +32,10 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
   const state = await readStateFile(store.fs, dir);
   const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
   if (state) {
-    const { task, createdAt, status, updatedAt, steps, parent, pendingPatches, undoableRestore } = state;
+    const { task, createdAt, status, updatedAt, steps, parent, undoableRestore } = state;
+    // The count is of the journal's end the state file names: a live writer keeps it current when it
+    // moves, but one the journal has grown past with no writer left (killed between its writes) is not known.
+    const pendingPatches = leased || state.journalBytes === stat.size ? state.pendingPatches : undefined;
     return {
       runId,
       task,
@@ -43,7 +47,7 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
       ...holder,
       ...(parent ? { parent } : {}),
       ...(damaged ? { damaged } : {}),
-      ...(pendingPatches ? { pendingPatches: pendingPatches.length } : {}),
+      ...(pendingPatches !== undefined ? { pendingPatches } : {}),
       ...(undoableRestore !== undefined ? { undoableRestore } : {}),
     };
   }

@@ -3,13 +3,14 @@ import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file
 import { writeSnapshot } from './file-snapshots';
 import type { FileCheckpointStore, OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
-import { pendingAfter } from '../listing-facts';
+import { foldFacts, type RunFacts } from '../listing-facts';
 import { errorMessage, type StoreFileHandle } from '../fs-port';
 import { encodeGroup, lastLineOf } from '../journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from '../lease-policy';
 import type { NewRecord, StoredRecord } from '../records';
 import { blobRefs } from '../refs';
 import { resumeStateOf, type ResumeState } from '../resume-state';
+import { writeFactsFile } from './run-facts';
 import { factsChanged, stateFileOf, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from '../stamp';
 
@@ -32,6 +33,8 @@ export class FileRunWriter implements RunWriter {
   private snapshotAt: number;
   private lastLine: { start: number; crc: string } | undefined;
   private heartbeat: { stop(): void } | undefined;
+  /** The journal offset pending.json and refs.json were last written at (it is written at close and with each snapshot). */
+  private factsAt = -1;
 
   /** `state`: what state.json says now (its lastSeq and journalBytes are where the writer starts); `tornTailCut`: the torn write cut when the run was opened. */
   constructor(
@@ -41,6 +44,8 @@ export class FileRunWriter implements RunWriter {
     private lease: LeaseInfo,
     private state: Omit<RunStateFile, 'v'>,
     opened: OpenedRun,
+    /** The run's facts at the journal's end, kept as records are appended. */
+    private readonly facts: RunFacts,
     readonly tornTailCut?: TornTailCut,
   ) {
     this.runId = state.runId;
@@ -72,6 +77,7 @@ export class FileRunWriter implements RunWriter {
         try {
           // A resume after a clean stop then reads no journal, only what a snapshot of its live context holds.
           if (this.lastLine && this.state.journalBytes - this.snapshotAt >= CLOSE_SNAPSHOT_BYTES) await this.snapshot(this.lastLine);
+          if (this.lastLine && this.factsAt !== this.state.journalBytes) await this.writeFacts(this.lastLine);
           if (this.stateDirty) await this.writeState();
           await releaseLease(this.ctx, this.holderId);
         } catch {
@@ -147,8 +153,17 @@ export class FileRunWriter implements RunWriter {
       this.fold = foldFromResumeState(await this.store.readResumeState(this.runId));
     }
     this.stateDirty = true;
-    const pending = this.state.pendingPatches && pendingAfter(this.state.pendingPatches, records);
-    this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut, pending);
+    foldFacts(this.facts, records);
+    this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut, this.facts.pending.size);
+  }
+
+  /** pending.json and refs.json at the journal's end, so that its next reader folds only what is appended after; a failure leaves the older one. */
+  private async writeFacts(line: { start: number; crc: string }): Promise<void> {
+    const point = { journalBytes: this.state.journalBytes, lastLineStart: line.start, lastLineCrc: line.crc, lastSeq: this.state.lastSeq };
+    await writeFactsFile(this.store, this.runId, this.facts, point).then(
+      () => (this.factsAt = point.journalBytes),
+      () => undefined,
+    );
   }
 
   /** A state snapshot of the journal up to the end of its last group; a failure only leaves the older ones (the journal stays the truth). */
@@ -157,6 +172,7 @@ export class FileRunWriter implements RunWriter {
     try {
       await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, { journalBytes, lastLineStart: line.start, lastLineCrc: line.crc });
       this.snapshotAt = journalBytes;
+      await this.writeFacts(line);
     } catch {
       // the next one is tried after the next step of journal
     }

@@ -2,7 +2,7 @@ import { readIfExists, replaceFileAtomic } from '../atomic-file';
 import type { OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
 import { joinPath, readdirOrEmpty, type StoreFs } from '../fs-port';
-import { readLine, scanJournal, type ReadOptions } from '../journal-format';
+import { readLine, scanJournal, type JournalScan, type ReadOptions } from '../journal-format';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '../resume-state';
 
 // State snapshots of one run's folder, snapshot-<seq>.json. Written atomically (temp, fsync,
@@ -31,12 +31,37 @@ export async function writeSnapshot(fs: StoreFs, runDir: string, fold: FoldState
   for (const old of (await snapshotNames(fs, runDir)).slice(KEEP)) await fs.unlink(joinPath(runDir, old)).catch(() => undefined);
 }
 
-/** True when `bytes` (read from the snapshot's lastLineStart) begin with the line the snapshot names, intact. */
-function matchesJournal(snapshot: Snapshot, bytes: Uint8Array): boolean {
-  const length = snapshot.journalBytes - snapshot.lastLineStart;
+/** A point of a journal: the end of the line of record `lastSeq`, which starts at `lastLineStart` and states `lastLineCrc`. */
+export interface JournalPoint {
+  readonly journalBytes: number;
+  readonly lastLineStart: number;
+  readonly lastLineCrc: string;
+  readonly lastSeq: number;
+}
+
+/** True when `bytes` (read from the point's lastLineStart) begin with the line the point names, intact. */
+function matchesJournal(point: JournalPoint, bytes: Uint8Array): boolean {
+  const length = point.journalBytes - point.lastLineStart;
   if (length <= 0 || bytes.length < length || bytes[length - 1] !== 0x0a) return false;
   const line = readLine(bytes, 0, length - 1);
-  return line !== null && line.c === snapshot.lastLineCrc && line.s === snapshot.state.lastSeq && line.s === line.e;
+  return line !== null && line.c === point.lastLineCrc && line.s === point.lastSeq && line.s === line.e;
+}
+
+/**
+ * The journal after `point`, scanned (offsets those of the file); null when the journal cannot be
+ * read or no longer holds the line the point names. Damage after it is in `damage`.
+ */
+export async function journalAfter(
+  fs: StoreFs,
+  read: ReadOptions,
+  point: JournalPoint,
+  pause?: () => Promise<void>,
+): Promise<JournalScan | null> {
+  const { journalBytes, lastLineStart } = point;
+  const from = fs.readFrom ? fs.readFrom(read.file, lastLineStart) : fs.readFile(read.file).then((all) => all.subarray(lastLineStart));
+  const bytes = await from.catch(() => null);
+  if (!bytes || !matchesJournal(point, bytes)) return null;
+  return scanJournal(bytes.subarray(journalBytes - lastLineStart), { ...read, base: journalBytes, firstSeq: point.lastSeq + 1 }, pause);
 }
 
 /**
@@ -54,13 +79,10 @@ export async function resumeFromSnapshot(
   for (const name of await snapshotNames(fs, runDir)) {
     const snapshot = await readSnapshot(fs, runDir, name, pause).catch(() => null);
     if (!snapshot || snapshot.state.run.runId !== runId) continue;
-    const { journalBytes, lastLineStart, state } = snapshot;
+    const { state } = snapshot;
     // A journal that cannot be read is left to the whole read, which says why.
-    const from = fs.readFrom ? fs.readFrom(read.file, lastLineStart) : fs.readFile(read.file).then((all) => all.subarray(lastLineStart));
-    const bytes = await from.catch(() => null);
-    if (!bytes || !matchesJournal(snapshot, bytes)) continue;
-    const tail = bytes.subarray(journalBytes - lastLineStart);
-    const scan = await scanJournal(tail, { ...read, base: journalBytes, firstSeq: state.lastSeq + 1 }, pause);
+    const scan = await journalAfter(fs, read, { ...snapshot, lastSeq: state.lastSeq }, pause);
+    if (!scan) continue;
     const fold = foldFromResumeState(state);
     try {
       for (const record of scan.records) foldRecord(fold, record);
@@ -68,7 +90,7 @@ export async function resumeFromSnapshot(
       if (error instanceof BranchNeedsRecords) return null;
       throw error;
     }
-    return { fold, scan, snapshotAt: journalBytes };
+    return { fold, scan, snapshotAt: snapshot.journalBytes };
   }
   return null;
 }

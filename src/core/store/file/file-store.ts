@@ -24,7 +24,8 @@ import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
 import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
-import { pendingAfter } from '../listing-facts';
+import { factsOfRun } from '../listing-facts';
+import { pointAt, runFacts, writeFactsFile } from './run-facts';
 import { writeNewFile } from '../atomic-file';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from '../fs-port';
 import { encodeGroup, scanJournal, type JournalScan } from '../journal-format';
@@ -33,16 +34,7 @@ import { MIGRATIONS, type MigrationTable } from '../migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from '../records';
 import type { RetentionPolicy } from '../retention';
 import { resumeStateOf, type ResumeState } from '../resume-state';
-import {
-  JOURNAL,
-  readDamageFile,
-  readStateFile,
-  sameState,
-  stateFileOf,
-  writeDamageFile,
-  writeStateFile,
-  type RunStateFile,
-} from './run-files';
+import { JOURNAL, readDamageFile, readStateFile, sameState, stateFileOf, writeDamageFile, writeStateFile } from './run-files';
 import { RUN_ID } from '../run-id';
 import { stampRecords } from '../stamp';
 
@@ -169,10 +161,19 @@ export class FileCheckpointStore implements CheckpointStore {
     const { fold, scan } = opened;
     const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
-    const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut, pendingAtOpen(opened, stored));
+    // From a whole fold, else pending.json and refs.json with the journal after them (rebuilt from the whole journal when it does not hold).
+    const facts =
+      opened.snapshotAt === 0
+        ? factsOfRun(fold, scan.records)
+        : await runFacts(this, runId, { from: opened.snapshotAt, end: scan.goodLength, records: scan.records }, this.pause);
+    // Its readers (GC while the run goes on) then fold only the journal after this point.
+    if (opened.snapshotAt === 0)
+      await writeFactsFile(this, runId, facts, await pointAt(this, runId, scan.goodLength, fold.lastSeq)).catch(() => undefined);
+    const state = stateFileOf(fold, scan.goodLength, updatedAt, tornTailCut, facts.pending.size);
     // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
     if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
-    return new FileRunWriter(this, await this.fs.openAppend(this.journalPath(runId)), holderId, lease, state, opened, cut);
+    const handle = await this.fs.openAppend(this.journalPath(runId));
+    return new FileRunWriter(this, handle, holderId, lease, state, opened, facts, cut);
   }
 
   /** Runs `open` holding a new lease of the run; the lease is released when it fails. */
@@ -314,17 +315,6 @@ export class FileCheckpointStore implements CheckpointStore {
     await mkdirpDurable(this.fs, this.blobs.root);
     this.rootReady = true;
   }
-}
-
-/** The pending patches of a run opened: from a whole fold, else the state file's carried over the journal read after it. */
-function pendingAtOpen({ fold, scan, snapshotAt }: OpenedRun, stored: RunStateFile | null): string[] | undefined {
-  if (snapshotAt === 0) return [...fold.patches.values()].filter((p) => p.state === 'pending').map((p) => p.patchId);
-  const from = scan.records[0]?.seq ?? fold.lastSeq + 1;
-  if (!stored?.pendingPatches || stored.lastSeq < from - 1 || stored.lastSeq > fold.lastSeq) return undefined;
-  return pendingAfter(
-    stored.pendingPatches,
-    scan.records.filter((r) => r.seq > stored.lastSeq),
-  );
 }
 
 function damaged(damage: JournalDamage): StoreError {

@@ -24,8 +24,11 @@ export const RunStateFile = z.object({
   parent: z.object({ runId: z.string(), step: z.number().int().positive() }).optional(),
   /** The last torn tail a writer cut when it opened the run. */
   tornTailCut: z.object({ offset: z.number(), bytes: z.number(), at: z.number() }).optional(),
-  /** Facts of the fold the listing carries: the pending patches (absent: not known without reading the run)... */
-  pendingPatches: z.array(z.string()).optional(),
+  /**
+   * Facts of the fold the listing carries: how many patches are pending (absent: not known without
+   * reading the run; their ids are in pending.json). A store of an older version wrote the ids here.
+   */
+  pendingPatches: z.union([z.number().int().nonnegative(), z.array(z.string()).transform((ids) => ids.length)]).optional(),
   /** ...and whether a restore can be undone. */
   undoableRestore: z.boolean().optional(),
 });
@@ -55,7 +58,7 @@ export function stateFileOf(
   journalBytes: number,
   updatedAt: number,
   tornTailCut?: RunStateFile['tornTailCut'],
-  pendingPatches?: readonly string[],
+  pendingPatches?: number,
 ): Omit<RunStateFile, 'v'> {
   const { runId, task, createdAt } = fold.run;
   const { status, lastSeq, stepId: steps } = fold;
@@ -71,14 +74,14 @@ export function stateFileOf(
     journalBytes,
     ...(parent ? { parent } : {}),
     ...(tornTailCut ? { tornTailCut } : {}),
-    ...(pendingPatches ? { pendingPatches: [...pendingPatches] } : {}),
+    ...(pendingPatches !== undefined ? { pendingPatches } : {}),
     undoableRestore: lastUndoableRestore(fold) !== undefined,
   };
 }
 
 /** True when the listing's facts of two states differ (state.json is then rewritten at once). */
 export function factsChanged(a: Omit<RunStateFile, 'v'>, b: Omit<RunStateFile, 'v'>): boolean {
-  return a.pendingPatches?.length !== b.pendingPatches?.length || a.undoableRestore !== b.undoableRestore;
+  return a.pendingPatches !== b.pendingPatches || a.undoableRestore !== b.undoableRestore;
 }
 
 export function stateFileBytes(state: Omit<RunStateFile, 'v'>): Uint8Array {

@@ -1,0 +1,174 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NewRecord } from '../../../src/core/store/records';
+import { openFileStore } from '../../../src/host/node/store-factory';
+import { runInput } from './fixtures';
+
+const CHILD = join(__dirname, 'facts-crash-child.ts');
+
+function patch(patchId: string, afterBlob?: string): NewRecord {
+  return {
+    type: 'patch',
+    patch: {
+      patchId,
+      runId: 'r1',
+      stepId: 1,
+      toolCallId: `c-${patchId}`,
+      path: `${patchId}.txt`,
+      op: 'create',
+      beforeHash: 'absent',
+      afterHash: 'a'.repeat(64),
+      ...(afterBlob ? { afterBlob } : {}),
+      added: 1,
+      removed: 0,
+      binary: false,
+      createdAt: 1,
+      state: 'pending',
+    },
+  } as NewRecord;
+}
+
+/** Runs the child that appends `what` to run r1 and is killed (SIGKILL) as it renames `dieAt` into place. */
+function killedWhileAppending(root: string, dieAt: string, what: object): void {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', CHILD, root, 'r1', dieAt, JSON.stringify(what)], { encoding: 'utf8' });
+  assert.equal(child.signal, 'SIGKILL', `the child was killed at ${dieAt} (${child.stdout}${child.stderr})`);
+}
+
+const policy = { maxRuns: 100, maxBytes: 1 << 30 };
+
+describe('the run facts (pending.json, refs.json): listing counts, GC blob references', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'store-facts-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const statePath = () => join(root, 'runs', 'r1', 'state.json');
+  const pendingPath = () => join(root, 'runs', 'r1', 'pending.json');
+  const refsPath = () => join(root, 'runs', 'r1', 'refs.json');
+
+  it('state.json carries counts only, never id lists; the ids are in pending.json', async () => {
+    const store = openFileStore(root, { timers: undefined });
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1'), patch('p2')]);
+    await writer.close();
+    const state = JSON.parse(readFileSync(statePath(), 'utf8')) as Record<string, unknown>;
+    assert.equal(state['pendingPatches'], 2);
+    assert.ok(
+      Object.values(state).every((value) => !Array.isArray(value)),
+      'no list in state.json',
+    );
+    assert.equal((JSON.parse(readFileSync(pendingPath(), 'utf8')) as { pending: string }).pending, 'p1\np2');
+  });
+
+  it('a state.json of an older store (the id array) still lists, and a writer goes on from it', async () => {
+    const store = openFileStore(root, { timers: undefined });
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1'), patch('p2')]);
+    await writer.close();
+    const state = JSON.parse(readFileSync(statePath(), 'utf8')) as Record<string, unknown>;
+    writeFileSync(statePath(), JSON.stringify({ ...state, pendingPatches: ['p1', 'p2'] }));
+    unlinkSync(pendingPath());
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 2);
+    const again = await store.openWriter('r1');
+    await again.append([patch('p3')]);
+    await again.close();
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 3);
+    assert.equal((JSON.parse(readFileSync(statePath(), 'utf8')) as Record<string, unknown>)['pendingPatches'], 3);
+  });
+
+  it('a writer killed (kill -9) after its journal append, before state.json: the listing never claims 0 pending', async () => {
+    const store = openFileStore(root, { timers: undefined });
+    await (await store.createRun(runInput('r1'))).close();
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 0);
+    killedWhileAppending(root, 'state.json', { records: [patch('p1')] });
+    const [summary] = await openFileStore(root).listRuns();
+    assert.equal(summary!.leased, false, 'the dead writer holds nothing');
+    assert.notEqual(summary!.pendingPatches, 0, 'not known, or 1: never 0');
+    const state = await store.readRun('r1');
+    assert.deepEqual(
+      state.patches.map((p) => p.state),
+      ['pending'],
+    );
+    // The next writer brings state.json and pending.json back to the journal.
+    await (await store.openWriter('r1')).close();
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
+  });
+
+  it('a decision killed (kill -9) after its journal append, before pending.json: nothing claims 0 pending, the next accept is exact', async () => {
+    const store = openFileStore(root, { timers: undefined });
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1'), patch('p2')]);
+    await writer.close();
+    killedWhileAppending(root, 'pending.json', { decisions: [{ type: 'patch_state', patchId: 'p1', state: 'accepted', reason: 'kept' }] });
+    assert.notEqual((await store.listRuns())[0]!.pendingPatches, 0);
+    await store.appendDecisions('r1', [{ type: 'patch_state', patchId: 'p2', state: 'accepted', reason: 'kept' }]);
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 0, 'both accepted now');
+    const again = await store.openWriter('r1');
+    await again.append([patch('p3')]);
+    await again.close();
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
+  });
+
+  it('decisions move pending.json exactly (an accept twice counts once, a rollback), as a whole read finds', async () => {
+    const store = openFileStore(root, { timers: undefined });
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1'), patch('p2'), patch('p3')]);
+    await writer.close();
+    const accept = (patchId: string) => ({ type: 'patch_state' as const, patchId, state: 'accepted' as const, reason: 'kept' });
+    await store.appendDecisions('r1', [accept('p2')]);
+    await store.appendDecisions('r1', [{ type: 'review', decision: 'keep', hunks: [{ patchId: 'p2', hunk: 0 }] }, accept('p2')]);
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 2, 'the second accept of p2 moves nothing');
+    await store.appendDecisions('r1', [{ type: 'patch_state', patchId: 'p1', state: 'rolled_back', reason: 'undone' }]);
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
+    assert.equal((JSON.parse(readFileSync(pendingPath(), 'utf8')) as { pending: string }).pending, 'p3');
+    const whole = await store.readRun('r1');
+    assert.deepEqual(
+      whole.patches.filter((p) => p.state === 'pending').map((p) => p.patchId),
+      ['p3'],
+    );
+    await store.appendDecisions('r1', [accept('p3')]);
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 0);
+    await (await store.openWriter('r1')).close();
+    assert.equal((await store.listRuns())[0]!.pendingPatches, 0, 'a writer opened after agrees');
+  });
+
+  it('GC keeps a blob named only by a record appended after the last refs.json (the journal after it is folded in)', async () => {
+    const store = openFileStore(root, { timers: undefined, blobGraceMs: 0 });
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1')]);
+    await writer.close();
+    const older = join(root, 'older-refs.json');
+    copyFileSync(refsPath(), older);
+    const blob = await store.putBlob(new TextEncoder().encode('named later'));
+    const gone = await store.putBlob(new TextEncoder().encode('named by nothing'));
+    const again = await store.openWriter('r1');
+    await again.append([patch('p2', blob)]);
+    await again.close();
+    copyFileSync(older, refsPath()); // as a writer killed before it wrote refs.json leaves it
+    await store.appendDecisions('r1', [{ type: 'review', decision: 'keep', hunks: [{ patchId: 'p2', hunk: 0 }] }]);
+    const result = await store.collectGarbage(policy);
+    assert.equal(result.removedBlobs, 1);
+    assert.ok(await store.getBlob(blob), 'the blob the later record names survives');
+    await assert.rejects(store.getBlob(gone));
+  });
+
+  it('GC: a run whose refs.json is gone is rebuilt from its journal when no writer holds it; while one does, no blob is removed', async () => {
+    const store = openFileStore(root, { timers: undefined, blobGraceMs: 0 });
+    const blob = await store.putBlob(new TextEncoder().encode('named'));
+    const unnamed = await store.putBlob(new TextEncoder().encode('unnamed'));
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1', blob)]);
+    unlinkSync(refsPath());
+    assert.equal((await store.collectGarbage(policy)).removedBlobs, 0, 'held, facts unknown: nothing removed');
+    assert.ok(await store.getBlob(unnamed));
+    await writer.close();
+    unlinkSync(refsPath());
+    assert.equal((await store.collectGarbage(policy)).removedBlobs, 1);
+    assert.ok(await store.getBlob(blob));
+    assert.ok(existsSync(refsPath()), 'the cache is written again');
+  });
+});
