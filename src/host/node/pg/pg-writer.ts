@@ -143,9 +143,12 @@ export class PgRunWriter implements RunWriter {
          ), rows AS (
            INSERT INTO ac_journal (run_id, seq, line) SELECT $1, s, l FROM unnest($5::integer[], $6::text[]) AS t(s, l)
             WHERE EXISTS (SELECT 1 FROM lease) RETURNING 1
+         ), refs AS (
+           INSERT INTO ac_blob_refs (run_id, hash) SELECT $1, h FROM unnest($11::text[]) AS h
+            WHERE EXISTS (SELECT 1 FROM lease) ON CONFLICT DO NOTHING RETURNING 1
          ), listing AS (
-           UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10,
-             blob_refs = ARRAY(SELECT DISTINCT unnest(blob_refs || $11::text[])) WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
+           UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10
+            WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
          ), note AS (
            SELECT ${notifySql('$1', '$12')} FROM lease
          ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note)::integer AS told`,
