@@ -1,7 +1,7 @@
 // npm run bench:pg: the PostgreSQL store on a throwaway server (fsync on, as a team's server runs):
 // an append against a bare INSERT + COMMIT of the same bytes, the resume of a 10,000-step run in
-// fresh processes, and the throughput of 1 and 4 workers on 100 queued runs whose model answers
-// after a fixed latency. Prints one JSON object.
+// fresh processes (its writer killed mid-run, then closed), and the throughput of 1 and 4 workers
+// on 100 queued runs whose model answers after a fixed latency. Prints one JSON object.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,7 +13,6 @@ import { AgentRuntime } from '../../src/core/runtime/runtime';
 import { createCliApprover } from '../../src/host/cli/approver';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../src/host/node/node-workspace';
-import type { RunWriter } from '../../src/core/store/contract';
 import type { NewRecord, StoredRecord } from '../../src/core/store/records';
 import { PgCheckpointStore } from '../../src/host/node/pg/pg-store';
 import { nodeProcessIdentity } from '../../src/host/node/store-factory';
@@ -21,7 +20,6 @@ import { batchModel } from '../support/batch-model';
 import { bundleCli } from '../support/cli-process';
 import { startFakeAnthropic } from '../support/fake-anthropic/server';
 import { startPostgres, type TestPostgres } from '../support/pg-server';
-import { step, type History } from './store-steps';
 
 const APPENDS = 400;
 const RESUME_STEPS = Number(process.env.PG_BENCH_STEPS ?? 10_000);
@@ -82,42 +80,57 @@ async function appendFigures(server: TestPostgres): Promise<{ append: number; in
   return { append: median(appends.slice(20)), insert: median(inserts.slice(20)) };
 }
 
-/** A run of RESUME_STEPS steps through the writer (snapshots as the writer leaves them). */
-async function buildRun(url: string, schema: string): Promise<void> {
-  const store = new PgCheckpointStore({ url, schema, process: nodeProcessIdentity });
-  const writer: RunWriter = await store.createRun(runInput('big'));
-  const history: History = { messages: 0, tokens: 0 };
-  const sink = { commit: async (records: NewRecord[]) => (await writer.append(records)).length, blob: (b: Uint8Array) => store.putBlob(b) };
-  for (let n = 1; n <= RESUME_STEPS; n++) {
-    await step(sink, n, history);
-    if (n % 1000 === 0) progress(`built ${n} steps`);
-  }
-  await writer.close();
-  await store.dispose();
-}
-
-function resumeChild(dir: string): string {
-  const outfile = join(dir, 'pg-resume-child.js');
-  const source = join(dir, 'pg-resume-child.ts');
+/**
+ * The child that builds the run and resumes it, bundled as the CLI ships:
+ *   build <url> <schema>: RESUME_STEPS steps through the writer, then exits without closing it (as
+ *     a killed writer: the rows after the last compaction's snapshot stay unsnapshotted);
+ *   resume <url> <schema> <close>: one resume in a fresh process (the lease of the dead holder
+ *     taken, the newest snapshot and the rows after it read); closes the writer only if asked.
+ */
+function benchChild(dir: string): string {
+  const outfile = join(dir, 'pg-bench-child.js');
+  const source = join(dir, 'pg-bench-child.ts');
+  const src = (path: string) => JSON.stringify(join(__dirname, path));
   writeFileSync(
     source,
-    `import { PgCheckpointStore } from ${JSON.stringify(join(__dirname, '../../src/host/node/pg/pg-store'))};
-import { nodeProcessIdentity } from ${JSON.stringify(join(__dirname, '../../src/host/node/store-factory'))};
+    `import { PgCheckpointStore } from ${src('../../src/host/node/pg/pg-store')};
+import { nodeProcessIdentity } from ${src('../../src/host/node/store-factory')};
+import { runInput, step } from ${src('./store-steps')};
 void (async () => {
-  const [url, schema] = process.argv.slice(2);
+  const [mode, url, schema, close] = process.argv.slice(2);
   const started = performance.now();
   const store = new PgCheckpointStore({ url: url!, schema: schema!, process: nodeProcessIdentity });
+  if (mode === 'build') {
+    const writer = await store.createRun(runInput('big'));
+    const history = { messages: 0, tokens: 0 };
+    const sink = { commit: async (records: any) => (await writer.append(records)).length, blob: (b: Uint8Array) => store.putBlob(b) };
+    for (let n = 1; n <= ${RESUME_STEPS}; n++) {
+      await step(sink, n, history);
+      if (n % 1000 === 0) process.stderr.write('[bench:pg] built ' + n + ' steps\\n');
+    }
+    process.exit(0);
+  }
   const writer = await store.openWriter('big');
   const ms = performance.now() - started;
   if (writer.resumeState.stepId !== ${RESUME_STEPS}) throw new Error('resumed step ' + writer.resumeState.stepId);
-  await writer.close();
-  await store.dispose();
+  if (close === 'close') await writer.close();
   console.log(JSON.stringify({ ms }));
+  process.exit(0);
 })();
 `,
   );
   buildSync({ entryPoints: [source], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
   return outfile;
+}
+
+/** Resumes of the run in fresh processes: median ms. */
+function resumes(child: string, url: string, schema: string, close: boolean): number {
+  const times = Array.from({ length: PROCESSES }, (_, i) => {
+    const last = close && i === PROCESSES - 1 ? 'close' : 'keep';
+    const out = execFileSync(process.execPath, [child, 'resume', url, schema, last], { encoding: 'utf8' });
+    return (JSON.parse(out.trim().split('\n').pop()!) as { ms: number }).ms;
+  });
+  return median(times);
 }
 
 /** Queues RUNS runs, then lets `workers` worker processes take them; runs per minute. */
@@ -172,12 +185,11 @@ async function main(): Promise<void> {
     const append = await appendFigures(server);
     progress('appends');
     const schema = await fixtures.newSchema();
-    await buildRun(fixtures.url, schema);
-    const child = resumeChild(dir);
-    const resumes = Array.from({ length: PROCESSES }, () => {
-      const out = execFileSync(process.execPath, [child, fixtures.url, schema], { encoding: 'utf8' });
-      return (JSON.parse(out.trim().split('\n').pop()!) as { ms: number }).ms;
-    });
+    const child = benchChild(dir);
+    execFileSync(process.execPath, [child, 'build', fixtures.url, schema], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // Killed first (no resume closes the writer), then the last of them closes it: the closed case.
+    const killed = resumes(child, fixtures.url, schema, true);
+    const closed = resumes(child, fixtures.url, schema, false);
     progress('resume');
     const cli = await bundleCli(dir);
     const one = await throughput(server, cli, 1, dir);
@@ -188,7 +200,8 @@ async function main(): Promise<void> {
         append_ms_p50: round(append.append),
         insert_commit_ms_p50: round(append.insert),
         append_ratio: round(append.append / append.insert),
-        resume_ms_10k: round(median(resumes)),
+        resume_ms_10k: round(closed),
+        resume_killed_ms_10k: round(killed),
         resume_steps: RESUME_STEPS,
         workers_1_runs_per_min: round(one),
         workers_4_runs_per_min: round(four),
