@@ -25,7 +25,12 @@ const APPENDS = 400;
 const RESUME_STEPS = Number(process.env.PG_BENCH_STEPS ?? 10_000);
 const PROCESSES = 5;
 const RUNS = Number(process.env.PG_BENCH_RUNS ?? 100);
-const MODEL_LATENCY_MS = 300;
+/**
+ * The fake model's latency (its stream's events spread over it): a real model's tool-use turn
+ * takes seconds, so the workers' figure must not be one of a model that answers at once. The
+ * mean of a call as the worker met it is printed beside it (model_call_ms).
+ */
+const MODEL_LATENCY_MS = Number(process.env.PG_BENCH_MODEL_MS ?? 600);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number) => Math.round(x * 100) / 100;
@@ -133,8 +138,22 @@ function resumes(child: string, url: string, schema: string, close: boolean): nu
   return median(times);
 }
 
-/** Queues RUNS runs, then lets `workers` worker processes take them; runs per minute. */
-async function throughput(server: TestPostgres, cli: string, workers: number, dir: string): Promise<number> {
+/** The mean time from a before_model checkpoint to the assistant message after it: a model call as the worker met it. */
+function modelCallMs(lines: readonly string[]): number {
+  const records = lines.map(
+    (line) => (JSON.parse(line) as { r: { type: string; at: number; label?: string; message?: { role: string } } }).r,
+  );
+  const calls: number[] = [];
+  records.forEach((record, i) => {
+    const before = records[i - 1];
+    if (record.type === 'message' && record.message?.role === 'assistant' && before?.label === 'before_model')
+      calls.push(record.at - before.at);
+  });
+  return calls.reduce((sum, ms) => sum + ms, 0) / Math.max(1, calls.length);
+}
+
+/** Queues RUNS runs, then lets `workers` worker processes take them; runs per minute and the mean model call. */
+async function throughput(server: TestPostgres, cli: string, workers: number, dir: string): Promise<{ perMin: number; modelMs: number }> {
   const store = await server.newDatabase();
   const ws = mkdtempSync(join(dir, `ws-${workers}-`));
   const model = await startFakeAnthropic(batchModel({ commands: 2, latencyMs: MODEL_LATENCY_MS }));
@@ -170,10 +189,12 @@ async function throughput(server: TestPostgres, cli: string, workers: number, di
     `SELECT min(l.acquired_at) AS first, max(r.updated_at) AS last, count(*) FILTER (WHERE r.status = 'completed') AS done
        FROM ac_runs r JOIN ac_leases l USING (run_id)`,
   );
+  const journal = await window.query<{ line: string }>('SELECT line FROM ac_journal ORDER BY run_id, seq');
   await window.end();
   if (Number(rows[0]!.done) !== RUNS) throw new Error(`${rows[0]!.done} of ${RUNS} runs completed with ${workers} worker(s)`);
   progress(`${workers} worker(s): ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
-  return RUNS / ((Number(rows[0]!.last) - Number(rows[0]!.first)) / 60_000);
+  const perMin = RUNS / ((Number(rows[0]!.last) - Number(rows[0]!.first)) / 60_000);
+  return { perMin, modelMs: modelCallMs(journal.rows.map((r) => r.line)) };
 }
 
 async function main(): Promise<void> {
@@ -203,11 +224,13 @@ async function main(): Promise<void> {
         resume_ms_10k: round(closed),
         resume_killed_ms_10k: round(killed),
         resume_steps: RESUME_STEPS,
-        workers_1_runs_per_min: round(one),
-        workers_4_runs_per_min: round(four),
-        scale_4_vs_1: round(four / one),
+        workers_1_runs_per_min: round(one.perMin),
+        workers_4_runs_per_min: round(four.perMin),
+        scale_4_vs_1: round(four.perMin / one.perMin),
         runs: RUNS,
         model_latency_ms: MODEL_LATENCY_MS,
+        model_call_ms: round(one.modelMs),
+        model_call_ms_4: round(four.modelMs),
         loadavg: loadavg().map((x) => round(x)),
       }),
     );
