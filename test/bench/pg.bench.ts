@@ -1,7 +1,7 @@
 // npm run bench:pg: the PostgreSQL store on a throwaway server (fsync on, as a team's server runs):
 // an append against a bare INSERT + COMMIT of the same bytes, the resume of a 10,000-step run in
-// fresh processes, and the throughput of 1 and 4 workers on 100 queued runs whose model answers
-// after a fixed latency. Prints one JSON object.
+// fresh processes (its writer killed mid-run, then closed), and the throughput of 1 and 4 workers
+// on 100 queued runs whose model answers after a fixed latency. Prints one JSON object.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,7 +13,6 @@ import { AgentRuntime } from '../../src/core/runtime/runtime';
 import { createCliApprover } from '../../src/host/cli/approver';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../src/host/node/node-workspace';
-import type { RunWriter } from '../../src/core/store/contract';
 import type { NewRecord, StoredRecord } from '../../src/core/store/records';
 import { PgCheckpointStore } from '../../src/host/node/pg/pg-store';
 import { nodeProcessIdentity } from '../../src/host/node/store-factory';
@@ -21,13 +20,17 @@ import { batchModel } from '../support/batch-model';
 import { bundleCli } from '../support/cli-process';
 import { startFakeAnthropic } from '../support/fake-anthropic/server';
 import { startPostgres, type TestPostgres } from '../support/pg-server';
-import { step, type History } from './store-steps';
 
 const APPENDS = 400;
 const RESUME_STEPS = Number(process.env.PG_BENCH_STEPS ?? 10_000);
 const PROCESSES = 5;
 const RUNS = Number(process.env.PG_BENCH_RUNS ?? 100);
-const MODEL_LATENCY_MS = 300;
+/**
+ * The fake model's latency (its stream's events spread over it): a real model's tool-use turn
+ * takes seconds, so the workers' figure must not be one of a model that answers at once. The
+ * mean of a call as the worker met it is printed beside it (model_call_ms).
+ */
+const MODEL_LATENCY_MS = Number(process.env.PG_BENCH_MODEL_MS ?? 600);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number) => Math.round(x * 100) / 100;
@@ -82,37 +85,42 @@ async function appendFigures(server: TestPostgres): Promise<{ append: number; in
   return { append: median(appends.slice(20)), insert: median(inserts.slice(20)) };
 }
 
-/** A run of RESUME_STEPS steps through the writer (snapshots as the writer leaves them). */
-async function buildRun(url: string, schema: string): Promise<void> {
-  const store = new PgCheckpointStore({ url, schema, process: nodeProcessIdentity });
-  const writer: RunWriter = await store.createRun(runInput('big'));
-  const history: History = { messages: 0, tokens: 0 };
-  const sink = { commit: async (records: NewRecord[]) => (await writer.append(records)).length, blob: (b: Uint8Array) => store.putBlob(b) };
-  for (let n = 1; n <= RESUME_STEPS; n++) {
-    await step(sink, n, history);
-    if (n % 1000 === 0) progress(`built ${n} steps`);
-  }
-  await writer.close();
-  await store.dispose();
-}
-
-function resumeChild(dir: string): string {
-  const outfile = join(dir, 'pg-resume-child.js');
-  const source = join(dir, 'pg-resume-child.ts');
+/**
+ * The child that builds the run and resumes it, bundled as the CLI ships:
+ *   build <url> <schema>: RESUME_STEPS steps through the writer, then exits without closing it (as
+ *     a killed writer: the rows after the last compaction's snapshot stay unsnapshotted);
+ *   resume <url> <schema> <close>: one resume in a fresh process (the lease of the dead holder
+ *     taken, the newest snapshot and the rows after it read); closes the writer only if asked.
+ */
+function benchChild(dir: string): string {
+  const outfile = join(dir, 'pg-bench-child.js');
+  const source = join(dir, 'pg-bench-child.ts');
+  const src = (path: string) => JSON.stringify(join(__dirname, path));
   writeFileSync(
     source,
-    `import { PgCheckpointStore } from ${JSON.stringify(join(__dirname, '../../src/host/node/pg/pg-store'))};
-import { nodeProcessIdentity } from ${JSON.stringify(join(__dirname, '../../src/host/node/store-factory'))};
+    `import { PgCheckpointStore } from ${src('../../src/host/node/pg/pg-store')};
+import { nodeProcessIdentity } from ${src('../../src/host/node/store-factory')};
+import { runInput, step } from ${src('./store-steps')};
 void (async () => {
-  const [url, schema] = process.argv.slice(2);
+  const [mode, url, schema, close] = process.argv.slice(2);
   const started = performance.now();
   const store = new PgCheckpointStore({ url: url!, schema: schema!, process: nodeProcessIdentity });
+  if (mode === 'build') {
+    const writer = await store.createRun(runInput('big'));
+    const history = { messages: 0, tokens: 0 };
+    const sink = { commit: async (records: any) => (await writer.append(records)).length, blob: (b: Uint8Array) => store.putBlob(b) };
+    for (let n = 1; n <= ${RESUME_STEPS}; n++) {
+      await step(sink, n, history);
+      if (n % 1000 === 0) process.stderr.write('[bench:pg] built ' + n + ' steps\\n');
+    }
+    process.exit(0);
+  }
   const writer = await store.openWriter('big');
   const ms = performance.now() - started;
   if (writer.resumeState.stepId !== ${RESUME_STEPS}) throw new Error('resumed step ' + writer.resumeState.stepId);
-  await writer.close();
-  await store.dispose();
+  if (close === 'close') await writer.close();
   console.log(JSON.stringify({ ms }));
+  process.exit(0);
 })();
 `,
   );
@@ -120,8 +128,32 @@ void (async () => {
   return outfile;
 }
 
-/** Queues RUNS runs, then lets `workers` worker processes take them; runs per minute. */
-async function throughput(server: TestPostgres, cli: string, workers: number, dir: string): Promise<number> {
+/** Resumes of the run in fresh processes: median ms. */
+function resumes(child: string, url: string, schema: string, close: boolean): number {
+  const times = Array.from({ length: PROCESSES }, (_, i) => {
+    const last = close && i === PROCESSES - 1 ? 'close' : 'keep';
+    const out = execFileSync(process.execPath, [child, 'resume', url, schema, last], { encoding: 'utf8' });
+    return (JSON.parse(out.trim().split('\n').pop()!) as { ms: number }).ms;
+  });
+  return median(times);
+}
+
+/** The mean time from a before_model checkpoint to the assistant message after it: a model call as the worker met it. */
+function modelCallMs(lines: readonly string[]): number {
+  const records = lines.map(
+    (line) => (JSON.parse(line) as { r: { type: string; at: number; label?: string; message?: { role: string } } }).r,
+  );
+  const calls: number[] = [];
+  records.forEach((record, i) => {
+    const before = records[i - 1];
+    if (record.type === 'message' && record.message?.role === 'assistant' && before?.label === 'before_model')
+      calls.push(record.at - before.at);
+  });
+  return calls.reduce((sum, ms) => sum + ms, 0) / Math.max(1, calls.length);
+}
+
+/** Queues RUNS runs, then lets `workers` worker processes take them; runs per minute and the mean model call. */
+async function throughput(server: TestPostgres, cli: string, workers: number, dir: string): Promise<{ perMin: number; modelMs: number }> {
   const store = await server.newDatabase();
   const ws = mkdtempSync(join(dir, `ws-${workers}-`));
   const model = await startFakeAnthropic(batchModel({ commands: 2, latencyMs: MODEL_LATENCY_MS }));
@@ -157,10 +189,12 @@ async function throughput(server: TestPostgres, cli: string, workers: number, di
     `SELECT min(l.acquired_at) AS first, max(r.updated_at) AS last, count(*) FILTER (WHERE r.status = 'completed') AS done
        FROM ac_runs r JOIN ac_leases l USING (run_id)`,
   );
+  const journal = await window.query<{ line: string }>('SELECT line FROM ac_journal ORDER BY run_id, seq');
   await window.end();
   if (Number(rows[0]!.done) !== RUNS) throw new Error(`${rows[0]!.done} of ${RUNS} runs completed with ${workers} worker(s)`);
   progress(`${workers} worker(s): ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
-  return RUNS / ((Number(rows[0]!.last) - Number(rows[0]!.first)) / 60_000);
+  const perMin = RUNS / ((Number(rows[0]!.last) - Number(rows[0]!.first)) / 60_000);
+  return { perMin, modelMs: modelCallMs(journal.rows.map((r) => r.line)) };
 }
 
 async function main(): Promise<void> {
@@ -172,12 +206,11 @@ async function main(): Promise<void> {
     const append = await appendFigures(server);
     progress('appends');
     const schema = await fixtures.newSchema();
-    await buildRun(fixtures.url, schema);
-    const child = resumeChild(dir);
-    const resumes = Array.from({ length: PROCESSES }, () => {
-      const out = execFileSync(process.execPath, [child, fixtures.url, schema], { encoding: 'utf8' });
-      return (JSON.parse(out.trim().split('\n').pop()!) as { ms: number }).ms;
-    });
+    const child = benchChild(dir);
+    execFileSync(process.execPath, [child, 'build', fixtures.url, schema], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // Killed first (no resume closes the writer), then the last of them closes it: the closed case.
+    const killed = resumes(child, fixtures.url, schema, true);
+    const closed = resumes(child, fixtures.url, schema, false);
     progress('resume');
     const cli = await bundleCli(dir);
     const one = await throughput(server, cli, 1, dir);
@@ -188,13 +221,16 @@ async function main(): Promise<void> {
         append_ms_p50: round(append.append),
         insert_commit_ms_p50: round(append.insert),
         append_ratio: round(append.append / append.insert),
-        resume_ms_10k: round(median(resumes)),
+        resume_ms_10k: round(closed),
+        resume_killed_ms_10k: round(killed),
         resume_steps: RESUME_STEPS,
-        workers_1_runs_per_min: round(one),
-        workers_4_runs_per_min: round(four),
-        scale_4_vs_1: round(four / one),
+        workers_1_runs_per_min: round(one.perMin),
+        workers_4_runs_per_min: round(four.perMin),
+        scale_4_vs_1: round(four.perMin / one.perMin),
         runs: RUNS,
         model_latency_ms: MODEL_LATENCY_MS,
+        model_call_ms: round(one.modelMs),
+        model_call_ms_4: round(four.modelMs),
         loadavg: loadavg().map((x) => round(x)),
       }),
     );

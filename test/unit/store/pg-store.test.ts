@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
+import pg from 'pg';
 import { StoreError } from '../../../src/core/store/contract';
+import { migrateSchema, PG_SCHEMA_VERSION } from '../../../src/host/node/pg/pg-schema';
 import { PgCheckpointStore, type PgStoreOptions } from '../../../src/host/node/pg/pg-store';
 import { nodeProcessIdentity } from '../../../src/host/node/store-factory';
 import { testPostgres, type TestPostgres } from '../../support/pg-server';
@@ -139,5 +141,27 @@ describe('PostgreSQL store: fencing, snapshots, damage, schema', () => {
       return true;
     });
     assert.ok(port);
+  });
+
+  it("a version 1 database is brought to the current schema, each run's blob references kept as rows", async () => {
+    const client = new pg.Client({ connectionString: server.url, options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      await migrateSchema(client as pg.PoolClient, 1);
+      await client.query(
+        `INSERT INTO ac_runs (run_id, task, created_at, status, steps, updated_at, last_seq, bytes, blob_refs, workspace_key)
+         VALUES ('old', 't', 0, 'completed', 1, 0, 1, 10, ARRAY['b', 'a', 'b'], 'folder:/ws')`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = open();
+    const refs = await store.query<{ run_id: string; hash: string }>('SELECT run_id, hash FROM ac_blob_refs ORDER BY hash');
+    assert.deepEqual(refs.rows, [
+      { run_id: 'old', hash: 'a' },
+      { run_id: 'old', hash: 'b' },
+    ]);
+    const version = await store.query<{ version: number }>('SELECT version FROM ac_schema');
+    assert.equal(version.rows[0]!.version, PG_SCHEMA_VERSION);
   });
 });

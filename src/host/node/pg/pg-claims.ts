@@ -12,18 +12,22 @@ export interface PgClaim {
   readonly lease: LeaseInfo;
 }
 
-/** Takes the lease of a run whose holder is gone (or none): a new holder and the next generation, in one transaction. */
-export function takeLease(store: PgCheckpointStore, runId: string, holderId: string): Promise<LeaseInfo> {
-  return store.transaction(async (client) => {
-    const { rows } = await client.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = $1 FOR UPDATE', [runId]);
-    const row = rows[0];
-    if (!row) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
-    const now = store.clock.now();
-    if (!isFree(store, row, now)) {
-      throw new StoreError(`run ${runId} is being written by another process (${describeHolder(leaseOfRow(row), now)})`, 'lease_held');
-    }
-    return holdLease(store, client, runId, holderId, now);
-  });
+/**
+ * Takes the lease of a run whose holder is gone (or none): a new holder and the next generation.
+ * Two statements and no transaction: the row is read, judged, and then taken only if it is still
+ * as read (holder, generation and heartbeat), so a renewal or another taker in between wins.
+ */
+export async function takeLease(store: PgCheckpointStore, runId: string, holderId: string): Promise<LeaseInfo> {
+  const { rows } = await store.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = $1', [runId]);
+  const row = rows[0];
+  if (!row) throw new StoreError(`run ${runId} not found`, 'not_found', journalName(runId));
+  const now = store.clock.now();
+  const held = () =>
+    new StoreError(`run ${runId} is being written by another process (${describeHolder(leaseOfRow(row), now)})`, 'lease_held');
+  if (!isFree(store, row, now)) throw held();
+  const taken = await holdLease(store, row, holderId, now);
+  if (!taken) throw held();
+  return taken;
 }
 
 /**
@@ -44,7 +48,9 @@ export function claimPgRun(store: PgCheckpointStore, workspace: string, skip: re
     const now = store.clock.now();
     const free = rows.find((row) => isFree(store, row, now));
     if (!free) return null;
-    return { runId: free.run_id, holderId, lease: await holdLease(store, client, free.run_id, holderId, now) };
+    // The row is locked by this transaction: it is as read.
+    const lease = await holdLease(store, free, holderId, now, client);
+    return lease ? { runId: free.run_id, holderId, lease } : null;
   });
 }
 
@@ -54,19 +60,33 @@ function isFree(store: PgCheckpointStore, row: LeaseRow, now: number): boolean {
   return isLeaseStale(leaseOfRow(row), now, store.leaseTimeoutMs, store.me);
 }
 
-/** Makes `holderId` (this process) the holder of a locked lease row, in the next generation. */
+/**
+ * Makes `holderId` (this process) the holder of a lease row, in the next generation, if the row is
+ * still as `seen` (holder, generation, heartbeat, fence); null when it changed since.
+ */
 async function holdLease(
   store: PgCheckpointStore,
-  client: pg.PoolClient,
-  runId: string,
+  seen: LeaseRow,
   holderId: string,
   now: number,
-): Promise<LeaseInfo> {
+  client?: pg.PoolClient,
+): Promise<LeaseInfo | null> {
   const { me } = store;
-  const taken = await client.query<LeaseRow>(
-    `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
-       generation = generation + 1, fenced = false WHERE run_id = $1 RETURNING *`,
-    [runId, holderId, me.pid, me.hostname, me.startTime ?? null, now],
-  );
-  return leaseOfRow(taken.rows[0]!);
+  const sql = `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
+       generation = generation + 1, fenced = false
+     WHERE run_id = $1 AND holder_id IS NOT DISTINCT FROM $7 AND generation = $8 AND renewed_at = $9 AND fenced = $10 RETURNING *`;
+  const params = [
+    seen.run_id,
+    holderId,
+    me.pid,
+    me.hostname,
+    me.startTime ?? null,
+    now,
+    seen.holder_id,
+    seen.generation,
+    seen.renewed_at,
+    seen.fenced,
+  ];
+  const { rows } = client ? await client.query<LeaseRow>(sql, params) : await store.query<LeaseRow>(sql, params);
+  return rows[0] ? leaseOfRow(rows[0]) : null;
 }

@@ -56,7 +56,8 @@ export async function collectPgGarbage(store: PgCheckpointStore, policy: Retenti
       parent_run: string | null;
     }
   >(
-    `SELECT r.run_id, r.status, r.updated_at, r.bytes, r.blob_refs, r.damaged, r.parent_run,
+    `SELECT r.run_id, r.status, r.updated_at, r.bytes, r.damaged, r.parent_run,
+            ARRAY(SELECT b.hash FROM ac_blob_refs b WHERE b.run_id = r.run_id) AS blob_refs,
             l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
        FROM ac_runs r LEFT JOIN ac_leases l USING (run_id)`,
   );
@@ -76,7 +77,7 @@ export async function collectPgGarbage(store: PgCheckpointStore, policy: Retenti
   const removed = await removeRuns(store, planned, now);
   const freedRuns = usage.filter((u) => removed.includes(u.runId)).reduce((sum, u) => sum + u.bytes, 0);
   const blobs = await store.query<{ size: number }>(
-    `DELETE FROM ac_blobs b WHERE b.put_at < $1 AND NOT EXISTS (SELECT 1 FROM ac_runs r WHERE r.blob_refs @> ARRAY[b.hash])
+    `DELETE FROM ac_blobs b WHERE b.put_at < $1 AND NOT EXISTS (SELECT 1 FROM ac_blob_refs r WHERE r.hash = b.hash)
      RETURNING octet_length(b.bytes) AS size`,
     [now - store.blobGraceMs],
   );

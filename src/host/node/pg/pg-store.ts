@@ -28,7 +28,7 @@ import { collectPgGarbage, listPgRuns } from './pg-listing';
 import { forkPgRun } from './pg-fork';
 import { notifySql, PgAppendWatch } from './pg-notify';
 import { migrateSchema } from './pg-schema';
-import { leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
+import { KEEP_SNAPSHOTS, leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
 import { errorText } from '../../../core/error-text';
 
 export interface PgStoreOptions {
@@ -264,14 +264,28 @@ export class PgCheckpointStore implements CheckpointStore {
     }
   }
 
+  /**
+   * The newest snapshot and the rows from its own last record on; an older snapshot is read only
+   * when the newer does not hold. A snapshot's rows are its run's own (a fork's snapshots come
+   * after its fork record), so no parent is looked up.
+   */
   private async openRunOnce(runId: string): Promise<PgOpened> {
-    const snapshots = await this.query<{ seq: number; snapshot: string }>(
-      'SELECT seq, snapshot FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT 2',
-      [runId],
-    );
-    for (const row of snapshots.rows) {
-      const tail = await this.lines(runId, row.seq);
-      const opened = await openFromSnapshot(runId, row, tail);
+    for (let older = 0; older < KEEP_SNAPSHOTS; older++) {
+      const { rows } = await this.query<{ seq: number; snapshot: string }>(
+        'SELECT seq, snapshot FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2',
+        [runId, older],
+      );
+      const row = rows[0];
+      if (!row) break;
+      const tail = await this.query<{ line: string }>('SELECT line FROM ac_journal WHERE run_id = $1 AND seq >= $2 ORDER BY seq', [
+        runId,
+        row.seq,
+      ]);
+      const opened = await openFromSnapshot(
+        runId,
+        row,
+        tail.rows.map((r) => r.line),
+      );
       if (opened) return opened;
     }
     return openWhole(runId, await this.lines(runId));

@@ -38,7 +38,7 @@ export function leaseOfRow(row: LeaseRow): LeaseInfo {
 /** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
 const CLOSE_SNAPSHOT_BYTES = 64 << 10;
 /** Snapshots kept per run. */
-const KEEP = 2;
+export const KEEP_SNAPSHOTS = 2;
 
 /**
  * Appends commit groups of one run while it holds the run's lease. Every append is one
@@ -52,6 +52,8 @@ export class PgRunWriter implements RunWriter {
   private lastSeq: number;
   private journalBytes: number;
   private snapshotAt: number;
+  /** The last row this writer appended (a snapshot names its checksum); unknown until it appends. */
+  private lastLine: string | undefined;
   private stopped: StoreError | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private heartbeat: { stop(): void } | undefined;
@@ -143,9 +145,12 @@ export class PgRunWriter implements RunWriter {
          ), rows AS (
            INSERT INTO ac_journal (run_id, seq, line) SELECT $1, s, l FROM unnest($5::integer[], $6::text[]) AS t(s, l)
             WHERE EXISTS (SELECT 1 FROM lease) RETURNING 1
+         ), refs AS (
+           INSERT INTO ac_blob_refs (run_id, hash) SELECT $1, h FROM unnest($11::text[]) AS h
+            WHERE EXISTS (SELECT 1 FROM lease) ON CONFLICT DO NOTHING RETURNING 1
          ), listing AS (
-           UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10,
-             blob_refs = ARRAY(SELECT DISTINCT unnest(blob_refs || $11::text[])) WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
+           UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10
+            WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
          ), note AS (
            SELECT ${notifySql('$1', '$12')} FROM lease
          ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note)::integer AS told`,
@@ -162,6 +167,7 @@ export class PgRunWriter implements RunWriter {
     }
     this.lease = { ...this.lease, renewedAt: now };
     this.lastSeq = stamped.at(-1)!.seq;
+    this.lastLine = lines.at(-1);
     this.store.wrote(this.runId, this.lastSeq);
     this.journalBytes += bytes;
     if (rereadAfter) this.fold = (await this.store.openRun(this.runId)).fold;
@@ -183,7 +189,7 @@ export class PgRunWriter implements RunWriter {
 
   /** A snapshot of the run as of its last record; a failure only leaves the older ones (the journal stays the truth). */
   private async snapshot(): Promise<void> {
-    const last = (await this.store.lines(this.runId, this.lastSeq).catch(() => []))[0];
+    const last = this.lastLine ?? (await this.store.lines(this.runId, this.lastSeq).catch(() => []))[0];
     if (last === undefined) return;
     const encoded = new TextDecoder().decode(
       encodeSnapshot({
@@ -202,7 +208,7 @@ export class PgRunWriter implements RunWriter {
         ]);
         await client.query(
           `DELETE FROM ac_snapshots WHERE run_id = $1 AND seq NOT IN
-             (SELECT seq FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT ${KEEP})`,
+             (SELECT seq FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT ${KEEP_SNAPSHOTS})`,
           [this.runId],
         );
       });
