@@ -12,6 +12,7 @@ import { instructionChangeNote, instructionChanges } from './project-instruction
 import { fileChangesNote } from './recovery-note';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
+import { settleCutRestores } from '../restore/settle';
 
 // A new instruction for a run that stopped: the person's words become the next user message
 // of the same history, in one commit group with an `instruction` record and save point; a
@@ -100,7 +101,7 @@ export async function continueWithInstruction(
   if (text === '') throw new ResumeError(`run ${runId}: the instruction is empty; nothing was changed`, 'invalid');
   const writer: RunWriter = await deps.store.openWriter(runId);
   try {
-    const state = writer.resumeState;
+    const state = await settleCutRestores(deps.workspace, writer);
     const refused = refusal(state);
     if (refused !== undefined)
       throw new ResumeError(`run ${runId} cannot take a new instruction: ${refused}; nothing was changed`, 'invalid');

@@ -4,6 +4,7 @@ import { classifyPatch } from '../patches/classify';
 import type { LiveState, Patch } from '../patches/schema';
 import type { Workspace } from '../ports';
 import { StoreError, type RunWriter } from '../store/contract';
+import { settleCutRestores } from '../restore/settle';
 import { describeTornTailCut } from './resumable';
 import type { NewRecord } from '../store/records';
 import type { ResumeState } from '../store/resume-state';
@@ -80,7 +81,7 @@ export async function resumeRun(
     emit({ type: 'torn_tail_cut', runId, cut: writer.tornTailCut, message });
   }
   try {
-    const state = writer.resumeState;
+    const state = await settleCutRestores(deps.workspace, writer);
     if (state.ended)
       return { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` };
     const session = new RunSession(deps, writer, state.run, emit, state);

@@ -3,7 +3,7 @@ import type { MessageParam } from '../model/messages';
 import type { ReviewDecision } from '../patches/review';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
-import type { Budget, CheckpointRecord, RestoreRecord, StoredRecord } from './records';
+import type { Budget, CheckpointRecord, RestoreDoneRecord, RestoreRecord, StoredRecord } from './records';
 import type { FileChange, ResumeState } from './resume-state';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
 
@@ -152,6 +152,9 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'restore':
       state.restores.push(record);
       noteFileChanges(state, restoreChanges(record));
+      break;
+    case 'restore_done':
+      settleRestore(state, record);
       break;
     case 'review':
       if (state.decisions) foldDecision(state.decisions, record);
@@ -354,6 +357,20 @@ function noteFileChanges(state: FoldState, changes: readonly FileChange[]): void
   if (changes.length === 0) return;
   const kept = (state.fileChanges ?? []).filter((c) => !changes.some((n) => n.path === c.path));
   state.fileChanges = [...kept, ...changes];
+}
+
+/** A restore's writes are confirmed: it no longer awaits them; a file it left as it was is no change the model must hear of. */
+export function settleRestore(
+  state: Pick<FoldState, 'restores' | 'fileChanges'>,
+  done: Pick<RestoreDoneRecord, 'restoreId' | 'left'>,
+): void {
+  state.restores = state.restores.map((r) => (r.restoreId === done.restoreId ? withoutConfirm(r) : r));
+  const left = new Set(done.left.map((l) => l.path));
+  if (left.size > 0 && state.fileChanges) state.fileChanges = state.fileChanges.filter((c) => !left.has(c.path));
+}
+
+function withoutConfirm({ confirm: _confirm, ...record }: RestoreRecord): RestoreRecord {
+  return record;
 }
 
 function restoreChanges(record: RestoreRecord): FileChange[] {

@@ -238,6 +238,16 @@ export const RestoreRecord = record('restore', {
   withRestore: z.string().optional(),
   /** For a restore to a checkpoint: the step whose start (or point) the files went back to. */
   step: z.number().int().nonnegative().optional(),
+  /** Its file writes are confirmed by a `restore_done` record (write-ahead); until then they may not have happened. Absent: older records, taken as done. */
+  confirm: z.literal(true).optional(),
+});
+
+/** The outcome of a restore's file writes: those written, those left as they were (and why). `cut`: settled after a stop cut the restore. */
+export const RestoreDoneRecord = record('restore_done', {
+  restoreId: z.string(),
+  written: z.array(z.string()),
+  left: z.array(z.object({ path: z.string(), reason: z.string() })),
+  cut: z.boolean().optional(),
 });
 
 export const RunEndRecord = record('run_end', {
@@ -320,6 +330,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
   ReviewRecord,
   InstructionRecord,
   ForkRecord,
+  RestoreDoneRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;
@@ -335,6 +346,7 @@ export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
 export type NoteRecord = z.infer<typeof NoteRecord>;
 export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
+export type RestoreDoneRecord = z.infer<typeof RestoreDoneRecord>;
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
 export type InstructionRecord = z.infer<typeof InstructionRecord>;
 export type ForkPoint = z.infer<typeof ForkPoint>;

@@ -39,6 +39,8 @@ export interface StepContext {
   act(runId: string): void;
   /** The person edited a file (an inline undo's edit, made before its record). */
   edited(path: string): void;
+  /** The run the step opened for writing through the runtime or the restore actions (which settle a cut restore first). */
+  opened?: string;
 }
 
 const never = () => new AbortController().signal;
@@ -58,6 +60,7 @@ export async function performStep(kind: StepKind, ctx: StepContext): Promise<str
     return `run ${id}`;
   }
   ctx.act(runId);
+  if (kind !== 'keep' && kind !== 'undo' && kind !== 'restore' && kind !== 'fork') ctx.opened = runId;
   switch (kind) {
     case 'resume':
       await ctx.world.runtime().resume(runId, never(), { raise: { maxTurns: (await turnsOf(ctx, runId)) + 3 } });
@@ -98,6 +101,7 @@ async function restore(ctx: StepContext, runId: string): Promise<string> {
   const checkpoint = ctx.prng.pick(state.checkpoints);
   const what = ctx.prng.pick(['files', 'session', 'both'] as const);
   const force = ctx.prng.next() < 0.3;
+  if (what !== 'session') ctx.opened = runId;
   const done = await ctx.world.restoreActions().restoreCheckpoint(runId, checkpoint.checkpointId, what, force);
   if (done.fork) ctx.act(done.fork.runId);
   return `restore ${what} of ${runId} to ${checkpoint.checkpointId} (${checkpoint.label}, step ${checkpoint.stepId})${force ? ' forced' : ''}${done.fork ? ` -> fork ${done.fork.runId}` : ''}`;
@@ -167,6 +171,7 @@ async function fork(ctx: StepContext, runId: string): Promise<string> {
   if (steps.length === 0) return `fork of ${runId}: no step`;
   const step = ctx.prng.pick(steps);
   const files = ctx.prng.next() < 0.4 ? 'restore' : 'keep';
+  if (files === 'restore') ctx.opened = runId;
   const done = await ctx.world.restoreActions().fork(runId, { step }, files, ctx.prng.next() < 0.3);
   ctx.act(done.fork.runId);
   return `fork ${runId} at the start of step ${step}, files ${files} -> ${done.fork.runId}`;

@@ -1,4 +1,4 @@
-import { ABSENT } from '../../../src/core/patches/hash';
+import { ABSENT, hashContent } from '../../../src/core/patches/hash';
 import { foldRecords, stepStartOf } from '../../../src/core/store/fold';
 import type { StoredRecord } from '../../../src/core/store/records';
 import type { MemWorkspace } from '../faults/mem-world';
@@ -9,10 +9,12 @@ import type { MemWorkspace } from '../faults/mem-world';
 
 export interface Expected {
   readonly hash: string;
-  /** Also acceptable: the process was killed between this record and its file write (a restore records first). */
+  /** Also acceptable while a restore awaits its `restore_done` (it records first; a kill may cut it before its writes). */
   readonly orHash?: string;
   readonly by: string;
 }
+
+type RestoreOf = Extract<StoredRecord, { type: 'restore' }>;
 
 type ForkRecordOf = Extract<StoredRecord, { type: 'fork' }>;
 
@@ -22,6 +24,8 @@ export class FileTracker {
   readonly pending = new Map<string, Set<string>>();
   private readonly lastSeq = new Map<string, number>();
   private readonly patchPaths = new Map<string, string>();
+  /** Restores whose writes no `restore_done` confirmed yet, by restoreId. */
+  readonly awaiting = new Map<string, RestoreOf>();
 
   constructor(private readonly workspace: MemWorkspace) {}
 
@@ -39,7 +43,7 @@ export class FileTracker {
   }
 
   /** Takes in the records a step appended to `runId` (all of them for a run seen the first time). */
-  async take(runId: string, records: readonly StoredRecord[], killed: boolean): Promise<void> {
+  async take(runId: string, records: readonly StoredRecord[]): Promise<void> {
     let from = this.lastSeq.get(runId);
     if (from === undefined) {
       const fork = records.find((r): r is ForkRecordOf => r.type === 'fork' && r.runId === runId);
@@ -49,31 +53,64 @@ export class FileTracker {
     }
     for (const record of records) {
       if (record.seq <= from) continue;
-      await this.takeOne(runId, record, killed);
+      await this.takeOne(runId, record);
       this.lastSeq.set(runId, record.seq);
     }
   }
 
-  private async takeOne(runId: string, record: StoredRecord, killed: boolean): Promise<void> {
+  private async takeOne(runId: string, record: StoredRecord): Promise<void> {
     if (record.type === 'patch') {
       this.patchPaths.set(record.patch.patchId, record.patch.path);
       this.expected.set(record.patch.path, { hash: record.patch.afterHash, by: `patch ${record.patch.patchId} of ${runId}` });
     } else if (record.type === 'restore') {
+      // Until its restore_done, a restore's files may be either side of it; after, exactly what it says.
+      if (record.confirm) this.awaiting.set(record.restoreId, record);
       for (const file of record.files)
         this.expected.set(file.path, {
           hash: file.writtenHash,
-          ...(killed ? { orHash: file.replacedHash } : {}),
-          by: `restore ${record.restoreId} (${record.kind}) of ${runId}`,
+          ...(record.confirm ? { orHash: file.replacedHash } : {}),
+          by: `restore ${record.restoreId} (${record.kind}) of ${runId}${record.confirm ? ', awaiting its restore_done' : ''}`,
         });
       this.note(
         runId,
         record.files.map((f) => f.path),
       );
+    } else if (record.type === 'restore_done') {
+      this.settle(runId, record);
     } else if (record.type === 'review' && record.decision === 'undo') {
       const paths = record.hunks.flatMap((h) => this.patchPaths.get(h.patchId) ?? []);
       for (const path of paths) this.expected.set(path, { hash: await this.hashOf(path), by: `inline undo in ${runId}` });
       this.note(runId, paths);
     }
+  }
+
+  /** A restore's writes confirmed: each file written holds what it wrote, each left one what it replaced (never taken as restored). */
+  private settle(runId: string, done: Extract<StoredRecord, { type: 'restore_done' }>): void {
+    const restore = this.awaiting.get(done.restoreId);
+    this.awaiting.delete(done.restoreId);
+    if (!restore) return;
+    const by = `restore ${done.restoreId} of ${runId}`;
+    for (const file of restore.files) {
+      const left = done.left.some((l) => l.path === file.path);
+      if (!left && !done.written.includes(file.path)) continue;
+      const current = this.expected.get(file.path);
+      if (current?.by.startsWith(`restore ${done.restoreId} `) !== true) continue;
+      this.expected.set(
+        file.path,
+        left ? { hash: file.replacedHash, by: `${by}, which left it as it was` } : { hash: file.writtenHash, by },
+      );
+      if (left) this.pending.get(runId)?.delete(file.path);
+    }
+  }
+
+  /**
+   * A file a restore still awaiting its restore_done meant to write but that does not hold it: the
+   * runtime settles such a restore before its request and leaves the file unnamed (it did not change).
+   */
+  leftByCutRestore(path: string): boolean {
+    const bytes = this.workspace.files.get(path);
+    const live = bytes === undefined ? ABSENT : hashContent(bytes);
+    return [...this.awaiting.values()].some((r) => r.files.some((f) => f.path === path && f.writtenHash !== live));
   }
 
   private note(runId: string, paths: readonly string[]): void {

@@ -128,6 +128,49 @@ describe('random walk findings', () => {
     assertEveryRequestValid(h.fake);
   });
 
+  it('a file restore cut by a kill after its record, before its writes, is settled on the next open and never taken as done', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+        answer('done'),
+        answer('again'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    const start = (await store.readRun(done.runId)).checkpoints[0]!;
+    // The process dies right after the restore record is on disk: its file write never happens.
+    const live = new NodeWorkspace({ roots: [h.root] });
+    const dying = new Proxy(live, {
+      get: (target, prop, receiver) =>
+        prop === 'write' || prop === 'delete'
+          ? () => Promise.reject(Object.assign(new Error('killed'), { code: 'EKILLED' }))
+          : (Reflect.get(target, prop, receiver) as unknown),
+    });
+    const cut = new RestoreActions({ store, workspace: dying, clock: { now: () => Date.now() }, log: silentLog, isRunning: () => false });
+    await assert.rejects(cut.restoreCheckpoint(done.runId, start.checkpointId, 'files'), /killed/);
+    assert.equal(readText(h.root, 'a.txt'), 'two\n');
+    assert.equal((await store.readResumeState(done.runId)).restores[0]?.confirm, true, 'the restore awaits its confirmation');
+    await h.runtime({ store }).continue(done.runId, 'go on', never(), { moreTurns: 3 });
+    const records = await store.readRecords(done.runId);
+    const settled = records.find((r) => r.type === 'restore_done');
+    assert.deepEqual(settled?.type === 'restore_done' ? [settled.written, settled.left.map((l) => l.path), settled.cut] : undefined, [
+      [],
+      ['a.txt'],
+      true,
+    ]);
+    assert.ok(
+      records.some(
+        (r) => r.type === 'note' && r.kind === 'warning' && /cut before all its file writes: a\.txt left as they were/.test(r.text),
+      ),
+    );
+    assert.equal((await store.readResumeState(done.runId)).restores[0]?.confirm, undefined);
+    // The model is not told a.txt was restored: it was not.
+    assert.doesNotMatch(trailingText(h, h.fake.requests.length - 1), /a\.txt: (restored|rolled back)/);
+    assert.equal(readText(h.root, 'a.txt'), 'two\n');
+    assertEveryRequestValid(h.fake);
+  });
+
   it('a fork of a run killed after its state file went stale stands on the whole journal (the checkpoint it names is there)', async () => {
     const disk = new MemStoreFs();
     await prepareRoot(disk);
