@@ -29,7 +29,7 @@ export interface SequenceResult {
 }
 
 /** Errors a step may end with: refusals a person reads, and the kill. Any other is a defect. */
-const EXPECTED_ERRORS = new Set(['ResumeError', 'RollbackTargetError', 'RunBusyError', 'StoreError', 'StaleContentError']);
+const EXPECTED_ERRORS = new Set(['ResumeError', 'RollbackTargetError', 'RunBusyError', 'StaleContentError']);
 
 function textAfterLastAnswer(messages: readonly MessageParam[]): string {
   const last = messages.map((m) => m.role).lastIndexOf('assistant');

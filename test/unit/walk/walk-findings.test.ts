@@ -171,6 +171,31 @@ describe('random walk findings', () => {
     assertEveryRequestValid(h.fake);
   });
 
+  it('a session restore to the run_start of a fork made at step 1 forks it there, and the new fork runs', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+        answer('done'),
+        answer('again'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    const { fork } = await actions().fork(done.runId, { step: 1 }, 'keep');
+    const start = (await store.readRun(fork.runId)).checkpoints;
+    assert.deepEqual(
+      start.map((c) => c.label),
+      ['run_start'],
+    );
+    const again = await actions().restoreCheckpoint(fork.runId, start[0]!.checkpointId, 'session');
+    assert.ok(again.fork, 'a fork of the fork at its run_start');
+    const state = await store.readResumeState(again.fork.runId);
+    assert.deepEqual(state.messages, [{ role: 'user', content: 'edit' }]);
+    const resumed = await h.runtime({ store }).resume(again.fork.runId);
+    assert.equal(resumed.status, 'completed', resumed.reason);
+    assertEveryRequestValid(h.fake);
+  });
+
   it('a fork of a run killed after its state file went stale stands on the whole journal (the checkpoint it names is there)', async () => {
     const disk = new MemStoreFs();
     await prepareRoot(disk);
