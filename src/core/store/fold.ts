@@ -156,6 +156,10 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'restore_done':
       settleRestore(state, record);
       break;
+    case 'ancestor_changes':
+      noteFileChanges(state, record.changes);
+      state.ancestorsSeen = record.seen;
+      break;
     case 'review':
       if (state.decisions) foldDecision(state.decisions, record);
       if (record.decision === 'undo') noteFileChanges(state, reviewChanges(state, record));
@@ -314,6 +318,7 @@ function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRe
   state.ended = undefined;
   state.restores = [];
   state.notes = [];
+  state.ancestorsSeen = undefined;
   if (state.allCheckpoints) state.allCheckpoints = [...(state.checkpoints ?? [])];
 }
 
@@ -353,7 +358,7 @@ function limitsOf(budget: Budget): Partial<Budget> {
   return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
 }
 
-function noteFileChanges(state: FoldState, changes: readonly FileChange[]): void {
+export function noteFileChanges(state: Pick<FoldState, 'fileChanges'>, changes: readonly FileChange[]): void {
   if (changes.length === 0) return;
   const kept = (state.fileChanges ?? []).filter((c) => !changes.some((n) => n.path === c.path));
   state.fileChanges = [...kept, ...changes];
@@ -373,7 +378,7 @@ function withoutConfirm({ confirm: _confirm, ...record }: RestoreRecord): Restor
   return record;
 }
 
-function restoreChanges(record: RestoreRecord): FileChange[] {
+export function restoreChanges(record: RestoreRecord): FileChange[] {
   const what =
     record.kind === 'undo'
       ? 'a restore was undone by the person: its content before that restore is back'
@@ -383,7 +388,10 @@ function restoreChanges(record: RestoreRecord): FileChange[] {
   return record.files.map((file) => ({ path: file.path, what }));
 }
 
-function reviewChanges(state: FoldState, record: { hunks: readonly { patchId: string }[]; paths?: readonly string[] }): FileChange[] {
+export function reviewChanges(
+  state: Pick<FoldState, 'patches'>,
+  record: { hunks: readonly { patchId: string }[]; paths?: readonly string[] },
+): FileChange[] {
   const paths = new Set([...(record.paths ?? []), ...record.hunks.flatMap((h) => state.patches.get(h.patchId)?.path ?? [])]);
   return [...paths].map((path) => ({ path, what: "a hunk of the agent's change was undone by the person" }));
 }

@@ -242,6 +242,20 @@ export const RestoreRecord = record('restore', {
   confirm: z.literal(true).optional(),
 });
 
+/** A file that changed under the model since it last saw it (a restore, an undo, a fork): told on the next request. */
+export const FileChange = z.object({ path: z.string(), what: z.string() });
+export type FileChange = z.infer<typeof FileChange>;
+
+/**
+ * A fork takes in what a person did to the files in its ancestors after it was forked (restores,
+ * inline undos there): the changes its model must hear of, and how far into each ancestor's
+ * journal it has looked (`seen`, run by run).
+ */
+export const AncestorChangesRecord = record('ancestor_changes', {
+  seen: z.array(z.object({ runId: z.string(), seq: z.number().int().nonnegative() })),
+  changes: z.array(FileChange),
+});
+
 /** The outcome of a restore's file writes: those written, those left as they were (and why). `cut`: settled after a stop cut the restore. */
 export const RestoreDoneRecord = record('restore_done', {
   restoreId: z.string(),
@@ -331,6 +345,7 @@ export const StoreRecord = z.discriminatedUnion('type', [
   InstructionRecord,
   ForkRecord,
   RestoreDoneRecord,
+  AncestorChangesRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;

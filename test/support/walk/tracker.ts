@@ -24,6 +24,8 @@ export class FileTracker {
   readonly pending = new Map<string, Set<string>>();
   private readonly lastSeq = new Map<string, number>();
   private readonly patchPaths = new Map<string, string>();
+  /** Each fork's parent and the record of it the fork stands on. */
+  private readonly forks = new Map<string, { parentId: string; seq: number }>();
   /** Restores whose writes no `restore_done` confirmed yet, by restoreId. */
   readonly awaiting = new Map<string, RestoreOf>();
 
@@ -49,6 +51,7 @@ export class FileTracker {
       const fork = records.find((r): r is ForkRecordOf => r.type === 'fork' && r.runId === runId);
       from = fork ? fork.seq : 0;
       if (fork) this.pending.set(runId, this.changedAfterForkPoint(records, fork));
+      if (fork) this.forks.set(runId, { parentId: fork.parent.runId, seq: fork.parent.seq });
       this.lastSeq.set(runId, from);
     }
     for (const record of records) {
@@ -71,8 +74,9 @@ export class FileTracker {
           ...(record.confirm ? { orHash: file.replacedHash } : {}),
           by: `restore ${record.restoreId} (${record.kind}) of ${runId}${record.confirm ? ', awaiting its restore_done' : ''}`,
         });
-      this.note(
+      this.noteWithForks(
         runId,
+        record.seq,
         record.files.map((f) => f.path),
       );
     } else if (record.type === 'restore_done') {
@@ -80,7 +84,7 @@ export class FileTracker {
     } else if (record.type === 'review' && record.decision === 'undo') {
       const paths = record.hunks.flatMap((h) => this.patchPaths.get(h.patchId) ?? []);
       for (const path of paths) this.expected.set(path, { hash: await this.hashOf(path), by: `inline undo in ${runId}` });
-      this.note(runId, paths);
+      this.noteWithForks(runId, record.seq, paths);
     }
   }
 
@@ -111,6 +115,12 @@ export class FileTracker {
     const bytes = this.workspace.files.get(path);
     const live = bytes === undefined ? ABSENT : hashContent(bytes);
     return [...this.awaiting.values()].some((r) => r.files.some((f) => f.path === path && f.writtenHash !== live));
+  }
+
+  /** A person's change in `runId` at record `seq`: its files changed under the run and under every fork made of it before (and their forks). */
+  private noteWithForks(runId: string, seq: number, paths: readonly string[]): void {
+    this.note(runId, paths);
+    for (const [forkId, fork] of this.forks) if (fork.parentId === runId && fork.seq < seq) this.noteWithForks(forkId, Infinity, paths);
   }
 
   private note(runId: string, paths: readonly string[]): void {

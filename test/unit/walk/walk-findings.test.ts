@@ -196,6 +196,31 @@ describe('random walk findings', () => {
     assertEveryRequestValid(h.fake);
   });
 
+  it('a fork is told of a restore the person made in its parent after the fork was made, on its next request (no open call needed)', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+        answer('done'),
+        answer('checked'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    // A fork after the edit (its model saw a.txt as "two"), then the person restores the parent's files.
+    const { fork } = await actions().fork(done.runId, { step: 2 }, 'keep');
+    const start = (await store.readRun(done.runId)).checkpoints[0]!;
+    await actions().restoreCheckpoint(done.runId, start.checkpointId, 'files');
+    assert.equal(readText(h.root, 'a.txt'), 'one\n');
+    const before = h.fake.requests.length;
+    await h.runtime({ store }).continue(fork.runId, 'check it', never(), { moreTurns: 3 });
+    assert.ok(h.fake.requests.length > before);
+    assert.match(trailingText(h, before), /a\.txt: restored by the person/);
+    // What the fork took in is recorded in its journal (it looks after that point next time).
+    const records = (await store.readRecords(fork.runId)).filter((r) => r.type === 'ancestor_changes');
+    assert.equal(records.length, 1);
+    assertEveryRequestValid(h.fake);
+  });
+
   it('a fork of a run killed after its state file went stale stands on the whole journal (the checkpoint it names is there)', async () => {
     const disk = new MemStoreFs();
     await prepareRoot(disk);
