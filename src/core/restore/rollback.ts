@@ -136,7 +136,7 @@ export function restoreRecord(
   kind: RestoreRecord['kind'],
   files: RestoreRecord['files'],
   patchIds: string[],
-  extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId' | 'withRestore' | 'step'>> = {},
+  extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId' | 'withRestore' | 'step' | 'hunks'>> = {},
 ): RestoreRecord {
   // A restore that writes files awaits its restore_done (write-ahead: a stop between the two is settled on the next open).
   const confirm = files.length > 0 ? { confirm: true as const } : {};

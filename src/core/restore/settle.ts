@@ -1,7 +1,7 @@
 import { ABSENT } from '../patches/hash';
 import type { Workspace } from '../ports';
 import type { RunWriter } from '../store/contract';
-import { settleRestore } from '../store/fold';
+import { noteFileChanges, reviewChanges, settleRestore } from '../store/fold';
 import type { NewRecord, RestoreRecord } from '../store/records';
 import type { ResumeState } from '../store/resume-state';
 import { restoreDone, type FileFailure } from './rollback';
@@ -36,6 +36,12 @@ async function outcome(workspace: Workspace, restore: RestoreRecord): Promise<{ 
   return { written, left };
 }
 
+/** An inline Undo's review decision, once its file holds the undone text (not before: the hunk would be hidden while its lines are there). */
+export function undoDecision(restore: RestoreRecord, written: readonly string[]): NewRecord[] {
+  if (!restore.hunks || restore.hunks.length === 0 || written.length === 0) return [];
+  return [{ type: 'review', decision: 'undo', hunks: restore.hunks, paths: [...written] }];
+}
+
 /**
  * Settles every cut restore of the run just opened by `writer` (one commit group: a
  * `restore_done` marked `cut` per restore, a warning note for each that left files), and
@@ -49,8 +55,11 @@ export async function settleCutRestores(workspace: Workspace, writer: Pick<RunWr
   const settled = { restores: [...state.restores], fileChanges: state.fileChanges };
   for (const restore of cut) {
     const { written, left } = await outcome(workspace, restore);
-    records.push(restoreDone(restore, written, left, true));
+    const decision = undoDecision(restore, written);
+    records.push(restoreDone(restore, written, left, true), ...decision);
     settleRestore(settled, { restoreId: restore.restoreId, left: left.map((l) => ({ path: l.path, reason: l.error })) });
+    if (decision.length > 0)
+      noteFileChanges(settled, reviewChanges({ patches: new Map() }, { hunks: restore.hunks ?? [], paths: written }));
     if (left.length > 0)
       records.push({
         type: 'note',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
-import { ReviewRecord } from '../patches/review';
+import { HunkRef, ReviewRecord } from '../patches/review';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
 
 /** Current format version of every record this build writes. */
@@ -238,6 +238,8 @@ export const RestoreRecord = record('restore', {
   withRestore: z.string().optional(),
   /** For a restore to a checkpoint: the step whose start (or point) the files went back to. */
   step: z.number().int().nonnegative().optional(),
+  /** An inline Undo of these hunks (the file's edit made as a restore): its `review` decision is recorded once the edit is made. */
+  hunks: z.array(HunkRef).optional(),
   /** Its file writes are confirmed by a `restore_done` record (write-ahead); until then they may not have happened. Absent: older records, taken as done. */
   confirm: z.literal(true).optional(),
 });

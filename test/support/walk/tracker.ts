@@ -39,11 +39,6 @@ export class FileTracker {
     return (await this.workspace.read(path))?.hash ?? ABSENT;
   }
 
-  /** A person's edit (an inline undo): what the file holds now is theirs, recorded or not. */
-  async personEdit(path: string): Promise<void> {
-    this.expected.set(path, { hash: await this.hashOf(path), by: "the person's edit" });
-  }
-
   /** Takes in the records a step appended to `runId` (all of them for a run seen the first time). */
   async take(runId: string, records: readonly StoredRecord[]): Promise<void> {
     let from = this.lastSeq.get(runId);
@@ -82,8 +77,8 @@ export class FileTracker {
     } else if (record.type === 'restore_done') {
       this.settle(runId, record);
     } else if (record.type === 'review' && record.decision === 'undo') {
+      // Its edit is the restore record before it (inline-undo.ts), which says what the file holds.
       const paths = record.hunks.flatMap((h) => this.patchPaths.get(h.patchId) ?? []);
-      for (const path of paths) this.expected.set(path, { hash: await this.hashOf(path), by: `inline undo in ${runId}` });
       this.noteWithForks(runId, record.seq, paths);
     }
   }

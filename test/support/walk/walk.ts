@@ -96,13 +96,11 @@ export class Sequence {
     const kind = this.prng.pick(STEP_KINDS);
     const killAt = this.prng.next() < 0.35 ? 1 + this.prng.int(24) : undefined;
     const proc = killAt === undefined ? this.world.process : this.world.spawn(killAt);
-    const edits: string[] = [];
     const ctx: StepContext = {
       world: this.world,
       prng: this.prng,
       runs: this.runs,
       act: (id) => (this.acting = id),
-      edited: (path) => edits.push(path),
     };
     const refusedBefore = this.world.model.refused.length;
     let text: string;
@@ -122,7 +120,6 @@ export class Sequence {
     if (killAt !== undefined) this.world.spawn(undefined);
     for (const breach of this.world.model.refused.slice(refusedBefore))
       this.problem('invalid', `a request breaks ${breach.rule}: ${breach.message}`);
-    for (const path of edits) await this.tracker.personEdit(path);
     await this.check();
     if (!killed && !threw && ctx.opened !== undefined) await this.checkSettled(ctx.opened);
   }

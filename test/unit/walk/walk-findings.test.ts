@@ -1,6 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { rmSync } from 'node:fs';
+import { encodeText, hashContent } from '../../../src/core/patches/hash';
+import { hunkRef, reviewFile } from '../../../src/core/patches/review';
+import { loadRunReview } from '../../../src/core/patches/review-load';
 import { silentLog } from '../../../src/core/ports';
+import { undoHunksInline } from '../../../src/core/restore/inline-undo';
 import { UNDONE_SINCE_MESSAGE } from '../../../src/core/runtime/reconcile';
 import type { CheckpointStore } from '../../../src/core/store/contract';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
@@ -218,6 +222,51 @@ describe('random walk findings', () => {
     // What the fork took in is recorded in its journal (it looks after that point next time).
     const records = (await store.readRecords(fork.runId)).filter((r) => r.type === 'ancestor_changes');
     assert.equal(records.length, 1);
+    assertEveryRequestValid(h.fake);
+  });
+
+  it('an inline Undo cut by a kill between its edit and its record is recognised as the undo on the next open (decision recorded, model told)', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\ntwo\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'two', new_string: 'TWO' })]),
+        answer('done'),
+        answer('checked'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    const review = await loadRunReview(store, done.runId);
+    const [view] = reviewFile(readText(h.root, 'a.txt'), review.pending);
+    const live = encodeText('one\nTWO\n', false);
+    const result = encodeText('one\ntwo\n', false);
+    const writer = await store.openWriter(done.runId);
+    let appends = 0;
+    // The process dies after the edit, before the undo's restore_done and decision are on disk.
+    const journal = {
+      append: (records: Parameters<typeof writer.append>[0]) =>
+        ++appends === 1 ? writer.append(records) : Promise.reject(new Error('killed')),
+    };
+    const deps = {
+      workspace: new NodeWorkspace({ roots: [h.root] }),
+      blobs: store,
+      journal,
+      clock: { now: () => Date.now() },
+      log: silentLog,
+      newId: () => 'undo-1',
+    };
+    const undo = { path: 'a.txt', live, liveHash: hashContent(live), result, resultHash: hashContent(result), hunks: [hunkRef(view!)] };
+    await assert.rejects(undoHunksInline(deps, undo), /killed/);
+    await writer.close();
+    assert.equal(readText(h.root, 'a.txt'), 'one\ntwo\n');
+    const before = h.fake.requests.length;
+    await h.runtime({ store }).continue(done.runId, 'check it', never(), { moreTurns: 3 });
+    const records = await store.readRecords(done.runId);
+    const settled = records.find((r) => r.type === 'restore_done');
+    assert.deepEqual(settled?.type === 'restore_done' ? [settled.written, settled.cut] : undefined, [['a.txt'], true]);
+    assert.ok(records.some((r) => r.type === 'review' && r.decision === 'undo' && r.hunks[0]?.patchId === view!.patch.patchId));
+    assert.match(trailingText(h, before), /a\.txt: a hunk of the agent's change was undone by the person/);
+    // The review no longer waits on the hunk: it was undone, by the person's Undo.
+    assert.deepEqual(reviewFile(readText(h.root, 'a.txt'), (await loadRunReview(store, done.runId)).pending), []);
     assertEveryRequestValid(h.fake);
   });
 
