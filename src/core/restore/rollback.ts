@@ -136,9 +136,17 @@ export function restoreRecord(
   kind: RestoreRecord['kind'],
   files: RestoreRecord['files'],
   patchIds: string[],
-  extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId' | 'withRestore' | 'step'>> = {},
+  extra: Partial<Pick<RestoreRecord, 'undoes' | 'branchId' | 'withRestore' | 'step' | 'hunks'>> = {},
 ): RestoreRecord {
-  return { v: 1, at: deps.clock.now(), type: 'restore', restoreId: deps.newId(), kind, files, patchIds, ...extra };
+  // A restore that writes files awaits its restore_done (write-ahead: a stop between the two is settled on the next open).
+  const confirm = files.length > 0 ? { confirm: true as const } : {};
+  return { v: 1, at: deps.clock.now(), type: 'restore', restoreId: deps.newId(), kind, files, patchIds, ...extra, ...confirm };
+}
+
+/** The record confirming a restore's writes: what was written, what was left as it was. */
+export function restoreDone(restore: RestoreRecord, written: readonly string[], failed: readonly FileFailure[], cut = false): NewRecord {
+  const left = failed.map((f) => ({ path: f.path, reason: f.error }));
+  return { type: 'restore_done', restoreId: restore.restoreId, written: [...written], left, ...(cut ? { cut } : {}) };
 }
 
 function toNew(record: RestoreRecord): NewRecord {
@@ -185,6 +193,7 @@ export async function rollbackFiles(
     reason: restore ? `rollback ${restore.restoreId}` : 'already not applied',
   }));
   for (const f of failed) records.push({ type: 'note', kind: 'warning', text: `rollback left ${f.path} alone: ${f.error}` });
+  if (restore) records.unshift(restoreDone(restore, written, failed));
   if (records.length > 0) await deps.journal.append(records);
   return { plan, ...(restore ? { restore } : {}), written, failed };
 }

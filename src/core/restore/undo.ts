@@ -2,7 +2,7 @@ import { ABSENT } from '../patches/hash';
 import type { NewRecord, RestoreRecord, StoredRecord } from '../store/records';
 import { undoSessionRestore } from './session';
 import type { FileWork } from './plan';
-import { restoreRecord, restoreRecordToNew, writeFiles, type FileFailure } from './rollback';
+import { restoreDone, restoreRecord, restoreRecordToNew, writeFiles, type FileFailure } from './rollback';
 import type { RestoreDeps } from './types';
 
 export interface UndoResult {
@@ -68,7 +68,7 @@ export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord):
     kind: 'warning',
     text: `undo left ${f.path} alone: ${f.error}`,
   }));
-  if (reopened.length + notes.length > 0) await deps.journal.append([...reopened, ...notes]);
+  await deps.journal.append([restoreDone(undo, written, failed), ...reopened, ...notes]);
   return { restore: undo, written, conflicts: [...conflicts, ...failed] };
 }
 

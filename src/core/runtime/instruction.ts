@@ -12,6 +12,8 @@ import { instructionChangeNote, instructionChanges } from './project-instruction
 import { fileChangesNote } from './recovery-note';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
+import { settleCutRestores } from '../restore/settle';
+import { takeInAncestorChanges } from './ancestor-changes';
 
 // A new instruction for a run that stopped: the person's words become the next user message
 // of the same history, in one commit group with an `instruction` record and save point; a
@@ -100,10 +102,11 @@ export async function continueWithInstruction(
   if (text === '') throw new ResumeError(`run ${runId}: the instruction is empty; nothing was changed`, 'invalid');
   const writer: RunWriter = await deps.store.openWriter(runId);
   try {
-    const state = writer.resumeState;
-    const refused = refusal(state);
+    const settled = await settleCutRestores(deps.workspace, writer);
+    const refused = refusal(settled);
     if (refused !== undefined)
       throw new ResumeError(`run ${runId} cannot take a new instruction: ${refused}; nothing was changed`, 'invalid');
+    const state = await takeInAncestorChanges(deps.store, writer, settled);
     const session = new RunSession(deps, writer, state.run, emit, state);
     const chosen = chosenRaise(runId, session.budget, request.options.raise);
     const limit = chosen.length > 0 ? undefined : raiseFor(session.budget, request.options.moreTurns);

@@ -4,6 +4,8 @@ import { classifyPatch } from '../patches/classify';
 import type { LiveState, Patch } from '../patches/schema';
 import type { Workspace } from '../ports';
 import { StoreError, type RunWriter } from '../store/contract';
+import { settleCutRestores } from '../restore/settle';
+import { takeInAncestorChanges } from './ancestor-changes';
 import { describeTornTailCut } from './resumable';
 import type { NewRecord } from '../store/records';
 import type { ResumeState } from '../store/resume-state';
@@ -80,9 +82,10 @@ export async function resumeRun(
     emit({ type: 'torn_tail_cut', runId, cut: writer.tornTailCut, message });
   }
   try {
-    const state = writer.resumeState;
-    if (state.ended)
-      return { runId, status: state.ended.status, reason: `the run already ended (${state.ended.status}); there is nothing to resume` };
+    const settled = await settleCutRestores(deps.workspace, writer);
+    if (settled.ended)
+      return { runId, status: settled.ended.status, reason: `the run already ended (${settled.ended.status}); there is nothing to resume` };
+    const state = await takeInAncestorChanges(deps.store, writer, settled);
     const session = new RunSession(deps, writer, state.run, emit, state);
     await raiseLimits(session, raise);
     const env: CallEnv = {

@@ -3,7 +3,7 @@ import type { MessageParam } from '../model/messages';
 import type { ReviewDecision } from '../patches/review';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
-import type { Budget, CheckpointRecord, RestoreRecord, StoredRecord } from './records';
+import type { Budget, CheckpointRecord, RestoreDoneRecord, RestoreRecord, StoredRecord } from './records';
 import type { FileChange, ResumeState } from './resume-state';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
 
@@ -152,6 +152,13 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'restore':
       state.restores.push(record);
       noteFileChanges(state, restoreChanges(record));
+      break;
+    case 'restore_done':
+      settleRestore(state, record);
+      break;
+    case 'ancestor_changes':
+      noteFileChanges(state, record.changes);
+      state.ancestorsSeen = record.seen;
       break;
     case 'review':
       if (state.decisions) foldDecision(state.decisions, record);
@@ -311,6 +318,7 @@ function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRe
   state.ended = undefined;
   state.restores = [];
   state.notes = [];
+  state.ancestorsSeen = undefined;
   if (state.allCheckpoints) state.allCheckpoints = [...(state.checkpoints ?? [])];
 }
 
@@ -350,13 +358,27 @@ function limitsOf(budget: Budget): Partial<Budget> {
   return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
 }
 
-function noteFileChanges(state: FoldState, changes: readonly FileChange[]): void {
+export function noteFileChanges(state: Pick<FoldState, 'fileChanges'>, changes: readonly FileChange[]): void {
   if (changes.length === 0) return;
   const kept = (state.fileChanges ?? []).filter((c) => !changes.some((n) => n.path === c.path));
   state.fileChanges = [...kept, ...changes];
 }
 
-function restoreChanges(record: RestoreRecord): FileChange[] {
+/** A restore's writes are confirmed: it no longer awaits them; a file it left as it was is no change the model must hear of. */
+export function settleRestore(
+  state: Pick<FoldState, 'restores' | 'fileChanges'>,
+  done: Pick<RestoreDoneRecord, 'restoreId' | 'left'>,
+): void {
+  state.restores = state.restores.map((r) => (r.restoreId === done.restoreId ? withoutConfirm(r) : r));
+  const left = new Set(done.left.map((l) => l.path));
+  if (left.size > 0 && state.fileChanges) state.fileChanges = state.fileChanges.filter((c) => !left.has(c.path));
+}
+
+function withoutConfirm({ confirm: _confirm, ...record }: RestoreRecord): RestoreRecord {
+  return record;
+}
+
+export function restoreChanges(record: RestoreRecord): FileChange[] {
   const what =
     record.kind === 'undo'
       ? 'a restore was undone by the person: its content before that restore is back'
@@ -366,7 +388,10 @@ function restoreChanges(record: RestoreRecord): FileChange[] {
   return record.files.map((file) => ({ path: file.path, what }));
 }
 
-function reviewChanges(state: FoldState, record: { hunks: readonly { patchId: string }[]; paths?: readonly string[] }): FileChange[] {
+export function reviewChanges(
+  state: Pick<FoldState, 'patches'>,
+  record: { hunks: readonly { patchId: string }[]; paths?: readonly string[] },
+): FileChange[] {
   const paths = new Set([...(record.paths ?? []), ...record.hunks.flatMap((h) => state.patches.get(h.patchId)?.path ?? [])]);
   return [...paths].map((path) => ({ path, what: "a hunk of the agent's change was undone by the person" }));
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
-import { ReviewRecord } from '../patches/review';
+import { HunkRef, ReviewRecord } from '../patches/review';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
 
 /** Current format version of every record this build writes. */
@@ -238,6 +238,32 @@ export const RestoreRecord = record('restore', {
   withRestore: z.string().optional(),
   /** For a restore to a checkpoint: the step whose start (or point) the files went back to. */
   step: z.number().int().nonnegative().optional(),
+  /** An inline Undo of these hunks (the file's edit made as a restore): its `review` decision is recorded once the edit is made. */
+  hunks: z.array(HunkRef).optional(),
+  /** Its file writes are confirmed by a `restore_done` record (write-ahead); until then they may not have happened. Absent: older records, taken as done. */
+  confirm: z.literal(true).optional(),
+});
+
+/** A file that changed under the model since it last saw it (a restore, an undo, a fork): told on the next request. */
+export const FileChange = z.object({ path: z.string(), what: z.string() });
+export type FileChange = z.infer<typeof FileChange>;
+
+/**
+ * A fork takes in what a person did to the files in its ancestors after it was forked (restores,
+ * inline undos there): the changes its model must hear of, and how far into each ancestor's
+ * journal it has looked (`seen`, run by run).
+ */
+export const AncestorChangesRecord = record('ancestor_changes', {
+  seen: z.array(z.object({ runId: z.string(), seq: z.number().int().nonnegative() })),
+  changes: z.array(FileChange),
+});
+
+/** The outcome of a restore's file writes: those written, those left as they were (and why). `cut`: settled after a stop cut the restore. */
+export const RestoreDoneRecord = record('restore_done', {
+  restoreId: z.string(),
+  written: z.array(z.string()),
+  left: z.array(z.object({ path: z.string(), reason: z.string() })),
+  cut: z.boolean().optional(),
 });
 
 export const RunEndRecord = record('run_end', {
@@ -320,6 +346,8 @@ export const StoreRecord = z.discriminatedUnion('type', [
   ReviewRecord,
   InstructionRecord,
   ForkRecord,
+  RestoreDoneRecord,
+  AncestorChangesRecord,
 ]);
 
 export type RunStatus = z.infer<typeof RunStatus>;
@@ -335,6 +363,7 @@ export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
 export type NoteRecord = z.infer<typeof NoteRecord>;
 export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
+export type RestoreDoneRecord = z.infer<typeof RestoreDoneRecord>;
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
 export type InstructionRecord = z.infer<typeof InstructionRecord>;
 export type ForkPoint = z.infer<typeof ForkPoint>;

@@ -8,6 +8,7 @@ import {
   ApprovalRecord,
   Budget,
   CheckpointRecord,
+  FileChange,
   FORMAT_VERSION,
   NoteRecord,
   RestoreRecord,
@@ -24,9 +25,7 @@ import {
 
 const count = z.number().int().nonnegative();
 
-/** A file that changed under the model since it last saw it (a restore, an undo, a fork): told on the next request. */
-export const FileChange = z.object({ path: z.string(), what: z.string() });
-export type FileChange = z.infer<typeof FileChange>;
+export { FileChange } from './records';
 
 export const ResumeState = z.object({
   run: RunRecord,
@@ -53,6 +52,8 @@ export const ResumeState = z.object({
   lastStopReason: z.string().optional(),
   /** Files restored, rolled back or undone since the model's last request: the next one carries a note naming them. */
   fileChanges: z.array(FileChange).optional(),
+  /** A fork: how far into each ancestor's journal its person changes were taken in (ancestor_changes), by run. */
+  ancestorsSeen: z.array(z.object({ runId: z.string(), seq: count })).optional(),
   /** The calls the latest instruction asked to undo (until the next instruction): calls made now compensate them. */
   undoing: z.array(z.string()).optional(),
   checkpointCount: count,
@@ -132,6 +133,7 @@ export function resumeStateOf(state: FoldState): ResumeState {
     ...(state.lastStopReason !== undefined ? { lastStopReason: state.lastStopReason } : {}),
     ...(state.fileChanges && state.fileChanges.length > 0 ? { fileChanges: state.fileChanges } : {}),
     ...(state.undoing ? { undoing: state.undoing } : {}),
+    ...(state.ancestorsSeen ? { ancestorsSeen: state.ancestorsSeen } : {}),
   };
 }
 

@@ -27,7 +27,9 @@ export function forkRecords(
   end: { seq: number; steps: number; journalBytes?: number; lineCrc?: string },
   now: number,
 ): StoredRecord[] {
-  if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > end.steps)
+  // A point (checkpointId) of a run that has made no step yet (its run_start, as a fork made at step 1 has) is a point of step 1.
+  const steps = fork.checkpointId === undefined ? end.steps : Math.max(1, end.steps);
+  if (!Number.isInteger(fork.step) || fork.step < 1 || fork.step > steps)
     throw new StoreError(`run ${parentId} has no step ${fork.step} to fork from (it has ${end.steps})`, 'invalid');
   const parent: ForkPoint = {
     runId: parentId,
@@ -39,4 +41,9 @@ export function forkRecords(
     files: fork.files,
   };
   return stampRecords([{ type: 'fork', runId: fork.runId, createdAt: now, parent }], end.seq + 1, now);
+}
+
+/** The steps a new fork has made: those before its step, and that step too when it starts at a point inside it. */
+export function forkSteps(fork: Pick<ForkRequest, 'step' | 'checkpointId'>): number {
+  return fork.checkpointId === undefined ? fork.step - 1 : fork.step;
 }

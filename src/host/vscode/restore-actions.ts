@@ -4,6 +4,7 @@ import { planRollback, rollbackFiles, type RollbackResult } from '../../core/res
 import { forkAt, placeOf, type ForkPlace, type ForkResult } from '../../core/restore/fork';
 import { newRunId } from '../../core/runtime/runtime';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
+import { settleCutRestores } from '../../core/restore/settle';
 import { undoRestore, type UndoResult } from '../../core/restore/undo';
 import { describeTornTailCut } from '../../core/runtime/resumable';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
@@ -41,6 +42,7 @@ export class RestoreActions {
     const writer = await this.deps.store.openWriter(runId);
     if (writer.tornTailCut) this.deps.log.log('warn', describeTornTailCut(runId, writer.tornTailCut));
     try {
+      await settleCutRestores(this.deps.workspace, writer);
       return await work({
         workspace: this.deps.workspace,
         blobs: this.deps.store,

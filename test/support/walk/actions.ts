@@ -2,6 +2,10 @@ import { encodeText, hashContent } from '../../../src/core/patches/hash';
 import { loadRunReview } from '../../../src/core/patches/review-load';
 import { fullyKept, hunkRef, reviewFile, undoneLines, type HunkView } from '../../../src/core/patches/review';
 import { splitLines } from '../../../src/core/patches/hunks';
+import { randomUUID } from 'node:crypto';
+import { silentLog } from '../../../src/core/ports';
+import { undoHunksInline } from '../../../src/core/restore/inline-undo';
+import type { RunWriter } from '../../../src/core/store/contract';
 import type { NewRecord } from '../../../src/core/store/records';
 import type { Prng } from '../faults/prng';
 import { WALK_SETTINGS, type WalkWorld } from './world';
@@ -37,8 +41,8 @@ export interface StepContext {
   kind?: StepKind;
   /** Names the run the step acts on (its requests are checked for the file note). */
   act(runId: string): void;
-  /** The person edited a file (an inline undo's edit, made before its record). */
-  edited(path: string): void;
+  /** The run the step opened for writing through the runtime or the restore actions (which settle a cut restore first). */
+  opened?: string;
 }
 
 const never = () => new AbortController().signal;
@@ -58,6 +62,7 @@ export async function performStep(kind: StepKind, ctx: StepContext): Promise<str
     return `run ${id}`;
   }
   ctx.act(runId);
+  if (kind !== 'keep' && kind !== 'undo' && kind !== 'restore' && kind !== 'fork') ctx.opened = runId;
   switch (kind) {
     case 'resume':
       await ctx.world.runtime().resume(runId, never(), { raise: { maxTurns: (await turnsOf(ctx, runId)) + 3 } });
@@ -98,6 +103,7 @@ async function restore(ctx: StepContext, runId: string): Promise<string> {
   const checkpoint = ctx.prng.pick(state.checkpoints);
   const what = ctx.prng.pick(['files', 'session', 'both'] as const);
   const force = ctx.prng.next() < 0.3;
+  if (what !== 'session') ctx.opened = runId;
   const done = await ctx.world.restoreActions().restoreCheckpoint(runId, checkpoint.checkpointId, what, force);
   if (done.fork) ctx.act(done.fork.runId);
   return `restore ${what} of ${runId} to ${checkpoint.checkpointId} (${checkpoint.label}, step ${checkpoint.stepId})${force ? ' forced' : ''}${done.fork ? ` -> fork ${done.fork.runId}` : ''}`;
@@ -139,26 +145,34 @@ async function review(ctx: StepContext, runId: string, decision: 'keep' | 'undo'
     ]);
     return `keep hunk ${view.hunk.index} of ${view.patch.patchId} (${path}) in ${runId}`;
   }
-  await undoHunk(ctx, path, text, view);
-  ctx.edited(path);
-  await append(ctx, runId, [{ type: 'review', decision: 'undo', hunks: [hunkRef(view)], paths: [path] }]);
+  await withWriter(ctx, runId, (journal) => undoHunk(ctx, journal, path, text, view));
   return `undo hunk ${view.hunk.index} of ${view.patch.patchId} (${path}) in ${runId}`;
 }
 
-async function undoHunk(ctx: StepContext, path: string, text: string, view: HunkView): Promise<void> {
+/** The undo as the core does it: its restore record, the edit, its restore_done and decision (inline-undo.ts). */
+async function undoHunk(ctx: StepContext, journal: RunWriter, path: string, text: string, view: HunkView): Promise<void> {
   const lines = undoneLines(splitLines(text), view);
   if (!lines) throw new Error(`hunk of ${path} is not waiting`);
   const live = encodeText(text, false);
-  await ctx.world.workspace.write(path, encodeText(lines.join(''), false), hashContent(live));
+  const result = encodeText(lines.join(''), false);
+  const { store } = ctx.world.process;
+  const deps = { workspace: ctx.world.workspace, blobs: store, journal, clock: ctx.world.process.clock, log: silentLog, newId: randomUUID };
+  await undoHunksInline(deps, { path, live, liveHash: hashContent(live), result, resultHash: hashContent(result), hunks: [hunkRef(view)] });
 }
 
-async function append(ctx: StepContext, runId: string, records: NewRecord[]): Promise<void> {
+async function withWriter(ctx: StepContext, runId: string, work: (writer: RunWriter) => Promise<void>): Promise<void> {
   const writer = await ctx.world.process.store.openWriter(runId);
   try {
-    await writer.append(records);
+    await work(writer);
   } finally {
     await writer.close().catch(() => undefined);
   }
+}
+
+async function append(ctx: StepContext, runId: string, records: NewRecord[]): Promise<void> {
+  await withWriter(ctx, runId, async (writer) => {
+    await writer.append(records);
+  });
 }
 
 async function fork(ctx: StepContext, runId: string): Promise<string> {
@@ -167,6 +181,7 @@ async function fork(ctx: StepContext, runId: string): Promise<string> {
   if (steps.length === 0) return `fork of ${runId}: no step`;
   const step = ctx.prng.pick(steps);
   const files = ctx.prng.next() < 0.4 ? 'restore' : 'keep';
+  if (files === 'restore') ctx.opened = runId;
   const done = await ctx.world.restoreActions().fork(runId, { step }, files, ctx.prng.next() < 0.3);
   ctx.act(done.fork.runId);
   return `fork ${runId} at the start of step ${step}, files ${files} -> ${done.fork.runId}`;

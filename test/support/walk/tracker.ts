@@ -1,4 +1,4 @@
-import { ABSENT } from '../../../src/core/patches/hash';
+import { ABSENT, hashContent } from '../../../src/core/patches/hash';
 import { foldRecords, stepStartOf } from '../../../src/core/store/fold';
 import type { StoredRecord } from '../../../src/core/store/records';
 import type { MemWorkspace } from '../faults/mem-world';
@@ -9,10 +9,12 @@ import type { MemWorkspace } from '../faults/mem-world';
 
 export interface Expected {
   readonly hash: string;
-  /** Also acceptable: the process was killed between this record and its file write (a restore records first). */
+  /** Also acceptable while a restore awaits its `restore_done` (it records first; a kill may cut it before its writes). */
   readonly orHash?: string;
   readonly by: string;
 }
+
+type RestoreOf = Extract<StoredRecord, { type: 'restore' }>;
 
 type ForkRecordOf = Extract<StoredRecord, { type: 'fork' }>;
 
@@ -22,6 +24,10 @@ export class FileTracker {
   readonly pending = new Map<string, Set<string>>();
   private readonly lastSeq = new Map<string, number>();
   private readonly patchPaths = new Map<string, string>();
+  /** Each fork's parent and the record of it the fork stands on. */
+  private readonly forks = new Map<string, { parentId: string; seq: number }>();
+  /** Restores whose writes no `restore_done` confirmed yet, by restoreId. */
+  readonly awaiting = new Map<string, RestoreOf>();
 
   constructor(private readonly workspace: MemWorkspace) {}
 
@@ -33,47 +39,83 @@ export class FileTracker {
     return (await this.workspace.read(path))?.hash ?? ABSENT;
   }
 
-  /** A person's edit (an inline undo): what the file holds now is theirs, recorded or not. */
-  async personEdit(path: string): Promise<void> {
-    this.expected.set(path, { hash: await this.hashOf(path), by: "the person's edit" });
-  }
-
   /** Takes in the records a step appended to `runId` (all of them for a run seen the first time). */
-  async take(runId: string, records: readonly StoredRecord[], killed: boolean): Promise<void> {
+  async take(runId: string, records: readonly StoredRecord[]): Promise<void> {
     let from = this.lastSeq.get(runId);
     if (from === undefined) {
       const fork = records.find((r): r is ForkRecordOf => r.type === 'fork' && r.runId === runId);
       from = fork ? fork.seq : 0;
       if (fork) this.pending.set(runId, this.changedAfterForkPoint(records, fork));
+      if (fork) this.forks.set(runId, { parentId: fork.parent.runId, seq: fork.parent.seq });
       this.lastSeq.set(runId, from);
     }
     for (const record of records) {
       if (record.seq <= from) continue;
-      await this.takeOne(runId, record, killed);
+      await this.takeOne(runId, record);
       this.lastSeq.set(runId, record.seq);
     }
   }
 
-  private async takeOne(runId: string, record: StoredRecord, killed: boolean): Promise<void> {
+  private async takeOne(runId: string, record: StoredRecord): Promise<void> {
     if (record.type === 'patch') {
       this.patchPaths.set(record.patch.patchId, record.patch.path);
       this.expected.set(record.patch.path, { hash: record.patch.afterHash, by: `patch ${record.patch.patchId} of ${runId}` });
     } else if (record.type === 'restore') {
+      // Until its restore_done, a restore's files may be either side of it; after, exactly what it says.
+      if (record.confirm) this.awaiting.set(record.restoreId, record);
       for (const file of record.files)
         this.expected.set(file.path, {
           hash: file.writtenHash,
-          ...(killed ? { orHash: file.replacedHash } : {}),
-          by: `restore ${record.restoreId} (${record.kind}) of ${runId}`,
+          ...(record.confirm ? { orHash: file.replacedHash } : {}),
+          by: `restore ${record.restoreId} (${record.kind}) of ${runId}${record.confirm ? ', awaiting its restore_done' : ''}`,
         });
-      this.note(
+      this.noteWithForks(
         runId,
+        record.seq,
         record.files.map((f) => f.path),
       );
+    } else if (record.type === 'restore_done') {
+      this.settle(runId, record);
     } else if (record.type === 'review' && record.decision === 'undo') {
+      // Its edit is the restore record before it (inline-undo.ts), which says what the file holds.
       const paths = record.hunks.flatMap((h) => this.patchPaths.get(h.patchId) ?? []);
-      for (const path of paths) this.expected.set(path, { hash: await this.hashOf(path), by: `inline undo in ${runId}` });
-      this.note(runId, paths);
+      this.noteWithForks(runId, record.seq, paths);
     }
+  }
+
+  /** A restore's writes confirmed: each file written holds what it wrote, each left one what it replaced (never taken as restored). */
+  private settle(runId: string, done: Extract<StoredRecord, { type: 'restore_done' }>): void {
+    const restore = this.awaiting.get(done.restoreId);
+    this.awaiting.delete(done.restoreId);
+    if (!restore) return;
+    const by = `restore ${done.restoreId} of ${runId}`;
+    for (const file of restore.files) {
+      const left = done.left.some((l) => l.path === file.path);
+      if (!left && !done.written.includes(file.path)) continue;
+      const current = this.expected.get(file.path);
+      if (current?.by.startsWith(`restore ${done.restoreId} `) !== true) continue;
+      this.expected.set(
+        file.path,
+        left ? { hash: file.replacedHash, by: `${by}, which left it as it was` } : { hash: file.writtenHash, by },
+      );
+      if (left) this.pending.get(runId)?.delete(file.path);
+    }
+  }
+
+  /**
+   * A file a restore still awaiting its restore_done meant to write but that does not hold it: the
+   * runtime settles such a restore before its request and leaves the file unnamed (it did not change).
+   */
+  leftByCutRestore(path: string): boolean {
+    const bytes = this.workspace.files.get(path);
+    const live = bytes === undefined ? ABSENT : hashContent(bytes);
+    return [...this.awaiting.values()].some((r) => r.files.some((f) => f.path === path && f.writtenHash !== live));
+  }
+
+  /** A person's change in `runId` at record `seq`: its files changed under the run and under every fork made of it before (and their forks). */
+  private noteWithForks(runId: string, seq: number, paths: readonly string[]): void {
+    this.note(runId, paths);
+    for (const [forkId, fork] of this.forks) if (fork.parentId === runId && fork.seq < seq) this.noteWithForks(forkId, Infinity, paths);
   }
 
   private note(runId: string, paths: readonly string[]): void {

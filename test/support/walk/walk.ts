@@ -29,7 +29,7 @@ export interface SequenceResult {
 }
 
 /** Errors a step may end with: refusals a person reads, and the kill. Any other is a defect. */
-const EXPECTED_ERRORS = new Set(['ResumeError', 'RollbackTargetError', 'RunBusyError', 'StoreError', 'StaleContentError']);
+const EXPECTED_ERRORS = new Set(['ResumeError', 'RollbackTargetError', 'RunBusyError', 'StaleContentError']);
 
 function textAfterLastAnswer(messages: readonly MessageParam[]): string {
   const last = messages.map((m) => m.role).lastIndexOf('assistant');
@@ -72,7 +72,7 @@ export class Sequence {
     const pending = this.acting === undefined ? undefined : this.tracker.pending.get(this.acting);
     if (!pending || pending.size === 0) return;
     const text = textAfterLastAnswer(request.messages);
-    const missing = [...pending].filter((path) => !text.includes(path));
+    const missing = [...pending].filter((path) => !text.includes(path) && !this.tracker.leftByCutRestore(path));
     if (missing.length > 0)
       this.problem('notes', `the request of ${this.acting} does not name ${missing.join(', ')} (changed since its model last saw them)`);
     pending.clear();
@@ -96,20 +96,20 @@ export class Sequence {
     const kind = this.prng.pick(STEP_KINDS);
     const killAt = this.prng.next() < 0.35 ? 1 + this.prng.int(24) : undefined;
     const proc = killAt === undefined ? this.world.process : this.world.spawn(killAt);
-    const edits: string[] = [];
     const ctx: StepContext = {
       world: this.world,
       prng: this.prng,
       runs: this.runs,
       act: (id) => (this.acting = id),
-      edited: (path) => edits.push(path),
     };
     const refusedBefore = this.world.model.refused.length;
     let text: string;
+    let threw = false;
     try {
       this.acting = undefined;
       text = await performStep(kind, ctx);
     } catch (error) {
+      threw = true;
       const name = error instanceof Error ? error.name : 'thrown';
       text = `${ctx.kind ?? kind} ${this.acting ?? ''}: ${isKilled(error) ? 'cut by the kill' : `${name}: ${(error as Error).message}`}`;
       if (!isKilled(error) && !proc.dead && !EXPECTED_ERRORS.has(name)) this.problem('errors', `unexpected ${text}`);
@@ -120,15 +120,21 @@ export class Sequence {
     if (killAt !== undefined) this.world.spawn(undefined);
     for (const breach of this.world.model.refused.slice(refusedBefore))
       this.problem('invalid', `a request breaks ${breach.rule}: ${breach.message}`);
-    for (const path of edits) await this.tracker.personEdit(path);
-    await this.check(killed);
+    await this.check();
+    if (!killed && !threw && ctx.opened !== undefined) await this.checkSettled(ctx.opened);
   }
 
-  private async check(killed: boolean): Promise<void> {
+  /** A run a step opened for writing (and finished with) has no restore awaiting its restore_done: none is taken as done unconfirmed. */
+  private async checkSettled(runId: string): Promise<void> {
+    for (const restore of (await this.world.process.store.readResumeState(runId)).restores)
+      if (restore.confirm) this.problem('files', `${runId} was opened, and restore ${restore.restoreId} still awaits its restore_done`);
+  }
+
+  private async check(): Promise<void> {
     const { store } = this.world.process;
     for (const summary of await store.listRuns()) {
       if (!this.runs.includes(summary.runId)) this.runs.push(summary.runId);
-      await this.tracker.take(summary.runId, await store.readRecords(summary.runId), killed);
+      await this.tracker.take(summary.runId, await store.readRecords(summary.runId));
     }
     for (const problem of await this.tracker.mismatches()) this.problem('files', problem);
     for (const runId of this.runs) {

@@ -1,6 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { rmSync } from 'node:fs';
+import { encodeText, hashContent } from '../../../src/core/patches/hash';
+import { hunkRef, reviewFile } from '../../../src/core/patches/review';
+import { loadRunReview } from '../../../src/core/patches/review-load';
 import { silentLog } from '../../../src/core/ports';
+import { undoHunksInline } from '../../../src/core/restore/inline-undo';
 import { UNDONE_SINCE_MESSAGE } from '../../../src/core/runtime/reconcile';
 import type { CheckpointStore } from '../../../src/core/store/contract';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
@@ -125,6 +129,144 @@ describe('random walk findings', () => {
     assert.ok(sent.includes(UNDONE_SINCE_MESSAGE.slice(0, 40)), sent);
     assert.doesNotMatch(sent, /already succeeded[^"]*do not repeat them:\\n- edit_file t1/);
     assert.match(sent, /whose change was undone since[^"]*\\n- edit_file t1/);
+    assertEveryRequestValid(h.fake);
+  });
+
+  it('a file restore cut by a kill after its record, before its writes, is settled on the next open and never taken as done', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+        answer('done'),
+        answer('again'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    const start = (await store.readRun(done.runId)).checkpoints[0]!;
+    // The process dies right after the restore record is on disk: its file write never happens.
+    const live = new NodeWorkspace({ roots: [h.root] });
+    const dying = new Proxy(live, {
+      get: (target, prop, receiver) =>
+        prop === 'write' || prop === 'delete'
+          ? () => Promise.reject(Object.assign(new Error('killed'), { code: 'EKILLED' }))
+          : (Reflect.get(target, prop, receiver) as unknown),
+    });
+    const cut = new RestoreActions({ store, workspace: dying, clock: { now: () => Date.now() }, log: silentLog, isRunning: () => false });
+    await assert.rejects(cut.restoreCheckpoint(done.runId, start.checkpointId, 'files'), /killed/);
+    assert.equal(readText(h.root, 'a.txt'), 'two\n');
+    assert.equal((await store.readResumeState(done.runId)).restores[0]?.confirm, true, 'the restore awaits its confirmation');
+    await h.runtime({ store }).continue(done.runId, 'go on', never(), { moreTurns: 3 });
+    const records = await store.readRecords(done.runId);
+    const settled = records.find((r) => r.type === 'restore_done');
+    assert.deepEqual(settled?.type === 'restore_done' ? [settled.written, settled.left.map((l) => l.path), settled.cut] : undefined, [
+      [],
+      ['a.txt'],
+      true,
+    ]);
+    assert.ok(
+      records.some(
+        (r) => r.type === 'note' && r.kind === 'warning' && /cut before all its file writes: a\.txt left as they were/.test(r.text),
+      ),
+    );
+    assert.equal((await store.readResumeState(done.runId)).restores[0]?.confirm, undefined);
+    // The model is not told a.txt was restored: it was not.
+    assert.doesNotMatch(trailingText(h, h.fake.requests.length - 1), /a\.txt: (restored|rolled back)/);
+    assert.equal(readText(h.root, 'a.txt'), 'two\n');
+    assertEveryRequestValid(h.fake);
+  });
+
+  it('a session restore to the run_start of a fork made at step 1 forks it there, and the new fork runs', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+        answer('done'),
+        answer('again'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    const { fork } = await actions().fork(done.runId, { step: 1 }, 'keep');
+    const start = (await store.readRun(fork.runId)).checkpoints;
+    assert.deepEqual(
+      start.map((c) => c.label),
+      ['run_start'],
+    );
+    const again = await actions().restoreCheckpoint(fork.runId, start[0]!.checkpointId, 'session');
+    assert.ok(again.fork, 'a fork of the fork at its run_start');
+    const state = await store.readResumeState(again.fork.runId);
+    assert.deepEqual(state.messages, [{ role: 'user', content: 'edit' }]);
+    const resumed = await h.runtime({ store }).resume(again.fork.runId);
+    assert.equal(resumed.status, 'completed', resumed.reason);
+    assertEveryRequestValid(h.fake);
+  });
+
+  it('a fork is told of a restore the person made in its parent after the fork was made, on its next request (no open call needed)', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+        answer('done'),
+        answer('checked'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    // A fork after the edit (its model saw a.txt as "two"), then the person restores the parent's files.
+    const { fork } = await actions().fork(done.runId, { step: 2 }, 'keep');
+    const start = (await store.readRun(done.runId)).checkpoints[0]!;
+    await actions().restoreCheckpoint(done.runId, start.checkpointId, 'files');
+    assert.equal(readText(h.root, 'a.txt'), 'one\n');
+    const before = h.fake.requests.length;
+    await h.runtime({ store }).continue(fork.runId, 'check it', never(), { moreTurns: 3 });
+    assert.ok(h.fake.requests.length > before);
+    assert.match(trailingText(h, before), /a\.txt: restored by the person/);
+    // What the fork took in is recorded in its journal (it looks after that point next time).
+    const records = (await store.readRecords(fork.runId)).filter((r) => r.type === 'ancestor_changes');
+    assert.equal(records.length, 1);
+    assertEveryRequestValid(h.fake);
+  });
+
+  it('an inline Undo cut by a kill between its edit and its record is recognised as the undo on the next open (decision recorded, model told)', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\ntwo\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'edit_file', { path: 'a.txt', old_string: 'two', new_string: 'TWO' })]),
+        answer('done'),
+        answer('checked'),
+      ]),
+    });
+    const done = await h.runtime({ store }).start({ task: 'edit', settings: SETTINGS });
+    const review = await loadRunReview(store, done.runId);
+    const [view] = reviewFile(readText(h.root, 'a.txt'), review.pending);
+    const live = encodeText('one\nTWO\n', false);
+    const result = encodeText('one\ntwo\n', false);
+    const writer = await store.openWriter(done.runId);
+    let appends = 0;
+    // The process dies after the edit, before the undo's restore_done and decision are on disk.
+    const journal = {
+      append: (records: Parameters<typeof writer.append>[0]) =>
+        ++appends === 1 ? writer.append(records) : Promise.reject(new Error('killed')),
+    };
+    const deps = {
+      workspace: new NodeWorkspace({ roots: [h.root] }),
+      blobs: store,
+      journal,
+      clock: { now: () => Date.now() },
+      log: silentLog,
+      newId: () => 'undo-1',
+    };
+    const undo = { path: 'a.txt', live, liveHash: hashContent(live), result, resultHash: hashContent(result), hunks: [hunkRef(view!)] };
+    await assert.rejects(undoHunksInline(deps, undo), /killed/);
+    await writer.close();
+    assert.equal(readText(h.root, 'a.txt'), 'one\ntwo\n');
+    const before = h.fake.requests.length;
+    await h.runtime({ store }).continue(done.runId, 'check it', never(), { moreTurns: 3 });
+    const records = await store.readRecords(done.runId);
+    const settled = records.find((r) => r.type === 'restore_done');
+    assert.deepEqual(settled?.type === 'restore_done' ? [settled.written, settled.cut] : undefined, [['a.txt'], true]);
+    assert.ok(records.some((r) => r.type === 'review' && r.decision === 'undo' && r.hunks[0]?.patchId === view!.patch.patchId));
+    assert.match(trailingText(h, before), /a\.txt: a hunk of the agent's change was undone by the person/);
+    // The review no longer waits on the hunk: it was undone, by the person's Undo.
+    assert.deepEqual(reviewFile(readText(h.root, 'a.txt'), (await loadRunReview(store, done.runId)).pending), []);
     assertEveryRequestValid(h.fake);
   });
 

@@ -5,7 +5,7 @@ import { isExists, isNotFound, joinPath } from '../fs-port';
 import { encodeGroup, lastLineOf, readLine, scanJournal } from '../journal-format';
 import type { ForkRecord, StoredRecord } from '../records';
 import { readStateFile, STATE, stateFileBytes } from './run-files';
-import { forkRecords } from '../stamp';
+import { forkRecords, forkSteps } from '../stamp';
 
 // Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
 // numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
@@ -73,7 +73,7 @@ export async function forkFileRun(store: FileCheckpointStore, parentId: string, 
     createdAt: now,
     status: 'paused' as const,
     updatedAt: now,
-    steps: fork.step - 1,
+    steps: forkSteps(fork),
     parent: { runId: parentId, step: fork.step },
   };
   // state.json is a listing cache (the journal is the truth): written unsynced, its name made durable

@@ -1,5 +1,5 @@
 import { StoreError, type ForkRequest, type RunSummary } from '../../../core/store/contract';
-import { forkRecords } from '../../../core/store/stamp';
+import { forkRecords, forkSteps } from '../../../core/store/stamp';
 import { journalName, linesOf } from './pg-journal';
 import { notifySql } from './pg-notify';
 import type { PgCheckpointStore } from './pg-store';
@@ -23,7 +23,7 @@ export function forkPgRun(store: PgCheckpointStore, parentId: string, fork: Fork
         fork.runId,
         parent.task,
         now,
-        fork.step - 1,
+        forkSteps(fork),
         stamped[0]!.seq,
         line!.length + 1,
         parent.workspace_key,
@@ -43,7 +43,7 @@ export function forkPgRun(store: PgCheckpointStore, parentId: string, fork: Fork
       createdAt: now,
       status: 'paused' as const,
       updatedAt: now,
-      steps: fork.step - 1,
+      steps: forkSteps(fork),
       parent: { runId: parentId, step: fork.step },
       leased: false,
     };
