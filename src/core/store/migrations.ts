@@ -15,7 +15,19 @@ function dropPatchDiff(raw: Record<string, unknown>): Record<string, unknown> {
   return { ...raw, patch };
 }
 
-export const MIGRATIONS: MigrationTable = new Map([[1, dropPatchDiff]]);
+/**
+ * Format 3 adds records (restore_done, ancestor_changes) and fields (a restore's confirm and hunks):
+ * an older record reads as it is. The number moves so that a build of format 2 refuses a journal
+ * holding them as newer than it reads (future_version), instead of taking them for damage.
+ */
+function addsOnly(raw: Record<string, unknown>): Record<string, unknown> {
+  return raw;
+}
+
+export const MIGRATIONS: MigrationTable = new Map([
+  [1, dropPatchDiff],
+  [2, addsOnly],
+]);
 
 /**
  * Brings a raw record to `target` through the table, one version at a time. A version newer

@@ -5,7 +5,7 @@ import { HunkRef, ReviewRecord } from '../patches/review';
 import { BlobRef, Patch, PatchState } from '../patches/schema';
 
 /** Current format version of every record this build writes. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 export const RunStatus = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']);
 

@@ -34,9 +34,9 @@ describe('format migrations', () => {
   beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'store-mig-'))));
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('format 1 reads as format 2: a patch record loses its unified diff, the journal is not rewritten', async () => {
-    assert.equal(FORMAT_VERSION, 2);
-    assert.deepEqual([...MIGRATIONS.keys()], [1]);
+  it('format 1 reads as format 3: a patch record loses its unified diff, the journal is not rewritten', async () => {
+    assert.equal(FORMAT_VERSION, 3);
+    assert.deepEqual([...MIGRATIONS.keys()], [1, 2]);
     const patch = {
       patchId: 'p1',
       runId: 'old',
@@ -61,7 +61,17 @@ describe('format migrations', () => {
     assert.equal(state.patches[0]!.added, 1);
     assert.deepEqual(readFileSync(file), before);
     const records = await openFileStore(root).readRecords('old');
-    assert.ok(records.every((r) => r.v === 2));
+    assert.ok(records.every((r) => r.v === 3));
+  });
+
+  it('a journal with a format-3 record is refused by a build of format 2 as newer, not as damage', async () => {
+    const store = openFileStore(root);
+    const writer = await store.createRun(runInput('new'));
+    await writer.append([{ type: 'restore_done', restoreId: 'r1', written: ['a.txt'], left: [] }]);
+    await writer.close();
+    const older = openFileStore(root, { readVersion: 2 });
+    await assert.rejects(older.readRun('new'), (e: unknown) => e instanceof StoreError && e.code === 'future_version');
+    assert.equal((await store.readRecords('new')).at(-1)?.type, 'restore_done');
   });
 
   it('upgrades a raw record one version at a time and refuses a gap', () => {
