@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NewRecord } from '../../../src/core/store/records';
+import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { runInput } from './fixtures';
 
@@ -35,6 +36,15 @@ function patch(patchId: string, afterBlob?: string): NewRecord {
 function killedWhileAppending(root: string, dieAt: string, what: object): void {
   const child = spawnSync(process.execPath, ['--import', 'tsx', CHILD, root, 'r1', dieAt, JSON.stringify(what)], { encoding: 'utf8' });
   assert.equal(child.signal, 'SIGKILL', `the child was killed at ${dieAt} (${child.stdout}${child.stderr})`);
+}
+
+/** Counts reads of refs.json. */
+class RefsReadsFs extends NodeStoreFs {
+  refsReads = 0;
+  override readFile(path: string): Promise<Uint8Array> {
+    if (path.endsWith('refs.json')) this.refsReads++;
+    return super.readFile(path);
+  }
 }
 
 const policy = { maxRuns: 100, maxBytes: 1 << 30 };
@@ -154,6 +164,28 @@ describe('the run facts (pending.json, refs.json): listing counts, GC blob refer
     assert.equal(result.removedBlobs, 1);
     assert.ok(await store.getBlob(blob), 'the blob the later record names survives');
     await assert.rejects(store.getBlob(gone));
+  });
+
+  it('a resume from a snapshot does not read refs.json; the writer merges it before it writes it again, and GC keeps both blobs', async () => {
+    const fs = new RefsReadsFs();
+    const store = openFileStore(root, { fs, timers: undefined, blobGraceMs: 0, snapshotStepBytes: 1 });
+    const first = await store.putBlob(new TextEncoder().encode('named first'));
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([patch('p1', first)]);
+    await writer.close();
+    const refsBefore = readFileSync(refsPath(), 'utf8');
+    writeFileSync(refsPath(), '{"not": "a refs file"'); // read now, the writer would not open, or would lose p1's blob
+    const second = await store.putBlob(new TextEncoder().encode('named second'));
+    fs.refsReads = 0;
+    const again = await store.openWriter('r1');
+    assert.equal(fs.refsReads, 0, 'the resume read no refs.json');
+    writeFileSync(refsPath(), refsBefore); // as it was: what the writer reads when it first writes it
+    await again.append([patch('p2', second)]);
+    await again.close();
+    const refs = JSON.parse(readFileSync(refsPath(), 'utf8')) as { blobs: string[] };
+    assert.deepEqual([...refs.blobs].sort(), [first, second].sort(), 'refs.json holds the blobs named before and by the writer');
+    assert.equal((await store.collectGarbage(policy)).removedBlobs, 0);
+    assert.ok(await store.getBlob(first));
   });
 
   it('GC: a run whose refs.json is gone is rebuilt from its journal when no writer holds it; while one does, no blob is removed', async () => {

@@ -10,7 +10,7 @@ import { leaseNeedsRenewal, renewIntervalMs } from '../lease-policy';
 import type { NewRecord, StoredRecord } from '../records';
 import { blobRefs } from '../refs';
 import { resumeStateOf, type ResumeState } from '../resume-state';
-import { writeFactsFile } from './run-facts';
+import { readRunFacts, rebuildRunFacts, writeFactsFile } from './run-facts';
 import { factsChanged, stateFileOf, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from '../stamp';
 
@@ -44,8 +44,10 @@ export class FileRunWriter implements RunWriter {
     private lease: LeaseInfo,
     private state: Omit<RunStateFile, 'v'>,
     opened: OpenedRun,
-    /** The run's facts at the journal's end, kept as records are appended. */
+    /** The run's facts at the journal's end, kept as records are appended (its blob and run references only those appended, until refsKnown). */
     private readonly facts: RunFacts,
+    /** False when the run was opened without reading refs.json: read (and merged) before refs.json is first written. */
+    private refsKnown: boolean,
     readonly tornTailCut?: TornTailCut,
   ) {
     this.runId = state.runId;
@@ -160,6 +162,15 @@ export class FileRunWriter implements RunWriter {
   /** pending.json and refs.json at the journal's end, so that its next reader folds only what is appended after; a failure leaves the older one. */
   private async writeFacts(line: { start: number; crc: string }): Promise<void> {
     const point = { journalBytes: this.state.journalBytes, lastLineStart: line.start, lastLineCrc: line.crc, lastSeq: this.state.lastSeq };
+    if (!this.refsKnown) {
+      // refs.json and the journal after its point (this writer's appends included), else the whole journal.
+      const read = await readRunFacts(this.store, this.runId, undefined, ['refs']).catch(() => null);
+      const refs = read ?? (await rebuildRunFacts(this.store, this.runId).catch(() => null));
+      if (!refs) return; // an older refs.json stays: its readers fold the journal after it
+      refs.blobs.forEach((hash) => this.facts.blobs.add(hash));
+      refs.runs.forEach((id) => this.facts.runs.add(id));
+      this.refsKnown = true;
+    }
     await writeFactsFile(this.store, this.runId, this.facts, point).then(
       () => (this.factsAt = point.journalBytes),
       () => undefined,

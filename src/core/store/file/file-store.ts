@@ -25,7 +25,7 @@ import { FileRunWriter } from './file-run-writer';
 import { resumeFromSnapshot } from './file-snapshots';
 import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
 import { factsOfRun } from '../listing-facts';
-import { pointAt, runFacts, writeFactsFile } from './run-facts';
+import { pointAt, readRunFacts, runFacts, writeFactsFile } from './run-facts';
 import { writeNewFile } from '../atomic-file';
 import { errorMessage, isExists, isNotFound, joinPath, mkdirpDurable, type StoreFs } from '../fs-port';
 import { encodeGroup, scanJournal, type JournalScan } from '../journal-format';
@@ -161,11 +161,13 @@ export class FileCheckpointStore implements CheckpointStore {
     const { fold, scan } = opened;
     const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
-    // From a whole fold, else pending.json and refs.json with the journal after them (rebuilt from the whole journal when it does not hold).
-    const facts =
-      opened.snapshotAt === 0
-        ? factsOfRun(fold, scan.records)
-        : await runFacts(this, runId, { from: opened.snapshotAt, end: scan.goodLength, records: scan.records }, this.pause);
+    // From a whole fold, else pending.json with the journal after it (rebuilt from the whole journal
+    // when it does not hold). A resume needs the pending count, not the run's blob references: the
+    // writer reads refs.json only when it first writes it (refsKnown false), off the resume's path.
+    const known = { from: opened.snapshotAt, end: scan.goodLength, records: scan.records };
+    const pending = opened.snapshotAt === 0 ? null : await readRunFacts(this, runId, known, ['pending']).catch(() => null);
+    const refsKnown = opened.snapshotAt === 0 || pending === null;
+    const facts = opened.snapshotAt === 0 ? factsOfRun(fold, scan.records) : (pending ?? (await runFacts(this, runId, known, this.pause)));
     // Its readers (GC while the run goes on) then fold only the journal after this point.
     if (opened.snapshotAt === 0)
       await writeFactsFile(this, runId, facts, await pointAt(this, runId, scan.goodLength, fold.lastSeq)).catch(() => undefined);
@@ -173,7 +175,7 @@ export class FileCheckpointStore implements CheckpointStore {
     // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
     if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
     const handle = await this.fs.openAppend(this.journalPath(runId));
-    return new FileRunWriter(this, handle, holderId, lease, state, opened, facts, cut);
+    return new FileRunWriter(this, handle, holderId, lease, state, opened, facts, refsKnown, cut);
   }
 
   /** Runs `open` holding a new lease of the run; the lease is released when it fails. */
