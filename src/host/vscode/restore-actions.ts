@@ -5,6 +5,9 @@ import { forkAt, placeOf, type ForkPlace, type ForkResult } from '../../core/res
 import { newRunId } from '../../core/runtime/runtime';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
 import { settleCutRestores } from '../../core/restore/settle';
+import { undoHunksInline } from '../../core/restore/inline-undo';
+import { decodeText, encodeText, hashContent } from '../../core/patches/hash';
+import type { HunkRef } from '../../core/patches/review';
 import { undoRestore, type UndoResult } from '../../core/restore/undo';
 import { describeTornTailCut } from '../../core/runtime/resumable';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
@@ -54,6 +57,23 @@ export class RestoreActions {
     } finally {
       await writer.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * An inline Undo of hunks of one file of a run, as a restore (write-ahead: its record before the
+   * edit, restore_done and the review decision after), so a stop between the edit and the record
+   * is settled on the next open, never taken for the person's own edit. `transform` makes the
+   * undone text from the live one (it throws when that is not the text it was planned on).
+   * False when the file changed meanwhile (left as it is).
+   */
+  async undoHunks(runId: string, path: string, hunks: readonly HunkRef[], transform: (live: string) => string): Promise<boolean> {
+    return this.withWriter(runId, async (deps) => {
+      const live = await deps.workspace.read(path);
+      const decoded = live && decodeText(live.bytes);
+      if (!live || !decoded) throw new Error(`${path} is missing or not text now; nothing was undone`);
+      const result = encodeText(transform(decoded.text), decoded.bom);
+      return undoHunksInline(deps, { path, live: live.bytes, liveHash: live.hash, result, resultHash: hashContent(result), hunks });
+    });
   }
 
   /** What a rollback would do against live content now; touches and records nothing. */

@@ -26,6 +26,15 @@ async function runAgentOn(uri: vscode.Uri) {
   return { api, runId: started.runId, patch, closed };
 }
 
+/** The records of a run's journal, as written (one checksummed line each). */
+async function journalRecords(storagePath: string, runId: string): Promise<Record<string, unknown>[]> {
+  const text = await fs.readFile(`${storagePath}/runs/${runId}/journal.jsonl`, 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as { r: Record<string, unknown> }).r);
+}
+
 const marksOn = async (api: Awaited<ReturnType<typeof extensionApi>>, uri: vscode.Uri, kind: 'modified' | 'edited', want: number[]) =>
   waitFor(`${kind} marks at ${want.join(',')}`, () => {
     const marks = api.review.marksOf(uri);
@@ -61,6 +70,16 @@ export function reviewSuite(): void {
       assert.equal(editor.document.getText(), expected, 'the hunk is undone in the live buffer and the user edit stays');
       assert.ok(editor.document.isDirty, 'an unsaved buffer stays unsaved');
       await marksOn(api, uri, 'modified', [28]);
+      // The undo is a restore around the edit (write-ahead): its record naming the hunk, then its confirmation and the decision.
+      const records = await journalRecords(api.storagePath, runId);
+      const at = records.map((r) => r.type === 'restore' && Array.isArray(r.hunks)).lastIndexOf(true);
+      assert.ok(at >= 0, 'a restore record names the undone hunk');
+      assert.deepEqual(
+        records.slice(at + 1).map((r) => r.type),
+        ['restore_done', 'review'],
+        'confirmed after the edit, then the undo decision',
+      );
+      assert.deepEqual(records[at + 1]!.written, ['review/open.txt']);
 
       await api.review.reload();
       await marksOn(api, uri, 'modified', [28]);

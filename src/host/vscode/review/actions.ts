@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { fullyKept, hunkRef, type HunkRef, type HunkView } from '../../../core/patches/review';
 import type { DecisionRecord } from '../../../core/store/contract';
+import { splitLines } from '../../../core/patches/hunks';
 import type { ReviewModel } from './model';
 
 export interface ReviewActionsDeps {
@@ -9,6 +10,8 @@ export interface ReviewActionsDeps {
   appendToRun(runId: string, records: DecisionRecord[]): Promise<void>;
   /** Throws when the run cannot take a decision now (it runs in this window). */
   checkWritable(runId: string): void;
+  /** An inline Undo of hunks of a file of one run, recorded as a restore around the edit (RestoreActions.undoHunks); false: the file changed meanwhile. */
+  undoHunks(runId: string, path: string, hunks: readonly HunkRef[], transform: (live: string) => string): Promise<boolean>;
   fileUri(path: string): vscode.Uri | undefined;
 }
 
@@ -26,11 +29,23 @@ function byRun(views: readonly HunkView[]): Map<string, HunkView[]> {
 
 const key = (ref: HunkRef) => `${ref.patchId}:${ref.hunk}`;
 
-/** The live range of a hunk's new core (to the end of the text when it holds the last line). */
-function coreRange(document: vscode.TextDocument, view: HunkView): vscode.Range {
-  const end = view.line + view.hunk.newCore.length;
-  const endPos = end < document.lineCount ? new vscode.Position(end, 0) : document.lineAt(document.lineCount - 1).range.end;
-  return new vscode.Range(new vscode.Position(Math.min(view.line, document.lineCount - 1), 0), endPos);
+/** The hunks that can be undone (waiting, not overlapping another), bottom first, and how many cannot. */
+function chooseHunks(views: readonly HunkView[]): { chosen: HunkView[]; overlapping: number } {
+  const chosen: HunkView[] = [];
+  let overlapping = 0;
+  for (const view of [...views].sort((a, b) => b.line - a.line)) {
+    const next = chosen[chosen.length - 1];
+    if (view.state !== 'waiting' || (next && view.line + view.hunk.newCore.length > next.line)) overlapping++;
+    else chosen.push(view);
+  }
+  return { chosen, overlapping };
+}
+
+/** The text with each chosen hunk's new lines put back to its old ones (bottom first, so lines above keep their place). */
+function undoneText(text: string, chosen: readonly HunkView[]): string {
+  const lines = splitLines(text);
+  for (const view of chosen) lines.splice(view.line, view.hunk.newCore.length, ...view.hunk.oldCore);
+  return lines.join('');
 }
 
 /** Keep and Undo of hunks: decisions become review records of each hunk's run. */
@@ -59,36 +74,40 @@ export class ReviewActions {
   }
 
   /**
-   * Reverses hunks of one file against its LIVE text with one WorkspaceEdit (the person's other
-   * edits stay; a clean buffer is saved afterwards, as the agent's own writes are), then records
-   * the undo. A hunk whose lines were edited since is a conflict: reported, never forced.
+   * Reverses hunks of one file against its LIVE text (the person's other edits stay; a buffer with
+   * unsaved edits is edited, not saved; a clean one is saved, as the agent's own writes are), run
+   * by run, each as a restore recorded before the edit and confirmed after it. A hunk whose lines
+   * were edited since, or that overlaps another, is a conflict: reported, never forced.
    */
   async undo(path: string, refs: readonly HunkRef[]): Promise<UndoOutcome> {
     const uri = this.deps.fileUri(path);
     if (!uri) throw new Error(`${path} is outside the workspace folders`);
     for (const runId of new Set(this.deps.model.viewsOf(path).map((v) => v.patch.runId))) this.deps.checkWritable(runId);
     const document = await vscode.workspace.openTextDocument(uri);
-    const wasDirty = document.isDirty;
-    this.deps.model.update(path, document.getText());
     const wanted = new Set(refs.map(key));
-    const views = this.deps.model.viewsOf(path).filter((v) => wanted.has(key(hunkRef(v))));
-    const chosen: HunkView[] = [];
+    let undone = 0;
     let conflicts = 0;
-    for (const view of [...views].sort((a, b) => b.line - a.line)) {
-      const next = chosen[chosen.length - 1];
-      if (view.state !== 'waiting' || (next && view.line + view.hunk.newCore.length > next.line)) conflicts++;
-      else chosen.push(view);
-    }
-    if (chosen.length === 0) return { undone: 0, conflicts };
-    const edit = new vscode.WorkspaceEdit();
-    for (const view of chosen) edit.replace(uri, coreRange(document, view), view.hunk.oldCore.join(''));
-    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit of ${path}; nothing was undone`);
-    if (!wasDirty) await document.save();
-    for (const [runId, list] of byRun(chosen)) {
-      await this.deps.appendToRun(runId, [{ type: 'review', decision: 'undo', hunks: list.map(hunkRef), paths: [path] }]);
+    const runs = new Set<string>();
+    for (let round = 0; round < refs.length; round++) {
+      // The hunks are located again in the text as each run's undo left it.
+      const text = document.getText();
+      this.deps.model.update(path, text);
+      const views = this.deps.model.viewsOf(path).filter((v) => wanted.has(key(hunkRef(v))) && !runs.has(v.patch.runId));
+      const runId = views[0]?.patch.runId;
+      if (runId === undefined) break;
+      runs.add(runId);
+      const { chosen, overlapping } = chooseHunks(views.filter((v) => v.patch.runId === runId));
+      conflicts += overlapping;
+      if (chosen.length === 0) continue;
+      const written = await this.deps.undoHunks(runId, path, chosen.map(hunkRef), (live) => {
+        if (live !== text) throw new Error(`${path} changed while its hunks were being undone; nothing was undone`);
+        return undoneText(live, chosen);
+      });
+      if (written) undone += chosen.length;
+      else conflicts += chosen.length;
       await this.deps.model.settled();
     }
-    return { undone: chosen.length, conflicts };
+    return { undone, conflicts };
   }
 
   /** Undo of every given hunk, file by file. */

@@ -59,6 +59,8 @@ function createActions(s: Services, model: ReviewModel, backend: TimelineBackend
     checkWritable: (runId) => {
       if (s.controller.isRunning(runId)) throw new Error(`run ${runId} is still running: keep or undo its changes once it stops`);
     },
+    // An undo edits a file: a restore around the edit, under the run's writer (write-ahead).
+    undoHunks: (runId, path, hunks, transform) => s.restore.undoHunks(runId, path, hunks, transform),
     fileUri: (path) => backend.fileUri(path),
   });
 }
