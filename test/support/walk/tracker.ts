@@ -98,7 +98,7 @@ export class FileTracker {
         file.path,
         left ? { hash: file.replacedHash, by: `${by}, which left it as it was` } : { hash: file.writtenHash, by },
       );
-      if (left) this.pending.get(runId)?.delete(file.path);
+      if (left) this.unnoteWithForks(runId, restore.seq, file.path);
     }
   }
 
@@ -116,6 +116,12 @@ export class FileTracker {
   private noteWithForks(runId: string, seq: number, paths: readonly string[]): void {
     this.note(runId, paths);
     for (const [forkId, fork] of this.forks) if (fork.parentId === runId && fork.seq < seq) this.noteWithForks(forkId, Infinity, paths);
+  }
+
+  /** A file a cut restore left as it was did not change: not owed to the run, nor to the forks it was noted for (as the runtime's fold and ancestor_changes drop it). */
+  private unnoteWithForks(runId: string, seq: number, path: string): void {
+    this.pending.get(runId)?.delete(path);
+    for (const [forkId, fork] of this.forks) if (fork.parentId === runId && fork.seq < seq) this.unnoteWithForks(forkId, Infinity, path);
   }
 
   private note(runId: string, paths: readonly string[]): void {
