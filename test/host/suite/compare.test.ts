@@ -47,7 +47,7 @@ export function compareSuite(): void {
           return items.find((i) => i.detail === fork);
         };
         const summary = await vscode.commands.executeCommand<string | undefined>('agentCheckpoints.compareBranches');
-        assert.match(summary ?? '', /part at step 2; 1 file\(s\) differ: compare\/a\.txt/, JSON.stringify(fake.prompts.messages));
+        assert.match(summary ?? '', /part at step 2; 1 file differs: compare\/a\.txt/, JSON.stringify(fake.prompts.messages));
         assert.equal((offered[0] as { runId?: string }).runId, started.runId, 'the parent is offered first');
 
         const steps = await waitFor('the steps tab', () => stepsTab());
