@@ -24,7 +24,7 @@ import { errorText } from '../../core/error-text';
 
 export class NoApiKeyError extends Error {
   constructor() {
-    super('no Anthropic API key: run "Agent: Set API Key" or set ANTHROPIC_API_KEY (or set agentCheckpoints.provider to "replay")');
+    super('No Anthropic API key: run "Agent: Set API Key" or set ANTHROPIC_API_KEY (or set agentCheckpoints.provider to "replay")');
     this.name = 'NoApiKeyError';
   }
 }
