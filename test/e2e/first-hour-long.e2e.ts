@@ -144,7 +144,12 @@ describe('e2e: the first hour, long runs', function () {
     });
 
     await phase('the editor tab comes back after a window reload, with the runs in it', async () => {
-      await wb.page.reload();
+      // Reloaded as a person does (Developer: Reload Window): the workbench saves its editors first,
+      // which a browser reload of the page does not wait for.
+      await paletteEntries(wb.page, 'Developer: Reload Window', 'Reload Window');
+      const reloaded = wb.page.waitForEvent('load', { timeout: 60_000 });
+      await wb.page.keyboard.press('Enter');
+      await reloaded;
       await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       await wb.page.locator('.tabs-container .tab', { hasText: 'Agent Timeline' }).waitFor({ timeout: 60_000 });
       // The tab's document is the wide one (the side bar's Timeline comes back too, 300 px wide).
