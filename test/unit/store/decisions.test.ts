@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { NewRecord } from '../../../src/core/store/records';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { runInput } from './fixtures';
+import { pendingPatch, runInput } from './fixtures';
 
 /** A node port that counts reads of journals (whole or from an offset). */
 class CountingFs extends NodeStoreFs {
@@ -20,24 +20,7 @@ class CountingFs extends NodeStoreFs {
   }
 }
 
-const patch = (patchId: string): NewRecord => ({
-  type: 'patch',
-  patch: {
-    patchId,
-    runId: 'r1',
-    stepId: 1,
-    toolCallId: `c-${patchId}`,
-    path: `${patchId}.txt`,
-    op: 'create',
-    beforeHash: 'absent',
-    afterHash: 'a'.repeat(64),
-    added: 1,
-    removed: 0,
-    binary: false,
-    createdAt: 1,
-    state: 'pending',
-  },
-});
+const patch = (patchId: string): NewRecord => pendingPatch(patchId);
 
 describe('the light path of decisions (appendDecisions) and the listing facts', () => {
   let root: string;
@@ -124,7 +107,7 @@ describe('garbage collection after a run', () => {
       assert.equal(fs.journalReads - reads, 0, 'no journal read');
       const blob = await store.putBlob(new TextEncoder().encode('kept'));
       const writer = await store.openWriter('b');
-      await writer.append([{ ...patch('p9'), patch: { ...(patch('p9') as { patch: object }).patch, afterBlob: blob } } as NewRecord]);
+      await writer.append([pendingPatch('p9', blob)]);
       await writer.close();
       reads = fs.journalReads;
       const result = await store.collectGarbage({ maxRuns: 100, maxBytes: 1 << 30 });

@@ -99,3 +99,26 @@ export function leaseOf(store: FileCheckpointStore, runId: string): LeaseInfo | 
   const path = join(store.runDir(runId), 'lease.json');
   return existsSync(path) ? LeaseFile.parse(JSON.parse(readFileSync(path, 'utf8'))) : null;
 }
+
+/** A pending patch record of run r1 creating `<patchId>.txt` (its content as `afterBlob`, when given). */
+export function pendingPatch(patchId: string, afterBlob?: string): NewRecord {
+  return {
+    type: 'patch',
+    patch: {
+      patchId,
+      runId: 'r1',
+      stepId: 1,
+      toolCallId: `c-${patchId}`,
+      path: `${patchId}.txt`,
+      op: 'create',
+      beforeHash: 'absent',
+      afterHash: 'a'.repeat(64),
+      ...(afterBlob ? { afterBlob } : {}),
+      added: 1,
+      removed: 0,
+      binary: false,
+      createdAt: 1,
+      state: 'pending',
+    },
+  } as NewRecord;
+}

@@ -3,34 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewRecord } from '../../../src/core/store/records';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { runInput } from './fixtures';
+import { pendingPatch, runInput } from './fixtures';
 
 const CHILD = join(__dirname, 'facts-crash-child.ts');
 
-function patch(patchId: string, afterBlob?: string): NewRecord {
-  return {
-    type: 'patch',
-    patch: {
-      patchId,
-      runId: 'r1',
-      stepId: 1,
-      toolCallId: `c-${patchId}`,
-      path: `${patchId}.txt`,
-      op: 'create',
-      beforeHash: 'absent',
-      afterHash: 'a'.repeat(64),
-      ...(afterBlob ? { afterBlob } : {}),
-      added: 1,
-      removed: 0,
-      binary: false,
-      createdAt: 1,
-      state: 'pending',
-    },
-  } as NewRecord;
-}
+const patch = pendingPatch;
 
 /** Runs the child that appends `what` to run r1 and is killed (SIGKILL) as it renames `dieAt` into place. */
 function killedWhileAppending(root: string, dieAt: string, what: object): void {
