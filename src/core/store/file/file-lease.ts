@@ -36,6 +36,11 @@ export async function liveLease(ctx: LeaseContext, abandoned: ReadonlySet<string
   return live ? read.lease : null;
 }
 
+// A lease only matters among live processes, which all see the same page cache; a power loss
+// leaves none alive. So its name is never made durable (no fsync of the folder after a link or an
+// unlink): after a power loss it is there or not, and one that is names a holder that is gone.
+// Its content is synced before the name appears, so a lease file is never read half written.
+
 /** Publishes a lease file that did not exist: the content is complete the instant the name appears. */
 async function publish(ctx: LeaseContext, lease: LeaseInfo): Promise<boolean> {
   const temp = joinPath(ctx.runDir, tempName());
@@ -48,7 +53,6 @@ async function publish(ctx: LeaseContext, lease: LeaseInfo): Promise<boolean> {
     throw error;
   } finally {
     await ctx.fs.unlink(temp).catch(() => undefined);
-    await ctx.fs.syncDir(ctx.runDir);
   }
 }
 
@@ -120,7 +124,6 @@ export async function releaseLease(ctx: LeaseContext, holderId: string): Promise
   await ctx.fs.unlink(joinPath(ctx.runDir, LEASE)).catch((error: unknown) => {
     if (!isNotFound(error)) throw error;
   });
-  await ctx.fs.syncDir(ctx.runDir);
 }
 
 /**

@@ -81,23 +81,22 @@ export async function readRunFacts(
   known?: JournalPart,
   parts: readonly FactsPart[] = PARTS,
 ): Promise<RunFacts | null> {
-  const facts: RunFacts = { pending: new Set(), blobs: new Set(), runs: new Set() };
+  // Each part fills its own sets (a pending.json of 10,000 ids is split once, never copied).
+  let pending = new Set<string>();
+  let refs: Pick<RunFacts, 'blobs' | 'runs'> = { blobs: new Set(), runs: new Set() };
   for (const part of parts) {
     const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES[part])).catch(() => null);
     const file = bytes && parseJsonAs(bytes, FactsFile);
     if (!file || file.runId !== runId || file.v > FORMAT_VERSION) return null;
-    const pending = file.pending ? file.pending.split('\n').filter((id) => id !== '') : [];
-    const one: RunFacts = { pending: new Set(pending), blobs: new Set(file.blobs), runs: new Set(file.runs) };
+    const ids = part === 'pending' && file.pending ? file.pending.split('\n').filter((id) => id !== '') : [];
+    const one: RunFacts = { pending: new Set(ids), blobs: new Set(file.blobs), runs: new Set(file.runs) };
     const after = await journalAfterFile(store, runId, file, known);
     if (!after) return null;
     foldFacts(one, after);
-    if (part === 'pending') one.pending.forEach((id) => facts.pending.add(id));
-    else {
-      one.blobs.forEach((hash) => facts.blobs.add(hash));
-      one.runs.forEach((id) => facts.runs.add(id));
-    }
+    if (part === 'pending') pending = one.pending;
+    else refs = one;
   }
-  return facts;
+  return { pending, blobs: refs.blobs, runs: refs.runs };
 }
 
 /**
