@@ -1,6 +1,7 @@
 import { hasExternalEffect, isExternalEffect, type LedgerEntry } from '../core/ledger/schema';
 import type { MessageParam } from '../core/model/messages';
 import type { LiveState, Patch } from '../core/patches/schema';
+import { isRuntimeNote } from '../core/runtime/recovery-note';
 import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
@@ -157,7 +158,7 @@ function stepWords(
   const words = assistantWords(messages, from, last.messageCount);
   const out: Partial<StepRow> = {};
   if (last.label === 'instruction' || last.label === 'run_start') {
-    const said = userWords(messages, from, last.messageCount);
+    const said = userWords(messages, from, last.messageCount, isRuntimeNote);
     if (said !== '') out.instruction = cap(said, TEXT_MAX);
   }
   if (words.text !== '') out.text = cap(words.text, TEXT_MAX);

@@ -124,15 +124,22 @@ export function assistantWords(messages: readonly MessageParam[], from: number, 
   return { text: texts.join('\n\n'), thinking: thoughts.join('\n\n') };
 }
 
-/** The person's own words in `messages[from, to)` (a follow-up instruction), tool results left out. */
-export function userWords(messages: readonly MessageParam[], from: number, to: number): string {
+/**
+ * The person's own words in `messages[from, to)` (a follow-up instruction), tool results left out,
+ * and text blocks that `added` says the runtime added (its notes to the model) too.
+ */
+export function userWords(
+  messages: readonly MessageParam[],
+  from: number,
+  to: number,
+  added: (text: string) => boolean = () => false,
+): string {
   const texts: string[] = [];
   for (let i = Math.max(0, from); i < Math.min(to, messages.length); i++) {
-    const message = messages[i]!;
-    if (message.role === 'user') {
-      const text = blockText(message.content, 'text').trim();
-      if (text !== '') texts.push(text);
-    }
+    const { role, content } = messages[i]!;
+    if (role !== 'user') continue;
+    const blocks = typeof content === 'string' ? [content] : content.flatMap((b) => (b.type === 'text' ? [blockText([b], 'text')] : []));
+    for (const block of blocks) if (block.trim() !== '' && !added(block)) texts.push(block.trim());
   }
   return texts.join('\n\n');
 }

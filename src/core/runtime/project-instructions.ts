@@ -141,11 +141,14 @@ export async function instructionChanges(workspace: Workspace, prompt: RunPrompt
   return lines;
 }
 
+/** How the note on changed instruction files begins. */
+export const INSTRUCTION_CHANGES_LEAD = 'Project instruction files changed since this run started';
+
 /** The note's text for changed instruction files, or undefined. */
 export function instructionChangeNote(lines: readonly string[]): string | undefined {
   if (lines.length === 0) return undefined;
   return [
-    'Project instruction files changed since this run started (the system prompt still holds the versions from the start; read the current ones before relying on them):',
+    `${INSTRUCTION_CHANGES_LEAD} (the system prompt still holds the versions from the start; read the current ones before relying on them):`,
     ...lines.map((line) => `- ${line}`),
   ].join('\n');
 }

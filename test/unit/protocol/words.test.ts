@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { MessageParam } from '../../../src/core/model/messages';
 import { assistantWords, commandOutcome, describeCall, toolResults, userWords } from '../../../src/protocol/words';
+import { FILE_CHANGES_MARKER, isRuntimeNote } from '../../../src/core/runtime/recovery-note';
+import { instructionChangeNote } from '../../../src/core/runtime/project-instructions';
 import { firstLine, stepHeadline } from '../../../src/webview/rowContent';
 import type { StepRow } from '../../../src/protocol/viewModel';
 
@@ -53,6 +55,23 @@ describe('protocol words: what was said', () => {
     assert.deepEqual(assistantWords(messages, 2, 4), { text: '', thinking: '' });
     assert.equal(toolResults(messages).get('toolu_1'), 'edited');
     assert.equal(userWords(messages, 2, 4), 'now add a README line', 'tool results are not the person’s words');
+  });
+
+  it('leaves out the notes the runtime adds to a new instruction', () => {
+    const note = `${FILE_CHANGES_MARKER}\nFiles that changed since you last saw them:\n- a.txt: restored`;
+    const told = instructionChangeNote(['AGENTS.md changed'])!;
+    const instruction: MessageParam[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: note },
+          { type: 'text', text: 'go on with the tests' },
+          { type: 'text', text: told },
+        ],
+      },
+    ];
+    assert.equal(userWords(instruction, 0, 1, isRuntimeNote), 'go on with the tests');
+    assert.equal(userWords(instruction, 0, 1), `${note}\n\ngo on with the tests\n\n${told}`, 'without the test every text block counts');
   });
 
   it('leads a step with the first line of the text, then its calls', () => {
