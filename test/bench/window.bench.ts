@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     feed.watch();
     // The Timeline backend's watcher of lease files, as VS Code's file watcher reports them.
     const leases = watch(join(root, 'runs'), { recursive: true }, (_e, name) => {
-      if (typeof name === 'string' && name.includes('lease.json')) void feed.leasesChanged().catch(() => undefined);
+      if (typeof name === 'string' && name.includes('lease.json')) feed.leaseFileChanged();
     });
     t0 = performance.now();
     await model.reloadAll(true);

@@ -8,6 +8,8 @@ export type RunEvent =
 
 /** A listing older than this is read again (no journal: the runs' state and lease files). */
 const LISTING_MAX_AGE_MS = 2000;
+/** Lease file events closer than this are one change (taking and releasing a lease are several). */
+const LEASE_EVENTS_MS = 150;
 
 /** Store calls that read a journal (whole, or from its newest snapshot). */
 const JOURNAL_READS = new Set<string | symbol>(['readRun', 'readRecords', 'readResumeState', 'openWriter', 'verify']);
@@ -28,6 +30,7 @@ export class RunFeed implements vscode.Disposable {
   private listing: Promise<readonly RunSummary[]> | undefined;
   private listedAt = 0;
   private notice: { close(): void } | undefined;
+  private leaseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly inner: CheckpointStore,
@@ -93,6 +96,18 @@ export class RunFeed implements vscode.Disposable {
    * A lease file changed: the runs are listed again, and an event fires only when who holds
    * which run changed (a heartbeat only moves the renewal time: no event).
    */
+  /**
+   * A lease file was taken, released or renewed (its watcher's event): the listing is read again
+   * once the burst is over (taking and releasing one lease is several events), and tells a change
+   * only when a holder changed.
+   */
+  leaseFileChanged(): void {
+    this.leaseTimer ??= setTimeout(() => {
+      this.leaseTimer = undefined;
+      void this.leasesChanged().catch(() => undefined);
+    }, LEASE_EVENTS_MS);
+  }
+
   async leasesChanged(): Promise<void> {
     const holders = (list: readonly RunSummary[]) =>
       list.map((r) => `${r.runId}:${r.leased}:${r.holder?.holderId ?? ''}:${r.holder?.generation ?? ''}`).join('\n');
@@ -155,6 +170,7 @@ export class RunFeed implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.leaseTimer !== undefined) clearTimeout(this.leaseTimer);
     this.notice?.close();
     this.emitter.dispose();
   }

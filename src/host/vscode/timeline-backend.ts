@@ -48,7 +48,6 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   private readonly disposables: vscode.Disposable[] = [];
   private pendingLive = new Set<string>();
   private liveTimer: NodeJS.Timeout | undefined;
-  private leaseTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly s: Services) {
     this.disposables.push(
@@ -76,7 +75,7 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
         w.onDidCreate((u) => this.liveChanged(u)),
         w.onDidDelete((u) => this.liveChanged(u)),
       );
-    const leaseChanged = () => this.leaseChanged();
+    const leaseChanged = () => this.s.feed.leaseFileChanged();
     out.push(leases.onDidCreate(leaseChanged), leases.onDidChange(leaseChanged), leases.onDidDelete(leaseChanged));
     return out;
   }
@@ -89,14 +88,6 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
       const paths = [...this.pendingLive];
       this.pendingLive = new Set();
       this.changes.fire({ kind: 'live', paths });
-    }, LIVE_DEBOUNCE_MS);
-  }
-
-  /** A lease taken, released, or renewed (a heartbeat: the feed tells no change). */
-  private leaseChanged(): void {
-    this.leaseTimer ??= setTimeout(() => {
-      this.leaseTimer = undefined;
-      void this.s.feed.leasesChanged().catch(() => undefined);
     }, LIVE_DEBOUNCE_MS);
   }
 
@@ -215,7 +206,6 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
 
   dispose(): void {
     if (this.liveTimer) clearTimeout(this.liveTimer);
-    if (this.leaseTimer) clearTimeout(this.leaseTimer);
     for (const d of this.disposables) d.dispose();
   }
 }
