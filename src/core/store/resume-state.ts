@@ -71,6 +71,8 @@ export const Snapshot = z.object({
   state: ResumeState,
 });
 export type Snapshot = z.infer<typeof Snapshot>;
+/** A snapshot's fields but its state (made once: a schema's first use in a process is slow). */
+const SnapshotHead = Snapshot.omit({ state: true });
 
 /**
  * Completed calls with external effects a resume tells the model not to repeat: the latest this
@@ -150,7 +152,7 @@ export function encodeSnapshot(snapshot: Omit<Snapshot, 'v'>): Uint8Array {
 export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<void>): Promise<Snapshot | null> {
   if (bytes[bytes.length - 1] !== 0x0a) return null;
   const raw = readChecked(bytes, 0, bytes.length - 1) as { state?: Record<string, unknown> } | null;
-  const head = Snapshot.omit({ state: true }).safeParse(raw);
+  const head = SnapshotHead.safeParse(raw);
   if (!head.success || head.data.v !== FORMAT_VERSION || typeof raw?.state !== 'object' || raw.state === null) return null;
   const state: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(ResumeState.shape)) {
