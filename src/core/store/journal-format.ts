@@ -20,7 +20,7 @@ const NEWLINE = 0x0a;
 const SUFFIX = 16;
 const SUFFIX_PATTERN = /^,"c":"([0-9a-f]{8})"}$/;
 /** Bytes read between two yields to the event loop. */
-const SLICE_BYTES = 512 * 1024;
+const SLICE_BYTES = 64 * 1024;
 
 /** `head` (a JSON object without its closing brace) closed with the checksum of its bytes, and a newline. */
 export function checksummed(head: string): string {

@@ -157,9 +157,26 @@ export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<vo
   const state: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(ResumeState.shape)) {
     await pause?.();
-    const field = schema.safeParse(raw.state[key]);
+    const value = raw.state[key];
+    // The live context's messages (up to a context window of them) are checked a few at a time.
+    const field = key === 'messages' && Array.isArray(value) ? await parseMessages(value, pause) : schema.safeParse(value);
     if (!field.success) return null;
     if (field.data !== undefined) state[key] = field.data;
   }
   return { ...head.data, state: state as ResumeState };
+}
+
+/** Messages checked between two pauses of a snapshot's decoding. */
+const MESSAGES_PER_PAUSE = 16;
+const MessageSlice = z.array(MessageParam);
+
+async function parseMessages(value: readonly unknown[], pause?: () => Promise<void>): Promise<z.ZodSafeParseResult<MessageParam[]>> {
+  const data: MessageParam[] = [];
+  for (let i = 0; i < value.length; i += MESSAGES_PER_PAUSE) {
+    if (i > 0) await pause?.();
+    const part = MessageSlice.safeParse(value.slice(i, i + MESSAGES_PER_PAUSE));
+    if (!part.success) return part;
+    data.push(...part.data);
+  }
+  return { success: true, data };
 }

@@ -4,7 +4,7 @@
 // host, where no persistence call may hold the loop for long).
 
 /** Lines or records handled between two yields: a few milliseconds of work. */
-export const SLICE = 16_384;
+export const SLICE = 4096;
 
 export type Sliced<T> = Generator<void, T, void>;
 
