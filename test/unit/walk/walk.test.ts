@@ -4,6 +4,7 @@ import type { StoredRecord } from '../../../src/core/store/records';
 import { MemWorkspace } from '../../support/faults/mem-world';
 import { FileTracker } from '../../support/walk/tracker';
 import { describeFailure, runWalk, Sequence } from '../../support/walk/walk';
+import { WALK_SETTINGS } from '../../support/walk/world';
 
 // The random walk of every way on (test/support/walk): a few hundred seeded sequences, each step
 // checked. WALK_SEQUENCES and WALK_SEED change the count and the first seed; a failure prints
@@ -74,6 +75,26 @@ describe('random walk: run, kill -9, resume, restore, rollback, Keep/Undo, new i
       /kill -9/,
     ])
       assert.match(text, kind);
+  });
+
+  it('self-check: a person change the runtime records before its request in the same step is owed to that request, not the next (seed 4494526)', async () => {
+    const sequence = new Sequence(3);
+    await sequence.world.prepare();
+    await sequence.tracker.start();
+    const { world } = sequence;
+    sequence.acting = 'walk-r';
+    await world.runtime().start({ runId: 'walk-r', task: 'Tidy the text files.', settings: WALK_SETTINGS, system: 'You tidy files.' });
+    await sequence.check();
+    const patch = (await world.process.store.readRun('walk-r')).patches[0];
+    assert.ok(patch, 'the walk model of seed 3 writes a file in its first run');
+    // As the runtime settling a cut inline Undo does: the record, then the request that names its file, in one step.
+    const writer = await world.process.store.openWriter('walk-r');
+    await writer.append([{ type: 'review', decision: 'undo', hunks: [{ patchId: patch.patchId, hunk: 0 }], paths: [patch.path] }]);
+    await writer.close();
+    await world.runtime().continue('walk-r', 'Now tidy them again.', new AbortController().signal, { moreTurns: 3 });
+    await sequence.check();
+    assert.deepEqual(sequence.problems, []);
+    assert.deepEqual([...(sequence.tracker.pending.get('walk-r') ?? [])], [], 'the request named it: nothing is owed');
   });
 
   it('self-check: a file a cut restore left as it was is not owed, though another run wrote it before the restore settled (seed 11296947)', async () => {
