@@ -12,8 +12,8 @@ export const WALK_FILES = ['a.txt', 'b.txt', 'src/c.txt', 'd.txt'] as const;
 export interface WalkModelView {
   /** The workspace's text files now (path -> text). */
   files(): ReadonlyMap<string, string>;
-  /** Called with every request before it is answered (the walk's checks). */
-  onRequest(request: ModelRequest): void;
+  /** Called with every request before it is answered (the walk's checks); the answer waits for it. */
+  onRequest(request: ModelRequest): Promise<void>;
 }
 
 function lastUserText(messages: readonly MessageParam[]): string {
@@ -37,7 +37,7 @@ export class WalkModel implements ModelProvider {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    this.view.onRequest(request);
+    await this.view.onRequest(request);
     this.answers += 1;
     const content = lastUserText(request.messages).includes(SUMMARY_REQUEST)
       ? [this.text('Summary: files edited, commands run.')]

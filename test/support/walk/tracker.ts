@@ -91,6 +91,8 @@ export class FileTracker {
     const by = `restore ${done.restoreId} of ${runId}`;
     for (const file of restore.files) {
       const left = done.left.some((l) => l.path === file.path);
+      // Not owed even when a later write (another run's agent) has the file since: the restore did not change it.
+      if (left) this.unnoteWithForks(runId, restore.seq, file.path);
       if (!left && !done.written.includes(file.path)) continue;
       const current = this.expected.get(file.path);
       if (current?.by.startsWith(`restore ${done.restoreId} `) !== true) continue;
@@ -98,7 +100,6 @@ export class FileTracker {
         file.path,
         left ? { hash: file.replacedHash, by: `${by}, which left it as it was` } : { hash: file.writtenHash, by },
       );
-      if (left) this.unnoteWithForks(runId, restore.seq, file.path);
     }
   }
 

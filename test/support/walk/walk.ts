@@ -63,9 +63,14 @@ export class Sequence {
     this.problems.push(`step ${this.stepNo}: ${text}`);
   }
 
-  /** The walk's note check: a request of a run that has files pending names each of them. */
-  private onRequest(request: ModelRequest): void {
+  /**
+   * The walk's note check: a request of a run that has files pending names each of them. The
+   * records the step appended before the request (a cut restore or undo the runtime settled, say)
+   * are taken in first: the request answers for them, not the next one.
+   */
+  private async onRequest(request: ModelRequest): Promise<void> {
     this.counts.requests += 1;
+    await this.takeRecords();
     // A compaction's summary request reads the history before the latest answer: not a turn on it.
     if (textAfterLastAnswer(request.messages).includes(SUMMARY_REQUEST)) return;
     this.checkDoneCalls(textAfterLastAnswer(request.messages));
@@ -130,12 +135,18 @@ export class Sequence {
       if (restore.confirm) this.problem('files', `${runId} was opened, and restore ${restore.restoreId} still awaits its restore_done`);
   }
 
-  private async check(): Promise<void> {
+  /** Every run's records not taken yet, into the tracker. */
+  private async takeRecords(): Promise<void> {
     const { store } = this.world.process;
     for (const summary of await store.listRuns()) {
       if (!this.runs.includes(summary.runId)) this.runs.push(summary.runId);
       await this.tracker.take(summary.runId, await store.readRecords(summary.runId));
     }
+  }
+
+  /** The checks after a step (public for the walk's self-checks, which take steps of their own). */
+  async check(): Promise<void> {
+    await this.takeRecords();
     for (const problem of await this.tracker.mismatches()) this.problem('files', problem);
     for (const runId of this.runs) {
       try {

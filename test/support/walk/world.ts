@@ -89,7 +89,7 @@ export class WalkProcess {
 }
 
 export interface WorldHooks {
-  onRequest(request: ModelRequest): void;
+  onRequest(request: ModelRequest): Promise<void>;
 }
 
 export class WalkWorld {

@@ -1,5 +1,10 @@
 import { strict as assert } from 'node:assert';
+import { encodeText, hashContent } from '../../../src/core/patches/hash';
+import type { StoredRecord } from '../../../src/core/store/records';
+import { MemWorkspace } from '../../support/faults/mem-world';
+import { FileTracker } from '../../support/walk/tracker';
 import { describeFailure, runWalk, Sequence } from '../../support/walk/walk';
+import { WALK_SETTINGS } from '../../support/walk/world';
 
 // The random walk of every way on (test/support/walk): a few hundred seeded sequences, each step
 // checked. WALK_SEQUENCES and WALK_SEED change the count and the first seed; a failure prints
@@ -70,5 +75,43 @@ describe('random walk: run, kill -9, resume, restore, rollback, Keep/Undo, new i
       /kill -9/,
     ])
       assert.match(text, kind);
+  });
+
+  it('self-check: a person change the runtime records before its request in the same step is owed to that request, not the next (seed 4494526)', async () => {
+    const sequence = new Sequence(3);
+    await sequence.world.prepare();
+    await sequence.tracker.start();
+    const { world } = sequence;
+    sequence.acting = 'walk-r';
+    await world.runtime().start({ runId: 'walk-r', task: 'Tidy the text files.', settings: WALK_SETTINGS, system: 'You tidy files.' });
+    await sequence.check();
+    const patch = (await world.process.store.readRun('walk-r')).patches[0];
+    assert.ok(patch, 'the walk model of seed 3 writes a file in its first run');
+    // As the runtime settling a cut inline Undo does: the record, then the request that names its file, in one step.
+    const writer = await world.process.store.openWriter('walk-r');
+    await writer.append([{ type: 'review', decision: 'undo', hunks: [{ patchId: patch.patchId, hunk: 0 }], paths: [patch.path] }]);
+    await writer.close();
+    await world.runtime().continue('walk-r', 'Now tidy them again.', new AbortController().signal, { moreTurns: 3 });
+    await sequence.check();
+    assert.deepEqual(sequence.problems, []);
+    assert.deepEqual([...(sequence.tracker.pending.get('walk-r') ?? [])], [], 'the request named it: nothing is owed');
+  });
+
+  it('self-check: a file a cut restore left as it was is not owed, though another run wrote it before the restore settled (seed 11296947)', async () => {
+    const workspace = new MemWorkspace({ 'a.txt': 'one\n' });
+    const tracker = new FileTracker(workspace);
+    await tracker.start();
+    const hash = (text: string) => hashContent(encodeText(text, false));
+    const at = { v: 3, at: 1 };
+    const restore = { ...at, seq: 5, type: 'restore', restoreId: 'r1', kind: 'rollback_files', patchIds: [], confirm: true };
+    const file = { path: 'a.txt', replacedHash: hash('one\n'), writtenHash: hash('zero\n') };
+    await tracker.take('parent', [{ ...restore, files: [file] } as unknown as StoredRecord]);
+    assert.deepEqual([...(tracker.pending.get('parent') ?? [])], ['a.txt']);
+    // The process was killed before the restore wrote a.txt; a fork's agent writes it; the parent settles the restore.
+    const patch = { patchId: 'p9', path: 'a.txt', afterHash: hash('two\n') };
+    await tracker.take('fork', [{ ...at, seq: 6, type: 'patch', patch } as unknown as StoredRecord]);
+    const left = [{ path: 'a.txt', reason: 'the restore was cut, and the file changed since; it was left as it is' }];
+    await tracker.take('parent', [{ ...at, seq: 6, type: 'restore_done', restoreId: 'r1', written: [], left, cut: true } as StoredRecord]);
+    assert.deepEqual([...(tracker.pending.get('parent') ?? [])], [], 'the restore did not change a.txt: the parent is not owed it');
   });
 });
