@@ -160,6 +160,8 @@ function stepWords(
   if (last.label === 'instruction' || last.label === 'run_start') {
     const said = userWords(messages, from, last.messageCount, isRuntimeNote);
     if (said !== '') out.instruction = cap(said, TEXT_MAX);
+    const told = userWords(messages, from, last.messageCount, (text) => !isRuntimeNote(text));
+    if (told !== '') out.told = cap(told, TEXT_MAX);
   }
   if (words.text !== '') out.text = cap(words.text, TEXT_MAX);
   if (words.thinking !== '') out.thinking = cap(words.thinking, TEXT_MAX);

@@ -125,6 +125,8 @@ export const StepRow = z.object({
   /** A new instruction the person gave the run here, and the limit raised for it, in words. */
   instruction: z.optional(z.string()),
   raised: z.optional(z.string()),
+  /** What the runtime told the model with the instruction (files that changed under it), apart from the person's words. */
+  told: z.optional(z.string()),
 });
 
 /** The writer of a run held by another window or process (its lease is live). */

@@ -128,6 +128,11 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
       renderMarkdown(step.instruction, actions),
     );
     if (step.raised !== undefined) said.append(el('div', 'raised tone-warning', step.raised));
+    if (step.told !== undefined) {
+      const told = el('details', 'told');
+      told.append(el('summary', 'muted', 'Also told the model'), collapsible(step.told));
+      said.append(told);
+    }
     root.append(said);
   }
   if (step !== undefined && step.stepId === run.steps[0]?.stepId) {

@@ -10,6 +10,7 @@ import { ResumeError } from './errors';
 import { loopSteps, runGuarded } from './loop';
 import { instructionChangeNote, instructionChanges } from './project-instructions';
 import { fileChangesNote } from './recovery-note';
+import { classifyLatestPatches } from './resume';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 import { settleCutRestores } from '../restore/settle';
@@ -124,7 +125,7 @@ export async function continueWithInstruction(
     session.stepId += 1;
     const env: CallEnv = { session, tools, signal, truncated: new Set() };
     return await runGuarded(session, signal, async () => {
-      const filesChanged = fileChangesNote(state.fileChanges ?? []);
+      const filesChanged = fileChangesNote(state.fileChanges ?? [], await classifyLatestPatches(deps.workspace, state.patches));
       const content = [
         ...(filesChanged ? [{ type: 'text' as const, text: filesChanged }] : []),
         { type: 'text' as const, text },

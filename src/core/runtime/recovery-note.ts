@@ -51,9 +51,25 @@ export function fileChangeLines(changes: readonly FileChange[]): string[] {
   ];
 }
 
-/** The note that goes with a new instruction when files changed since the model's last request. */
-export function fileChangesNote(changes: readonly FileChange[]): string | undefined {
-  return changes.length === 0 ? undefined : [FILE_CHANGES_MARKER, ...fileChangeLines(changes)].join('\n');
+/**
+ * The note that goes with a new instruction when files changed since the model's last request:
+ * restored, rolled back or undone (`changes`), or changed by someone else since the agent wrote
+ * them (`files`, the latest patch of each file classified against live content).
+ */
+export function fileChangesNote(changes: readonly FileChange[], files: readonly PatchLiveState[] = []): string | undefined {
+  const lines = [...fileChangeLines(changes), ...userChangeLines(changes, files)];
+  return lines.length === 0 ? undefined : [FILE_CHANGES_MARKER, ...lines].join('\n');
+}
+
+/** The files someone else changed since the agent wrote them, those `changes` name already left out. */
+function userChangeLines(changes: readonly FileChange[], files: readonly PatchLiveState[]): string[] {
+  const told = new Set(changes.map((c) => c.path));
+  const changed = changedByUser(files.filter((f) => !told.has(f.patch.path)));
+  if (changed.length === 0) return [];
+  return [
+    'Files changed by someone else since the agent wrote them (read them again before editing):',
+    ...changed.map((line) => `- ${line}`),
+  ];
 }
 
 const MUST_NOT_REPEAT = new Set(['reused', 'applied_before', 'marked_done']);
@@ -109,14 +125,9 @@ export function recoveryNote(facts: RecoveryFacts): string {
     for (const e of earlier) lines.push(`- ${e.toolName} ${e.callId} (step ${e.stepId})`);
   }
   lines.push(...fileChangeLines(facts.fileChanges ?? []));
-  const told = new Set((facts.fileChanges ?? []).map((c) => c.path));
-  const changed = changedByUser(facts.files.filter((f) => !told.has(f.patch.path)));
-  if (changed.length > 0) {
-    lines.push('Files changed by someone else since the agent wrote them (read them again before editing):');
-    for (const line of changed) lines.push(`- ${line}`);
-  } else if (facts.files.length > 0) {
-    lines.push('Files the agent wrote are unchanged since.');
-  }
+  const changed = userChangeLines(facts.fileChanges ?? [], facts.files);
+  lines.push(...changed);
+  if (changed.length === 0 && facts.files.length > 0) lines.push('Files the agent wrote are unchanged since.');
   const instructions = instructionChangeNote(facts.instructionChanges ?? []);
   if (instructions !== undefined) lines.push(instructions);
   if (facts.reports.length === 0) lines.push('No tool call was in flight.');

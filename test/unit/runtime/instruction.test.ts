@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ResumeError } from '../../../src/core/runtime/errors';
 import { buildRunView } from '../../../src/protocol/build';
 import {
@@ -41,6 +43,26 @@ describe('a new instruction for a stopped run', () => {
     const step = view.steps.find((s) => s.instruction !== undefined && s.label === 'instruction');
     assert.equal(step?.instruction, 'now say more');
     assert.equal(view.steps.at(-1)?.text, 'second answer');
+  });
+
+  it('names the files someone else changed since the agent wrote them, apart from the person’s words', async () => {
+    h = await harness({
+      store: 'file',
+      script: byTurn([reply([toolUse('t0', 'write_file', { path: 'a.txt', content: 'agent\n' })]), answer('wrote it'), answer('ok')]),
+    });
+    const done = await h.runtime().start({ task: 'write a.txt', settings: SETTINGS });
+    assert.equal(done.status, 'completed', done.reason);
+    writeFileSync(join(h.root, 'a.txt'), 'mine\n');
+    const again = await h.runtime().continue(done.runId, 'go on', new AbortController().signal, { moreTurns: 5 });
+    assert.equal(again.status, 'completed', again.reason);
+    const content = lastMessage(h, 2)?.content as { type: string; text: string }[];
+    assert.equal(content.length, 2);
+    assert.match(content[0]!.text, /^\[files changed\]\n[^]*- a\.txt: edited since the agent wrote it$/);
+    assert.deepEqual(content[1], { type: 'text', text: 'go on' });
+    const view = buildRunView(await h.store.readRun(done.runId), new Map(), false);
+    const step = view.steps.find((s) => s.label === 'instruction');
+    assert.equal(step?.instruction, 'go on', 'the note is not shown as the person’s words');
+    assert.match(step?.told ?? '', /a\.txt: edited since the agent wrote it/);
   });
 
   it('raises a turn limit the run had reached by the stated amount, and says so', async () => {

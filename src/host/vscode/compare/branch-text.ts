@@ -14,6 +14,7 @@ function stepText(step: StepRow): string {
   const lines = [`Step ${step.stepId}`];
   if (step.instruction !== undefined) lines.push(indent(`Instruction: ${step.instruction}`, '  '));
   if (step.raised !== undefined) lines.push(indent(step.raised, '  '));
+  if (step.told !== undefined) lines.push(indent(`Told the model: ${step.told}`, '  '));
   if (step.text !== undefined) lines.push(indent(step.text, '  '));
   for (const call of step.calls) {
     lines.push(`  - ${call.summary} · ${call.status}`);
