@@ -11,6 +11,8 @@ import type { FlatRow } from './tree';
 
 /** The newest steps painted at first; "Show earlier steps" adds more. */
 export const CONVERSATION_STEPS = 40;
+/** Steps a run's first frame paints (its end, what the panel shows); the rest of the 40 follow a frame later. */
+const FIRST_FRAME_STEPS = 8;
 
 /** What the panel shows: a run, and a step of it or (undefined) its latest one. */
 export interface Focus {
@@ -142,7 +144,7 @@ export class ConversationPanel {
       this.runId = runId;
       this.painted.clear();
       this.points.clear();
-      this.shown = CONVERSATION_STEPS;
+      this.shown = FIRST_FRAME_STEPS;
     }
     const stick = this.atEnd();
     this.detail.hidden = false;
@@ -170,6 +172,10 @@ export class ConversationPanel {
     } else if (stick) this.detail.scrollTop = this.detail.scrollHeight;
     if (this.fresh && waiting.includes(this.fresh)) this.fresh.scrollIntoView({ block: 'nearest' });
     this.fresh = undefined;
+    if (this.shown < CONVERSATION_STEPS) {
+      this.shown = CONVERSATION_STEPS;
+      this.refresh();
+    }
   }
 
   /**
