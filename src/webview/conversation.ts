@@ -1,6 +1,6 @@
 import type { PendingApproval } from '../protocol/messages';
 import type { RunView, StepRow } from '../protocol/viewModel';
-import { approvalCard, restorePoint, stepDetail, type ApprovalActions, type DetailActions } from './detail';
+import { approvalCard, restorePoint, stepDetail, streamingBody, type ApprovalActions, type DetailActions } from './detail';
 import type { TimelineModel } from './model';
 import type { FlatRow } from './tree';
 
@@ -11,6 +11,8 @@ import type { FlatRow } from './tree';
 
 /** The newest steps painted at first; "Show earlier steps" adds more. */
 export const CONVERSATION_STEPS = 40;
+/** Steps a run's first frame paints (its end, what the panel shows); the rest of the 40 follow a frame later. */
+const FIRST_FRAME_STEPS = 8;
 
 /** What the panel shows: a run, and a step of it or (undefined) its latest one. */
 export interface Focus {
@@ -41,8 +43,10 @@ export class ConversationPanel {
   private shown = CONVERSATION_STEPS;
   /** A step the person picked, to scroll into view once it is painted. */
   private reveal: number | undefined;
-  /** When the last stream text was painted (for the bench). */
-  lastStreamPaint = 0;
+  /** The text each painted streaming node shows. */
+  private readonly streamText = new WeakMap<HTMLElement, string>();
+  /** Streamed text was painted since the last frame began: more waits for the next frame. */
+  private streamPainted = false;
 
   constructor(
     readonly detail: HTMLElement,
@@ -65,6 +69,43 @@ export class ConversationPanel {
       this.queued = false;
       this.paint();
     });
+  }
+
+  /**
+   * New streamed text: put into the painted node of the streamed step at once (that node alone,
+   * not the run), at most once a frame; more text in the same frame, or text with no painted node
+   * yet (a new step, another run shown), waits for the next frame's paint.
+   */
+  streamed(): void {
+    if (this.queued || this.streamPainted || this.runId === undefined) return this.refresh();
+    const stick = this.atEnd();
+    if (!this.paintStream(this.runId)) return this.refresh();
+    this.streamPainted = true;
+    requestAnimationFrame(() => (this.streamPainted = false));
+    if (stick) this.detail.scrollTop = this.detail.scrollHeight;
+  }
+
+  /** Brings the streamed text of the shown run into its painted node; false when no node shows that step. */
+  private paintStream(runId: string): boolean {
+    const stepId = this.model.streamingStep(runId);
+    const text = this.model.streaming(runId);
+    if (stepId === undefined || text === undefined) return true;
+    const node = this.detail.querySelector<HTMLElement>(`.markdown.streaming[data-stream-step="${stepId}"]`);
+    if (!node) return false;
+    if (this.streamText.get(node) !== text) node.replaceWith(this.markStream(streamingBody(text, this.actions), stepId, text));
+    return true;
+  }
+
+  /** Notes that `node` shows `text` streamed into step `stepId`. */
+  private markStream(node: HTMLElement, stepId: number, text: string): HTMLElement {
+    node.dataset.streamStep = String(stepId);
+    this.streamText.set(node, text);
+    return node;
+  }
+
+  /** The conversation is scrolled to its end (it follows new text). */
+  private atEnd(): boolean {
+    return this.detail.scrollTop >= this.detail.scrollHeight - this.detail.clientHeight - 4;
   }
 
   private paint(): void {
@@ -103,29 +144,27 @@ export class ConversationPanel {
       this.runId = runId;
       this.painted.clear();
       this.points.clear();
-      this.shown = CONVERSATION_STEPS;
+      this.shown = FIRST_FRAME_STEPS;
     }
-    const stick = this.detail.scrollTop >= this.detail.scrollHeight - this.detail.clientHeight - 4;
+    const stick = this.atEnd();
     this.detail.hidden = false;
     const streamingId = this.model.streamingStep(runId);
     const steps = visibleSteps(run, this.shown, this.reveal);
     const children: HTMLElement[] = [];
     if (steps.length < run.steps.length) children.push(this.earlierButton(run.steps.length - steps.length));
-    let streamed = false;
     for (const step of steps) {
-      const streaming = this.model.streaming(runId, step.stepId);
-      if (streaming !== undefined) streamed = true;
       const point = this.restorePointOf(run, step);
       if (point) children.push(point);
-      children.push(this.stepElement(run, step, streaming));
+      children.push(this.stepElement(run, step.stepId, step));
     }
     if (run.steps.length === 0 || (streamingId !== undefined && !run.steps.some((s) => s.stepId === streamingId)))
-      children.push(stepDetail(run, undefined, this.model.streaming(runId), this.actions));
+      children.push(this.stepElement(run, streamingId ?? -1, undefined));
     if (waiting.length > 0) {
       replaceIfChanged(this.inlineBox, waiting);
       children.push(this.inlineBox);
     }
     replaceIfChanged(this.detail, children);
+    this.paintStream(runId);
     const target = this.reveal !== undefined ? this.painted.get(this.reveal)?.el : undefined;
     if (target) {
       target.scrollIntoView({ block: 'start' });
@@ -133,23 +172,32 @@ export class ConversationPanel {
     } else if (stick) this.detail.scrollTop = this.detail.scrollHeight;
     if (this.fresh && waiting.includes(this.fresh)) this.fresh.scrollIntoView({ block: 'nearest' });
     this.fresh = undefined;
-    if (streamed) this.lastStreamPaint = performance.now();
+    if (this.shown < CONVERSATION_STEPS) {
+      this.shown = CONVERSATION_STEPS;
+      this.refresh();
+    }
   }
 
-  /** A step's element, built again only when what it shows changed. */
-  private stepElement(run: RunView, step: StepRow, streaming: string | undefined): HTMLElement {
-    const latest = run.steps.at(-1)?.stepId === step.stepId;
+  /**
+   * A step's element (`step` undefined: the one the model starts before its step is recorded),
+   * built again only when what it shows changed; streamed text is brought in by `paintStream`.
+   */
+  private stepElement(run: RunView, stepId: number, step: StepRow | undefined): HTMLElement {
+    const latest = step === undefined || run.steps.at(-1)?.stepId === step.stepId;
     const h = run.header;
+    const streaming = this.model.streaming(run.header.runId, stepId);
     const key = [
-      JSON.stringify(step),
-      streaming?.length ?? -1,
+      step ? JSON.stringify(step) : 'starting',
+      streaming === undefined ? 0 : 1,
       latest ? `${h.status}|${h.active}|${h.statusReason ?? ''}|${JSON.stringify(h.failure ?? null)}|${h.heldElsewhere ? 1 : 0}` : '',
     ].join('|');
-    const cached = this.painted.get(step.stepId);
+    const cached = this.painted.get(stepId);
     if (cached?.key === key) return cached.el;
     const el = stepDetail(run, step, streaming, this.actions);
-    el.dataset.stepId = String(step.stepId);
-    this.painted.set(step.stepId, { key, el });
+    el.dataset.stepId = String(stepId);
+    const node = el.querySelector<HTMLElement>('.markdown.streaming');
+    if (node && streaming !== undefined) this.markStream(node, stepId, streaming);
+    this.painted.set(stepId, { key, el });
     return el;
   }
 
@@ -193,8 +241,14 @@ export function visibleSteps(run: RunView, shown: number, reveal: number | undef
   return run.steps.slice(from);
 }
 
-/** Puts `children` in `parent` in order, moving or replacing only what differs (the streamed step, mostly). */
+/**
+ * Puts `children` in `parent` in order, touching only what differs: an element no longer shown
+ * leaves, a new one goes in its place, the others stay (their layout is kept).
+ */
 function replaceIfChanged(parent: HTMLElement, children: readonly HTMLElement[]): void {
-  const same = parent.children.length === children.length && children.every((c, i) => parent.children[i] === c);
-  if (!same) parent.replaceChildren(...children);
+  const keep = new Set(children);
+  for (const old of Array.from(parent.children)) if (!keep.has(old as HTMLElement)) old.remove();
+  children.forEach((child, i) => {
+    if (parent.children[i] !== child) parent.insertBefore(child, parent.children[i] ?? null);
+  });
 }

@@ -112,6 +112,13 @@ function instructionsEntry(standing: RunInstructions): HTMLElement {
   return entry;
 }
 
+/** Text the model is writing now, as Markdown with a cursor at its end. */
+export function streamingBody(text: string, actions: MarkdownActions): HTMLElement {
+  const body = renderMarkdown(text, actions);
+  body.classList.add('streaming');
+  return body;
+}
+
 /** The whole step; `streaming` is text the model is writing into it right now. */
 export function stepDetail(run: RunView, step: StepRow | undefined, streaming: string | undefined, actions: DetailActions): HTMLElement {
   const root = el('div', 'step-detail');
@@ -140,11 +147,9 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
     if (run.header.instructions !== undefined) root.append(instructionsEntry(run.header.instructions));
   }
   const text = step?.text ?? streaming;
-  if (text !== undefined && text !== '') {
-    const body = renderMarkdown(text, actions);
-    if (step?.text === undefined) body.classList.add('streaming');
-    root.append(body);
-  } else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
+  if (text !== undefined && text !== '')
+    root.append(step?.text === undefined ? streamingBody(text, actions) : renderMarkdown(text, actions));
+  else if (run.header.status === 'running' && run.header.active && isLatest(run, step) && (step?.calls.length ?? 0) === 0)
     root.append(el('div', 'muted', 'Waiting for the model…'));
   else if (step && !isLatest(run, step) && step.instruction === undefined && step.calls.length === 0)
     root.append(el('div', 'muted', `${EARLIER_UNANSWERED}.`));

@@ -204,7 +204,8 @@ window.addEventListener('message', (event: MessageEvent) => {
       if (reason !== 'approvals') view.refresh(reason);
       if (reason !== 'approvals' && reason !== 'stream') filterBar.refresh(view.count);
       if (reason !== 'stream') followLiveRun();
-      panel.refresh();
+      if (reason === 'stream') panel.streamed();
+      else panel.refresh();
       if (reason !== 'stream') composer.refresh();
     },
     notice,

@@ -151,6 +151,8 @@ async function main(): Promise<void> {
         stream_e2e_ms_p95: round(streamE2e.p95),
         stream_e2e_ms_median: round(streamE2e.median),
         stream_e2e_tokens: streamE2e.tokens,
+        // Where the time goes, each part's p95 and median: wire to the host's text event, the host's post to the webview's message, the message to the text in the DOM, the DOM to its painted frame.
+        stream_e2e_parts_ms: streamE2e.parts,
         scroll_frame_p95_ms: round(scroll),
         dom_rows: domRows,
         dom_rows_after_snapshot: rowsAfterSnapshot,

@@ -42,7 +42,11 @@ export class RunFeed implements vscode.Disposable {
         this.runsChanged();
         return writer;
       },
-      openWriter: async (runId) => this.publishing(await inner.openWriter(runId)),
+      openWriter: async (runId) => {
+        const writer = this.publishing(await inner.openWriter(runId));
+        this.runsChanged(); // who holds the run changed (the lease file's watcher may find the listing already read since)
+        return writer;
+      },
       forkRun: async (parentId, fork) => {
         const summary = await inner.forkRun(parentId, fork);
         this.runsChanged();

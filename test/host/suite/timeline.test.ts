@@ -149,6 +149,41 @@ export function timelineSuite(): void {
       assert.equal(delta.type, 'runDelta');
     });
 
+    it('pushes the first change after a quiet spell at once, and the burst after it as one delta', async () => {
+      let grown = sampleRun(20);
+      const own = fakeBackend(() => grown.state, grown.live);
+      const ownSync = new TimelineSync(own.backend);
+      const debounced = new TimelineViewProvider(extensionUri, ownSync, requests, (m) => logs.push(m), 1500);
+      const forward = own.changes.event((change) => debounced.change(change));
+      try {
+        const fake = fakeView();
+        debounced.resolveWebviewView(fake.view);
+        fake.send({ type: 'ready' });
+        await until(() => fake.posted.length === 1);
+        grown = sampleRun(21);
+        own.changes.fire({ kind: 'records', runId: 'run-1' });
+        // Well before the 1.5 s debounce: the first change does not wait for it.
+        await until(() => fake.posted.length === 2, 1000);
+        grown = sampleRun(22);
+        own.changes.fire({ kind: 'records', runId: 'run-1' });
+        grown = sampleRun(23);
+        own.changes.fire({ kind: 'records', runId: 'run-1' });
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal(fake.posted.length, 2, 'changes right after a push wait for the debounce');
+        await until(() => fake.posted.length === 3, 4000);
+        const delta = HostToWebview.parse(fake.posted[2]);
+        assert.equal(delta.type, 'runDelta');
+        assert.deepEqual(
+          delta.type === 'runDelta' ? delta.steps.map((s) => s.stepId).slice(-2) : [],
+          [22, 23],
+          'both changes in one delta',
+        );
+      } finally {
+        forward.dispose();
+        debounced.dispose();
+      }
+    });
+
     it('rejects a malformed message: logged, no reply, nothing done', async () => {
       const fake = fakeView();
       provider.resolveWebviewView(fake.view);

@@ -22,6 +22,8 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
   private ready = false;
   private readonly queue = new ChangeQueue();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When changes were last pushed (performance.now()). */
+  private lastPush = -Infinity;
   private work: Promise<void> = Promise.resolve();
   private viewSubscriptions: vscode.Disposable[] = [];
   private readonly resolvedEmitter = new vscode.EventEmitter<vscode.WebviewView>();
@@ -104,16 +106,22 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     this.resolvedEmitter.fire(view);
   }
 
-  /** Gathers a change; pushed to the webview after the debounce (well within a second). */
+  /**
+   * Gathers a change. The first one after a quiet spell goes out at once (the next turn of the
+   * event loop, so the rest of its commit group comes along); those after it within `debounceMs`
+   * of a push wait for the next push: at most one push per `debounceMs`, the first without delay.
+   */
   change(change: TimelineChange): void {
-    // Folded at once (cheap), built into messages after the debounce.
+    // Folded at once (cheap), built into messages when pushed.
     if (change.kind === 'records') this.sync.recordsChanged(change.runId, change.records);
     this.queue.add(change);
     if (this.timer !== undefined) return;
+    const wait = Math.max(0, this.lastPush + this.debounceMs - performance.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.lastPush = performance.now();
       void this.serialise(() => this.flush());
-    }, this.debounceMs);
+    }, wait);
   }
 
   private serialise(task: () => Promise<void>): Promise<void> {
