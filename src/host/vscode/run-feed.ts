@@ -31,6 +31,9 @@ export class RunFeed implements vscode.Disposable {
   private listedAt = 0;
   private notice: { close(): void } | undefined;
   private leaseTimer: ReturnType<typeof setTimeout> | undefined;
+  private leaseListing: Promise<void> | undefined;
+  /** This window's decisions being appended (each holds its run's lease meanwhile). */
+  private readonly deciding = new Set<Promise<unknown>>();
 
   constructor(
     private readonly inner: CheckpointStore,
@@ -97,22 +100,34 @@ export class RunFeed implements vscode.Disposable {
   }
 
   /**
-   * A lease file changed: the runs are listed again, and an event fires only when who holds
-   * which run changed (a heartbeat only moves the renewal time: no event).
-   */
-  /**
    * A lease file was taken, released or renewed (its watcher's event): the listing is read again
-   * once the burst is over (taking and releasing one lease is several events), and tells a change
-   * only when a holder changed.
+   * once the burst is over (taking and releasing one lease is several events).
    */
   leaseFileChanged(): void {
     this.leaseTimer ??= setTimeout(() => {
       this.leaseTimer = undefined;
-      void this.leasesChanged().catch(() => undefined);
+      this.leaseListing = this.leasesChanged().catch(() => undefined);
     }, LEASE_EVENTS_MS);
   }
 
+  /** Settles once the lease changes told so far are read (none waiting, none being read). */
+  async settled(): Promise<void> {
+    while (this.leaseTimer !== undefined || this.leaseListing !== undefined) {
+      const listing = this.leaseListing;
+      if (listing) await listing;
+      else await new Promise((resolve) => setTimeout(resolve, LEASE_EVENTS_MS));
+      if (this.leaseListing === listing) this.leaseListing = undefined;
+    }
+  }
+
+  /**
+   * The runs are listed again, and an event fires only when who holds which run changed (a
+   * heartbeat only moves the renewal time: no event). A decision of this window holds its run's
+   * lease for a moment: the listing waits for those in flight, so that it never takes one for
+   * another holder's.
+   */
   async leasesChanged(): Promise<void> {
+    await Promise.allSettled([...this.deciding]);
     const holders = (list: readonly RunSummary[]) =>
       list.map((r) => `${r.runId}:${r.leased}:${r.holder?.holderId ?? ''}:${r.holder?.generation ?? ''}`).join('\n');
     const before = this.listing && holders(await this.listing.catch(() => []));
@@ -139,6 +154,16 @@ export class RunFeed implements vscode.Disposable {
 
   /** Keep, Undo, Accept: the store's light path (or a writer opened, appended, closed), published. */
   async appendDecisions(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]> {
+    const deciding = this.decide(runId, records);
+    this.deciding.add(deciding);
+    try {
+      return await deciding;
+    } finally {
+      this.deciding.delete(deciding);
+    }
+  }
+
+  private async decide(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]> {
     let stored: readonly StoredRecord[];
     if (this.inner.appendDecisions) stored = await this.inner.appendDecisions(runId, records);
     else {

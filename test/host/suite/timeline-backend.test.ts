@@ -69,8 +69,10 @@ export function timelineBackendSuite(): void {
       const runId = started.runId;
       await waitFor('two hunks to review', () => api.review.count(runId) === 2 || undefined);
       const patch = (await api.timelineBackend.readRun(runId)).patches.find((p) => p.path === 'tl/reads.txt')!;
+      // The watchers' events arrive, the feed reads what they tell, the review follows.
       const settle = async () => {
         await new Promise((resolve) => setTimeout(resolve, 700));
+        await api.feedSettled();
         await api.review.settled();
       };
 
