@@ -1,7 +1,7 @@
 import { hasExternalEffect, isExternalEffect, type LedgerEntry } from '../core/ledger/schema';
 import type { MessageParam } from '../core/model/messages';
 import type { LiveState, Patch } from '../core/patches/schema';
-import { isRuntimeNote } from '../core/runtime/recovery-note';
+import { FILE_CHANGES_MARKER, isRuntimeNote } from '../core/runtime/recovery-note';
 import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
@@ -160,7 +160,11 @@ function stepWords(
   if (last.label === 'instruction' || last.label === 'run_start') {
     const said = userWords(messages, from, last.messageCount, isRuntimeNote);
     if (said !== '') out.instruction = cap(said, TEXT_MAX);
-    const told = userWords(messages, from, last.messageCount, (text) => !isRuntimeNote(text));
+    // The notes' markers are for the model: the person reads the words after them.
+    const told = userWords(messages, from, last.messageCount, (text) => !isRuntimeNote(text))
+      .split('\n')
+      .filter((line) => line !== FILE_CHANGES_MARKER)
+      .join('\n');
     if (told !== '') out.told = cap(told, TEXT_MAX);
   }
   if (words.text !== '') out.text = cap(words.text, TEXT_MAX);

@@ -155,7 +155,7 @@ describe('compare branches: a run and its fork through the runtime', () => {
     const parentText = branchText(runHeader(ofParent, false), buildSteps(ofParent, new Map()), fork.runId, at);
     assert.match(forkText, new RegExp(`Fork of run ${parent.runId} from the start of step 2`));
     assert.match(forkText, /Shares step(s)? 1 .*shown from step 2 on/);
-    assert.match(forkText, /Instruction: try three\n\s+Told the model: \[files changed\][\s\S]*a\.txt: restored to the start of step 2/);
+    assert.match(forkText, /Instruction: try three\n\s+Told the model: Files that changed [\s\S]*a\.txt: restored to the start of step 2/);
     assert.match(forkText, /made it three/);
     assert.match(parentText, /made it two/);
     assert.doesNotMatch(parentText, /Step 1\n/, 'the shared step is not shown');
