@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
-import { paletteEntries, type Workbench } from '../support/workbench';
+import { openTimeline, paletteEntries, type Workbench } from '../support/workbench';
 
 const PRICING_BEFORE = [
   "'use strict';",
@@ -129,6 +129,11 @@ describe('e2e: inline review in the real workbench', function () {
         60_000,
       );
       await waitUntil('the status bar count', async () => (await statusText(wb.page)).includes('4 changes to review'), 30_000);
+      // The Timeline beside the editor counts them too. (In code-server a webview's first content
+      // waits for its service worker, seconds on a busy machine: wait for it here, or every
+      // screenshot of the story shows an empty side bar.)
+      const timeline = await openTimeline(wb.page);
+      await timeline.getByText('4 to review').first().waitFor({ timeout: 45_000 });
     });
 
     await phase('opening a file shows its marks and Keep / Undo above each hunk', async () => {
@@ -142,9 +147,12 @@ describe('e2e: inline review in the real workbench', function () {
       const line = wb.page.locator('.view-line', { hasText: 'Math.floor(sum / 2)' }).first();
       const hover = wb.page.locator('.monaco-hover', { hasText: 'Agent change' }).first();
       // As a person would: if the first move lands while the editor is still laying out, move again.
+      // Monaco re-renders its view lines (the lenses and marks arrive in turns), so a line found a
+      // moment ago may be gone from the DOM when its box is asked for: find it again each attempt.
       for (let attempt = 0; attempt < 5 && !(await hover.isVisible()); attempt++) {
+        await line.waitFor({ state: 'visible', timeout: 10_000 });
         const box = await line.boundingBox();
-        assert.ok(box, 'the changed line is on screen');
+        if (!box) continue;
         await wb.page.mouse.move(5, 450);
         await wb.page.mouse.move(box.x + 80 + attempt * 10, box.y + box.height / 2, { steps: 4 });
         await hover.waitFor({ timeout: 3_000 }).catch(() => undefined);
