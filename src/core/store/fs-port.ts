@@ -46,7 +46,7 @@ export interface StoreFs {
   unlink(path: string): Promise<void>;
   /** Removes an empty directory. */
   rmdir(path: string): Promise<void>;
-  /** Lets the event loop run (Node: setImmediate) between slices of a long read. Optional: without it such a read runs in one go. */
+  /** Asked between slices of a long read (every few KiB or records): lets the event loop run once a few ms of work went by (Node: setImmediate). Optional: without it such a read runs in one go. */
   yieldToEventLoop?(): Promise<void>;
   /**
    * Tells `listener` the path (relative to `dir`, forward slashes) of files changed, created or

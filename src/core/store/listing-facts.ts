@@ -33,26 +33,33 @@ export function factsOfRun(fold: Pick<FoldState, 'patches'>, records: Iterable<S
  * True when anything changed.
  */
 export function foldFacts(facts: RunFacts, records: Iterable<StoredRecord>): boolean {
+  const moved = foldPending(facts.pending, records);
+  let named = false;
+  for (const record of records) named = addRefs(facts, record) || named;
+  return moved || named;
+}
+
+/** Moves the pending patch ids (in place) over `records` appended after them; true when they changed. */
+export function foldPending(pending: Set<string>, records: Iterable<StoredRecord>): boolean {
   let changed = false;
   for (const record of records) {
     const [id, state] =
-      record.type === 'patch'
-        ? [record.patch.patchId, record.patch.state]
-        : record.type === 'patch_state'
-          ? [record.patchId, record.state]
-          : [];
-    if (id !== undefined) {
-      const had = facts.pending.has(id);
-      if (state === 'pending') facts.pending.add(id);
-      else facts.pending.delete(id);
-      changed ||= had !== facts.pending.has(id);
-    }
-    changed = addRefs(facts, record) || changed;
+      record.type === 'patch' ? [record.patch.patchId, record.patch.state] : record.type === 'patch_state' ? [record.patchId, record.state] : [];
+    if (id === undefined) continue;
+    const had = pending.has(id);
+    if (state === 'pending') pending.add(id);
+    else pending.delete(id);
+    changed ||= had !== pending.has(id);
   }
   return changed;
 }
 
-function addRefs(facts: RunFacts, record: StoredRecord): boolean {
+/** Adds the blobs and runs `records` name to `facts` (in place). */
+export function foldRefs(facts: Pick<RunFacts, 'blobs' | 'runs'>, records: Iterable<StoredRecord>): void {
+  for (const record of records) addRefs(facts, record);
+}
+
+function addRefs(facts: Pick<RunFacts, 'blobs' | 'runs'>, record: StoredRecord): boolean {
   const before = facts.blobs.size + facts.runs.size;
   for (const hash of blobRefs(record)) facts.blobs.add(hash);
   for (const runId of runRefs(record)) facts.runs.add(runId);

@@ -167,7 +167,7 @@ export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<vo
 }
 
 /** Messages checked between two pauses of a snapshot's decoding. */
-const MESSAGES_PER_PAUSE = 16;
+const MESSAGES_PER_PAUSE = 4;
 const MessageSlice = z.array(MessageParam);
 
 async function parseMessages(value: readonly unknown[], pause?: () => Promise<void>): Promise<z.ZodSafeParseResult<MessageParam[]>> {

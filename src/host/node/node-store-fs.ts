@@ -123,6 +123,13 @@ function notFoundAsNull(error: NodeJS.ErrnoException): null {
 }
 
 /** StoreFs over node:fs. */
+/**
+ * A long read lets the event loop run once this much of its work has gone by: the store asks at
+ * every few KiB, records or messages (a schema's first use in a process is slow, so a fixed slice
+ * of work can hold the loop for 15 ms), and the time decides.
+ */
+const YIELD_EVERY_MS = 3;
+
 export class NodeStoreFs implements StoreFs {
   async openAppend(path: string): Promise<StoreFileHandle> {
     const file = await fsp.open(path, APPEND_FLAGS, 0o666).catch((error: unknown) => Promise.reject(noFollowError(path, error)));
@@ -174,8 +181,16 @@ export class NodeStoreFs implements StoreFs {
       await closeFd(fd);
     }
   }
+  /** When the loop last ran (performance.now()): the store asks often, the loop runs every YIELD_EVERY_MS of work. */
+  private loopRanAt = 0;
   yieldToEventLoop(): Promise<void> {
-    return new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - this.loopRanAt < YIELD_EVERY_MS) return Promise.resolve();
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        this.loopRanAt = performance.now();
+        resolve();
+      }),
+    );
   }
   watch(dir: string, listener: (relativePath: string) => void): { close(): void } {
     const watcher = fs.watch(dir, { recursive: true, persistent: false }, (_event, name) => {

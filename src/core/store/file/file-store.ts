@@ -86,8 +86,8 @@ export class FileCheckpointStore implements CheckpointStore {
   /** @internal Tells other holders' appends from this object's own (which note their size here). */
   readonly appends: AppendNotice;
   private rootReady = false;
-  /** Lets the event loop run between slices of a long read. */
-  private readonly pause: (() => Promise<void>) | undefined;
+  /** @internal Asked between slices of a long read: lets the event loop run when enough time went by. */
+  readonly pause: (() => Promise<void>) | undefined;
 
   constructor(options: FileStoreOptions) {
     this.fs = options.fs;
@@ -158,6 +158,7 @@ export class FileCheckpointStore implements CheckpointStore {
   private async startWriter(runId: string, holderId: string, lease: LeaseInfo, opened: OpenedRun, cut?: TornTailCut): Promise<RunWriter> {
     const dir = this.runDir(runId);
     const stored = await readStateFile(this.fs, dir);
+    await this.pause?.();
     const { fold, scan } = opened;
     const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
@@ -167,7 +168,8 @@ export class FileCheckpointStore implements CheckpointStore {
     const known = { from: opened.snapshotAt, end: scan.goodLength, records: scan.records };
     const pending = opened.snapshotAt === 0 ? null : await readRunFacts(this, runId, known, ['pending']).catch(() => null);
     const refsKnown = opened.snapshotAt === 0 || pending === null;
-    const facts = opened.snapshotAt === 0 ? factsOfRun(fold, scan.records) : (pending ?? (await runFacts(this, runId, known, this.pause)));
+    const facts = opened.snapshotAt === 0 ? factsOfRun(fold, scan.records) : (pending ?? (await runFacts(this, runId, known)));
+    await this.pause?.();
     // Its readers (GC while the run goes on) then fold only the journal after this point.
     if (opened.snapshotAt === 0)
       await writeFactsFile(this, runId, facts, await pointAt(this, runId, scan.goodLength, fold.lastSeq)).catch(() => undefined);

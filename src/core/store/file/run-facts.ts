@@ -3,7 +3,7 @@ import { parseJsonAs, readIfExists, replaceFileUnsynced } from '../atomic-file';
 import { foldInSlices } from '../fold';
 import { joinPath } from '../fs-port';
 import { lastLineOf } from '../journal-format';
-import { factsOfRun, foldFacts, type RunFacts } from '../listing-facts';
+import { factsOfRun, foldPending, foldRefs, type RunFacts } from '../listing-facts';
 import { FORMAT_VERSION, type StoredRecord } from '../records';
 import { BLOB_HASH } from '../refs';
 import { journalAfter, type JournalPoint } from './file-snapshots';
@@ -22,6 +22,8 @@ export const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pend
 const PARTS: readonly FactsPart[] = ['pending', 'refs'];
 
 const count = z.number().int().nonnegative();
+/** Pending ids added to the set between two pauses. */
+const IDS_PER_PAUSE = 1024;
 /** Checked by hand: zod element by element costs more than the read itself for 10,000 ids. */
 const ids = (test?: RegExp) =>
   z.custom<string[]>((v) => Array.isArray(v) && v.every((id) => typeof id === 'string' && (!test || test.test(id)))).optional();
@@ -88,13 +90,18 @@ export async function readRunFacts(
     const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES[part])).catch(() => null);
     const file = bytes && parseJsonAs(bytes, FactsFile);
     if (!file || file.runId !== runId || file.v > FORMAT_VERSION) return null;
-    const ids = part === 'pending' && file.pending ? file.pending.split('\n').filter((id) => id !== '') : [];
-    const one: RunFacts = { pending: new Set(ids), blobs: new Set(file.blobs), runs: new Set(file.runs) };
+    const one: RunFacts = { pending: new Set(), blobs: new Set(file.blobs), runs: new Set(file.runs) };
+    const ids = part === 'pending' && file.pending ? file.pending.split('\n') : [];
+    // 13,000 ids of a long run take over 10 ms to set up cold: the event loop runs in between.
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] !== '') one.pending.add(ids[i]!);
+      if (i % IDS_PER_PAUSE === IDS_PER_PAUSE - 1) await store.pause?.();
+    }
     const after = await journalAfterFile(store, runId, file, known);
     if (!after) return null;
-    foldFacts(one, after);
-    if (part === 'pending') pending = one.pending;
-    else refs = one;
+    // Each part folds only its own facts (a resume asks for pending alone: no blob walk of the tail).
+    if (part === 'pending') foldPending((pending = one.pending), after);
+    else foldRefs((refs = one), after);
   }
   return { pending, blobs: refs.blobs, runs: refs.runs };
 }
@@ -157,9 +164,9 @@ async function journalAfterFile(
 }
 
 /** The run's facts from its whole journal (and its parents', for a fork), written to facts.json for the next reader. */
-export async function rebuildRunFacts(store: FileCheckpointStore, runId: string, pause?: () => Promise<void>): Promise<RunFacts> {
+export async function rebuildRunFacts(store: FileCheckpointStore, runId: string): Promise<RunFacts> {
   const scan = await store.checkedScan(runId, await store.scanJournalOf(runId));
-  const facts = factsOfRun(await foldInSlices(scan.records, undefined, pause), scan.records);
+  const facts = factsOfRun(await foldInSlices(scan.records, undefined, store.pause), scan.records);
   const point = await pointAt(store, runId, scan.goodLength, scan.records.at(-1)!.seq);
   await writeFactsFile(store, runId, facts, point).catch(() => undefined);
   return facts;
@@ -170,9 +177,8 @@ export async function runFacts(
   store: FileCheckpointStore,
   runId: string,
   known: JournalPart,
-  pause?: () => Promise<void>,
 ): Promise<RunFacts> {
-  return (await readRunFacts(store, runId, known)) ?? rebuildRunFacts(store, runId, pause);
+  return (await readRunFacts(store, runId, known)) ?? rebuildRunFacts(store, runId);
 }
 
 /** The point of the run's journal that ends at `journalBytes` with record `lastSeq`: its last line read back. */
