@@ -44,7 +44,11 @@ export function foldPending(pending: Set<string>, records: Iterable<StoredRecord
   let changed = false;
   for (const record of records) {
     const [id, state] =
-      record.type === 'patch' ? [record.patch.patchId, record.patch.state] : record.type === 'patch_state' ? [record.patchId, record.state] : [];
+      record.type === 'patch'
+        ? [record.patch.patchId, record.patch.state]
+        : record.type === 'patch_state'
+          ? [record.patchId, record.state]
+          : [];
     if (id === undefined) continue;
     const had = pending.has(id);
     if (state === 'pending') pending.add(id);

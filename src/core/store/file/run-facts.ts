@@ -173,11 +173,7 @@ export async function rebuildRunFacts(store: FileCheckpointStore, runId: string)
 }
 
 /** The run's facts at its journal's end: from facts.json when it holds, else from the whole journal. */
-export async function runFacts(
-  store: FileCheckpointStore,
-  runId: string,
-  known: JournalPart,
-): Promise<RunFacts> {
+export async function runFacts(store: FileCheckpointStore, runId: string, known: JournalPart): Promise<RunFacts> {
   return (await readRunFacts(store, runId, known)) ?? rebuildRunFacts(store, runId);
 }
 
