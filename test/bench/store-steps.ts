@@ -197,3 +197,29 @@ export function runInput(runId: string) {
     settings: { model: 'm', provider: 'p', maxTurns: 100_000, maxOutputTokensPerCall: 4096 },
   };
 }
+
+/**
+ * The steps at whose start a run of `steps` steps compacts (the workload is the same whatever the
+ * sink: its history is run through without storing anything).
+ */
+export async function compactionSteps(steps: number): Promise<number[]> {
+  const at: number[] = [];
+  const history: History = { messages: 0, tokens: 0 };
+  const sink: Sink = { commit: async () => 0, blob: async () => '0'.repeat(64) };
+  for (let n = 1; n <= steps; n++) {
+    if (history.tokens > COMPACT_AT_TOKENS) at.push(n);
+    await step(sink, n, history);
+  }
+  return at;
+}
+
+/** How many steps after its newest compaction step `n` ends (the live context it leaves): a step's place in its compaction cycle. */
+export function phaseOf(n: number, compactions: readonly number[]): number {
+  return n - Math.max(0, ...compactions.filter((c) => c <= n));
+}
+
+/** The latest step at most `limit` that ends at `phase` steps after a compaction (the same live context as another run's step of that phase). */
+export function latestStepAtPhase(limit: number, phase: number, compactions: readonly number[]): number {
+  const start = Math.max(...compactions.filter((c) => c + phase <= limit));
+  return start + phase;
+}

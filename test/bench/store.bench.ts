@@ -11,7 +11,7 @@ import type { StoreFileHandle } from '../../src/core/store/fs-port';
 import type { StoredRecord } from '../../src/core/store/records';
 import { NodeStoreFs } from '../../src/host/node/node-store-fs';
 import { openFileStore } from '../../src/host/node/store-factory';
-import { runInput, step, type History, type Sink } from './store-steps';
+import { compactionSteps, latestStepAtPhase, phaseOf, runInput, step, type History, type Sink } from './store-steps';
 
 const STEPS = 1000;
 const RESUME_STEPS = 10_000;
@@ -161,13 +161,18 @@ function prng(seed: number): () => number {
   };
 }
 
-/**
- * A run written by its own process and cut by kill -9 at a random point of its last tenth (between
- * two snapshots, and within a step: up to 3 ms after a step's last commit); the writer never closes.
- */
-async function buildKilledRun(child: string, root: string, steps: number, random: () => number): Promise<number> {
-  const killAt = steps - Math.floor(random() * Math.max(1, Math.floor(steps / 10)));
-  const delayMs = random() * 3;
+/** A random point of a run's last tenth (between two snapshots), and a delay of up to 3 ms after that step's last commit. */
+function randomCut(steps: number, random: () => number): { killAt: number; delayMs: number } {
+  return { killAt: steps - Math.floor(random() * Math.max(1, Math.floor(steps / 10))), delayMs: random() * 3 };
+}
+
+/** A run written by its own process and cut by kill -9 `delayMs` after step `killAt` finished (maybe within the next step); the writer never closes. */
+async function buildKilledRun(
+  child: string,
+  root: string,
+  steps: number,
+  { killAt, delayMs }: { killAt: number; delayMs: number },
+): Promise<number> {
   const proc = spawn(process.execPath, [child, 'build', root, RUN_ID, String(steps)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let last = 0;
   await new Promise<void>((resolve, reject) => {
@@ -219,16 +224,30 @@ async function main(): Promise<void> {
     }
     const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 100_000);
     const random = prng(seed);
-    const killedBig = await buildKilledRun(child, join(root, 'killed-big'), RESUME_STEPS, random);
-    const killedSmall = await buildKilledRun(child, join(root, 'killed-small'), SMALL_RESUME_STEPS, random);
+    const killedBig = await buildKilledRun(child, join(root, 'killed-big'), RESUME_STEPS, randomCut(RESUME_STEPS, random));
+    const killedSmall = await buildKilledRun(child, join(root, 'killed-small'), SMALL_RESUME_STEPS, randomCut(SMALL_RESUME_STEPS, random));
+    // The same comparisons with the long run ended (or cut) at the short one's place in its compaction
+    // cycle: the same live context, so that the ratio shows what the run's length alone costs. (A
+    // random cut of the long run lands anywhere in its cycle; the short run's last tenth lies early in its second.)
+    const compactions = await compactionSteps(RESUME_STEPS);
+    const samePhaseSteps = latestStepAtPhase(RESUME_STEPS, phaseOf(SMALL_RESUME_STEPS, compactions), compactions);
+    await buildRun(join(root, 'big-same'), samePhaseSteps);
+    const samePhaseCut = { killAt: latestStepAtPhase(RESUME_STEPS, phaseOf(killedSmall, compactions), compactions), delayMs: random() * 3 };
+    const killedBigSame = await buildKilledRun(child, join(root, 'killed-big-same'), RESUME_STEPS, samePhaseCut);
     execFileSync('sync');
     progress('killed fixtures');
     const bigKilled: ResumeFigures[] = [];
     const smallKilled: ResumeFigures[] = [];
+    const bigSame: ResumeFigures[] = [];
+    const bigKilledSame: ResumeFigures[] = [];
     for (let i = 0; i < PROCESSES; i++) {
       bigKilled.push(resumeKilled(child, join(root, 'killed-big'), root, i));
       smallKilled.push(resumeKilled(child, join(root, 'killed-small'), root, i));
+      bigSame.push(resumeInNewProcess(child, join(root, 'big-same'), samePhaseSteps));
+      bigKilledSame.push(resumeKilled(child, join(root, 'killed-big-same'), root, i));
     }
+    const sameMs = median(bigSame.map((r) => r.resume_ms));
+    const killedSameMs = median(bigKilledSame.map((r) => r.resume_ms));
     const resumeMs = median(big.map((r) => r.resume_ms));
     const resumeMs100 = median(small.map((r) => r.resume_ms));
     const killedMs = median(bigKilled.map((r) => r.resume_ms));
@@ -255,6 +274,13 @@ async function main(): Promise<void> {
         resume_killed_ratio: round(killedMs / killedMs100),
         resume_killed_steps: [killedBig, killedSmall],
         resume_killed_seed: seed,
+        // The long run at the short run's place in its compaction cycle (the same live context).
+        resume_ms_same_context: round(sameMs),
+        resume_ratio_same_context: round(sameMs / resumeMs100),
+        resume_killed_ms_same_context: round(killedSameMs),
+        resume_killed_ratio_same_context: round(killedSameMs / killedMs100),
+        resume_same_context_steps: [samePhaseSteps, killedBigSame],
+        resume_same_context_messages: [bigSame[0]!.messages, bigKilledSame[0]!.messages, smallKilled[0]!.messages],
         // The live context each resume read: the messages since the run's last compaction.
         resume_messages: big[0]!.messages,
         resume_messages_100: small[0]!.messages,

@@ -152,29 +152,33 @@ export function encodeSnapshot(snapshot: Omit<Snapshot, 'v'>): Uint8Array {
 export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<void>): Promise<Snapshot | null> {
   if (bytes[bytes.length - 1] !== 0x0a) return null;
   const raw = readChecked(bytes, 0, bytes.length - 1) as { state?: Record<string, unknown> } | null;
+  await pause?.();
   const head = SnapshotHead.safeParse(raw);
   if (!head.success || head.data.v !== FORMAT_VERSION || typeof raw?.state !== 'object' || raw.state === null) return null;
   const state: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(ResumeState.shape)) {
     await pause?.();
     const value = raw.state[key];
-    // The live context's messages (up to a context window of them) are checked a few at a time.
-    const field = key === 'messages' && Array.isArray(value) ? await parseMessages(value, pause) : schema.safeParse(value);
+    // The live context's messages (up to a context window of them) and the other lists are checked a few items at a time.
+    const field = schema instanceof z.ZodArray && Array.isArray(value) ? await parseInParts(schema, value, pause) : schema.safeParse(value);
     if (!field.success) return null;
     if (field.data !== undefined) state[key] = field.data;
   }
   return { ...head.data, state: state as ResumeState };
 }
 
-/** Messages checked between two pauses of a snapshot's decoding. */
-const MESSAGES_PER_PAUSE = 4;
-const MessageSlice = z.array(MessageParam);
+/** Items of a list checked between two pauses of a snapshot's decoding (an item's first check in a process takes milliseconds). */
+const ITEMS_PER_PAUSE = 1;
 
-async function parseMessages(value: readonly unknown[], pause?: () => Promise<void>): Promise<z.ZodSafeParseResult<MessageParam[]>> {
-  const data: MessageParam[] = [];
-  for (let i = 0; i < value.length; i += MESSAGES_PER_PAUSE) {
+async function parseInParts(
+  schema: z.ZodArray,
+  value: readonly unknown[],
+  pause?: () => Promise<void>,
+): Promise<z.ZodSafeParseResult<unknown[]>> {
+  const data: unknown[] = [];
+  for (let i = 0; i < value.length; i += ITEMS_PER_PAUSE) {
     if (i > 0) await pause?.();
-    const part = MessageSlice.safeParse(value.slice(i, i + MESSAGES_PER_PAUSE));
+    const part = schema.safeParse(value.slice(i, i + ITEMS_PER_PAUSE));
     if (!part.success) return part;
     data.push(...part.data);
   }
