@@ -5,7 +5,8 @@ import type { CheckpointStore } from '../../core/store/contract';
 import { FileCheckpointStore, type FileStoreOptions } from '../../core/store/file/file-store';
 import type { ProcessIdentity } from '../../core/store/lease-policy';
 import { NodeStoreFs } from './node-store-fs';
-import { PgCheckpointStore, redactedAddress } from './pg/pg-store';
+import { redactedAddress } from './pg/pg-names';
+import type * as PgStore from './pg/pg-store';
 
 /** True when /proc says the process has exited and waits to be reaped (a zombie is not a live holder). */
 function isZombie(pid: number): boolean {
@@ -94,5 +95,8 @@ export function shownAddress(address: string): string {
 /** The store at an address: a PostgreSQL server (postgres://...) or a folder of the file store. */
 export function openStore(address: string): CheckpointStore & { dispose?(): Promise<void> } {
   if (!isPostgresAddress(address)) return openFileStore(address);
+  // Loaded here, not at startup: a file store never loads pg (pg-names.ts says why).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { PgCheckpointStore } = require('./pg/pg-store') as typeof PgStore;
   return new PgCheckpointStore({ url: address, process: nodeProcessIdentity, timers: nodeTimers });
 }

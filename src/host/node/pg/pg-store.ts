@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { redactedAddress, workspaceKey } from './pg-names';
 import { sha256Hex } from '../../../core/patches/hash';
 import { systemClock, type Clock, type Timers } from '../../../core/ports';
 import {
@@ -53,25 +54,6 @@ const types = {
 } as pg.CustomTypesConfig;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/**
- * The workspace a run works on, as workers match it: the git commit it started from (a checkout
- * of the same commit anywhere will do), else its first folder's path.
- */
-export function workspaceKey(run: Pick<RunRecord, 'git' | 'workspaceFolders'>): string {
-  return run.git.head !== undefined ? `git:${run.git.head}` : `folder:${run.workspaceFolders[0] ?? ''}`;
-}
-
-/** The address without its password, for messages. */
-export function redactedAddress(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparsable address)';
-  }
-}
 
 /** The CheckpointStore in PostgreSQL: the same records, checksums, snapshots and lease rules as the file store, with fenced appends. */
 export class PgCheckpointStore implements CheckpointStore {
