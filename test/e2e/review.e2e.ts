@@ -183,6 +183,7 @@ describe('e2e: inline review in the real workbench', function () {
       assert.ok(text.includes('Totals, discounts, tax.'), 'the unsaved user edit stays');
       assert.ok(!text.includes('TENOFF'), 'the added line of the hunk is gone');
       await waitUntil('two changes left', async () => (await statusText(wb.page)).includes('2 changes to review'));
+      await waitUntil('the undone hunk loses its lens: one left in this file', async () => (await lenses(wb.page, /Keep/).count()) === 1);
       console.log(`      screenshot: ${await wb.screenshot('review-4-undone')}`);
     });
 
