@@ -215,7 +215,11 @@ export class FileRunWriter implements RunWriter {
       return await step();
     } catch (error) {
       if (error instanceof StoreError) {
-        if (error.code === 'lease_lost') this.stop(error);
+        // A writer that lost its lease never writes again: its handle goes now, not at its owner's close().
+        if (error.code === 'lease_lost') {
+          this.stop(error);
+          await this.closeHandle();
+        }
         throw error;
       }
       const failure = new StoreError(
