@@ -1,5 +1,6 @@
-import { StoreError } from './contract';
 import { crc32 } from 'node:zlib';
+import { z } from 'zod';
+import { StoreError } from './contract';
 import { MIGRATIONS, upgradeRecord, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, StoreRecord, type StoredRecord } from './records';
 import { inSlices, type Sliced } from './slices';
@@ -40,6 +41,43 @@ export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
 export function lastLineOf(bytes: Uint8Array): { start: number; crc: string } {
   const start = bytes.lastIndexOf(NEWLINE, bytes.length - 2) + 1;
   return { start, crc: decoder.decode(bytes.subarray(bytes.length - 11, bytes.length - 3)) };
+}
+
+/** Where the line of record `seq` lies in its journal: from `start` to `end` (past its newline), stating checksum `crc`. */
+export const LineRef = z.object({
+  start: z.number().int().nonnegative(),
+  end: z.number().int().positive(),
+  crc: z.string().regex(/^[0-9a-f]{8}$/),
+  seq: z.number().int().nonnegative(),
+});
+export type LineRef = z.infer<typeof LineRef>;
+
+/** The lines of `records`, one a line in `bytes` (complete lines, from file offset `base` on). */
+export function lineRefs(bytes: Uint8Array, base: number, records: readonly StoredRecord[]): LineRef[] {
+  let start = 0;
+  return records.map(({ seq }) => {
+    const nl = bytes.indexOf(NEWLINE, start);
+    const ref = { start: base + start, end: base + nl + 1, crc: decoder.decode(bytes.subarray(nl - 10, nl - 2)), seq };
+    start = nl + 1;
+    return ref;
+  });
+}
+
+/**
+ * The record of the line `ref` names, read from `bytes` (from file offset `base` on): null unless
+ * the line is there whole, states that checksum and seq, holds, and matches its record schema.
+ */
+export function recordAtLine(bytes: Uint8Array, base: number, ref: LineRef, options: ReadOptions): StoredRecord | null {
+  const start = ref.start - base;
+  const end = ref.end - base;
+  if (start < 0 || end > bytes.length || bytes[end - 1] !== NEWLINE) return null;
+  const line = readLine(bytes, start, end - 1);
+  if (!line || line.c !== ref.crc || line.s !== ref.seq) return null;
+  try {
+    return recordOf(line, options, ref.start);
+  } catch {
+    return null;
+  }
 }
 
 interface Line {

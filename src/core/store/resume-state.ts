@@ -3,7 +3,7 @@ import { LedgerEntry } from '../ledger/schema';
 import { MessageParam } from '../model/messages';
 import { Patch } from '../patches/schema';
 import type { FoldState } from './fold';
-import { checksummed, readChecked } from './journal-format';
+import { checksummed, LineRef, readChecked } from './journal-format';
 import {
   ApprovalRecord,
   Budget,
@@ -62,13 +62,27 @@ export const ResumeState = z.object({
 });
 export type ResumeState = z.infer<typeof ResumeState>;
 
+/** An item a snapshot names by the journal line of the record that holds it. */
+const ByLine = z.object({ line: LineRef });
+
+/**
+ * A snapshot's state: a resume state whose messages and ledger entries the file store may name by
+ * their lines in the run's own journal (message and ledger records), so that a snapshot does not
+ * copy the live context.
+ */
+export const SnapshotState = ResumeState.extend({
+  messages: z.array(z.union([ByLine, MessageParam])),
+  ledger: z.array(z.union([ByLine, LedgerEntry])),
+});
+export type SnapshotState = z.infer<typeof SnapshotState>;
+
 /** A state snapshot: the state after record `lastSeq`, whose line (starting at `lastLineStart`, stating `lastLineCrc`) ends at `journalBytes`. */
 export const Snapshot = z.object({
   v: z.number().int().positive(),
   journalBytes: count,
   lastLineStart: count,
   lastLineCrc: z.string().regex(/^[0-9a-f]{8}$/),
-  state: ResumeState,
+  state: SnapshotState,
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 /** A snapshot's fields but its state (made once: a schema's first use in a process is slow). */
@@ -156,7 +170,7 @@ export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<vo
   const head = SnapshotHead.safeParse(raw);
   if (!head.success || head.data.v !== FORMAT_VERSION || typeof raw?.state !== 'object' || raw.state === null) return null;
   const state: Record<string, unknown> = {};
-  for (const [key, schema] of Object.entries(ResumeState.shape)) {
+  for (const [key, schema] of Object.entries(SnapshotState.shape)) {
     await pause?.();
     const value = raw.state[key];
     // The live context's messages (up to a context window of them) and the other lists are checked a few items at a time.
@@ -164,7 +178,12 @@ export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<vo
     if (!field.success) return null;
     if (field.data !== undefined) state[key] = field.data;
   }
-  return { ...head.data, state: state as ResumeState };
+  return { ...head.data, state: state as SnapshotState };
+}
+
+/** The resume state of a snapshot that holds all its items (names none by its journal line); else null. */
+export function inlineState(state: SnapshotState): ResumeState | null {
+  return [...state.messages, ...state.ledger].every((item) => !('line' in item)) ? (state as ResumeState) : null;
 }
 
 /** Items of a list checked between two pauses of a snapshot's decoding (an item's first check in a process takes milliseconds). */

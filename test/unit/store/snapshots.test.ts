@@ -7,8 +7,9 @@ import type { FileCheckpointStore } from '../../../src/core/store/file/file-stor
 import { foldRecords } from '../../../src/core/store/fold';
 import type { NewRecord } from '../../../src/core/store/records';
 import { pathsTo, refsAt } from '../../../src/core/store/refs';
-import { decodeSnapshot, encodeSnapshot, Snapshot } from '../../../src/core/store/resume-state';
+import { decodeSnapshot, encodeSnapshot, ResumeState, type Snapshot } from '../../../src/core/store/resume-state';
 import { BlobRef } from '../../../src/core/patches/schema';
+import type { LineRef } from '../../../src/core/store/journal-format';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { bytesOf, checkpoint, leaseOf, ledgerEntry, message, runInput } from './fixtures';
@@ -67,6 +68,10 @@ async function compactedRun(store: FileCheckpointStore): Promise<void> {
   await writer.close();
 }
 
+/** Where a resume from `snapshot` starts reading the journal: the first message line it names, else the last line it covers. */
+const readsFrom = ({ lastLineStart, state }: Snapshot) =>
+  Math.min(lastLineStart, ...[...state.messages, ...state.ledger].flatMap((item) => ('line' in item ? [item.line.start] : [])));
+
 const snapshotsOf = (store: FileCheckpointStore) =>
   readdirSync(store.runDir('r1'))
     .filter((name) => name.startsWith('snapshot-'))
@@ -93,7 +98,11 @@ describe('state snapshots', () => {
     const line = journal.subarray(snapshot.lastLineStart, snapshot.journalBytes).toString('utf8');
     assert.match(line, new RegExp(`^\\{"s":${snapshot.state.lastSeq},.*"c":"${snapshot.lastLineCrc}"\\}\\n$`));
     assert.equal(snapshot.state.latestCheckpoint?.checkpointId, 's4');
-    assert.deepEqual(snapshot.state.messages, [{ role: 'user', content: [{ type: 'text', text: 'summary 4' }] }]);
+    // The summary is named by its line, not copied.
+    const [summary] = snapshot.state.messages;
+    assert.ok(summary && 'line' in summary && snapshot.state.messages.length === 1);
+    const summaryLine = journal.subarray(summary.line.start, summary.line.end).toString('utf8');
+    assert.match(summaryLine, new RegExp(`^\\{"s":${summary.line.seq},.*"type":"message".*summary 4.*"c":"${summary.line.crc}"\\}\\n$`));
   });
 
   it('resume reads the newest snapshot and only the journal after it, and gets what a whole replay gets', async () => {
@@ -103,7 +112,8 @@ describe('state snapshots', () => {
     const snapshot = (await decodeSnapshot(readFileSync(join(store.runDir('r1'), snapshotsOf(store)[1]!))))!;
     const writer = await openFileStore(root, { fs }).openWriter('r1');
     await writer.close();
-    assert.deepEqual(fs.journalReads.slice(-1), [snapshot.lastLineStart], 'the journal read from the snapshot on');
+    assert.deepEqual(fs.journalReads.slice(-1), [readsFrom(snapshot)], 'the journal read from the first line the snapshot names on');
+    assert.ok(readsFrom(snapshot) > 0 && readsFrom(snapshot) < snapshot.lastLineStart);
     const fromSnapshot = await openFileStore(root).readResumeState('r1');
     assert.deepEqual(fromSnapshot, await replayed(openFileStore(root)));
     assert.deepEqual(
@@ -210,7 +220,7 @@ describe('state snapshots', () => {
     assert.equal(state.latestCheckpoint?.checkpointId, 'a3');
   });
 
-  it('gc keeps every blob the snapshots name: the journal names each of them', async () => {
+  it('gc keeps every blob a resume from the snapshots needs: the journal names each of them', async () => {
     const store = openFileStore(root, { blobGraceMs: 0 });
     const writer = await store.createRun(runInput('r1'));
     const result = await store.putBlob(bytesOf('a result the resume needs'));
@@ -218,11 +228,8 @@ describe('state snapshots', () => {
     await writer.append([message(0, 1, 'user', 'go'), ledgerEntry('k1', 1, 'started', result), checkpoint('a1', 1, 'tool_started', 1)]);
     await writer.append([compaction(1), message(0, 1, 'user', 'summary 1'), checkpoint('s1', 1, 'compacted', 1)]);
     await writer.close();
-    const snapshots = await Promise.all(
-      snapshotsOf(store).map(async (name) => decodeSnapshot(readFileSync(join(store.runDir('r1'), name)))),
-    );
-    const named = snapshots.flatMap((snapshot) => refsAt(snapshot, pathsTo(Snapshot, BlobRef)));
-    assert.deepEqual([...new Set(named)], [result], "the snapshot names the open call's result");
+    const resumed = await openFileStore(root).readResumeState('r1');
+    assert.deepEqual(refsAt(resumed, pathsTo(ResumeState, BlobRef)), [result], "the state a resume reads names the open call's result");
     assert.equal((await store.collectGarbage({ maxBytes: 10_000_000 })).removedBlobs, 1);
     await assert.rejects(store.getBlob(gone), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
     assert.equal(new TextDecoder().decode(await store.getBlob(result)), 'a result the resume needs');
@@ -259,8 +266,96 @@ describe('state snapshots', () => {
     assert.equal(snapshot.journalBytes, readFileSync(store.journalPath('r1')).length, 'it covers the whole journal');
     const reader = openFileStore(root, { fs });
     await (await reader.openWriter('r1')).close();
-    assert.deepEqual(fs.journalReads.slice(-1), [snapshot.lastLineStart], 'a resume reads only the last line it names');
+    assert.deepEqual(fs.journalReads.slice(-1), [readsFrom(snapshot)], 'a resume reads only the lines it names');
     assert.deepEqual(await openFileStore(root).readResumeState('r1'), crashed);
     assert.equal(snapshotsOf(store).length, 1, 'a writer that appended nothing writes none');
+  });
+
+  it('a long live context: the snapshot names each message by its journal line and stays small; a resume reads them back whole', async () => {
+    const store = openFileStore(root);
+    const writer = await store.createRun(runInput('r1'));
+    const text = (n: number) => `${n} `.repeat(10_000);
+    for (let n = 0; n < 10; n++) await writer.append([message(n, n + 1, n % 2 ? 'assistant' : 'user', text(n))]);
+    await writer.close();
+    const [name] = snapshotsOf(store);
+    const bytes = readFileSync(join(store.runDir('r1'), name!));
+    const snapshot = (await decodeSnapshot(bytes))!;
+    assert.equal(snapshot.state.messages.filter((m) => 'line' in m).length, 10, 'every message named by its line');
+    assert.ok(bytes.length < 5_000, `the snapshot holds ${bytes.length} bytes for ${10 * 20_000} bytes of messages`);
+    const fs = new ReadsFs();
+    const resumed = await openFileStore(root, { fs }).readResumeState('r1');
+    assert.deepEqual(fs.journalReads, [readsFrom(snapshot)], 'one read of the journal, from the first message on');
+    assert.deepEqual(resumed, await replayed(openFileStore(root)));
+    assert.equal((resumed.messages[3]!.content as { text: string }[])[0]!.text, text(3));
+  });
+
+  it('a message line a snapshot names that does not hold (another record, other bytes, past the end) makes it not hold: the same state from the whole journal', async () => {
+    const store = openFileStore(root);
+    await compactedRun(store);
+    const dir = store.runDir('r1');
+    const truth = await openFileStore(root).readResumeState('r1');
+    const journal = readFileSync(store.journalPath('r1'));
+    const checkpointLine = (() => {
+      const end = journal.indexOf(0x0a, journal.indexOf('"type":"checkpoint"')) + 1;
+      const start = journal.lastIndexOf(0x0a, end - 2) + 1;
+      const line = JSON.parse(journal.subarray(start, end).toString('utf8')) as { s: number; c: string };
+      return { start, end, crc: line.c, seq: line.s };
+    })();
+    const lies: Array<(line: LineRef) => LineRef> = [
+      () => checkpointLine, // a whole line that holds, but not a message record
+      (line) => ({ ...line, crc: line.crc === '00000000' ? '00000001' : '00000000' }),
+      (line) => ({ ...line, seq: line.seq + 1 }),
+      (line) => ({ ...line, start: line.start + 1 }),
+      (line) => ({ ...line, start: journal.length, end: journal.length + 10 }),
+    ];
+    const originals = snapshotsOf(store).map((name) => [name, readFileSync(join(dir, name))] as const);
+    for (const lie of lies) {
+      for (const [name, bytes] of originals) {
+        const snapshot = (await decodeSnapshot(bytes))!;
+        const messages = snapshot.state.messages.map((m) => ('line' in m ? { line: lie(m.line) } : m));
+        writeFileSync(join(dir, name), encodeSnapshot({ ...snapshot, state: { ...snapshot.state, messages } }));
+      }
+      const fs = new ReadsFs();
+      assert.deepEqual(await openFileStore(root, { fs }).readResumeState('r1'), truth);
+      assert.equal(fs.journalReads.at(-1), 0, 'the whole journal was read');
+    }
+  });
+
+  it('a writer resumed from a snapshot names the messages it read (and those of the journal after it) by line in its next snapshot', async () => {
+    await compactedRun(openFileStore(root));
+    // A snapshot after each append from here.
+    const store = openFileStore(root, { snapshotStepBytes: 0 });
+    const writer = await store.openWriter('r1');
+    await stepOf(writer, 7, 5);
+    await writer.close();
+    const newest = (await decodeSnapshot(readFileSync(join(store.runDir('r1'), snapshotsOf(store).at(-1)!))))!;
+    assert.equal(newest.state.messages.length, 7);
+    assert.ok(
+      newest.state.messages.every((m) => 'line' in m),
+      'no message copied',
+    );
+    assert.deepEqual(await openFileStore(root).readResumeState('r1'), await replayed(openFileStore(root)));
+  });
+
+  it("an open call's ledger entry is named by its line too; a line that is not a ledger record makes the snapshot not hold", async () => {
+    const store = openFileStore(root, { snapshotStepBytes: 0 });
+    const writer = await store.createRun(runInput('r1'));
+    await writer.append([message(0, 1, 'user', 'go'), ledgerEntry('k1', 1, 'started'), checkpoint('a1', 1, 'tool_started', 1)]);
+    await writer.close();
+    const dir = store.runDir('r1');
+    const truth = await replayed(openFileStore(root));
+    assert.equal(truth.ledger[0]?.status, 'started');
+    for (const name of snapshotsOf(store)) {
+      const snapshot = (await decodeSnapshot(readFileSync(join(dir, name))))!;
+      const [entry] = snapshot.state.ledger;
+      const [first] = snapshot.state.messages;
+      assert.ok(entry && 'line' in entry && first && 'line' in first, 'both named by line');
+      assert.deepEqual(await openFileStore(root).readResumeState('r1'), truth);
+      // The ledger entry named by the message's line: a line that holds, of another record type.
+      writeFileSync(join(dir, name), encodeSnapshot({ ...snapshot, state: { ...snapshot.state, ledger: [{ line: first.line }] } }));
+    }
+    const fs = new ReadsFs();
+    assert.deepEqual(await openFileStore(root, { fs }).readResumeState('r1'), truth);
+    assert.equal(fs.journalReads.at(-1), 0, 'the whole journal was read');
   });
 });

@@ -1,6 +1,6 @@
 import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from '../contract';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
-import { writeSnapshot } from './file-snapshots';
+import { rememberLines, writeSnapshot, type RecordLines } from './file-snapshots';
 import type { FileCheckpointStore, OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
 import { foldFacts, type RunFacts } from '../listing-facts';
@@ -10,12 +10,14 @@ import { leaseNeedsRenewal, renewIntervalMs } from '../lease-policy';
 import type { NewRecord, StoredRecord } from '../records';
 import { blobRefs } from '../refs';
 import { resumeStateOf, type ResumeState } from '../resume-state';
-import { readRunFacts, rebuildRunFacts, writeFactsFile } from './run-facts';
+import { readRunFacts, rebuildRunFacts, writeFactsFile, type FactsPart } from './run-facts';
 import { factsChanged, stateFileOf, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from '../stamp';
 
 /** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
 const CLOSE_SNAPSHOT_BYTES = 64 << 10;
+/** refs.json (only garbage collection reads it) is rewritten with a snapshot at a compaction or after this much journal; pending.json (a resume reads it) with each. */
+const REFS_STEP_BYTES = 4 << 20;
 
 /** Appends commit groups to one run's journal while it holds the run's lease. */
 export class FileRunWriter implements RunWriter {
@@ -32,9 +34,13 @@ export class FileRunWriter implements RunWriter {
   /** The journal offset the newest snapshot covers, and where the last line appended starts. */
   private snapshotAt: number;
   private lastLine: { start: number; crc: string } | undefined;
+  /** The size of the newest snapshot this writer wrote when it copied items: the next waits for at least as much journal. */
+  private snapshotBytes = 0;
+  /** The journal lines of the fold's messages and ledger entries, which its snapshots name instead of copying them. */
+  private readonly lines: RecordLines;
   private heartbeat: { stop(): void } | undefined;
-  /** The journal offset pending.json and refs.json were last written at (it is written at close and with each snapshot). */
-  private factsAt = -1;
+  /** The journal offsets pending.json and refs.json were last written at (pending.json with each snapshot, refs.json see REFS_STEP_BYTES; both at close). */
+  private readonly factsAt: Record<FactsPart, number> = { pending: -1, refs: -1 };
 
   /** `state`: what state.json says now (its lastSeq and journalBytes are where the writer starts); `tornTailCut`: the torn write cut when the run was opened. */
   constructor(
@@ -57,6 +63,7 @@ export class FileRunWriter implements RunWriter {
     // Its own copy: the state handed out stays what it was at open while appends fold in.
     this.fold = foldFromResumeState(this.resumeState);
     this.snapshotAt = opened.snapshotAt;
+    this.lines = opened.lines ?? new WeakMap();
     this.heartbeat = store.timers?.every(renewIntervalMs(this.ctx.timeoutMs), () => this.renewLease().catch(() => undefined));
   }
 
@@ -79,7 +86,7 @@ export class FileRunWriter implements RunWriter {
         try {
           // A resume after a clean stop then reads no journal, only what a snapshot of its live context holds.
           if (this.lastLine && this.state.journalBytes - this.snapshotAt >= CLOSE_SNAPSHOT_BYTES) await this.snapshot(this.lastLine);
-          if (this.lastLine && this.factsAt !== this.state.journalBytes) await this.writeFacts(this.lastLine);
+          if (this.lastLine) await this.writeFacts(this.lastLine, ['pending', 'refs']);
           if (this.stateDirty) await this.writeState();
           await releaseLease(this.ctx, this.holderId);
         } catch {
@@ -132,8 +139,11 @@ export class FileRunWriter implements RunWriter {
     await this.track(stamped, bytes.length, now);
     const line = lastLineOf(bytes);
     this.lastLine = { start: before.journalBytes + line.start, crc: line.crc };
+    rememberLines(this.lines, bytes, before.journalBytes, stamped);
     const compacted = stamped.some((record) => record.type === 'compaction');
-    if (compacted || this.state.journalBytes - this.snapshotAt >= this.store.snapshotStepBytes) await this.snapshot(this.lastLine);
+    // A snapshot copying items it cannot name (a fork's ancestors') waits for as much journal as it holds.
+    const due = this.state.journalBytes - this.snapshotAt >= Math.max(this.store.snapshotStepBytes, this.snapshotBytes);
+    if (compacted || due) await this.snapshot(this.lastLine, compacted);
     await this.maybeWriteState(now, before);
     return stamped;
   }
@@ -159,31 +169,39 @@ export class FileRunWriter implements RunWriter {
     this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut, this.facts.pending.size);
   }
 
-  /** pending.json and refs.json at the journal's end, so that its next reader folds only what is appended after; a failure leaves the older one. */
-  private async writeFacts(line: { start: number; crc: string }): Promise<void> {
+  /** Those of `parts` not yet at the journal's end, so that their next readers fold only what is appended after; a failure leaves the older one. */
+  private async writeFacts(line: { start: number; crc: string }, parts: readonly FactsPart[]): Promise<void> {
     const point = { journalBytes: this.state.journalBytes, lastLineStart: line.start, lastLineCrc: line.crc, lastSeq: this.state.lastSeq };
-    if (!this.refsKnown) {
-      // refs.json and the journal after its point (this writer's appends included), else the whole journal.
-      const read = await readRunFacts(this.store, this.runId, undefined, ['refs']).catch(() => null);
-      const refs = read ?? (await rebuildRunFacts(this.store, this.runId).catch(() => null));
-      if (!refs) return; // an older refs.json stays: its readers fold the journal after it
-      refs.blobs.forEach((hash) => this.facts.blobs.add(hash));
-      refs.runs.forEach((id) => this.facts.runs.add(id));
-      this.refsKnown = true;
-    }
-    await writeFactsFile(this.store, this.runId, this.facts, point).then(
-      () => (this.factsAt = point.journalBytes),
+    let stale = parts.filter((part) => this.factsAt[part] !== point.journalBytes);
+    // An older refs.json stays when this writer cannot learn the run's references: its readers fold the journal after it.
+    if (stale.includes('refs') && !(await this.knowRefs())) stale = stale.filter((part) => part !== 'refs');
+    if (stale.length === 0) return;
+    await writeFactsFile(this.store, this.runId, this.facts, point, stale).then(
+      () => stale.forEach((part) => (this.factsAt[part] = point.journalBytes)),
       () => undefined,
     );
   }
 
+  /** True once the facts hold the run's blob and run references (read from refs.json and the journal after it, else the whole journal). */
+  private async knowRefs(): Promise<boolean> {
+    if (this.refsKnown) return true;
+    const read = await readRunFacts(this.store, this.runId, undefined, ['refs']).catch(() => null);
+    const refs = read ?? (await rebuildRunFacts(this.store, this.runId).catch(() => null));
+    if (!refs) return false;
+    refs.blobs.forEach((hash) => this.facts.blobs.add(hash));
+    refs.runs.forEach((id) => this.facts.runs.add(id));
+    return (this.refsKnown = true);
+  }
+
   /** A state snapshot of the journal up to the end of its last group; a failure only leaves the older ones (the journal stays the truth). */
-  private async snapshot(line: { start: number; crc: string }): Promise<void> {
+  private async snapshot(line: { start: number; crc: string }, compacted = false): Promise<void> {
     const { journalBytes } = this.state;
     try {
-      await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, { journalBytes, lastLineStart: line.start, lastLineCrc: line.crc });
+      const position = { journalBytes, lastLineStart: line.start, lastLineCrc: line.crc };
+      this.snapshotBytes = await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, position, this.lines);
       this.snapshotAt = journalBytes;
-      await this.writeFacts(line);
+      const refs = compacted || journalBytes - this.factsAt.refs >= REFS_STEP_BYTES;
+      await this.writeFacts(line, refs ? ['pending', 'refs'] : ['pending']);
     } catch {
       // the next one is tried after the next step of journal
     }

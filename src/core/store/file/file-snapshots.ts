@@ -2,15 +2,19 @@ import { readIfExists, replaceFileAtomic } from '../atomic-file';
 import type { OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
 import { joinPath, readdirOrEmpty, type StoreFs } from '../fs-port';
-import { readLine, scanJournal, type JournalScan, type ReadOptions } from '../journal-format';
+import { lineRefs, readLine, recordAtLine, scanJournal, type JournalScan, type LineRef, type ReadOptions } from '../journal-format';
+import type { StoredRecord } from '../records';
 import { SLICE } from '../slices';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '../resume-state';
 
 // State snapshots of one run's folder, snapshot-<seq>.json. Written atomically (temp, fsync,
-// rename, fsync the folder) after a commit group is durable; the newest KEEP stay. A resume takes
-// the newest one that holds and that the journal still matches (the line it names ends where it
-// says, with its checksum and seq), then reads only the journal after it. Anything else falls
-// back to an older one, then to the whole journal: a snapshot can make a resume fast, never wrong.
+// rename, fsync the folder) after a commit group is durable; the newest KEEP stay. A snapshot names
+// the live context's messages by their lines in the journal (a message's line, checksum and seq)
+// rather than copying them, so it stays small however long the context. A resume takes the newest
+// one that holds and that the journal still matches (the line it names as its end ends where it
+// says, with its checksum and seq, and every message line it names is that message record, whole),
+// then reads only the journal after it. Anything else falls back to an older one, then to the
+// whole journal: a snapshot can make a resume fast, never wrong.
 
 const KEEP = 2;
 const SNAPSHOT_NAME = /^snapshot-\d{12}\.json$/;
@@ -29,11 +33,41 @@ export async function readSnapshot(fs: StoreFs, runDir: string, name: string, pa
   return bytes === null ? null : decodeSnapshot(bytes, pause);
 }
 
-/** Writes the fold's resume state as a snapshot of the journal up to `position`, then removes all but the newest KEEP. */
-export async function writeSnapshot(fs: StoreFs, runDir: string, fold: FoldState, position: Omit<Snapshot, 'v' | 'state'>): Promise<void> {
+/** The journal lines of the messages and ledger entries a writer knows (the run's own records), by item. */
+export type RecordLines = WeakMap<object, LineRef>;
+
+/** Remembers the lines of the messages and ledger entries of `records`, one a line in `bytes` (complete lines, from file offset `base` on). */
+export function rememberLines(lines: RecordLines, bytes: Uint8Array, base: number, records: readonly StoredRecord[]): void {
+  lineRefs(bytes, base, records).forEach((line, i) => {
+    const record = records[i]!;
+    if (record.type === 'message') lines.set(record.message, line);
+    if (record.type === 'ledger') lines.set(record.entry, line);
+  });
+}
+
+/**
+ * Writes the fold's resume state as a snapshot of the journal up to `position` (each message and
+ * ledger entry `lines` knows named by its line), then removes all but the newest KEEP. Its size in
+ * bytes when it copies items (those `lines` does not know: a fork's ancestors'), else 0.
+ */
+export async function writeSnapshot(
+  fs: StoreFs,
+  runDir: string,
+  fold: FoldState,
+  position: Omit<Snapshot, 'v' | 'state'>,
+  lines?: RecordLines,
+): Promise<number> {
   const name = `snapshot-${String(fold.lastSeq).padStart(12, '0')}.json`;
-  await replaceFileAtomic(fs, runDir, name, encodeSnapshot({ ...position, state: resumeStateOf(fold) }));
+  const state = resumeStateOf(fold);
+  const byLine = <T extends object>(item: T) => {
+    const line = lines?.get(item);
+    return line ? { line } : item;
+  };
+  const named = { ...state, messages: state.messages.map(byLine), ledger: state.ledger.map(byLine) };
+  const bytes = encodeSnapshot({ ...position, state: named });
+  await replaceFileAtomic(fs, runDir, name, bytes);
   for (const old of (await snapshotNames(fs, runDir)).slice(KEEP)) await fs.unlink(joinPath(runDir, old)).catch(() => undefined);
+  return [...named.messages, ...named.ledger].every((item) => 'line' in item) ? 0 : bytes.length;
 }
 
 /** A point of a journal: the end of the line of record `lastSeq`, which starts at `lastLineStart` and states `lastLineCrc`. */
@@ -52,6 +86,24 @@ function matchesJournal(point: JournalPoint, bytes: Uint8Array): boolean {
   return line !== null && line.c === point.lastLineCrc && line.s === point.lastSeq && line.s === line.e;
 }
 
+/** The journal from byte `from` to its end; null when it cannot be read. */
+function readJournalFrom(fs: StoreFs, file: string, from: number): Promise<Uint8Array | null> {
+  const bytes = fs.readFrom ? fs.readFrom(file, from) : fs.readFile(file).then((all) => all.subarray(from));
+  return bytes.catch(() => null);
+}
+
+/** The journal after `point`, scanned from `bytes` (the journal from byte `from` on); null when they no longer hold the line the point names. */
+function scanAfter(
+  bytes: Uint8Array,
+  from: number,
+  read: ReadOptions,
+  point: JournalPoint,
+  pause?: () => Promise<void>,
+): Promise<JournalScan> | null {
+  if (point.lastLineStart < from || !matchesJournal(point, bytes.subarray(point.lastLineStart - from))) return null;
+  return scanJournal(bytes.subarray(point.journalBytes - from), { ...read, base: point.journalBytes, firstSeq: point.lastSeq + 1 }, pause);
+}
+
 /**
  * The journal after `point`, scanned (offsets those of the file); null when the journal cannot be
  * read or no longer holds the line the point names. Damage after it is in `damage`.
@@ -62,11 +114,59 @@ export async function journalAfter(
   point: JournalPoint,
   pause?: () => Promise<void>,
 ): Promise<JournalScan | null> {
-  const { journalBytes, lastLineStart } = point;
-  const from = fs.readFrom ? fs.readFrom(read.file, lastLineStart) : fs.readFile(read.file).then((all) => all.subarray(lastLineStart));
-  const bytes = await from.catch(() => null);
-  if (!bytes || !matchesJournal(point, bytes)) return null;
-  return scanJournal(bytes.subarray(journalBytes - lastLineStart), { ...read, base: journalBytes, firstSeq: point.lastSeq + 1 }, pause);
+  const bytes = await readJournalFrom(fs, read.file, point.lastLineStart);
+  return bytes && scanAfter(bytes, point.lastLineStart, read, point, pause);
+}
+
+/** A snapshot's list, the items it names by line read from `bytes` (the journal from byte `from` on) into `lines`; null when one does not hold. */
+async function itemsOf<T extends object>(
+  items: ReadonlyArray<T | { line: LineRef }>,
+  pick: (record: StoredRecord | null) => T | undefined,
+  at: { bytes: Uint8Array; from: number; read: ReadOptions; lines: RecordLines },
+  pause?: () => Promise<void>,
+): Promise<T[] | null> {
+  const out: T[] = [];
+  for (const item of items) {
+    if (!('line' in item)) {
+      out.push(item);
+      continue;
+    }
+    await pause?.();
+    const found = pick(recordAtLine(at.bytes, at.from, item.line, at.read));
+    if (!found) return null;
+    at.lines.set(found, item.line);
+    out.push(found);
+  }
+  return out;
+}
+
+/** The run from one snapshot and the journal after it; null when it does not hold (see resumeFromSnapshot). */
+async function resumeFrom(fs: StoreFs, snapshot: Snapshot, read: ReadOptions, pause?: () => Promise<void>): Promise<OpenedRun | null> {
+  const { state } = snapshot;
+  const point = { ...snapshot, lastSeq: state.lastSeq };
+  const named = [...state.messages, ...state.ledger];
+  const from = named.reduce((min, item) => ('line' in item ? Math.min(min, item.line.start) : min), point.lastLineStart);
+  // A journal that cannot be read is left to the whole read, which says why.
+  const bytes = await readJournalFrom(fs, read.file, from);
+  const scan = bytes && (await scanAfter(bytes, from, read, point, pause));
+  if (!scan) return null;
+  const at = { bytes, from, read, lines: new WeakMap() };
+  const messages = await itemsOf(state.messages, (r) => (r?.type === 'message' ? r.message : undefined), at, pause);
+  const ledger = messages && (await itemsOf(state.ledger, (r) => (r?.type === 'ledger' ? r.entry : undefined), at, pause));
+  if (!ledger) return null;
+  // The tail's are known by line too, for the writer's next snapshot.
+  rememberLines(at.lines, bytes.subarray(snapshot.journalBytes - from), snapshot.journalBytes, scan.records);
+  const fold = foldFromResumeState({ ...state, messages, ledger });
+  try {
+    for (const [i, record] of scan.records.entries()) {
+      foldRecord(fold, record);
+      if (i % SLICE === SLICE - 1) await pause?.();
+    }
+  } catch (error) {
+    if (error instanceof BranchNeedsRecords) return null;
+    throw error;
+  }
+  return { fold, scan, snapshotAt: snapshot.journalBytes, lines: at.lines };
 }
 
 /**
@@ -84,21 +184,8 @@ export async function resumeFromSnapshot(
   for (const name of await snapshotNames(fs, runDir)) {
     const snapshot = await readSnapshot(fs, runDir, name, pause).catch(() => null);
     if (!snapshot || snapshot.state.run.runId !== runId) continue;
-    const { state } = snapshot;
-    // A journal that cannot be read is left to the whole read, which says why.
-    const scan = await journalAfter(fs, read, { ...snapshot, lastSeq: state.lastSeq }, pause);
-    if (!scan) continue;
-    const fold = foldFromResumeState(state);
-    try {
-      for (const [i, record] of scan.records.entries()) {
-        foldRecord(fold, record);
-        if (i % SLICE === SLICE - 1) await pause?.();
-      }
-    } catch (error) {
-      if (error instanceof BranchNeedsRecords) return null;
-      throw error;
-    }
-    return { fold, scan, snapshotAt: snapshot.journalBytes };
+    const opened = await resumeFrom(fs, snapshot, read, pause);
+    if (opened) return opened;
   }
   return null;
 }

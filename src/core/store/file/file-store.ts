@@ -22,7 +22,7 @@ import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
-import { resumeFromSnapshot } from './file-snapshots';
+import { resumeFromSnapshot, type RecordLines } from './file-snapshots';
 import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
 import { factsOfRun } from '../listing-facts';
 import { pointAt, readRunFacts, runFacts, writeFactsFile } from './run-facts';
@@ -64,6 +64,8 @@ export interface OpenedRun {
   readonly scan: JournalScan;
   /** The journal offset the snapshot covers (0: none). */
   readonly snapshotAt: number;
+  /** The journal lines of the messages and ledger entries read from the snapshot or the journal after it. */
+  readonly lines?: RecordLines;
 }
 
 /** The durable CheckpointStore: one folder per run (journal, state, lease) and shared blobs. */
@@ -103,7 +105,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.readVersion = options.readVersion ?? FORMAT_VERSION;
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
-    this.snapshotStepBytes = options.snapshotStepBytes ?? 4 << 20;
+    this.snapshotStepBytes = options.snapshotStepBytes ?? 256 << 10;
     this.appends = new AppendNotice(options.fs, this.runsDir);
   }
 

@@ -2,7 +2,7 @@ import { StoreError, type JournalDamage } from '../../../core/store/contract';
 import { BranchNeedsRecords, foldFromResumeState, foldInSlices, foldRecord, type FoldState } from '../../../core/store/fold';
 import { encodeGroup, scanJournal, type JournalScan } from '../../../core/store/journal-format';
 import type { StoredRecord } from '../../../core/store/records';
-import { decodeSnapshot } from '../../../core/store/resume-state';
+import { decodeSnapshot, inlineState } from '../../../core/store/resume-state';
 
 // A run's journal rows are the lines a file journal would hold, one row per record, so reading
 // them is the file store's scan over their bytes: checksum, sequence, commit group, version and
@@ -85,12 +85,14 @@ export async function openFromSnapshot(
   pause?: () => Promise<void>,
 ): Promise<PgOpened | null> {
   const snapshot = await decodeSnapshot(encoder.encode(`${row.snapshot}\n`), pause);
-  if (!snapshot || snapshot.state.run.runId !== runId || snapshot.state.lastSeq !== row.seq) return null;
+  // Its rows hold every message (only a file store names them by journal line).
+  const state = snapshot && inlineState(snapshot.state);
+  if (!snapshot || !state || state.run.runId !== runId || state.lastSeq !== row.seq) return null;
   const [named, ...after] = tail;
   if (named === undefined || !named.endsWith(`,"c":"${snapshot.lastLineCrc}"}`)) return null;
   const scan = await scanRows(runId, after, { base: snapshot.journalBytes, firstSeq: row.seq + 1 }, pause);
   if (scan.damage) throw damagedError({ file: journalName(runId), ...scan.damage });
-  const fold = foldFromResumeState(snapshot.state);
+  const fold = foldFromResumeState(state);
   try {
     for (const record of scan.records) foldRecord(fold, record);
   } catch (error) {
