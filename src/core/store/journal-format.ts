@@ -52,12 +52,18 @@ export const LineRef = z.object({
 });
 export type LineRef = z.infer<typeof LineRef>;
 
-/** The lines of `records`, one a line in `bytes` (complete lines, from file offset `base` on). */
-export function lineRefs(bytes: Uint8Array, base: number, records: readonly StoredRecord[]): LineRef[] {
+/** The lines of those of `records` that `wanted` picks, one a line in `bytes` (complete lines, from file offset `base` on). */
+export function lineRefs(
+  bytes: Uint8Array,
+  base: number,
+  records: readonly StoredRecord[],
+  wanted: (record: StoredRecord) => boolean,
+): Array<LineRef | undefined> {
   let start = 0;
-  return records.map(({ seq }) => {
+  return records.map((record) => {
     const nl = bytes.indexOf(NEWLINE, start);
-    const ref = { start: base + start, end: base + nl + 1, crc: decoder.decode(bytes.subarray(nl - 10, nl - 2)), seq };
+    const crc = wanted(record) ? decoder.decode(bytes.subarray(nl - 10, nl - 2)) : undefined;
+    const ref = crc === undefined ? undefined : { start: base + start, end: base + nl + 1, crc, seq: record.seq };
     start = nl + 1;
     return ref;
   });

@@ -358,4 +358,25 @@ describe('state snapshots', () => {
     assert.deepEqual(await openFileStore(root, { fs }).readResumeState('r1'), truth);
     assert.equal(fs.journalReads.at(-1), 0, 'the whole journal was read');
   });
+
+  it('after a branch (a restore) the writer reads the whole journal and still names every message and entry by its line', async () => {
+    await compactedRun(openFileStore(root));
+    const store = openFileStore(root, { snapshotStepBytes: 0 });
+    const writer = await store.openWriter('r1');
+    await writer.append([{ type: 'branch', checkpointId: 'a3', branchId: 'b' }]);
+    await writer.append([message(2, 3, 'user', 'on the branch'), ledgerEntry('k9', 3, 'started'), checkpoint('c9', 3, 'tool_started', 3)]);
+    await writer.close();
+    const newest = (await decodeSnapshot(readFileSync(join(store.runDir('r1'), snapshotsOf(store).at(-1)!))))!;
+    assert.equal(newest.state.messages.length, 3);
+    assert.ok(
+      [...newest.state.messages, ...newest.state.ledger].every((item) => 'line' in item),
+      'nothing copied',
+    );
+    const resumed = await openFileStore(root).readResumeState('r1');
+    assert.deepEqual(resumed, await replayed(openFileStore(root)));
+    assert.deepEqual(
+      resumed.messages.map((m) => (m.content as { text: string }[])[0]!.text),
+      ['summary 2', 'answer 3', 'on the branch'],
+    );
+  });
 });

@@ -37,7 +37,7 @@ export class FileRunWriter implements RunWriter {
   /** The size of the newest snapshot this writer wrote when it copied items: the next waits for at least as much journal. */
   private snapshotBytes = 0;
   /** The journal lines of the fold's messages and ledger entries, which its snapshots name instead of copying them. */
-  private readonly lines: RecordLines;
+  private lines: RecordLines;
   private heartbeat: { stop(): void } | undefined;
   /** The journal offsets pending.json and refs.json were last written at (pending.json with each snapshot, refs.json see REFS_STEP_BYTES; both at close). */
   private readonly factsAt: Record<FactsPart, number> = { pending: -1, refs: -1 };
@@ -162,7 +162,9 @@ export class FileRunWriter implements RunWriter {
       for (const record of records) foldRecord(this.fold, record);
     } catch (error) {
       if (!(error instanceof BranchNeedsRecords)) throw error;
-      this.fold = foldFromResumeState(await this.store.readResumeState(this.runId));
+      const opened = await this.store.openRun(this.runId);
+      this.fold = foldFromResumeState(resumeStateOf(opened.fold));
+      this.lines = opened.lines ?? new WeakMap();
     }
     this.stateDirty = true;
     foldFacts(this.facts, records);

@@ -38,10 +38,10 @@ export type RecordLines = WeakMap<object, LineRef>;
 
 /** Remembers the lines of the messages and ledger entries of `records`, one a line in `bytes` (complete lines, from file offset `base` on). */
 export function rememberLines(lines: RecordLines, bytes: Uint8Array, base: number, records: readonly StoredRecord[]): void {
-  lineRefs(bytes, base, records).forEach((line, i) => {
+  lineRefs(bytes, base, records, (record) => record.type === 'message' || record.type === 'ledger').forEach((line, i) => {
     const record = records[i]!;
-    if (record.type === 'message') lines.set(record.message, line);
-    if (record.type === 'ledger') lines.set(record.entry, line);
+    if (line && record.type === 'message') lines.set(record.message, line);
+    if (line && record.type === 'ledger') lines.set(record.entry, line);
   });
 }
 

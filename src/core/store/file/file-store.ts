@@ -22,7 +22,7 @@ import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
-import { resumeFromSnapshot, type RecordLines } from './file-snapshots';
+import { rememberLines, resumeFromSnapshot, type RecordLines } from './file-snapshots';
 import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
 import { factsOfRun } from '../listing-facts';
 import { pointAt, readRunFacts, runFacts, writeFactsFile } from './run-facts';
@@ -202,17 +202,18 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * The run's state from its newest snapshot that holds and the journal after it, else from the
-   * whole journal. Damage in what is read throws (nothing is changed); a torn tail is left for
-   * the caller (a writer cuts it).
+   * @internal The run's state from its newest snapshot that holds and the journal after it, else
+   * from the whole journal, with the lines of its messages and ledger entries. Damage in what is
+   * read throws (nothing is changed); a torn tail is left for the caller (a writer cuts it).
    */
-  private async openRun(runId: string): Promise<OpenedRun> {
+  async openRun(runId: string): Promise<OpenedRun> {
     const journal = this.journalPath(runId);
     const read = { file: journal, migrations: this.migrations, readVersion: this.readVersion };
     const resumed = await resumeFromSnapshot(this.fs, this.runDir(runId), runId, read, this.pause);
     if (resumed) return { ...resumed, scan: await this.checkedScan(runId, resumed.scan, false) };
-    const scan = await this.checkedScan(runId, await this.scanJournalOf(runId));
-    return { fold: await foldInSlices(scan.records, undefined, this.pause), scan, snapshotAt: 0 };
+    const lines: RecordLines = new WeakMap();
+    const scan = await this.checkedScan(runId, await this.scanJournalOf(runId, lines));
+    return { fold: await foldInSlices(scan.records, undefined, this.pause), scan, snapshotAt: 0, lines };
   }
 
   async readRun(runId: string, options?: ReadRunOptions): Promise<RunState> {
@@ -231,15 +232,17 @@ export class FileCheckpointStore implements CheckpointStore {
 
   /**
    * @internal The whole journal of a run, scanned; a fork's records begin with the parent's it
-   * stands on (offsets stay those of its own file). Throws not_found when the run has no journal.
+   * stands on (offsets stay those of its own file; `lines` learns its own messages' and entries').
+   * Throws not_found when the run has no journal.
    */
-  async scanJournalOf(runId: string): Promise<JournalScan> {
+  async scanJournalOf(runId: string, lines?: RecordLines): Promise<JournalScan> {
     const journal = this.journalPath(runId);
     const bytes = await this.fs.readFile(journal).catch((error: unknown) => {
       throw isNotFound(error) ? new StoreError(`run ${runId} not found`, 'not_found', journal) : error;
     });
     const read = { file: journal, migrations: this.migrations, readVersion: this.readVersion, firstSeq: firstSeqOf(bytes) };
     const scan = await scanJournal(bytes, read, this.pause);
+    if (lines) rememberLines(lines, bytes, 0, scan.records);
     const first = scan.records[0];
     if (first?.type !== 'fork' || scan.damage) return scan;
     return { ...scan, records: [...(await parentRecords(this, first)), ...scan.records] };
