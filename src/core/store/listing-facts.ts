@@ -1,4 +1,5 @@
 import type { FoldState } from './fold';
+import { PendingIds } from './pending-ids';
 import type { RestoreRecord, StoredRecord } from './records';
 import { blobRefs, runRefs } from './refs';
 
@@ -14,15 +15,15 @@ export function lastUndoableRestore(state: { readonly restores: readonly Restore
 
 /** A run's ids the listing counts and GC keeps: its pending patches, the blobs and the runs its records (a fork's parents' too) name. */
 export interface RunFacts {
-  readonly pending: Set<string>;
+  readonly pending: PendingIds;
   readonly blobs: Set<string>;
   readonly runs: Set<string>;
 }
 
 /** The facts of a whole run: `records` all of them (a fork's parents' first), `fold` their fold. */
 export function factsOfRun(fold: Pick<FoldState, 'patches'>, records: Iterable<StoredRecord>): RunFacts {
-  const facts: RunFacts = { pending: new Set(), blobs: new Set(), runs: new Set() };
-  for (const patch of fold.patches.values()) if (patch.state === 'pending') facts.pending.add(patch.patchId);
+  const pending = [...fold.patches.values()].filter((patch) => patch.state === 'pending').map((patch) => patch.patchId);
+  const facts: RunFacts = { pending: new PendingIds(pending), blobs: new Set(), runs: new Set() };
   for (const record of records) addRefs(facts, record);
   return facts;
 }
@@ -40,7 +41,7 @@ export function foldFacts(facts: RunFacts, records: Iterable<StoredRecord>): boo
 }
 
 /** Moves the pending patch ids (in place) over `records` appended after them; true when they changed. */
-export function foldPending(pending: Set<string>, records: Iterable<StoredRecord>): boolean {
+export function foldPending(pending: PendingIds, records: Iterable<StoredRecord>): boolean {
   let changed = false;
   for (const record of records) {
     const [id, state] =

@@ -186,8 +186,8 @@ export function inlineState(state: SnapshotState): ResumeState | null {
   return [...state.messages, ...state.ledger].every((item) => !('line' in item)) ? (state as ResumeState) : null;
 }
 
-/** Items of a list checked between two pauses of a snapshot's decoding (an item's first check in a process takes milliseconds). */
-const ITEMS_PER_PAUSE = 1;
+/** Items of a list checked between two pauses of a snapshot's decoding (most are journal line references; a copied message's first check in a process takes milliseconds). */
+const ITEMS_PER_PAUSE = 16;
 
 async function parseInParts(
   schema: z.ZodArray,

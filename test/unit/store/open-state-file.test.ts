@@ -45,6 +45,22 @@ describe('opening a writer and the state file', () => {
     assert.equal(stateOf(path).lastSeq, 4, 'the writer still brings the state file up to date when it writes');
   });
 
+  it('nor when its last group came later than its last checkpoint and a snapshot covers it', async () => {
+    let now = 1_000;
+    const clock = { now: () => now };
+    const writer = await openFileStore(root, { clock, snapshotStepBytes: 0 }).createRun(runInput('r1'));
+    await writer.append([message(0, 1, 'user', 'go'), checkpoint('c1', 1, 'after_model', 1)]);
+    now = 2_000;
+    await writer.append([message(1, 1, 'assistant', 'a message without its checkpoint')]);
+    await writer.close();
+    const path = join(root, 'runs', 'r1', 'state.json');
+    assert.equal(stateOf(path).updatedAt, 2_000);
+    const fs = new CountingStateWrites();
+    const reopened = await openFileStore(root, { fs, clock }).openWriter('r1');
+    assert.equal(fs.stateWrites, 0, 'the state file already stood at the last record');
+    await reopened.close();
+  });
+
   it('a state file that lags the journal (a writer cut off before it rewrote it) is rewritten on open', async () => {
     const path = await closedRun();
     const current = stateOf(path);

@@ -162,7 +162,9 @@ export class FileCheckpointStore implements CheckpointStore {
     const stored = await readStateFile(this.fs, dir);
     await this.pause?.();
     const { fold, scan } = opened;
-    const updatedAt = scan.records.at(-1)?.at ?? fold.latestCheckpoint?.at ?? fold.run.at;
+    // The time of the last record: state.json's when it stands at that record (a snapshot does not carry it).
+    const current = stored?.lastSeq === fold.lastSeq ? stored.updatedAt : undefined;
+    const updatedAt = scan.records.at(-1)?.at ?? current ?? fold.latestCheckpoint?.at ?? fold.run.at;
     const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: this.clock.now() } : stored?.tornTailCut;
     // From a whole fold, else pending.json with the journal after it (rebuilt from the whole journal
     // when it does not hold). A resume needs the pending count, not the run's blob references: the

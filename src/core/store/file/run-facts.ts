@@ -6,6 +6,7 @@ import { lastLineOf } from '../journal-format';
 import { factsOfRun, foldPending, foldRefs, type RunFacts } from '../listing-facts';
 import { FORMAT_VERSION, type StoredRecord } from '../records';
 import { BLOB_HASH } from '../refs';
+import { PendingIds } from '../pending-ids';
 import { journalAfter, type JournalPoint } from './file-snapshots';
 import type { FileCheckpointStore } from './file-store';
 
@@ -22,8 +23,6 @@ export const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pend
 const PARTS: readonly FactsPart[] = ['pending', 'refs'];
 
 const count = z.number().int().nonnegative();
-/** Pending ids added to the set between two pauses. */
-const IDS_PER_PAUSE = 1024;
 /** Checked by hand: zod element by element costs more than the read itself for 10,000 ids. */
 const ids = (test?: RegExp) =>
   z.custom<string[]>((v) => Array.isArray(v) && v.every((id) => typeof id === 'string' && (!test || test.test(id)))).optional();
@@ -36,6 +35,8 @@ const FactsFile = z.object({
   lastSeq: count,
   /** The pending patch ids, one a line: one string parses and writes far faster than 10,000. */
   pending: z.string().optional(),
+  /** How many ids `pending` holds (so that a reader need not count 10,000 lines); counted when absent. */
+  pendingCount: count.optional(),
   blobs: ids(BLOB_HASH),
   runs: ids(),
 });
@@ -52,9 +53,9 @@ export async function writeFactsFile(
   const { journalBytes, lastLineStart, lastLineCrc, lastSeq } = point;
   const head = { v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq };
   // An id with a line break (the record schema allows one) cannot be written one a line: no cache then, it is rebuilt.
-  const oneALine = [...facts.pending].every((id) => id !== '' && !id.includes('\n'));
-  for (const part of parts.filter((p) => p !== 'pending' || oneALine)) {
-    const body = part === 'pending' ? { pending: [...facts.pending].join('\n') } : { blobs: [...facts.blobs], runs: [...facts.runs] };
+  const pending = parts.includes('pending') ? facts.pending.lines() : null;
+  for (const part of parts.filter((p) => p !== 'pending' || pending !== null)) {
+    const body = part === 'pending' ? { pending, pendingCount: facts.pending.size } : { blobs: [...facts.blobs], runs: [...facts.runs] };
     await replaceFileUnsynced(
       store.fs,
       store.runDir(runId),
@@ -83,20 +84,15 @@ export async function readRunFacts(
   known?: JournalPart,
   parts: readonly FactsPart[] = PARTS,
 ): Promise<RunFacts | null> {
-  // Each part fills its own sets (a pending.json of 10,000 ids is split once, never copied).
-  let pending = new Set<string>();
+  // Each part fills its own sets (the pending ids stay pending.json's text until they are needed one by one).
+  let pending = new PendingIds();
   let refs: Pick<RunFacts, 'blobs' | 'runs'> = { blobs: new Set(), runs: new Set() };
   for (const part of parts) {
     const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES[part])).catch(() => null);
     const file = bytes && parseJsonAs(bytes, FactsFile);
     if (!file || file.runId !== runId || file.v > FORMAT_VERSION) return null;
-    const one: RunFacts = { pending: new Set(), blobs: new Set(file.blobs), runs: new Set(file.runs) };
-    const ids = part === 'pending' && file.pending ? file.pending.split('\n') : [];
-    // 13,000 ids of a long run take over 10 ms to set up cold: the event loop runs in between.
-    for (let i = 0; i < ids.length; i++) {
-      if (ids[i] !== '') one.pending.add(ids[i]!);
-      if (i % IDS_PER_PAUSE === IDS_PER_PAUSE - 1) await store.pause?.();
-    }
+    const ids = part === 'pending' ? new PendingIds([], file.pending, file.pendingCount) : new PendingIds();
+    const one: RunFacts = { pending: ids, blobs: new Set(file.blobs), runs: new Set(file.runs) };
     const after = await journalAfterFile(store, runId, file, known);
     if (!after) return null;
     // Each part folds only its own facts (a resume asks for pending alone: no blob walk of the tail).
@@ -123,26 +119,20 @@ export async function movePending(
   const first = known.records[0]?.seq;
   if (!file || file.runId !== runId || file.v > FORMAT_VERSION || file.pending === undefined) return null;
   if (file.journalBytes !== known.from || first === undefined || file.lastSeq !== first - 1) return null;
-  let text = file.pending === '' ? '\n' : `\n${file.pending}\n`; // each id between two line breaks
-  for (const record of known.records) {
-    if (record.type !== 'patch_state' && record.type !== 'review') return null; // only decisions come this way
-    if (record.type === 'review') continue;
-    if (record.patchId === '' || record.patchId.includes('\n')) return null;
-    const at = text.indexOf(`\n${record.patchId}\n`);
-    if (record.state === 'pending' && at < 0) text = `${text}${record.patchId}\n`;
-    else if (record.state !== 'pending' && at >= 0) text = text.slice(0, at) + text.slice(at + record.patchId.length + 1);
-  }
-  const pending = text.slice(1, -1);
+  // Only decisions come this way; the ids stay text (PendingIds), never split into 10,000 strings.
+  if (known.records.some((record) => record.type !== 'patch_state' && record.type !== 'review')) return null;
+  const ids = new PendingIds([], file.pending, file.pendingCount);
+  foldPending(ids, known.records);
+  const pending = ids.lines();
+  if (pending === null) return null;
   const head = { v: FORMAT_VERSION, runId, ...point };
   await replaceFileUnsynced(
     store.fs,
     store.runDir(runId),
     FACTS_FILES.pending,
-    new TextEncoder().encode(JSON.stringify({ ...head, pending })),
+    new TextEncoder().encode(JSON.stringify({ ...head, pending, pendingCount: ids.size })),
   );
-  let count = pending === '' ? 0 : 1;
-  for (let at = pending.indexOf('\n'); at >= 0; at = pending.indexOf('\n', at + 1)) count++;
-  return count;
+  return ids.size;
 }
 
 /** The records after a cache file's point, or null when the journal does not hold that point. */
