@@ -10,6 +10,7 @@ import type { RunWriter } from '../../src/core/store/contract';
 import type { StoreFileHandle } from '../../src/core/store/fs-port';
 import type { StoredRecord } from '../../src/core/store/records';
 import { NodeStoreFs } from '../../src/host/node/node-store-fs';
+import { Prng } from '../support/faults/prng';
 import { openFileStore } from '../../src/host/node/store-factory';
 import { compactionSteps, latestStepAtPhase, phaseOf, runInput, step, type History, type Sink } from './store-steps';
 
@@ -149,18 +150,6 @@ function resumeInNewProcess(child: string, root: string, steps: number | 'killed
   return JSON.parse(out.trim().split('\n').pop()!) as ResumeFigures;
 }
 
-/** A small seeded generator (mulberry32), so a bench run can be repeated. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** A random point of a run's last tenth (between two snapshots), and a delay of up to 3 ms after that step's last commit. */
 function randomCut(steps: number, random: () => number): { killAt: number; delayMs: number } {
   return { killAt: steps - Math.floor(random() * Math.max(1, Math.floor(steps / 10))), delayMs: random() * 3 };
@@ -223,7 +212,9 @@ async function main(): Promise<void> {
       }
     }
     const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 100_000);
-    const random = prng(seed);
+    // Seeded, so that a bench run can be repeated.
+    const prng = new Prng(seed);
+    const random = () => prng.next();
     const killedBig = await buildKilledRun(child, join(root, 'killed-big'), RESUME_STEPS, randomCut(RESUME_STEPS, random));
     const killedSmall = await buildKilledRun(child, join(root, 'killed-small'), SMALL_RESUME_STEPS, randomCut(SMALL_RESUME_STEPS, random));
     // The same comparisons with the long run ended (or cut) at the short one's place in its compaction

@@ -1,24 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { PendingIds } from '../../../src/core/store/pending-ids';
-
-/** A small seeded generator (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { Prng } from '../../support/faults/prng';
 
 const sorted = (ids: Iterable<string>) => [...ids].sort();
 
 describe('pending ids (the text of pending.json until looked up often)', () => {
   it('answers as a Set does through random adds, deletes and lookups, before and after it becomes one', () => {
     for (let seed = 1; seed <= 20; seed++) {
-      const random = prng(seed);
+      const prng = new Prng(seed);
+      const random = () => prng.next();
       const start = Array.from({ length: 200 }, (_, i) => `p-${i}`);
       const ids = new PendingIds([], start.join('\n'));
       const truth = new Set(start);
