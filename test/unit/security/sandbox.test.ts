@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -84,6 +84,37 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.equal(existsSync(join(ws, '.envrc')), false, 'the empty placeholder is removed');
     assert.equal(existsSync(join(ws, '.vscode')), false);
     assert.equal(existsSync(join(ws, '.devcontainer')), false);
+  });
+
+  it('three chains of commands at once in one folder never break each other (placeholders are held until the last one ends)', async () => {
+    rmSync(join(ws, '.vscode'), { recursive: true });
+    const chain = async (name: string): Promise<string[]> => {
+      const failures: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const hit = await run(`echo ${name}${i}`);
+        if (hit.exitCode !== 0 || hit.stdout.trim() !== `${name}${i}`) failures.push(hit.text);
+      }
+      return failures;
+    };
+    const failures = (await Promise.all(['a', 'b', 'c'].map(chain))).flat();
+    assert.deepEqual(failures, [], `${failures.length} of 120 failed; the first: ${failures[0]}`);
+    assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'every placeholder gone once the last command ended');
+  });
+
+  it('placeholders a dead process held are removed when the next command of the folder ends', async () => {
+    rmSync(join(ws, '.vscode'), { recursive: true });
+    const child = join(base, 'hold-and-die.ts');
+    writeFileSync(
+      child,
+      `import { planSandbox } from ${JSON.stringify(join(__dirname, '../../../src/host/node/sandbox/plan'))};\n` +
+        `planSandbox(${JSON.stringify({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false })});\n` +
+        'process.kill(process.pid, "SIGKILL");\n',
+    );
+    spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
+    assert.ok(existsSync(join(ws, '.envrc')) && existsSync(join(ws, '.vscode')), 'the killed process left its placeholders');
+    const hit = await run('echo next');
+    assert.equal(hit.exitCode, 0, hit.text);
+    assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'swept with the dead hold');
   });
 
   it('.git is read-only (hooks, config), cannot be moved aside, and git can still read it', async () => {

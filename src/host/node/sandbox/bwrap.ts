@@ -38,9 +38,9 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
   for (const path of plan.homePrograms) args.push('--ro-bind', path, path);
   for (const path of plan.homePaths) args.push('--bind', path, path);
   for (const root of plan.roots) args.push('--bind', root, root);
-  // -try: a placeholder another command's sandbox made (a worker beside this one in the same
-  // workspace) may be removed between this plan and bwrap's start; the command must still run.
-  for (const { path } of plan.readOnly) args.push('--ro-bind-try', path, path);
+  // Not -try: a protected path gone since the plan (placeholders are held until the last command of
+  // the folder ends: holds.ts) fails the start rather than leave the path unguarded.
+  for (const { path } of plan.readOnly) args.push('--ro-bind', path, path);
   for (const { path, dir } of plan.hidden) args.push(...(dir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
   args.push('--chdir', cwd, '--', ...shellOf(command));
   return args;

@@ -4,7 +4,7 @@ import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
 import {
   planSandbox,
   readOnlyNote,
-  removePlaceholders,
+  releasePlan,
   setAsideCreatedProtected,
   WALK_LIMIT,
   type SandboxRefusal,
@@ -35,9 +35,9 @@ export function commandSettings(mode: SandboxMode, network: CommandNetwork): Non
 export interface SandboxedLaunch {
   readonly file: string;
   readonly args: readonly string[];
-  /** Removes placeholders; gives the note for the tool result when a write was stopped. */
+  /** Ends the plan's holds on placeholders; gives the note for the tool result when a write was stopped. */
   finish(result: CommandResult): CommandResult;
-  /** Removes placeholders (a long-lived process such as an MCP server, once it ended). */
+  /** Ends the plan's holds on placeholders (a long-lived process such as an MCP server, once it ended). */
   release(): void;
 }
 
@@ -54,11 +54,11 @@ export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd:
     file: kind.path,
     args,
     release: () => {
-      removePlaceholders(plan);
+      releasePlan(plan);
       setAsideCreatedProtected(plan);
     },
     finish(result) {
-      removePlaceholders(plan);
+      releasePlan(plan);
       const moved = setAsideCreatedProtected(plan);
       const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
       const parts = [

@@ -1,21 +1,9 @@
 import type { Dirent, Stats } from 'node:fs';
-import {
-  closeSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameSync, statSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { BUILTIN_PROTECTED_PATHS, protectedPathReason } from '../../../core/tools/protected-paths';
 import { isInside } from '../path-rules';
+import { makePlaceholder, releaseHold, takeHold, type Hold, type Placeholder } from './holds';
 
 // What a sandboxed command may see and change, worked out on disk right before it starts. The
 // rules come from the one list of protected paths (core/tools/protected-paths.ts) plus the
@@ -53,8 +41,8 @@ export interface SandboxPlan {
   /** Program folders inside the hidden home folder, bound read-only so the person's tools still run. */
   readonly homePrograms: readonly string[];
   readonly network: boolean;
-  /** Placeholders made for protected paths that do not exist yet; removed after the command. */
-  readonly placeholders: readonly { path: string; dir: boolean; ino: number }[];
+  /** The holds on the workspace folders' placeholders for missing protected paths (holds.ts); released after the command. */
+  readonly holds: readonly Hold[];
   /** The person's own protected patterns (besides the built-in ones). */
   readonly extra: readonly string[];
   /** Every protected path the walk found before the command (whatever covers it). */
@@ -196,63 +184,52 @@ function ruleOf(rel: string, extra: readonly string[]): string {
   return `protected path ${pattern}`;
 }
 
-function placeholder(path: string, dir: boolean): { path: string; dir: boolean; ino: number } {
-  if (dir) mkdirSync(path);
-  else closeSync(openSync(path, 'wx', 0o444));
-  return { path, dir, ino: statSync(path).ino };
-}
-
-/** Removes the placeholders a plan made, when they are still the empty ones it made. */
-export function removePlaceholders(plan: SandboxPlan): void {
-  for (const p of plan.placeholders) {
-    try {
-      const st = lstatSync(p.path);
-      if (st.ino !== p.ino) continue;
-      if (p.dir) rmdirSync(p.path);
-      else if (st.size === 0) unlinkSync(p.path);
-    } catch {
-      // already gone, or no longer empty: left as it is
-    }
-  }
-}
-
-/** Makes an empty placeholder for a missing protected path; false when its folder is missing or it was made meanwhile. */
-function heldPlaceholder(path: string, dir: boolean, plan: { placeholders: SandboxPlan['placeholders'][number][] }): boolean {
+/** Makes an empty placeholder for a missing protected path (false when its folder is missing); a path made meanwhile is protected as it is. */
+function heldPlaceholder(path: string, dir: boolean, made: Placeholder[]): boolean {
   if (!existsSync(nodePath.dirname(path))) return false;
   try {
-    plan.placeholders.push(placeholder(path, dir));
-    return true;
+    made.push(makePlaceholder(path, dir));
   } catch {
-    return false; // made meanwhile: protected below as an existing path
+    return lstatOrNull(path) !== null;
   }
+  return true;
 }
 
-/** The protected paths of one workspace folder: the top-level ones (made when missing) and the nested ones. */
-function protectRoot(
-  root: string,
-  extra: readonly string[],
-  plan: { readOnly: ReadOnlyPath[]; placeholders: SandboxPlan['placeholders'][number][]; seen: string[]; complete: boolean },
-): void {
+/**
+ * The protected paths at one workspace folder's top, placeholders made for the missing ones (run
+ * under the folder's hold lock: holds.ts). Returns the placeholders it made.
+ */
+function protectTop(root: string, extra: readonly string[], readOnly: ReadOnlyPath[]): Placeholder[] {
+  const made: Placeholder[] = [];
   const dotGit = nodePath.join(root, '.git');
   const git = lstatOrNull(dotGit);
   if (git?.isSymbolicLink()) throw symlinkRefusal(dotGit);
   if (git !== null && git !== undefined) {
-    plan.readOnly.push({ path: dotGit, rule: GIT_RULE });
+    readOnly.push({ path: dotGit, rule: GIT_RULE });
     const gitdir = git.isFile() ? gitdirOfFile(dotGit, root) : undefined;
-    if (gitdir !== undefined) plan.readOnly.push({ path: gitdir, rule: GIT_RULE });
-  } else if (heldPlaceholder(dotGit, true, plan)) {
+    if (gitdir !== undefined) readOnly.push({ path: gitdir, rule: GIT_RULE });
+  } else if (heldPlaceholder(dotGit, true, made)) {
     // No repository yet: an empty read-only .git (git's discovery passes over an empty one), so a
     // command cannot `git init` a repository whose config (core.fsmonitor) the editor's git would run.
-    plan.readOnly.push({ path: dotGit, rule: GIT_RULE });
+    readOnly.push({ path: dotGit, rule: GIT_RULE });
   }
   const literals = [...BUILTIN_PROTECTED_PATHS, ...extra].map(literalOf).filter((l) => l !== undefined);
   for (const { name, dir } of literals) {
     const path = nodePath.join(root, name);
     const st = lstatOrNull(path);
     if (st?.isSymbolicLink()) throw symlinkRefusal(path);
-    if (st === null && !heldPlaceholder(path, dir, plan)) continue;
-    if (!plan.readOnly.some((r) => r.path === path)) plan.readOnly.push({ path, rule: ruleOf(name, extra) });
+    if (st === null && !heldPlaceholder(path, dir, made)) continue;
+    if (!readOnly.some((r) => r.path === path)) readOnly.push({ path, rule: ruleOf(name, extra) });
   }
+  return made;
+}
+
+/** The nested protected paths of one workspace folder (a bounded walk). */
+function protectNested(
+  root: string,
+  extra: readonly string[],
+  plan: { readOnly: ReadOnlyPath[]; seen: string[]; complete: boolean },
+): void {
   const walk = protectedUnder(root, extra);
   plan.complete &&= walk.complete;
   for (const found of [...walk.found, ...rememberedUnder(root, walk.found)]) {
@@ -261,6 +238,11 @@ function protectRoot(
     if (found.link) throw symlinkRefusal(found.path);
     plan.readOnly.push({ path: found.path, rule: found.rule });
   }
+}
+
+/** Ends the plan's holds: the last command of a workspace folder to end removes its placeholders. */
+export function releasePlan(plan: SandboxPlan): void {
+  for (const hold of plan.holds) releaseHold(hold);
 }
 
 /** Nested protected paths found by earlier walks in this process, per workspace folder. */
@@ -286,30 +268,20 @@ function rememberedUnder(root: string, found: readonly Found[]): Found[] {
   return back;
 }
 
-/** Works out the plan on disk; makes placeholders for missing protected paths (removePlaceholders undoes that). */
+/**
+ * Works out the plan on disk: takes a hold on each workspace folder and makes placeholders for its
+ * missing protected paths (releasePlan ends the holds; the last one out removes the placeholders).
+ */
 export function planSandbox(request: SandboxRequest): SandboxPlan {
   const roots = request.roots.filter((r) => existsSync(r)).map((r) => realpathSync.native(r));
   const startedAt = Date.now();
-  const built = {
-    readOnly: [] as ReadOnlyPath[],
-    placeholders: [] as SandboxPlan['placeholders'][number][],
-    seen: [] as string[],
-    complete: true,
-  };
+  const built = { readOnly: [] as ReadOnlyPath[], seen: [] as string[], complete: true };
+  const holds: Hold[] = [];
   try {
-    for (const root of roots) protectRoot(root, request.protectedPaths, built);
+    for (const root of roots) holds.push(takeHold(root, () => protectTop(root, request.protectedPaths, built.readOnly)));
+    for (const root of roots) protectNested(root, request.protectedPaths, built);
   } catch (error) {
-    removePlaceholders({
-      ...built,
-      roots,
-      hidden: [],
-      homePaths: [],
-      homePrograms: [],
-      network: request.network,
-      extra: request.protectedPaths,
-      walkComplete: built.complete,
-      startedAt,
-    });
+    for (const hold of holds) releaseHold(hold);
     throw error;
   }
   const hidden = request.hidden
@@ -333,7 +305,7 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     homePaths,
     homePrograms: homePrograms(request.programDirs ?? [], [...(usableHome !== undefined ? [usableHome] : []), ...PRIVATE_DIRS], hidden),
     network: request.network,
-    placeholders: built.placeholders,
+    holds,
     extra: request.protectedPaths,
     seen: built.seen,
     walkComplete: built.complete,
