@@ -1,7 +1,17 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
-import { detectSandbox, refusedResult, SandboxRefusal, sandboxedLaunch, type SandboxedLaunch, type SandboxRequest } from './sandbox/index';
+import { existsSync, realpathSync } from 'node:fs';
+import { errorText } from '../../core/error-text';
+import {
+  detectSandbox,
+  refusedResult,
+  SandboxRefusal,
+  sandboxedLaunch,
+  sweepLeftovers,
+  type SandboxedLaunch,
+  type SandboxRequest,
+} from './sandbox/index';
 
 /** Keeps at most `limit` bytes of a stream; remembers whether anything was dropped. */
 class BoundedOutput {
@@ -205,6 +215,18 @@ function launchOf(options: RunnerOptions, warned: { done: boolean }, command: st
   return sandboxedLaunch(kind, request, cwd, command);
 }
 
+/** After a host was killed mid-command, its placeholders go at the next start, not only after the next command. */
+function sweepSoon(options: RunnerOptions): void {
+  if (options.sandbox === undefined || detectSandbox(options.env ?? process.env).kind === 'none') return;
+  setImmediate(() => {
+    try {
+      for (const root of options.sandbox?.()?.roots ?? []) if (existsSync(root)) sweepLeftovers(realpathSync.native(root));
+    } catch (error) {
+      options.warn?.(`could not sweep the sandbox's leftovers: ${errorText(error)}`);
+    }
+  });
+}
+
 /**
  * Runs commands through the platform shell in a new process group (inside the platform's sandbox
  * when `sandbox` asks for one: sandbox/), with the host environment
@@ -214,6 +236,7 @@ function launchOf(options: RunnerOptions, warned: { done: boolean }, command: st
 export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRunner {
   const base = options.env ?? process.env;
   const warned = { done: false };
+  sweepSoon(options);
   return {
     run(command, runOptions) {
       let launch: SandboxedLaunch | undefined;

@@ -117,6 +117,25 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'swept with the dead hold');
   });
 
+  it('a host killed mid-command: its placeholders go when the next runner of the folder starts, before any command', async () => {
+    rmSync(join(ws, '.vscode'), { recursive: true });
+    const child = join(base, 'killed-mid-command.ts');
+    const runner = join(__dirname, '../../../src/host/node/command-runner');
+    const sandbox = { roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false };
+    writeFileSync(
+      child,
+      `import { createNodeCommandRunner } from ${JSON.stringify(runner)};\n` +
+        `const r = createNodeCommandRunner({ sandbox: () => (${JSON.stringify(sandbox)}) });\n` +
+        `void r.run('sleep 30', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024 });\n` +
+        'setTimeout(() => process.kill(process.pid, "SIGKILL"), 300);\n',
+    );
+    spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
+    assert.ok(existsSync(join(ws, '.envrc')), 'the killed host left its placeholders');
+    createNodeCommandRunner({ sandbox: () => ({ ...sandbox, roots: [ws] }) });
+    await new Promise((resolve) => setImmediate(resolve)); // the sweep was queued first
+    assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'swept at the start');
+  });
+
   it('.git is read-only (hooks, config), cannot be moved aside, and git can still read it', async () => {
     git('init', '-q');
     git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'one');

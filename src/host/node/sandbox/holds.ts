@@ -179,3 +179,8 @@ export function makePlaceholder(path: string, dir: boolean): Placeholder {
   else closeSync(openSync(path, 'wx', 0o444));
   return { path, dir, ino: statSync(path).ino };
 }
+
+/** Removes what dead processes left in a workspace folder (placeholders of a host killed mid-command), unless a live command still holds them. */
+export function sweepLeftovers(root: string): void {
+  releaseHold(takeHold(root, () => []));
+}

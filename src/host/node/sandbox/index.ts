@@ -19,6 +19,7 @@ import { cliStateBase, vscodeUserDataDirs } from '../state-dir';
 
 export { detectSandbox, type SandboxKind } from './bwrap';
 export { SandboxRefusal, type SandboxRequest } from './plan';
+export { sweepLeftovers } from './holds';
 
 /** `agentCheckpoints.sandbox` / `--no-sandbox`, and `agentCheckpoints.commandNetwork` / `--command-network`. */
 export type SandboxMode = 'auto' | 'off';
