@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { StoreError, type CheckpointStore } from '../../../src/core/store/contract';
+import { StoreError, type CheckpointStore, type RunWriter } from '../../../src/core/store/contract';
 import type { LedgerEntry } from '../../../src/core/ledger/schema';
 import { FORMAT_VERSION, type NewRecord } from '../../../src/core/store/records';
 import { EARLIER_EFFECTS } from '../../../src/core/store/resume-state';
@@ -75,6 +75,19 @@ async function threeSteps(writer: { append(records: readonly NewRecord[]): Promi
 }
 
 /** The behaviour every CheckpointStore must have, run against each implementation. */
+/** The store, with every writer it hands out noted in `writers`. */
+function closingWriters(store: CheckpointStore, writers: RunWriter[]): CheckpointStore {
+  const noted = async (writer: Promise<RunWriter>): Promise<RunWriter> => {
+    const w = await writer;
+    writers.push(w);
+    return w;
+  };
+  return Object.assign(Object.create(store) as CheckpointStore, {
+    createRun: (run: Parameters<CheckpointStore['createRun']>[0]) => noted(store.createRun(run)),
+    openWriter: (runId: string) => noted(store.openWriter(runId)),
+  });
+}
+
 export function runStoreConformance(name: string, factory: StoreFactory): void {
   describe(`CheckpointStore conformance: ${name}`, () => {
     let clock: ManualClock;
@@ -82,12 +95,19 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
     let store: CheckpointStore;
     const leaseTimeoutMs = 10_000;
 
+    let writers: RunWriter[] = [];
+
     beforeEach(async () => {
       clock = new ManualClock();
       sut = await factory({ clock, leaseTimeoutMs });
-      store = sut.open();
+      writers = [];
+      store = closingWriters(sut.open(), writers);
     });
-    afterEach(async () => sut.dispose());
+    // Writers a test left open are closed first: Windows keeps a folder with an open file from going.
+    afterEach(async () => {
+      for (const writer of writers) await writer.close().catch(() => undefined);
+      await sut.dispose();
+    });
 
     it('creates a run, appends commit groups and reads them back', async () => {
       const writer = await store.createRun(runInput('r1'));
