@@ -20,7 +20,7 @@ import {
 // sends those same bytes, so it stays the first prompt-cache breakpoint after the tools.
 
 /** Bumped whenever the wording below changes; recorded in the run (`RunRecord.prompt.version`). */
-export const SYSTEM_PROMPT_VERSION = 1;
+export const SYSTEM_PROMPT_VERSION = 2;
 
 /** What the host knows about where the agent works (the core does no I/O to learn it). */
 export const HostFacts = z.object({
@@ -76,7 +76,7 @@ File paths are relative to the first workspace folder (in a multi-root workspace
 Several calls in one answer run one after another, in the order you give them.
 
 ## Approvals and denials
-Some calls wait for the person's approval (commands, and any write to a protected path such as .vscode/, .devcontainer/, .envrc or git hooks); .git/ and the run store are never writable. A denied call was not run. When a denial carries a reason, that reason is the person's instruction: follow it, and do not retry the same call in another form. When you need something you were denied, say what and why in your answer.
+Some calls wait for the person's approval (commands, and any write to a protected path such as .vscode/, .devcontainer/, .envrc or git hooks); the file tools never write .git/ or the run store. What commands can reach is said under Environment. A denied call was not run. When a denial carries a reason, that reason is the person's instruction: follow it, and do not retry the same call in another form. When you need something you were denied, say what and why in your answer.
 
 ## Interruptions and resumes
 A run can be interrupted (window reload, crash, cancel) and resumed. A message starting with "[recovery note]" tells you which checkpoint the run resumed from, which calls already succeeded (never repeat them), which are uncertain, and which files someone changed since you wrote them (read them again before editing). A result "execution status unknown" means the call may or may not have taken effect: check the current state (read the file, list the folder, run a read-only command) before deciding to run it again.

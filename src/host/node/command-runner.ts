@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
 import { existsSync, realpathSync } from 'node:fs';
 import { errorText } from '../../core/error-text';
+import { shellLaunch, shellOf, type Shell, type ShellLaunch } from './shell';
 import {
   detectSandbox,
   refusedResult,
@@ -180,20 +181,40 @@ class CommandRun {
   }
 }
 
-function runOne(command: string, env: NodeJS.ProcessEnv, options: RunOptions, launch?: SandboxedLaunch): Promise<CommandResult> {
+function runOne(
+  command: string,
+  env: NodeJS.ProcessEnv,
+  options: RunOptions,
+  shell: Shell,
+  launch?: SandboxedLaunch,
+): Promise<CommandResult> {
   return new Promise<CommandResult>((resolve, reject) => {
     if (options.signal?.aborted) return reject(new Error('command not started: cancelled'));
     const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
     const child =
       launch !== undefined
         ? spawn(launch.file, [...launch.args], { cwd: options.cwd, env, detached: true, stdio })
-        : spawn(command, { cwd: options.cwd, env, shell: true, detached: true, stdio });
+        : spawnInShell(shellLaunch(shell, command), options.cwd, env, stdio);
     new CommandRun(child, options, launch !== undefined ? (result) => resolve(launch.finish(result)) : resolve, reject);
+  });
+}
+
+/** A command in its shell, in a new process group (Windows: its own console-less process tree). */
+function spawnInShell(launch: ShellLaunch, cwd: string, env: NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe']) {
+  return spawn(launch.file, [...launch.args], {
+    cwd,
+    env,
+    detached: true,
+    stdio,
+    windowsHide: true,
+    windowsVerbatimArguments: launch.windowsVerbatimArguments,
   });
 }
 
 export interface RunnerOptions {
   env?: NodeJS.ProcessEnv;
+  /** The shell of unsandboxed commands, read at each command (default: the platform's, shellOf). */
+  shell?: () => Shell;
   secrets?: () => readonly string[];
   /** The sandbox for the next command (read at each command); undefined: the person switched it off. */
   sandbox?: () => SandboxRequest | undefined;
@@ -201,10 +222,18 @@ export interface RunnerOptions {
   warn?: (message: string) => void;
 }
 
-/** The sandboxed launch of a command, or undefined (no sandbox wanted, or none here: warned once). */
-function launchOf(options: RunnerOptions, warned: { done: boolean }, command: string, cwd: string): SandboxedLaunch | undefined {
-  const request = options.sandbox?.();
-  if (request === undefined) return undefined;
+/** Said in the result of a command that ran without a sandbox, and why. */
+const UNSANDBOXED = (why: string): string =>
+  `This command ran WITHOUT a sandbox (${why}): it could read and change anything your user can.`;
+
+/**
+ * The sandboxed launch of a command, or why there is none (the person switched it off, or the
+ * platform has none: also warned once). Nothing at all when the host asked for no sandbox decision.
+ */
+function launchOf(options: RunnerOptions, warned: { done: boolean }, command: string, cwd: string): SandboxedLaunch | string | undefined {
+  if (options.sandbox === undefined) return undefined;
+  const request = options.sandbox();
+  if (request === undefined) return UNSANDBOXED('the sandbox is switched off: agentCheckpoints.sandbox or --no-sandbox');
   const kind = detectSandbox(options.env ?? process.env);
   if (kind.kind === 'none' && !warned.done) {
     warned.done = true;
@@ -212,7 +241,7 @@ function launchOf(options: RunnerOptions, warned: { done: boolean }, command: st
       `commands run WITHOUT a sandbox: ${kind.reason}. They can reach everything your user can (switch the warning off with agentCheckpoints.sandbox: off or --no-sandbox).`,
     );
   }
-  return sandboxedLaunch(kind, request, cwd, command);
+  return sandboxedLaunch(kind, request, cwd, command) ?? UNSANDBOXED(kind.kind === 'none' ? kind.reason : 'none here');
 }
 
 /** After a host was killed mid-command, its placeholders go at the next start, not only after the next command. */
@@ -236,17 +265,20 @@ function sweepSoon(options: RunnerOptions): void {
 export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRunner {
   const base = options.env ?? process.env;
   const warned = { done: false };
+  const shell = options.shell ?? (() => shellOf(process.platform, base));
   sweepSoon(options);
   return {
-    run(command, runOptions) {
-      let launch: SandboxedLaunch | undefined;
+    async run(command, runOptions) {
+      let launch: SandboxedLaunch | string | undefined;
       try {
         launch = launchOf(options, warned, command, runOptions.cwd);
       } catch (error) {
-        if (error instanceof SandboxRefusal) return Promise.resolve(refusedResult(error));
+        if (error instanceof SandboxRefusal) return refusedResult(error);
         throw error;
       }
-      return runOne(command, commandEnvironment(base, options.secrets?.() ?? []), runOptions, launch);
+      const env = commandEnvironment(base, options.secrets?.() ?? []);
+      if (typeof launch !== 'string') return runOne(command, env, runOptions, shell(), launch);
+      return { ...(await runOne(command, env, runOptions, shell())), sandboxNote: launch };
     },
   };
 }

@@ -16,6 +16,7 @@ import { chatModelInputLimit, VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
 import { nodeHostFacts } from '../node/host-facts';
+import { commandShell } from './command-shell';
 import { ExtensionProvider } from './settings-read';
 import { DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import type { ResumeOptions } from '../../core/runtime/resume';
@@ -179,7 +180,10 @@ export class AgentController implements vscode.Disposable {
             runId,
             task,
             settings: runSettings,
-            environment: { host: nodeHostFacts(process.env, settings.sandbox === 'auto'), instructionFiles: settings.instructionFiles },
+            environment: {
+              host: nodeHostFacts(process.env, settings.sandbox === 'auto', commandShell()),
+              instructionFiles: settings.instructionFiles,
+            },
           },
           signal,
         )

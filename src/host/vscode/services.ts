@@ -4,6 +4,7 @@ import * as nodePath from 'node:path';
 import { systemClock, type Log } from '../../core/ports';
 import type { FileCheckpointStore } from '../../core/store/file/file-store';
 import { createNodeCommandRunner } from '../node/command-runner';
+import { commandShell } from './command-shell';
 import { nodeGitReader } from '../node/git-facts';
 import { folderKey, workspaceStoreDir } from '../node/state-dir';
 import { openFileStore, openStore, shownAddress } from '../node/store-factory';
@@ -139,6 +140,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     commands: createNodeCommandRunner({
       secrets: () => apiKeys.known(),
       sandbox: () => commandSandboxOf(context, roots, storagePath),
+      shell: commandShell,
       warn: (message) => {
         log.log('warn', message);
         void vscode.window.showWarningMessage(`Agent Checkpoints: ${message}`);

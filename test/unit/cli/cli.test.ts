@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { SYSTEM_PROMPT_VERSION } from '../../../src/core/runtime/system-prompt';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -80,7 +81,10 @@ describe('headless CLI', function () {
       run: { system?: string; prompt?: { version: number } };
     };
     assert.equal(json.status, 'completed');
-    assert.ok(json.run.system?.includes('# Environment') && json.run.prompt?.version === 1, 'the run sent and recorded the system prompt');
+    assert.ok(
+      json.run.system?.includes('# Environment') && json.run.prompt?.version === SYSTEM_PROMPT_VERSION,
+      'the run sent and recorded the system prompt',
+    );
     assert.equal(json.steps, 6);
     assert.equal(json.budget.turns, 6);
     assert.equal(json.checkpoints[json.checkpoints.length - 1]!.label, 'run_end');
