@@ -19,6 +19,18 @@ async function bytesOf(deps: RestoreDeps, hash: string, blob: string | undefined
   return deps.blobs.getBlob(blob);
 }
 
+/** What an undo did, in words for the person: the files brought back and those left alone, never an id. */
+export function undoSummary(result: UndoResult | undefined): string {
+  if (!result) return 'nothing to undo in this run';
+  const changed = result.conflicts.map((c) => c.path);
+  const left = changed.length === 1 ? 'it is' : 'they are';
+  if (result.written.length === 0)
+    return changed.length > 0
+      ? `nothing to undo: ${changed.join(', ')} changed since the restore (left as ${left})`
+      : 'nothing to undo: the files are already as they were before the restore';
+  return `brought back ${result.written.join(', ')}${changed.length > 0 ? `; left as ${left} (changed since the restore): ${changed.join(', ')}` : ''}`;
+}
+
 /**
  * Brings back the exact bytes a file restore replaced, for every file still as the restore left
  * it (live hash = writtenHash); files changed since are reported and left alone. The undo is
@@ -32,7 +44,7 @@ export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord):
     const live = await deps.workspace.read(file.path);
     const liveHash = live?.hash ?? ABSENT;
     if (liveHash !== file.writtenHash) {
-      conflicts.push({ path: file.path, error: `${file.path} changed since restore ${record.restoreId}; left as it is` });
+      conflicts.push({ path: file.path, error: 'changed since the restore; left as it is' });
       continue;
     }
     work.push({

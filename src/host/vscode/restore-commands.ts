@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { RollbackResult } from '../../core/restore/rollback';
+import { undoSummary } from '../../core/restore/undo';
 import type { RestoreWhat } from './restore-actions';
 import type { RunSummary } from '../../core/store/contract';
 import { readRunFacts } from './context-keys';
@@ -128,9 +129,6 @@ export async function undoLastRestore(s: Services, arg?: { runId?: string }): Pr
   await guarded(s, 'Agent: Undo Last Restore', async () => {
     const runId = arg?.runId ?? (await pickRun(s, (await readRunFacts(s.feed)).withUndoableRestore, 'Agent: Undo Last Restore'));
     if (runId === undefined) return undefined;
-    const result = await s.restore.undoLastRestore(runId);
-    if (!result) return 'nothing to undo in this run';
-    const conflicts = result.conflicts.map((c) => `${c.path} (${c.error})`);
-    return `${result.written.length > 0 ? `brought back ${result.written.join(', ')}` : 'undone'}${conflicts.length > 0 ? `; left alone: ${conflicts.join(', ')}` : ''}`;
+    return undoSummary(await s.restore.undoLastRestore(runId));
   });
 }

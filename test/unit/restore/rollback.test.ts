@@ -4,7 +4,7 @@ import { applyPreparedWrite, prepareWrite } from '../../../src/core/patches/reco
 import type { Patch } from '../../../src/core/patches/schema';
 import { rollbackFiles, type RunPatches } from '../../../src/core/restore/rollback';
 import type { RestoreDeps } from '../../../src/core/restore/types';
-import { undoFileRestore } from '../../../src/core/restore/undo';
+import { undoFileRestore, undoSummary } from '../../../src/core/restore/undo';
 import type { CheckpointRecord } from '../../../src/core/store/records';
 import { MemoryBlobs, MemoryJournal, MemoryLog, MemoryWorkspace, fixedClock, newId, text, utf8 } from '../patches/fakes';
 
@@ -134,5 +134,17 @@ describe('restore/rollback_files', () => {
     assert.equal(undo.conflicts.length, 1);
     assert.equal(text(workspace.live('u.txt')), 'typed after\n');
     assert.equal(hashContent(workspace.live('u.txt')!), hashContent(utf8('typed after\n')));
+    assert.equal(undoSummary(undo), 'nothing to undo: u.txt changed since the restore (left as it is)', 'says what it did, no id');
+  });
+
+  it("the undo's words: what came back, what was left and why, never an id; nothing to undo says so", () => {
+    const left = { path: 'b.txt', error: 'changed since the restore; left as it is' };
+    assert.equal(undoSummary({ written: ['a.txt'], conflicts: [] }), 'brought back a.txt');
+    assert.equal(
+      undoSummary({ written: ['a.txt'], conflicts: [left] }),
+      'brought back a.txt; left as it is (changed since the restore): b.txt',
+    );
+    assert.equal(undoSummary({ written: [], conflicts: [] }), 'nothing to undo: the files are already as they were before the restore');
+    assert.equal(undoSummary(undefined), 'nothing to undo in this run');
   });
 });
