@@ -42,7 +42,9 @@ tree.setAttribute('role', 'tree');
 tree.setAttribute('aria-label', 'Agent runs: steps, tool calls and patches');
 tree.tabIndex = 0;
 const empty = element('div', 'empty');
-empty.textContent = 'No agent runs yet. Describe a task below, or use the "Agent: Run" command.';
+// Until the host's first list arrives, an empty tree means "not read yet", not "no runs".
+empty.textContent = 'Loading runs…';
+const NO_RUNS = 'No agent runs yet. Describe a task below, or use the "Agent: Run" command.';
 const detail = element('div', 'detail');
 detail.setAttribute('role', 'region');
 detail.setAttribute('aria-label', 'The open step: what the agent said and did');
@@ -201,6 +203,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     model,
     rpc,
     changed: (reason) => {
+      if (reason === 'snapshot') empty.textContent = NO_RUNS;
       if (reason !== 'approvals') view.refresh(reason);
       if (reason !== 'approvals' && reason !== 'stream') filterBar.refresh(view.count);
       if (reason !== 'stream') followLiveRun();
