@@ -252,6 +252,8 @@ export interface CommandResult {
   readonly stillRunning?: string;
   /** Set when the sandbox stopped a write (or the command): which rule, and how the person can allow it. */
   readonly sandboxNote?: string;
+  /** Set when host variables were withheld from the command's environment that no earlier result named: their names, never values. */
+  readonly environmentNote?: string;
 }
 
 /** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */

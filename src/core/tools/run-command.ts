@@ -8,7 +8,10 @@ export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 export const MAX_COMMAND_OUTPUT_BYTES = 64 * 1024;
 
 const RunCommandInput = z.strictObject({
-  command: z.string().min(1).describe('Shell command, run in the workspace folder with the host environment.'),
+  command: z
+    .string()
+    .min(1)
+    .describe('Shell command, run in the workspace folder (a base environment plus the variables the person allowed).'),
   timeout_ms: z
     .number()
     .int()
@@ -32,6 +35,7 @@ export function formatCommandResult(result: CommandResult): string {
   if (result.stderr !== '') parts.push(`--- stderr ---\n${result.stderr}`);
   if (result.stillRunning !== undefined) parts.push(`--- may still be running ---\n${result.stillRunning}`);
   if (result.sandboxNote !== undefined) parts.push(`--- sandbox ---\n${result.sandboxNote}`);
+  if (result.environmentNote !== undefined) parts.push(`--- environment ---\n${result.environmentNote}`);
   return parts.join('\n');
 }
 

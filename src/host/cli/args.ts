@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { InstructionFileNames } from '../../core/runtime/project-instructions';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import type { OutputMode } from './output';
+import { ENV_PATTERN } from '../node/command-env';
 
 export { FLAG_HELP, HELP, USAGE, wantsHelp } from './help';
 
@@ -51,6 +52,8 @@ export interface CliOptions {
   readonly commandNetwork: 'on' | 'off';
   /** Servers of the workspace's .vscode/mcp.json allowed without a prompt. */
   readonly allowWorkspaceMcp: readonly string[];
+  /** Host variables (names or patterns) commands and MCP servers may have besides the base set. */
+  readonly passEnv: readonly string[];
 }
 
 const OPTIONS = {
@@ -81,9 +84,10 @@ const OPTIONS = {
   'no-sandbox': { type: 'boolean', default: false },
   'command-network': { type: 'string' },
   'allow-workspace-mcp': { type: 'string', multiple: true },
+  'pass-env': { type: 'string', multiple: true },
 } as const;
 
-const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-workspace-mcp'];
+const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-workspace-mcp', 'pass-env'];
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
 
@@ -229,6 +233,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     sandbox: values['no-sandbox'] !== true,
     commandNetwork: network,
     allowWorkspaceMcp: (values['allow-workspace-mcp'] as string[] | undefined) ?? [],
+    passEnv: passEnvOf(values['pass-env'] as string[] | undefined),
     ...(str('workspace') !== undefined ? { workspace: str('workspace') } : {}),
     ...(str('store') !== undefined ? { store: str('store') } : {}),
     ...(str('task') !== undefined ? { task: str('task') } : {}),
@@ -246,6 +251,14 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(str('step') !== undefined ? { step: positiveInt('step', str('step')) } : {}),
     ...(str('files') !== undefined ? { files: str('files') as 'keep' | 'restore' } : {}),
   };
+}
+
+/** `--pass-env NAME` (repeatable): a variable's name or a pattern (`*`, `?`). */
+function passEnvOf(names: readonly string[] | undefined): string[] {
+  for (const name of names ?? [])
+    if (!ENV_PATTERN.test(name))
+      throw new UsageError(`--pass-env takes a variable's name or a pattern of names (letters, digits, _, * and ?), got "${name}"`);
+  return [...(names ?? [])];
 }
 
 /** `--instruction-files a.md,docs/b.md` ("" for none), each a plain workspace-relative path. */

@@ -114,6 +114,7 @@ async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> 
     folder: dir,
     reserved: BUILTIN_TOOLS.map((t) => t.name),
     sandbox: () => commandSandboxOf(options, dir),
+    passEnv: options.passEnv,
   });
   if (!options.quiet)
     line(`mcp: ${counted(mcp.tools.length, 'tool')} from ${entries.length - mcp.failures.length} of ${counted(entries.length, 'server')}`);
@@ -138,6 +139,7 @@ function runtimeFor(
     commands: createNodeCommandRunner({
       sandbox: () =>
         sandboxRequestOf({ mode: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, roots: [dir], store: storePath }),
+      passEnv: () => options.passEnv,
       warn: (message) => line(`warning: ${message}`),
     }),
     clock: { now: () => Date.now() },

@@ -13,6 +13,7 @@ import {
   type SandboxedLaunch,
   type SandboxRequest,
 } from './sandbox/index';
+import { buildEnvironment, WithheldNames } from './command-env';
 
 /** Keeps at most `limit` bytes of a stream; remembers whether anything was dropped. */
 class BoundedOutput {
@@ -53,23 +54,6 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals | 0): boole
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** Variables that hold the agent's own credentials: a command the model asks for never sees them. */
-export const WITHHELD_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
-
-/**
- * The environment of a command: the host's, without the credential variables and without any
- * variable whose value is one of the credentials (a copy under another name, or a key given in secrets).
- */
-export function commandEnvironment(env: NodeJS.ProcessEnv, secrets: readonly string[] = []): NodeJS.ProcessEnv {
-  const values = new Set([...secrets, ...WITHHELD_ENV.map((name) => env[name])].filter((v): v is string => v !== undefined && v !== ''));
-  const copy: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (WITHHELD_ENV.includes(name) || (value !== undefined && values.has(value))) continue;
-    copy[name] = value;
-  }
-  return copy;
 }
 
 /** What may outlive the command, for the result: descendants that kept the output open or stayed in its group. */
@@ -216,6 +200,8 @@ export interface RunnerOptions {
   /** The shell of unsandboxed commands, read at each command (default: the platform's, shellOf). */
   shell?: () => Shell;
   secrets?: () => readonly string[];
+  /** Names and patterns of host variables the person lets commands have (read at each command). */
+  passEnv?: () => readonly string[];
   /** The sandbox for the next command (read at each command); undefined: the person switched it off. */
   sandbox?: () => SandboxRequest | undefined;
   /** Told once when commands run unsandboxed because the platform has no sandbox. */
@@ -258,15 +244,17 @@ function sweepSoon(options: RunnerOptions): void {
 
 /**
  * Runs commands through the platform shell in a new process group (inside the platform's sandbox
- * when `sandbox` asks for one: sandbox/), with the host environment
- * minus the agent's credentials (so `echo $ANTHROPIC_API_KEY` cannot put the key in a result).
- * `secrets` gives keys held elsewhere (VS Code's secret storage): variables with those values are withheld too.
+ * when `sandbox` asks for one: sandbox/), with an environment built by command-env.ts: a base set
+ * plus what `passEnv` allows, never the agent's key (so `echo $ANTHROPIC_API_KEY` cannot put it in a
+ * result). `secrets` gives keys held elsewhere (VS Code's secret storage): variables with those
+ * values are withheld too. The first result that withholds a name not told before lists it.
  */
 export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRunner {
   const base = options.env ?? process.env;
   const warned = { done: false };
   const shell = options.shell ?? (() => shellOf(process.platform, base));
   sweepSoon(options);
+  const withheld = new WithheldNames();
   return {
     async run(command, runOptions) {
       let launch: SandboxedLaunch | string | undefined;
@@ -276,9 +264,13 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
         if (error instanceof SandboxRefusal) return refusedResult(error);
         throw error;
       }
-      const env = commandEnvironment(base, options.secrets?.() ?? []);
-      if (typeof launch !== 'string') return runOne(command, env, runOptions, shell(), launch);
-      return { ...(await runOne(command, env, runOptions, shell())), sandboxNote: launch };
+      const built = buildEnvironment(base, { allowed: options.passEnv?.() ?? [], secrets: options.secrets?.() ?? [] });
+      const note = withheld.note(built);
+      const result =
+        typeof launch !== 'string'
+          ? await runOne(command, built.env, runOptions, shell(), launch)
+          : { ...(await runOne(command, built.env, runOptions, shell())), sandboxNote: launch };
+      return note === undefined ? result : { ...result, environmentNote: note };
     },
   };
 }

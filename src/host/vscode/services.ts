@@ -139,6 +139,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     approver: approvals,
     commands: createNodeCommandRunner({
       secrets: () => apiKeys.known(),
+      passEnv: () => readSettings().commandEnvironment,
       sandbox: () => commandSandboxOf(context, roots, storagePath),
       shell: commandShell,
       warn: (message) => {
@@ -156,6 +157,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
       prompts,
       log,
       sandbox: () => commandSandboxOf(context, roots, storagePath),
+      passEnv: () => readSettings().commandEnvironment,
     }),
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });

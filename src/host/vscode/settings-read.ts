@@ -4,6 +4,7 @@ import { DEFAULT_MODEL } from '../../core/model/anthropic';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
 import { DEFAULT_INSTRUCTION_FILES, InstructionFileNames } from '../../core/runtime/project-instructions';
 import { ToolPolicyOverrides } from '../../core/tools/registry';
+import { ENV_PATTERN } from '../node/command-env';
 
 // The settings logic without `vscode`, so that a unit test can drive it: which value of each
 // setting counts, and which workspace values are ignored.
@@ -37,6 +38,7 @@ export const USER_SCOPE_ONLY = [
   'sandbox',
   'commandNetwork',
   'commandHomePaths',
+  'commandEnvironment',
   // Read where the servers and tools are chosen (lm/); listed here so a workspace value is reported.
   'mcpServers',
   'languageModelTools',
@@ -78,6 +80,10 @@ export const ExtensionSettings = z.object({
   commandNetwork: z.enum(['on', 'off']).default('on'),
   /** Folders of the home folder commands may use in the sandbox (read-write), e.g. `~/.npm`. */
   commandHomePaths: z.array(z.string().min(1)).default([]),
+  /** Host variables (names or `*`/`?` patterns) commands and MCP servers get besides the base set (command-env.ts). */
+  commandEnvironment: z
+    .array(z.string().regex(ENV_PATTERN, "a variable's name or a pattern of names (letters, digits, _, * and ?)"))
+    .default([]),
   /** The run store: empty for this workspace's file store, or a PostgreSQL address (postgres://...). */
   store: z
     .string()

@@ -186,6 +186,7 @@ describe('headless CLI', function () {
       sandbox: true,
       commandNetwork: 'on',
       allowWorkspaceMcp: [],
+      passEnv: [],
     });
     const sandboxed = parseCli([
       'run',

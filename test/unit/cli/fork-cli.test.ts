@@ -36,6 +36,7 @@ describe('headless CLI: fork and continue', function () {
       sandbox: true,
       commandNetwork: 'on',
       allowWorkspaceMcp: [],
+      passEnv: [],
     });
     assert.equal(parseCli(['continue', '--workspace', '/w', '--run', 'r', '--task', 'more', '--max-turns', '9']).maxTurns, 9);
     assert.throws(() => parseCli(['fork', '--workspace', '/w', '--run', 'r']), UsageError);

@@ -28,7 +28,8 @@ describe('tools', () => {
       callId: 'c',
       stepId: 1,
       workspace,
-      commands: createNodeCommandRunner(),
+      // Only base variables: no note of withheld ones, so the result's format is exact.
+      commands: createNodeCommandRunner({ env: { PATH: process.env['PATH'], HOME: process.env['HOME'] } }),
       signal: new AbortController().signal,
       applyWrite: (write: PreparedWrite): Promise<Patch> =>
         applyPreparedWrite(
@@ -143,7 +144,10 @@ describe('node command runner', () => {
   });
 
   it("never hands the agent's API key to a command", async () => {
-    const keyed = createNodeCommandRunner({ env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test-WITHHELD', KEEP_ME: 'visible' } });
+    const keyed = createNodeCommandRunner({
+      env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test-WITHHELD', KEEP_ME: 'visible' },
+      passEnv: () => ['KEEP_ME', 'ANTHROPIC_API_KEY'],
+    });
     const result = await keyed.run('echo "key=[$ANTHROPIC_API_KEY] keep=[$KEEP_ME]"', { cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     assert.equal(result.stdout.trim(), 'key=[] keep=[visible]');
   });
@@ -210,13 +214,14 @@ describe('node command runner', () => {
     const keyed = createNodeCommandRunner({
       env: { ...process.env, ANTHROPIC_AUTH_TOKEN: key, MY_COPY: key, OTHER: 'sk-ant-secret-store', KEEP_ME: 'visible' },
       secrets: () => ['sk-ant-secret-store'],
+      passEnv: () => ['KEEP_ME', 'MY_COPY', 'OTHER'],
     });
     const result = await keyed.run('env', { cwd, timeoutMs: 5000, maxOutputBytes: 100_000 });
     assert.doesNotMatch(result.stdout, /sk-ant-/);
     assert.match(result.stdout, /^KEEP_ME=visible$/m);
   });
 
-  it('runs with the host environment in the given folder', async () => {
+  it("runs with the host's HOME in the given folder", async () => {
     const result = await runner.run('echo "$HOME:$(pwd)"', { cwd: '/tmp', timeoutMs: 5000, maxOutputBytes: 1000 });
     assert.equal(result.stdout.trim(), `${process.env['HOME']}:/tmp`);
   });

@@ -9,6 +9,7 @@ import type { Log } from '../../../core/ports';
 import type { AnyTool } from '../../../core/tools/registry';
 import type { ToolOutput } from '../../../core/tools/types';
 import { externalToolName } from './classify';
+import { buildEnvironment } from '../command-env';
 import { detectSandbox, sandboxedLaunch, type SandboxedLaunch, type SandboxRequest } from '../sandbox/index';
 import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
 import { boundText, externalTool } from './external-tool';
@@ -39,6 +40,8 @@ export interface StartOptions {
   readonly reserved?: readonly string[];
   /** The sandbox stdio servers run in, as commands do (undefined: the person switched it off). */
   readonly sandbox?: () => SandboxRequest | undefined;
+  /** Host variables (names or patterns) the person lets commands and servers have besides the base set. */
+  readonly passEnv?: readonly string[];
 }
 
 /** A word of a POSIX shell command line, quoted. */
@@ -70,14 +73,38 @@ function sandboxOf(command: string, args: readonly string[], cwd: string | undef
   return sandboxedLaunch(detectSandbox(), { ...request, programDirs }, cwd, [command, ...args].map(shellWord).join(' '));
 }
 
+/**
+ * A stdio server's environment: built as a command's is (command-env.ts), plus the variables its
+ * configuration names, as given there (a `null` one is left out).
+ */
+export function serverEnvironment(
+  given: Readonly<Record<string, string | null>>,
+  passEnv: readonly string[],
+  told: (names: string) => void,
+  host: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const built = buildEnvironment(host, { allowed: passEnv });
+  const named = Object.fromEntries(Object.entries(given).filter((pair): pair is [string, string] => pair[1] !== null));
+  const withheld = built.withheldCredentials.filter((name) => !(name in given));
+  if (withheld.length > 0) told(withheld.join(', '));
+  const env: Record<string, string> = { ...built.env, ...named };
+  for (const [name, value] of Object.entries(given)) if (value === null) delete env[name];
+  return env;
+}
+
 function transportOf(config: McpServerConfig, options: StartOptions, name: string, launches: SandboxedLaunch[]): Transport {
   if (config.type === 'http') return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
   const { folder, log } = options;
-  const env = Object.fromEntries(Object.entries(config.env).filter((pair): pair is [string, string] => pair[1] !== null));
+  const env = serverEnvironment(config.env, options.passEnv ?? [], (names) =>
+    log.log(
+      'info',
+      `MCP server ${name}: host variables that look like credentials withheld (name them in its "env" to pass them): ${names}`,
+    ),
+  );
   const cwd = config.cwd ?? folder;
   const launch = sandboxOf(config.command, config.args, cwd, options);
   if (launch !== undefined) launches.push(launch);
-  // The SDK gives the child a small default environment (PATH, HOME...) plus `env`: no key of ours reaches it.
+  // The SDK adds a few of the base variables (PATH, HOME...) to `env`: no key of ours reaches it.
   const transport = new StdioClientTransport({
     command: launch?.file ?? config.command,
     args: launch !== undefined ? [...launch.args] : config.args,

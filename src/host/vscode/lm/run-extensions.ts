@@ -32,6 +32,8 @@ export function createRunExtensions(deps: {
   log: Log;
   /** The sandbox MCP servers run in, as commands do. */
   sandbox?: () => SandboxRequest | undefined;
+  /** Host variables the person lets commands and servers have (agentCheckpoints.commandEnvironment). */
+  passEnv?: () => readonly string[];
 }): RunExtensions {
   return {
     async tools() {
@@ -43,6 +45,7 @@ export function createRunExtensions(deps: {
         reserved,
         ...(folder !== undefined ? { folder } : {}),
         ...(deps.sandbox !== undefined ? { sandbox: deps.sandbox } : {}),
+        ...(deps.passEnv !== undefined ? { passEnv: deps.passEnv() } : {}),
       });
       const taken = new Set([...reserved, ...mcp.tools.map((t) => t.name)]);
       const lm = languageModelTools(toolNamesSetting(), taken);
