@@ -3,12 +3,14 @@ import { InstructionFileNames } from '../../core/runtime/project-instructions';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import type { OutputMode } from './output';
 import { ENV_PATTERN } from '../node/command-env';
+import { shellOf } from '../node/shell';
+import { errorText } from '../../core/error-text';
 
 export { FLAG_HELP, HELP, USAGE, wantsHelp } from './help';
 
 export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'UsageError';
   }
 }
@@ -54,6 +56,8 @@ export interface CliOptions {
   readonly allowWorkspaceMcp: readonly string[];
   /** Host variables (names or patterns) commands and MCP servers may have besides the base set. */
   readonly passEnv: readonly string[];
+  /** Windows: the shell commands run in (cmd.exe or a PowerShell); default %ComSpec%. */
+  readonly shell?: string;
 }
 
 const OPTIONS = {
@@ -85,9 +89,10 @@ const OPTIONS = {
   'command-network': { type: 'string' },
   'allow-workspace-mcp': { type: 'string', multiple: true },
   'pass-env': { type: 'string', multiple: true },
+  shell: { type: 'string' },
 } as const;
 
-const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-workspace-mcp', 'pass-env'];
+const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-workspace-mcp', 'pass-env', 'shell'];
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
 
@@ -234,6 +239,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     commandNetwork: network,
     allowWorkspaceMcp: (values['allow-workspace-mcp'] as string[] | undefined) ?? [],
     passEnv: passEnvOf(values['pass-env'] as string[] | undefined),
+    ...shellOption(str('shell')),
     ...(str('workspace') !== undefined ? { workspace: str('workspace') } : {}),
     ...(str('store') !== undefined ? { store: str('store') } : {}),
     ...(str('task') !== undefined ? { task: str('task') } : {}),
@@ -251,6 +257,18 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(str('step') !== undefined ? { step: positiveInt('step', str('step')) } : {}),
     ...(str('files') !== undefined ? { files: str('files') as 'keep' | 'restore' } : {}),
   };
+}
+
+/** `--shell PROGRAM`: Windows only, cmd.exe or a PowerShell. */
+function shellOption(program: string | undefined, platform: NodeJS.Platform = process.platform): Pick<CliOptions, 'shell'> {
+  if (program === undefined) return {};
+  if (platform !== 'win32') throw new UsageError('--shell is for Windows: elsewhere commands run in /bin/sh');
+  try {
+    shellOf('win32', {}, program);
+  } catch (error) {
+    throw new UsageError(`--shell: ${errorText(error)}`, { cause: error });
+  }
+  return { shell: program };
 }
 
 /** `--pass-env NAME` (repeatable): a variable's name or a pattern (`*`, `?`). */

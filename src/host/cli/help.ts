@@ -11,7 +11,7 @@ export const USAGE = `usage:
                         [--base-url URL] [--mcp-config FILE] [SANDBOX] [LIMITS] [OUTPUT] (a new instruction for a stopped run)
   agent-checkpoints fork --workspace DIR [--store DIR] --run ID --step N [--files keep|restore] [--trust] [--json]
                         (a new run, paused, whose history is the run's up to the start of step N; the run stays as it was)
-  SANDBOX: [--no-sandbox] [--command-network on|off] [--allow-workspace-mcp NAME]... [--pass-env NAME]...
+  SANDBOX: [--no-sandbox] [--command-network on|off] [--allow-workspace-mcp NAME]... [--pass-env NAME]... [--shell PROGRAM]
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
@@ -46,6 +46,7 @@ export const FLAG_HELP = `options:
   --command-network on|off  network for commands in the sandbox (default on)
   --pass-env NAME           a variable of this environment that commands and MCP servers get besides the base set (PATH, HOME,
                             LANG, TERM, the toolchains'...); a pattern (*, ?) passes no credential-like name (repeatable)
+  --shell PROGRAM           Windows: the shell of commands, cmd.exe or a PowerShell (pwsh.exe, powershell.exe); default %ComSpec%
   --instruction-files LIST  the project's instruction files read into the prompt (run), comma-separated paths;
                             default AGENTS.md,CLAUDE.md,.github/copilot-instructions.md; "" reads none
   --run ID                  the run (resume, status, continue, fork); default: the latest resumable (resume) or latest (status)

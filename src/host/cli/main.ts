@@ -32,6 +32,7 @@ import { allowedMcpServers } from './mcp-allowance';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { nodeHostFacts } from '../node/host-facts';
+import { shellOf } from '../node/shell';
 import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
 import { errorText } from '../../core/error-text';
 import { counted } from '../../protocol/words';
@@ -140,6 +141,7 @@ function runtimeFor(
       sandbox: () =>
         sandboxRequestOf({ mode: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, roots: [dir], store: storePath }),
       passEnv: () => options.passEnv,
+      shell: () => shellOf(process.platform, process.env, options.shell),
       warn: (message) => line(`warning: ${message}`),
     }),
     clock: { now: () => Date.now() },
@@ -201,7 +203,7 @@ async function runCommand(options: CliOptions): Promise<number> {
       task: options.task!,
       settings,
       environment: {
-        host: nodeHostFacts(process.env, options.sandbox),
+        host: nodeHostFacts(process.env, options.sandbox, shellOf(process.platform, process.env, options.shell)),
         ...(options.instructionFiles !== undefined ? { instructionFiles: options.instructionFiles } : {}),
       },
     };

@@ -1,7 +1,19 @@
 import { strict as assert } from 'node:assert';
+import { parseCli, UsageError } from '../../../src/host/cli/args';
 import { isPowerShell, powerShellArgs, shellLaunch, shellOf, windowsProfileProgram } from '../../../src/host/node/shell';
 
 describe('the shell a command runs in, per platform', () => {
+  it('--shell is for Windows, and names cmd or a PowerShell there; elsewhere it is refused in words', () => {
+    const run = ['run', '--workspace', 'w', '--task', 't'];
+    if (process.platform !== 'win32')
+      assert.throws(() => parseCli([...run, '--shell', 'pwsh']), /--shell is for Windows: elsewhere commands run in \/bin\/sh/);
+    else {
+      assert.equal(parseCli([...run, '--shell', 'pwsh.exe']).shell, 'pwsh.exe');
+      assert.throws(() => parseCli([...run, '--shell', 'bash.exe']), /unsupported shell/);
+    }
+    assert.throws(() => parseCli(['status', '--shell', 'cmd']), UsageError);
+  });
+
   it('Linux and macOS: /bin/sh -c, the command as one argument', () => {
     for (const platform of ['linux', 'darwin'] as const) {
       const shell = shellOf(platform, {});
