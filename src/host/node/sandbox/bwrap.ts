@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { PRIVATE_DIRS, type SandboxPlan } from './plan';
 
@@ -7,10 +7,40 @@ import { PRIVATE_DIRS, type SandboxPlan } from './plan';
 // covers an earlier one, so the system goes first, then the hidden areas, then the workspace, then
 // what is read-only or hidden inside it.
 
-/** Folders of the system that hold other users' or sessions' live state: empty in the sandbox. */
+/**
+ * Where the host keeps its Unix sockets (PostgreSQL's /run/postgresql, the system D-Bus, container
+ * engines, nscd...): an empty tmpfs in the sandbox, since connecting to a socket is no write and
+ * --unshare-net does not cover socket files. /var/run too where it is a folder, not a link to /run.
+ */
+function socketDirs(): string[] {
+  return ['/run', '/var/run'].filter(isRealDir);
+}
 
-/** Sockets that hand out root on the host: covered even though the system is read-only (connect is no write). */
-const ROOT_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/containerd/containerd.sock', '/run/podman/podman.sock'];
+function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const underRun = (path: string): boolean => path.startsWith('/run/') || path.startsWith('/var/run/');
+
+/**
+ * What a command needs back from /run, read-only: the file /etc/resolv.conf links to when it lies
+ * there (systemd-resolved's stub-resolv.conf, resolvconf, NetworkManager), so names still resolve,
+ * and the program folders of PATH there (NixOS: /run/current-system/sw/bin, /run/wrappers/bin).
+ */
+export function runKeeps(resolvConf = '/etc/resolv.conf', path = process.env['PATH'] ?? ''): string[] {
+  const keeps = path.split(':').filter((dir) => nodePath.isAbsolute(dir) && underRun(nodePath.normalize(dir)));
+  try {
+    const target = realpathSync(resolvConf);
+    if (underRun(target)) keeps.push(target);
+  } catch {
+    // No resolv.conf, or a dangling link: nothing to keep.
+  }
+  return keeps;
+}
 
 export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): string[] {
   const args = [
@@ -32,8 +62,10 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
     '--proc',
     '/proc',
   ];
-  for (const dir of PRIVATE_DIRS) if (existsSync(dir)) args.push('--tmpfs', dir);
-  for (const socket of ROOT_SOCKETS) if (existsSync(socket)) args.push('--ro-bind', '/dev/null', socket);
+  for (const dir of socketDirs()) args.push('--tmpfs', dir);
+  for (const path of runKeeps()) args.push('--ro-bind-try', path, path);
+  // /run/user lies in the tmpfs of /run already.
+  for (const dir of PRIVATE_DIRS) if (existsSync(dir) && !dir.startsWith('/run/')) args.push('--tmpfs', dir);
   if (plan.home !== undefined) args.push('--tmpfs', plan.home);
   for (const path of plan.homePrograms) args.push('--ro-bind', path, path);
   for (const path of plan.homePaths) args.push('--bind', path, path);
