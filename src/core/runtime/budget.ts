@@ -1,3 +1,4 @@
+import { toolUsesOf, type MessageParam } from '../model/messages';
 import type { Usage } from '../model/provider';
 import type { Budget, NewRecord, RunSettings } from '../store/records';
 
@@ -53,6 +54,21 @@ export interface LimitRaise {
   readonly maxTurns?: number;
   readonly maxTokens?: number;
   readonly maxCostUsd?: number;
+}
+
+/**
+ * The limit a resume would stop at again before any request: the run's budget, with the raise
+ * given, is still at a limit, and no tool call of its last answer waits for its result (those
+ * would run first). A host asks for the new limit (or names the flag) instead of resuming.
+ */
+export function limitBeforeAnyRequest(
+  state: { readonly budget: Budget; readonly messages: readonly MessageParam[] },
+  raise: LimitRaise = {},
+): LimitHit | undefined {
+  const last = state.messages[state.messages.length - 1];
+  if (last?.role === 'assistant' && toolUsesOf(last).length > 0) return undefined;
+  const defined = Object.fromEntries(Object.entries(raise).filter(([, v]) => v !== undefined)) as LimitRaise;
+  return limitHit({ ...state.budget, ...defined }) ?? undefined;
 }
 
 /**
