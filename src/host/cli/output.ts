@@ -129,7 +129,8 @@ const CLI_HINTS: Record<FailureAction, string> = {
   retry: 'to retry: `agent-checkpoints resume --run ID`',
   raise_limit: 'to go on: `agent-checkpoints resume --run ID` with a higher limit (LIMITS)',
   resume: 'to go on: `agent-checkpoints resume --run ID`',
-  show_log: 'resuming sends the same request; please report this with the run',
+  // The failure's words already say that resuming sends the same request: said once.
+  show_log: 'please report this with the run and its log',
 };
 
 /** The flag that raises each limit on `resume` and `continue`. */
