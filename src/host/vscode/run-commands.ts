@@ -136,7 +136,8 @@ export async function resumeRun(s: Services, arg?: { runId?: string; options?: R
   }
   const chosen = runId;
   // A run at its limit would pause again at once: the new limit is asked first ("Raise to…").
-  const raise = await raiseBeforeResume(raiseDepsOf(s), chosen, arg?.options?.raise);
+  // A run that cannot be read is said by the resume itself (launch), as before.
+  const raise = await raiseBeforeResume(raiseDepsOf(s), chosen, arg?.options?.raise).catch(() => arg?.options?.raise);
   if (raise === null) {
     void s.prompts.message('info', LIMIT_LEFT, {});
     return undefined;

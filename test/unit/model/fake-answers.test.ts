@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import Anthropic from '@anthropic-ai/sdk';
 import { ANSWER_SHAPES } from '../../support/fake-anthropic/answers';
+import { validateRequest } from '../../support/fake-anthropic/rules';
 import { ResponseStep } from '../../support/fake-anthropic/script';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
 
@@ -40,6 +41,22 @@ describe('the fake answers every documented way (raw SDK, streaming)', () => {
       );
     });
   }
+
+  it('the user turn that asks again after an empty answer is valid: the API merges consecutive user messages', () => {
+    const results = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'A' }] };
+    const body = (messages: unknown[]) => ({ model: 'claude-sonnet-4-6', max_tokens: 64, messages });
+    const call = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.txt' } }] };
+    const asked = [
+      { role: 'user', content: 'read a.txt' },
+      call,
+      results,
+      { role: 'user', content: [{ type: 'text', text: 'Please continue.' }] },
+    ];
+    assert.equal(validateRequest(body(asked)), null);
+    // Storing the empty answer instead is what the API refuses on every later request.
+    const stored = [...asked.slice(0, 3), { role: 'assistant', content: [] }, { role: 'user', content: 'go on' }];
+    assert.equal(validateRequest(body(stored))?.rule, 'non_empty_content');
+  });
 
   it('a 429 says how long to wait in retry-after, in seconds', async () => {
     const shape = ANSWER_SHAPES.find((s) => s.name === 'rate_limited_429')!;
