@@ -1,4 +1,4 @@
-import { toolUsesOf, type MessageParam } from '../model/messages';
+import type { MessageParam } from '../model/messages';
 import type { Usage } from '../model/provider';
 import type { Budget, NewRecord, RunSettings } from '../store/records';
 
@@ -73,15 +73,15 @@ export interface LimitRaise {
 
 /**
  * The limit a resume would stop at again before any request: the run's budget, with the raise
- * given, is still at a limit, and no tool call of its last answer waits for its result (those
- * would run first). A host asks for the new limit (or names the flag) instead of resuming.
+ * given, is still at a limit, and its history ends with a user message (an answer at the end is
+ * the resume's work: its tool calls run, or a final answer ends the run). A host asks for the new
+ * limit (or names the flag) instead of resuming.
  */
 export function limitBeforeAnyRequest(
   state: { readonly budget: Budget; readonly messages: readonly MessageParam[] },
   raise: LimitRaise = {},
 ): LimitHit | undefined {
-  const last = state.messages[state.messages.length - 1];
-  if (last?.role === 'assistant' && toolUsesOf(last).length > 0) return undefined;
+  if (state.messages[state.messages.length - 1]?.role === 'assistant') return undefined;
   const defined = Object.fromEntries(Object.entries(raise).filter(([, v]) => v !== undefined)) as LimitRaise;
   return limitHit({ ...state.budget, ...defined }) ?? undefined;
 }

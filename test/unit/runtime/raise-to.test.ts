@@ -37,8 +37,10 @@ describe('a resume into the limit the run stopped at', () => {
     assert.equal(limitBeforeAnyRequest({ budget: { ...AT_TURNS, maxTurns: 6 }, messages: RESULTS }), undefined);
   });
 
-  it('has work to do when calls of the last answer wait for their results (they run first)', () => {
+  it('has work to do when the history ends with an answer: its calls run first, or a final answer ends the run', () => {
     assert.equal(limitBeforeAnyRequest({ budget: AT_TURNS, messages: RESULTS.slice(0, 2) }), undefined);
+    const final: MessageParam = { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] };
+    assert.equal(limitBeforeAnyRequest({ budget: AT_TURNS, messages: [...RESULTS, final] }), undefined);
   });
 });
 
