@@ -207,7 +207,8 @@ function callWords(source: StepSource, checkpoints: readonly CheckpointRecord[],
   // The oldest history first: a call's own result, not the note a later compaction left for it.
   for (const [history, start] of starts) {
     for (const [id, input] of toolInputs(history, start)) if (!inputs.has(id)) inputs.set(id, input);
-    for (const [id, result] of toolResults(history.slice(start))) if (!results.has(id)) results.set(id, result);
+    // The recovery note the runtime puts inside the last result is for the model, not the call's output.
+    for (const [id, result] of toolResults(history.slice(start), isRuntimeNote)) if (!results.has(id)) results.set(id, result);
   }
   return { inputs, results };
 }

@@ -39,7 +39,8 @@ export function describeFailure(failure: RunFailure): FailureWords {
     case 'server':
       return { title: `The API failed${http}`, detail: message, actions: ['retry'] };
     case 'invalid_response':
-      return { title: "The API's answer could not be read", detail: message, actions: ['retry'] };
+      // A malformed answer, or none at all (an empty reply, again when asked to continue).
+      return { title: "The API's answer could not be used", detail: message, actions: ['retry'] };
     case 'limit':
       return failure.limit
         ? { title: LIMIT_TITLES[failure.limit.kind], detail: /\(([^()]*)\)$/.exec(message)?.[1] ?? message, actions: ['raise_limit'] }

@@ -84,26 +84,26 @@ function blockText(content: ContentBlock[] | string | undefined, type: 'text' | 
 }
 
 /** Text of a tool_result block's content. */
-export function resultText(content: unknown): string {
+export function resultText(content: unknown, added: (text: string) => boolean = () => false): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
     .map((b: unknown) =>
       b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : '',
     )
-    .filter((t) => t !== '')
+    .filter((t) => t !== '' && !added(t))
     .join('\n');
 }
 
-/** Every tool result of the history by call id. */
-export function toolResults(messages: readonly MessageParam[]): Map<string, string> {
+/** Every tool result of the history by call id, without the text blocks `added` says the runtime added (its notes). */
+export function toolResults(messages: readonly MessageParam[], added?: (text: string) => boolean): Map<string, string> {
   const results = new Map<string, string>();
   for (const message of messages) {
     if (message.role !== 'user' || typeof message.content === 'string') continue;
     for (const block of message.content) {
       if (block.type !== 'tool_result') continue;
       const id = (block as { tool_use_id?: unknown }).tool_use_id;
-      if (typeof id === 'string') results.set(id, resultText((block as { content?: unknown }).content));
+      if (typeof id === 'string') results.set(id, resultText((block as { content?: unknown }).content, added));
     }
   }
   return results;

@@ -43,3 +43,11 @@ export function toolUsesOf(message: MessageParam): ToolUseBlock[] {
   if (typeof message.content === 'string') return [];
   return message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use' && ToolUseBlock.safeParse(b).success);
 }
+
+/**
+ * True when an answer has nothing to store: no block, or only text with no words. Such a message
+ * makes every later request invalid ("all messages must have non-empty content").
+ */
+export function isEmptyAnswer(content: readonly ContentBlock[]): boolean {
+  return content.every((block) => block.type === 'text' && (typeof block.text !== 'string' || block.text.trim() === ''));
+}

@@ -1,3 +1,4 @@
+import type { MessageParam } from '../model/messages';
 import type { Usage } from '../model/provider';
 import type { Budget, NewRecord, RunSettings } from '../store/records';
 
@@ -21,10 +22,25 @@ export function limitHit(budget: Budget): LimitHit | null {
   if (budget.maxTokens !== undefined && tokens >= budget.maxTokens)
     return { kind: 'tokens', max: budget.maxTokens, reason: `token limit reached (${tokens} of ${budget.maxTokens} tokens)` };
   if (budget.maxCostUsd !== undefined && budget.costUsd >= budget.maxCostUsd) {
-    const reason = `cost limit reached ($${budget.costUsd.toFixed(4)} of $${budget.maxCostUsd.toFixed(2)})`;
+    const reason = `cost limit reached (${usd(budget.costUsd, budget.maxCostUsd)} of ${usd(budget.maxCostUsd, budget.costUsd)})`;
     return { kind: 'cost', max: budget.maxCostUsd, reason };
   }
   return null;
+}
+
+/** Most digits after the point a dollar amount is shown with. */
+const MAX_USD_DIGITS = 8;
+
+/**
+ * A dollar amount in words: two digits from a dollar up, four under it ("$0.0004", never "$0.00"
+ * for a cost), more while it would read the same as `other` (the limit it is told beside).
+ */
+export function usd(amount: number, other?: number): string {
+  const shown = (n: number, digits: number) => `$${n.toFixed(digits)}`;
+  let digits = amount === 0 || Math.abs(amount) >= 1 ? 2 : 4;
+  while (digits < MAX_USD_DIGITS && amount !== 0 && Number(amount.toFixed(digits)) === 0) digits += 1;
+  while (digits < MAX_USD_DIGITS && other !== undefined && other !== amount && shown(other, digits) === shown(amount, digits)) digits += 1;
+  return shown(amount, digits);
 }
 
 /** The limit a run has reached, as a sentence for the person, or null when it may call the model. */
@@ -53,6 +69,21 @@ export interface LimitRaise {
   readonly maxTurns?: number;
   readonly maxTokens?: number;
   readonly maxCostUsd?: number;
+}
+
+/**
+ * The limit a resume would stop at again before any request: the run's budget, with the raise
+ * given, is still at a limit, and its history ends with a user message (an answer at the end is
+ * the resume's work: its tool calls run, or a final answer ends the run). A host asks for the new
+ * limit (or names the flag) instead of resuming.
+ */
+export function limitBeforeAnyRequest(
+  state: { readonly budget: Budget; readonly messages: readonly MessageParam[] },
+  raise: LimitRaise = {},
+): LimitHit | undefined {
+  if (state.messages[state.messages.length - 1]?.role === 'assistant') return undefined;
+  const defined = Object.fromEntries(Object.entries(raise).filter(([, v]) => v !== undefined)) as LimitRaise;
+  return limitHit({ ...state.budget, ...defined }) ?? undefined;
 }
 
 /**
@@ -93,7 +124,7 @@ export function costLimitWarning(settings: RunSettings, priced: boolean): string
     settings.maxTokens !== undefined
       ? 'the turn and token limits still apply'
       : 'the turn limit still applies (a token limit would bound it too)';
-  return `the cost limit ($${settings.maxCostUsd.toFixed(2)}) cannot be enforced for model ${settings.model}: its price is unknown, so its calls count as $0; ${other}`;
+  return `the cost limit (${usd(settings.maxCostUsd)}) cannot be enforced for model ${settings.model}: its price is unknown, so its calls count as $0; ${other}`;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { RunWriter } from '../store/contract';
 import type { ResumeState } from '../store/resume-state';
 import type { Budget, InstructionRecord, NewRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
-import { limitHit, raiseRecords, type LimitRaise } from './budget';
+import { limitHit, raiseRecords, usd, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { loopSteps, runGuarded } from './loop';
@@ -52,7 +52,9 @@ export function raiseFor(budget: Budget, moreTurns: number): { raise: LimitRaise
     const to = Math.max(budget.maxTurns, budget.turns) + moreTurns;
     return { raise: { maxTurns: to }, raised: { kind: 'turns', from: hit.max, to } };
   }
-  const to = hit.kind === 'tokens' ? Math.ceil(hit.max * GROWTH) : Math.round(hit.max * GROWTH * 100) / 100;
+  // A cost limit grows to whole cents, unless that would not raise it (a limit under a few cents).
+  const cents = Math.round(hit.max * GROWTH * 100) / 100;
+  const to = hit.kind === 'tokens' ? Math.ceil(hit.max * GROWTH) : cents > hit.max ? cents : Number((hit.max * GROWTH).toPrecision(6));
   const raise = hit.kind === 'tokens' ? { maxTokens: to } : { maxCostUsd: to };
   return { raise, raised: { kind: hit.kind, from: hit.max, to } };
 }
@@ -60,9 +62,9 @@ export function raiseFor(budget: Budget, moreTurns: number): { raise: LimitRaise
 /** "turn limit raised by 10 (50 -> 60)". */
 export function describeRaise(raised: Raised): string {
   const unit = raised.kind === 'turns' ? 'turn' : raised.kind === 'tokens' ? 'token' : 'cost';
-  const show = (n: number) => (raised.kind === 'cost' ? `$${n.toFixed(2)}` : String(n));
-  const by = raised.kind === 'cost' ? `$${(raised.to - raised.from).toFixed(2)}` : String(raised.to - raised.from);
-  return `${unit} limit raised by ${by} (${show(raised.from)} -> ${show(raised.to)})`;
+  if (raised.kind !== 'cost') return `${unit} limit raised by ${raised.to - raised.from} (${raised.from} -> ${raised.to})`;
+  const by = usd(Number((raised.to - raised.from).toPrecision(12)));
+  return `${unit} limit raised by ${by} (${usd(raised.from, raised.to)} -> ${usd(raised.to, raised.from)})`;
 }
 
 /** The calls to undo, each one a call of the run's active history with an external effect; a ResumeError otherwise. */

@@ -1,6 +1,6 @@
-import { toolUsesOf, type ContentBlock, type MessageParam } from '../model/messages';
+import { isEmptyAnswer, toolUsesOf, type ContentBlock, type MessageParam, type ToolResultBlock } from '../model/messages';
 import { ModelError } from '../model/provider';
-import type { RunFailure } from '../store/records';
+import type { NewRecord, RunFailure } from '../store/records';
 import { StorageFailure } from './errors';
 import { failureOf, HostClosing } from './failure';
 import { limitHit, withTurnStarted, withUsage } from './budget';
@@ -13,6 +13,13 @@ import { CANCELLED_REASON, type RunOutcome } from './types';
 import { errorText } from '../error-text';
 
 export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous answer was cut off at the output token limit. Continue exactly where it stopped.';
+/**
+ * The user turn sent, once, after an empty answer: a message of its own (Anthropic's "Handling
+ * stop reasons": a new user message asking to go on, never text added after tool results).
+ */
+export const CONTINUE_AFTER_EMPTY = 'Please continue.';
+/** Why a run stops when the model answered nothing, twice in a row. */
+export const NO_ANSWER_REASON = 'the model gave no answer (an empty reply, again after it was asked to continue)';
 
 /** Builds the recovery note once reconciliation knows what happened to each call. */
 export type NoteBuilder = (reports: readonly CallReport[]) => string;
@@ -78,6 +85,8 @@ export async function endRun(session: RunSession, status: 'completed' | 'failed'
 /** The model loop: budget check, before_model, call, after_model, then the calls of the answer. */
 export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
   const { session } = env;
+  // Whether the last answer was empty and the model was asked once to continue.
+  let askedAgain = false;
   for (;;) {
     checkCancelled(env.signal);
     const limit = limitHit(session.budget);
@@ -89,13 +98,30 @@ export async function loopSteps(env: CallEnv): Promise<RunOutcome> {
       };
     }
     await compactIfNeeded(env);
-    const { message, stopReason } = await modelStep(env);
+    const { message, stopReason } = await modelStep(env, askedAgain);
+    if (message === undefined) {
+      if (askedAgain || stopReason === 'refusal') return stopWithoutAnswer(session, stopReason);
+      askedAgain = true;
+      continue;
+    }
+    askedAgain = false;
     const outcome = await continueAfterAnswer(env, message, stopReason);
     if (outcome !== null) return outcome;
   }
 }
 
-async function modelStep(env: CallEnv): Promise<{ message: MessageParam; stopReason: string }> {
+/** The run stops after an empty answer (a refusal without words, or a second empty answer); it stays continuable. */
+function stopWithoutAnswer(session: RunSession, stopReason: string): Promise<RunOutcome> {
+  if (stopReason === 'refusal') return endRun(session, 'failed', 'the model refused to continue');
+  return pause(session, { reason: NO_ANSWER_REASON, failure: { kind: 'invalid_response', message: NO_ANSWER_REASON } });
+}
+
+/**
+ * One model call. An empty answer is never stored as a message: its usage is, and the first one of
+ * a row (unless a refusal) goes with a user turn of its own asking the model to continue; `message`
+ * is then undefined.
+ */
+async function modelStep(env: CallEnv, askedAgain: boolean): Promise<{ message?: MessageParam; stopReason: string }> {
   const { session, tools } = env;
   const { deps } = session;
   session.stepId += 1;
@@ -103,13 +129,27 @@ async function modelStep(env: CallEnv): Promise<{ message: MessageParam; stopRea
   const response = await deps.model.complete(buildRequest(session, tools, session.messages, env.signal), (event) =>
     session.emit({ type: 'model', runId: session.runId, event }),
   );
-  const message = normaliseMessage({ role: 'assistant', content: response.content });
+  const usage = usageRecord(session, response);
+  const budget = withUsage(session.budget, response.usage, usage.costUsd);
+  if (isEmptyAnswer(response.content)) {
+    const again = !askedAgain && response.stopReason !== 'refusal';
+    const asked: NewRecord[] = again
+      ? [
+          { type: 'note', kind: 'info', text: 'The model gave an empty answer; it was asked once to continue.' },
+          session.messageRecord({ role: 'user', content: [{ type: 'text', text: CONTINUE_AFTER_EMPTY }] }),
+        ]
+      : [];
+    await session.save('after_model', [usage, { type: 'budget', budget }, ...asked], { stopReason: response.stopReason });
+    session.lastStopReason = response.stopReason;
+    return { stopReason: response.stopReason };
+  }
+  // An empty text block beside others is refused by the API in any later request: it carries nothing.
+  const content = response.content.filter((block) => !(block.type === 'text' && block.text === ''));
+  const message = normaliseMessage({ role: 'assistant', content });
   const now = deps.clock.now();
   const planned = toolUsesOf(message).map((toolUse) =>
     plannedEntry(toolUse, tools.get(toolUse.name), session.stepId, now, session.undoing),
   );
-  const usage = usageRecord(session, response);
-  const budget = withUsage(session.budget, response.usage, usage.costUsd);
   await session.save(
     'after_model',
     [session.messageRecord(message), ...planned.map((entry) => ({ type: 'ledger' as const, entry })), usage, { type: 'budget', budget }],
@@ -123,6 +163,19 @@ function truncatedToolUse(message: MessageParam, stopReason: string | undefined)
   if (stopReason !== 'max_tokens' || typeof message.content === 'string') return new Set();
   const last = message.content[message.content.length - 1];
   return last?.type === 'tool_use' && typeof last.id === 'string' ? new Set([last.id]) : new Set();
+}
+
+/**
+ * Tool results with the runtime's note inside the last one, as a text block after its content: a
+ * text block after the tool_result blocks of a user message teaches the model to wait for the
+ * user after every tool call and provokes empty answers (Anthropic's "Handling stop reasons"),
+ * and nothing may come before them.
+ */
+export function noteInLastResult(results: readonly ToolResultBlock[], note: string): ToolResultBlock[] {
+  const last = results[results.length - 1];
+  if (last === undefined) return [];
+  const own = typeof last.content === 'string' ? (last.content === '' ? [] : [{ type: 'text', text: last.content }]) : (last.content ?? []);
+  return [...results.slice(0, -1), { ...last, content: [...own, { type: 'text', text: note }] }];
 }
 
 function textOf(message: MessageParam): string {
@@ -151,8 +204,7 @@ export async function continueAfterAnswer(
   const toolUses = toolUsesOf(message);
   if (toolUses.length > 0) {
     const { results, reports } = await reconcileCalls({ ...env, truncated: truncatedToolUse(message, stopReason) }, toolUses);
-    const content: ContentBlock[] = [...results];
-    if (note) content.push({ type: 'text', text: note(reports) });
+    const content: ContentBlock[] = note ? noteInLastResult(results, note(reports)) : [...results];
     await session.commit([session.messageRecord({ role: 'user', content })]);
     return null;
   }

@@ -1,4 +1,4 @@
-import type { MessageParam } from '../model/messages';
+import { isEmptyAnswer, type MessageParam } from '../model/messages';
 import { contextWindowOf, modelFacts } from '../model/models';
 import { costOf } from '../model/pricing';
 import type { ModelRequest, ModelResponse, ThinkingParam } from '../model/provider';
@@ -26,6 +26,14 @@ export function maxTokensOf(settings: RunSettings): number {
   return settings.maxOutputTokensPerCall + (thinking?.type === 'enabled' ? thinking.budget_tokens : 0);
 }
 
+/**
+ * An empty assistant message an older version stored (it now never stores one): the API refuses
+ * every request with it before the end, so a request leaves it out; the journal keeps it as written.
+ */
+function isStoredEmptyAnswer(message: MessageParam): boolean {
+  return message.role === 'assistant' && typeof message.content !== 'string' && isEmptyAnswer(message.content);
+}
+
 /** The model request of a step over the given messages (the session's, unless a compaction builds its own). */
 export function buildRequest(
   session: RunSession,
@@ -38,7 +46,7 @@ export function buildRequest(
   return {
     model: run.settings.model,
     ...(run.system !== undefined ? { system: run.system } : {}),
-    messages: [...messages],
+    messages: messages.filter((message, i) => i === messages.length - 1 || !isStoredEmptyAnswer(message)),
     tools: tools.specs(),
     maxTokens: maxTokensOf(run.settings),
     ...(thinking !== undefined ? { thinking } : {}),

@@ -5,7 +5,7 @@ import type { MessageParam } from '../../core/model/messages';
 import type { ModelProvider } from '../../core/model/provider';
 import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
 import type { Log } from '../../core/ports';
-import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from '../../core/runtime/budget';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, limitBeforeAnyRequest } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
 import type { AgentRuntime } from '../../core/runtime/runtime';
 import { buildAgent, runSettingsOf } from '../../core/runtime/agent';
@@ -26,7 +26,7 @@ import { isPostgresAddress, openStore, shownAddress } from '../node/store-factor
 import { runWorker } from './worker';
 import { createCliApprover } from './approver';
 import { HELP, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
-import { createRunOutput, type RunOutput, type Sink } from './output';
+import { createRunOutput, raiseHint, type RunOutput, type Sink } from './output';
 import { handedKey } from './key-handoff';
 import { allowedMcpServers } from './mcp-allowance';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
@@ -228,11 +228,19 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     line(`run ${runId} already ${state.ended.status}; nothing to resume`);
     return state.ended.status === 'completed' ? EXIT.completed : EXIT.failed;
   }
+  const resumeOptions = resumeOptionsOf(options);
+  // Resuming into the same limit would only pause again: say which flag raises it, send nothing.
+  const stuck = limitBeforeAnyRequest(state, resumeOptions.raise);
+  if (stuck !== undefined) {
+    line(`run ${runId}: ${stuck.reason}; resuming would stop there again, so nothing was sent`);
+    line(`  to go on, raise the limit: ${raiseHint(runId, stuck)}`);
+    return EXIT.paused;
+  }
   const model = await providerOf(options, state.run.settings.provider);
   const mcp = await mcpOf(options, dir);
   try {
     const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
-    return report(run, await run.runtime.resume(runId, cancelOnSignals(), resumeOptionsOf(options)));
+    return report(run, await run.runtime.resume(runId, cancelOnSignals(), resumeOptions));
   } finally {
     await mcp.close();
   }

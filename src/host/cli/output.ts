@@ -129,15 +129,27 @@ const CLI_HINTS: Record<FailureAction, string> = {
   retry: 'to retry: `agent-checkpoints resume --run ID`',
   raise_limit: 'to go on: `agent-checkpoints resume --run ID` with a higher limit (LIMITS)',
   resume: 'to go on: `agent-checkpoints resume --run ID`',
-  show_log: 'resuming sends the same request; please report this with the run',
+  // The failure's words already say that resuming sends the same request: said once.
+  show_log: 'please report this with the run and its log',
 };
+
+/** The flag that raises each limit on `resume` and `continue`. */
+export const LIMIT_FLAGS = { turns: '--max-turns N', tokens: '--max-tokens N', cost: '--max-cost-usd X' } as const;
+
+/** What to type to go on past a limit: "`agent-checkpoints resume --run r1 --max-turns N` (N above 50)". */
+export function raiseHint(runId: string, limit: { readonly kind: keyof typeof LIMIT_FLAGS; readonly max: number }): string {
+  const flag = LIMIT_FLAGS[limit.kind];
+  return `\`agent-checkpoints resume --run ${runId} ${flag}\` (${flag.slice(-1)} above ${limit.max})`;
+}
 
 /** The outcome on stderr; a failure also in the words every host uses, with what to type next. */
 function outcomeLine(o: RunOutcome): string {
   const line = `run ${o.runId}: ${o.status}${o.reason ? `: ${o.reason}` : ''}`;
   if (!o.failure) return line;
   const first = describeFailure(o.failure).actions[0];
-  const hint = first ? ` (${CLI_HINTS[first].replace('ID', o.runId)})` : '';
+  const limit = o.failure.limit;
+  const said = first === 'raise_limit' && limit ? `to go on: ${raiseHint(o.runId, limit)}` : first ? CLI_HINTS[first] : undefined;
+  const hint = said !== undefined ? ` (${said.replace('ID', o.runId)})` : '';
   return `${line}\n  ${failureLine(o.failure)}${hint}`;
 }
 

@@ -1,12 +1,10 @@
 import * as vscode from 'vscode';
 import type { RunOutcome } from '../../core/runtime';
 import { CANCELLED_REASON } from '../../core/runtime';
-import { raiseTo } from '../../core/runtime/budget';
 import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction } from '../../protocol/failure-words';
-import type { ResumeOptions } from '../../core/runtime/resume';
-import type { RunFailure } from '../../core/store/records';
 import type { ActiveRun } from './agent-controller';
 import { COMMANDS, resumeRun } from './run-commands';
+import { askRaise, LIMIT_LEFT, raiseDepsOf } from './raise-limit';
 import type { Services } from './services';
 import { errorText } from '../../core/error-text';
 
@@ -15,24 +13,6 @@ import { errorText } from '../../core/error-text';
 
 const SHOW_LOG = 'Show Log';
 const SHOW_TIMELINE = 'Show in Timeline';
-
-/** The new value of the limit a run stopped at, asked for ("Raise to…"); undefined when dismissed. */
-async function askRaise(s: Services, limit: NonNullable<RunFailure['limit']>): Promise<ResumeOptions['raise'] | undefined> {
-  const suggested = limit.kind === 'turns' ? limit.max + s.controller.turnsPerRun() : limit.max * 2;
-  const unit = { turns: 'model calls', tokens: 'tokens', cost: 'USD' }[limit.kind];
-  const answer = await s.prompts.inputBox({
-    title: `Raise the ${limit.kind} limit`,
-    prompt: `The run stopped at ${limit.max} ${unit}. Go on up to:`,
-    value: String(suggested),
-    validateInput: (text) => {
-      const raise = raiseTo(limit, text);
-      return typeof raise === 'string' ? raise : undefined;
-    },
-  });
-  if (answer === undefined) return undefined;
-  const raise = raiseTo(limit, answer);
-  return typeof raise === 'string' ? undefined : raise;
-}
 
 /** Runs the action beside a run's failure; says in a sentence what happened. */
 export async function runFailureAction(s: Services, runId: string, action: FailureAction): Promise<string> {
@@ -49,8 +29,8 @@ export async function runFailureAction(s: Services, runId: string, action: Failu
     case 'raise_limit': {
       const limit = (await s.store.readResumeState(runId)).failure?.limit;
       if (!limit) return (await resumeRun(s, { runId })) ? 'Run resumed.' : 'Not resumed.';
-      const raise = await askRaise(s, limit);
-      if (!raise) return 'The limit was left as it was.';
+      const raise = await askRaise(raiseDepsOf(s), limit);
+      if (!raise) return LIMIT_LEFT;
       return (await resumeRun(s, { runId, options: { raise } })) ? 'Run resumed with the higher limit.' : 'Not resumed.';
     }
   }

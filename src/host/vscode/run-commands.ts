@@ -3,6 +3,7 @@ import type { RuntimeEvent } from '../../core/runtime';
 import type { RunSummary } from '../../core/store/contract';
 import { NoApiKeyError, type ActiveRun } from './agent-controller';
 import type { Services } from './services';
+import { LIMIT_LEFT, raiseBeforeResume, raiseDepsOf } from './raise-limit';
 import { mayRunAgent } from './trust';
 import type { ResumeOptions } from '../../core/runtime/resume';
 import { errorText } from '../../core/error-text';
@@ -134,7 +135,15 @@ export async function resumeRun(s: Services, arg?: { runId?: string; options?: R
     if (runId === undefined) return undefined;
   }
   const chosen = runId;
-  return launch(s, 'Agent: Resume', () => s.controller.resume(chosen, arg?.options ?? {}));
+  // A run at its limit would pause again at once: the new limit is asked first ("Raise to…").
+  // A run that cannot be read is said by the resume itself (launch), as before.
+  const raise = await raiseBeforeResume(raiseDepsOf(s), chosen, arg?.options?.raise).catch(() => arg?.options?.raise);
+  if (raise === null) {
+    void s.prompts.message('info', LIMIT_LEFT, {});
+    return undefined;
+  }
+  const options = { ...arg?.options, ...(raise ? { raise } : {}) };
+  return launch(s, 'Agent: Resume', () => s.controller.resume(chosen, options));
 }
 
 export function cancelRun(s: Services): boolean {

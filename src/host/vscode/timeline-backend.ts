@@ -14,6 +14,7 @@ import type { RestorePlan, RollbackResult, TimelineBackend, TimelineChange } fro
 import type { Services } from './services';
 import { RunBusyError } from './restore-actions';
 import { RESTRICTED_MODE_MESSAGE } from './trust';
+import { LIMIT_LEFT, raiseBeforeResume, raiseDepsOf } from './raise-limit';
 
 const LIVE_DEBOUNCE_MS = 150;
 export const TAKE_OVER = 'Take Over';
@@ -171,9 +172,13 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     return fork.runId;
   }
 
-  async resume(runId: string): Promise<void> {
+  /** Resumes the run; one at its limit asks for the new limit first ("Raise to…"). Says what it did. */
+  async resume(runId: string): Promise<string> {
     if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
-    await this.s.controller.resume(runId);
+    const raise = await raiseBeforeResume(raiseDepsOf(this.s), runId);
+    if (raise === null) return LIMIT_LEFT;
+    await this.s.controller.resume(runId, raise ? { raise } : {});
+    return raise ? 'Run resumed with the higher limit.' : 'Run resumed.';
   }
 
   /** Asks, then fences the other window's writer and resumes here; a holder that is gone is taken over without asking. */

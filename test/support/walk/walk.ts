@@ -1,7 +1,8 @@
-import { toolUsesOf, type MessageParam } from '../../../src/core/model/messages';
+import { toolUsesOf, type ContentBlock, type MessageParam } from '../../../src/core/model/messages';
 import type { ModelRequest } from '../../../src/core/model/provider';
 import { ABSENT } from '../../../src/core/patches/hash';
 import { SUMMARY_REQUEST } from '../../../src/core/runtime/compaction';
+import { isRuntimeNote } from '../../../src/core/runtime/recovery-note';
 import { Prng } from '../faults/prng';
 import { performStep, STEP_KINDS, type StepContext } from './actions';
 import { FileTracker } from './tracker';
@@ -35,7 +36,16 @@ function textAfterLastAnswer(messages: readonly MessageParam[]): string {
   const last = messages.map((m) => m.role).lastIndexOf('assistant');
   return messages
     .slice(last + 1)
-    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.map((b) => (b.type === 'text' ? String(b.text) : ''))))
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.map(blockText)))
+    .join('\n');
+}
+
+/** A text block's words, or the runtime's note inside a tool_result (where the recovery note goes); not tool output. */
+function blockText(block: ContentBlock): string {
+  if (block.type === 'text') return String(block.text);
+  if (block.type !== 'tool_result' || !Array.isArray(block.content)) return '';
+  return block.content
+    .map((inner) => (inner.type === 'text' && typeof inner['text'] === 'string' && isRuntimeNote(inner['text']) ? inner['text'] : ''))
     .join('\n');
 }
 

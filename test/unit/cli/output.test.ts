@@ -92,6 +92,19 @@ describe('headless CLI: output while a run goes', function () {
     }
   });
 
+  it('a refused request says once that resuming sends the same request', async () => {
+    const fake = await startFakeAnthropic([{ fault: 'status', status: 400, message: 'messages.1: a rule' }]);
+    try {
+      const result = await start(runArgs(fake, 'refused', [])).done;
+      assert.equal(result.code, 3, result.stderr);
+      assert.match(result.stderr, /The request was refused: .*messages\.1: a rule/);
+      assert.equal(result.stderr.split('resuming sends the same request').length - 1, 1, result.stderr);
+      assert.match(result.stderr, /please report this with the run and its log/);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('--quiet prints only the outcome; --json with --quiet is refused', async () => {
     const fake = await twoTurns(0);
     try {

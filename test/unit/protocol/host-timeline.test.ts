@@ -59,7 +59,7 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
     rollbackPatch: async () => ({ revertedHunks: 2, conflictHunks: 1 }),
     undoLastRestore: async () => ({ files: [] }),
     fork: async () => 'fork-1',
-    resume: async () => void calls.push('resume'),
+    resume: async () => (calls.push('resume'), 'Run resumed.'),
     takeOver: async () => (calls.push('takeOver'), calls.includes('confirm')),
     cancel: async () => {
       throw new Error('the run is not running');

@@ -57,6 +57,26 @@ describe('protocol words: what was said', () => {
     assert.equal(userWords(messages, 2, 4), 'now add a README line', 'tool results are not the person’s words');
   });
 
+  it('leaves the recovery note inside a tool result out of the call’s result', () => {
+    const noted: MessageParam[] = [
+      ...messages.slice(0, 2),
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [
+              { type: 'text', text: 'edited' },
+              { type: 'text', text: '[recovery note] This run was interrupted and has been resumed.' },
+            ],
+          },
+        ],
+      },
+    ];
+    assert.equal(toolResults(noted, isRuntimeNote).get('toolu_1'), 'edited');
+  });
+
   it('leaves out the notes the runtime adds to a new instruction', () => {
     const note = `${FILE_CHANGES_MARKER}\nFiles that changed since you last saw them:\n- a.txt: restored`;
     const told = instructionChangeNote(['AGENTS.md changed'])!;

@@ -12,6 +12,7 @@ import type {
   UncertainRequest,
 } from '../../../src/core/ports';
 import { silentLog } from '../../../src/core/ports';
+import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime/recovery-note';
 import { AgentRuntime } from '../../../src/core/runtime/runtime';
 import type { RuntimeDeps, RuntimeEvent } from '../../../src/core/runtime/types';
 import type { CheckpointStore } from '../../../src/core/store/contract';
@@ -180,12 +181,39 @@ export function requestMessages(fake: FakeAnthropic, n: number): unknown[] {
   });
 }
 
-/** The tool_result blocks of the last user message of a request. */
+/**
+ * The tool_result blocks of the last user message of a request, each content as the tool gave it:
+ * the recovery note the runtime puts inside the last one is left out (`recoveryNoteOf` reads it).
+ */
 export function lastToolResults(fake: FakeAnthropic, n: number): { tool_use_id: string; content: string; is_error?: boolean }[] {
   const messages = requestMessages(fake, n) as { role: string; content: unknown }[];
   const last = messages[messages.length - 1]!;
   if (!Array.isArray(last.content)) return [];
-  return (last.content as { type: string }[]).filter((b) => b.type === 'tool_result') as never;
+  const results = (last.content as { type: string; content?: unknown }[]).filter((b) => b.type === 'tool_result');
+  return results.map((result) => {
+    if (!Array.isArray(result.content)) return result;
+    const own = (result.content as { type: string; text?: string }[]).filter((b) => !b.text?.startsWith(RECOVERY_NOTE_MARKER));
+    if (own.length === result.content.length) return result;
+    return { ...result, content: own.length === 0 ? '' : own.length === 1 && own[0]!.type === 'text' ? own[0]!.text : own };
+  }) as never;
+}
+
+/**
+ * The recovery note of a request's last message: inside its last tool_result (never a text block
+ * after the results, which provokes empty answers), or a text block of a user message of its own.
+ */
+export function recoveryNoteOf(fake: FakeAnthropic, n: number): string | undefined {
+  const messages = requestMessages(fake, n) as { role: string; content: { type: string; text?: string; content?: unknown }[] }[];
+  const blocks = messages[messages.length - 1]!.content;
+  const results = blocks.filter((b) => b.type === 'tool_result');
+  const own = blocks.find((b) => b.type === 'text' && b.text?.startsWith(RECOVERY_NOTE_MARKER));
+  if (results.length > 0) {
+    if (own) throw new Error('the recovery note is a text block after the tool results');
+    const inside = results.at(-1)!.content;
+    if (!Array.isArray(inside)) return undefined;
+    return (inside as { text?: string }[]).find((b) => b.text?.startsWith(RECOVERY_NOTE_MARKER))?.text;
+  }
+  return own?.text;
 }
 
 /** Answers by the number of assistant messages in the request, so a resumed run gets the next answer. */

@@ -2,7 +2,6 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATUS_UNKNOWN_MESSAGE } from '../../../src/core/runtime/reconcile';
-import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime/recovery-note';
 import { createToolRegistry } from '../../../src/core/tools/registry';
 import { atSavePoint, crashingStore } from './crash-store';
 import {
@@ -10,6 +9,7 @@ import {
   byTurn,
   harness,
   lastToolResults,
+  recoveryNoteOf,
   readText,
   reply,
   requestMessages,
@@ -47,11 +47,10 @@ describe('resume and reconciliation', () => {
     return { runId: first.runId, outcome: second, requestsBefore };
   }
 
-  function noteOf(messages: unknown[]): string {
-    const last = messages[messages.length - 1] as { content: { type: string; text?: string }[] };
-    const text = last.content.find((b) => b.type === 'text' && b.text?.startsWith(RECOVERY_NOTE_MARKER));
-    assert.ok(text?.text, 'the last user message carries the recovery note');
-    return text.text;
+  function noteOf(n: number): string {
+    const note = recoveryNoteOf(h!.fake, n);
+    assert.ok(note, 'the last user message carries the recovery note');
+    return note;
   }
 
   it('a cut after a plain-text answer: nothing to reconcile, the run completes without a model call', async () => {
@@ -73,7 +72,7 @@ describe('resume and reconciliation', () => {
       results.map((r) => [r.tool_use_id, r.content]),
       [['t1', 'hello']],
     );
-    const note = noteOf(requestMessages(h!.fake, 1));
+    const note = noteOf(1);
     assert.match(note, /read_file t1: read a\.txt/);
     assert.match(note, /checkpoint c\d+ \(tool_started, step 1\)/);
     assert.match(note, /last fully completed step is step 0/);
@@ -101,7 +100,7 @@ describe('resume and reconciliation', () => {
       if (choice === null || choice === 'report_unknown') {
         assert.equal(result!.content, STATUS_UNKNOWN_MESSAGE);
         assert.equal(result!.is_error, true);
-        assert.match(noteOf(requestMessages(h!.fake, 1)), /outcome is unknown[\s\S]*run_command t1/);
+        assert.match(noteOf(1), /outcome is unknown[\s\S]*run_command t1/);
       }
       const state = await h!.store.readRun(runId);
       assert.equal(state.ledger[0]!.status, expectStatus);
@@ -203,7 +202,7 @@ describe('resume and reconciliation', () => {
     assert.equal(results[1]!.content, 'edited a.txt');
     assert.equal(results[2]!.content, STATUS_UNKNOWN_MESSAGE);
     assert.match(results[3]!.content, /a\.txt {2}4 B\nb\.txt {2}4 B/);
-    const note = noteOf(requestMessages(h!.fake, 2));
+    const note = noteOf(2);
     assert.match(note, /already succeeded[^\n]*\n- read_file t1[^\n]*\n- edit_file t2/);
     assert.match(note, /outcome is unknown[^\n]*\n- run_command t3: run: echo hi/);
     assert.match(note, /run after the resume[^\n]*\n- list_dir t4/);

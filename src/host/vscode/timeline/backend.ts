@@ -55,7 +55,8 @@ export interface TimelineBackend {
   undoLastRestore(runId: string): Promise<RestorePlan>;
   /** A fork of the run from the start of `step` (files kept); returns the fork's run id. */
   fork(runId: string, step: number): Promise<string>;
-  resume(runId: string): Promise<void>;
+  /** Resumes the run (a run at its limit asks for the new one first); says what it did. */
+  resume(runId: string): Promise<string>;
   /** Takes a run over from another window (after the person confirms); false when they did not. */
   takeOver(runId: string): Promise<boolean>;
   cancel(runId: string): Promise<void>;

@@ -124,8 +124,7 @@ export class RequestHandler {
         return { message: await this.deps.compare(request.params.runId, request.params.otherRunId) };
       }
       case 'resume':
-        await backend.resume(request.params.runId);
-        return { message: 'Run resumed.' };
+        return { message: await backend.resume(request.params.runId) };
       case 'takeOver':
         return {
           message: (await backend.takeOver(request.params.runId)) ? 'Run taken over: it continues in this window.' : 'Not taken over.',

@@ -1,0 +1,156 @@
+import type { ResponseStep, Step } from './script';
+
+// The answers the real Messages API gives besides a well-formed one, each a row naming the
+// Anthropic page that documents it: a test scripts one by name (`answerShape`) and checks what the
+// product does with it (test/unit/runtime/answers.test.ts), the fake plays it through the real
+// SDK (test/unit/model/fake-answers.test.ts). Like the request rules (rules.ts), one table.
+
+export type AnswerName =
+  | 'empty_after_tool_results'
+  | 'empty_first_turn'
+  | 'refusal_with_text'
+  | 'refusal_without_text'
+  | 'max_tokens_cut_tool_call'
+  | 'max_tokens_cut_text'
+  | 'pause_turn'
+  | 'stream_error_overloaded'
+  | 'stream_error_api'
+  | 'rate_limited_429'
+  | 'overloaded_529'
+  | 'server_error_500';
+
+export interface AnswerPage {
+  readonly title: string;
+  readonly url: string;
+}
+
+export interface AnswerShape {
+  readonly name: AnswerName;
+  /** The Anthropic page that documents the answer. */
+  readonly page: AnswerPage;
+  /** When the API answers so, in short. */
+  readonly when: string;
+  /** Played as the answer to a request that ends with tool results (a tool call comes first). */
+  readonly afterToolResults: boolean;
+  readonly step: Step;
+}
+
+export const STOP_REASONS_PAGE: AnswerPage = {
+  title: 'Handling stop reasons',
+  url: 'https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons',
+};
+export const STREAMING_PAGE: AnswerPage = {
+  title: 'Streaming Messages (error events)',
+  url: 'https://platform.claude.com/docs/en/build-with-claude/streaming',
+};
+export const ERRORS_PAGE: AnswerPage = { title: 'Errors', url: 'https://platform.claude.com/docs/en/api/errors' };
+export const RATE_LIMITS_PAGE: AnswerPage = { title: 'Rate limits', url: 'https://platform.claude.com/docs/en/api/rate-limits' };
+
+/** The tool call a cut answer was writing; `rawInputJson` stops mid-JSON as max_tokens leaves it. */
+const CUT_CALL = {
+  type: 'tool_use',
+  id: 'toolu_cut',
+  name: 'write_file',
+  input: {},
+  rawInputJson: '{"path":"big.txt","content":"abc',
+} as const;
+
+const answer = (content: ResponseStep['content'], stop_reason: string): ResponseStep => ({
+  content,
+  stop_reason,
+  usage: { input_tokens: 100, output_tokens: content.length === 0 ? 3 : 20 },
+});
+
+export const ANSWER_SHAPES: readonly AnswerShape[] = [
+  {
+    name: 'empty_after_tool_results',
+    page: STOP_REASONS_PAGE,
+    when: 'end_turn with no content (2-3 tokens), "particularly after tool results"',
+    afterToolResults: true,
+    step: answer([], 'end_turn'),
+  },
+  {
+    name: 'empty_first_turn',
+    page: STOP_REASONS_PAGE,
+    when: 'end_turn with no content, to the first request of a run',
+    afterToolResults: false,
+    step: answer([], 'end_turn'),
+  },
+  {
+    name: 'refusal_with_text',
+    page: STOP_REASONS_PAGE,
+    when: 'refusal: the model declined, after some words',
+    afterToolResults: false,
+    step: answer([{ type: 'text', text: 'I started to answer, but I' }], 'refusal'),
+  },
+  {
+    name: 'refusal_without_text',
+    page: STOP_REASONS_PAGE,
+    when: 'refusal before any word',
+    afterToolResults: true,
+    step: answer([], 'refusal'),
+  },
+  {
+    name: 'max_tokens_cut_tool_call',
+    page: STOP_REASONS_PAGE,
+    when: 'max_tokens in the middle of a tool call: its input JSON is cut',
+    afterToolResults: false,
+    step: answer([{ type: 'text', text: 'Writing the file.' }, CUT_CALL], 'max_tokens'),
+  },
+  {
+    name: 'max_tokens_cut_text',
+    page: STOP_REASONS_PAGE,
+    when: 'max_tokens in the middle of a sentence',
+    afterToolResults: true,
+    step: answer([{ type: 'text', text: 'The answer is half' }], 'max_tokens'),
+  },
+  {
+    name: 'pause_turn',
+    page: STOP_REASONS_PAGE,
+    when: 'pause_turn: a long turn paused; sending the answer back lets it go on',
+    afterToolResults: false,
+    step: answer([{ type: 'text', text: 'Still working on it.' }], 'pause_turn'),
+  },
+  {
+    name: 'stream_error_overloaded',
+    page: STREAMING_PAGE,
+    when: 'HTTP 200, some events, then an `error` event of type overloaded_error',
+    afterToolResults: true,
+    step: { fault: 'stream_error', errorType: 'overloaded_error', afterEvents: 4 },
+  },
+  {
+    name: 'stream_error_api',
+    page: STREAMING_PAGE,
+    when: 'HTTP 200, some events, then an `error` event of type api_error',
+    afterToolResults: false,
+    step: { fault: 'stream_error', errorType: 'api_error', afterEvents: 4 },
+  },
+  {
+    name: 'rate_limited_429',
+    page: RATE_LIMITS_PAGE,
+    when: '429 rate_limit_error with a retry-after header (seconds to wait)',
+    afterToolResults: true,
+    step: { fault: 'status', status: 429, retryAfterSeconds: 1 },
+  },
+  {
+    name: 'overloaded_529',
+    page: ERRORS_PAGE,
+    when: '529 overloaded_error: the API is temporarily overloaded',
+    afterToolResults: false,
+    step: { fault: 'status', status: 529, retryAfterMs: 5 },
+  },
+  {
+    name: 'server_error_500',
+    page: ERRORS_PAGE,
+    when: '500 api_error: an unexpected error inside the API',
+    afterToolResults: true,
+    step: { fault: 'status', status: 500, retryAfterMs: 5 },
+  },
+];
+
+/** The step of an answer shape, by name. */
+export function answerShape(name: AnswerName): Step {
+  const row = ANSWER_SHAPES.find((shape) => shape.name === name);
+  if (!row) throw new Error(`no answer shape ${name}`);
+  return row.step;
+}

@@ -1,0 +1,100 @@
+import { strict as assert } from 'node:assert';
+import { TRUNCATED_INPUT_MESSAGE } from '../../../src/core/runtime/calls';
+import type { RunOutcome } from '../../../src/core/runtime/types';
+import { ANSWER_SHAPES, answerShape, type AnswerName } from '../../support/fake-anthropic/answers';
+import type { Step } from '../../support/fake-anthropic/script';
+import { assertEveryRequestValid } from '../../support/valid-requests';
+import { answer, harness, lastToolResults, reply, SETTINGS, startedCalls, toolUse, type Harness } from './harness';
+
+// What the product does with each documented answer of the fake's table (answers.ts): no answer
+// strands a run. After the answer, the double answers normally; the run completes by itself, or
+// after the one thing a person does (a new instruction after a refusal, a resume after a pause).
+
+interface Expected {
+  /** How the run first ends. */
+  readonly first: RunOutcome['status'];
+  readonly reason?: RegExp;
+  /** A model retry is said (a `retry` event) before the answer. */
+  readonly retried?: true;
+}
+
+const EXPECTED: Record<AnswerName, Expected> = {
+  empty_after_tool_results: { first: 'completed', reason: /^done$/ },
+  empty_first_turn: { first: 'completed', reason: /^done$/ },
+  refusal_with_text: { first: 'failed', reason: /^the model refused to continue: I started to answer, but I$/ },
+  refusal_without_text: { first: 'failed', reason: /^the model refused to continue$/ },
+  max_tokens_cut_tool_call: { first: 'completed', reason: /^done$/ },
+  max_tokens_cut_text: { first: 'completed', reason: /^done$/ },
+  pause_turn: { first: 'completed', reason: /^done$/ },
+  stream_error_overloaded: { first: 'completed', reason: /^done$/, retried: true },
+  stream_error_api: { first: 'completed', reason: /^done$/, retried: true },
+  rate_limited_429: { first: 'completed', reason: /^done$/, retried: true },
+  overloaded_529: { first: 'completed', reason: /^done$/, retried: true },
+  server_error_500: { first: 'completed', reason: /^done$/, retried: true },
+};
+
+const readA = reply([toolUse('t1', 'read_file', { path: 'a.txt' })]);
+const never = new AbortController().signal;
+
+/** Plays `plan`, then answers "done" to every request. */
+function thenDone(plan: readonly Step[]) {
+  return (_request: unknown, index: number): Step => plan[index] ?? answer('done');
+}
+
+describe('what the product does with each documented answer (real SDK, loopback server)', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  for (const shape of ANSWER_SHAPES) {
+    const expected = EXPECTED[shape.name];
+    it(`${shape.name}: ${expected.first}, and the run goes on to completion`, async () => {
+      const plan = [...(shape.afterToolResults ? [readA] : []), shape.step];
+      h = await harness({ files: { 'a.txt': 'A' }, script: thenDone(plan) });
+      const started = Date.now();
+      const first = await h.runtime().start({ task: 'read a.txt', settings: SETTINGS });
+      if (shape.name === 'rate_limited_429') assert.ok(Date.now() - started >= 950, 'retry-after (1 s) is honoured');
+      assert.equal(first.status, expected.first, first.reason);
+      if (expected.reason) assert.match(first.reason ?? '', expected.reason);
+      assert.equal(
+        h.events.some((e) => e.type === 'model' && e.event.type === 'retry'),
+        expected.retried === true,
+      );
+      if (first.status === 'failed') {
+        const next = await h.runtime().continue(first.runId, 'Try another way, please.', never, { moreTurns: 5 });
+        assert.equal(next.status, 'completed', next.reason);
+      }
+      const stored = (await h.store.readRun(first.runId)).messages;
+      assert.ok(
+        stored.every((m) => typeof m.content === 'string' || m.content.length > 0),
+        'no empty message stored',
+      );
+      assertEveryRequestValid(h.fake);
+    });
+  }
+
+  it('a tool call cut by max_tokens never runs: it gets an is_error result', async () => {
+    h = await harness({ script: thenDone([answerShape('max_tokens_cut_tool_call')]) });
+    const outcome = await h.runtime().start({ task: 'write big.txt', settings: SETTINGS });
+    assert.equal(outcome.status, 'completed');
+    assert.deepEqual(startedCalls(h.events), []);
+    const [result] = lastToolResults(h.fake, 1);
+    assert.deepEqual([result!.tool_use_id, result!.content, result!.is_error], ['toolu_cut', TRUNCATED_INPUT_MESSAGE, true]);
+    assertEveryRequestValid(h.fake);
+  });
+
+  for (const name of ['overloaded_529', 'stream_error_api'] as const) {
+    it(`${name} past every retry pauses the run (Retry); a resume completes it once the API answers`, async () => {
+      const faults = Array.from({ length: 4 }, () => answerShape(name));
+      h = await harness({ files: { 'a.txt': 'A' }, script: thenDone([readA, ...faults]) });
+      const first = await h.runtime().start({ task: 'read a.txt', settings: SETTINGS });
+      assert.equal(first.status, 'paused');
+      assert.ok(first.failure && ['overloaded', 'server'].includes(first.failure.kind), JSON.stringify(first.failure));
+      const resumed = await h.runtime().resume(first.runId);
+      assert.equal(resumed.status, 'completed', resumed.reason);
+      assertEveryRequestValid(h.fake);
+    });
+  }
+});
