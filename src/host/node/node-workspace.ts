@@ -52,13 +52,13 @@ export class NodeWorkspace implements Workspace {
     this.paths = new WorkspacePaths(this.roots, options.storeDir);
   }
 
-  async normalize(input: string): Promise<string> {
-    return (await this.resolve(input)).relative;
+  async normalize(input: string, intent?: 'write'): Promise<string> {
+    return (await this.resolve(input, intent)).relative;
   }
 
-  /** The path rules (path-rules.ts), and a file path, not a workspace folder itself. */
-  private async resolve(input: string): Promise<{ relative: string; absolute: string }> {
-    const resolved = await this.paths.resolve(input);
+  /** The path rules (path-rules.ts; names Windows refuses too for a write), and a file path, not a workspace folder itself. */
+  private async resolve(input: string, intent?: 'write'): Promise<{ relative: string; absolute: string }> {
+    const resolved = await (intent === 'write' ? this.paths.resolveForWrite(input) : this.paths.resolve(input));
     if (resolved.isFolder) throw new PathRefusedError(input, 'is a workspace folder itself, not a file');
     return { relative: resolved.relative, absolute: resolved.real };
   }
@@ -98,7 +98,7 @@ export class NodeWorkspace implements Workspace {
     expectedBeforeHash: string,
     ready: Promise<unknown> | undefined,
   ): Promise<LiveFile> {
-    const { relative, absolute } = await this.resolve(path);
+    const { relative, absolute } = await this.resolve(path, 'write');
     const dir = nodePath.dirname(absolute);
     const temp = nodePath.join(dir, tempName());
     if (expectedBeforeHash === ABSENT) {

@@ -7,6 +7,34 @@ import { PathRefusedError } from '../../core/ports';
 // resolving symlinks, never through a symlink that dangles, never under `.git/`, never inside
 // the checkpoint store.
 
+// A name Windows refuses is refused for a write on every platform (a workspace may be shared
+// with Windows, and a restore there would fail or, for `nul`, destroy what it meant to write).
+
+/** Device names Windows reserves, with or without an extension (`aux.txt`, `NUL.tar.gz`). */
+const RESERVED_STEM = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])$/i;
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const REFUSED_CHAR = /[<>:"|?*\u0000-\u001f]/;
+
+/** Why Windows refuses `name` (one file or folder name) for a file, or undefined. */
+export function windowsNameProblem(name: string): string | undefined {
+  const char = REFUSED_CHAR.exec(name)?.[0];
+  if (char === ':') return `"${name}" has ":", which names a drive or an NTFS stream on Windows`;
+  if (char !== undefined) return `"${name}" has ${JSON.stringify(char)}, which Windows does not allow in a name`;
+  if (name !== '.' && name !== '..' && /[. ]$/.test(name)) return `"${name}" ends with a dot or a space, which Windows drops`;
+  const stem = name.split('.')[0]!.trimEnd();
+  if (RESERVED_STEM.test(stem)) return `"${name}" is the device name ${stem.toUpperCase()} on Windows, not a file`;
+  return undefined;
+}
+
+/** The first name in a path (`/` or `\\` between names) that Windows refuses, with the reason. */
+export function windowsPathProblem(path: string): string | undefined {
+  for (const name of path.split(/[\\/]/)) {
+    const problem = name === '' ? undefined : windowsNameProblem(name);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
 /** The workspace-relative form of the root folder itself (what `list_dir "."` asks for). */
 export const ROOT_PATH = '.';
 
@@ -118,6 +146,25 @@ export class WorkspacePaths {
     const absolute = nodePath.resolve(folder.path, named ? rest.join('/') : slashed);
     if (!isInside(absolute, folder.path)) throw new PathRefusedError(input, '`..` escapes the workspace folder');
     return absolute;
+  }
+
+  /**
+   * Applies every rule, and for a path about to be written (created or replaced) refuses a name
+   * Windows refuses, as the name is given and as it resolves; throws PathRefusedError.
+   */
+  async resolveForWrite(input: string): Promise<ResolvedPath> {
+    const resolved = await this.resolve(input);
+    const folders = this.folders().flatMap((f) => [f.path, f.real]);
+    const within = (path: string): string[] => folders.filter((at) => isInside(path, at)).map((at) => nodePath.relative(at, path));
+    for (const rel of [...within(resolved.lexical), ...within(resolved.real)]) {
+      const problem = windowsPathProblem(rel);
+      if (problem !== undefined)
+        throw new PathRefusedError(
+          input,
+          `${problem}; Windows refuses this name, so it is never written (a workspace may be shared with Windows)`,
+        );
+    }
+    return resolved;
   }
 
   /** Applies every rule; throws PathRefusedError with the reason. */

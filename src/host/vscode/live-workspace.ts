@@ -67,8 +67,8 @@ export class LiveWorkspace implements Workspace {
     this.paths = new WorkspacePaths(roots, storeDir);
   }
 
-  async normalize(path: string): Promise<string> {
-    return (await this.paths.resolve(path)).relative;
+  async normalize(path: string, intent?: 'write'): Promise<string> {
+    return (await (intent === 'write' ? this.paths.resolveForWrite(path) : this.paths.resolve(path))).relative;
   }
 
   private documentOf(resolved: ResolvedPath): vscode.TextDocument | undefined {
@@ -125,7 +125,7 @@ export class LiveWorkspace implements Workspace {
   }
 
   async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
-    const resolved = await this.paths.resolve(path);
+    const resolved = await this.paths.resolveForWrite(path);
     return this.serialized(resolved.real, async () => {
       await this.expectLive(resolved, expectedBeforeHash);
       const doc = this.documentOf(resolved);
