@@ -1,6 +1,8 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
+import { decodeCommandOutput } from './command-output';
+import { nodeProcessControl, ProcessTree, type ProcessControl } from './process-tree';
 import { detectSandbox, refusedResult, SandboxRefusal, sandboxedLaunch, type SandboxedLaunch, type SandboxRequest } from './sandbox/index';
 
 /** Keeps at most `limit` bytes of a stream; remembers whether anything was dropped. */
@@ -23,8 +25,8 @@ class BoundedOutput {
     this.size += kept.length;
   }
 
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+  text(platform: NodeJS.Platform): string {
+    return decodeCommandOutput(Buffer.concat(this.chunks), platform);
   }
 }
 
@@ -32,17 +34,6 @@ class BoundedOutput {
 export const KILL_GRACE_MS = 1000;
 /** After the shell exits, output still in the pipes is read for this long at most. */
 export const DRAIN_MS = 200;
-
-/** Sends a signal to the whole process group (the shell and what it started); false when the group is gone. */
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals | 0): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Variables that hold the agent's own credentials: a command the model asks for never sees them. */
 export const WITHHELD_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
@@ -77,6 +68,7 @@ interface RunOptions {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly signal?: AbortSignal;
+  readonly processes: ProcessControl;
 }
 
 type Ending = 'timeout' | 'cancel';
@@ -84,7 +76,8 @@ type Ending = 'timeout' | 'cancel';
 /**
  * One command running as its own process group. It settles when the shell exits (plus a short
  * drain of the pipes), never later: at the timeout or on cancel the group gets SIGTERM, then
- * SIGKILL after KILL_GRACE_MS, and the result comes at most KILL_GRACE_MS + DRAIN_MS + 300 ms later.
+ * SIGKILL after KILL_GRACE_MS (on Windows the tree is ended by taskkill: process-tree.ts), and
+ * the result comes at most KILL_GRACE_MS + DRAIN_MS + 300 ms later.
  */
 class CommandRun {
   private readonly started = Date.now();
@@ -100,6 +93,7 @@ class CommandRun {
   constructor(
     private readonly child: ChildProcessByStdio<null, Readable, Readable>,
     private readonly options: RunOptions,
+    private readonly tree: ProcessTree,
     private readonly resolve: (result: CommandResult) => void,
     private readonly reject: (error: Error) => void,
   ) {
@@ -141,8 +135,8 @@ class CommandRun {
   private end(why: Ending): void {
     if (this.ended !== null || this.exit !== null) return;
     this.ended = why;
-    signalGroup(this.child.pid, 'SIGTERM');
-    this.later(KILL_GRACE_MS, () => signalGroup(this.child.pid, 'SIGKILL'));
+    this.tree.end('SIGTERM');
+    this.later(KILL_GRACE_MS, () => this.tree.end('SIGKILL'));
     this.later(KILL_GRACE_MS + DRAIN_MS + 300, () => this.finish());
   }
 
@@ -150,19 +144,20 @@ class CommandRun {
     if (!this.settle()) return;
     const { child, ended, exit } = this;
     // A timed-out or cancelled group is ended whole, even when the shell went first.
-    if (ended !== null) signalGroup(child.pid, 'SIGKILL');
+    if (ended !== null) this.tree.end('SIGKILL');
+    const platform = this.options.processes.platform;
     const result: CommandResult = {
       exitCode: exit?.code ?? null,
       signal: exit?.signal ?? null,
-      stdout: this.stdout.text(),
-      stderr: this.stderr.text(),
+      stdout: this.stdout.text(platform),
+      stderr: this.stderr.text(platform),
       timedOut: ended === 'timeout',
       truncated: this.stdout.truncated || this.stderr.truncated,
       durationMs: Date.now() - this.started,
       ...(ended === 'cancel' ? { cancelled: true } : {}),
     };
     // A group just sent SIGKILL is ended; otherwise ask whether anything of it is left.
-    const still = stillRunningOf(this.open.size > 0, ended === null && signalGroup(child.pid, 0), child.pid);
+    const still = stillRunningOf(this.open.size > 0, ended === null && this.tree.alive(), child.pid);
     child.stdout.destroy();
     child.stderr.destroy();
     child.unref();
@@ -174,11 +169,11 @@ function runOne(command: string, env: NodeJS.ProcessEnv, options: RunOptions, la
   return new Promise<CommandResult>((resolve, reject) => {
     if (options.signal?.aborted) return reject(new Error('command not started: cancelled'));
     const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
-    const child =
-      launch !== undefined
-        ? spawn(launch.file, [...launch.args], { cwd: options.cwd, env, detached: true, stdio })
-        : spawn(command, { cwd: options.cwd, env, shell: true, detached: true, stdio });
-    new CommandRun(child, options, launch !== undefined ? (result) => resolve(launch.finish(result)) : resolve, reject);
+    // detached: its own process group (POSIX); windowsHide: no console window flashes up on Windows.
+    const common = { cwd: options.cwd, env, detached: true, windowsHide: true, stdio };
+    const child = launch !== undefined ? spawn(launch.file, [...launch.args], common) : spawn(command, { ...common, shell: true });
+    const tree = new ProcessTree(options.processes, child.pid, env);
+    new CommandRun(child, options, tree, launch !== undefined ? (result) => resolve(launch.finish(result)) : resolve, reject);
   });
 }
 
@@ -189,6 +184,8 @@ export interface RunnerOptions {
   sandbox?: () => SandboxRequest | undefined;
   /** Told once when commands run unsandboxed because the platform has no sandbox. */
   warn?: (message: string) => void;
+  /** How a process tree is ended and output decoded: this platform's by default (process-tree.ts). */
+  processes?: ProcessControl;
 }
 
 /** The sandboxed launch of a command, or undefined (no sandbox wanted, or none here: warned once). */
@@ -214,6 +211,7 @@ function launchOf(options: RunnerOptions, warned: { done: boolean }, command: st
 export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRunner {
   const base = options.env ?? process.env;
   const warned = { done: false };
+  const processes = options.processes ?? nodeProcessControl();
   return {
     run(command, runOptions) {
       let launch: SandboxedLaunch | undefined;
@@ -223,7 +221,7 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
         if (error instanceof SandboxRefusal) return Promise.resolve(refusedResult(error));
         throw error;
       }
-      return runOne(command, commandEnvironment(base, options.secrets?.() ?? []), runOptions, launch);
+      return runOne(command, commandEnvironment(base, options.secrets?.() ?? []), { ...runOptions, processes }, launch);
     },
   };
 }
