@@ -116,13 +116,13 @@ export class PlatformFs {
    * attempt runs synchronously within the call.
    */
   async retrying<T>(op: RetriedOp, path: string, attempt: () => T | Promise<T>): Promise<T> {
+    if (this.platform !== 'win32') return attempt();
     let waited = 0;
     for (let tries = 1; ; tries++) {
       try {
         return await attempt();
       } catch (error) {
-        const transient = this.platform === 'win32' && TRANSIENT_CODES.has(String((error as NodeJS.ErrnoException).code));
-        if (!transient) throw error;
+        if (!TRANSIENT_CODES.has(String((error as NodeJS.ErrnoException).code))) throw error;
         const delay = this.delays[tries - 1];
         if (delay === undefined) throw new FileBusyError(op, path, tries, waited, error);
         await sleep(delay);
