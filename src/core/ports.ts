@@ -79,8 +79,12 @@ export class PathRefusedError extends Error {
 export interface Workspace {
   /** Absolute paths of the workspace folders. */
   readonly roots: readonly string[];
-  /** Normalises and validates a path; throws PathRefusedError. Returns the workspace-relative form. */
-  normalize(path: string): Promise<string>;
+  /**
+   * Normalises and validates a path; throws PathRefusedError. Returns the workspace-relative form.
+   * `write`: the path is about to be created or written, and a name Windows refuses (`CON`,
+   * `aux.txt`, a trailing dot or space, `:`, `<>"|?*`) is refused too, on every platform.
+   */
+  normalize(path: string, intent?: 'write'): Promise<string>;
   /** Live content, or null when the file does not exist. */
   read(path: string): Promise<LiveFile | null>;
   /**

@@ -29,7 +29,8 @@ export interface WriteOrigin {
 
 /** Reads the LIVE content of path (buffer or disk) and describes writing `after` over it. */
 export async function prepareWrite(workspace: Workspace, path: string, after: Uint8Array | null): Promise<PreparedWrite> {
-  const normalized = await workspace.normalize(path);
+  // A write's path is checked as one (names Windows refuses too) before anything is stored or written.
+  const normalized = await workspace.normalize(path, after === null ? undefined : 'write');
   const live = await workspace.read(normalized);
   const before = live === null ? null : live.bytes;
   return {

@@ -4,7 +4,7 @@ import { encodeText } from '../patches/hash';
 import { prepareWrite } from '../patches/record';
 import { ToolError } from './errors';
 import { applyAll, FILE_COMPENSATION } from './file-writes';
-import { countOccurrences, readExisting, textOf } from './text';
+import { countOccurrences, endsLinesWithCrlf, readExisting, textOf, toCrlf } from './text';
 import type { ToolDefinition } from './types';
 
 const EditFileInput = z.strictObject({
@@ -28,13 +28,17 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   async prepare(input, ctx) {
     const live = await readExisting(ctx.workspace, input.path);
     const { text, bom } = textOf(live);
-    const count = countOccurrences(text, input.old_string);
+    // A CRLF file keeps its line ends: the model's `\n` matches and is written as `\r\n` (the BOM stays too).
+    const crlf = endsLinesWithCrlf(text);
+    const oldString = crlf ? toCrlf(input.old_string) : input.old_string;
+    const newString = crlf ? toCrlf(input.new_string) : input.new_string;
+    const count = countOccurrences(text, oldString);
     if (count === 0)
       throw new ToolError(`old_string was not found in ${live.path}; read the file and copy the exact text, whitespace included`);
     if (count > 1)
       throw new ToolError(`old_string occurs ${count} times in ${live.path}; include more surrounding text so that it occurs exactly once`);
-    const at = text.indexOf(input.old_string);
-    const next = text.slice(0, at) + input.new_string + text.slice(at + input.old_string.length);
+    const at = text.indexOf(oldString);
+    const next = text.slice(0, at) + newString + text.slice(at + oldString.length);
     return [await prepareWrite(ctx.workspace, live.path, encodeText(next, bom))];
   },
   execute: (_input, ctx, prepared) => applyAll(ctx, prepared, (write) => `edited ${write.path}`),

@@ -24,6 +24,16 @@ export function textOf(file: LiveFile): { text: string; bom: boolean } {
   return decoded;
 }
 
+/** True when the text has line ends and every one is `\r\n` (a file written on Windows). */
+export function endsLinesWithCrlf(text: string): boolean {
+  return text.includes('\r\n') && !/(^|[^\r])\n/.test(text);
+}
+
+/** The text with every line end (`\n` or `\r\n`) written as `\r\n`. */
+export function toCrlf(text: string): string {
+  return text.replace(/\r?\n/g, '\r\n');
+}
+
 export function childPath(dir: string, name: string): string {
   return dir === '' || dir === '.' ? name : `${dir.replace(/\/+$/, '')}/${name}`;
 }

@@ -1,8 +1,9 @@
 import { WORKSPACE_WRITE } from '../ledger/schema';
 import { z } from 'zod';
-import { encodeText, hasUtf8Bom } from '../patches/hash';
+import { decodeText, encodeText, hasUtf8Bom } from '../patches/hash';
 import { prepareWrite } from '../patches/record';
 import { applyAll, FILE_COMPENSATION } from './file-writes';
+import { endsLinesWithCrlf, toCrlf } from './text';
 import type { ToolDefinition } from './types';
 
 const WriteFileInput = z.strictObject({
@@ -25,7 +26,10 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     const path = await ctx.workspace.normalize(input.path);
     const live = await ctx.workspace.read(path);
     const bom = live !== null && hasUtf8Bom(live.bytes);
-    return [await prepareWrite(ctx.workspace, path, encodeText(input.content, bom))];
+    // A file whose lines all end in `\r\n` keeps them when the new content has no `\r` of its own.
+    const before = live === null ? null : decodeText(live.bytes);
+    const crlf = before !== null && endsLinesWithCrlf(before.text) && !input.content.includes('\r');
+    return [await prepareWrite(ctx.workspace, path, encodeText(crlf ? toCrlf(input.content) : input.content, bom))];
   },
   execute: (_input, ctx, prepared) =>
     applyAll(

@@ -14,6 +14,8 @@ import {
   type SandboxRequest,
 } from './sandbox/index';
 import { buildEnvironment, WithheldNames } from './command-env';
+import { decodeCommandOutput } from './command-output';
+import { nodeProcessControl, ProcessTree, type ProcessControl } from './process-tree';
 
 /** Keeps at most `limit` bytes of a stream; remembers whether anything was dropped. */
 class BoundedOutput {
@@ -35,8 +37,8 @@ class BoundedOutput {
     this.size += kept.length;
   }
 
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+  text(platform: NodeJS.Platform): string {
+    return decodeCommandOutput(Buffer.concat(this.chunks), platform);
   }
 }
 
@@ -44,17 +46,6 @@ class BoundedOutput {
 export const KILL_GRACE_MS = 1000;
 /** After the shell exits, output still in the pipes is read for this long at most. */
 export const DRAIN_MS = 200;
-
-/** Sends a signal to the whole process group (the shell and what it started); false when the group is gone. */
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals | 0): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** What may outlive the command, for the result: descendants that kept the output open or stayed in its group. */
 function stillRunningOf(pipesOpen: boolean, groupAlive: boolean, pid: number | undefined): string | undefined {
@@ -72,6 +63,8 @@ interface RunOptions {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly signal?: AbortSignal;
+  readonly processes: ProcessControl;
+  readonly hostEnv: NodeJS.ProcessEnv;
 }
 
 type Ending = 'timeout' | 'cancel';
@@ -79,7 +72,8 @@ type Ending = 'timeout' | 'cancel';
 /**
  * One command running as its own process group. It settles when the shell exits (plus a short
  * drain of the pipes), never later: at the timeout or on cancel the group gets SIGTERM, then
- * SIGKILL after KILL_GRACE_MS, and the result comes at most KILL_GRACE_MS + DRAIN_MS + 300 ms later.
+ * SIGKILL after KILL_GRACE_MS (on Windows the tree is ended by taskkill: process-tree.ts), and
+ * the result comes at most KILL_GRACE_MS + DRAIN_MS + 300 ms later.
  */
 class CommandRun {
   private readonly started = Date.now();
@@ -95,6 +89,7 @@ class CommandRun {
   constructor(
     private readonly child: ChildProcessByStdio<null, Readable, Readable>,
     private readonly options: RunOptions,
+    private readonly tree: ProcessTree,
     private readonly resolve: (result: CommandResult) => void,
     private readonly reject: (error: Error) => void,
   ) {
@@ -136,8 +131,8 @@ class CommandRun {
   private end(why: Ending): void {
     if (this.ended !== null || this.exit !== null) return;
     this.ended = why;
-    signalGroup(this.child.pid, 'SIGTERM');
-    this.later(KILL_GRACE_MS, () => signalGroup(this.child.pid, 'SIGKILL'));
+    this.tree.end('SIGTERM');
+    this.later(KILL_GRACE_MS, () => this.tree.end('SIGKILL'));
     this.later(KILL_GRACE_MS + DRAIN_MS + 300, () => this.finish());
   }
 
@@ -145,19 +140,20 @@ class CommandRun {
     if (!this.settle()) return;
     const { child, ended, exit } = this;
     // A timed-out or cancelled group is ended whole, even when the shell went first.
-    if (ended !== null) signalGroup(child.pid, 'SIGKILL');
+    if (ended !== null) this.tree.end('SIGKILL');
+    const platform = this.options.processes.platform;
     const result: CommandResult = {
       exitCode: exit?.code ?? null,
       signal: exit?.signal ?? null,
-      stdout: this.stdout.text(),
-      stderr: this.stderr.text(),
+      stdout: this.stdout.text(platform),
+      stderr: this.stderr.text(platform),
       timedOut: ended === 'timeout',
       truncated: this.stdout.truncated || this.stderr.truncated,
       durationMs: Date.now() - this.started,
       ...(ended === 'cancel' ? { cancelled: true } : {}),
     };
     // A group just sent SIGKILL is ended; otherwise ask whether anything of it is left.
-    const still = stillRunningOf(this.open.size > 0, ended === null && signalGroup(child.pid, 0), child.pid);
+    const still = stillRunningOf(this.open.size > 0, ended === null && this.tree.alive(), child.pid);
     child.stdout.destroy();
     child.stderr.destroy();
     child.unref();
@@ -179,7 +175,9 @@ function runOne(
       launch !== undefined
         ? spawn(launch.file, [...launch.args], { cwd: options.cwd, env, detached: true, stdio })
         : spawnInShell(shellLaunch(shell, command), options.cwd, env, stdio);
-    new CommandRun(child, options, launch !== undefined ? (result) => resolve(launch.finish(result)) : resolve, reject);
+    // taskkill's place is found in the host's environment (the command's is built: command-env.ts).
+    const tree = new ProcessTree(options.processes, child.pid, options.hostEnv);
+    new CommandRun(child, options, tree, launch !== undefined ? (result) => resolve(launch.finish(result)) : resolve, reject);
   });
 }
 
@@ -206,6 +204,8 @@ export interface RunnerOptions {
   sandbox?: () => SandboxRequest | undefined;
   /** Told once when commands run unsandboxed because the platform has no sandbox. */
   warn?: (message: string) => void;
+  /** How a process tree is ended and output decoded: this platform's by default (process-tree.ts). */
+  processes?: ProcessControl;
 }
 
 /** Said in the result of a command that ran without a sandbox, and why. */
@@ -255,6 +255,7 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
   const shell = options.shell ?? (() => shellOf(process.platform, base));
   sweepSoon(options);
   const withheld = new WithheldNames();
+  const processes = options.processes ?? nodeProcessControl();
   return {
     async run(command, runOptions) {
       let launch: SandboxedLaunch | string | undefined;
@@ -268,8 +269,8 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
       const note = withheld.note(built);
       const result =
         typeof launch !== 'string'
-          ? await runOne(command, built.env, runOptions, shell(), launch)
-          : { ...(await runOne(command, built.env, runOptions, shell())), sandboxNote: launch };
+          ? await runOne(command, built.env, { ...runOptions, processes, hostEnv: base }, shell(), launch)
+          : { ...(await runOne(command, built.env, { ...runOptions, processes, hostEnv: base }, shell())), sandboxNote: launch };
       return note === undefined ? result : { ...result, environmentNote: note };
     },
   };

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { NODE_FS_CALLS, platformFs, type PlatformFs, type RawFsCalls } from './platform-fs';
 
 // File I/O of the Node workspace on the path of one recorded edit. The callback API on raw
 // descriptors: each fs.promises FileHandle call costs an extra round trip on these tiny files.
@@ -90,10 +91,10 @@ function readToEnd(
 }
 
 /** Bytes of a small file read now (synchronously), null when missing, 'large' when over the sync limit. */
-export function readSmallNow(absolute: string): Uint8Array | null | 'large' {
+export function readSmallNow(absolute: string, calls: RawFsCalls = NODE_FS_CALLS): Uint8Array | null | 'large' {
   let fd: number;
   try {
-    fd = fs.openSync(absolute, READ_FLAGS);
+    fd = calls.openSync(absolute, READ_FLAGS);
   } catch (error) {
     if (isMissing(error)) return null;
     refuseUnopenable(absolute, error);
@@ -110,10 +111,10 @@ export function readSmallNow(absolute: string): Uint8Array | null | 'large' {
 }
 
 /** Bytes of a file, or null when it does not exist: open, fstat, read to the end, close. */
-export async function readInBackground(absolute: string): Promise<Uint8Array | null> {
-  const fd = await call<number>((done) => fs.open(absolute, READ_FLAGS, done)).catch((error: NodeJS.ErrnoException) =>
-    isMissing(error) ? null : refuseUnopenable(absolute, error),
-  );
+export async function readInBackground(absolute: string, calls: RawFsCalls = NODE_FS_CALLS): Promise<Uint8Array | null> {
+  const fd = await calls
+    .open(absolute, READ_FLAGS)
+    .catch((error: NodeJS.ErrnoException) => (isMissing(error) ? null : refuseUnopenable(absolute, error)));
   if (fd === null) return null;
   try {
     const stats = await call<fs.Stats>((done) => fs.fstat(fd, done));
@@ -156,10 +157,12 @@ export async function readBounded(absolute: string, maxBytes: number): Promise<B
   }
 }
 
-/** Bytes of a file (small ones read synchronously), or null when it does not exist. */
-export async function readLive(absolute: string): Promise<Uint8Array | null> {
-  const now = readSmallNow(absolute);
-  return now === 'large' ? readInBackground(absolute) : now;
+/** Bytes of a file (small ones read synchronously), or null when it does not exist; a refused open retried as the platform does. */
+export async function readLive(absolute: string, pfs: PlatformFs = platformFs): Promise<Uint8Array | null> {
+  return pfs.retrying('open', absolute, () => {
+    const now = readSmallNow(absolute, pfs.calls);
+    return now === 'large' ? readInBackground(absolute, pfs.calls) : now;
+  });
 }
 
 /** Writes all bytes at the file's position: a small buffer synchronously (into the page cache, no fsync). */
@@ -172,31 +175,20 @@ async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
   while (written < bytes.length) written += await call<number>((done) => fs.write(fd, bytes, written, bytes.length - written, null, done));
 }
 
-/** A new temp file holding bytes with the mode of the file it replaces (when there is one), fsynced and closed. */
-export async function stageTemp(temp: string, bytes: Uint8Array, replaces: string): Promise<void> {
+/**
+ * A new temp file holding bytes with the mode of the file it replaces (when there is one),
+ * fsynced on its own handle and closed, ready to be renamed over it (platform-fs.ts).
+ */
+export async function stageTemp(temp: string, bytes: Uint8Array, replaces: string, pfs: PlatformFs = platformFs): Promise<void> {
   const mode = call<fs.Stats>((done) => fs.stat(replaces, done)).then((stats) => stats.mode & 0o7777, nullOnMissing);
   mode.catch(() => undefined);
-  const fd = await call<number>((done) => fs.open(temp, 'wx', 0o666, done));
+  const fd = await pfs.open(temp, 'wx', 0o666);
   try {
     await writeAll(fd, bytes);
     const replacedMode = await mode;
     if (replacedMode !== null) fs.fchmodSync(fd, replacedMode);
-    await voidCall((done) => fs.fsync(fd, done));
+    await pfs.calls.fsync(fd);
   } finally {
-    fs.closeSync(fd);
+    pfs.calls.closeSync(fd);
   }
-}
-
-/** fsync of a folder, so that the names changed in it are durable. Opening and closing it are lookups of microseconds: made synchronously. */
-export async function syncFolder(dir: string): Promise<void> {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    await voidCall((done) => fs.fsync(fd, done));
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-export async function renameInBackground(from: string, to: string): Promise<void> {
-  await voidCall((done) => fs.rename(from, to, done));
 }

@@ -3,6 +3,7 @@ import * as nodePath from 'node:path';
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../core/store/fs-port';
+import { platformFs, type PlatformFs } from './platform-fs';
 
 // Files the store writes are fs.promises handles (tools that watch a journal's fsyncs, the
 // kill-fault harness among them, hook FileHandle.sync). Everything else is cheaper: small reads
@@ -131,8 +132,13 @@ function notFoundAsNull(error: NodeJS.ErrnoException): null {
 const YIELD_EVERY_MS = 3;
 
 export class NodeStoreFs implements StoreFs {
+  /** @param pfs the platform layer (platform-fs.ts): folder fsyncs, retries of refused opens, renames and unlinks. */
+  constructor(private readonly pfs: PlatformFs = platformFs) {}
+
   async openAppend(path: string): Promise<StoreFileHandle> {
-    const file = await fsp.open(path, APPEND_FLAGS, 0o666).catch((error: unknown) => Promise.reject(noFollowError(path, error)));
+    const file = await this.pfs
+      .retrying('open', path, () => fsp.open(path, APPEND_FLAGS, 0o666))
+      .catch((error: unknown) => Promise.reject(noFollowError(path, error)));
     if (!(await file.stat()).isFile()) {
       await file.close();
       throw refused(path, 'is not a regular file');
@@ -140,7 +146,7 @@ export class NodeStoreFs implements StoreFs {
     return new NodeHandle(path, file);
   }
   async openExclusive(path: string): Promise<StoreFileHandle> {
-    return new NodeHandle(path, await fsp.open(path, 'wx'));
+    return new NodeHandle(path, await this.pfs.retrying('open', path, () => fsp.open(path, 'wx')));
   }
   async write(handle: StoreFileHandle, bytes: Uint8Array): Promise<void> {
     await writeAll(nodeHandle(handle).file.fd, bytes);
@@ -155,9 +161,9 @@ export class NodeStoreFs implements StoreFs {
     return fs.fstatSync(nodeHandle(handle).file.fd).size;
   }
   async readFile(path: string): Promise<Uint8Array> {
-    const small = readSmallNow(path);
+    const small = await this.pfs.retrying('open', path, () => readSmallNow(path));
     if (small !== null) return small;
-    const { fd } = openRegular(path);
+    const { fd } = await this.pfs.retrying('open', path, () => openRegular(path));
     try {
       return await call<Buffer>((done) => fs.readFile(fd, done));
     } finally {
@@ -165,7 +171,7 @@ export class NodeStoreFs implements StoreFs {
     }
   }
   async readFrom(path: string, offset: number): Promise<Uint8Array> {
-    const { fd, size } = openRegular(path);
+    const { fd, size } = await this.pfs.retrying('open', path, () => openRegular(path));
     try {
       const bytes = Buffer.allocUnsafe(Math.max(0, size - offset));
       let filled = 0;
@@ -201,7 +207,9 @@ export class NodeStoreFs implements StoreFs {
     return { close: () => watcher.close() };
   }
   async truncate(path: string, length: number): Promise<void> {
-    const fd = await openFd(path, fs.constants.O_RDWR | NOFOLLOW).catch((error: unknown) => Promise.reject(noFollowError(path, error)));
+    const fd = await this.pfs
+      .retrying('open', path, () => openFd(path, fs.constants.O_RDWR | NOFOLLOW))
+      .catch((error: unknown) => Promise.reject(noFollowError(path, error)));
     try {
       await call<void>((done) => fs.ftruncate(fd, length, (error) => done(error, undefined)));
       await fsyncFd(fd);
@@ -210,20 +218,13 @@ export class NodeStoreFs implements StoreFs {
     }
   }
   async rename(from: string, to: string): Promise<void> {
-    await call<void>((done) => fs.rename(from, to, (error) => done(error, undefined)));
+    await this.pfs.rename(from, to);
   }
   async link(from: string, to: string): Promise<void> {
     await call<void>((done) => fs.link(from, to, (error) => done(error, undefined)));
   }
   async syncDir(path: string): Promise<void> {
-    if (process.platform === 'win32') return; // directories cannot be opened for fsync on Windows; renames are durable there
-    // Opening and closing a folder are lookups of microseconds: made synchronously, only the fsync waits.
-    const fd = fs.openSync(path, 'r');
-    try {
-      await fsyncFd(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    await this.pfs.syncFolder(path);
   }
   async mkdirp(path: string): Promise<void> {
     await call<string | undefined>((done) => fs.mkdir(path, { recursive: true }, done));
@@ -237,7 +238,7 @@ export class NodeStoreFs implements StoreFs {
     return { size: st.size, mtimeMs: st.mtimeMs, isDirectory: st.isDirectory() };
   }
   async unlink(path: string): Promise<void> {
-    await call<void>((done) => fs.unlink(path, (error) => done(error, undefined)));
+    await this.pfs.unlink(path);
   }
   async rmdir(path: string): Promise<void> {
     await call<void>((done) => fs.rmdir(path, (error) => done(error, undefined)));

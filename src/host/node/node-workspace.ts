@@ -1,9 +1,10 @@
-import { promises as fs, renameSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
 import { tempName } from '../../core/store/atomic-file';
 import { isInside, WorkspacePaths } from './path-rules';
-import { nullOnMissing, readInBackground, readLive, readSmallNow, renameInBackground, stageTemp, syncFolder } from './live-file-io';
+import { nullOnMissing, readInBackground, readLive, readSmallNow, stageTemp } from './live-file-io';
+import { platformFs, type PlatformFs } from './platform-fs';
 import {
   PathRefusedError,
   StaleContentError,
@@ -28,6 +29,8 @@ export interface NodeWorkspaceOptions {
   readonly storeDir?: string;
   /** ripgrep for search_text: a path, null for the Node engine only, absent for `rg` on PATH. */
   readonly ripgrep?: string | null;
+  /** The platform layer of file operations (platform-fs.ts); this process's platform by default. */
+  readonly platformFs?: PlatformFs;
 }
 
 function kindOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): DirEntry['kind'] {
@@ -40,27 +43,29 @@ function kindOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLi
 export class NodeWorkspace implements Workspace {
   readonly roots: readonly string[];
   private readonly paths: WorkspacePaths;
+  private readonly pfs: PlatformFs;
 
   constructor(private readonly options: NodeWorkspaceOptions) {
     if (options.roots.length === 0) throw new Error('NodeWorkspace needs at least one root');
+    this.pfs = options.platformFs ?? platformFs;
     this.roots = options.roots.map((r) => nodePath.resolve(r));
     this.paths = new WorkspacePaths(this.roots, options.storeDir);
   }
 
-  async normalize(input: string): Promise<string> {
-    return (await this.resolve(input)).relative;
+  async normalize(input: string, intent?: 'write'): Promise<string> {
+    return (await this.resolve(input, intent)).relative;
   }
 
-  /** The path rules (path-rules.ts), and a file path, not a workspace folder itself. */
-  private async resolve(input: string): Promise<{ relative: string; absolute: string }> {
-    const resolved = await this.paths.resolve(input);
+  /** The path rules (path-rules.ts; names Windows refuses too for a write), and a file path, not a workspace folder itself. */
+  private async resolve(input: string, intent?: 'write'): Promise<{ relative: string; absolute: string }> {
+    const resolved = await (intent === 'write' ? this.paths.resolveForWrite(input) : this.paths.resolve(input));
     if (resolved.isFolder) throw new PathRefusedError(input, 'is a workspace folder itself, not a file');
     return { relative: resolved.relative, absolute: resolved.real };
   }
 
   async read(path: string): Promise<LiveFile | null> {
     const { relative, absolute } = await this.resolve(path);
-    const bytes = await readLive(absolute);
+    const bytes = await readLive(absolute, this.pfs);
     if (bytes === null) return null;
     return { path: relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
   }
@@ -71,7 +76,7 @@ export class NodeWorkspace implements Workspace {
   }
 
   private async expectHash(path: string, absolute: string, expected: string): Promise<void> {
-    throwWhenStale(path, expected, await readLive(absolute));
+    throwWhenStale(path, expected, await readLive(absolute, this.pfs));
   }
 
   async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
@@ -84,7 +89,8 @@ export class NodeWorkspace implements Workspace {
 
   /**
    * Temp file written, given the live file's mode and fsynced; then (after `ready`) the live
-   * content checked against the expected hash right before the rename; then the folder fsynced.
+   * content checked against the expected hash right before the rename; then the folder fsynced
+   * (not on Windows: platform-fs.ts).
    */
   private async replace(
     path: string,
@@ -92,7 +98,7 @@ export class NodeWorkspace implements Workspace {
     expectedBeforeHash: string,
     ready: Promise<unknown> | undefined,
   ): Promise<LiveFile> {
-    const { relative, absolute } = await this.resolve(path);
+    const { relative, absolute } = await this.resolve(path, 'write');
     const dir = nodePath.dirname(absolute);
     const temp = nodePath.join(dir, tempName());
     if (expectedBeforeHash === ABSENT) {
@@ -101,24 +107,24 @@ export class NodeWorkspace implements Workspace {
       await this.expectHash(relative, absolute, ABSENT);
       await fs.mkdir(dir, { recursive: true });
     }
-    const staged = stageTemp(temp, bytes, absolute);
+    const staged = stageTemp(temp, bytes, absolute, this.pfs);
     try {
       await Promise.all([ready, staged]);
-      await checkThenRename(relative, absolute, expectedBeforeHash, temp);
+      await checkThenRename(this.pfs, relative, absolute, expectedBeforeHash, temp);
     } catch (error) {
       await staged.catch(() => undefined);
       await fs.rm(temp, { force: true });
       throw error;
     }
-    await syncFolder(dir);
+    await this.pfs.syncFolder(dir);
     return { path: relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
   }
 
   async delete(path: string, expectedBeforeHash: string): Promise<void> {
     const { relative, absolute } = await this.resolve(path);
     await this.expectHash(relative, absolute, expectedBeforeHash);
-    await fs.unlink(absolute);
-    await syncFolder(nodePath.dirname(absolute));
+    await this.pfs.unlink(absolute);
+    await this.pfs.syncFolder(nodePath.dirname(absolute));
   }
 
   async list(dir: string): Promise<DirEntry[]> {
@@ -174,14 +180,17 @@ function throwWhenStale(path: string, expected: string, live: Uint8Array | null)
  * The live content checked against the expected hash, then the temp file renamed over it. For a
  * small file both happen synchronously, one right after the other: no other work of this
  * process runs between them, and another writer has microseconds, not round trips, to slip in.
+ * A refused open or rename (Windows, for an instant) is retried, the check with it.
  */
-async function checkThenRename(path: string, absolute: string, expected: string, temp: string): Promise<void> {
-  const now = readSmallNow(absolute);
-  if (now !== 'large') {
-    throwWhenStale(path, expected, now);
-    renameSync(temp, absolute);
-    return;
-  }
-  throwWhenStale(path, expected, await readInBackground(absolute));
-  await renameInBackground(temp, absolute);
+function checkThenRename(pfs: PlatformFs, path: string, absolute: string, expected: string, temp: string): Promise<void> {
+  return pfs.retrying('rename', absolute, async () => {
+    const now = readSmallNow(absolute, pfs.calls);
+    if (now !== 'large') {
+      throwWhenStale(path, expected, now);
+      pfs.calls.renameSync(temp, absolute);
+      return;
+    }
+    throwWhenStale(path, expected, await readInBackground(absolute, pfs.calls));
+    await pfs.calls.rename(temp, absolute);
+  });
 }

@@ -31,7 +31,7 @@ export function boundedWorkspace(inner: Workspace, limits = { readMs: READ_LIMIT
   const write = <T>(what: string, work: () => Promise<T>) => withinLimit(what, limits.writeMs, work);
   const bounded: Workspace = {
     roots: inner.roots,
-    normalize: (path) => read(`resolving ${path}`, () => inner.normalize(path)),
+    normalize: (path, intent) => read(`resolving ${path}`, () => inner.normalize(path, intent)),
     read: (path) => read(`reading ${path}`, () => inner.read(path)),
     write: (path, bytes, before) => write(`writing ${path}`, () => inner.write(path, bytes, before)),
     delete: (path, before) => write(`deleting ${path}`, () => inner.delete(path, before)),

@@ -17,7 +17,7 @@ import {
   type Workspace,
 } from '../../core/ports';
 import { readLive } from '../node/live-file-io';
-import { isInside, realpathOfDeepest, ROOT_PATH, WorkspacePaths, type ResolvedPath } from '../node/path-rules';
+import { isInside, realpathOfDeepest, ROOT_PATH, samePath, WorkspacePaths, type ResolvedPath } from '../node/path-rules';
 import { ripgrepOnPath, ripgrepUnderAppRoot } from '../node/search/index';
 import type { BufferText } from '../node/search/buffers';
 import { workspaceFind, workspaceSearch, workspaceTree, type HostSearchOptions, type Located } from '../node/search/workspace-search';
@@ -67,13 +67,15 @@ export class LiveWorkspace implements Workspace {
     this.paths = new WorkspacePaths(roots, storeDir);
   }
 
-  async normalize(path: string): Promise<string> {
-    return (await this.paths.resolve(path)).relative;
+  async normalize(path: string, intent?: 'write'): Promise<string> {
+    return (await (intent === 'write' ? this.paths.resolveForWrite(path) : this.paths.resolve(path))).relative;
   }
 
   private documentOf(resolved: ResolvedPath): vscode.TextDocument | undefined {
     return vscode.workspace.textDocuments.find(
-      (doc) => isWorkspaceBuffer(doc) && !doc.isClosed && (doc.uri.fsPath === resolved.real || doc.uri.fsPath === resolved.lexical),
+      // VS Code spells a drive letter in lower case, realpath in upper case: compared as the platform does.
+      (doc) =>
+        isWorkspaceBuffer(doc) && !doc.isClosed && (samePath(doc.uri.fsPath, resolved.real) || samePath(doc.uri.fsPath, resolved.lexical)),
     );
   }
 
@@ -83,7 +85,7 @@ export class LiveWorkspace implements Workspace {
     for (const doc of vscode.workspace.textDocuments) {
       if (doc.isClosed || !isWorkspaceBuffer(doc) || (doc.uri.scheme === 'file' && !doc.isDirty)) continue;
       const real = realpathOfDeepest(doc.uri.fsPath);
-      if (!isInside(real, rootAbs) || real === rootAbs) continue;
+      if (!isInside(real, rootAbs) || samePath(real, rootAbs)) continue;
       const path = nodePath.relative(rootAbs, real).split(nodePath.sep).join('/');
       out.push({ path, text: doc.getText(), onDisk: existsSync(real) });
     }
@@ -125,7 +127,7 @@ export class LiveWorkspace implements Workspace {
   }
 
   async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
-    const resolved = await this.paths.resolve(path);
+    const resolved = await this.paths.resolveForWrite(path);
     return this.serialized(resolved.real, async () => {
       await this.expectLive(resolved, expectedBeforeHash);
       const doc = this.documentOf(resolved);

@@ -1,6 +1,6 @@
 import type { StoreFileHandle, StoreFileStat, StoreFs } from '../../../src/core/store/fs-port';
 
-export type FaultCode = 'ENOSPC' | 'EIO' | 'EPERM' | 'EBUSY';
+export type FaultCode = 'ENOSPC' | 'EIO' | 'EPERM' | 'EBUSY' | 'EACCES';
 export const FAULT_CODES: readonly FaultCode[] = ['ENOSPC', 'EIO', 'EPERM', 'EBUSY'];
 
 export interface FaultPlan {
@@ -26,6 +26,7 @@ export function nodeError(code: FaultCode, op: string, path: string): Error {
     EIO: 'i/o error',
     EPERM: 'operation not permitted',
     EBUSY: 'resource busy or locked',
+    EACCES: 'permission denied',
   };
   return Object.assign(new Error(`${code}: ${text[code]}, ${op} '${path}'`), { code, syscall: op, path, errno: -1 });
 }

@@ -1,3 +1,4 @@
+import { windowsPathProblem } from '../../../src/host/node/path-rules';
 import { ABSENT, hashContent } from '../../../src/core/patches/hash';
 import {
   PathRefusedError,
@@ -36,9 +37,12 @@ export class MemWorkspace implements Workspace {
     for (const [path, text] of Object.entries(initial)) this.files.set(path, new TextEncoder().encode(text));
   }
 
-  async normalize(path: string): Promise<string> {
+  async normalize(path: string, intent?: 'write'): Promise<string> {
     const clean = path.replace(/\\/g, '/').replace(/^\.\//, '');
     if (clean.startsWith('/') || clean.split('/').includes('..')) throw new PathRefusedError(path, 'outside the workspace');
+    // As strict as the real path rules: a name Windows refuses is never written.
+    const windows = intent === 'write' ? windowsPathProblem(clean) : undefined;
+    if (windows !== undefined) throw new PathRefusedError(path, windows);
     return clean;
   }
 
@@ -50,7 +54,7 @@ export class MemWorkspace implements Workspace {
 
   async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
     if (!this.alive()) throw new DeadProcessError(`write ${path}`);
-    const p = await this.normalize(path);
+    const p = await this.normalize(path, 'write');
     this.expect(p, expectedBeforeHash);
     this.files.set(p, bytes.slice());
     this.writes += 1;

@@ -1,3 +1,4 @@
+import { windowsPathProblem } from '../../../src/host/node/path-rules';
 import { createHash } from 'node:crypto';
 import type { DirEntry, FileStat, LiveFile, Log, LogLevel, Workspace } from '../../../src/core/ports';
 import { PathRefusedError, StaleContentError } from '../../../src/core/ports';
@@ -17,9 +18,12 @@ export class MemoryWorkspace implements Workspace {
   readonly files = new Map<string, MemoryFile>();
   writes = 0;
 
-  async normalize(path: string): Promise<string> {
+  async normalize(path: string, intent?: 'write'): Promise<string> {
     const clean = path.replace(/\\/g, '/').replace(/^\.\//, '');
     if (clean.startsWith('/') || clean.split('/').includes('..')) throw new PathRefusedError(path, 'outside the workspace');
+    // As strict as the real path rules: a name Windows refuses is never written.
+    const windows = intent === 'write' ? windowsPathProblem(clean) : undefined;
+    if (windows !== undefined) throw new PathRefusedError(path, windows);
     return clean;
   }
 
@@ -36,6 +40,7 @@ export class MemoryWorkspace implements Workspace {
   }
 
   async write(path: string, bytes: Uint8Array, expectedBeforeHash: string): Promise<LiveFile> {
+    await this.normalize(path, 'write');
     const actual = this.liveHash(path);
     if (actual !== expectedBeforeHash) throw new StaleContentError(path, expectedBeforeHash, actual);
     const file = this.files.get(path);
