@@ -66,8 +66,9 @@ export class PathRefusedError extends Error {
   constructor(
     readonly path: string,
     readonly reason: string,
+    options?: ErrorOptions,
   ) {
-    super(`refused path "${path}": ${reason}`);
+    super(`refused path "${path}": ${reason}`, options);
     this.name = 'PathRefusedError';
   }
 }

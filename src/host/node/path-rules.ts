@@ -44,6 +44,9 @@ export const ROOT_PATH = '.';
 
 export type PathPlatform = NodeJS.Platform;
 
+/** Windows' classic limit of a full path (MAX_PATH, terminating NUL included). */
+export const WINDOWS_MAX_PATH = 260;
+
 /** node:path's functions for a platform. */
 export function pathApi(platform: PathPlatform = process.platform): nodePath.PlatformPath {
   return platform === 'win32' ? nodePath.win32 : nodePath.posix;
@@ -90,6 +93,21 @@ function isSymlink(path: string): boolean {
 }
 
 /**
+ * The real path of an existing path. On Windows, where libuv's realpath refuses a path the file
+ * system opens (past MAX_PATH without long-path support, seen under Wine), the walk of
+ * fs.realpathSync (lstat and readlink a segment at a time) answers instead.
+ */
+function realOf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (process.platform !== 'win32' || code === 'ENOENT' || code === 'ENOTDIR') throw error;
+    return realpathSync(path);
+  }
+}
+
+/**
  * realpath of the deepest existing ancestor, plus the part that does not exist yet (a file
  * about to be created). A missing part that is a dangling symlink throws DanglingLinkError: a
  * write there would follow the link and create its target, wherever it points. Synchronous: a
@@ -100,7 +118,7 @@ export function realpathOfDeepest(path: string): string {
   let current = path;
   for (;;) {
     try {
-      return nodePath.join(realpathSync.native(current), ...missing.reverse());
+      return nodePath.join(realOf(current), ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
@@ -237,6 +255,12 @@ export class WorkspacePaths {
       real = this.realpath(absolute);
     } catch (error) {
       if (error instanceof DanglingLinkError) throw new PathRefusedError(input, `goes through a symlink that dangles (${error.link})`);
+      if (this.platform === 'win32' && absolute.length >= WINDOWS_MAX_PATH)
+        throw new PathRefusedError(
+          input,
+          `is ${absolute.length} characters long as a full path, and this Windows refused it (${(error as NodeJS.ErrnoException).code ?? 'error'}): paths of ${WINDOWS_MAX_PATH} characters or more need long paths enabled (LongPathsEnabled, Windows 10 1607 or later); use a shorter path`,
+          { cause: error },
+        );
       throw error;
     }
     const folder = folders.find((f) => this.inside(real, f.real));

@@ -125,4 +125,22 @@ describe('path rules with Windows inputs (win32 rules injected, on any platform)
       await assert.rejects(p.resolve(input), (e: unknown) => e instanceof PathRefusedError && reason.test(e.message), input);
     }
   });
+
+  it('a full path of 260 characters or more that this Windows refuses fails in words naming the limit and the way out', async () => {
+    const long = `C:\\Work\\Proj\\${'n'.repeat(250)}.txt`;
+    const refusing = (path: string): string => {
+      if (path.length >= 260) throw Object.assign(new Error(`UNKNOWN: unknown error, realpath '${path}'`), { code: 'UNKNOWN' });
+      return windowsRealpath(FILES)(path);
+    };
+    const p = new WorkspacePaths(['C:\\Work\\Proj'], undefined, { platform: 'win32', realpath: refusing });
+    await assert.rejects(
+      p.resolve(long),
+      (e: unknown) =>
+        e instanceof PathRefusedError &&
+        /is 267 characters long as a full path, and this Windows refused it \(UNKNOWN\): paths of 260 characters or more need long paths enabled \(LongPathsEnabled/.test(
+          e.message,
+        ),
+    );
+    assert.equal(await relativeOf(paths(['C:\\Work\\Proj']), long), `${'n'.repeat(250)}.txt`, 'where Windows allows long paths, it works');
+  });
 });

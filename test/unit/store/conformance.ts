@@ -99,9 +99,11 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
 
     beforeEach(async () => {
       clock = new ManualClock();
-      sut = await factory({ clock, leaseTimeoutMs });
+      const made = await factory({ clock, leaseTimeoutMs });
       writers = [];
-      store = closingWriters(sut.open(), writers);
+      // Every store a test opens notes its writers, so the writers a test left open are closed.
+      sut = { ...made, open: () => closingWriters(made.open(), writers) };
+      store = sut.open();
     });
     // Writers a test left open are closed first: Windows keeps a folder with an open file from going.
     afterEach(async () => {
