@@ -90,6 +90,25 @@ function isSymlink(path: string): boolean {
 }
 
 /**
+ * realpath of an existing path: the system's (on Windows and macOS the names' true case too).
+ * Windows (Node for Windows under Wine 8, at least) cannot give it for an existing file past 260
+ * characters (`UNKNOWN`) although it opens, writes and renames one: then the path is walked link
+ * by link (fs.realpathSync), which resolves the same links and keeps the names as given.
+ */
+export function realpathOfExisting(
+  path: string,
+  system: (path: string) => string = realpathSync.native,
+  platform: PathPlatform = process.platform,
+): string {
+  try {
+    return system(path);
+  } catch (error) {
+    if (platform !== 'win32' || (error as NodeJS.ErrnoException).code !== 'UNKNOWN') throw error;
+    return realpathSync(path);
+  }
+}
+
+/**
  * realpath of the deepest existing ancestor, plus the part that does not exist yet (a file
  * about to be created). A missing part that is a dangling symlink throws DanglingLinkError: a
  * write there would follow the link and create its target, wherever it points. Synchronous: a
@@ -100,7 +119,7 @@ export function realpathOfDeepest(path: string): string {
   let current = path;
   for (;;) {
     try {
-      return nodePath.join(realpathSync.native(current), ...missing.reverse());
+      return nodePath.join(realpathOfExisting(current), ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
