@@ -93,16 +93,20 @@ function isSymlink(path: string): boolean {
 }
 
 /**
- * The real path of an existing path. On Windows, where libuv's realpath refuses a path the file
- * system opens (past MAX_PATH without long-path support, seen under Wine), the walk of
- * fs.realpathSync (lstat and readlink a segment at a time) answers instead.
+ * realpath of an existing path: the system's (on Windows and macOS the names' true case too).
+ * Windows (Node for Windows under Wine 8, at least) cannot give it for an existing file past 260
+ * characters (`UNKNOWN`) although it opens, writes and renames one: then the path is walked link
+ * by link (fs.realpathSync), which resolves the same links and keeps the names as given.
  */
-function realOf(path: string): string {
+export function realpathOfExisting(
+  path: string,
+  system: (path: string) => string = realpathSync.native,
+  platform: PathPlatform = process.platform,
+): string {
   try {
-    return realpathSync.native(path);
+    return system(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (process.platform !== 'win32' || code === 'ENOENT' || code === 'ENOTDIR') throw error;
+    if (platform !== 'win32' || (error as NodeJS.ErrnoException).code !== 'UNKNOWN') throw error;
     return realpathSync(path);
   }
 }
@@ -118,7 +122,7 @@ export function realpathOfDeepest(path: string): string {
   let current = path;
   for (;;) {
     try {
-      return nodePath.join(realOf(current), ...missing.reverse());
+      return nodePath.join(realpathOfExisting(current), ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
+import { realpathSync } from 'node:fs';
 import { win32 } from 'node:path';
 import { PathRefusedError } from '../../../src/core/ports';
-import { isInside, samePath, withoutLongPrefix, WorkspacePaths } from '../../../src/host/node/path-rules';
+import { isInside, realpathOfExisting, samePath, withoutLongPrefix, WorkspacePaths } from '../../../src/host/node/path-rules';
 
 /**
  * realpath on a case-insensitive Windows volume holding `files` (true case): the existing part
@@ -142,5 +143,21 @@ describe('path rules with Windows inputs (win32 rules injected, on any platform)
         ),
     );
     assert.equal(await relativeOf(paths(['C:\\Work\\Proj']), long), `${'n'.repeat(250)}.txt`, 'where Windows allows long paths, it works');
+  });
+});
+
+describe('realpath of an existing file past 260 characters on Windows', () => {
+  const unknown = (): string => {
+    throw Object.assign(new Error('UNKNOWN: unknown error, realpath'), { code: 'UNKNOWN' });
+  };
+
+  it('when the system cannot give it (UNKNOWN), the path is walked link by link instead; elsewhere the error stands', () => {
+    const here = realpathSync(__dirname);
+    assert.equal(realpathOfExisting(__dirname, unknown, 'win32'), here);
+    assert.throws(() => realpathOfExisting(__dirname, unknown, 'linux'), /UNKNOWN/);
+    const missing = (): string => {
+      throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+    };
+    assert.throws(() => realpathOfExisting(__dirname, missing, 'win32'), /ENOENT/);
   });
 });
