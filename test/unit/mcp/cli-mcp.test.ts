@@ -223,7 +223,15 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
       assert.ok(after.includes('memory__read_graph toolu_read succeeded'), resumed.stdout);
       assert.equal(existsSync(memory), false, 'create_entities did not run again');
       const heard = toolResultsOf(fake.requests[1]!).find((b) => b.tool_use_id === 'toolu_mem');
-      assert.equal(heard?.content, STATUS_UNKNOWN_MESSAGE);
+      // The status first; the recovery note rides in the last tool_result (never as text after the results).
+      const parts = Array.isArray(heard?.content)
+        ? (heard.content as { type: string; text: string }[])
+        : [{ type: 'text', text: heard?.content }];
+      assert.equal(parts[0]?.text, STATUS_UNKNOWN_MESSAGE);
+      assert.ok(
+        parts.some((p) => p.text?.startsWith('[recovery note]')),
+        JSON.stringify(parts),
+      );
       assert.equal(heard?.is_error, true);
       const graph = toolResultsOf(fake.requests[2]!).find((b) => b.tool_use_id === 'toolu_read');
       assert.match(graph?.content ?? '', /"entities":\s*\[\]/, 'the read-only tool ran on the restarted server');
