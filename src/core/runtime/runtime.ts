@@ -3,7 +3,7 @@ import { priceOf } from '../model/pricing';
 import { costLimitWarning } from './budget';
 import { systemClock } from '../ports';
 import type { RunWriter } from '../store/contract';
-import type { GitFacts, NewRecord } from '../store/records';
+import type { GitFacts, NewRecord, RunSettings } from '../store/records';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import type { CallEnv } from './calls';
 import { guardStore } from './errors';
@@ -106,9 +106,14 @@ export class AgentRuntime {
   private async firstSavePoint(session: RunSession, request: StartRequest): Promise<void> {
     const { deps } = this;
     const priced = deps.costOf !== undefined || priceOf(request.settings.model) !== undefined;
-    const warnings = [deprecationWarning(request.settings.model), costLimitWarning(request.settings, priced)].filter(
-      (w): w is string => w !== undefined,
-    );
+    const warnings = [
+      deprecationWarning(request.settings.model),
+      costLimitWarning(request.settings, priced),
+      unsandboxedWarning(
+        request.settings,
+        this.tools.specs().map((spec) => spec.name),
+      ),
+    ].filter((w): w is string => w !== undefined);
     for (const warning of warnings) deps.log.log('warn', warning);
     const notes: NewRecord[] = warnings.map((text) => ({ type: 'note', kind: 'warning', text }));
     await session.save('run_start', [...notes, session.messageRecord({ role: 'user', content: request.task })]);
@@ -140,4 +145,15 @@ export class AgentRuntime {
       }
     }
   };
+}
+
+/**
+ * Said at the start of a run whose commands run without a sandbox (switched off, or none on this
+ * machine), so the Timeline's run header and the CLI show it plainly, not only each result.
+ */
+export function unsandboxedWarning(settings: RunSettings, tools: readonly string[]): string | undefined {
+  const sandbox = settings.commands?.sandbox;
+  if (!tools.includes('run_command') || (sandbox !== 'off' && sandbox !== 'unavailable')) return undefined;
+  const why = sandbox === 'off' ? 'the sandbox is switched off' : 'this machine has no sandbox for them';
+  return `commands in this run run WITHOUT a sandbox (${why}): each can read and change anything your user can; each still asks for your approval unless you allowed commands`;
 }

@@ -5,6 +5,7 @@ import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { nodeHostFacts } from '../../../src/host/node/host-facts';
 import { detectSandbox } from '../../../src/host/node/sandbox';
+import { answer, byTurn, harness, SETTINGS } from '../runtime/harness';
 
 describe('commands without a sandbox are said to be so', () => {
   it('the tool result of a command run with the sandbox switched off says so plainly', async () => {
@@ -26,5 +27,25 @@ describe('commands without a sandbox are said to be so', () => {
     assert.match(off, /the file tools never write \.git\/ or the run store/);
     if (detectSandbox().kind === 'bwrap')
       assert.match(prompt(true), /Commands: in a sandbox \(bwrap\): the workspace is writable except \.git\//);
+  });
+});
+
+describe('a run whose commands have no sandbox says so at its start', () => {
+  it('sandbox off or none on this machine: a warning note (the Timeline header, the CLI, the log); sandboxed: none', async () => {
+    for (const sandbox of ['off', 'unavailable'] as const) {
+      const h = await harness({ script: byTurn([answer('done')]) });
+      const done = await h.runtime().start({ task: 't', settings: { ...SETTINGS, commands: { sandbox, network: 'on' } } });
+      const notes = (await h.records(done.runId)).filter((r) => r.type === 'note' && r.kind === 'warning');
+      assert.equal(notes.length, 1, sandbox);
+      assert.match(
+        JSON.stringify(notes[0]),
+        /commands in this run run WITHOUT a sandbox \((the sandbox is switched off|this machine has no sandbox for them)\)/,
+      );
+      await h.close();
+    }
+    const h = await harness({ script: byTurn([answer('done')]) });
+    const sandboxed = await h.runtime().start({ task: 't', settings: { ...SETTINGS, commands: { sandbox: 'bwrap', network: 'on' } } });
+    assert.equal((await h.records(sandboxed.runId)).filter((r) => r.type === 'note').length, 0);
+    await h.close();
   });
 });
