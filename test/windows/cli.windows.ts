@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO, setupWine, startWineNode, winPath, wineNode, type WineNode } from './wine';
@@ -22,9 +22,17 @@ const SCRIPT = [
   turn(use('t3', 'read_file', { path: 'notes.txt' }), use('t4', 'search_text', { pattern: 'two' })),
   turn(use('t5', 'edit_file', { path: 'NOTES.TXT', old_string: 'two', new_string: 'TWO' })),
   turn(use('t6', 'write_file', { path: 'out\\made.txt', content: 'made\n' })),
-  turn(use('t7', 'run_command', { command: 'echo hello from cmd' })),
+  turn(use('t7', 'run_command', { command: 'echo hello from cmd, Grüße' })),
   turn(say('Done.')),
 ].join('\n');
+
+/** Every file of the store as text (journal lines and blobs), to find what a tool result held. */
+function storeText(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+    .join('\n');
+}
 
 interface Status {
   status: string;
@@ -91,7 +99,10 @@ describe('the CLI under Node for Windows (Wine)', function () {
       run.output,
     );
     assert.deepEqual(s.patches.map((p) => p.path).sort(), ['Notes.txt', 'out/made.txt'], 'one canonical spelling in the journal');
-    assert.match(run.output, /hello from cmd/);
+    // The command's output as the model got it: cmd.exe wrote it in the ANSI code page.
+    const stored = storeText(store);
+    assert.ok(stored.includes('hello from cmd, Grüße\\n'), 'the result holds the output decoded, \\r\\n as a line end');
+    assert.match(stored, /This command ran WITHOUT a sandbox \(no sandbox is supported on win32\)/);
   });
 
   it('files restored to the start of each step are byte-identical to what they were then; a fork continues to the same end', async () => {

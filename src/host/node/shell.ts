@@ -65,6 +65,8 @@ export function windowsProfileProgram(defaultProfile: unknown, profiles: unknown
  */
 export function powerShellArgs(command: string): string[] {
   const script = [
+    // Output in UTF-8 (what the runner decodes), whatever the console's code page.
+    '[Console]::OutputEncoding = [System.Text.Encoding]::UTF8; $OutputEncoding = [System.Text.Encoding]::UTF8',
     command,
     '$agentOk = $?; $agentCode = $global:LASTEXITCODE',
     'if ($agentCode -is [int] -and $agentCode -ne 0) { exit $agentCode }',
@@ -81,7 +83,9 @@ export function shellLaunch(shell: Shell, command: string): ShellLaunch {
     case 'posix':
       return { file: shell.file, args: ['-c', command], windowsVerbatimArguments: false };
     case 'cmd':
-      // As Node's own `shell: true` does: /d (no AutoRun), /s /c and the command quoted whole.
+      // As Node's own `shell: true` does: /d (no AutoRun), /s /c and the command quoted whole. Its
+      // output is read as UTF-8, else the ANSI code page (command-output.ts); no chcp, which would set
+      // ERRORLEVEL for a command that never resets it (echo).
       return { file: shell.file, args: ['/d', '/s', '/c', `"${command}"`], windowsVerbatimArguments: true };
     case 'powershell':
       return { file: shell.file, args: powerShellArgs(command), windowsVerbatimArguments: false };

@@ -56,7 +56,12 @@ describe('the shell a command runs in, per platform', () => {
     assert.equal(args.length, 7);
     assert.match(args[6]!, /^[A-Za-z0-9+/]+=*$/, 'base64 only: nothing for Windows argument rules to mangle');
     const script = Buffer.from(args[6]!, 'base64').toString('utf16le');
-    assert.ok(script.startsWith(`${command}\n`), script);
+    assert.ok(
+      script.startsWith(
+        `[Console]::OutputEncoding = [System.Text.Encoding]::UTF8; $OutputEncoding = [System.Text.Encoding]::UTF8\n${command}\n`,
+      ),
+      script,
+    );
     assert.match(
       script,
       /\$agentCode -is \[int\] -and \$agentCode -ne 0\) \{ exit \$agentCode \}/,

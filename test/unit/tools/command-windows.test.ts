@@ -112,7 +112,7 @@ describe('commands on Windows: the tree ended by taskkill, output decoded (platf
     assert.deepEqual(calls, ['-42 SIGTERM', '-42 SIGKILL', '-42 0']);
   });
 
-  it('output: UTF-16LE with a BOM or clearly UTF-16 is decoded; on Windows \\r\\n is a line end', async () => {
+  it('output: UTF-16LE with a BOM or clearly UTF-16 is decoded, on Windows other bytes that are not UTF-8 in the ANSI code page; on Windows \\r\\n is a line end', async () => {
     const utf16 = (text: string): Buffer => Buffer.from(text, 'utf16le');
     const text = 'héllo wörld\r\nline two\r\n';
     assert.equal(decodeCommandOutput(Buffer.concat([Buffer.from([0xff, 0xfe]), utf16(text)]), 'win32'), 'héllo wörld\nline two\n');
@@ -123,6 +123,21 @@ describe('commands on Windows: the tree ended by taskkill, output decoded (platf
     assert.equal(decodeCommandOutput(Buffer.from('x\r\ny\r'), 'linux'), 'x\r\ny\r', 'elsewhere a CR stays what it is');
     assert.equal(decodeCommandOutput(Buffer.from('ünïcode ✓\n'), 'win32'), 'ünïcode ✓\n');
     assert.equal(decodeCommandOutput(Buffer.concat([Buffer.from([0xff, 0xfe]), utf16('odd')]).subarray(0, 7), 'win32'), 'od');
+    // Not UTF-8 on Windows: the system's ANSI code page (cmd.exe's echo of "Grüße" under code page 1252 or 1251).
+    const cp1252 = Buffer.from([0x47, 0x72, 0xfc, 0xdf, 0x65, 0x0d, 0x0a]);
+    assert.equal(
+      decodeCommandOutput(cp1252, 'win32', () => new TextDecoder('windows-1252')),
+      'Grüße\n',
+    );
+    assert.equal(
+      decodeCommandOutput(Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]), 'win32', () => new TextDecoder('windows-1251')),
+      'Привет',
+    );
+    assert.equal(
+      decodeCommandOutput(Buffer.from('Grüße'), 'win32', () => assert.fail('UTF-8 needs no code page')),
+      'Grüße',
+    );
+    assert.equal(decodeCommandOutput(cp1252, 'linux'), 'Gr\ufffd\ufffde\r\n', 'elsewhere output is UTF-8');
     const runner = createNodeCommandRunner({ env, processes: new WindowsProcesses() });
     const printed = await runner.run("printf '\\377\\376h\\000i\\000\\r\\000\\n\\000'", { cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     assert.equal(printed.stdout, 'hi\n');
