@@ -6,7 +6,19 @@ import type { RunState } from '../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../core/store/records';
 import type { RunDeltaMessage } from './messages';
 export { applyRunDelta } from './messages';
-import { assistantWords, cap, commandOutcome, describeCall, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './words';
+import {
+  assistantWords,
+  cap,
+  commandOutcome,
+  describeCall,
+  INPUT_TEXT_MAX,
+  RESULT_MAX,
+  SANDBOX_WAY_OUT,
+  sandboxBlock,
+  TEXT_MAX,
+  toolResults,
+  userWords,
+} from './words';
 import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunInstructions, RunView, StepRow } from './viewModel';
 
 // Turns a run's folded state into what the Timeline renders, and works out the smallest
@@ -89,6 +101,7 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   const input = ctx.inputs.get(entry.callId);
   const patches = (ctx.patchesByCall.get(entry.callId) ?? []).map((p) => patchRow(p, ctx.live));
   const result = ctx.results.get(entry.callId);
+  const blocked = entry.toolName === 'run_command' ? sandboxBlock(result) : undefined;
   const summary = describeCall({
     toolName: entry.toolName,
     input,
@@ -106,7 +119,7 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
     idempotency: entry.idempotency,
     policy: entry.replayPolicy,
     plannedAt: entry.plannedAt,
-    isError: (entry.status === 'failed' || entry.isError === true) && !exitedNonZero(entry.toolName, result),
+    isError: (entry.status === 'failed' || entry.isError === true) && (blocked !== undefined || !exitedNonZero(entry.toolName, result)),
     patches,
     summary,
   };
@@ -114,7 +127,7 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   if (full !== undefined) row.inputText = full;
   if (result !== undefined) row.result = cap(result, RESULT_MAX);
   if (entry.startedAt !== undefined && entry.finishedAt !== undefined) row.durationMs = Math.max(0, entry.finishedAt - entry.startedAt);
-  const detail = entry.error ?? entry.reason;
+  const detail = blocked !== undefined ? SANDBOX_WAY_OUT : (entry.error ?? entry.reason);
   if (detail !== undefined) row.detail = detail;
   const before = ctx.firstCheckpointOfCall.get(entry.callId);
   if (before !== undefined) {

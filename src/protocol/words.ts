@@ -39,6 +39,26 @@ export function commandOutcome(result: string | undefined): string | undefined {
   return undefined;
 }
 
+/**
+ * What the sandbox stopped, in a command's result (the `--- sandbox ---` part the host writes):
+ * "blocked by the sandbox: .vscode is read-only (protected path ...)", or the first sentence of a
+ * refusal to start; undefined when it stopped nothing.
+ */
+export function sandboxBlock(result: string | undefined): string | undefined {
+  const at = result?.lastIndexOf('\n--- sandbox ---\n') ?? -1;
+  if (result === undefined || at < 0) return undefined;
+  const lines = result.slice(at + '\n--- sandbox ---\n'.length).split('\n');
+  const listed = lines.indexOf(lines.find((l) => / These paths are read-only there:$/.test(l)) ?? '\0');
+  const first = listed >= 0 ? /^ {2}(.+?): (.+)$/.exec(lines[listed + 1] ?? '') : null;
+  if (first) return `blocked by the sandbox: ${first[1]} is read-only (${first[2]})`;
+  const refused = lines.find((l) => l.includes('so the command did not run'));
+  return refused !== undefined ? `blocked by the sandbox: ${oneLine(refused.split(';')[0] ?? refused, 120)}` : undefined;
+}
+
+/** How a person allows what the sandbox stopped, said beside the block. */
+export const SANDBOX_WAY_OUT =
+  'to allow it, ask the agent to make the change with write_file or edit_file (you approve each), or switch the sandbox off (agentCheckpoints.sandbox, --no-sandbox)';
+
 export interface CallFacts {
   readonly toolName: string;
   readonly input: unknown;
@@ -63,7 +83,7 @@ export function describeCall(call: CallFacts): string {
     const counts = call.hasPatches && verb !== 'read' && verb !== 'list' ? ` +${call.added} -${call.removed}` : '';
     text = `${verb} ${oneLine(path)}${counts}`;
   } else if (call.toolName === 'run_command') {
-    const outcome = commandOutcome(call.result);
+    const outcome = sandboxBlock(call.result) ?? commandOutcome(call.result);
     text = `run \`${oneLine(stringField(call.input, 'command') ?? '')}\`${outcome ? ` -> ${outcome}` : ''}`;
   } else if (call.toolName === 'search_text' || call.toolName === 'find_files') {
     const pattern = stringField(call.input, 'pattern') ?? stringField(call.input, 'query') ?? stringField(call.input, 'glob') ?? '';

@@ -1,6 +1,16 @@
 import { strict as assert } from 'node:assert';
 import type { MessageParam } from '../../../src/core/model/messages';
-import { assistantWords, commandOutcome, describeCall, toolResults, userWords } from '../../../src/protocol/words';
+import {
+  assistantWords,
+  commandOutcome,
+  describeCall,
+  SANDBOX_WAY_OUT,
+  sandboxBlock,
+  toolResults,
+  userWords,
+} from '../../../src/protocol/words';
+import { formatCommandResult } from '../../../src/core/tools/run-command';
+import { readOnlyNote, type SandboxPlan } from '../../../src/host/node/sandbox/plan';
 import { FILE_CHANGES_MARKER, isRuntimeNote } from '../../../src/core/runtime/recovery-note';
 import { instructionChangeNote } from '../../../src/core/runtime/project-instructions';
 import { firstLine, stepHeadline } from '../../../src/webview/rowContent';
@@ -109,5 +119,59 @@ describe('protocol words: what was said', () => {
     assert.equal(stepHeadline(asking, true), 'Waiting for the model…');
     assert.equal(stepHeadline(asking, false), 'Model call cut off: no answer was recorded', 'a later step or a stopped run: it never came');
     assert.equal(stepHeadline({ ...step, instruction: 'add a README line' } as StepRow), 'You: add a README line');
+  });
+});
+
+describe('a command the sandbox stopped reads as one', () => {
+  const plan = {
+    roots: ['/ws'],
+    readOnly: [{ path: '/ws/.vscode', rule: 'protected path **/.vscode{,/**}' }],
+  } as unknown as SandboxPlan;
+  const result = (stderr: string, sandboxNote?: string): string =>
+    formatCommandResult({
+      exitCode: 1,
+      signal: null,
+      stdout: '',
+      stderr,
+      timedOut: false,
+      truncated: false,
+      durationMs: 5,
+      ...(sandboxNote ? { sandboxNote } : {}),
+    });
+
+  it('the row names the rule without expanding, from the note the host writes', () => {
+    const stderr = 'sh: 1: cannot create .vscode/settings.json: Read-only file system\n';
+    const text = result(stderr, readOnlyNote(plan, stderr, 'bubblewrap'));
+    assert.equal(sandboxBlock(text), 'blocked by the sandbox: .vscode is read-only (protected path **/.vscode{,/**})');
+    const summary = describeCall({
+      toolName: 'run_command',
+      input: { command: 'echo x > .vscode/settings.json' },
+      result: text,
+      added: 0,
+      removed: 0,
+      hasPatches: false,
+      denied: false,
+    });
+    assert.equal(
+      summary,
+      'run `echo x > .vscode/settings.json` -> blocked by the sandbox: .vscode is read-only (protected path **/.vscode{,/**})',
+    );
+    assert.match(SANDBOX_WAY_OUT, /write_file or edit_file.*switch the sandbox off/);
+  });
+
+  it('a refusal to start is a block too; an ordinary failure, or a no-sandbox line, is not', () => {
+    const refusal =
+      '/ws/.vscode is a protected path and a symbolic link (to /x); the sandbox cannot hold a link read-only (the command could replace it), so the command did not run. Replace the link.';
+    assert.match(
+      sandboxBlock(result('', refusal)) ?? '',
+      /^blocked by the sandbox: \/ws\/\.vscode is a protected path and a symbolic link/,
+    );
+    assert.equal(sandboxBlock(result('make: *** [all] Error 2\n')), undefined);
+    assert.equal(
+      sandboxBlock(
+        result('', 'This command ran WITHOUT a sandbox (the sandbox is switched off): it could read and change anything your user can.'),
+      ),
+      undefined,
+    );
   });
 });
