@@ -133,7 +133,11 @@ const YIELD_EVERY_MS = 3;
 
 export class NodeStoreFs implements StoreFs {
   /** @param pfs the platform layer (platform-fs.ts): folder fsyncs, retries of refused opens, renames and unlinks. */
-  constructor(private readonly pfs: PlatformFs = platformFs) {}
+  constructor(
+    private readonly pfs: PlatformFs = platformFs,
+    /** The clock of the pauses (performance.now; a test passes its own, so no load on the machine moves it). */
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   async openAppend(path: string): Promise<StoreFileHandle> {
     const file = await this.pfs
@@ -190,10 +194,10 @@ export class NodeStoreFs implements StoreFs {
   /** When the loop last ran (performance.now()): the store asks often, the loop runs every YIELD_EVERY_MS of work. */
   private loopRanAt = 0;
   yieldToEventLoop(): Promise<void> {
-    if (performance.now() - this.loopRanAt < YIELD_EVERY_MS) return Promise.resolve();
+    if (this.now() - this.loopRanAt < YIELD_EVERY_MS) return Promise.resolve();
     return new Promise((resolve) =>
       setImmediate(() => {
-        this.loopRanAt = performance.now();
+        this.loopRanAt = this.now();
         resolve();
       }),
     );
