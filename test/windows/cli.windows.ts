@@ -105,7 +105,7 @@ describe('the CLI under Node for Windows (Wine)', function () {
     assert.match(stored, /This command ran WITHOUT a sandbox \(no sandbox is supported on win32\)/);
   });
 
-  it('files restored to the start of each step are byte-identical to what they were then; a fork continues to the same end', async () => {
+  it('files restored to the start of each step are byte-identical to what they were then; a fork given a new instruction goes on to the same end', async () => {
     const run = await cli('run', ...common(), '--task', 'tidy the notes', ...replayArgs());
     assert.equal(run.code, 0, run.output);
     const { run: parent } = await status();
@@ -124,7 +124,7 @@ describe('the CLI under Node for Windows (Wine)', function () {
     }
     const fork = await cli('fork', ...common(), '--run', parent.runId, '--step', '3', '--json');
     const forkId = (JSON.parse(fork.output.slice(fork.output.indexOf('{'))) as { runId: string }).runId;
-    const resumed = await cli('resume', ...common(), '--run', forkId, ...replayArgs());
+    const resumed = await cli('continue', ...common(), '--run', forkId, '--task', 'do it again', ...replayArgs());
     assert.equal(resumed.code, 0, resumed.output);
     assert.equal(readFileSync(join(ws, 'Notes.txt'), 'utf8'), 'one\r\nTWO\r\nthree\r\n');
     assert.equal(readFileSync(join(ws, 'out', 'made.txt'), 'utf8'), 'made\n');
