@@ -1,8 +1,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PromptCache, signThinking, tokensOfText, type CacheUsage } from './cache';
+import { preservedThinking, ThinkingLedger } from './preserved-thinking';
 import { validateRequest, type RuleBreach } from './rules';
-import { errorTypeOf, isFault, ResponseStep, StreamErrorFault, type ScriptBlock, type StatusFault, type Step } from './script';
+import { errorTypeOf, isFault, plainBlock, ResponseStep, StreamErrorFault, type ScriptBlock, type StatusFault, type Step } from './script';
 
 export type { Step, ResponseStep, FaultStep, ScriptBlock } from './script';
 
@@ -50,6 +51,11 @@ export interface FakeAnthropicOptions {
    * does with a reply to a request the API would refuse; it must say why in one line.
    */
   readonly lenient?: true;
+  /**
+   * Answer requests to the models with preserved thinking (the default model's family) in their
+   * shape: signed thinking blocks, the words between tool calls inside them (preserved-thinking.ts).
+   */
+  readonly defaultModelShape?: boolean;
 }
 
 /** What the server measured of one answered request (with promptCaching). */
@@ -73,6 +79,7 @@ export async function startFakeAnthropic(
   const refused: (RuleBreach & { index: number })[] = [];
   const textSent: { text: string; at: number }[] = [];
   const cache = options.promptCaching ? new PromptCache() : undefined;
+  const ledger = new ThinkingLedger();
   let messageCounter = 0;
 
   const server = http.createServer((req, res) => {
@@ -88,7 +95,7 @@ export async function startFakeAnthropic(
       if (recorded.body === undefined) {
         return sendError(res, { fault: 'status', status: 400, message: 'fake-anthropic: body is not JSON' });
       }
-      const broken = options.lenient ? null : validateRequest(recorded.body, windowOf(options));
+      const broken = options.lenient ? null : validateRequest(recorded.body, { ...windowOf(options), ledger });
       if (broken) {
         refused.push({ ...broken, index });
         return sendError(res, { fault: 'status', status: broken.status, message: broken.message });
@@ -98,9 +105,12 @@ export async function startFakeAnthropic(
         return sendError(res, { fault: 'status', status: 400, message: `fake-anthropic: script exhausted at request ${index}` });
       }
       messageCounter += 1;
-      const measured = cache && !isFault(step) ? measure(cache, ResponseStep.parse(step), recorded) : undefined;
+      const shaped = isFault(step)
+        ? step
+        : preservedThinking(step, recorded.body, ledger, options.defaultModelShape === true, messageCounter);
+      const measured = cache && !isFault(shaped) ? measure(cache, ResponseStep.parse(shaped), recorded) : undefined;
       if (measured) usages.push(measured);
-      return answer(req, res, step, recorded, `msg_fake_${messageCounter}`, measured);
+      return answer(req, res, shaped, recorded, `msg_fake_${messageCounter}`, measured);
     });
   });
 
@@ -275,29 +285,10 @@ async function sendMessage(res: http.ServerResponse, step: ParsedResponse, reque
     stop_reason: step.stop_reason,
     stop_sequence: null,
     usage,
+    ...(step.input_transformations ? { input_transformations: step.input_transformations } : {}),
   };
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${id}` });
   res.end(JSON.stringify(message));
-}
-
-function plainBlock(block: ScriptBlock): Record<string, unknown> {
-  if (block.type === 'text') return { type: 'text', text: block.text };
-  if (block.type === 'thinking')
-    return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? signThinking(block.thinking) };
-  return {
-    type: 'tool_use',
-    id: block.id,
-    name: block.name,
-    input: block.rawInputJson === undefined ? block.input : parseOrEmpty(block.rawInputJson),
-  };
-}
-
-function parseOrEmpty(json: string): unknown {
-  try {
-    return JSON.parse(json);
-  } catch {
-    return {};
-  }
 }
 
 /** Where the streamed text_delta writes of a request are logged (its server's textSent). */
@@ -341,6 +332,7 @@ function streamEvents(step: ParsedResponse, request: RecordedRequest, id: string
         stop_reason: null,
         stop_sequence: null,
         usage: { ...usage, output_tokens: 1 },
+        ...(step.input_transformations ? { input_transformations: step.input_transformations } : {}),
       },
     },
     { type: 'ping' },
@@ -371,6 +363,11 @@ function thinkingEvents(block: Extract<ScriptBlock, { type: 'thinking' }>, index
 
 function blockEvents(block: ScriptBlock, index: number, deltas?: readonly string[]): StreamEvent[] {
   if (block.type === 'thinking') return thinkingEvents(block, index);
+  if (block.type === 'redacted_thinking')
+    return [
+      { type: 'content_block_start', index, content_block: plainBlock(block) },
+      { type: 'content_block_stop', index },
+    ];
   if (block.type === 'text') {
     return [
       { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
