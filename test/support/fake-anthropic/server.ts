@@ -30,6 +30,8 @@ export interface FakeAnthropic {
   readonly refused: (RuleBreach & { readonly index: number })[];
   /** Each streamed text_delta and when (Date.now()) its write was handed to the socket. */
   readonly textSent: { readonly text: string; readonly at: number }[];
+  /** The thinking blocks it produced on models with preserved thinking (signatures and prefixes). */
+  readonly ledger: ThinkingLedger;
   push(...steps: ScriptEntry[]): void;
   close(): Promise<void>;
 }
@@ -126,6 +128,7 @@ export async function startFakeAnthropic(
     usages,
     refused,
     textSent,
+    ledger,
     push: (...steps) => void queue.push(...steps),
     close: () =>
       new Promise<void>((resolve) => {
