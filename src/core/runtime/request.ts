@@ -47,7 +47,7 @@ export function buildRequest(
     model: run.settings.model,
     ...(run.system !== undefined ? { system: run.system } : {}),
     messages: messages.filter((message, i) => i === messages.length - 1 || !isStoredEmptyAnswer(message)),
-    tools: tools.specs(),
+    tools: run.tools ?? tools.specs(),
     maxTokens: maxTokensOf(run.settings),
     ...(thinking !== undefined ? { thinking } : {}),
     ...(signal !== undefined ? { signal } : {}),

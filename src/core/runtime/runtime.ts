@@ -97,6 +97,7 @@ export class AgentRuntime {
       git,
       settings: request.settings,
       ...(system !== undefined ? { system } : {}),
+      tools: this.tools.specs().map((spec) => ({ ...spec })),
       ...(composed !== undefined ? { prompt: composed.prompt } : {}),
     };
     const writer = await guardStore(() => deps.store.createRun(run));

@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { SUMMARY_REQUEST } from '../../../src/core/runtime/compaction';
-import type { StoredRecord } from '../../../src/core/store/records';
+import { buildRequest } from '../../../src/core/runtime/request';
+import type { RunSession } from '../../../src/core/runtime/session';
+import { RunRecord, type StoredRecord } from '../../../src/core/store/records';
+import { BUILTIN_TOOLS, createToolRegistry } from '../../../src/core/tools/registry';
 import type { RecordedRequest, Responder } from '../../support/fake-anthropic/server';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, harness, reply, SETTINGS, toolUse, type Harness } from './harness';
@@ -73,5 +76,50 @@ describe('runs on the default model stay append-only (preserved thinking)', () =
       [],
     );
     assertEveryRequestValid(h.fake);
+  });
+
+  it("sends the tool list recorded at the run's start for its whole life, whatever version resumes it", async () => {
+    h = await harness({ files: { 'a.txt': FILE }, script: wordsScript(8), fake: { defaultModelShape: true } });
+    const controller = new AbortController();
+    const runtime = h.runtime();
+    runtime.onEvent((e) => {
+      if (e.type === 'checkpoint' && e.checkpoint.label === 'after_model' && e.checkpoint.stepId === 4) controller.abort();
+    });
+    const paused = await runtime.start({ task: 'read a.txt', settings: { ...DEFAULT_MODEL_SETTINGS, maxTurns: 50 } }, controller.signal);
+    assert.equal(paused.status, 'paused');
+    // A later version of the product: a tool's description reworded, a new tool.
+    const upgraded = BUILTIN_TOOLS.map((t) => (t.name === 'read_file' ? { ...t, description: `${t.description} (reworded)` } : t));
+    const tools = createToolRegistry({ tools: [...upgraded, { ...BUILTIN_TOOLS[0]!, name: 'read_file_v2' }] });
+    const done = await h.runtime({ tools }).resume(paused.runId);
+    assert.equal(done.status, 'completed', done.reason);
+    assert.deepEqual(
+      h.fake.refused.map((r) => r.message),
+      [],
+    );
+    const sent = h.fake.requests.map((r) =>
+      JSON.stringify((r.body as { tools: { cache_control?: unknown }[] }).tools.map(({ cache_control: _c, ...t }) => t)),
+    );
+    assert.equal(new Set(sent).size, 1, 'every request sent the same tools');
+    assert.equal((await h.store.readRun(paused.runId)).run.tools?.length, createToolRegistry().specs().length);
+  });
+
+  it("a run recorded without a tool list (an older version) still opens and sends the registry's tools", () => {
+    const old = {
+      v: 1,
+      at: 1,
+      type: 'run',
+      runId: 'r1',
+      task: 't',
+      createdAt: 1,
+      workspaceFolders: [],
+      git: { isRepo: false, dirtyPaths: [] },
+      settings: DEFAULT_MODEL_SETTINGS,
+    };
+    const parsed = RunRecord.safeParse(old);
+    assert.ok(parsed.success, parsed.error?.message);
+    const { v: _v, at: _at, type: _type, ...run } = parsed.data;
+    const registry = createToolRegistry();
+    const request = buildRequest({ run } as unknown as RunSession, registry, [{ role: 'user', content: 't' }], undefined);
+    assert.deepEqual(request.tools, registry.specs());
   });
 });
