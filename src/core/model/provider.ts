@@ -7,8 +7,16 @@ export interface ToolSpec {
   readonly input_schema: Record<string, unknown>;
 }
 
-/** Extended thinking as the Messages API takes it. */
-export type ThinkingParam = { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'adaptive' };
+/**
+ * Extended thinking as the Messages API takes it. `display: "summarized"` returns the thinking
+ * text (the default on the newest models is "omitted": empty text); `between_tools` is the lowest
+ * setting of the models that refuse `disabled` (no up-front thinking; the words written between
+ * tool calls still come back as thinking text): "What's new in Claude Sonnet 5.5".
+ */
+export type ThinkingParam =
+  | { readonly type: 'enabled'; readonly budget_tokens: number }
+  | { readonly type: 'adaptive'; readonly display?: 'summarized' | 'omitted' }
+  | { readonly type: 'between_tools' };
 
 export interface ModelRequest {
   readonly model: string;

@@ -1,5 +1,5 @@
 import { isEmptyAnswer, type MessageParam } from '../model/messages';
-import { contextWindowOf, modelFacts } from '../model/models';
+import { contextWindowOf, lowestThinkingIsBetweenTools, modelFacts, runsPrefixCheck } from '../model/models';
 import { costOf } from '../model/pricing';
 import type { ModelRequest, ModelResponse, ThinkingParam } from '../model/provider';
 import type { NewRecord, RunSettings } from '../store/records';
@@ -12,12 +12,31 @@ import type { RunSession } from './session';
  */
 export const BYTES_PER_TOKEN_ESTIMATE = 3;
 
-/** The thinking parameter a run's setting asks for, as the model supports it (adaptive-only models get adaptive). */
+/**
+ * The thinking parameter a run's setting asks for, as the model takes it, each value explicit:
+ * - off: none, except on a model that refuses `disabled` (its lowest setting, `between_tools`) and
+ *   on a model that always thinks (adaptive);
+ * - adaptive, and a budget on a model that takes none: adaptive;
+ * - N: a budget of N tokens on the models that take one.
+ * On the models with preserved thinking, adaptive asks for `display: "summarized"`: the words the
+ * model writes between tool calls come back inside thinking blocks, empty under the default display.
+ */
 export function thinkingParam(settings: RunSettings): ThinkingParam | undefined {
   const setting = settings.thinking;
-  if (setting === undefined) return undefined;
-  if (setting.type === 'adaptive' || modelFacts(settings.model)?.thinking !== 'extended') return { type: 'adaptive' };
+  const facts = modelFacts(settings.model);
+  const adaptive: ThinkingParam = runsPrefixCheck(settings.model) ? { type: 'adaptive', display: 'summarized' } : { type: 'adaptive' };
+  if (setting === undefined) {
+    if (lowestThinkingIsBetweenTools(settings.model)) return { type: 'between_tools' };
+    return facts?.thinking === 'always' ? adaptive : undefined;
+  }
+  if (setting.type === 'adaptive' || facts?.thinking !== 'extended') return adaptive;
   return { type: 'enabled', budget_tokens: setting.budgetTokens };
+}
+
+/** The thinking parameter every request of a run sends: the one recorded at its start, else its setting's. */
+export function runThinkingParam(run: RunSession['run']): ThinkingParam | undefined {
+  if (run.thinkingSent !== undefined) return run.thinkingSent.type === 'none' ? undefined : run.thinkingSent;
+  return thinkingParam(run.settings);
 }
 
 /** max_tokens of a call: the output per call, plus the thinking budget that counts within it. */
@@ -42,7 +61,7 @@ export function buildRequest(
   signal: AbortSignal | undefined,
 ): ModelRequest {
   const { run } = session;
-  const thinking = thinkingParam(run.settings);
+  const thinking = runThinkingParam(run);
   return {
     model: run.settings.model,
     ...(run.system !== undefined ? { system: run.system } : {}),

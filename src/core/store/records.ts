@@ -115,6 +115,14 @@ export const RecordedToolSpec = z.object({
   input_schema: z.record(z.string(), z.unknown()),
 });
 
+/** The thinking parameter a run's requests send (`none`: no parameter), as decided at its start. */
+export const ThinkingSent = z.union([
+  z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
+  z.object({ type: z.literal('adaptive'), display: z.enum(['summarized', 'omitted']).optional() }),
+  z.object({ type: z.literal('between_tools') }),
+]);
+
 export const RunRecord = record('run', {
   runId: z.string().min(1),
   task: z.string(),
@@ -130,6 +138,8 @@ export const RunRecord = record('run', {
    * recorded before there was this field sends the registry's, as then.
    */
   tools: z.array(RecordedToolSpec).optional(),
+  /** What the thinking setting means on the run's model, recorded at its start (runtime/request's thinkingParam). */
+  thinkingSent: ThinkingSent.optional(),
   prompt: RunPrompt.optional(),
   /** Set by the fold of a fork (from its `fork` record), never written in a run record. */
   parent: ForkPoint.optional(),
