@@ -133,9 +133,17 @@ async function callOnce(
     return client.messages.create({ ...params, stream: false } as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
   const stream = client.messages.stream(params, requestOptions);
   stream.on('text', (delta) => emit({ type: 'text', text: delta }));
+  // The newest models write their words between tool calls inside thinking blocks ("What's new in
+  // Claude Sonnet 5.5"): streamed as thinking, each block's words ending their own line.
+  const thinkingWithText = new Set<number>();
   stream.on('streamEvent', (event) => {
     if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
       emit({ type: 'tool_use_start', name: event.content_block.name, id: event.content_block.id });
+    } else if (event.type === 'content_block_delta' && event.delta.type === 'thinking_delta' && event.delta.thinking !== '') {
+      thinkingWithText.add(event.index);
+      emit({ type: 'thinking', text: event.delta.thinking });
+    } else if (event.type === 'content_block_stop' && thinkingWithText.delete(event.index)) {
+      emit({ type: 'thinking', text: '\n' });
     }
   });
   return stream.finalMessage();

@@ -50,6 +50,8 @@ export interface ModelResponse {
 /** Streaming progress, for status bars and logs; never needed for correctness. */
 export type ModelEvent =
   | { readonly type: 'text'; readonly text: string }
+  /** Thinking text as it streams: on the models with preserved thinking, the words written between tool calls. */
+  | { readonly type: 'thinking'; readonly text: string }
   | { readonly type: 'tool_use_start'; readonly name: string; readonly id: string }
   | { readonly type: 'retry'; readonly attempt: number; readonly error: string };
 

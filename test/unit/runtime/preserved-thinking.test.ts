@@ -4,6 +4,7 @@ import { buildRequest } from '../../../src/core/runtime/request';
 import type { RunSession } from '../../../src/core/runtime/session';
 import { RunRecord, type StoredRecord } from '../../../src/core/store/records';
 import { BUILTIN_TOOLS, createToolRegistry } from '../../../src/core/tools/registry';
+import { createRunOutput } from '../../../src/host/cli/output';
 import type { RecordedRequest, Responder } from '../../support/fake-anthropic/server';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, harness, reply, SETTINGS, toolUse, type Harness } from './harness';
@@ -43,7 +44,7 @@ describe('runs on the default model stay append-only (preserved thinking)', () =
   it('a 60-step run with several compactions of both kinds gets no refused request', async function () {
     this.timeout(120_000);
     h = await harness({ files: { 'a.txt': FILE }, script: wordsScript(60), fake: { promptCaching: true, defaultModelShape: true } });
-    const settings = { ...DEFAULT_MODEL_SETTINGS, maxTurns: 200, maxContextTokens: 20_000 };
+    const settings = { ...DEFAULT_MODEL_SETTINGS, maxTurns: 200, maxContextTokens: 20_000, thinking: { type: 'adaptive' as const } };
     const outcome = await h.runtime().start({ task: 'read a.txt 60 times', settings });
     assert.deepEqual(
       h.fake.refused.map((r) => `${r.index}: ${r.message}`),
@@ -55,6 +56,9 @@ describe('runs on the default model stay append-only (preserved thinking)', () =
     const compactions = records.filter((r): r is Extract<StoredRecord, { type: 'compaction' }> => r.type === 'compaction');
     assert.ok(compactions.length >= 3, `compactions: ${compactions.length}`);
     assert.deepEqual([...new Set(compactions.map((c) => c.kind))].sort(), ['cleared_tool_results', 'summary']);
+    const words = h.events.flatMap((e) => (e.type === 'model' && e.event.type === 'thinking' ? [e.event.text] : [])).join('');
+    const missing = Array.from({ length: 60 }, (_, i) => i + 1).filter((n) => !words.includes(`Reading a.txt again (${n}).\n`));
+    assert.deepEqual(missing, [], 'the words before every tool call were streamed');
   });
 
   it('a run stopped mid-way resumes (recovery note) and takes a new instruction with no refused request', async () => {
@@ -122,4 +126,33 @@ describe('runs on the default model stay append-only (preserved thinking)', () =
     const request = buildRequest({ run } as unknown as RunSession, registry, [{ role: 'user', content: 't' }], undefined);
     assert.deepEqual(request.tools, registry.specs());
   });
+
+  for (const thinking of [undefined, { type: 'adaptive' as const }]) {
+    it(`the words between tool calls stream as thinking to the CLI (thinking ${thinking?.type ?? 'off'})`, async () => {
+      h = await harness({ files: { 'a.txt': 'A' }, script: wordsScript(3), fake: { defaultModelShape: true } });
+      const settings = { ...DEFAULT_MODEL_SETTINGS, ...(thinking ? { thinking } : {}) };
+      const outcome = await h.runtime().start({ task: 'read a.txt', settings });
+      assert.equal(outcome.status, 'completed', outcome.reason);
+      assert.deepEqual(h.fake.refused, []);
+      const words = h.events.flatMap((e) => (e.type === 'model' && e.event.type === 'thinking' ? [e.event.text] : [])).join('');
+      for (const n of [1, 2, 3]) assert.ok(words.includes(`Reading a.txt again (${n}).\n`), `the words of step ${n}: ${words}`);
+      let out = '';
+      const text = createRunOutput('text', { out: (t) => void (out += t), err: () => undefined }, createToolRegistry());
+      let json = '';
+      const lines = createRunOutput('json', { out: (t) => void (json += t), err: () => undefined }, createToolRegistry());
+      for (const event of h.events) {
+        text.event(event);
+        lines.event(event);
+      }
+      assert.match(out, /Reading a\.txt again \(1\)\.\n[^]*Reading a\.txt again \(3\)\.\n[^]*All done\./);
+      const streamed = json
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { type: string; text?: string })
+        .filter((e) => e.type === 'thinking')
+        .map((e) => e.text)
+        .join('');
+      assert.ok(streamed.includes('Reading a.txt again (2).'), streamed);
+    });
+  }
 });
