@@ -7,7 +7,7 @@ import { BUILTIN_TOOLS, createToolRegistry } from '../../../src/core/tools/regis
 import { createRunOutput } from '../../../src/host/cli/output';
 import type { RecordedRequest, Responder } from '../../support/fake-anthropic/server';
 import { assertEveryRequestValid } from '../../support/valid-requests';
-import { answer, harness, reply, SETTINGS, toolUse, type Harness } from './harness';
+import { answer, harness, recoveryNoteOf, reply, SETTINGS, toolUse, type Harness } from './harness';
 
 // Runs on the default model (Claude Sonnet 5.5) against the fake in that model's shape: signed
 // thinking blocks, the words between tool calls inside them, and the prefix check as a request
@@ -93,7 +93,9 @@ describe('runs on the default model stay append-only (preserved thinking)', () =
     assert.equal(paused.status, 'paused');
     // A later version of the product: a tool's description reworded, a new tool.
     const upgraded = BUILTIN_TOOLS.map((t) => (t.name === 'read_file' ? { ...t, description: `${t.description} (reworded)` } : t));
-    const tools = createToolRegistry({ tools: [...upgraded, { ...BUILTIN_TOOLS[0]!, name: 'read_file_v2' }] });
+    const kept = upgraded.filter((t) => t.name !== 'delete_file');
+    const tools = createToolRegistry({ tools: [...kept, { ...BUILTIN_TOOLS[0]!, name: 'read_file_v2' }] });
+    const sentBefore = h.fake.requests.length;
     const done = await h.runtime({ tools }).resume(paused.runId);
     assert.equal(done.status, 'completed', done.reason);
     assert.deepEqual(
@@ -104,6 +106,10 @@ describe('runs on the default model stay append-only (preserved thinking)', () =
       JSON.stringify((r.body as { tools: { cache_control?: unknown }[] }).tools.map(({ cache_control: _c, ...t }) => t)),
     );
     assert.equal(new Set(sent).size, 1, 'every request sent the same tools');
+    // The change is said at the end, in the resume's note.
+    const note = recoveryNoteOf(h.fake, sentBefore) ?? '';
+    assert.match(note, /no longer available \(a call to one returns an error\): delete_file/);
+    assert.match(note, /new, not offered in this run: read_file_v2/);
     assert.equal((await h.store.readRun(paused.runId)).run.tools?.length, createToolRegistry().specs().length);
   });
 
