@@ -41,6 +41,7 @@ const ApiMessage = z.looseObject({
     cache_read_input_tokens: z.number().nullish(),
     cache_creation_input_tokens: z.number().nullish(),
   }),
+  input_transformations: z.array(z.looseObject({ type: z.string(), path: z.string().optional(), reason: z.string().optional() })).nullish(),
 });
 
 /** What one call's fetch wrapper saw: attempts made and whether the last one got a 2xx. */
@@ -171,7 +172,7 @@ function toModelResponse(message: unknown): ModelResponse {
   const plain: unknown = JSON.parse(JSON.stringify(message));
   const parsed = ApiMessage.safeParse(plain);
   if (!parsed.success) throw new ModelError(`Anthropic API invalid_response: ${parsed.error.message}`, 'invalid_response');
-  const { id, model, content, stop_reason, usage } = parsed.data;
+  const { id, model, content, stop_reason, usage, input_transformations } = parsed.data;
   if (stop_reason === null) throw new ModelError('Anthropic API invalid_response: the message has no stop_reason', 'invalid_response');
   return {
     id,
@@ -184,6 +185,15 @@ function toModelResponse(message: unknown): ModelResponse {
       ...(usage.cache_read_input_tokens != null ? { cacheReadInputTokens: usage.cache_read_input_tokens } : {}),
       ...(usage.cache_creation_input_tokens != null ? { cacheCreationInputTokens: usage.cache_creation_input_tokens } : {}),
     },
+    ...(input_transformations
+      ? {
+          inputTransformations: input_transformations.map(({ type, path, reason }) => ({
+            type,
+            ...(path !== undefined ? { path } : {}),
+            ...(reason !== undefined ? { reason } : {}),
+          })),
+        }
+      : {}),
   };
 }
 

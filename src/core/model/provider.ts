@@ -39,12 +39,21 @@ export interface Usage {
   readonly cacheCreationInputTokens?: number;
 }
 
+/** One change the API made to the request before the model saw it (a thinking block it left out, and why). */
+export interface InputTransformation {
+  readonly type: string;
+  readonly path?: string;
+  readonly reason?: string;
+}
+
 export interface ModelResponse {
   readonly id: string;
   readonly model: string;
   readonly content: readonly ContentBlock[];
   readonly stopReason: StopReason;
   readonly usage: Usage;
+  /** The answer's `input_transformations` ("Preserved thinking"): blocks the API dropped or let through. */
+  readonly inputTransformations?: readonly InputTransformation[];
 }
 
 /** Streaming progress, for status bars and logs; never needed for correctness. */

@@ -102,3 +102,24 @@ export function usageRecord(session: RunSession, response: ModelResponse, purpos
     ...(purpose !== undefined ? { purpose } : {}),
   };
 }
+
+const DROP_REASONS: Readonly<Record<string, string>> = {
+  account_mismatch: "written under another account's key",
+  model_mismatch: 'written by a model this one cannot read',
+  prefix_mismatch: 'their conversation changed before them',
+};
+
+/**
+ * The note for thinking blocks the API left out of a request ("Preserved thinking": another
+ * model's, another account's, or a changed prefix under drop_block), said once a session so a
+ * resume under a teammate's or a worker's key, or another model, is never a surprise.
+ */
+export function thinkingDropNote(session: RunSession, response: ModelResponse): NewRecord[] {
+  const dropped = (response.inputTransformations ?? []).filter((t) => t.type === 'thinking_dropped');
+  if (dropped.length === 0 || session.thinkingDropSaid) return [];
+  session.thinkingDropSaid = true;
+  const reasons = [...new Set(dropped.map((t) => DROP_REASONS[t.reason ?? ''] ?? t.reason ?? 'no reason given'))];
+  const text = `The API left out ${dropped.length} thinking block${dropped.length === 1 ? '' : 's'} of earlier turns (${reasons.join('; ')}); the model goes on without that reasoning.`;
+  session.deps.log.log('info', `run ${session.runId}: ${text}`);
+  return [{ type: 'note', kind: 'info', text }];
+}

@@ -87,8 +87,21 @@ function prefixKeys(
 const isThinking = (block: Json): boolean => block['type'] === 'thinking' || block['type'] === 'redacted_thinking';
 const signatureOf = (block: Json): string => String(block['type'] === 'redacted_thinking' ? block['data'] : block['signature']);
 
+/**
+ * The blocks of these models are bound to the account that produced them ("Preserved thinking":
+ * Sonnet 5.5 and Haiku 5.5); sent with another account's key they are left out without an error
+ * and listed in `input_transformations` (the reason words are the fake's own).
+ */
+export const ACCOUNT_BOUND_MODELS: readonly string[] = ['claude-sonnet-5-5', 'claude-haiku-5-5'];
+/** Besides its own, the blocks a model reads ("Preserved thinking", Switching models mid-conversation). */
+const ALSO_READS: Readonly<Record<string, readonly string[]>> = { 'claude-fable-5-1': ['claude-opus-5', 'claude-opus-5-5'] };
+
+const reads = (model: string, producer: string): boolean => model === producer || (ALSO_READS[model] ?? []).includes(producer);
+
 interface Produced {
   readonly model: string;
+  /** The key that asked for it (the fake's stand-in for the account). */
+  readonly account: string | undefined;
   readonly prefix: string;
   /** The block as sent (its text must come back unchanged). */
   readonly canonical: string;
@@ -113,12 +126,12 @@ export class ThinkingLedger {
   }
 
   /** Remembers the thinking blocks of an answer to `body`. */
-  record(body: unknown, content: readonly Json[]): void {
+  record(body: unknown, content: readonly Json[], account?: string): void {
     if (!isObject(body)) return;
     for (const { i, block, prefix } of prefixKeys(body, { role: 'assistant', blocks: content })) {
       const messages = Array.isArray(body['messages']) ? body['messages'].length : 0;
       if (i !== messages || !isThinking(block)) continue;
-      this.produced.set(signatureOf(block), { model: baseModel(body['model']), prefix, canonical: canonical(block) });
+      this.produced.set(signatureOf(block), { model: baseModel(body['model']), account, prefix, canonical: canonical(block) });
     }
   }
 
@@ -128,15 +141,25 @@ export class ThinkingLedger {
   }
 
   /** The prefix check of a request to a model that runs it. */
-  check(body: unknown): PrefixCheck {
+  check(body: unknown, account?: string): PrefixCheck {
     if (!isObject(body) || !runsPrefixCheck(body['model'])) return { breach: null, dropped: [] };
     const drop = dropsMismatches(body);
+    const model = baseModel(body['model']);
     const dropped: Json[] = [];
     for (const { i, j, block, prefix } of prefixKeys(body)) {
       if (!isThinking(block)) continue;
       const known = this.produced.get(signatureOf(block));
-      if (known === undefined || known.prefix === prefix) continue;
+      if (known === undefined) continue;
       const path = `messages.${i}.content.${j}`;
+      if (!reads(model, known.model)) {
+        dropped.push({ type: 'thinking_dropped', path, reason: 'model_mismatch' });
+        continue;
+      }
+      if (ACCOUNT_BOUND_MODELS.includes(known.model) && known.account !== account) {
+        dropped.push({ type: 'thinking_dropped', path, reason: 'account_mismatch' });
+        continue;
+      }
+      if (known.prefix === prefix) continue;
       if (!drop)
         return {
           breach: {
@@ -220,7 +243,8 @@ export function inDefaultModelShape(step: ResponseStep, body: unknown, ledger: T
 /**
  * On a model with preserved thinking: the answer in the default model's shape (when asked),
  * every thinking block signed uniquely and remembered with its prefix, and the blocks the API
- * dropped (`prefix_mismatch_behavior: "drop_block"`) listed in `input_transformations`.
+ * dropped (another model's or account's, or a prefix mismatch under "drop_block") listed in
+ * `input_transformations`.
  */
 export function preservedThinking(
   step: ResponseStep,
@@ -228,6 +252,7 @@ export function preservedThinking(
   ledger: ThinkingLedger,
   shape: boolean,
   turn: number,
+  account?: string,
 ): ResponseStep {
   const body = isObject(requestBody) ? requestBody : {};
   if (!runsPrefixCheck(body['model'])) return step;
@@ -239,7 +264,7 @@ export function preservedThinking(
           b.type === 'thinking' && b.signature === undefined ? { ...b, signature: ledger.sign(b.thinking) } : b,
         ),
       };
-  ledger.record(body, ResponseStep.parse(shaped).content.map(plainBlock));
-  const dropped = ledger.check(body).dropped;
+  ledger.record(body, ResponseStep.parse(shaped).content.map(plainBlock), account);
+  const dropped = ledger.check(body, account).dropped;
   return dropped.length > 0 ? { ...shaped, input_transformations: [...dropped] } : shaped;
 }

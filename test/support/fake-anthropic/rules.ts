@@ -41,6 +41,8 @@ export interface RuleOptions {
   readonly contextWindow?: number;
   /** The thinking blocks the fake produced: their signatures are valid, and the prefix check runs on them. */
   readonly ledger?: ThinkingLedger;
+  /** The key the request came with: thinking of some models is bound to the account that produced it. */
+  readonly account?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -87,13 +89,13 @@ export function validateRequest(body: unknown, options: RuleOptions = {}): RuleB
     checkCacheBreakpoints(body, messages) ??
     checkThinking(body, messages, options.ledger) ??
     checkThinkingSetting(body) ??
-    prefixBreach(body, options.ledger) ??
+    prefixBreach(body, options) ??
     checkContextWindow(body, options)
   );
 }
 
-function prefixBreach(body: Json, ledger: ThinkingLedger | undefined): RuleBreach | null {
-  return ledger ? ledger.check(body).breach : null;
+function prefixBreach(body: Json, options: RuleOptions): RuleBreach | null {
+  return options.ledger ? options.ledger.check(body, options.account).breach : null;
 }
 
 function checkTools(tools: unknown): RuleBreach | null {

@@ -111,3 +111,16 @@ function parseOrEmpty(json: string): unknown {
     return {};
   }
 }
+
+export function splitInto(text: string, parts: number): string[] {
+  if (text.length === 0) return [];
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+  return pieces;
+}
+
+/** Unref'd: a stall still pending when a test ends must not keep the process alive. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,9 +1,21 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PromptCache, signThinking, tokensOfText, type CacheUsage } from './cache';
+import { sendModels } from './models-route';
 import { preservedThinking, ThinkingLedger } from './preserved-thinking';
 import { validateRequest, type RuleBreach } from './rules';
-import { errorTypeOf, isFault, plainBlock, ResponseStep, StreamErrorFault, type ScriptBlock, type StatusFault, type Step } from './script';
+import {
+  errorTypeOf,
+  isFault,
+  plainBlock,
+  ResponseStep,
+  sleep,
+  splitInto,
+  StreamErrorFault,
+  type ScriptBlock,
+  type StatusFault,
+  type Step,
+} from './script';
 
 export type { Step, ResponseStep, FaultStep, ScriptBlock } from './script';
 
@@ -97,7 +109,13 @@ export async function startFakeAnthropic(
       if (recorded.body === undefined) {
         return sendError(res, { fault: 'status', status: 400, message: 'fake-anthropic: body is not JSON' });
       }
-      const broken = options.lenient ? null : validateRequest(recorded.body, { ...windowOf(options), ledger });
+      const broken = options.lenient
+        ? null
+        : validateRequest(recorded.body, {
+            ...windowOf(options),
+            ledger,
+            ...(recorded.apiKeySeen !== undefined ? { account: recorded.apiKeySeen } : {}),
+          });
       if (broken) {
         refused.push({ ...broken, index });
         return sendError(res, { fault: 'status', status: broken.status, message: broken.message });
@@ -109,7 +127,7 @@ export async function startFakeAnthropic(
       messageCounter += 1;
       const shaped = isFault(step)
         ? step
-        : preservedThinking(step, recorded.body, ledger, options.defaultModelShape === true, messageCounter);
+        : preservedThinking(step, recorded.body, ledger, options.defaultModelShape === true, messageCounter, recorded.apiKeySeen);
       const measured = cache && !isFault(shaped) ? measure(cache, ResponseStep.parse(shaped), recorded) : undefined;
       if (measured) usages.push(measured);
       return answer(req, res, shaped, recorded, `msg_fake_${messageCounter}`, measured);
@@ -217,20 +235,6 @@ async function answer(
       return resetSocket(req);
     }
   }
-}
-
-/** A page of the Models API: `limit` models after `after_id`. */
-function sendModels(res: http.ServerResponse, url: string, models: readonly Record<string, unknown>[]): void {
-  const params = new URL(url, 'http://fake').searchParams;
-  const limit = Number(params.get('limit') ?? 20);
-  const after = params.get('after_id');
-  const start = after === null ? 0 : models.findIndex((m) => m['id'] === after) + 1;
-  const data: Record<string, unknown>[] = models
-    .slice(start, start + limit)
-    .map((m) => ({ type: 'model', created_at: '2026-01-01T00:00:00Z', ...m }));
-  const page = { data, has_more: start + limit < models.length, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null };
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(page));
 }
 
 function resetSocket(req: http.IncomingMessage): void {
@@ -386,17 +390,4 @@ function blockEvents(block: ScriptBlock, index: number, deltas?: readonly string
     ...chunks.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
     { type: 'content_block_stop', index },
   ];
-}
-
-function splitInto(text: string, parts: number): string[] {
-  if (text.length === 0) return [];
-  const size = Math.max(1, Math.ceil(text.length / parts));
-  const pieces: string[] = [];
-  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
-  return pieces;
-}
-
-/** Unref'd: a stall still pending when a test ends must not keep the process alive. */
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -126,6 +126,28 @@ describe('the fake runs the prefix check on thinking blocks (preserved thinking)
     );
   });
 
+  it("leaves out, without an error, another account's blocks (Sonnet 5.5) and blocks the model cannot read", () => {
+    const ledger = new ThinkingLedger();
+    const messages: unknown[] = [{ role: 'user', content: 'go' }];
+    const step: ResponseStep = { content: [{ type: 'text', text: 'Reading.' }, use('t1')] };
+    const shaped = preservedThinking(step, request(messages), ledger, true, 1, 'key-a');
+    messages.push(
+      { role: 'assistant', content: ResponseStep.parse(shaped).content.map(plainBlock) },
+      { role: 'user', content: [result('t1')] },
+    );
+    assert.equal(validateRequest(request(messages), { ledger, account: 'key-a' }), null);
+    assert.deepEqual(ledger.check(request(messages), 'key-a').dropped, []);
+    assert.equal(validateRequest(request(messages), { ledger, account: 'key-b' }), null);
+    assert.deepEqual(
+      ledger.check(request(messages), 'key-b').dropped.map((d) => d['reason']),
+      ['account_mismatch', 'account_mismatch'],
+    );
+    assert.deepEqual(
+      ledger.check({ ...request(messages), model: 'claude-opus-5-5' }, 'key-a').dropped.map((d) => d['reason']),
+      ['model_mismatch', 'model_mismatch'],
+    );
+  });
+
   it('does not check models without preserved thinking', () => {
     const ledger = new ThinkingLedger();
     const messages = conversation(ledger, 2);

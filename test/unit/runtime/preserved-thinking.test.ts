@@ -5,6 +5,7 @@ import type { RunSession } from '../../../src/core/runtime/session';
 import { RunRecord, type StoredRecord } from '../../../src/core/store/records';
 import { BUILTIN_TOOLS, createToolRegistry } from '../../../src/core/tools/registry';
 import { createRunOutput } from '../../../src/host/cli/output';
+import { createAnthropicProvider } from '../../../src/core/model/anthropic';
 import type { RecordedRequest, Responder } from '../../support/fake-anthropic/server';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, harness, recoveryNoteOf, reply, SETTINGS, toolUse, type Harness } from './harness';
@@ -161,4 +162,25 @@ describe('runs on the default model stay append-only (preserved thinking)', () =
       assert.ok(streamed.includes('Reading a.txt again (2).'), streamed);
     });
   }
+
+  it("a resume under another account's key (a teammate, a worker) is not refused, and the thinking left out is said", async () => {
+    h = await harness({ files: { 'a.txt': FILE }, script: wordsScript(8), fake: { defaultModelShape: true } });
+    const controller = new AbortController();
+    const runtime = h.runtime();
+    runtime.onEvent((e) => {
+      if (e.type === 'checkpoint' && e.checkpoint.label === 'after_model' && e.checkpoint.stepId === 4) controller.abort();
+    });
+    const settings = { ...DEFAULT_MODEL_SETTINGS, maxTurns: 50, thinking: { type: 'adaptive' as const } };
+    const paused = await runtime.start({ task: 'read a.txt', settings }, controller.signal);
+    assert.equal(paused.status, 'paused');
+    const teammate = createAnthropicProvider({ apiKey: 'sk-teammate-key', baseURL: h.fake.url, maxRetries: 3, streamRetryDelayMs: 5 });
+    const done = await h.runtime({ model: teammate }).resume(paused.runId);
+    assert.equal(done.status, 'completed', done.reason);
+    assert.deepEqual(h.fake.refused, []);
+    assertEveryRequestValid(h.fake);
+    const notes = (await h.records(paused.runId)).flatMap((r) => (r.type === 'note' ? [r.text] : []));
+    const said = notes.filter((text) => text.startsWith('The API left out'));
+    assert.equal(said.length, 1, notes.join('\n'));
+    assert.match(said[0]!, /thinking blocks? of earlier turns \(written under another account's key\)/);
+  });
 });
