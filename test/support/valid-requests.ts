@@ -9,7 +9,8 @@ export function assertEveryRequestValid(fake: FakeAnthropic): void {
   const refused = fake.refused[0];
   if (refused) throw new Error(`request ${refused.index} was refused (${refused.rule}): ${refused.message}`);
   fake.requests.forEach((request, n) => {
-    const breach = validateRequest(request.body);
+    const account = request.apiKeySeen;
+    const breach = validateRequest(request.body, { ledger: fake.ledger, ...(account !== undefined ? { account } : {}) });
     if (breach) throw new Error(`request ${n} breaks ${breach.rule}: ${breach.message}`);
   });
 }

@@ -41,6 +41,7 @@ const ApiMessage = z.looseObject({
     cache_read_input_tokens: z.number().nullish(),
     cache_creation_input_tokens: z.number().nullish(),
   }),
+  input_transformations: z.array(z.looseObject({ type: z.string(), path: z.string().optional(), reason: z.string().optional() })).nullish(),
 });
 
 /** What one call's fetch wrapper saw: attempts made and whether the last one got a 2xx. */
@@ -133,9 +134,17 @@ async function callOnce(
     return client.messages.create({ ...params, stream: false } as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
   const stream = client.messages.stream(params, requestOptions);
   stream.on('text', (delta) => emit({ type: 'text', text: delta }));
+  // The newest models write their words between tool calls inside thinking blocks ("What's new in
+  // Claude Sonnet 5.5"): streamed as thinking, each block's words ending their own line.
+  const thinkingWithText = new Set<number>();
   stream.on('streamEvent', (event) => {
     if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
       emit({ type: 'tool_use_start', name: event.content_block.name, id: event.content_block.id });
+    } else if (event.type === 'content_block_delta' && event.delta.type === 'thinking_delta' && event.delta.thinking !== '') {
+      thinkingWithText.add(event.index);
+      emit({ type: 'thinking', text: event.delta.thinking });
+    } else if (event.type === 'content_block_stop' && thinkingWithText.delete(event.index)) {
+      emit({ type: 'thinking', text: '\n' });
     }
   });
   return stream.finalMessage();
@@ -163,7 +172,7 @@ function toModelResponse(message: unknown): ModelResponse {
   const plain: unknown = JSON.parse(JSON.stringify(message));
   const parsed = ApiMessage.safeParse(plain);
   if (!parsed.success) throw new ModelError(`Anthropic API invalid_response: ${parsed.error.message}`, 'invalid_response');
-  const { id, model, content, stop_reason, usage } = parsed.data;
+  const { id, model, content, stop_reason, usage, input_transformations } = parsed.data;
   if (stop_reason === null) throw new ModelError('Anthropic API invalid_response: the message has no stop_reason', 'invalid_response');
   return {
     id,
@@ -176,6 +185,15 @@ function toModelResponse(message: unknown): ModelResponse {
       ...(usage.cache_read_input_tokens != null ? { cacheReadInputTokens: usage.cache_read_input_tokens } : {}),
       ...(usage.cache_creation_input_tokens != null ? { cacheCreationInputTokens: usage.cache_creation_input_tokens } : {}),
     },
+    ...(input_transformations
+      ? {
+          inputTransformations: input_transformations.map(({ type, path, reason }) => ({
+            type,
+            ...(path !== undefined ? { path } : {}),
+            ...(reason !== undefined ? { reason } : {}),
+          })),
+        }
+      : {}),
   };
 }
 

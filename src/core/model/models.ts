@@ -134,6 +134,36 @@ export function deprecationWarning(model: string): string | undefined {
   return `model ${model} is deprecated and reaches end of life on ${deprecated.endOfLife}; use ${deprecated.replacement} instead`;
 }
 
+/**
+ * The models with preserved thinking that run the prefix check: a thinking block sent back is
+ * bound to everything before it (system, tools, earlier messages). Source: Anthropic's page
+ * "Prefix checks on thinking blocks" (build-with-claude/preserved-thinking/prefix-checks).
+ */
+const PREFIX_CHECK_MODELS: ReadonlySet<string> = new Set([
+  'claude-fable-5-2',
+  'claude-mythos-5-2',
+  'claude-fable-5-1',
+  'claude-mythos-5-1',
+  'claude-opus-5-5',
+  'claude-sonnet-5-5',
+  'claude-haiku-5-5',
+]);
+
+export function runsPrefixCheck(model: string): boolean {
+  return PREFIX_CHECK_MODELS.has(baseModelId(model));
+}
+
+/**
+ * The models that refuse `thinking: {type: "disabled"}` and whose lowest setting is
+ * `{type: "between_tools"}` (no up-front thinking; the words between tool calls still come back
+ * as thinking text). Source: "What's new in Claude Sonnet 5.5" (models/sonnet-5-5/whats-new-sonnet-5-5).
+ */
+const BETWEEN_TOOLS_MODELS: ReadonlySet<string> = new Set(['claude-sonnet-5-5']);
+
+export function lowestThinkingIsBetweenTools(model: string): boolean {
+  return BETWEEN_TOOLS_MODELS.has(baseModelId(model));
+}
+
 /** The context window to budget for when a run sets none (200K for a model we do not know). */
 export function contextWindowOf(model: string): number {
   return modelFacts(model)?.contextWindow ?? K200;

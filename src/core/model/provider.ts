@@ -7,8 +7,16 @@ export interface ToolSpec {
   readonly input_schema: Record<string, unknown>;
 }
 
-/** Extended thinking as the Messages API takes it. */
-export type ThinkingParam = { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'adaptive' };
+/**
+ * Extended thinking as the Messages API takes it. `display: "summarized"` returns the thinking
+ * text (the default on the newest models is "omitted": empty text); `between_tools` is the lowest
+ * setting of the models that refuse `disabled` (no up-front thinking; the words written between
+ * tool calls still come back as thinking text): "What's new in Claude Sonnet 5.5".
+ */
+export type ThinkingParam =
+  | { readonly type: 'enabled'; readonly budget_tokens: number }
+  | { readonly type: 'adaptive'; readonly display?: 'summarized' | 'omitted' }
+  | { readonly type: 'between_tools' };
 
 export interface ModelRequest {
   readonly model: string;
@@ -31,17 +39,28 @@ export interface Usage {
   readonly cacheCreationInputTokens?: number;
 }
 
+/** One change the API made to the request before the model saw it (a thinking block it left out, and why). */
+export interface InputTransformation {
+  readonly type: string;
+  readonly path?: string;
+  readonly reason?: string;
+}
+
 export interface ModelResponse {
   readonly id: string;
   readonly model: string;
   readonly content: readonly ContentBlock[];
   readonly stopReason: StopReason;
   readonly usage: Usage;
+  /** The answer's `input_transformations` ("Preserved thinking"): blocks the API dropped or let through. */
+  readonly inputTransformations?: readonly InputTransformation[];
 }
 
 /** Streaming progress, for status bars and logs; never needed for correctness. */
 export type ModelEvent =
   | { readonly type: 'text'; readonly text: string }
+  /** Thinking text as it streams: on the models with preserved thinking, the words written between tool calls. */
+  | { readonly type: 'thinking'; readonly text: string }
   | { readonly type: 'tool_use_start'; readonly name: string; readonly id: string }
   | { readonly type: 'retry'; readonly attempt: number; readonly error: string };
 

@@ -1,4 +1,5 @@
 import type { ContentBlock, MessageParam } from '../model/messages';
+import { runsPrefixCheck } from '../model/models';
 import type { NewRecord } from '../store/records';
 import { withTurnStarted, withUsage } from './budget';
 import { PauseSignal, type CallEnv } from './calls';
@@ -12,6 +13,10 @@ import { normaliseMessage, type RunSession } from './session';
 // one commit group: a `compaction` record, the whole new history as message records from index
 // 0, and the `compacted` checkpoint. Nothing is written before the summary is in hand, so a run
 // cut at any instant resumes from the history before or after it, never from half of it.
+// On the models that run the prefix check (preserved thinking), a thinking block is bound to
+// everything before it: a compaction drops thinking from every message after the first one it
+// changed, as Anthropic's page "Prefix checks on thinking blocks" recommends ("remove thinking
+// from the kept turns"), so no request sends a block whose prefix changed.
 
 export const CLEARED_MARKER = '[cleared to save context]';
 export const SUMMARY_MARKER = '[summary of the earlier work]';
@@ -44,8 +49,9 @@ function clearedNote(toolName: string | undefined, callId: string): string {
 export function clearOldToolResults(
   session: RunSession,
   messages: readonly MessageParam[],
-): { messages: MessageParam[]; cleared: string[] } {
+): { messages: MessageParam[]; cleared: string[]; firstChanged: number } {
   const cleared: string[] = [];
+  let firstChanged = messages.length;
   let usersSeen = 0;
   const out = [...messages];
   for (let i = out.length - 1; i >= 0; i--) {
@@ -63,9 +69,30 @@ export function clearOldToolResults(
       const note = clearedNote(session.ledger.get(block.tool_use_id)?.toolName, block.tool_use_id);
       return { type: 'tool_result', tool_use_id: block.tool_use_id, content: note, ...(block.is_error === true ? { is_error: true } : {}) };
     });
-    if (changed) out[i] = { role: 'user', content };
+    if (changed) {
+      out[i] = { role: 'user', content };
+      firstChanged = i;
+    }
   }
-  return { messages: out, cleared: cleared.reverse() };
+  return { messages: out, cleared: cleared.reverse(), firstChanged };
+}
+
+const isThinking = (block: ContentBlock): boolean => block.type === 'thinking' || block.type === 'redacted_thinking';
+/** What an assistant message of thinking alone keeps (a message may not be empty). */
+const THINKING_LEFT_OUT = '(thinking left out when the conversation was compacted)';
+
+/**
+ * The messages with the thinking of every message from `from` on dropped, on a model that runs
+ * the prefix check (elsewhere the API ignores earlier turns' thinking, and a budget run's latest
+ * turn must keep its own).
+ */
+export function withoutThinkingFrom(model: string, messages: readonly MessageParam[], from: number): MessageParam[] {
+  if (!runsPrefixCheck(model)) return [...messages];
+  return messages.map((message, i) => {
+    if (i < from || typeof message.content === 'string' || !message.content.some(isThinking)) return message;
+    const kept = message.content.filter((block) => !isThinking(block));
+    return { role: message.role, content: kept.length > 0 ? kept : [{ type: 'text', text: THINKING_LEFT_OUT }] };
+  });
 }
 
 /** Where the summary's cut falls: the latest assistant answer (it and what follows are kept). */
@@ -112,12 +139,14 @@ export async function compactIfNeeded(env: CallEnv): Promise<void> {
   const before = estimate(env, session.messages);
   if (before <= threshold) return;
   const cleared = clearOldToolResults(session, session.messages);
-  const afterClearing = estimate(env, cleared.messages);
+  const model = session.run.settings.model;
+  const clearedMessages = withoutThinkingFrom(model, cleared.messages, cleared.firstChanged);
+  const afterClearing = estimate(env, clearedMessages);
   if (cleared.cleared.length > 0 && afterClearing <= threshold * CLEARED_TARGET) {
     return commitCompaction(
       session,
       'cleared_tool_results',
-      cleared.messages,
+      clearedMessages,
       cleared.cleared,
       { before, after: afterClearing, budget },
       [],
@@ -130,7 +159,7 @@ export async function compactIfNeeded(env: CallEnv): Promise<void> {
     role: 'user',
     content: [...taskText(session.messages[0]), { type: 'text', text: `${SUMMARY_MARKER}\n${summary.text}` }],
   };
-  const next = [head, ...session.messages.slice(cut)];
+  const next = withoutThinkingFrom(model, [head, ...session.messages.slice(cut)], 0);
   const after = estimate(env, next);
   if (after > threshold)
     throw contextTooSmall(`the context budget (${budget} tokens) is too small even after a summary (about ${after} tokens)`);

@@ -5,7 +5,7 @@ import { StorageFailure } from './errors';
 import { failureOf, HostClosing } from './failure';
 import { limitHit, withTurnStarted, withUsage } from './budget';
 import { compactIfNeeded } from './compaction';
-import { buildRequest, usageRecord } from './request';
+import { buildRequest, thinkingDropNote, usageRecord } from './request';
 import { checkCancelled, PauseSignal, plannedEntry, type CallEnv } from './calls';
 import { reconcileCalls, type CallReport } from './reconcile';
 import { normaliseMessage, type RunSession } from './session';
@@ -131,6 +131,7 @@ async function modelStep(env: CallEnv, askedAgain: boolean): Promise<{ message?:
   );
   const usage = usageRecord(session, response);
   const budget = withUsage(session.budget, response.usage, usage.costUsd);
+  const said = thinkingDropNote(session, response);
   if (isEmptyAnswer(response.content)) {
     const again = !askedAgain && response.stopReason !== 'refusal';
     const asked: NewRecord[] = again
@@ -139,7 +140,7 @@ async function modelStep(env: CallEnv, askedAgain: boolean): Promise<{ message?:
           session.messageRecord({ role: 'user', content: [{ type: 'text', text: CONTINUE_AFTER_EMPTY }] }),
         ]
       : [];
-    await session.save('after_model', [usage, { type: 'budget', budget }, ...asked], { stopReason: response.stopReason });
+    await session.save('after_model', [usage, { type: 'budget', budget }, ...said, ...asked], { stopReason: response.stopReason });
     session.lastStopReason = response.stopReason;
     return { stopReason: response.stopReason };
   }
@@ -152,7 +153,13 @@ async function modelStep(env: CallEnv, askedAgain: boolean): Promise<{ message?:
   );
   await session.save(
     'after_model',
-    [session.messageRecord(message), ...planned.map((entry) => ({ type: 'ledger' as const, entry })), usage, { type: 'budget', budget }],
+    [
+      session.messageRecord(message),
+      ...planned.map((entry) => ({ type: 'ledger' as const, entry })),
+      usage,
+      { type: 'budget', budget },
+      ...said,
+    ],
     { stopReason: response.stopReason },
   );
   session.lastStopReason = response.stopReason;

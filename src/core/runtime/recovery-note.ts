@@ -33,6 +33,30 @@ export interface RecoveryFacts {
   readonly instructionChanges?: readonly string[];
   /** Files restored, rolled back or undone since the model's last request. */
   readonly fileChanges?: readonly FileChange[];
+  /** How the tools of this version differ from the run's recorded list (toolChangeLines). */
+  readonly toolChanges?: readonly string[];
+}
+
+/**
+ * The tools this version of the product (or its MCP servers) has that differ from those the run
+ * started with. The run keeps sending its recorded list (a thinking block is bound to it), so the
+ * change is said here, at the end of the conversation, never by changing `tools`.
+ */
+export function toolChangeLines(
+  recorded: readonly { readonly name: string }[] | undefined,
+  current: readonly { readonly name: string }[],
+): string[] {
+  if (recorded === undefined) return [];
+  const now = new Set(current.map((t) => t.name));
+  const before = new Set(recorded.map((t) => t.name));
+  const gone = [...before].filter((name) => !now.has(name));
+  const added = [...now].filter((name) => !before.has(name));
+  if (gone.length === 0 && added.length === 0) return [];
+  return [
+    'The tools available changed since this run started (the run keeps the tool list it started with):',
+    ...(gone.length > 0 ? [`- no longer available (a call to one returns an error): ${gone.join(', ')}`] : []),
+    ...(added.length > 0 ? [`- new, not offered in this run: ${added.join(', ')}`] : []),
+  ];
 }
 
 export const FILE_CHANGES_MARKER = '[files changed]';
@@ -130,6 +154,7 @@ export function recoveryNote(facts: RecoveryFacts): string {
   if (changed.length === 0 && facts.files.length > 0) lines.push('Files the agent wrote are unchanged since.');
   const instructions = instructionChangeNote(facts.instructionChanges ?? []);
   if (instructions !== undefined) lines.push(instructions);
+  lines.push(...(facts.toolChanges ?? []));
   if (facts.reports.length === 0) lines.push('No tool call was in flight.');
   lines.push('Continue the task from here.');
   return lines.join('\n');

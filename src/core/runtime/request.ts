@@ -1,5 +1,5 @@
 import { isEmptyAnswer, type MessageParam } from '../model/messages';
-import { contextWindowOf, modelFacts } from '../model/models';
+import { contextWindowOf, lowestThinkingIsBetweenTools, modelFacts, runsPrefixCheck } from '../model/models';
 import { costOf } from '../model/pricing';
 import type { ModelRequest, ModelResponse, ThinkingParam } from '../model/provider';
 import type { NewRecord, RunSettings } from '../store/records';
@@ -12,12 +12,31 @@ import type { RunSession } from './session';
  */
 export const BYTES_PER_TOKEN_ESTIMATE = 3;
 
-/** The thinking parameter a run's setting asks for, as the model supports it (adaptive-only models get adaptive). */
+/**
+ * The thinking parameter a run's setting asks for, as the model takes it, each value explicit:
+ * - off: none, except on a model that refuses `disabled` (its lowest setting, `between_tools`) and
+ *   on a model that always thinks (adaptive);
+ * - adaptive, and a budget on a model that takes none: adaptive;
+ * - N: a budget of N tokens on the models that take one.
+ * On the models with preserved thinking, adaptive asks for `display: "summarized"`: the words the
+ * model writes between tool calls come back inside thinking blocks, empty under the default display.
+ */
 export function thinkingParam(settings: RunSettings): ThinkingParam | undefined {
   const setting = settings.thinking;
-  if (setting === undefined) return undefined;
-  if (setting.type === 'adaptive' || modelFacts(settings.model)?.thinking !== 'extended') return { type: 'adaptive' };
+  const facts = modelFacts(settings.model);
+  const adaptive: ThinkingParam = runsPrefixCheck(settings.model) ? { type: 'adaptive', display: 'summarized' } : { type: 'adaptive' };
+  if (setting === undefined) {
+    if (lowestThinkingIsBetweenTools(settings.model)) return { type: 'between_tools' };
+    return facts?.thinking === 'always' ? adaptive : undefined;
+  }
+  if (setting.type === 'adaptive' || facts?.thinking !== 'extended') return adaptive;
   return { type: 'enabled', budget_tokens: setting.budgetTokens };
+}
+
+/** The thinking parameter every request of a run sends: the one recorded at its start, else its setting's. */
+export function runThinkingParam(run: RunSession['run']): ThinkingParam | undefined {
+  if (run.thinkingSent !== undefined) return run.thinkingSent.type === 'none' ? undefined : run.thinkingSent;
+  return thinkingParam(run.settings);
 }
 
 /** max_tokens of a call: the output per call, plus the thinking budget that counts within it. */
@@ -42,12 +61,12 @@ export function buildRequest(
   signal: AbortSignal | undefined,
 ): ModelRequest {
   const { run } = session;
-  const thinking = thinkingParam(run.settings);
+  const thinking = runThinkingParam(run);
   return {
     model: run.settings.model,
     ...(run.system !== undefined ? { system: run.system } : {}),
     messages: messages.filter((message, i) => i === messages.length - 1 || !isStoredEmptyAnswer(message)),
-    tools: tools.specs(),
+    tools: run.tools ?? tools.specs(),
     maxTokens: maxTokensOf(run.settings),
     ...(thinking !== undefined ? { thinking } : {}),
     ...(signal !== undefined ? { signal } : {}),
@@ -82,4 +101,25 @@ export function usageRecord(session: RunSession, response: ModelResponse, purpos
     priced: session.deps.costOf !== undefined || priced.priced,
     ...(purpose !== undefined ? { purpose } : {}),
   };
+}
+
+const DROP_REASONS: Readonly<Record<string, string>> = {
+  account_mismatch: "written under another account's key",
+  model_mismatch: 'written by a model this one cannot read',
+  prefix_mismatch: 'their conversation changed before them',
+};
+
+/**
+ * The note for thinking blocks the API left out of a request ("Preserved thinking": another
+ * model's, another account's, or a changed prefix under drop_block), said once a session so a
+ * resume under a teammate's or a worker's key, or another model, is never a surprise.
+ */
+export function thinkingDropNote(session: RunSession, response: ModelResponse): NewRecord[] {
+  const dropped = (response.inputTransformations ?? []).filter((t) => t.type === 'thinking_dropped');
+  if (dropped.length === 0 || session.thinkingDropSaid) return [];
+  session.thinkingDropSaid = true;
+  const reasons = [...new Set(dropped.map((t) => DROP_REASONS[t.reason ?? ''] ?? t.reason ?? 'no reason given'))];
+  const text = `The API left out ${dropped.length} thinking block${dropped.length === 1 ? '' : 's'} of earlier turns (${reasons.join('; ')}); the model goes on without that reasoning.`;
+  session.deps.log.log('info', `run ${session.runId}: ${text}`);
+  return [{ type: 'note', kind: 'info', text }];
 }

@@ -14,7 +14,7 @@ import { limitReached, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
 import { continueAfterAnswer, loopSteps, runGuarded, type NoteBuilder } from './loop';
-import { earlierEffects, RECOVERY_NOTE_MARKER, recoveryNote, type PatchLiveState } from './recovery-note';
+import { earlierEffects, RECOVERY_NOTE_MARKER, recoveryNote, toolChangeLines, type PatchLiveState } from './recovery-note';
 import { instructionChanges } from './project-instructions';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
@@ -162,5 +162,6 @@ async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilde
       files,
       instructionChanges: instructions,
       fileChanges: state.fileChanges ?? [],
+      toolChanges: toolChangeLines(state.run.tools, env.tools.specs()),
     });
 }

@@ -12,6 +12,7 @@ import { continueWithInstruction, type ContinueOptions } from './instruction';
 import { resumeRun, type ResumeOptions } from './resume';
 import { RunSession, type RunInfo } from './session';
 import { composeRunPrompt } from './system-prompt';
+import { thinkingParam } from './request';
 import type { RunOutcome, RuntimeDeps, RuntimeEvent, RuntimeListener, StartRequest } from './types';
 
 const NO_GIT: GitFacts = { isRepo: false, dirtyPaths: [] };
@@ -97,6 +98,8 @@ export class AgentRuntime {
       git,
       settings: request.settings,
       ...(system !== undefined ? { system } : {}),
+      tools: this.tools.specs().map((spec) => ({ ...spec })),
+      thinkingSent: thinkingParam(request.settings) ?? { type: 'none' },
       ...(composed !== undefined ? { prompt: composed.prompt } : {}),
     };
     const writer = await guardStore(() => deps.store.createRun(run));

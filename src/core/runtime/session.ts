@@ -55,6 +55,8 @@ export class RunSession {
   /** The step being worked on: the loop moves it on before the step's first record. */
   stepId: number;
   lastStopReason: string | undefined;
+  /** Whether this session already said that the API left out thinking blocks (said once). */
+  thinkingDropSaid = false;
 
   constructor(
     readonly deps: RuntimeDeps,

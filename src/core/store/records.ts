@@ -108,6 +108,21 @@ export const ForkPoint = z.object({
   files: z.enum(['keep', 'restore']),
 });
 
+/** One tool definition as the Messages API's `tools` takes it (core/tools/registry's toolSpec). */
+export const RecordedToolSpec = z.object({
+  name: z.string().min(1),
+  description: z.string(),
+  input_schema: z.record(z.string(), z.unknown()),
+});
+
+/** The thinking parameter a run's requests send (`none`: no parameter), as decided at its start. */
+export const ThinkingSent = z.union([
+  z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
+  z.object({ type: z.literal('adaptive'), display: z.enum(['summarized', 'omitted']).optional() }),
+  z.object({ type: z.literal('between_tools') }),
+]);
+
 export const RunRecord = record('run', {
   runId: z.string().min(1),
   task: z.string(),
@@ -117,6 +132,14 @@ export const RunRecord = record('run', {
   settings: RunSettings,
   /** The system prompt every request of the run sends, byte for byte. */
   system: z.string().optional(),
+  /**
+   * The tool definitions every request of the run sends, byte for byte, recorded at its start:
+   * whatever version of the product resumes it (a thinking block is bound to them). A run
+   * recorded before there was this field sends the registry's, as then.
+   */
+  tools: z.array(RecordedToolSpec).optional(),
+  /** What the thinking setting means on the run's model, recorded at its start (runtime/request's thinkingParam). */
+  thinkingSent: ThinkingSent.optional(),
   prompt: RunPrompt.optional(),
   /** Set by the fold of a fork (from its `fork` record), never written in a run record. */
   parent: ForkPoint.optional(),

@@ -37,7 +37,9 @@ export const FLAG_HELP = `options:
   --max-tokens N            stop after N input + output tokens in all
   --max-cost-usd X          stop once the run has cost X US dollars
   --max-context-tokens N    the context budget: older history is compacted before a request would pass it
-  --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call
+  --thinking off|adaptive|N extended thinking (run): off (default), adaptive, or a budget of N >= 1024 tokens per call;
+                            on claude-sonnet-5-5, which cannot turn thinking off, off sends its lowest setting (between_tools:
+                            no thinking before the first tool call) and a budget means adaptive; the words between tool calls stream as text
   --mcp-config FILE         MCP servers (mcp.json shape: {"servers": {...}}) whose tools the agent may call (run, resume);
                             the workspace's .vscode/mcp.json is read too, in a trusted workspace only
   --allow-workspace-mcp NAME  start the server NAME of the workspace's .vscode/mcp.json without asking (repeatable);

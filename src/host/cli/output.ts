@@ -18,6 +18,8 @@ const runId = z.string();
 /** One line of `--json` output. */
 export const CliEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), runId, text: z.string() }),
+  /** The model's thinking text as it streams: the words it writes between tool calls on the newest models. */
+  z.object({ type: z.literal('thinking'), runId, text: z.string() }),
   z.object({ type: z.literal('checkpoint'), runId, stepId: z.number(), label: CheckpointLabel }),
   z.object({
     type: z.literal('call'),
@@ -103,6 +105,7 @@ function toCliEvent(event: RuntimeEvent, summaries: Summaries): CliEvent | undef
     }
     case 'model':
       if (event.event.type === 'text') return { type: 'text', runId: run, text: event.event.text };
+      if (event.event.type === 'thinking') return { type: 'thinking', runId: run, text: event.event.text };
       if (event.event.type === 'retry') return { type: 'retry', runId: run, attempt: event.event.attempt, error: event.event.error };
       return undefined;
     case 'status':
@@ -163,7 +166,7 @@ function textOutput(sink: Sink, summaries: Summaries): RunOutput {
   return {
     event(event) {
       const e = toCliEvent(event, summaries);
-      if (e?.type === 'text') {
+      if (e?.type === 'text' || e?.type === 'thinking') {
         sink.out(e.text);
         midLine = !e.text.endsWith('\n');
       } else if (e?.type === 'call' && ENDED.has(e.status)) {

@@ -45,7 +45,8 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
 
   private onEvent(event: RuntimeEvent): void {
     if (event.type === 'checkpoint') this.stepOf.set(event.runId, event.checkpoint.stepId);
-    else if (event.type === 'model' && event.event.type === 'text' && event.event.text !== '')
+    // The words the newest models write between tool calls arrive as thinking: streamed the same way.
+    else if (event.type === 'model' && (event.event.type === 'text' || event.event.type === 'thinking') && event.event.text !== '')
       this.streams.fire({ runId: event.runId, stepId: this.stepOf.get(event.runId) ?? 0, text: event.event.text, at: Date.now() });
   }
 

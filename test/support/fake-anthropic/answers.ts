@@ -17,7 +17,10 @@ export type AnswerName =
   | 'stream_error_api'
   | 'rate_limited_429'
   | 'overloaded_529'
-  | 'server_error_500';
+  | 'server_error_500'
+  | 'thinking_omitted_words_between_tools'
+  | 'redacted_thinking'
+  | 'thinking_dropped_listed';
 
 export interface AnswerPage {
   readonly title: string;
@@ -44,6 +47,14 @@ export const STREAMING_PAGE: AnswerPage = {
   url: 'https://platform.claude.com/docs/en/build-with-claude/streaming',
 };
 export const ERRORS_PAGE: AnswerPage = { title: 'Errors', url: 'https://platform.claude.com/docs/en/api/errors' };
+export const SONNET_55_PAGE: AnswerPage = {
+  title: "What's new in Claude Sonnet 5.5",
+  url: 'https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5',
+};
+export const PRESERVED_THINKING_PAGE: AnswerPage = {
+  title: 'Preserved thinking',
+  url: 'https://platform.claude.com/docs/en/build-with-claude/preserved-thinking',
+};
 export const RATE_LIMITS_PAGE: AnswerPage = { title: 'Rate limits', url: 'https://platform.claude.com/docs/en/api/rate-limits' };
 
 /** The tool call a cut answer was writing; `rawInputJson` stops mid-JSON as max_tokens leaves it. */
@@ -145,6 +156,44 @@ export const ANSWER_SHAPES: readonly AnswerShape[] = [
     when: '500 api_error: an unexpected error inside the API',
     afterToolResults: true,
     step: { fault: 'status', status: 500, retryAfterMs: 5 },
+  },
+  // The default model's shape (the fake plays the whole of it with `defaultModelShape`, preserved-thinking.ts).
+  {
+    name: 'thinking_omitted_words_between_tools',
+    page: SONNET_55_PAGE,
+    when: 'display omitted (the default): signed thinking blocks with empty text; the words before a tool call in one of them',
+    afterToolResults: false,
+    step: answer(
+      [
+        { type: 'thinking', thinking: '' },
+        { type: 'thinking', thinking: '' },
+        { type: 'tool_use', id: 'toolu_words', name: 'read_file', input: { path: 'a.txt' } },
+      ],
+      'tool_use',
+    ),
+  },
+  {
+    name: 'redacted_thinking',
+    page: PRESERVED_THINKING_PAGE,
+    when: 'a redacted_thinking block (opaque data) before the answer; it goes back as it came',
+    afterToolResults: true,
+    step: answer(
+      [
+        { type: 'redacted_thinking', data: 'redacted-payload-1' },
+        { type: 'text', text: 'Read it.' },
+      ],
+      'end_turn',
+    ),
+  },
+  {
+    name: 'thinking_dropped_listed',
+    page: PRESERVED_THINKING_PAGE,
+    when: 'blocks the API dropped (prefix mismatch under "drop_block", or a model that cannot read them) listed in input_transformations',
+    afterToolResults: true,
+    step: {
+      ...answer([{ type: 'text', text: 'Going on without the dropped thinking.' }], 'end_turn'),
+      input_transformations: [{ type: 'thinking_dropped', path: 'messages.1.content.0', reason: 'prefix_mismatch' }],
+    },
   },
 ];
 

@@ -1,5 +1,6 @@
 import { modelFacts } from '../../../src/core/model/models';
 import { requestTokens, signThinking } from './cache';
+import { checkThinkingSetting, type ThinkingLedger } from './preserved-thinking';
 
 // The request rules of the Messages API that the fake enforces, in one place. Each breach is
 // answered as the API answers it: 400, `invalid_request_error`, and a message worded as the
@@ -30,11 +31,18 @@ export type RuleName =
   | 'thinking_signature'
   | 'thinking_kept'
   | 'thinking_budget'
+  | 'thinking_prefix'
+  | 'thinking_setting'
+  | 'tool_choice'
   | 'context_window';
 
 export interface RuleOptions {
   /** The model's context window in tokens; defaults to the model table's, else 200,000. */
   readonly contextWindow?: number;
+  /** The thinking blocks the fake produced: their signatures are valid, and the prefix check runs on them. */
+  readonly ledger?: ThinkingLedger;
+  /** The key the request came with: thinking of some models is bound to the account that produced it. */
+  readonly account?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -79,9 +87,15 @@ export function validateRequest(body: unknown, options: RuleOptions = {}): RuleB
     checkToolPairs(messages) ??
     checkToolUseIds(messages) ??
     checkCacheBreakpoints(body, messages) ??
-    checkThinking(body, messages) ??
+    checkThinking(body, messages, options.ledger) ??
+    checkThinkingSetting(body) ??
+    prefixBreach(body, options) ??
     checkContextWindow(body, options)
   );
+}
+
+function prefixBreach(body: Json, options: RuleOptions): RuleBreach | null {
+  return options.ledger ? options.ledger.check(body, options.account).breach : null;
 }
 
 function checkTools(tools: unknown): RuleBreach | null {
@@ -201,11 +215,11 @@ function checkCacheBreakpoints(body: Json, messages: readonly Message[]): RuleBr
   return null;
 }
 
-function checkThinking(body: Json, messages: readonly Message[]): RuleBreach | null {
+function checkThinking(body: Json, messages: readonly Message[], ledger: ThinkingLedger | undefined): RuleBreach | null {
   for (const [i, message] of messages.entries()) {
     if (message.role !== 'assistant') continue;
     for (const [j, block] of message.blocks.entries()) {
-      if (block['type'] !== 'thinking') continue;
+      if (block['type'] !== 'thinking' || ledger?.knows(block)) continue;
       if (typeof block['thinking'] !== 'string' || block['signature'] !== signThinking(block['thinking']))
         return breach('thinking_signature', `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
     }

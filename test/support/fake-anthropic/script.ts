@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signThinking } from './cache';
 
 // The script a fake Anthropic server plays: a queue of responses and faults, one per request.
 
@@ -16,7 +17,9 @@ export const ScriptToolUseBlock = z.object({
 });
 /** A thinking block; the server signs it (signature given here only to send a wrong one). */
 export const ScriptThinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
-export const ScriptBlock = z.union([ScriptTextBlock, ScriptToolUseBlock, ScriptThinkingBlock]);
+/** A redacted thinking block: its `data` is the opaque payload (and what the fake keys it by). */
+export const ScriptRedactedThinkingBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string().min(1) });
+export const ScriptBlock = z.union([ScriptTextBlock, ScriptToolUseBlock, ScriptThinkingBlock, ScriptRedactedThinkingBlock]);
 
 export const ResponseStep = z.object({
   id: z.string().optional(),
@@ -33,6 +36,8 @@ export const ResponseStep = z.object({
    * an answer cut for certain while a test acts (a window reload, a kill) mid-stream.
    */
   holdAfterEvents: z.object({ events: z.number().int().nonnegative(), ms: z.number().nonnegative() }).optional(),
+  /** What the API changed in the request before the model saw it (blocks it dropped), as the answer lists it. */
+  input_transformations: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
 export const StatusFault = z.object({
@@ -83,4 +88,39 @@ const ERROR_TYPES: Record<number, string> = {
 
 export function errorTypeOf(status: number): string {
   return ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+/** A block as the API's plain JSON answer gives it. */
+export function plainBlock(block: ScriptBlock): Record<string, unknown> {
+  if (block.type === 'text') return { type: 'text', text: block.text };
+  if (block.type === 'redacted_thinking') return { type: 'redacted_thinking', data: block.data };
+  if (block.type === 'thinking')
+    return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? signThinking(block.thinking) };
+  return {
+    type: 'tool_use',
+    id: block.id,
+    name: block.name,
+    input: block.rawInputJson === undefined ? block.input : parseOrEmpty(block.rawInputJson),
+  };
+}
+
+function parseOrEmpty(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return {};
+  }
+}
+
+export function splitInto(text: string, parts: number): string[] {
+  if (text.length === 0) return [];
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+  return pieces;
+}
+
+/** Unref'd: a stall still pending when a test ends must not keep the process alive. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

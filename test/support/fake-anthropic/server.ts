@@ -1,8 +1,21 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PromptCache, signThinking, tokensOfText, type CacheUsage } from './cache';
+import { sendModels } from './models-route';
+import { preservedThinking, ThinkingLedger } from './preserved-thinking';
 import { validateRequest, type RuleBreach } from './rules';
-import { errorTypeOf, isFault, ResponseStep, StreamErrorFault, type ScriptBlock, type StatusFault, type Step } from './script';
+import {
+  errorTypeOf,
+  isFault,
+  plainBlock,
+  ResponseStep,
+  sleep,
+  splitInto,
+  StreamErrorFault,
+  type ScriptBlock,
+  type StatusFault,
+  type Step,
+} from './script';
 
 export type { Step, ResponseStep, FaultStep, ScriptBlock } from './script';
 
@@ -29,6 +42,8 @@ export interface FakeAnthropic {
   readonly refused: (RuleBreach & { readonly index: number })[];
   /** Each streamed text_delta and when (Date.now()) its write was handed to the socket. */
   readonly textSent: { readonly text: string; readonly at: number }[];
+  /** The thinking blocks it produced on models with preserved thinking (signatures and prefixes). */
+  readonly ledger: ThinkingLedger;
   push(...steps: ScriptEntry[]): void;
   close(): Promise<void>;
 }
@@ -50,6 +65,11 @@ export interface FakeAnthropicOptions {
    * does with a reply to a request the API would refuse; it must say why in one line.
    */
   readonly lenient?: true;
+  /**
+   * Answer requests to the models with preserved thinking (the default model's family) in their
+   * shape: signed thinking blocks, the words between tool calls inside them (preserved-thinking.ts).
+   */
+  readonly defaultModelShape?: boolean;
 }
 
 /** What the server measured of one answered request (with promptCaching). */
@@ -73,6 +93,7 @@ export async function startFakeAnthropic(
   const refused: (RuleBreach & { index: number })[] = [];
   const textSent: { text: string; at: number }[] = [];
   const cache = options.promptCaching ? new PromptCache() : undefined;
+  const ledger = new ThinkingLedger();
   let messageCounter = 0;
 
   const server = http.createServer((req, res) => {
@@ -88,7 +109,13 @@ export async function startFakeAnthropic(
       if (recorded.body === undefined) {
         return sendError(res, { fault: 'status', status: 400, message: 'fake-anthropic: body is not JSON' });
       }
-      const broken = options.lenient ? null : validateRequest(recorded.body, windowOf(options));
+      const broken = options.lenient
+        ? null
+        : validateRequest(recorded.body, {
+            ...windowOf(options),
+            ledger,
+            ...(recorded.apiKeySeen !== undefined ? { account: recorded.apiKeySeen } : {}),
+          });
       if (broken) {
         refused.push({ ...broken, index });
         return sendError(res, { fault: 'status', status: broken.status, message: broken.message });
@@ -98,9 +125,12 @@ export async function startFakeAnthropic(
         return sendError(res, { fault: 'status', status: 400, message: `fake-anthropic: script exhausted at request ${index}` });
       }
       messageCounter += 1;
-      const measured = cache && !isFault(step) ? measure(cache, ResponseStep.parse(step), recorded) : undefined;
+      const shaped = isFault(step)
+        ? step
+        : preservedThinking(step, recorded.body, ledger, options.defaultModelShape === true, messageCounter, recorded.apiKeySeen);
+      const measured = cache && !isFault(shaped) ? measure(cache, ResponseStep.parse(shaped), recorded) : undefined;
       if (measured) usages.push(measured);
-      return answer(req, res, step, recorded, `msg_fake_${messageCounter}`, measured);
+      return answer(req, res, shaped, recorded, `msg_fake_${messageCounter}`, measured);
     });
   });
 
@@ -116,6 +146,7 @@ export async function startFakeAnthropic(
     usages,
     refused,
     textSent,
+    ledger,
     push: (...steps) => void queue.push(...steps),
     close: () =>
       new Promise<void>((resolve) => {
@@ -206,20 +237,6 @@ async function answer(
   }
 }
 
-/** A page of the Models API: `limit` models after `after_id`. */
-function sendModels(res: http.ServerResponse, url: string, models: readonly Record<string, unknown>[]): void {
-  const params = new URL(url, 'http://fake').searchParams;
-  const limit = Number(params.get('limit') ?? 20);
-  const after = params.get('after_id');
-  const start = after === null ? 0 : models.findIndex((m) => m['id'] === after) + 1;
-  const data: Record<string, unknown>[] = models
-    .slice(start, start + limit)
-    .map((m) => ({ type: 'model', created_at: '2026-01-01T00:00:00Z', ...m }));
-  const page = { data, has_more: start + limit < models.length, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null };
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(page));
-}
-
 function resetSocket(req: http.IncomingMessage): void {
   const socket = req.socket;
   if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
@@ -275,29 +292,10 @@ async function sendMessage(res: http.ServerResponse, step: ParsedResponse, reque
     stop_reason: step.stop_reason,
     stop_sequence: null,
     usage,
+    ...(step.input_transformations ? { input_transformations: step.input_transformations } : {}),
   };
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${id}` });
   res.end(JSON.stringify(message));
-}
-
-function plainBlock(block: ScriptBlock): Record<string, unknown> {
-  if (block.type === 'text') return { type: 'text', text: block.text };
-  if (block.type === 'thinking')
-    return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? signThinking(block.thinking) };
-  return {
-    type: 'tool_use',
-    id: block.id,
-    name: block.name,
-    input: block.rawInputJson === undefined ? block.input : parseOrEmpty(block.rawInputJson),
-  };
-}
-
-function parseOrEmpty(json: string): unknown {
-  try {
-    return JSON.parse(json);
-  } catch {
-    return {};
-  }
 }
 
 /** Where the streamed text_delta writes of a request are logged (its server's textSent). */
@@ -341,6 +339,7 @@ function streamEvents(step: ParsedResponse, request: RecordedRequest, id: string
         stop_reason: null,
         stop_sequence: null,
         usage: { ...usage, output_tokens: 1 },
+        ...(step.input_transformations ? { input_transformations: step.input_transformations } : {}),
       },
     },
     { type: 'ping' },
@@ -371,6 +370,11 @@ function thinkingEvents(block: Extract<ScriptBlock, { type: 'thinking' }>, index
 
 function blockEvents(block: ScriptBlock, index: number, deltas?: readonly string[]): StreamEvent[] {
   if (block.type === 'thinking') return thinkingEvents(block, index);
+  if (block.type === 'redacted_thinking')
+    return [
+      { type: 'content_block_start', index, content_block: plainBlock(block) },
+      { type: 'content_block_stop', index },
+    ];
   if (block.type === 'text') {
     return [
       { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
@@ -386,17 +390,4 @@ function blockEvents(block: ScriptBlock, index: number, deltas?: readonly string
     ...chunks.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
     { type: 'content_block_stop', index },
   ];
-}
-
-function splitInto(text: string, parts: number): string[] {
-  if (text.length === 0) return [];
-  const size = Math.max(1, Math.ceil(text.length / parts));
-  const pieces: string[] = [];
-  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
-  return pieces;
-}
-
-/** Unref'd: a stall still pending when a test ends must not keep the process alive. */
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

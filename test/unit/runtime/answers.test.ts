@@ -31,6 +31,9 @@ const EXPECTED: Record<AnswerName, Expected> = {
   rate_limited_429: { first: 'completed', reason: /^done$/, retried: true },
   overloaded_529: { first: 'completed', reason: /^done$/, retried: true },
   server_error_500: { first: 'completed', reason: /^done$/, retried: true },
+  thinking_omitted_words_between_tools: { first: 'completed', reason: /^done$/ },
+  redacted_thinking: { first: 'completed', reason: /^Read it\.$/ },
+  thinking_dropped_listed: { first: 'completed', reason: /^Going on without the dropped thinking\.$/ },
 };
 
 const readA = reply([toolUse('t1', 'read_file', { path: 'a.txt' })]);

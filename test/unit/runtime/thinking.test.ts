@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { createAnthropicProvider } from '../../../src/core/model/anthropic';
 import { ModelError } from '../../../src/core/model/provider';
+import { thinkingParam } from '../../../src/core/runtime/request';
+import type { RunSettings } from '../../../src/core/store/records';
 import { signThinking } from '../../support/fake-anthropic/cache';
 import { startFakeAnthropic, type Responder } from '../../support/fake-anthropic/server';
 import { answer, harness, reply, SETTINGS, toolUse, type Harness } from './harness';
@@ -68,12 +70,36 @@ describe('extended thinking', () => {
     await h
       .runtime()
       .start({ task: 't', settings: { ...SETTINGS, model: 'claude-sonnet-5-5', thinking: { type: 'enabled', budgetTokens: 2048 } } });
-    await h.runtime().start({ task: 't', settings: SETTINGS });
-    const [adaptive, none] = h.fake.requests.map((r) => r.body as { thinking?: unknown; max_tokens: number });
-    assert.deepEqual(adaptive!.thinking, { type: 'adaptive' });
+    const none = await h.runtime().start({ task: 't', settings: SETTINGS });
+    const [adaptive, sentNone] = h.fake.requests.map((r) => r.body as { thinking?: unknown; max_tokens: number });
+    assert.deepEqual(adaptive!.thinking, { type: 'adaptive', display: 'summarized' });
     assert.equal(adaptive!.max_tokens, 1024);
-    assert.equal(none!.thinking, undefined);
+    assert.equal(sentNone!.thinking, undefined);
+    assert.deepEqual((await h.store.readRun(none.runId)).run.thinkingSent, { type: 'none' });
   });
+
+  // What each value of the setting sends, per kind of model ("What's new in Claude Sonnet 5.5":
+  // the default model refuses `disabled`, its lowest setting is `between_tools`).
+  const MEANINGS: [model: string, setting: RunSettings['thinking'], sent: unknown][] = [
+    ['claude-sonnet-5-5', undefined, { type: 'between_tools' }],
+    ['claude-sonnet-5-5', { type: 'adaptive' }, { type: 'adaptive', display: 'summarized' }],
+    ['claude-sonnet-5-5', { type: 'enabled', budgetTokens: 4096 }, { type: 'adaptive', display: 'summarized' }],
+    ['claude-fable-5-2', undefined, { type: 'adaptive', display: 'summarized' }],
+    ['claude-sonnet-4-6', undefined, undefined],
+    ['claude-sonnet-4-6', { type: 'adaptive' }, { type: 'adaptive' }],
+    ['claude-sonnet-4-6', { type: 'enabled', budgetTokens: 4096 }, { type: 'enabled', budget_tokens: 4096 }],
+  ];
+  for (const [model, setting, sent] of MEANINGS) {
+    it(`thinking ${JSON.stringify(setting ?? 'off')} on ${model} sends ${JSON.stringify(sent ?? 'no parameter')}, recorded in the run`, async () => {
+      h = await harness({ script: [answer('a')] });
+      const settings: RunSettings = { ...SETTINGS, model, ...(setting !== undefined ? { thinking: setting } : {}) };
+      const outcome = await h.runtime().start({ task: 't', settings });
+      assert.equal(outcome.status, 'completed', outcome.reason);
+      assert.deepEqual((h.fake.requests[0]!.body as { thinking?: unknown }).thinking, sent);
+      assert.deepEqual((await h.store.readRun(outcome.runId)).run.thinkingSent, sent ?? { type: 'none' });
+      assert.equal(thinkingParam(settings) === undefined, sent === undefined);
+    });
+  }
 
   it('the test double refuses a thinking block whose text or signature changed', async () => {
     const fake = await startFakeAnthropic([answer('never')]);
