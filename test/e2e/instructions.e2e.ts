@@ -1,6 +1,7 @@
 // The run's Instructions in the real workbench: a run in a workspace with an AGENTS.md shows, in
 // its first step, the system prompt it sent (version, size) and the project file it took in, with
 // its hash. Screenshot: test-results/screenshots/instructions-1-entry.png (the entry open, the prompt folded).
+import { SYSTEM_PROMPT_VERSION } from '../../src/core/runtime/system-prompt';
 import { strict as assert } from 'node:assert';
 import type { FrameLocator } from 'playwright-core';
 import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
@@ -47,7 +48,7 @@ describe('e2e: the Instructions entry of a run', function () {
       const entry = frame.locator('.detail details.instructions-entry');
       await entry.waitFor({ timeout: 10_000 });
       const summary = (await entry.locator('summary').textContent()) ?? '';
-      assert.match(summary, /^Instructions v1 · ~[\d.,]+k? tok · AGENTS\.md$/);
+      assert.match(summary, new RegExp(`^Instructions v${SYSTEM_PROMPT_VERSION} · ~[\\d.,]+k? tok · AGENTS\\.md$`));
       await entry.locator('summary').click();
       const files = (await entry.locator('.instruction-files li').allTextContents()).join('\n');
       assert.match(files, /AGENTS\.md · 0\.1 KiB · sha256 [0-9a-f]{12}/);
