@@ -129,7 +129,11 @@ export function toolResults(messages: readonly MessageParam[], added?: (text: st
   return results;
 }
 
-/** What the model said (and thought) in the assistant messages of `messages[from, to)`. */
+/**
+ * What the model said (and thought) in the assistant messages of `messages[from, to)`. An answer
+ * with no text whose thinking holds words said them: the default model writes its words between
+ * tool calls inside thinking blocks, and those are shown, not folded away as thinking.
+ */
 export function assistantWords(messages: readonly MessageParam[], from: number, to: number): { text: string; thinking: string } {
   const texts: string[] = [];
   const thoughts: string[] = [];
@@ -139,7 +143,7 @@ export function assistantWords(messages: readonly MessageParam[], from: number, 
     const text = blockText(message.content, 'text').trim();
     const thinking = blockText(message.content, 'thinking').trim();
     if (text !== '') texts.push(text);
-    if (thinking !== '') thoughts.push(thinking);
+    if (thinking !== '') (text === '' ? texts : thoughts).push(thinking);
   }
   return { text: texts.join('\n\n'), thinking: thoughts.join('\n\n') };
 }

@@ -67,6 +67,29 @@ describe('protocol words: what was said', () => {
     assert.equal(userWords(messages, 2, 4), 'now add a README line', 'tool results are not the person’s words');
   });
 
+  it("the default model's words between tool calls, inside a thinking block of an answer with no text, are shown as its words", () => {
+    const between: MessageParam[] = [
+      { role: 'user', content: 'fix it' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Reading the test first.', signature: 's1' },
+          { type: 'tool_use', id: 'toolu_2', name: 'read_file', input: { path: 'test.js' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'ok' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: '', signature: 's2' },
+          { type: 'text', text: 'Done.' },
+        ],
+      },
+    ];
+    assert.deepEqual(assistantWords(between, 1, 2), { text: 'Reading the test first.', thinking: '' });
+    assert.deepEqual(assistantWords(between, 3, 4), { text: 'Done.', thinking: '' }, 'an omitted (empty) thinking block adds nothing');
+  });
+
   it('leaves the recovery note inside a tool result out of the call’s result', () => {
     const noted: MessageParam[] = [
       ...messages.slice(0, 2),
