@@ -268,7 +268,7 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
       const note = withheld.note(built);
       const result =
         typeof launch !== 'string'
-          ? await runOne(command, built.env, runOptions, shell(), launch)
+          ? await runOne(command, launch !== undefined ? { ...built.env, ...launch.env } : built.env, runOptions, shell(), launch)
           : { ...(await runOne(command, built.env, runOptions, shell())), sandboxNote: launch };
       return note === undefined ? result : { ...result, environmentNote: note };
     },
