@@ -132,7 +132,7 @@ class Proxy {
     if (target === undefined) return endRaw(client, 400, 'CONNECT needs host:port\n');
     const verdict = await this.decide(target.host, target.port, 'connect');
     if (!('address' in verdict)) return endRaw(client, 403, this.refusalText(verdict));
-    const upstream = connect({ host: verdict.address, port: target.port });
+    const upstream = connect({ host: verdict.address, port: target.port, noDelay: true });
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (client.writable && upstream.connecting) endRaw(client, 502, `could not connect to ${req.url} (${error.code ?? 'error'})\n`);
       else client.destroy();

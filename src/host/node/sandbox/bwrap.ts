@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { forwarderProgram, FORWARDER_PORT, PROXY_SOCKET_IN_SANDBOX, START_FORWARDER } from '../netproxy/forwarder';
+import { forwarderProgram, FORWARDER_PORT, PROXY_SOCKET_IN_SANDBOX } from '../netproxy/forwarder';
 import { PRIVATE_DIRS, type SandboxPlan } from './plan';
 
 // bubblewrap (Linux): the arguments for one command, from its plan. Order matters: a later mount
@@ -92,8 +92,8 @@ const RUN = 'exec /bin/sh -c "$1"';
 function shellOf(command: string, forward: boolean): string[] {
   const bash = existsSync('/bin/bash');
   if (!forward) return bash ? ['/bin/bash', '-c', CLOSE_INHERITED + RUN, 'sh', command] : ['/bin/sh', '-c', command];
-  const { program, code } = forwarderProgram();
-  const script = (bash ? CLOSE_INHERITED : '') + START_FORWARDER + RUN;
+  const { program, code, start } = forwarderProgram();
+  const script = (bash ? CLOSE_INHERITED : '') + start + RUN;
   return [bash ? '/bin/bash' : '/bin/sh', '-c', script, 'sh', command, PROXY_SOCKET_IN_SANDBOX, String(FORWARDER_PORT), program, code];
 }
 
