@@ -228,7 +228,7 @@ async function runCommand(options: CliOptions): Promise<number> {
       task: options.task!,
       settings,
       environment: {
-        host: nodeHostFacts(process.env, options.sandbox, shellOf(process.platform, process.env, options.shell)),
+        host: nodeHostFacts(process.env, options.sandbox, shellOf(process.platform, process.env, options.shell), options.commandNetwork),
         ...(options.instructionFiles !== undefined ? { instructionFiles: options.instructionFiles } : {}),
       },
     };
