@@ -1,12 +1,15 @@
 import type { Log } from '../../core/ports';
 import { errorText } from '../../core/error-text';
 import { allowlistText, startCommandProxy, type NetProxy } from '../node/netproxy/index';
+import type { Prompts } from './prompts';
 import { readSettings } from './settings';
+import { ALLOWED_HOSTS_KEY, askForHost, type UserMemory } from './network-question';
 
 // The network proxy of the window's commands and MCP servers with `commandNetwork: allowlist`
 // (netproxy/). Started at activation and again when the person's allowed hosts change; until it is
-// up, a command gets no network at all (never more than the allowlist). Hosts not on the list are
-// refused: the person allows one in user settings (agentCheckpoints.commandAllowedHosts).
+// up, a command gets no network at all (never more than the allowlist). A host not on the list is
+// asked about once per window (a notification: Allow, Allow for This Workspace, Refuse); "for this
+// workspace" is kept in the extension's global state (user scope: no workspace file can add to it).
 
 export class CommandNetwork {
   private proxy: NetProxy | undefined;
@@ -14,9 +17,15 @@ export class CommandNetwork {
   private starting: Promise<void> | undefined;
 
   constructor(
-    /** The run store's address (a folder, or postgres://...): its server is refused, whatever is allowed. */
-    private readonly store: string,
-    private readonly log: Log,
+    private readonly options: {
+      /** The run store's address (a folder, or postgres://...): its server is refused, whatever is allowed. */
+      readonly store: string;
+      readonly log: Log;
+      readonly prompts: Prompts;
+      readonly memory: UserMemory;
+      /** The workspace's key, for "Allow for This Workspace". */
+      readonly workspace: string;
+    },
   ) {}
 
   /** The proxy for the next command (undefined until it is up, or with another commandNetwork); starts or restarts it when needed. */
@@ -29,19 +38,23 @@ export class CommandNetwork {
   }
 
   private async start(allowHosts: readonly string[], key: string): Promise<void> {
+    const { store, log, prompts, memory, workspace } = this.options;
     try {
       const next = await startCommandProxy({
         allowHosts,
-        store: this.store,
-        howToAllow: (host) => `To allow it, add "${host}" to agentCheckpoints.commandAllowedHosts in your user settings.`,
+        approvedHosts: memory.get<Record<string, string[]>>(ALLOWED_HOSTS_KEY)?.[workspace] ?? [],
+        store,
+        ask: (host, port) => askForHost(prompts, memory, workspace, host, port),
+        howToAllow: (host) =>
+          `To allow it, answer the question about it, or add "${host}" to agentCheckpoints.commandAllowedHosts in your user settings.`,
       });
       const old = this.proxy;
       this.proxy = next;
       this.startedFor = key;
-      this.log.log('info', `command network (allowlist): commands reach ${allowlistText(next.rules())}`);
+      log.log('info', `command network (allowlist): commands reach ${allowlistText(next.rules())}`);
       await old?.close();
     } catch (error) {
-      this.log.log('error', `the network proxy of commands did not start (commands get no network): ${errorText(error)}`);
+      log.log('error', `the network proxy of commands did not start (commands get no network): ${errorText(error)}`);
     } finally {
       this.starting = undefined;
     }

@@ -138,13 +138,19 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const workspace = new LiveWorkspace(roots, storagePath, log);
   // The store's address: a PostgreSQL server is refused by the commands' proxy, a socket folder it names hidden.
   const storeAddress = address !== '' ? address : storagePath;
-  const network = new CommandNetwork(storeAddress, log);
-  network.current();
   const storeReady = moveLegacyRuns(context, fileStore, log);
   // Every writer of the window writes through the feed's store: what it appends is published.
   const feed = new RunFeed(backing, storeReady);
   const store = feed.store;
   const prompts = new SwitchablePrompts();
+  const network = new CommandNetwork({
+    store: storeAddress,
+    log,
+    prompts,
+    memory: context.globalState,
+    workspace: roots.map((root) => folderKey({ scheme: 'file', fsPath: root, uri: root })).join('\n'),
+  });
+  network.current();
   const approvals = new InlineApprover(prompts);
   const controller = new AgentController({
     store,

@@ -34,6 +34,8 @@ export function storeReach(
 export interface CommandProxyOptions {
   /** HOST or HOST:PORT the person named (flags, user settings). */
   readonly allowHosts: readonly string[];
+  /** HOST:PORT the person allowed for this workspace at a prompt earlier (public addresses only, as when asked). */
+  readonly approvedHosts?: readonly string[];
   /** The run store's address (a folder or postgres://...). */
   readonly store?: string;
   readonly howToAllow: (hostPort: string) => string;
@@ -48,10 +50,18 @@ export function startingRules(allowHosts: readonly string[], env: NodeJS.Process
   return [...userConfiguredHosts(env), ...named];
 }
 
+/** Hosts allowed at an earlier prompt: like a host approved now, they may not reach a loopback or private address. */
+function approvedRules(hosts: readonly string[]): HostRule[] {
+  return hosts
+    .map((h) => parseHostRule(h, 'allowed for this workspace'))
+    .filter((r): r is HostRule => r !== undefined)
+    .map((r) => ({ ...r, named: false }));
+}
+
 /** Starts the proxy of a host's commands. */
 export function startCommandProxy(options: CommandProxyOptions): Promise<NetProxy> {
   return startNetProxy({
-    rules: startingRules(options.allowHosts, options.env),
+    rules: [...startingRules(options.allowHosts, options.env), ...approvedRules(options.approvedHosts ?? [])],
     blocked: storeReach(options.store, options.env).blocked,
     howToAllow: options.howToAllow,
     ...(options.ask !== undefined ? { ask: options.ask } : {}),
