@@ -96,6 +96,8 @@ describe('the network of a sandboxed command goes through the allowlist proxy', 
     const net = await withProxy([{ host: 'allowed.test', port, source: 'test' }]);
     const ok = await run(curl(`http://allowed.test:${port}/`), net);
     assert.match(ok.stdout, new RegExp(`hello from allowed.test:${port}\\n\\n200`), ok.text);
+    const fronted = await run(curl(`http://allowed.test:${port}/`, "-H 'Host: other.test'"), net);
+    assert.match(fronted.stdout, new RegExp(`hello from allowed.test:${port}\\n`), 'the server sees the Host that was checked');
     const refused = await run(curl(`http://other.test:${port}/`), net);
     assert.match(refused.stdout, /other\.test.*not on the allowlist[\s\S]*403/, refused.text);
     assert.match(refused.sandboxNote ?? '', /refused other\.test:\d+: other\.test is not on the allowlist/, refused.text);

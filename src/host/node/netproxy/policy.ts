@@ -26,7 +26,9 @@ export interface Blocked {
   readonly what: string;
 }
 
-export type Decision = { allowed: true; named: boolean } | { allowed: false; reason: string; host: string; port: number };
+/** A refusal's `askable`: the host is simply not on the list (a host could ask the person), not refused by a rule. */
+export type Decision =
+  { allowed: true; named: boolean } | { allowed: false; reason: string; host: string; port: number; askable?: boolean };
 
 /** A host name as compared: lower case, no trailing dot, IPv6 literals without brackets. */
 export function normalHost(host: string): string {
@@ -89,7 +91,7 @@ export function decideName(
   const reason = hasHost
     ? `port ${port} of ${name} is not allowed (only ${kind === 'connect' ? 'port 443' : 'port 80'} without a rule of its own: allow ${name}:${port})`
     : `${name} is not on the allowlist`;
-  return { allowed: false, host: name, port, reason };
+  return { allowed: false, host: name, port, reason, ...(hasHost ? {} : { askable: true }) };
 }
 
 /** Parses an IPv4 address to its four numbers. */

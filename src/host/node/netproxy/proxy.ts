@@ -81,7 +81,7 @@ class Proxy {
   /** The address to connect to, or the refusal: the name's decision (asking when it fits), then each resolved address's. */
   async decide(host: string, port: number, kind: 'connect' | 'http'): Promise<{ address: string } | Extract<Decision, { allowed: false }>> {
     let decision = decideName(this.rules, this.options.blocked ?? [], host, port, kind);
-    if (!decision.allowed && decision.reason.endsWith('not on the allowlist') && (await this.approved(decision.host, port)))
+    if (!decision.allowed && decision.askable === true && (await this.approved(decision.host, port)))
       decision = decideName(this.rules, this.options.blocked ?? [], host, port, kind);
     if (!decision.allowed) return decision;
     const resolve = this.options.resolve ?? defaultResolve;
@@ -160,6 +160,8 @@ class Proxy {
     if (!('address' in verdict)) return endResponse(res, 403, this.refusalText(verdict));
     const headers = { ...req.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
+    // The Host the server sees is the one that was checked (a different one could reach another site behind the same address).
+    headers['host'] = url.host;
     const upstream = httpRequest({
       host: verdict.address,
       port,
