@@ -18,7 +18,7 @@ import { McpConfigError } from '../node/mcp/config';
 import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
-import { commandSettings, sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
+import { commandSettings, detectSandbox, sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { allowlistText, startCommandProxy, type NetProxy } from '../node/netproxy/index';
 import { defaultStoreDir } from '../node/state-dir';
 import { workspaceKey } from '../node/pg/pg-names';
@@ -81,6 +81,13 @@ async function networkOf(options: CliOptions): Promise<void> {
   if (options.commandNetwork !== 'allowlist' || commandProxy !== undefined) return;
   if (!options.sandbox) {
     line('warning: --command-network allowlist needs the sandbox: with --no-sandbox, commands reach any host');
+    return;
+  }
+  const kind = detectSandbox().kind;
+  if (kind !== 'bwrap') {
+    // sandbox-exec can only deny the network; without a sandbox the runner warns already.
+    if (kind === 'sandbox-exec' && !options.quiet)
+      line('network: none for commands (the macOS sandbox cannot hold them to the allowlist proxy)');
     return;
   }
   commandProxy = await startCommandProxy({
