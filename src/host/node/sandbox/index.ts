@@ -85,7 +85,7 @@ function refusalNote(refusals: readonly string[]): string[] {
   const shown = [...new Set(refusals)].slice(0, 10);
   return [
     `The network proxy refused (commands reach only allowed hosts, through HTTP_PROXY/HTTPS_PROXY; there is no DNS in the sandbox):\n  ${shown.join('\n  ')}`,
-    'The person can allow a host (CLI: --allow-host HOST or HOST:PORT; or list it in their own ~/.npmrc, pip or git --global configuration), or switch the allowlist off (agentCheckpoints.commandNetwork: on, --command-network on).',
+    'The person can allow a host (CLI: --allow-host HOST or HOST:PORT; VS Code: agentCheckpoints.commandAllowedHosts, or the question it asks; or their own ~/.npmrc, pip or git --global configuration), or switch the allowlist off (agentCheckpoints.commandNetwork: on, --command-network on).',
   ];
 }
 
