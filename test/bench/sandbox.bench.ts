@@ -3,7 +3,9 @@
 // folders (so the per-command plan does real work). Runs alternate, so a busy machine weighs on both
 // sides alike. Target: overhead_ms_p50 <= 30. The same again in a generated tree shaped like a real
 // repository (the search bench's, ~10,000 files), and in SANDBOX_BENCH_REPO when set (a real clone):
-// the per-command plan walks the workspace's folders, so its size is the case users meet.
+// the per-command plan walks the workspace's folders, so its size is the case users meet. Then the
+// allowlist network's figures (netproxy-bench.ts): the proxy's added time for a 1 MB download
+// (target <= 5 ms) and a command's start with the forwarder against today's.
 // Prints ONE JSON object.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import type { CommandRunner } from '../../src/core/ports';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { detectSandbox, sandboxRequestOf } from '../../src/host/node/sandbox/index';
 import { writeRepoTree } from './search-tree';
+import { netFigures } from './netproxy-bench';
 
 const RUNS = Number(process.env.SANDBOX_BENCH_RUNS ?? 100);
 
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
     const repoRoot = join(base, 'repo');
     const tree = writeRepoTree(repoRoot);
     const repo = await overhead(repoRoot, store, REPO_RUNS);
+    const net = await netFigures(ws, store, RUNS);
     const real = process.env.SANDBOX_BENCH_REPO;
     const realRepo = real !== undefined && real !== '' ? await overhead(real, store, REPO_RUNS) : undefined;
     process.stdout.write(
@@ -74,6 +78,7 @@ async function main(): Promise<void> {
         ...(realRepo !== undefined ? { overhead_ms_p50_real_repo: realRepo.overhead, real_repo: real } : {}),
         runs: RUNS,
         target_overhead_ms_p50: 30,
+        network_allowlist: net,
         // The figures follow the machine's load: on 2 busy cores every process start is several times slower.
         load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
       })}\n`,

@@ -51,7 +51,9 @@ export const RunSettings = z.object({
     .union([z.object({ type: z.literal('enabled'), budgetTokens: z.number().int().min(1024) }), z.object({ type: z.literal('adaptive') })])
     .optional(),
   /** How the run's commands ran: the sandbox in use (`off`: switched off; `unavailable`: none on this machine) and the network. */
-  commands: z.object({ sandbox: z.enum(['bwrap', 'sandbox-exec', 'off', 'unavailable']), network: z.enum(['on', 'off']) }).optional(),
+  commands: z
+    .object({ sandbox: z.enum(['bwrap', 'sandbox-exec', 'off', 'unavailable']), network: z.enum(['allowlist', 'on', 'off']) })
+    .optional(),
 });
 
 export const Budget = z.object({

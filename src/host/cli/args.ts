@@ -1,3 +1,4 @@
+import { parseHostRule } from '../node/netproxy/policy';
 import { parseArgs } from 'node:util';
 import { InstructionFileNames } from '../../core/runtime/project-instructions';
 import type { ResumeOptions } from '../../core/runtime/resume';
@@ -51,7 +52,9 @@ export interface CliOptions {
   readonly instructionFiles?: readonly string[];
   /** False with --no-sandbox. */
   readonly sandbox: boolean;
-  readonly commandNetwork: 'on' | 'off';
+  readonly commandNetwork: 'allowlist' | 'on' | 'off';
+  /** Hosts (HOST or HOST:PORT) commands may reach through the proxy besides those the person's user configuration names. */
+  readonly allowHosts: readonly string[];
   /** Servers of the workspace's .vscode/mcp.json allowed without a prompt. */
   readonly allowWorkspaceMcp: readonly string[];
   /** Host variables (names or patterns) commands and MCP servers may have besides the base set. */
@@ -89,10 +92,11 @@ const OPTIONS = {
   'command-network': { type: 'string' },
   'allow-workspace-mcp': { type: 'string', multiple: true },
   'pass-env': { type: 'string', multiple: true },
+  'allow-host': { type: 'string', multiple: true },
   shell: { type: 'string' },
 } as const;
 
-const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-workspace-mcp', 'pass-env', 'shell'];
+const SANDBOX_FLAGS = ['no-sandbox', 'command-network', 'allow-host', 'allow-workspace-mcp', 'pass-env', 'shell'];
 
 const LIMIT_FLAGS = ['max-turns', 'max-tokens', 'max-cost-usd', 'max-context-tokens'];
 
@@ -223,8 +227,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const provider = str('provider');
   if (provider !== undefined && provider !== 'anthropic' && provider !== 'replay')
     throw new UsageError(`--provider must be anthropic or replay, got "${provider}"`);
-  const network = str('command-network') ?? 'on';
-  if (network !== 'on' && network !== 'off') throw new UsageError(`--command-network must be on or off, got "${network}"`);
+  const network = str('command-network') ?? 'allowlist';
+  if (network !== 'allowlist' && network !== 'on' && network !== 'off')
+    throw new UsageError(`--command-network must be allowlist, on or off, got "${network}"`);
   const lacking = missing(command, str);
   if (lacking !== undefined) throw new UsageError(lacking);
   if (provider === 'replay' && str('replay') === undefined) throw new UsageError('--provider replay needs --replay FILE');
@@ -237,6 +242,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     quiet: values['quiet'] === true,
     sandbox: values['no-sandbox'] !== true,
     commandNetwork: network,
+    allowHosts: allowHostsOf(values['allow-host'] as string[] | undefined),
     allowWorkspaceMcp: (values['allow-workspace-mcp'] as string[] | undefined) ?? [],
     passEnv: passEnvOf(values['pass-env'] as string[] | undefined),
     ...shellOption(str('shell')),
@@ -277,6 +283,16 @@ function passEnvOf(names: readonly string[] | undefined): string[] {
     if (!ENV_PATTERN.test(name))
       throw new UsageError(`--pass-env takes a variable's name or a pattern of names (letters, digits, _, * and ?), got "${name}"`);
   return [...(names ?? [])];
+}
+
+/** `--allow-host HOST` / `HOST:PORT` (repeatable), each checked as the proxy reads it. */
+function allowHostsOf(hosts: readonly string[] | undefined): string[] {
+  for (const host of hosts ?? [])
+    if (parseHostRule(host, '--allow-host') === undefined)
+      throw new UsageError(
+        `--allow-host takes a host name or address, with :PORT for a port other than 443 (or 80 for http://), got "${host}"`,
+      );
+  return [...(hosts ?? [])];
 }
 
 /** `--instruction-files a.md,docs/b.md` ("" for none), each a plain workspace-relative path. */

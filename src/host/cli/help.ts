@@ -11,7 +11,8 @@ export const USAGE = `usage:
                         [--base-url URL] [--mcp-config FILE] [SANDBOX] [LIMITS] [OUTPUT] (a new instruction for a stopped run)
   agent-checkpoints fork --workspace DIR [--store DIR] --run ID --step N [--files keep|restore] [--trust] [--json]
                         (a new run, paused, whose history is the run's up to the start of step N; the run stays as it was)
-  SANDBOX: [--no-sandbox] [--command-network on|off] [--allow-workspace-mcp NAME]... [--pass-env NAME]... [--shell PROGRAM]
+  SANDBOX: [--no-sandbox] [--command-network allowlist|on|off] [--allow-host HOST]... [--allow-workspace-mcp NAME]...
+           [--pass-env NAME]... [--shell PROGRAM]
   LIMITS: [--max-turns N] [--max-tokens N] [--max-cost-usd X] [--max-context-tokens N]
   OUTPUT: [--json | --quiet] (default: the model's words as they stream, and one line per call)
   agent-checkpoints status [--store DIR] [--workspace DIR] [--run ID] [--json]
@@ -45,7 +46,11 @@ export const FLAG_HELP = `options:
   --allow-workspace-mcp NAME  start the server NAME of the workspace's .vscode/mcp.json without asking (repeatable);
                             otherwise each asks once on a terminal (remembered for that exact configuration), and none starts without one
   --no-sandbox              run commands and MCP servers without the sandbox (bubblewrap on Linux; default: sandboxed where available)
-  --command-network on|off  network for commands in the sandbox (default on)
+  --command-network M       network for commands and MCP servers in the sandbox: allowlist (default: HTTP(S) through a
+                            proxy to the hosts your ~/.npmrc, pip user config and git --global config name, and --allow-host),
+                            on (any host and the machine's own ports, as before) or off
+  --allow-host HOST         a host commands may reach through the proxy (port 443, or 80 for http://); HOST:PORT for another
+                            port (repeatable); loopback and private addresses only when named so
   --pass-env NAME           a variable of this environment that commands and MCP servers get besides the base set (PATH, HOME,
                             LANG, TERM, the toolchains'...); a pattern (*, ?) passes no credential-like name (repeatable)
   --shell PROGRAM           Windows: the shell of commands, cmd.exe or a PowerShell (pwsh.exe, powershell.exe); default %ComSpec%

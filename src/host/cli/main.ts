@@ -18,7 +18,8 @@ import { McpConfigError } from '../node/mcp/config';
 import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
 import { NodeWorkspace } from '../node/node-workspace';
-import { commandSettings, sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
+import { commandSettings, detectSandbox, sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
+import { allowlistText, startCommandProxy, type NetProxy } from '../node/netproxy/index';
 import { defaultStoreDir } from '../node/state-dir';
 import { workspaceKey } from '../node/pg/pg-names';
 import type { PgCheckpointStore } from '../node/pg/pg-store';
@@ -62,9 +63,39 @@ function commandSandboxOf(options: CliOptions, dir: string): SandboxRequest | un
   return sandboxRequestOf({
     mode: options.sandbox ? 'auto' : 'off',
     network: options.commandNetwork,
+    ...(commandProxy !== undefined ? { proxy: commandProxy } : {}),
     roots: [dir],
-    ...(isPostgresAddress(storeDir(options)) ? {} : { store: storeDir(options) }),
+    store: storeDir(options),
   });
+}
+
+/** The network proxy of this process's commands (with --command-network allowlist), started by networkOf. */
+let commandProxy: NetProxy | undefined;
+
+/**
+ * Starts the proxy commands and MCP servers reach the network through (once per process, before the
+ * first of them starts), and says which hosts it allows. Without a sandbox there is nothing to hold
+ * commands to it: said in a warning.
+ */
+async function networkOf(options: CliOptions): Promise<void> {
+  if (options.commandNetwork !== 'allowlist' || commandProxy !== undefined) return;
+  if (!options.sandbox) {
+    line('warning: --command-network allowlist needs the sandbox: with --no-sandbox, commands reach any host');
+    return;
+  }
+  const kind = detectSandbox().kind;
+  if (kind !== 'bwrap') {
+    // sandbox-exec can only deny the network; without a sandbox the runner warns already.
+    if (kind === 'sandbox-exec' && !options.quiet)
+      line('network: none for commands (the macOS sandbox cannot hold them to the allowlist proxy)');
+    return;
+  }
+  commandProxy = await startCommandProxy({
+    allowHosts: options.allowHosts,
+    store: storeDir(options),
+    howToAllow: (host) => `To allow it, run again with --allow-host ${host}.`,
+  });
+  if (!options.quiet) line(`network: commands reach ${allowlistText(commandProxy.rules())}`);
 }
 
 /** The store's address: a folder (resolved), a postgres:// server, or the extension's store of the workspace. */
@@ -101,6 +132,8 @@ interface CliRun {
 
 /** The MCP servers of --mcp-config and the workspace's .vscode/mcp.json, started (again, on resume). */
 async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> {
+  // Every path to a run comes here first: the proxy is up before any server or command starts.
+  await networkOf(options);
   const entries = await allowedMcpServers(cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined), {
     workspace: dir,
     allow: options.allowWorkspaceMcp,
@@ -138,8 +171,7 @@ function runtimeFor(
     model,
     approver: createCliApprover({ yes: options.yes, interactive: process.stdin.isTTY === true && process.stderr.isTTY === true }),
     commands: createNodeCommandRunner({
-      sandbox: () =>
-        sandboxRequestOf({ mode: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, roots: [dir], store: storePath }),
+      sandbox: () => commandSandboxOf(options, dir),
       passEnv: () => options.passEnv,
       shell: () => shellOf(process.platform, process.env, options.shell),
       warn: (message) => line(`warning: ${message}`),
@@ -203,7 +235,7 @@ async function runCommand(options: CliOptions): Promise<number> {
       task: options.task!,
       settings,
       environment: {
-        host: nodeHostFacts(process.env, options.sandbox, shellOf(process.platform, process.env, options.shell)),
+        host: nodeHostFacts(process.env, options.sandbox, shellOf(process.platform, process.env, options.shell), options.commandNetwork),
         ...(options.instructionFiles !== undefined ? { instructionFiles: options.instructionFiles } : {}),
       },
     };

@@ -269,7 +269,13 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
       const note = withheld.note(built);
       const result =
         typeof launch !== 'string'
-          ? await runOne(command, built.env, { ...runOptions, processes, hostEnv: base }, shell(), launch)
+          ? await runOne(
+              command,
+              launch !== undefined ? { ...built.env, ...launch.env } : built.env,
+              { ...runOptions, processes, hostEnv: base },
+              shell(),
+              launch,
+            )
           : { ...(await runOne(command, built.env, { ...runOptions, processes, hostEnv: base }, shell())), sandboxNote: launch };
       return note === undefined ? result : { ...result, environmentNote: note };
     },

@@ -181,7 +181,7 @@ export class AgentController implements vscode.Disposable {
             task,
             settings: runSettings,
             environment: {
-              host: nodeHostFacts(process.env, settings.sandbox === 'auto', commandShell()),
+              host: nodeHostFacts(process.env, settings.sandbox === 'auto', commandShell(), settings.commandNetwork),
               instructionFiles: settings.instructionFiles,
             },
           },

@@ -22,6 +22,7 @@ import { RestoreActions } from './restore-actions';
 import { RunFeed } from './run-feed';
 import { RunPresenter } from './run-presenter';
 import { readSettings } from './settings';
+import { CommandNetwork } from './command-network';
 import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { errorText } from '../../core/error-text';
 import { counted } from '../../protocol/words';
@@ -98,17 +99,25 @@ function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () =>
 }
 
 /** The sandbox of the next command, from the user's settings; the editor's user folder is never visible to it. */
-function commandSandboxOf(context: vscode.ExtensionContext, roots: readonly string[], store: string): SandboxRequest | undefined {
+function commandSandboxOf(
+  context: vscode.ExtensionContext,
+  roots: readonly string[],
+  store: string,
+  network: CommandNetwork,
+): SandboxRequest | undefined {
   const settings = readSettings();
   const userDir = nodePath.dirname(nodePath.dirname(context.globalStorageUri.fsPath));
+  const proxy = network.current();
   return sandboxRequestOf({
     mode: settings.sandbox,
     network: settings.commandNetwork,
+    ...(proxy !== undefined ? { proxy } : {}),
     roots,
     store,
     protectedPaths: settings.protectedPaths,
     homePaths: settings.commandHomePaths,
-    hidden: [userDir, context.globalStorageUri.fsPath],
+    // The file store's folder stays hidden with a PostgreSQL store too (runs moved from it, the fallback).
+    hidden: [userDir, context.globalStorageUri.fsPath, storageRootOf(context).fsPath],
   });
 }
 
@@ -127,11 +136,21 @@ export function createServices(context: vscode.ExtensionContext): Services {
   if (keyWarning !== undefined) log.log('warn', keyWarning);
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const workspace = new LiveWorkspace(roots, storagePath, log);
+  // The store's address: a PostgreSQL server is refused by the commands' proxy, a socket folder it names hidden.
+  const storeAddress = address !== '' ? address : storagePath;
   const storeReady = moveLegacyRuns(context, fileStore, log);
   // Every writer of the window writes through the feed's store: what it appends is published.
   const feed = new RunFeed(backing, storeReady);
   const store = feed.store;
   const prompts = new SwitchablePrompts();
+  const network = new CommandNetwork({
+    store: storeAddress,
+    log,
+    prompts,
+    memory: context.globalState,
+    workspace: roots.map((root) => folderKey({ scheme: 'file', fsPath: root, uri: root })).join('\n'),
+  });
+  network.current();
   const approvals = new InlineApprover(prompts);
   const controller = new AgentController({
     store,
@@ -140,7 +159,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     commands: createNodeCommandRunner({
       secrets: () => apiKeys.known(),
       passEnv: () => readSettings().commandEnvironment,
-      sandbox: () => commandSandboxOf(context, roots, storagePath),
+      sandbox: () => commandSandboxOf(context, roots, storeAddress, network),
       shell: commandShell,
       warn: (message) => {
         log.log('warn', message);
@@ -156,7 +175,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
       state: context.workspaceState,
       prompts,
       log,
-      sandbox: () => commandSandboxOf(context, roots, storagePath),
+      sandbox: () => commandSandboxOf(context, roots, storeAddress, network),
       passEnv: () => readSettings().commandEnvironment,
     }),
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
@@ -164,7 +183,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   const keys = new ContextKeys(feed, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller, approvals);
-  context.subscriptions.push(feed, keys, channel, controller, presenter, approvals);
+  context.subscriptions.push(feed, keys, channel, controller, presenter, approvals, network);
   const services: Services = {
     context,
     storagePath,

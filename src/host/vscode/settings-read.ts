@@ -1,3 +1,4 @@
+import { parseHostRule } from '../node/netproxy/policy';
 import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL } from '../../core/model/anthropic';
@@ -37,6 +38,7 @@ export const USER_SCOPE_ONLY = [
   // The sandbox of commands and MCP servers.
   'sandbox',
   'commandNetwork',
+  'commandAllowedHosts',
   'commandHomePaths',
   'commandEnvironment',
   // Read where the servers and tools are chosen (lm/); listed here so a workspace value is reported.
@@ -77,7 +79,14 @@ export const ExtensionSettings = z.object({
   instructionFiles: InstructionFileNames.default([...DEFAULT_INSTRUCTION_FILES]),
   /** Commands and MCP servers in the platform's sandbox (`auto`) or not (`off`). */
   sandbox: z.enum(['auto', 'off']).default('auto'),
-  commandNetwork: z.enum(['on', 'off']).default('on'),
+  /** `allowlist`: HTTP(S) through the host's proxy to the allowed hosts only (netproxy/); `on`: any host; `off`: none. */
+  commandNetwork: z.enum(['allowlist', 'on', 'off']).default('allowlist'),
+  /** Hosts (HOST or HOST:PORT) commands may reach through the proxy besides those the person's user configuration names. */
+  commandAllowedHosts: z
+    .array(
+      z.string().refine((v) => parseHostRule(v, 'setting') !== undefined, 'a host name or address, with :PORT for a port other than 443'),
+    )
+    .default([]),
   /** Folders of the home folder commands may use in the sandbox (read-write), e.g. `~/.npm`. */
   commandHomePaths: z.array(z.string().min(1)).default([]),
   /** Host variables (names or `*`/`?` patterns) commands and MCP servers get besides the base set (command-env.ts). */

@@ -184,7 +184,8 @@ describe('headless CLI', function () {
       quiet: false,
       store: 's',
       sandbox: true,
-      commandNetwork: 'on',
+      commandNetwork: 'allowlist',
+      allowHosts: [],
       allowWorkspaceMcp: [],
       passEnv: [],
     });
@@ -203,7 +204,10 @@ describe('headless CLI', function () {
       'b',
     ]);
     assert.deepEqual([sandboxed.sandbox, sandboxed.commandNetwork, sandboxed.allowWorkspaceMcp], [false, 'off', ['a', 'b']]);
-    assert.throws(() => parseCli(['run', '--workspace', 'w', '--task', 't', '--command-network', 'maybe']), /on or off/);
+    assert.throws(() => parseCli(['run', '--workspace', 'w', '--task', 't', '--command-network', 'maybe']), /allowlist, on or off/);
+    const hosts = parseCli(['run', '--workspace', 'w', '--task', 't', '--allow-host', 'a.example', '--allow-host', '[::1]:8080']);
+    assert.deepEqual([hosts.commandNetwork, hosts.allowHosts], ['allowlist', ['a.example', '[::1]:8080']]);
+    assert.throws(() => parseCli(['run', '--workspace', 'w', '--task', 't', '--allow-host', 'https://a.example/']), /--allow-host takes/);
     assert.throws(() => parseCli(['status', '--store', 's', '--no-sandbox']), /not an option of status/);
     assert.throws(() => parseCli(['status', '--store', 's', '--task', 'x']), UsageError);
     const run = ['run', '--workspace', 'w', '--task', 't'];

@@ -34,7 +34,8 @@ describe('headless CLI: fork and continue', function () {
       json: false,
       quiet: false,
       sandbox: true,
-      commandNetwork: 'on',
+      commandNetwork: 'allowlist',
+      allowHosts: [],
       allowWorkspaceMcp: [],
       passEnv: [],
     });

@@ -25,8 +25,16 @@ describe('commands without a sandbox are said to be so', () => {
     assert.match(off, /Commands: WITHOUT a sandbox \(the person switched the sandbox off\): a command can read and change anything/);
     assert.doesNotMatch(off, /\.git\/ and the run store are never writable/);
     assert.match(off, /the file tools never write \.git\/ or the run store/);
-    if (detectSandbox().kind === 'bwrap')
+    if (detectSandbox().kind === 'bwrap') {
       assert.match(prompt(true), /Commands: in a sandbox \(bwrap\): the workspace is writable except \.git\//);
+      const facts = (network: 'allowlist' | 'on' | 'off'): string => nodeHostFacts(process.env, true, undefined, network).sandbox ?? '';
+      assert.match(
+        facts('allowlist'),
+        /is private; network: HTTP\(S\) only, via the proxy in HTTPS_PROXY, to hosts the person allowed \(no DNS/,
+      );
+      assert.match(facts('off'), /is private; no network$/);
+      assert.match(facts('on'), /is private$/);
+    }
   });
 });
 

@@ -108,7 +108,8 @@ function transportOf(config: McpServerConfig, options: StartOptions, name: strin
   const transport = new StdioClientTransport({
     command: launch?.file ?? config.command,
     args: launch !== undefined ? [...launch.args] : config.args,
-    env,
+    // With the allowlist, the proxy's variables win over the server's own (its traffic leaves only through the proxy).
+    env: launch !== undefined ? { ...env, ...launch.env } : env,
     stderr: 'pipe',
     ...(cwd ? { cwd } : {}),
   });

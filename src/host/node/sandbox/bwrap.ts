@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import { forwarderProgram, FORWARDER_PORT, PROXY_SOCKET_IN_SANDBOX } from '../netproxy/forwarder';
 import { PRIVATE_DIRS, type SandboxPlan } from './plan';
 
 // bubblewrap (Linux): the arguments for one command, from its plan. Order matters: a later mount
@@ -74,7 +75,9 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
   // the folder ends: holds.ts) fails the start rather than leave the path unguarded.
   for (const { path } of plan.readOnly) args.push('--ro-bind', path, path);
   for (const { path, dir } of plan.hidden) args.push(...(dir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
-  args.push('--chdir', cwd, '--', ...shellOf(command));
+  // The host proxy's socket, for the forwarder the shell starts before the command (netproxy/).
+  if (plan.proxySocket !== undefined) args.push('--ro-bind', plan.proxySocket, PROXY_SOCKET_IN_SANDBOX);
+  args.push('--chdir', cwd, '--', ...shellOf(command, plan.proxySocket !== undefined));
   return args;
 }
 
@@ -83,10 +86,15 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
  * inherited without close-on-exec (the CLI's key pipe, an editor's IPC channel). dash cannot close a
  * descriptor above 9, so bash does it when there is one.
  */
-const CLOSE_INHERITED = 'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then exec {n}>&-; fi; done; exec /bin/sh -c "$1"';
+const CLOSE_INHERITED = 'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then exec {n}>&-; fi; done; ';
+const RUN = 'exec /bin/sh -c "$1"';
 
-function shellOf(command: string): string[] {
-  return existsSync('/bin/bash') ? ['/bin/bash', '-c', CLOSE_INHERITED, 'sh', command] : ['/bin/sh', '-c', command];
+function shellOf(command: string, forward: boolean): string[] {
+  const bash = existsSync('/bin/bash');
+  if (!forward) return bash ? ['/bin/bash', '-c', CLOSE_INHERITED + RUN, 'sh', command] : ['/bin/sh', '-c', command];
+  const { program, code, start } = forwarderProgram();
+  const script = (bash ? CLOSE_INHERITED : '') + start + RUN;
+  return [bash ? '/bin/bash' : '/bin/sh', '-c', script, 'sh', command, PROXY_SOCKET_IN_SANDBOX, String(FORWARDER_PORT), program, code];
 }
 
 export type SandboxKind = { kind: 'bwrap'; path: string } | { kind: 'sandbox-exec'; path: string } | { kind: 'none'; reason: string };

@@ -12,6 +12,8 @@ import {
   type SandboxRequest,
 } from './plan';
 import { sandboxExecArgs } from './seatbelt';
+import { proxyEnvironment } from '../netproxy/forwarder';
+import { storeReach } from '../netproxy/index';
 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,7 +25,7 @@ export { sweepLeftovers } from './holds';
 
 /** `agentCheckpoints.sandbox` / `--no-sandbox`, and `agentCheckpoints.commandNetwork` / `--command-network`. */
 export type SandboxMode = 'auto' | 'off';
-export type CommandNetwork = 'on' | 'off';
+export type CommandNetwork = 'allowlist' | 'on' | 'off';
 
 /** What a run records of how its commands ran. */
 export function commandSettings(mode: SandboxMode, network: CommandNetwork): NonNullable<RunSettings['commands']> {
@@ -40,6 +42,8 @@ export interface SandboxedLaunch {
   finish(result: CommandResult): CommandResult;
   /** Ends the plan's holds on placeholders (a long-lived process such as an MCP server, once it ended). */
   release(): void;
+  /** Variables the launch adds to the built environment (the proxy's, with the network through the allowlist). */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,9 +55,11 @@ export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd:
   if (kind.kind === 'none') return undefined;
   const plan: SandboxPlan = planSandbox(request);
   const args = kind.kind === 'bwrap' ? bwrapArgs(plan, cwd, command) : sandboxExecArgs(plan, command);
+  const proxied = kind.kind === 'bwrap' && plan.proxySocket !== undefined;
   return {
     file: kind.path,
     args,
+    env: proxied ? proxyEnvironment() : {},
     release: () => {
       releasePlan(plan);
       setAsideCreatedProtected(plan);
@@ -66,10 +72,21 @@ export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd:
         ...(moved.length > 0 ? [`Set aside (renamed), as a command may not create protected paths: ${moved.join(', ')}.`] : []),
         ...(note !== undefined ? [note] : []),
         ...partialWalkNote(plan),
+        ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : []),
       ];
       return parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
     },
   };
+}
+
+/** The hosts the proxy refused while the command ran, and how the person allows one. */
+function refusalNote(refusals: readonly string[]): string[] {
+  if (refusals.length === 0) return [];
+  const shown = [...new Set(refusals)].slice(0, 10);
+  return [
+    `The network proxy refused (commands reach only allowed hosts, through HTTP_PROXY/HTTPS_PROXY; there is no DNS in the sandbox):\n  ${shown.join('\n  ')}`,
+    'The person can allow a host (CLI: --allow-host HOST or HOST:PORT; VS Code: agentCheckpoints.commandAllowedHosts, or the question it asks; or their own ~/.npmrc, pip or git --global configuration), or switch the allowlist off (agentCheckpoints.commandNetwork: on, --command-network on).',
+  ];
 }
 
 const toldPartialWalk = new Set<string>();
@@ -105,12 +122,20 @@ export function hiddenStatePaths(env: NodeJS.ProcessEnv = process.env): string[]
   return [...vscodeUserDataDirs(env), cliStateBase(env), join(config, 'agent-checkpoints')];
 }
 
+/** What of the store a command must not see: the file store's folder, or the socket folder a PostgreSQL address names (/run/postgresql and /tmp are covered always). */
+function storeHidden(store: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  if (store === undefined) return [];
+  return /^postgres(ql)?:\/\//i.test(store) ? storeReach(store, env).socketDirs : [store];
+}
+
 /** The request for commands of one host, read at each command; undefined when the person switched the sandbox off. */
 export function sandboxRequestOf(options: {
   mode: SandboxMode;
   network: CommandNetwork;
+  /** With `allowlist`: the host's proxy (none yet: the network is off for the command). */
+  proxy?: SandboxRequest['proxy'];
   roots: readonly string[];
-  /** The store's folder, hidden from commands (none for a PostgreSQL store). */
+  /** The store's folder (hidden from commands), or a PostgreSQL store's address (a socket folder it names is hidden). */
   store?: string;
   protectedPaths?: readonly string[];
   homePaths?: readonly string[];
@@ -122,10 +147,11 @@ export function sandboxRequestOf(options: {
   return {
     roots: options.roots,
     protectedPaths: options.protectedPaths ?? [],
-    hidden: [...(options.store !== undefined ? [options.store] : []), ...hiddenStatePaths(env), ...(options.hidden ?? [])],
+    hidden: [...storeHidden(options.store, env), ...hiddenStatePaths(env), ...(options.hidden ?? [])],
     homePaths: options.homePaths ?? [],
     programDirs: [...(env['PATH'] ?? '').split(':'), dirname(process.execPath)],
     network: options.network === 'on',
+    ...(options.network === 'allowlist' && options.proxy !== undefined ? { proxy: options.proxy } : {}),
     home: env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(),
   };
 }

@@ -20,6 +20,11 @@ export interface SandboxRequest {
   /** Folders of the home folder a command may use (read-write), e.g. a package cache. */
   readonly homePaths: readonly string[];
   readonly network: boolean;
+  /**
+   * With the network off: the host's proxy (netproxy/), reached through a forwarder in the sandbox;
+   * the command's HTTP(S) traffic leaves only through it.
+   */
+  readonly proxy?: { readonly socket: string; takeRefusals(): string[] };
   readonly home?: string;
   /** Folders of programs (PATH entries, the running Node's own): visible read-only even inside the home folder. */
   readonly programDirs?: readonly string[];
@@ -41,6 +46,8 @@ export interface SandboxPlan {
   /** Program folders inside the hidden home folder, bound read-only so the person's tools still run. */
   readonly homePrograms: readonly string[];
   readonly network: boolean;
+  /** The host proxy's Unix socket, bound into the sandbox for the forwarder (network off otherwise). */
+  readonly proxySocket?: string;
   /** The holds on the workspace folders' placeholders for missing protected paths (holds.ts); released after the command. */
   readonly holds: readonly Hold[];
   /** The person's own protected patterns (besides the built-in ones). */
@@ -305,6 +312,7 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     homePaths,
     homePrograms: homePrograms(request.programDirs ?? [], [...(usableHome !== undefined ? [usableHome] : []), ...PRIVATE_DIRS], hidden),
     network: request.network,
+    ...(request.proxy !== undefined && !request.network ? { proxySocket: request.proxy.socket } : {}),
     holds,
     extra: request.protectedPaths,
     seen: built.seen,
