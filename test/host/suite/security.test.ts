@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs, mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
@@ -113,6 +114,34 @@ export function securitySuite(): void {
       } finally {
         await fake.dispose();
         await fs.rm(nodePath.dirname(settingsFile), { recursive: true, force: true });
+      }
+    });
+
+    it("a run_command's environment is built and its network goes through the allowlist: a token of the editor's environment is withheld (named, never shown) and a listener on the machine's loopback is out of reach", async function () {
+      if (process.platform !== 'linux') this.skip();
+      const api = await extensionApi();
+      const listener = createServer((socket) => socket.end('hello\n'));
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+      const port = (listener.address() as AddressInfo).port;
+      const secret = 'ghp_hosttestSECRET0123456789';
+      process.env['GITHUB_TOKEN'] = secret;
+      // The command names the value only in pieces, so the value itself appears nowhere but in the environment.
+      const probe = `env | grep -c "$(printf 'ghp_host')testSECRET0123456789"; bash -c '(exec 3<>/dev/tcp/127.0.0.1/${port} && echo loopback-reached) 2>/dev/null || echo loopback-unreachable'`;
+      const fake = await useFakeModel(api, [toolUse('toolu_net', 'run_command', { command: probe }), finalAnswer('done')]);
+      try {
+        fake.prompts.answer(/The agent wants to/, 'Allow once');
+        const started = await vscode.commands.executeCommand<{ runId: string } | undefined>('agentCheckpoints.run', { task: 'probe' });
+        assert.ok(started, JSON.stringify(fake.prompts.messages));
+        const outcome = await api.whenIdle();
+        assert.equal(outcome?.status, 'completed', `${JSON.stringify(outcome)}\n${api.logText()}`);
+        const result = JSON.stringify(fake.server.requests.at(-1)?.body);
+        assert.match(result, /--- stdout ---\\n0\\nloopback-unreachable/, result);
+        assert.match(result, /--- environment ---[^"]*GITHUB_TOKEN/, 'the withheld name is said');
+        assert.equal(result.includes(secret), false, 'the value is nowhere in what the model was sent');
+      } finally {
+        delete process.env['GITHUB_TOKEN'];
+        listener.close();
+        await fake.dispose();
       }
     });
 
