@@ -22,6 +22,10 @@ export interface AnthropicProviderOptions {
   readonly model?: string;
   /** SDK retries for connection errors, 408/409/429/5xx/529; also bounds retries of a stream cut mid-way. */
   readonly maxRetries?: number;
+  /**
+   * The SDK's timeout until an answer's headers; also how long a started stream may send nothing
+   * (not even a ping) before it is cut and asked again (the SDK's own timeout ends at the headers).
+   */
   readonly timeoutMs?: number;
   readonly fetch?: FetchFunction;
   /** Stream the response (default) or ask for one plain JSON message. */
@@ -147,7 +151,34 @@ async function callOnce(
       emit({ type: 'thinking', text: '\n' });
     }
   });
-  return stream.finalMessage();
+  const idle = watchIdle(stream, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  try {
+    return await stream.finalMessage();
+  } catch (error) {
+    if (idle.stalled()) throw new ModelError(`Anthropic API network: the stream sent nothing for ${idle.seconds} s`, 'network');
+    throw error;
+  } finally {
+    idle.stop();
+  }
+}
+
+type MessageStream = ReturnType<Anthropic['messages']['stream']>;
+
+/** Cuts a stream that stops sending without closing: `idleMs` after its last event (or its headers). */
+function watchIdle(stream: MessageStream, idleMs: number): { stalled: () => boolean; stop: () => void; seconds: number } {
+  let stalled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => clearTimeout(timer);
+  const arm = () => {
+    stop();
+    timer = setTimeout(() => {
+      stalled = true;
+      stream.abort();
+    }, idleMs);
+  };
+  stream.on('connect', arm);
+  stream.on('streamEvent', arm);
+  return { stalled: () => stalled, stop, seconds: Math.round(idleMs / 100) / 10 };
 }
 
 type CreateParams = Parameters<Anthropic['messages']['stream']>[0];
