@@ -51,6 +51,8 @@ const ApiMessage = z.looseObject({
 /** What one call's fetch wrapper saw: attempts made and whether the last one got a 2xx. */
 interface AttemptLog {
   attempts: number;
+  /** The next attempt's retry was said already, with its wait (a 429 with retry-after). */
+  retrySaid?: boolean;
   lastFailure: string | undefined;
   lastResponseOk: boolean;
 }
@@ -69,7 +71,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
         ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
         maxRetries,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        fetch: observingFetch(options.fetch ?? globalThis.fetch, log, emit, secrets),
+        fetch: observingFetch(options.fetch ?? globalThis.fetch, { log, emit, secrets, maxRetries }),
         logLevel: 'off',
       });
       for (let streamRetry = 0; ; streamRetry += 1) {
@@ -104,26 +106,52 @@ function safeEmit(onEvent: ((event: ModelEvent) => void) | undefined, event: Mod
   }
 }
 
-function observingFetch(
-  base: FetchFunction,
-  log: AttemptLog,
-  emit: (event: ModelEvent) => void,
-  secrets: readonly string[],
-): FetchFunction {
+interface Observer {
+  readonly log: AttemptLog;
+  readonly emit: (event: ModelEvent) => void;
+  readonly secrets: readonly string[];
+  readonly maxRetries: number;
+}
+
+function observingFetch(base: FetchFunction, { log, emit, secrets, maxRetries }: Observer): FetchFunction {
   return async (input, init) => {
     log.attempts += 1;
-    if (log.attempts > 1) emit({ type: 'retry', attempt: log.attempts, error: log.lastFailure ?? 'unknown failure' });
+    if (log.attempts > 1 && !log.retrySaid) emit({ type: 'retry', attempt: log.attempts, error: log.lastFailure ?? 'unknown failure' });
+    log.retrySaid = false;
     log.lastResponseOk = false;
     try {
       const response = await base(input, init);
       log.lastResponseOk = response.ok;
       log.lastFailure = response.ok ? undefined : `HTTP ${response.status}`;
+      const waitMs = response.status === 429 && log.attempts <= maxRetries ? retryAfterMs(response.headers) : undefined;
+      if (waitMs !== undefined) {
+        // Said when the wait starts, not when it ends: the SDK sleeps for what the header asks.
+        emit({ type: 'retry', attempt: log.attempts + 1, error: rateLimitedWords(waitMs), waitMs });
+        log.retrySaid = true;
+      }
       return response;
     } catch (error) {
       log.lastFailure = scrubSecrets(errorText(error), secrets);
       throw error;
     }
   };
+}
+
+/** The wait a 429 asks for, read as the SDK reads it (retry-after-ms, then retry-after in seconds or a date). */
+function retryAfterMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (ms > 0) return ms;
+  const after = headers.get('retry-after');
+  if (after === null) return undefined;
+  const seconds = Number.parseFloat(after);
+  const wait = Number.isNaN(seconds) ? Date.parse(after) - Date.now() : seconds * 1000;
+  return wait > 0 && wait <= 2 ** 31 - 1 ? wait : undefined;
+}
+
+/** "rate limited, retrying in 20 s" (under a second, in ms). */
+export function rateLimitedWords(waitMs: number): string {
+  const wait = waitMs < 1000 ? `${Math.round(waitMs)} ms` : `${Math.round(waitMs / 100) / 10} s`;
+  return `rate limited, retrying in ${wait}`;
 }
 
 async function callOnce(
