@@ -53,6 +53,8 @@ interface AttemptLog {
   attempts: number;
   /** The next attempt's retry was said already, with its wait (a 429 with retry-after). */
   retrySaid?: boolean;
+  /** Called on every byte chunk of an answer's body (pings included): the stall watch's clock. */
+  onBytes?: () => void;
   lastFailure: string | undefined;
   lastResponseOk: boolean;
 }
@@ -76,7 +78,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
       });
       for (let streamRetry = 0; ; streamRetry += 1) {
         try {
-          const message = await callOnce(client, request, options, emit);
+          const message = await callOnce(client, request, options, emit, log);
           return toModelResponse(message);
         } catch (error) {
           const aborted = request.signal?.aborted === true;
@@ -129,12 +131,26 @@ function observingFetch(base: FetchFunction, { log, emit, secrets, maxRetries }:
         emit({ type: 'retry', attempt: log.attempts + 1, error: rateLimitedWords(waitMs), waitMs });
         log.retrySaid = true;
       }
-      return response;
+      return response.ok ? touching(response, () => log.onBytes?.()) : response;
     } catch (error) {
       log.lastFailure = scrubSecrets(errorText(error), secrets);
       throw error;
     }
   };
+}
+
+/** The same answer, its body calling `touch` on every chunk as it arrives. */
+function touching(response: Response, touch: () => void): Response {
+  if (response.body === null) return response;
+  const watched = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        touch();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** The wait a 429 asks for, read as the SDK reads it (retry-after-ms, then retry-after in seconds or a date). */
@@ -159,6 +175,7 @@ async function callOnce(
   request: ModelRequest,
   options: AnthropicProviderOptions,
   emit: (event: ModelEvent) => void,
+  log: AttemptLog,
 ): Promise<unknown> {
   const params = toParams(request, options.model) as unknown as CreateParams;
   const requestOptions = request.signal ? { signal: request.signal } : {};
@@ -179,7 +196,7 @@ async function callOnce(
       emit({ type: 'thinking', text: '\n' });
     }
   });
-  const idle = watchIdle(stream, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const idle = watchIdle(stream, log, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
     return await stream.finalMessage();
   } catch (error) {
@@ -192,8 +209,8 @@ async function callOnce(
 
 type MessageStream = ReturnType<Anthropic['messages']['stream']>;
 
-/** Cuts a stream that stops sending without closing: `idleMs` after its last event (or its headers). */
-function watchIdle(stream: MessageStream, idleMs: number): { stalled: () => boolean; stop: () => void; seconds: number } {
+/** Cuts a stream that stops sending without closing: `idleMs` after its last bytes (a ping counts) or its headers. */
+function watchIdle(stream: MessageStream, log: AttemptLog, idleMs: number): { stalled: () => boolean; stop: () => void; seconds: number } {
   let stalled = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = () => clearTimeout(timer);
@@ -205,8 +222,12 @@ function watchIdle(stream: MessageStream, idleMs: number): { stalled: () => bool
     }, idleMs);
   };
   stream.on('connect', arm);
-  stream.on('streamEvent', arm);
-  return { stalled: () => stalled, stop, seconds: Math.round(idleMs / 100) / 10 };
+  log.onBytes = () => timer !== undefined && arm();
+  const stopAll = () => {
+    stop();
+    log.onBytes = undefined;
+  };
+  return { stalled: () => stalled, stop: stopAll, seconds: Math.round(idleMs / 100) / 10 };
 }
 
 type CreateParams = Parameters<Anthropic['messages']['stream']>[0];

@@ -145,6 +145,17 @@ describe('what the product does with each documented answer (real SDK, loopback 
     );
   });
 
+  it('a stream that sends only pings for longer than the timeout is not a stall: the answer completes without a retry', async () => {
+    const slow = { ...answer('thought long'), pingsAfterEvents: { events: 3, ms: 900, everyMs: 100 } };
+    h = await harness({ script: thenDone([slow]) });
+    const outcome = await h.runtime({ model: shortTimeoutModel(h) }).start({ task: 'think', settings: SETTINGS });
+    assert.equal(outcome.reason, 'thought long');
+    assert.deepEqual(
+      h.events.filter((e) => e.type === 'model' && e.event.type === 'retry'),
+      [],
+    );
+  });
+
   for (const name of ['overloaded_529', 'stream_error_api'] as const) {
     it(`${name} past every retry pauses the run (Retry); a resume completes it once the API answers`, async () => {
       const faults = Array.from({ length: 4 }, () => answerShape(name));
