@@ -27,6 +27,13 @@ export function describeFailure(failure: RunFailure): FailureWords {
     case 'network':
       return { title: 'Could not reach the API', detail: message, actions: ['retry'] };
     case 'refused':
+      // 413 comes before the API reads the request (over its 32 MB): not a rule this extension broke.
+      if (failure.status === 413)
+        return {
+          title: 'The request was too large for the API (HTTP 413)',
+          detail: `${message}; Retry sends it again, Fork from here an earlier step sends less`,
+          actions: ['retry', 'show_log'],
+        };
       return {
         title: `The request was refused: ${message}`,
         detail: 'resuming sends the same request (a defect of this extension, logged with the rule)',

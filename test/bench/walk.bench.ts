@@ -1,7 +1,8 @@
 import { describeFailure, runWalk } from '../support/walk/walk';
 
 // bench:walk: WALK_SEQUENCES (2,000) seeded random sequences of every way on, each step checked
-// (test/support/walk). One JSON object on stdout; a failing sequence is printed on stderr with
+// (test/support/walk), some answers drawn from the documented table, stranded_runs counted at
+// each sequence's end. One JSON object on stdout; a failing sequence is printed on stderr with
 // its seed and steps, replayed alone with WALK_SEED=<seed> WALK_SEQUENCES=1.
 
 async function main(): Promise<void> {

@@ -22,6 +22,10 @@ export interface AnthropicProviderOptions {
   readonly model?: string;
   /** SDK retries for connection errors, 408/409/429/5xx/529; also bounds retries of a stream cut mid-way. */
   readonly maxRetries?: number;
+  /**
+   * The SDK's timeout until an answer's headers; also how long a started stream may send nothing
+   * (not even a ping) before it is cut and asked again (the SDK's own timeout ends at the headers).
+   */
   readonly timeoutMs?: number;
   readonly fetch?: FetchFunction;
   /** Stream the response (default) or ask for one plain JSON message. */
@@ -47,6 +51,10 @@ const ApiMessage = z.looseObject({
 /** What one call's fetch wrapper saw: attempts made and whether the last one got a 2xx. */
 interface AttemptLog {
   attempts: number;
+  /** The next attempt's retry was said already, with its wait (a 429 with retry-after). */
+  retrySaid?: boolean;
+  /** Called on every byte chunk of an answer's body (pings included): the stall watch's clock. */
+  onBytes?: () => void;
   lastFailure: string | undefined;
   lastResponseOk: boolean;
 }
@@ -65,12 +73,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
         ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
         maxRetries,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        fetch: observingFetch(options.fetch ?? globalThis.fetch, log, emit, secrets),
+        fetch: observingFetch(options.fetch ?? globalThis.fetch, { log, emit, secrets, maxRetries }),
         logLevel: 'off',
       });
       for (let streamRetry = 0; ; streamRetry += 1) {
         try {
-          const message = await callOnce(client, request, options, emit);
+          const message = await callOnce(client, request, options, emit, log);
           return toModelResponse(message);
         } catch (error) {
           const aborted = request.signal?.aborted === true;
@@ -100,21 +108,30 @@ function safeEmit(onEvent: ((event: ModelEvent) => void) | undefined, event: Mod
   }
 }
 
-function observingFetch(
-  base: FetchFunction,
-  log: AttemptLog,
-  emit: (event: ModelEvent) => void,
-  secrets: readonly string[],
-): FetchFunction {
+interface Observer {
+  readonly log: AttemptLog;
+  readonly emit: (event: ModelEvent) => void;
+  readonly secrets: readonly string[];
+  readonly maxRetries: number;
+}
+
+function observingFetch(base: FetchFunction, { log, emit, secrets, maxRetries }: Observer): FetchFunction {
   return async (input, init) => {
     log.attempts += 1;
-    if (log.attempts > 1) emit({ type: 'retry', attempt: log.attempts, error: log.lastFailure ?? 'unknown failure' });
+    if (log.attempts > 1 && !log.retrySaid) emit({ type: 'retry', attempt: log.attempts, error: log.lastFailure ?? 'unknown failure' });
+    log.retrySaid = false;
     log.lastResponseOk = false;
     try {
       const response = await base(input, init);
       log.lastResponseOk = response.ok;
       log.lastFailure = response.ok ? undefined : `HTTP ${response.status}`;
-      return response;
+      const waitMs = response.status === 429 && log.attempts <= maxRetries ? retryAfterMs(response.headers) : undefined;
+      if (waitMs !== undefined) {
+        // Said when the wait starts, not when it ends: the SDK sleeps for what the header asks.
+        emit({ type: 'retry', attempt: log.attempts + 1, error: rateLimitedWords(waitMs), waitMs });
+        log.retrySaid = true;
+      }
+      return response.ok ? touching(response, () => log.onBytes?.()) : response;
     } catch (error) {
       log.lastFailure = scrubSecrets(errorText(error), secrets);
       throw error;
@@ -122,11 +139,43 @@ function observingFetch(
   };
 }
 
+/** The same answer, its body calling `touch` on every chunk as it arrives. */
+function touching(response: Response, touch: () => void): Response {
+  if (response.body === null) return response;
+  const watched = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        touch();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The wait a 429 asks for, read as the SDK reads it (retry-after-ms, then retry-after in seconds or a date). */
+function retryAfterMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (ms > 0) return ms;
+  const after = headers.get('retry-after');
+  if (after === null) return undefined;
+  const seconds = Number.parseFloat(after);
+  const wait = Number.isNaN(seconds) ? Date.parse(after) - Date.now() : seconds * 1000;
+  return wait > 0 && wait <= 2 ** 31 - 1 ? wait : undefined;
+}
+
+/** "rate limited, retrying in 20 s" (under a second, in ms). */
+export function rateLimitedWords(waitMs: number): string {
+  const wait = waitMs < 1000 ? `${Math.round(waitMs)} ms` : `${Math.round(waitMs / 100) / 10} s`;
+  return `rate limited, retrying in ${wait}`;
+}
+
 async function callOnce(
   client: Anthropic,
   request: ModelRequest,
   options: AnthropicProviderOptions,
   emit: (event: ModelEvent) => void,
+  log: AttemptLog,
 ): Promise<unknown> {
   const params = toParams(request, options.model) as unknown as CreateParams;
   const requestOptions = request.signal ? { signal: request.signal } : {};
@@ -147,7 +196,38 @@ async function callOnce(
       emit({ type: 'thinking', text: '\n' });
     }
   });
-  return stream.finalMessage();
+  const idle = watchIdle(stream, log, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  try {
+    return await stream.finalMessage();
+  } catch (error) {
+    if (idle.stalled()) throw new ModelError(`Anthropic API network: the stream sent nothing for ${idle.seconds} s`, 'network');
+    throw error;
+  } finally {
+    idle.stop();
+  }
+}
+
+type MessageStream = ReturnType<Anthropic['messages']['stream']>;
+
+/** Cuts a stream that stops sending without closing: `idleMs` after its last bytes (a ping counts) or its headers. */
+function watchIdle(stream: MessageStream, log: AttemptLog, idleMs: number): { stalled: () => boolean; stop: () => void; seconds: number } {
+  let stalled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => clearTimeout(timer);
+  const arm = () => {
+    stop();
+    timer = setTimeout(() => {
+      stalled = true;
+      stream.abort();
+    }, idleMs);
+  };
+  stream.on('connect', arm);
+  log.onBytes = () => timer !== undefined && arm();
+  const stopAll = () => {
+    stop();
+    log.onBytes = undefined;
+  };
+  return { stalled: () => stalled, stop: stopAll, seconds: Math.round(idleMs / 100) / 10 };
 }
 
 type CreateParams = Parameters<Anthropic['messages']['stream']>[0];

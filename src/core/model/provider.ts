@@ -62,7 +62,8 @@ export type ModelEvent =
   /** Thinking text as it streams: on the models with preserved thinking, the words written between tool calls. */
   | { readonly type: 'thinking'; readonly text: string }
   | { readonly type: 'tool_use_start'; readonly name: string; readonly id: string }
-  | { readonly type: 'retry'; readonly attempt: number; readonly error: string };
+  /** `waitMs`: the wait a 429's retry-after asked for, said when the wait starts ("rate limited, retrying in 20 s"). */
+  | { readonly type: 'retry'; readonly attempt: number; readonly error: string; readonly waitMs?: number };
 
 export class ModelError extends Error {
   constructor(

@@ -13,6 +13,16 @@ import { CANCELLED_REASON, type RunOutcome } from './types';
 import { errorText } from '../error-text';
 
 export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous answer was cut off at the output token limit. Continue exactly where it stopped.';
+export const CONTINUE_AFTER_WINDOW =
+  "Your previous answer was cut off: it filled the model's context window. Continue exactly where it stopped.";
+
+/**
+ * Whether an answer was cut: at max_tokens, or because it filled the context window
+ * (`model_context_window_exceeded`, which "Handling stop reasons" says to treat as truncated).
+ */
+export function isCutAnswer(stopReason: string | undefined): boolean {
+  return stopReason === 'max_tokens' || stopReason === 'model_context_window_exceeded';
+}
 /**
  * The user turn sent, once, after an empty answer: a message of its own (Anthropic's "Handling
  * stop reasons": a new user message asking to go on, never text added after tool results).
@@ -145,7 +155,7 @@ async function modelStep(env: CallEnv, askedAgain: boolean): Promise<{ message?:
     return { stopReason: response.stopReason };
   }
   // An empty text block beside others is refused by the API in any later request: it carries nothing.
-  const content = response.content.filter((block) => !(block.type === 'text' && block.text === ''));
+  const content = uniqueToolUseIds(response.content.filter((block) => !(block.type === 'text' && block.text === '')));
   const message = normaliseMessage({ role: 'assistant', content });
   const now = deps.clock.now();
   const planned = toolUsesOf(message).map((toolUse) =>
@@ -166,8 +176,23 @@ async function modelStep(env: CallEnv, askedAgain: boolean): Promise<{ message?:
   return { message, stopReason: response.stopReason };
 }
 
+/**
+ * Two tool calls with one id in one answer: the API refuses every later request that holds them
+ * ("tool_use ids must be unique"), so each repeat gets an id of its own before it is stored.
+ */
+export function uniqueToolUseIds(content: readonly ContentBlock[]): ContentBlock[] {
+  const seen = new Set<string>();
+  return content.map((block) => {
+    if (block.type !== 'tool_use' || typeof block.id !== 'string') return block;
+    let id = block.id;
+    for (let n = 2; seen.has(id); n += 1) id = `${block.id}_${n}`;
+    seen.add(id);
+    return id === block.id ? block : { ...block, id };
+  });
+}
+
 function truncatedToolUse(message: MessageParam, stopReason: string | undefined): Set<string> {
-  if (stopReason !== 'max_tokens' || typeof message.content === 'string') return new Set();
+  if (!isCutAnswer(stopReason) || typeof message.content === 'string') return new Set();
   const last = message.content[message.content.length - 1];
   return last?.type === 'tool_use' && typeof last.id === 'string' ? new Set([last.id]) : new Set();
 }
@@ -215,8 +240,10 @@ export async function continueAfterAnswer(
     await session.commit([session.messageRecord({ role: 'user', content })]);
     return null;
   }
-  if (stopReason === 'max_tokens') {
-    const content: ContentBlock[] = [{ type: 'text', text: CONTINUE_AFTER_MAX_TOKENS }];
+  if (isCutAnswer(stopReason)) {
+    const content: ContentBlock[] = [
+      { type: 'text', text: stopReason === 'max_tokens' ? CONTINUE_AFTER_MAX_TOKENS : CONTINUE_AFTER_WINDOW },
+    ];
     if (note) content.push({ type: 'text', text: note([]) });
     await session.commit([session.messageRecord({ role: 'user', content })]);
     return null;

@@ -13,7 +13,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { limitReached, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
-import { continueAfterAnswer, loopSteps, runGuarded, type NoteBuilder } from './loop';
+import { continueAfterAnswer, isCutAnswer, loopSteps, runGuarded, type NoteBuilder } from './loop';
 import { earlierEffects, RECOVERY_NOTE_MARKER, recoveryNote, toolChangeLines, type PatchLiveState } from './recovery-note';
 import { instructionChanges } from './project-instructions';
 import { RunSession } from './session';
@@ -134,7 +134,7 @@ async function continueRun(env: CallEnv, state: ResumeState): Promise<RunOutcome
   const last = session.messages[session.messages.length - 1]!;
   if (last.role === 'assistant') {
     const stopReason = session.lastStopReason;
-    const dangling = toolUsesOf(last).length > 0 || stopReason === 'max_tokens';
+    const dangling = toolUsesOf(last).length > 0 || isCutAnswer(stopReason);
     if (!dangling && stopReason === 'pause_turn') return loopSteps(env);
     const outcome = await continueAfterAnswer(env, last, stopReason, dangling ? note : undefined);
     if (outcome !== null) return outcome;

@@ -36,9 +36,11 @@ export function describeProgress(event: RuntimeEvent, last: string): string {
   if (event.type === 'checkpoint') return `step ${event.checkpoint.stepId} · ${LABELS[event.checkpoint.label] ?? event.checkpoint.label}`;
   if (event.type === 'ledger' && event.entry.status === 'started')
     return `${last.split(' · ')[0] ?? last} · running ${event.entry.toolName}`;
-  // A retry replaces the count before it: "(retry 3)", never "(retry 2) (retry 3)".
-  if (event.type === 'model' && event.event.type === 'retry')
-    return `${last.replace(/ \(retry \d+\)$/, '')} (retry ${event.event.attempt})`;
+  // A retry replaces the one before it: "(retry 3)", never "(retry 2) (retry 3)"; a rate limit says its wait.
+  if (event.type === 'model' && event.event.type === 'retry') {
+    const said = event.event.waitMs !== undefined ? event.event.error : `retry ${event.event.attempt}`;
+    return `${last.replace(/ \((retry \d+|rate limited, retrying in [^()]*)\)$/, '')} (${said})`;
+  }
   return last;
 }
 

@@ -18,6 +18,16 @@ export type AnswerName =
   | 'rate_limited_429'
   | 'overloaded_529'
   | 'server_error_500'
+  | 'context_window_exceeded_text'
+  | 'context_window_exceeded_tool_call'
+  | 'connection_reset_mid_stream'
+  | 'stream_stall'
+  | 'auth_401'
+  | 'permission_403'
+  | 'request_too_large_413'
+  | 'tool_call_unknown_tool'
+  | 'tool_call_input_not_schema'
+  | 'tool_calls_same_id'
   | 'thinking_omitted_words_between_tools'
   | 'redacted_thinking'
   | 'thinking_dropped_listed';
@@ -55,6 +65,12 @@ export const PRESERVED_THINKING_PAGE: AnswerPage = {
   title: 'Preserved thinking',
   url: 'https://platform.claude.com/docs/en/build-with-claude/preserved-thinking',
 };
+export const HANDLE_TOOL_CALLS_PAGE: AnswerPage = {
+  title: 'Handle tool calls',
+  url: 'https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls',
+};
+/** The stall after the answer began streaming: the product's own stream timeout decides (anthropic.ts). */
+export const STALL_MS = 60_000;
 export const RATE_LIMITS_PAGE: AnswerPage = { title: 'Rate limits', url: 'https://platform.claude.com/docs/en/api/rate-limits' };
 
 /** The tool call a cut answer was writing; `rawInputJson` stops mid-JSON as max_tokens leaves it. */
@@ -156,6 +172,82 @@ export const ANSWER_SHAPES: readonly AnswerShape[] = [
     when: '500 api_error: an unexpected error inside the API',
     afterToolResults: true,
     step: { fault: 'status', status: 500, retryAfterMs: 5 },
+  },
+  {
+    name: 'context_window_exceeded_text',
+    page: STOP_REASONS_PAGE,
+    when: 'model_context_window_exceeded: the answer filled the context window; treat it as truncated',
+    afterToolResults: true,
+    step: answer([{ type: 'text', text: 'The summary of the files so far is' }], 'model_context_window_exceeded'),
+  },
+  {
+    name: 'context_window_exceeded_tool_call',
+    page: STOP_REASONS_PAGE,
+    when: 'model_context_window_exceeded in the middle of a tool call: its input JSON is cut',
+    afterToolResults: false,
+    step: answer([{ type: 'text', text: 'Writing the file.' }, CUT_CALL], 'model_context_window_exceeded'),
+  },
+  {
+    name: 'connection_reset_mid_stream',
+    page: ERRORS_PAGE,
+    when: 'the connection drops after some streamed events (networks may drop long connections: "Long requests")',
+    afterToolResults: true,
+    step: { fault: 'reset', afterEvents: 4 },
+  },
+  {
+    name: 'stream_stall',
+    page: ERRORS_PAGE,
+    when: 'the stream stops sending without closing (an idle connection, "Long requests"): the product\'s own timeout decides',
+    afterToolResults: false,
+    step: { ...answer([{ type: 'text', text: 'never finished' }], 'end_turn'), holdAfterEvents: { events: 4, ms: STALL_MS } },
+  },
+  {
+    name: 'auth_401',
+    page: ERRORS_PAGE,
+    when: '401 authentication_error: there is an issue with the API key',
+    afterToolResults: true,
+    step: { fault: 'status', status: 401 },
+  },
+  {
+    name: 'permission_403',
+    page: ERRORS_PAGE,
+    when: '403 permission_error: the API key may not use the resource',
+    afterToolResults: false,
+    step: { fault: 'status', status: 403 },
+  },
+  {
+    name: 'request_too_large_413',
+    page: ERRORS_PAGE,
+    when: '413 request_too_large: the request is over 32 MB (returned before it reaches the API)',
+    afterToolResults: true,
+    step: { fault: 'status', status: 413 },
+  },
+  {
+    name: 'tool_call_unknown_tool',
+    page: HANDLE_TOOL_CALLS_PAGE,
+    when: 'a tool_use naming a tool that was not offered: answered with an is_error tool_result',
+    afterToolResults: false,
+    step: answer([{ type: 'tool_use', id: 'toolu_ghost', name: 'delete_everything', input: { path: 'a.txt' } }], 'tool_use'),
+  },
+  {
+    name: 'tool_call_input_not_schema',
+    page: HANDLE_TOOL_CALLS_PAGE,
+    when: "a tool_use whose input does not match the tool's input_schema: answered with an is_error tool_result",
+    afterToolResults: true,
+    step: answer([{ type: 'tool_use', id: 'toolu_badinput', name: 'read_file', input: { path: 42, extra: true } }], 'tool_use'),
+  },
+  {
+    name: 'tool_calls_same_id',
+    page: HANDLE_TOOL_CALLS_PAGE,
+    when: 'two tool_use blocks with one id in one answer (each id is meant to be unique)',
+    afterToolResults: false,
+    step: answer(
+      [
+        { type: 'tool_use', id: 'toolu_twice', name: 'read_file', input: { path: 'a.txt' } },
+        { type: 'tool_use', id: 'toolu_twice', name: 'read_file', input: { path: 'b.txt' } },
+      ],
+      'tool_use',
+    ),
   },
   // The default model's shape (the fake plays the whole of it with `defaultModelShape`, preserved-thinking.ts).
   {

@@ -1,3 +1,4 @@
+import type * as http from 'node:http';
 import { z } from 'zod';
 import { signThinking } from './cache';
 
@@ -36,6 +37,10 @@ export const ResponseStep = z.object({
    * an answer cut for certain while a test acts (a window reload, a kill) mid-stream.
    */
   holdAfterEvents: z.object({ events: z.number().int().nonnegative(), ms: z.number().nonnegative() }).optional(),
+  /** After `events` events, only pings every `everyMs` for `ms` (a long silent think), then the rest. */
+  pingsAfterEvents: z
+    .object({ events: z.number().int().nonnegative(), ms: z.number().nonnegative(), everyMs: z.number().positive() })
+    .optional(),
   /** What the API changed in the request before the model saw it (blocks it dropped), as the answer lists it. */
   input_transformations: z.array(z.record(z.string(), z.unknown())).optional(),
 });
@@ -123,4 +128,12 @@ export function splitInto(text: string, parts: number): string[] {
 /** Unref'd: a stall still pending when a test ends must not keep the process alive. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Only pings for a while, as the API sends while the model thinks without streaming words. */
+export async function pingFor(res: http.ServerResponse, { ms, everyMs }: { ms: number; everyMs: number }): Promise<void> {
+  for (let waited = 0; waited < ms && !res.destroyed; waited += everyMs) {
+    await sleep(everyMs);
+    res.write(`event: ping\ndata: ${JSON.stringify({ type: 'ping' })}\n\n`);
+  }
 }

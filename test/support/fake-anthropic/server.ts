@@ -7,6 +7,7 @@ import { validateRequest, type RuleBreach } from './rules';
 import {
   errorTypeOf,
   isFault,
+  pingFor,
   plainBlock,
   ResponseStep,
   sleep,
@@ -315,6 +316,7 @@ async function streamMessage(
   for (const event of events) {
     if (sent >= limit || res.destroyed) return;
     if (sent > 0 && step.eventDelayMs) await sleep(step.eventDelayMs);
+    if (sent === step.pingsAfterEvents?.events) await pingFor(res, step.pingsAfterEvents);
     await new Promise<void>((resolve) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`, () => resolve()));
     const delta = event['delta'] as { type?: string; text?: string } | undefined;
     if (delta?.type === 'text_delta') textSentOf.get(request)?.push({ text: delta.text ?? '', at: Date.now() });

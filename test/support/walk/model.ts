@@ -2,10 +2,13 @@ import type { ContentBlock, MessageParam } from '../../../src/core/model/message
 import type { ModelProvider, ModelRequest, ModelResponse } from '../../../src/core/model/provider';
 import { SUMMARY_REQUEST } from '../../../src/core/runtime/compaction';
 import { Prng } from '../faults/prng';
+import { drawAnswer, playDrawn } from './drawn-answers';
 
 // The model's side of the walk: a seeded random agent over a handful of files. It answers with
 // text, or with one or two tool calls (read, edit, write, delete, a counted command); a summary
-// request gets a summary. Edits aim at lines the files hold now, so most of them apply.
+// request gets a summary. Edits aim at lines the files hold now, so most of them apply. About one
+// answer in seven is drawn from the table of documented answers (drawn-answers.ts); `finishing`
+// makes it answer normally and briefly (the stranded-run check at a sequence's end).
 
 export const WALK_FILES = ['a.txt', 'b.txt', 'src/c.txt', 'd.txt'] as const;
 
@@ -26,22 +29,35 @@ function lastUserText(messages: readonly MessageParam[]): string {
 export class WalkModel implements ModelProvider {
   readonly name = 'walk-model';
   private readonly prng: Prng;
+  private readonly drawPrng: Prng;
   private calls = 0;
   answers = 0;
+  /** Answers drawn from the table of documented answers. */
+  drawn = 0;
+  /** Answer every request normally with a short final text (no draws, no calls). */
+  finishing = false;
+  /** Answers given while finishing (not the walk's own). */
+  finished = 0;
 
   constructor(
     seed: number,
     private readonly view: WalkModelView,
   ) {
     this.prng = new Prng(seed ^ 0x5eed);
+    this.drawPrng = new Prng(seed ^ 0xd4a3);
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
     await this.view.onRequest(request);
     this.answers += 1;
-    const content = lastUserText(request.messages).includes(SUMMARY_REQUEST)
-      ? [this.text('Summary: files edited, commands run.')]
-      : this.turn();
+    const summary = lastUserText(request.messages).includes(SUMMARY_REQUEST);
+    if (this.finishing) this.finished += 1;
+    const shape = summary || this.finishing ? undefined : drawAnswer(this.drawPrng);
+    if (shape) {
+      this.drawn += 1;
+      return playDrawn(shape, this.answers, request.model);
+    }
+    const content = summary ? [this.text('Summary: files edited, commands run.')] : this.finishing ? [this.text('Finished.')] : this.turn();
     const stopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
     return {
       id: `msg_walk_${this.answers}`,

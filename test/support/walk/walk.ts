@@ -5,6 +5,7 @@ import { SUMMARY_REQUEST } from '../../../src/core/runtime/compaction';
 import { isRuntimeNote } from '../../../src/core/runtime/recovery-note';
 import { Prng } from '../faults/prng';
 import { performStep, STEP_KINDS, type StepContext } from './actions';
+import { strandedRuns } from './stranded';
 import { FileTracker } from './tracker';
 import { isKilled, WalkWorld } from './world';
 
@@ -14,7 +15,9 @@ import { isKilled, WalkWorld } from './world';
 // point. After every step: every request the runtime sent passed the API's rules; no open call
 // is `succeeded` in a run's ledger while its file is back to before the call; every file holds
 // what the journals say; and each file a person restored, rolled back or undid since a run's
-// model last saw it is named in that run's next request.
+// model last saw it is named in that run's next request. About one answer in seven is drawn from
+// the table of documented answers; at the end, a run that resume, a new instruction and a fork
+// with a new instruction all fail to complete once the model answers normally is stranded.
 
 export interface SequenceResult {
   readonly seed: number;
@@ -26,6 +29,10 @@ export interface SequenceResult {
   readonly unexpectedErrors: number;
   readonly kills: number;
   readonly requests: number;
+  readonly strandedRuns: number;
+  readonly drawnAnswers: number;
+  /** Model answers in all (the table's share is drawn / answers). */
+  readonly answers: number;
   readonly problems: string[];
 }
 
@@ -60,7 +67,7 @@ export class Sequence {
   stepNo = 0;
   /** Per run: open calls recorded `succeeded` whose file is back to before them. */
   readonly undoneCalls = new Map<string, Set<string>>();
-  counts = { invalid: 0, ledger: 0, files: 0, notes: 0, errors: 0, kills: 0, requests: 0 };
+  counts = { invalid: 0, ledger: 0, files: 0, notes: 0, errors: 0, kills: 0, requests: 0, stranded: 0 };
 
   constructor(readonly seed: number) {
     this.prng = new Prng(seed);
@@ -190,6 +197,17 @@ export class Sequence {
     }
   }
 
+  /** The end of a sequence: no run is stranded once the model answers normally; the checks once more. */
+  async checkStranded(): Promise<void> {
+    this.stepNo = this.steps.length + 1;
+    this.acting = undefined;
+    const refusedBefore = this.world.model.refused.length;
+    for (const stranded of await strandedRuns(this.world, this.world.walkModel, this.runs)) this.problem('stranded', stranded);
+    for (const breach of this.world.model.refused.slice(refusedBefore))
+      this.problem('invalid', `a request breaks ${breach.rule}: ${breach.message}`);
+    await this.check();
+  }
+
   result(): SequenceResult {
     const c = this.counts;
     return {
@@ -202,6 +220,9 @@ export class Sequence {
       unexpectedErrors: c.errors,
       kills: c.kills,
       requests: c.requests,
+      strandedRuns: c.stranded,
+      drawnAnswers: this.world.walkModel.drawn,
+      answers: this.world.walkModel.answers - this.world.walkModel.finished,
       problems: this.problems,
     };
   }
@@ -213,6 +234,7 @@ export async function runSequence(seed: number, length: number): Promise<Sequenc
   await sequence.world.prepare();
   await sequence.tracker.start();
   for (let i = 0; i < length; i++) await sequence.step();
+  await sequence.checkStranded();
   return sequence.result();
 }
 
@@ -226,6 +248,10 @@ export interface WalkSummary {
   readonly unexpected_errors: number;
   readonly kills: number;
   readonly requests: number;
+  /** Model answers drawn from the table of documented answers, and their share of all answers. */
+  readonly drawn_answers: number;
+  readonly drawn_share: number;
+  readonly stranded_runs: number;
   readonly seed: number;
 }
 
@@ -245,7 +271,19 @@ export function describeFailure(result: SequenceResult): string {
 /** `count` sequences, seeds derived from `seed`; the first failures kept whole. */
 export async function runWalk(count: number, seed: number, length: number): Promise<{ summary: WalkSummary; failures: SequenceResult[] }> {
   const failures: SequenceResult[] = [];
-  const total = { steps: 0, invalid: 0, ledger: 0, files: 0, notes: 0, errors: 0, kills: 0, requests: 0 };
+  const total = {
+    steps: 0,
+    invalid: 0,
+    ledger: 0,
+    files: 0,
+    notes: 0,
+    errors: 0,
+    kills: 0,
+    requests: 0,
+    stranded: 0,
+    drawn: 0,
+    answers: 0,
+  };
   for (let i = 0; i < count; i++) {
     const result = await runSequence((seed + i * 7919) >>> 0, length);
     total.steps += result.steps.length;
@@ -256,6 +294,9 @@ export async function runWalk(count: number, seed: number, length: number): Prom
     total.errors += result.unexpectedErrors;
     total.kills += result.kills;
     total.requests += result.requests;
+    total.stranded += result.strandedRuns;
+    total.drawn += result.drawnAnswers;
+    total.answers += result.answers;
     if (failed(result) && failures.length < 5) failures.push(result);
   }
   return {
@@ -269,6 +310,9 @@ export async function runWalk(count: number, seed: number, length: number): Prom
       unexpected_errors: total.errors,
       kills: total.kills,
       requests: total.requests,
+      drawn_answers: total.drawn,
+      drawn_share: total.answers === 0 ? 0 : Math.round((total.drawn / total.answers) * 1000) / 1000,
+      stranded_runs: total.stranded,
       seed,
     },
     failures,

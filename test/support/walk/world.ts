@@ -97,6 +97,8 @@ export class WalkWorld {
   readonly workspace: MemWorkspace;
   readonly commands: CountingRunner;
   readonly model: StrictModel<WalkModel>;
+  /** The model inside `model` (its draws and its finishing mode). */
+  readonly walkModel: WalkModel;
   process: WalkProcess;
   private pid = 0;
   private ids = 0;
@@ -108,8 +110,8 @@ export class WalkWorld {
   ) {
     this.workspace = new MemWorkspace({ 'a.txt': 'alpha\nbeta\ngamma\n', 'b.txt': 'one\ntwo\n' }, () => !this.process.dead);
     this.commands = new CountingRunner(() => !this.process.dead);
-    const inner = new WalkModel(seed, { files: () => this.texts(), onRequest: (r) => hooks.onRequest(r) });
-    this.model = strictModel(inner);
+    this.walkModel = new WalkModel(seed, { files: () => this.texts(), onRequest: (r) => hooks.onRequest(r) });
+    this.model = strictModel(this.walkModel);
     this.process = this.spawn(undefined);
   }
 

@@ -105,6 +105,21 @@ describe('headless CLI: output while a run goes', function () {
     }
   });
 
+  it('a 429 with retry-after says the wait when it starts: "rate limited, retrying in 1 s", then the run completes', async () => {
+    const fake = await startFakeAnthropic([
+      { fault: 'status', status: 429, retryAfterSeconds: 1 },
+      { content: [{ type: 'text', text: 'All done.' }], stop_reason: 'end_turn' },
+    ]);
+    try {
+      const result = await start(runArgs(fake, 'rate-limited', [])).done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stderr.split('rate limited, retrying in 1 s').length - 1, 1, result.stderr);
+      assert.doesNotMatch(result.stderr, /HTTP 429/);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('--quiet prints only the outcome; --json with --quiet is refused', async () => {
     const fake = await twoTurns(0);
     try {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { createAnthropicProvider, type AnthropicProviderOptions } from '../../../src/core/model/anthropic';
+import { createAnthropicProvider, rateLimitedWords, type AnthropicProviderOptions } from '../../../src/core/model/anthropic';
 import { withCacheBreakpoints } from '../../../src/core/model/cache';
 import { ModelError, type ModelEvent, type ModelRequest } from '../../../src/core/model/provider';
 import { startFakeAnthropic, type FakeAnthropic, type ResponseStep, type Step } from '../../support/fake-anthropic/server';
@@ -95,10 +95,31 @@ describe('anthropic provider through the real SDK', () => {
     assert.deepEqual(
       events.filter((e) => e.type === 'retry'),
       [
-        { type: 'retry', attempt: 2, error: 'HTTP 429' },
+        { type: 'retry', attempt: 2, error: 'rate limited, retrying in 5 ms', waitMs: 5 },
         { type: 'retry', attempt: 3, error: 'HTTP 500' },
       ],
     );
+  });
+
+  it('a 429 says its retry-after wait once, when the wait starts (before the next request), and the SDK waits it', async () => {
+    const provider = await providerFor([{ fault: 'status', status: 429, retryAfterSeconds: 1 }, parallelReads]);
+    const said: { event: ModelEvent; requestsThen: number; at: number }[] = [];
+    const started = Date.now();
+    await provider.complete(request, (event) => said.push({ event, requestsThen: fake.requests.length, at: Date.now() }));
+    const retries = said.filter((s) => s.event.type === 'retry');
+    assert.deepEqual(
+      retries.map((s) => s.event),
+      [{ type: 'retry', attempt: 2, error: 'rate limited, retrying in 1 s', waitMs: 1000 }],
+    );
+    assert.equal(retries[0]!.requestsThen, 1, 'said before the request it announces');
+    assert.ok(retries[0]!.at - started < 900, 'said when the wait starts');
+    assert.ok(Date.now() - started >= 950, 'retry-after honoured');
+  });
+
+  it('rate-limit words: seconds from a second on, ms below', () => {
+    assert.equal(rateLimitedWords(20_000), 'rate limited, retrying in 20 s');
+    assert.equal(rateLimitedWords(1_500), 'rate limited, retrying in 1.5 s');
+    assert.equal(rateLimitedWords(250), 'rate limited, retrying in 250 ms');
   });
 
   it('retries 529 overloaded, and maps it when retries run out', async () => {

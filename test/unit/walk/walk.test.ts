@@ -18,13 +18,16 @@ describe('random walk: run, kill -9, resume, restore, rollback, Keep/Undo, new i
   // About 0.15 s of CPU per sequence (30 s for 200); the timeout is wall time on a busy machine.
   this.timeout(900_000);
 
-  it(`${SEQUENCES} sequences of ${LENGTH} steps: every request valid, no undone call reused as done, files as the journals say, every changed file named`, async () => {
+  it(`${SEQUENCES} sequences of ${LENGTH} steps, answers from the documented table among them: every request valid, no undone call reused as done, files as the journals say, every changed file named, no run stranded`, async () => {
     const { summary, failures } = await runWalk(SEQUENCES, SEED, LENGTH);
     assert.deepEqual(failures.map(describeFailure), []);
     assert.equal(summary.steps, SEQUENCES * LENGTH);
     assert.equal(summary.invalid_requests + summary.ledger_mismatches + summary.file_mismatches + summary.note_mismatches, 0);
     assert.ok(summary.kills >= summary.steps / 10, `${summary.kills} kills in ${summary.steps} steps`);
     assert.ok(summary.requests >= summary.steps / 4, `${summary.requests} model requests in ${summary.steps} steps`);
+    // A tenth of the answers or more come from the table of documented answers; none strands a run.
+    assert.ok(summary.drawn_share >= 0.1, `${summary.drawn_answers} answers drawn from the table (${summary.drawn_share})`);
+    assert.equal(summary.stranded_runs, 0);
   });
 
   it('self-check: a file written behind the journals is a file mismatch', async () => {
