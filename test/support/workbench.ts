@@ -154,9 +154,13 @@ export async function paletteEntries(page: Page, query: string, expect: string, 
 /** Opens the Agent Checkpoints container and returns the Timeline webview's inner frame. */
 export async function openTimeline(page: Page) {
   const title = page.locator('.sidebar .composite.title', { hasText: /Timeline/i }).first();
-  // Clicking the icon of the container already in view would close the side bar.
-  if (!(await title.isVisible())) await page.locator('.activitybar [aria-label^="Agent Checkpoints"]').first().click();
-  // A container with a single view shows it without a pane header: wait for its title instead.
+  // Clicking the icon of the container already in view closes the side bar, and after a reload the
+  // workbench may restore the container between our look and our click: click, and if that closed it,
+  // click again. A container with a single view shows it without a pane header: wait for its title.
+  for (let attempt = 0; attempt < 4 && !(await title.isVisible()); attempt++) {
+    await page.locator('.activitybar [aria-label^="Agent Checkpoints"]').first().click();
+    await title.waitFor({ timeout: 10_000 }).catch(() => undefined);
+  }
   await title.waitFor({ timeout: 45_000 });
   // The extension activates and the webview loads after the workbench paints: slow on a busy machine.
   const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
