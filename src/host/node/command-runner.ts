@@ -168,7 +168,12 @@ function runOne(
   shell: Shell,
   launch?: SandboxedLaunch,
 ): Promise<CommandResult> {
-  return new Promise<CommandResult>((resolve, reject) => {
+  return new Promise<CommandResult>((resolve, rejectRun) => {
+    // A command that never ran (cancelled first, or its program failed to start) ends its sandbox's holds too.
+    const reject = (error: Error): void => {
+      launch?.release();
+      rejectRun(error);
+    };
     if (options.signal?.aborted) return reject(new Error('command not started: cancelled'));
     const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
     const child =

@@ -117,6 +117,20 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'swept with the dead hold');
   });
 
+  it('a command cancelled before it started ends its holds: no placeholder stays in the folder', async () => {
+    rmSync(join(ws, '.vscode'), { recursive: true });
+    const runner = createNodeCommandRunner({
+      sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false }),
+    });
+    const cancelled = new AbortController();
+    cancelled.abort();
+    await assert.rejects(
+      runner.run('echo never', { cwd: ws, timeoutMs: 5000, maxOutputBytes: 1024, signal: cancelled.signal }),
+      /cancelled/,
+    );
+    assert.deepEqual(readdirSync(ws).sort(), ['a.txt']);
+  });
+
   it('a host killed mid-command: its placeholders go when the next runner of the folder starts, before any command', async () => {
     rmSync(join(ws, '.vscode'), { recursive: true });
     const child = join(base, 'killed-mid-command.ts');
