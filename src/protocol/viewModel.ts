@@ -1,50 +1,32 @@
 import * as z from 'zod/mini';
-import type * as core from '../core/store/records';
-import type * as ledger from '../core/ledger/schema';
+import {
+  CHECKPOINT_LABELS,
+  FAILURE_KINDS,
+  IDEMPOTENCY,
+  LEDGER_STATUSES,
+  LIMIT_KINDS,
+  REPLAY_POLICIES,
+  RUN_STATUSES,
+} from '../words/statuses';
 
-// What the Timeline webview renders. Built by the host from a RunState (see build.ts); kept
-// lean because a 10,000-step run crosses the boundary and is parsed on arrival. Browser code:
-// zod's mini build, and no module of src/core (the enums below are checked against core's
-// at compile time, at the end of this file).
+// What the Timeline webview renders. Built by the host from a RunState
+// (src/host/vscode/timeline/view-build.ts); kept lean because a 10,000-step run crosses the boundary
+// and is parsed on arrival. Browser code: zod's mini build, no module of src/core; the enums are
+// built from the value lists of src/words, as core's record schemas are.
 
 const id = z.string().check(z.minLength(1));
 const count = z.int().check(z.nonnegative());
 
-export const RunStatus = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']);
-export const LedgerStatus = z.enum(['planned', 'approved', 'started', 'succeeded', 'failed', 'uncertain']);
-const Idempotency = z.enum(['idempotent', 'conditional', 'non_idempotent']);
-const ReplayPolicy = z.enum(['auto', 'ask', 'never']);
-const CheckpointLabel = z.enum([
-  'run_start',
-  'before_model',
-  'after_model',
-  'tool_planned',
-  'tool_approved',
-  'tool_started',
-  'tool_finished',
-  'file_written',
-  'run_end',
-  'compacted',
-  'instruction',
-]);
+export const RunStatus = z.enum(RUN_STATUSES);
+export const LedgerStatus = z.enum(LEDGER_STATUSES);
+const Idempotency = z.enum(IDEMPOTENCY);
+const ReplayPolicy = z.enum(REPLAY_POLICIES);
+const CheckpointLabel = z.enum(CHECKPOINT_LABELS);
 const RunFailure = z.object({
-  kind: z.enum([
-    'auth',
-    'network',
-    'refused',
-    'rate_limit',
-    'overloaded',
-    'server',
-    'invalid_response',
-    'limit',
-    'approval',
-    'storage',
-    'interrupted',
-    'internal',
-  ]),
+  kind: z.enum(FAILURE_KINDS),
   status: z.optional(z.int()),
   message: z.string(),
-  limit: z.optional(z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() })),
+  limit: z.optional(z.object({ kind: z.enum(LIMIT_KINDS), max: z.number() })),
 });
 
 /**
@@ -238,18 +220,6 @@ const RESTORE_ORDER: Record<FileRestoreAction, number> = { conflict: 0, revert: 
 export function sortRestoreFiles(files: readonly RestoreFile[]): RestoreFile[] {
   return [...files].sort((a, b) => RESTORE_ORDER[a.action] - RESTORE_ORDER[b.action] || a.path.localeCompare(b.path));
 }
-
-/** Each enum mirrors core's: a compile error here means one side changed without the other. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const mirrors: [
-  Same<RunStatus, core.RunStatus>,
-  Same<LedgerStatus, ledger.LedgerStatus>,
-  Same<z.infer<typeof Idempotency>, ledger.Idempotency>,
-  Same<z.infer<typeof ReplayPolicy>, ledger.ReplayPolicy>,
-  Same<z.infer<typeof CheckpointLabel>, core.CheckpointLabel>,
-  Same<RunFailure, core.RunFailure>,
-] = [true, true, true, true, true, true];
-void mirrors;
 
 export type RunStatus = z.infer<typeof RunStatus>;
 export type LedgerStatus = z.infer<typeof LedgerStatus>;

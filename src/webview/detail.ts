@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../protocol/messages';
-import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction, type FailureWords } from '../protocol/failure-words';
+import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction, type FailureWords } from '../words/failure-words';
 import type { CallRow, RunHeader, RunInstructions, RunView, StepRow } from '../protocol/viewModel';
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';

@@ -1,4 +1,4 @@
-import { counted } from '../protocol/words';
+import { counted } from '../words/words';
 import { STATUS_FILTERS } from './filter';
 import type { FilterCount } from './view';
 

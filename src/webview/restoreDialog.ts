@@ -1,7 +1,7 @@
 import type { RestoreOutcome } from '../protocol/messages';
 import { sortRestoreFiles, type FileRestoreAction, type RestoreMode, type RestorePreview } from '../protocol/viewModel';
 import type { Rpc } from './rpc';
-import { counted } from '../protocol/words';
+import { counted } from '../words/words';
 
 // Restore is never one click: the person sees what happens to each file (conflicts first) and
 // which outside effects stay, then confirms. The host checks the confirmation names the preview.

@@ -1,9 +1,9 @@
-import { failureLine, describeFailure } from '../protocol/failure-words';
-import { CANCELLED_REASON, isResumableStatus } from '../protocol/run-status';
+import { failureLine, describeFailure } from '../words/failure-words';
+import { CANCELLED_REASON, isResumableStatus } from '../words/statuses';
 import type { LedgerStatus, PatchView, RunHeader, RunStatus, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
-import { counted } from '../protocol/words';
+import { counted } from '../words/words';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
 // colour of each ledger status and patch state are tested without a DOM.

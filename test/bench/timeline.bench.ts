@@ -1,6 +1,6 @@
 // npm run bench:timeline: a 10,000-step run painted by the real webview bundle in headless
 // Chromium. Prints one JSON object.
-import { buildRunView, runDelta } from '../../src/protocol/build';
+import { buildRunView, runDelta } from '../../src/host/vscode/timeline/view-build';
 import type { LiveState } from '../../src/core/patches/schema';
 import type { RunSummary } from '../../src/core/store/contract';
 import type { StoredRecord } from '../../src/core/store/records';

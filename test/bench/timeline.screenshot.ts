@@ -1,7 +1,7 @@
 // Screenshots of the Timeline webview (light and dark) with a sample run, the tree expanded
 // and the restore preview open: test-results/timeline-<theme>.png, timeline-<theme>-restore.png.
 import { join, resolve } from 'node:path';
-import { buildRunView } from '../../src/protocol/build';
+import { buildRunView } from '../../src/host/vscode/timeline/view-build';
 import type { RestorePreview } from '../../src/protocol/viewModel';
 import { sampleRun } from '../unit/webview/fixtures';
 import { openTimelinePage, post, type Theme } from './timelinePage';

@@ -15,7 +15,8 @@ export default tseslint.config(
     },
   },
   {
-    // The core is host-free: no VS Code, no direct I/O (ports only).
+    // The core is host-free: no VS Code, no direct I/O (ports only), and nothing above it: the
+    // shared words and statuses live in src/words, below core.
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -23,29 +24,50 @@ export default tseslint.config(
         {
           paths: [
             { name: 'vscode', message: 'src/core never imports vscode: add a port and adapt it in src/host.' },
-            { name: 'fs', message: 'src/core does no direct I/O: use a port.' },
-            { name: 'node:fs', message: 'src/core does no direct I/O: use a port.' },
-            { name: 'fs/promises', message: 'src/core does no direct I/O: use a port.' },
-            { name: 'node:fs/promises', message: 'src/core does no direct I/O: use a port.' },
-            { name: 'child_process', message: 'src/core does no direct I/O: use a port.' },
-            { name: 'node:child_process', message: 'src/core does no direct I/O: use a port.' },
+            ...['fs', 'fs/promises', 'child_process'].flatMap((m) =>
+              [m, `node:${m}`].map((name) => ({ name, message: 'src/core does no direct I/O: use a port.' })),
+            ),
+          ],
+          patterns: [
+            {
+              group: ['**/host/**', '**/protocol/**', '**/webview/**', '**/extension'],
+              message: 'src/core imports nothing above it (src/words is below core).',
+            },
           ],
         },
       ],
     },
   },
   {
-    // The webview bundle runs in a browser: no Node, no vscode, no core.
-    files: ['src/webview/**/*.ts', 'src/protocol/**/*.ts'],
+    // The leaf every layer may use, the webview included: no imports at all.
+    files: ['src/words/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-syntax': [
         'error',
-        { patterns: [{ group: ['node:*', 'vscode', '**/host/**'], message: 'browser code: protocol and webview only' }] },
+        { selector: 'ImportDeclaration[source.value=/^[^.]|^\\.\\.\\//]', message: 'src/words is a leaf: no imports but its own files.' },
+        { selector: 'ImportExpression', message: 'src/words is a leaf: no imports.' },
       ],
     },
   },
   {
-    // The webview itself imports no core module, not even a type: what it needs lives in src/protocol
+    // The wire between the host and the webview: schemas only, built from src/words' value lists.
+    files: ['src/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'vscode', '**/host/**', '**/core/**', '**/webview/**'],
+              message: 'src/protocol holds the wire schemas only: it imports src/words and zod/mini.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The webview runs in a browser: it imports src/protocol and src/words only, and zod's mini build
     // (test/unit/webview/bundle.test.ts checks the built bundle too).
     files: ['src/webview/**/*.ts'],
     rules: {
@@ -53,7 +75,7 @@ export default tseslint.config(
         'error',
         {
           paths: [{ name: 'zod', message: "webview: zod's mini build (zod/mini) only" }],
-          patterns: [{ group: ['node:*', 'vscode', '**/host/**', '**/core/**'], message: 'webview: protocol modules only' }],
+          patterns: [{ group: ['node:*', 'vscode', '**/host/**', '**/core/**'], message: 'webview: src/protocol and src/words only' }],
         },
       ],
     },

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { IDEMPOTENCY, LEDGER_STATUSES, REPLAY_POLICIES } from '../../words/statuses';
 import { BlobRef } from '../patches/schema';
 import { Inverse } from './inverse';
 
-export const LedgerStatus = z.enum(['planned', 'approved', 'started', 'succeeded', 'failed', 'uncertain']);
-export const Idempotency = z.enum(['idempotent', 'conditional', 'non_idempotent']);
-export const ReplayPolicy = z.enum(['auto', 'ask', 'never']);
+export const LedgerStatus = z.enum(LEDGER_STATUSES);
+export const Idempotency = z.enum(IDEMPOTENCY);
+export const ReplayPolicy = z.enum(REPLAY_POLICIES);
 
 /** A file write a conditional tool is about to make, recorded with `started` (write-ahead). */
 export const FileIntent = z.object({

@@ -1,6 +1,6 @@
 import type { RunSummary, TornTailCut } from '../store/contract';
 import { describeHolder } from '../store/lease-policy';
-import { isResumableStatus } from '../../protocol/run-status';
+import { isResumableStatus } from '../../words/statuses';
 
 // Which runs a host offers to pick up, and what it tells the person about them: one rule for the
 // CLI and the extension, from what the store says of each run (its summary, a torn write it cut).

@@ -62,4 +62,4 @@ export interface RunOutcome {
 }
 
 /** Why a run paused because of the user's AbortSignal (shared with the webview: protocol/run-status.ts). */
-export { CANCELLED_REASON } from '../../protocol/run-status';
+export { CANCELLED_REASON } from '../../words/statuses';

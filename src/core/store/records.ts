@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHECKPOINT_LABELS, FAILURE_KINDS, LIMIT_KINDS, RUN_STATUSES } from '../../words/statuses';
 import { MessageParam } from '../model/messages';
 import { LedgerEntry } from '../ledger/schema';
 import { HunkRef, ReviewRecord } from '../patches/review';
@@ -7,23 +8,10 @@ import { BlobRef, Patch, PatchState } from '../patches/schema';
 /** Current format version of every record this build writes. */
 export const FORMAT_VERSION = 3;
 
-export const RunStatus = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']);
+export const RunStatus = z.enum(RUN_STATUSES);
 
-export const CheckpointLabel = z.enum([
-  'run_start',
-  'before_model',
-  'after_model',
-  'tool_planned',
-  'tool_approved',
-  'tool_started',
-  'tool_finished',
-  'file_written',
-  'run_end',
-  /** The history was compacted (old tool results cleared, or older messages summarised). */
-  'compacted',
-  /** A person gave the run a new instruction (an `instruction` record). */
-  'instruction',
-]);
+/** The save points (src/words/statuses.ts says which is which). */
+export const CheckpointLabel = z.enum(CHECKPOINT_LABELS);
 
 export const GitFacts = z.object({
   isRepo: z.boolean(),
@@ -206,26 +194,13 @@ export const NoteRecord = record('note', {
 
 /** Why a run stopped early, in kinds every host words the same way (core/runtime/failure.ts). */
 export const RunFailure = z.object({
-  kind: z.enum([
-    'auth',
-    'network',
-    'refused',
-    'rate_limit',
-    'overloaded',
-    'server',
-    'invalid_response',
-    'limit',
-    'approval',
-    'storage',
-    'interrupted',
-    'internal',
-  ]),
+  kind: z.enum(FAILURE_KINDS),
   /** The API's HTTP status, when a model call failed with one. */
   status: z.number().int().optional(),
   /** The cause in its own words (the API's message, the limit, the error), secrets scrubbed. */
   message: z.string(),
   /** kind 'limit': which limit and its value (a resume may raise it). */
-  limit: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() }).optional(),
+  limit: z.object({ kind: z.enum(LIMIT_KINDS), max: z.number() }).optional(),
 });
 
 const StatusRecord = record('status', {

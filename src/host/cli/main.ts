@@ -36,7 +36,7 @@ import { nodeHostFacts } from '../node/host-facts';
 import { shellOf } from '../node/shell';
 import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
 import { errorText } from '../../core/error-text';
-import { counted } from '../../protocol/words';
+import { counted } from '../../words/words';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { LedgerStatus } from '../../core/ledger/schema';
 import { toolUsesOf, type MessageParam } from '../../core/model/messages';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
-import { describeFailure, failureLine, type FailureAction } from '../../protocol/failure-words';
+import { describeFailure, failureLine, type FailureAction } from '../../words/failure-words';
 import { CheckpointLabel, RunFailure, RunStatus } from '../../core/store/records';
 import { describeCall } from '../../core/tools/describe';
 import type { ToolRegistry } from '../../core/tools/registry';

@@ -11,7 +11,7 @@ import { announceRunWarnings, announceTornTailCut, cancelRun, COMMANDS, resumeRu
 import type { Services } from './services';
 import { readSettings } from './settings';
 import { errorText } from '../../core/error-text';
-import { counted } from '../../protocol/words';
+import { counted } from '../../words/words';
 
 /** Applies the retention settings; paused and interrupted runs are never removed. */
 export async function collectGarbage(s: Services): Promise<void> {

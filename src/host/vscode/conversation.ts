@@ -1,5 +1,5 @@
 import { effectsToUndo, undoInstruction } from '../../core/restore/compensation';
-import { counted } from '../../protocol/words';
+import { counted } from '../../words/words';
 import * as vscode from 'vscode';
 import type { RuntimeEvent } from '../../core/runtime';
 import type { ApprovalChoice, ContextChip, PendingApproval } from '../../protocol/messages';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { isInterrupted } from './agent-controller';
 import { COMMANDS, resumeRun } from './run-commands';
 import type { Services } from './services';
-import { counted } from '../../protocol/words';
+import { counted } from '../../words/words';
 
 export const OFFER_RESUME = 'Resume';
 export const OFFER_SHOW = 'Show in Timeline';

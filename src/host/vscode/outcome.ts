@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { RunOutcome } from '../../core/runtime';
 import { CANCELLED_REASON } from '../../core/runtime';
-import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction } from '../../protocol/failure-words';
+import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction } from '../../words/failure-words';
 import type { ActiveRun } from './agent-controller';
 import { COMMANDS, resumeRun } from './run-commands';
 import { askRaise, LIMIT_LEFT, raiseDepsOf } from './raise-limit';

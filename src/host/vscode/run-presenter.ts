@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { RunOutcome, RuntimeEvent } from '../../core/runtime';
-import { describeFailure } from '../../protocol/failure-words';
+import { describeFailure } from '../../words/failure-words';
 import type { ActiveRun, AgentController } from './agent-controller';
 import { TIMELINE_FOCUS, type CommandId } from './command-table';
 

@@ -1,6 +1,6 @@
 import type { Log } from '../../core/ports';
 import type { RuntimeEvent } from '../../core/runtime/types';
-import { counted } from '../../protocol/words';
+import { counted } from '../../words/words';
 
 /**
  * Turns runtime events into the run's trace in the log: model calls with their duration and

@@ -25,7 +25,7 @@ import { readSettings } from './settings';
 import { CommandNetwork } from './command-network';
 import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { errorText } from '../../core/error-text';
-import { counted } from '../../protocol/words';
+import { counted } from '../../words/words';
 
 export const LOG_CHANNEL_NAME = 'Agent Checkpoints';
 const LOG_TAIL_LINES = 2000;

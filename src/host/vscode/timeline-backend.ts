@@ -1,4 +1,4 @@
-import type { FailureAction } from '../../protocol/failure-words';
+import type { FailureAction } from '../../words/failure-words';
 import { runFailureAction } from './outcome';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';

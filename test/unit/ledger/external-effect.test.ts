@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { hasExternalEffect, isExternalEffect, WORKSPACE_DELETE, WORKSPACE_WRITE, type LedgerEntry } from '../../../src/core/ledger/schema';
-import { effectOf } from '../../../src/protocol/build';
+import { effectOf } from '../../../src/host/vscode/timeline/view-build';
 import { BUILTIN_TOOLS } from '../../../src/core/tools/registry';
 
 function entry(toolName: string, sideEffects: string[], extra: Partial<LedgerEntry> = {}): LedgerEntry {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { plannedEntry } from '../../../src/core/runtime/calls';
 import type { ToolContext } from '../../../src/core/tools/types';
-import { effectOf } from '../../../src/protocol/build';
+import { effectOf } from '../../../src/host/vscode/timeline/view-build';
 import { classifyTool, externalDescription, externalToolName, TOOL_NAME } from '../../../src/host/node/mcp/classify';
 import { resultText } from '../../../src/host/node/mcp/client';
 import { externalTool, MAX_EXTERNAL_OUTPUT_CHARS } from '../../../src/host/node/mcp/external-tool';

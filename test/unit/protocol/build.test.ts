@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { isExternalEffect } from '../../../src/core/ledger/schema';
-import { applyRunDelta, buildRunView, runDelta, summarizeInput } from '../../../src/protocol/build';
+import { buildRunView, runDelta, summarizeInput } from '../../../src/host/vscode/timeline/view-build';
+import { applyRunDelta } from '../../../src/protocol/messages';
 import { foldRecords } from '../../../src/core/store/fold';
 import { compactedRun } from '../store/fixtures';
 import { sampleRun } from '../webview/fixtures';

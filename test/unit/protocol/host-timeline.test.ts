@@ -5,7 +5,8 @@ import type { RestorePlan, TimelineBackend } from '../../../src/host/vscode/time
 import { contentSecurityPolicy, timelineHtml } from '../../../src/host/vscode/timeline/html';
 import { RequestHandler } from '../../../src/host/vscode/timeline/requests';
 import { ChangeQueue, FIRST_STEPS, TimelineSync } from '../../../src/host/vscode/timeline/sync';
-import { applyRunDelta, buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
+import { applyRunDelta } from '../../../src/protocol/messages';
 import type { Patch } from '../../../src/core/patches/schema';
 import { recordsBetween, sampleRun } from '../webview/fixtures';
 import { checkpoint, compactedRun, ledgerEntry } from '../store/fixtures';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { HostToWebview, METHODS, ReplyMessage, RequestMessage, WebviewToHost, parseMessage } from '../../../src/protocol/messages';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { sortRestoreFiles } from '../../../src/protocol/viewModel';
 import { sampleRun } from '../webview/fixtures';
 

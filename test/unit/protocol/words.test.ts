@@ -1,14 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { MessageParam } from '../../../src/core/model/messages';
-import {
-  assistantWords,
-  commandOutcome,
-  describeCall,
-  SANDBOX_WAY_OUT,
-  sandboxBlock,
-  toolResults,
-  userWords,
-} from '../../../src/protocol/words';
+import { commandOutcome, describeCall, SANDBOX_WAY_OUT, sandboxBlock } from '../../../src/words/words';
+import { assistantWords, toolResults, userWords } from '../../../src/host/vscode/timeline/view-history';
 import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { readOnlyNote, type SandboxPlan } from '../../../src/host/node/sandbox/plan';
 import { FILE_CHANGES_MARKER, isRuntimeNote } from '../../../src/core/runtime/recovery-note';

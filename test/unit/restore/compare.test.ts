@@ -6,7 +6,7 @@ import { compareFiles, divergence, type ParentLink } from '../../../src/core/res
 import { RestoreActions } from '../../../src/host/vscode/restore-actions';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { branchText } from '../../../src/host/vscode/compare/branch-text';
-import { buildSteps, runHeader } from '../../../src/protocol/build';
+import { buildSteps, runHeader } from '../../../src/host/vscode/timeline/view-build';
 import type { Responder } from '../../support/fake-anthropic/server';
 import { answer, harness, reply, SETTINGS, toolUse, type Harness } from '../runtime/harness';
 

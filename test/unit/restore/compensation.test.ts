@@ -3,7 +3,7 @@ import { Inverse } from '../../../src/core/ledger/inverse';
 import { effectsToUndo, renderInverse, TemplateError, undoInstruction } from '../../../src/core/restore/compensation';
 import { ResumeError } from '../../../src/core/runtime/errors';
 import { entriesOf, McpConfigError } from '../../../src/host/node/mcp/config';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import type { Responder } from '../../support/fake-anthropic/server';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, harness, readText, reply, requestMessages, ScriptedApprover, SETTINGS, toolUse, type Harness } from '../runtime/harness';

@@ -3,7 +3,7 @@ import { silentLog } from '../../../src/core/ports';
 import { ResumeError } from '../../../src/core/runtime/errors';
 import { RestoreActions } from '../../../src/host/vscode/restore-actions';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, byTurn, harness, readText, reply, requestMessages, SETTINGS, toolUse, type Harness } from '../runtime/harness';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { createAnthropicProvider } from '../../../src/core/model/anthropic';
 import { TRUNCATED_INPUT_MESSAGE } from '../../../src/core/runtime/calls';
 import { CONTINUE_AFTER_WINDOW } from '../../../src/core/runtime/loop';
-import { describeFailure, type FailureAction } from '../../../src/protocol/failure-words';
+import { describeFailure, type FailureAction } from '../../../src/words/failure-words';
 import type { RunOutcome } from '../../../src/core/runtime/types';
 import { ANSWER_SHAPES, answerShape, type AnswerName } from '../../support/fake-anthropic/answers';
 import type { Step } from '../../support/fake-anthropic/script';

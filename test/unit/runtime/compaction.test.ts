@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { SUMMARY_MARKER, SUMMARY_REQUEST } from '../../../src/core/runtime/compaction';
 import type { StoredRecord } from '../../../src/core/store/records';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { requestTokens } from '../../support/fake-anthropic/cache';
 import { rawHistoryTokens } from '../../support/history-tokens';
 import type { RecordedRequest, Responder, Step } from '../../support/fake-anthropic/server';

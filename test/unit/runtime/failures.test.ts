@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { createAnthropicProvider } from '../../../src/core/model/anthropic';
 import type { Log } from '../../../src/core/ports';
 import { HostClosing } from '../../../src/core/runtime/failure';
-import { describeFailure, failureLine } from '../../../src/protocol/failure-words';
+import { describeFailure, failureLine } from '../../../src/words/failure-words';
 import { answer, harness, reply, SETTINGS, toolUse, type Harness } from './harness';
 
 // A run that stops early records why as a kind (the status record's `failure`), so every host

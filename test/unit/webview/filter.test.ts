@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { filterRuns, isEmptyFilter, parseFilter } from '../../../src/webview/filter';
 import { flatten, rowKey } from '../../../src/webview/tree';
 import { sampleRun } from './fixtures';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { RequestMessage } from '../../../src/protocol/messages';
 import type { RunView } from '../../../src/protocol/viewModel';
 import { TimelineModel } from '../../../src/webview/model';

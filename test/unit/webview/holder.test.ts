@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { HostToWebview, parseMessage, RequestMessage } from '../../../src/protocol/messages';
 import { describeRow } from '../../../src/webview/rowContent';
 import { flatten, rowKey } from '../../../src/webview/tree';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { buildRunView, runDelta } from '../../../src/protocol/build';
+import { buildRunView, runDelta } from '../../../src/host/vscode/timeline/view-build';
 import type { RequestMessage } from '../../../src/protocol/messages';
 import type { RunStatus } from '../../../src/core/store/records';
 import { dispatchHostMessage, type DispatchDeps } from '../../../src/webview/dispatch';

@@ -4,7 +4,7 @@ import { createToolRegistry } from '../../../src/core/tools/registry';
 import { foldRecords } from '../../../src/core/store/fold';
 import type { NewRecord } from '../../../src/core/store/records';
 import { stampRecords } from '../../../src/core/store/stamp';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import type { RunHeader, StepRow } from '../../../src/protocol/viewModel';
 import { visibleSteps } from '../../../src/webview/conversation';
 import { callLook, stepHeadline, stoppedText } from '../../../src/webview/rowContent';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { buildRunView } from '../../../src/protocol/build';
+import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { navigate } from '../../../src/webview/keyboard';
 import { flatten, indexOfKey, rowKey, type FlatRow } from '../../../src/webview/tree';
 import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from '../../../src/webview/virtual';

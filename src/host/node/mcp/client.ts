@@ -14,7 +14,7 @@ import { detectSandbox, sandboxedLaunch, type SandboxedLaunch, type SandboxReque
 import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
 import { boundText, externalTool } from './external-tool';
 import { errorText } from '../../../core/error-text';
-import { counted } from '../../../protocol/words';
+import { counted } from '../../../words/words';
 
 // The MCP client both hosts use: starts each configured server (stdio child or streamable HTTP),
 // lists its tools, and turns them into registry tools named `server__tool`. A server that fails

@@ -11,11 +11,11 @@ import {
   type ParentLink,
 } from '../../../core/restore/compare';
 import type { CheckpointStore, RunSummary } from '../../../core/store/contract';
-import { buildSteps, runHeader } from '../../../protocol/build';
+import { buildSteps, runHeader } from '../timeline/view-build';
 import { runItem } from '../run-commands';
 import type { Services } from '../services';
 import { branchText } from './branch-text';
-import { counted } from '../../../protocol/words';
+import { counted } from '../../../words/words';
 
 // "Agent: Compare Branches...": two runs (a run and its fork, two forks, any two) side by side.
 // Their steps from where they part, as two texts in a diff editor; the files each one wrote, as a

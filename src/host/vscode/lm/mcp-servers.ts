@@ -12,7 +12,7 @@ import {
 import { readConfigFile, workspaceMcpFile } from '../../node/mcp/files';
 import type { Prompts } from '../prompts';
 import type { CommandId } from '../command-table';
-import { counted } from '../../../protocol/words';
+import { counted } from '../../../words/words';
 
 // Which MCP servers a run of the extension starts: the user setting agentCheckpoints.mcpServers
 // (user scope only: a workspace cannot name a server there), and the servers of each workspace

@@ -1,4 +1,4 @@
-import type { FailureAction } from '../../../protocol/failure-words';
+import type { FailureAction } from '../../../words/failure-words';
 import type * as vscode from 'vscode';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { RunState, RunSummary } from '../../../core/store/contract';

@@ -12,7 +12,7 @@ import { SavedState } from '../../../webview/state';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
-import { counted } from '../../../protocol/words';
+import { counted } from '../../../words/words';
 import { errorText } from '../../../core/error-text';
 
 export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';

@@ -1,9 +1,10 @@
 import type { RunState } from '../../../core/store/contract';
-import { effectOf } from '../../../protocol/build';
+import { effectOf } from './view-build';
 import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
 import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';
-import { cap, counted, INPUT_TEXT_MAX, RESULT_MAX } from '../../../protocol/words';
+import { cap, counted } from '../../../words/words';
+import { INPUT_TEXT_MAX, RESULT_MAX } from './view-history';
 import { errorText } from '../../../core/error-text';
 import { declaredUndo, effectsToUndo } from '../../../core/restore/compensation';
 

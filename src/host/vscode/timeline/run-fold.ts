@@ -3,7 +3,7 @@ import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { JournalDamage, RunState } from '../../../core/store/contract';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, runStateOf, type FoldState } from '../../../core/store/fold';
 import type { StoredRecord } from '../../../core/store/records';
-import { buildSteps, runHeader } from '../../../protocol/build';
+import { buildSteps, runHeader } from './view-build';
 import type { RunHolder, RunView, StepRow } from '../../../protocol/viewModel';
 
 // A run the Timeline shows, kept folded in memory: read from disk once (when the view opens it,

@@ -1,7 +1,7 @@
 import type { Patch } from '../../../core/patches/schema';
 import { StoreError, type RunState, type RunSummary } from '../../../core/store/contract';
 import type { StoredRecord } from '../../../core/store/records';
-import { patchView, runDelta, sameData } from '../../../protocol/build';
+import { patchView, runDelta, sameData } from './view-build';
 import type { HostToWebview, RunDeltaMessage, SnapshotMessage } from '../../../protocol/messages';
 import type { PatchView, RunHeader, RunView, StepRow } from '../../../protocol/viewModel';
 import type { TimelineBackend, TimelineChange } from './backend';

@@ -1,25 +1,23 @@
-import { hasExternalEffect, isExternalEffect, type LedgerEntry } from '../core/ledger/schema';
-import type { MessageParam } from '../core/model/messages';
-import type { LiveState, Patch } from '../core/patches/schema';
-import { FILE_CHANGES_MARKER, isRuntimeNote } from '../core/runtime/recovery-note';
-import type { RunState } from '../core/store/contract';
-import type { CheckpointRecord, NoteRecord } from '../core/store/records';
-import type { RunDeltaMessage } from './messages';
-export { applyRunDelta } from './messages';
-import {
-  assistantWords,
-  cap,
-  commandOutcome,
-  describeCall,
-  INPUT_TEXT_MAX,
-  RESULT_MAX,
-  SANDBOX_WAY_OUT,
-  sandboxBlock,
-  TEXT_MAX,
-  toolResults,
-  userWords,
-} from './words';
-import type { CallRow, EffectRow, PatchRow, PatchView, RunHeader, RunHolder, RunInstructions, RunView, StepRow } from './viewModel';
+import { hasExternalEffect, isExternalEffect, type LedgerEntry } from '../../../core/ledger/schema';
+import type { MessageParam } from '../../../core/model/messages';
+import type { LiveState, Patch } from '../../../core/patches/schema';
+import { FILE_CHANGES_MARKER, isRuntimeNote } from '../../../core/runtime/recovery-note';
+import type { RunState } from '../../../core/store/contract';
+import type { CheckpointRecord, NoteRecord } from '../../../core/store/records';
+import type { RunDeltaMessage } from '../../../protocol/messages';
+import { cap, commandOutcome, describeCall, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
+import { assistantWords, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './view-history';
+import type {
+  CallRow,
+  EffectRow,
+  PatchRow,
+  PatchView,
+  RunHeader,
+  RunHolder,
+  RunInstructions,
+  RunView,
+  StepRow,
+} from '../../../protocol/viewModel';
 
 // Turns a run's folded state into what the Timeline renders, and works out the smallest
 // update between two renderings. Pure: the host calls it, unit tests call it.

@@ -1,4 +1,4 @@
-import type { RunFailure } from './viewModel';
+import type { RunFailureFacts as RunFailure } from './statuses';
 
 // A run's failure in words: the one place a failure kind becomes text, with the action that helps,
 // for every host (timeline, notification, CLI stderr). Pure, so the webview bundles it too.
