@@ -190,10 +190,16 @@ export const RestorePreview = z.object({
       callId: z.string(),
       toolName: z.string(),
       effect: EffectRow,
+      /** The call in words: "run `npm publish` -> exit 0", "github__create_issue {…}". */
+      label: z.string(),
       /** The call's input and result (capped), and its declared undo call in words, when it has one. */
       input: z.optional(z.string()),
       result: z.optional(z.string()),
       undo: z.optional(z.string()),
+      /** Calls that undid it already ("run_command (t3)"): it is not offered again. */
+      undoneBy: z.optional(z.array(z.string())),
+      /** The call is itself an undo of these: undoing it would redo them, so it is not offered. */
+      undoes: z.optional(z.array(z.string())),
     }),
   ),
   /** Handed back with the confirmation so the host knows what the person saw. */

@@ -61,27 +61,48 @@ export function previewLines(preview: RestorePreview): HTMLElement[] {
       ),
     );
   }
-  for (const item of preview.externalEffects) {
-    const line = el('li', 'preview-line effect');
-    const undo = item.undo
-      ? `declared undo: ${item.undo}`
-      : item.effect.reversible
-        ? `not undone by restore; to undo: ${item.effect.compensation}`
-        : 'not undone by restore';
-    line.append(
-      el('span', 'codicon codicon-warning tone-warning'),
-      el('span', 'path', `${item.toolName}: ${item.effect.effects.join(', ')}`),
-      el('span', 'desc', undo),
-    );
-    line.title = [
-      `${item.toolName} (${item.callId})`,
-      `Input: ${item.input ?? '(none)'}`,
-      `Result: ${item.result ?? '(none recorded)'}`,
-      undo,
-    ].join('\n');
-    lines.push(line);
-  }
+  for (const item of preview.externalEffects) lines.push(effectLine(item));
   return lines;
+}
+
+type Effect = RestorePreview['externalEffects'][number];
+
+/** Whether the person may ask the agent to undo this effect: not once it was undone, and never an undo itself (that would redo it). */
+export function offeredForUndo(item: Effect): boolean {
+  return item.undoneBy === undefined && item.undoes === undefined;
+}
+
+function effectState(item: Effect): string {
+  if (item.undoes) return `an undo of ${item.undoes.join(', ')}: not offered (undoing it would redo that)`;
+  if (item.undoneBy) return `already undone by ${item.undoneBy.join(', ')}`;
+  if (item.undo) return `not undone by restore; declared undo: ${item.undo}`;
+  return item.effect.reversible ? `not undone by restore; to undo: ${item.effect.compensation}` : 'not undone by restore';
+}
+
+/** One external effect: the call in words (its command, its tool and arguments), its short result, and whether it can be picked for undo. */
+function effectLine(item: Effect): HTMLElement {
+  const offered = offeredForUndo(item);
+  const line = el('li', `preview-line effect${offered ? '' : ' settled'}`);
+  const state = effectState(item);
+  const result = item.result?.split('\n', 1)[0];
+  const words = el('span', 'effect-words');
+  words.append(el('span', 'path', item.label), el('span', 'desc', result ? `${state}. Result: ${result}` : state));
+  if (offered) {
+    const pick = el('input', 'effect-pick');
+    pick.type = 'checkbox';
+    pick.checked = true;
+    pick.value = item.callId;
+    pick.setAttribute('aria-label', `Ask the agent to undo ${item.label}`);
+    line.append(pick);
+  } else line.append(el('span', `codicon codicon-${item.undoneBy ? 'check' : 'debug-step-back'} tone-muted`));
+  line.append(words);
+  line.title = [
+    `${item.label} (${item.callId})`,
+    `Input: ${item.input ?? '(none)'}`,
+    `Result: ${item.result ?? '(none recorded)'}`,
+    state,
+  ].join('\n');
+  return line;
 }
 
 /** Opens the preview-then-confirm dialog; resolves with the outcome, or undefined when cancelled. */
@@ -103,8 +124,7 @@ export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTa
     const confirm = el('button', 'primary', 'Restore');
     const cancel = el('button', 'secondary', 'Cancel');
     const undoEffects = el('button', 'secondary', 'Ask the agent to undo these');
-    undoEffects.title =
-      'A new instruction to this run naming the external effects after this point; each call it makes waits for your approval';
+    undoEffects.title = 'A new instruction to this run naming the checked external effects; each call it makes waits for your approval';
     undoEffects.hidden = true;
     const buttons = el('div', 'dialog-buttons');
     buttons.append(confirm, undoEffects, cancel);
@@ -130,7 +150,7 @@ export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTa
         if (mine !== generation) return;
         current = preview;
         list.replaceChildren(...previewLines(preview));
-        undoEffects.hidden = preview.externalEffects.length === 0;
+        undoEffects.hidden = !preview.externalEffects.some(offeredForUndo);
         confirm.disabled = false;
         confirm.textContent = mode === 'files' ? 'Restore files' : mode === 'session' ? 'Restore session' : 'Restore files and session';
       } catch (error) {
@@ -159,10 +179,13 @@ export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTa
         reject(error);
       });
     });
+    list.addEventListener('change', () => {
+      undoEffects.disabled = list.querySelectorAll('input.effect-pick:checked').length === 0;
+    });
     undoEffects.addEventListener('click', () => {
-      if (!current || current.externalEffects.length === 0) return;
+      const callIds = [...list.querySelectorAll<HTMLInputElement>('input.effect-pick:checked')].map((pick) => pick.value);
+      if (!current || callIds.length === 0) return;
       undoEffects.disabled = true;
-      const callIds = current.externalEffects.map((e) => e.callId);
       rpc.request('undoEffects', { runId: current.runId, callIds }).then(
         (outcome) => close({ message: outcome.message, files: [] }),
         (error: Error) => {
@@ -185,7 +208,7 @@ export function openRestoreDialog(host: HTMLElement, rpc: Rpc, target: RestoreTa
 }
 
 function trapTab(event: KeyboardEvent, dialog: HTMLElement): void {
-  const focusable = [...dialog.querySelectorAll<HTMLElement>('button:not([disabled])')];
+  const focusable = [...dialog.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled])')];
   const first = focusable[0];
   const last = focusable[focusable.length - 1];
   if (!first || !last) return;

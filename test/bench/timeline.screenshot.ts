@@ -61,12 +61,16 @@ async function shoot(theme: Theme): Promise<string[]> {
         {
           callId: 'toolu_3',
           toolName: 'http_post',
+          label: 'http_post {"url":"https://api.example.com/issues","title":"Greeting bug"}',
           effect: { effects: ['network.post'], compensation: 'close the created issue by hand', reversible: true },
+          result: '{"number":42,"state":"open"}',
         },
         {
           callId: 'toolu_6',
           toolName: 'run_command',
+          label: 'run `npm publish --tag next` -> exit 0',
           effect: { effects: ['process.spawn'], compensation: 'not reversible', reversible: false },
+          undoneBy: ['run_command (toolu_9)'],
         },
       ],
     };

@@ -151,11 +151,24 @@ async function protectedReason(env: CallEnv, tool: AnyTool, input: unknown): Pro
   return undefined;
 }
 
-/** Asks for approval when the policy says so, or the call writes a protected path; records the decision. Returns the entry after it. */
+/**
+ * Why a call is asked whatever was allowed for the run (once; a rule for the tool does not answer
+ * it, nor does the CLI's --yes): a restore went back to before it, or it undoes an earlier effect.
+ */
+export const RESTORED_CALL_REASON = 'the run was restored to before this call; running it again is yours to decide';
+export const UNDO_CALL_REASON = 'this call undoes an effect you asked the agent to undo; each such call is yours to approve';
+
+function askedWhateverAllowed(session: RunSession, entry: LedgerEntry): string | undefined {
+  const parent = session.run.parent;
+  if (parent?.checkpointId !== undefined && entry.stepId === parent.step) return RESTORED_CALL_REASON;
+  return entry.compensates !== undefined && entry.compensates.length > 0 ? UNDO_CALL_REASON : undefined;
+}
+
+/** Asks for approval when the policy says so, the call writes a protected path, or a restore went back over it; records the decision. Returns the entry after it. */
 async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry): Promise<LedgerEntry> {
   const { session } = env;
   if (entry.status !== 'planned') return entry;
-  const reason = await protectedReason(env, tool, input);
+  const reason = (await protectedReason(env, tool, input)) ?? askedWhateverAllowed(session, entry);
   if (reason === undefined && (entry.replayPolicy !== 'ask' || session.approvals.allowedTools.has(tool.name))) return entry;
   if (session.approvals.deniedCalls.has(entry.callId)) return denied(env, tool, input, entry, false);
   if (session.approvals.allowedCalls.has(entry.callId)) {

@@ -1,5 +1,4 @@
 import { hasExternalEffect } from '../ledger/schema';
-import { toolUsesOf } from '../model/messages';
 import type { RunWriter } from '../store/contract';
 import type { ResumeState } from '../store/resume-state';
 import type { Budget, InstructionRecord, NewRecord } from '../store/records';
@@ -14,7 +13,9 @@ import { classifyLatestPatches } from './resume';
 import { RunSession } from './session';
 import type { RunOutcome, RuntimeDeps, RuntimeListener } from './types';
 import { settleCutRestores } from '../restore/settle';
+import { effectsToUndo, undoFacts } from '../restore/compensation';
 import { takeInAncestorChanges } from './ancestor-changes';
+import { declineUnrunCalls, unsettledCall } from './declined-calls';
 
 // A new instruction for a run that stopped: the person's words become the next user message
 // of the same history, in one commit group with an `instruction` record and save point; a
@@ -88,10 +89,7 @@ const CONTINUABLE = new Set(['completed', 'failed', 'paused', 'cancelled', 'inte
 
 function refusal(state: ResumeState): string | undefined {
   if (!CONTINUABLE.has(state.status)) return `it is ${state.status}: resume it instead`;
-  const last = state.messages.at(-1);
-  if (last?.role === 'assistant' && toolUsesOf(last).length > 0 && !state.ended)
-    return 'its last answer still has tool calls to finish: resume it first';
-  return undefined;
+  return unsettledCall(state);
 }
 
 export async function continueWithInstruction(
@@ -124,16 +122,20 @@ export async function continueWithInstruction(
       { type: 'status', status: 'running', reason: 'new instruction' },
     ];
     const instructionsChanged = instructionChangeNote(await instructionChanges(deps.workspace, state.run.prompt));
+    const declined = await declineUnrunCalls(session, tools, state, text);
+    const undoing = undoOf(state, request.options.undo).undo ?? [];
     session.stepId += 1;
     const env: CallEnv = { session, tools, signal, truncated: new Set() };
     return await runGuarded(session, signal, async () => {
       const filesChanged = fileChangesNote(state.fileChanges ?? [], await classifyLatestPatches(deps.workspace, state.patches));
       const content = [
+        ...declined.results,
         ...(filesChanged ? [{ type: 'text' as const, text: filesChanged }] : []),
         { type: 'text' as const, text },
+        ...(undoing.length > 0 ? [{ type: 'text' as const, text: undoFacts(effectsToUndo(state, undoing)) }] : []),
         ...(instructionsChanged !== undefined ? [{ type: 'text' as const, text: instructionsChanged }] : []),
       ];
-      await session.save('instruction', [...records, session.messageRecord({ role: 'user', content })]);
+      await session.save('instruction', [...declined.records, ...records, session.messageRecord({ role: 'user', content })]);
       return loopSteps(env);
     });
   } finally {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { Inverse } from '../../../src/core/ledger/inverse';
-import { effectsToUndo, renderInverse, TemplateError, undoInstruction } from '../../../src/core/restore/compensation';
+import { effectsToUndo, renderInverse, TemplateError, UNDO_FACTS_MARKER, undoInstruction } from '../../../src/core/restore/compensation';
 import { ResumeError } from '../../../src/core/runtime/errors';
 import { entriesOf, McpConfigError } from '../../../src/host/node/mcp/config';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
@@ -96,12 +96,22 @@ describe('compensation: "ask the agent to undo these" through the runtime', () =
     const effects = effectsToUndo(await h.store.readRun(done.runId), ['t1']);
     assert.deepEqual(effects[0]!.input, { command: 'echo made > made.txt' });
     const text = undoInstruction(effects);
-    assert.match(text, /run_command \(call t1\) with input \{"command":"echo made > made.txt"\}/);
+    assert.match(text, /run_command \(call t1\)/);
+    assert.doesNotMatch(text, /echo made/, "the person's words name the call; its input and result go as data");
     const first = h.fake.requests.length;
     const undone = await h.runtime().continue(done.runId, text, new AbortController().signal, { moreTurns: 5, undo: ['t1'] });
     assert.equal(undone.status, 'completed', undone.reason);
     assert.throws(() => readText(h!.root, 'made.txt'), 'the agent removed it');
-    assert.match(JSON.stringify(requestMessages(h.fake, first).at(-1)), /Undo the external effects/);
+    const blocks = (requestMessages(h.fake, first).at(-1) as { content: { type: string; text: string }[] }).content;
+    assert.match(blocks.at(-2)!.text, /^Undo the external effects/);
+    const data = blocks.at(-1)!.text;
+    assert.ok(data.startsWith(UNDO_FACTS_MARKER));
+    const facts = JSON.parse(data.slice(UNDO_FACTS_MARKER.length)) as { call: string; input: string; result: string }[];
+    assert.deepEqual(
+      facts.map((f) => [f.call, f.input]),
+      [['t1', '{"command":"echo made > made.txt"}']],
+    );
+    assert.match(facts[0]!.result, /exit code 0/);
     assert.deepEqual(
       h.approver.approvals.map((a) => a.callId),
       ['t1', 't3'],

@@ -1,9 +1,9 @@
 import type { RunState } from '../../../core/store/contract';
-import { effectOf } from './view-build';
+import { compensationLinks, effectOf } from './view-build';
 import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
 import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';
-import { cap, counted } from '../../../words/words';
+import { cap, counted, describeCall } from '../../../words/words';
 import { INPUT_TEXT_MAX, RESULT_MAX } from './view-history';
 import { errorText } from '../../../core/error-text';
 import { declaredUndo, effectsToUndo } from '../../../core/restore/compensation';
@@ -44,11 +44,17 @@ export function externalEffectsAfter(state: RunState, checkpointId: string): Res
     state,
     found.map((f) => f.callId),
   );
+  const links = compensationLinks(state.ledger);
   return found.map((item, i) => {
     const { input, result } = facts[i]!;
     const undo = declaredUndo(facts[i]!);
+    const { undoes, undoneBy } = links.get(item.callId) ?? {};
+    const call = { toolName: item.toolName, input, added: 0, removed: 0, hasPatches: false, denied: false };
     return {
       ...item,
+      label: describeCall(result !== undefined ? { ...call, result } : call),
+      ...(undoes ? { undoes } : {}),
+      ...(undoneBy ? { undoneBy } : {}),
       ...(input !== undefined ? { input: cap(JSON.stringify(input) ?? '', INPUT_TEXT_MAX) } : {}),
       ...(result !== undefined ? { result: cap(result, RESULT_MAX) } : {}),
       ...(undo !== undefined ? { undo } : {}),

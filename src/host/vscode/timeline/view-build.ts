@@ -261,7 +261,7 @@ export function buildSteps(source: StepSource, live: ReadonlyMap<string, LiveSta
 }
 
 /** Which calls undo which (ledger `compensates`), both ways, in words: "create_issue (toolu_1)". */
-function compensationLinks(entries: readonly LedgerEntry[]): Map<string, Pick<CallRow, 'undoes' | 'undoneBy'>> {
+export function compensationLinks(entries: readonly LedgerEntry[]): Map<string, Pick<CallRow, 'undoes' | 'undoneBy'>> {
   const named = new Map(entries.map((e) => [e.callId, `${e.toolName} (${e.callId})`]));
   const links = new Map<string, { undoes?: string[]; undoneBy?: string[] }>();
   const link = (callId: string) => links.get(callId) ?? links.set(callId, {}).get(callId)!;
