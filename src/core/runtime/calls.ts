@@ -159,8 +159,7 @@ export const RESTORED_CALL_REASON = 'the run was restored to before this call; r
 export const UNDO_CALL_REASON = 'this call undoes an effect you asked the agent to undo; each such call is yours to approve';
 
 function askedWhateverAllowed(session: RunSession, entry: LedgerEntry): string | undefined {
-  const parent = session.run.parent;
-  if (parent?.checkpointId !== undefined && entry.stepId === parent.step) return RESTORED_CALL_REASON;
+  if (session.restoredCalls.has(entry.callId)) return RESTORED_CALL_REASON;
   return entry.compensates !== undefined && entry.compensates.length > 0 ? UNDO_CALL_REASON : undefined;
 }
 

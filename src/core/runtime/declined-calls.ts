@@ -76,3 +76,19 @@ export async function declineUnrunCalls(
   }
   return { records, results };
 }
+
+/**
+ * The calls a fork made "before this call" went back over, while the fork has not gone past them:
+ * the tool_uses of its inherited last answer that never started. Resume asks before each runs again.
+ */
+export function restoredCallsOf(state: ResumeState): Set<string> {
+  const parent = state.run.parent;
+  const last = state.messages.at(-1);
+  if (parent?.checkpointId === undefined || state.stepId !== parent.step || last?.role !== 'assistant') return new Set();
+  const ledger = new Map(state.ledger.map((e) => [e.callId, e]));
+  return new Set(
+    toolUsesOf(last)
+      .filter((use) => (ledger.get(use.id)?.status ?? 'planned') === 'planned')
+      .map((use) => use.id),
+  );
+}

@@ -6,6 +6,7 @@ import type { Workspace } from '../ports';
 import { StoreError, type RunWriter } from '../store/contract';
 import { settleCutRestores } from '../restore/settle';
 import { takeInAncestorChanges } from './ancestor-changes';
+import { restoredCallsOf } from './declined-calls';
 import { describeTornTailCut } from './resumable';
 import type { NewRecord } from '../store/records';
 import type { ResumeState } from '../store/resume-state';
@@ -87,6 +88,7 @@ export async function resumeRun(
       return { runId, status: settled.ended.status, reason: `the run already ended (${settled.ended.status}); there is nothing to resume` };
     const state = await takeInAncestorChanges(deps.store, writer, settled);
     const session = new RunSession(deps, writer, state.run, emit, state);
+    session.restoredCalls = restoredCallsOf(state);
     await raiseLimits(session, raise);
     const env: CallEnv = {
       session,
