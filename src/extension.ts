@@ -4,7 +4,8 @@ import { registerCommands } from './host/vscode/commands';
 import { offerInterruptedRuns } from './host/vscode/interrupted';
 import { createServices } from './host/vscode/services';
 import { registerReview } from './host/vscode/review';
-import { registerTimeline, relativePathOf } from './host/vscode/timeline';
+import { registerTimeline } from './host/vscode/timeline';
+import { workspacePathOf } from './host/vscode/workspace-path';
 import { ExtensionConversation } from './host/vscode/conversation';
 import { ExtensionTimelineBackend } from './host/vscode/timeline-backend';
 
@@ -14,7 +15,7 @@ export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi 
   const services = createServices(context);
   const backend = new ExtensionTimelineBackend(services);
   const conversation = new ExtensionConversation(services);
-  const review = registerReview(services, backend, { relativePath: (uri) => relativePathOf(backend, uri) });
+  const review = registerReview(services, backend, { relativePath: (uri) => workspacePathOf(services.workspace.paths, uri) });
   const timeline = registerTimeline(context, backend, conversation, {
     log: (message) => services.log.log('warn', `timeline: ${message}`),
     review,

@@ -1,6 +1,5 @@
 import type { FailureAction } from '../../protocol/failure-words';
 import { runFailureAction } from './outcome';
-import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { classifyPatch } from '../../core/patches/classify';
 import type { LiveState, Patch } from '../../core/patches/schema';
@@ -13,6 +12,7 @@ import { sortRestoreFiles } from '../../protocol/viewModel';
 import type { RestorePlan, RollbackResult, TimelineBackend, TimelineChange } from './timeline/backend';
 import type { Services } from './services';
 import { RunBusyError } from './restore-actions';
+import { fileUriOf, workspacePathOf } from './workspace-path';
 import { RESTRICTED_MODE_MESSAGE } from './trust';
 import { LIMIT_LEFT, raiseBeforeResume, raiseDepsOf } from './raise-limit';
 
@@ -82,8 +82,9 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   }
 
   private liveChanged(uri: vscode.Uri): void {
-    if (uri.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(uri)) return;
-    this.pendingLive.add(vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1));
+    const path = workspacePathOf(this.s.workspace.paths, uri);
+    if (path === undefined) return;
+    this.pendingLive.add(path);
     this.liveTimer ??= setTimeout(() => {
       this.liveTimer = undefined;
       const paths = [...this.pendingLive];
@@ -118,14 +119,7 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
 
   /** The file a workspace path names, by the same path rules as the agent's (never a folder itself or outside one). */
   fileUri(path: string): vscode.Uri | undefined {
-    const { workspace } = this.s;
-    let absolute: string;
-    try {
-      absolute = workspace.paths.lexical(path);
-    } catch {
-      return undefined;
-    }
-    return workspace.roots.some((root) => nodePath.resolve(root) === absolute) ? undefined : vscode.Uri.file(absolute);
+    return fileUriOf(this.s.workspace.paths, path);
   }
 
   async restoreCheckpoint(runId: string, checkpointId: string, mode: RestoreMode, options: { dryRun: boolean }): Promise<RestorePlan> {

@@ -43,12 +43,6 @@ export interface TimelineRegistration extends vscode.Disposable {
 
 type TimelineCommandId = typeof OPEN_IN_EDITOR_COMMAND | (typeof PATCH_COMMANDS)[keyof typeof PATCH_COMMANDS];
 
-export function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): string | undefined {
-  if (!vscode.workspace.getWorkspaceFolder(uri)) return undefined;
-  const path = vscode.workspace.asRelativePath(uri, false).split('\\').join('/');
-  return backend.fileUri(path)?.toString() === uri.toString() ? path : undefined;
-}
-
 /** The Timeline view, the before-content documents and the patch commands (the review has the CodeLens). */
 export function registerTimeline(
   context: vscode.ExtensionContext,
