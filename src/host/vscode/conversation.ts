@@ -1,7 +1,6 @@
 import { effectsToUndo, undoInstruction } from '../../core/restore/compensation';
 import { counted } from '../../protocol/words';
 import * as vscode from 'vscode';
-import type { RuntimeEvent } from '../../core/runtime';
 import type { ApprovalChoice, ContextChip, PendingApproval } from '../../protocol/messages';
 import type { ConversationBackend, StreamChunk } from './timeline/backend';
 import type { Services } from './services';
@@ -18,33 +17,20 @@ const SET_API_KEY = 'Set API Key';
 
 export const OPEN_LINK = 'Open Link';
 
-
 export class ExtensionConversation implements ConversationBackend, vscode.Disposable {
-  private readonly streams = new vscode.EventEmitter<StreamChunk>();
   private readonly reveals = new vscode.EventEmitter<void>();
-  readonly onDidStream = this.streams.event;
+  readonly onDidStream: vscode.Event<StreamChunk>;
   readonly onDidRequestReveal = this.reveals.event;
   readonly onDidChangeApprovals: vscode.Event<void>;
-  /** The step each running run is in (its latest save point), so streamed text lands in it. */
-  private readonly stepOf = new Map<string, number>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly s: Services) {
-    this.onDidChangeApprovals = s.approvals.onDidChange;
+    this.onDidStream = s.model.onDidStream;
+    this.onDidChangeApprovals = s.model.onDidChangeApprovals;
     this.disposables.push(
-      this.streams,
       this.reveals,
-      s.controller.onEvent((event) => this.onEvent(event)),
       s.controller.onDidStart(() => this.reveals.fire()),
-      s.controller.onDidFinish(({ run }) => this.stepOf.delete(run.runId)),
     );
-  }
-
-  private onEvent(event: RuntimeEvent): void {
-    if (event.type === 'checkpoint') this.stepOf.set(event.runId, event.checkpoint.stepId);
-    // The words the newest models write between tool calls arrive as thinking: streamed the same way.
-    else if (event.type === 'model' && (event.event.type === 'text' || event.event.type === 'thinking') && event.event.text !== '')
-      this.streams.fire({ runId: event.runId, stepId: this.stepOf.get(event.runId) ?? 0, text: event.event.text, at: Date.now() });
   }
 
   private relative(uri: vscode.Uri): string | undefined {

@@ -22,7 +22,7 @@ describe('workspacePathOf: an absolute path to its workspace path, the inverse o
     assert.equal(inStore.workspacePathOf('/w/app/.store/runs/x'), undefined);
   });
 
-  it('names nothing the rules would read as another file (a first-folder path that begins with another folder\'s name)', () => {
+  it("names nothing the rules would read as another file (a first-folder path that begins with another folder's name)", () => {
     assert.equal(rules.workspacePathOf('/w/app/lib/x.ts'), undefined);
     assert.equal(rules.lexical('lib/x.ts'), '/w/lib/x.ts');
   });

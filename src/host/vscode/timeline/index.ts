@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ConversationBackend, TimelineBackend } from './backend';
 import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
-import { PATCH_COMMANDS } from './codeLens';
+import { PATCH_COMMANDS } from '../patch-commands';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
 import { COMPARE_COMMAND } from '../compare/index';
@@ -17,7 +17,7 @@ import { errorText } from '../../../core/error-text';
 
 export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
-export { PATCH_COMMANDS } from './codeLens';
+export { PATCH_COMMANDS } from '../patch-commands';
 export { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 export { RequestHandler } from './requests';
 export { TimelineSync } from './sync';
@@ -26,8 +26,8 @@ export interface TimelineOptions {
   /** Where refused messages and failures are reported (the extension's output channel). */
   readonly log?: (message: string) => void;
   readonly debounceMs?: number;
-  /** The inline review: its count per run shows on the run's row, and changes with it. */
-  readonly review?: { count(runId: string): number; readonly onDidChange: vscode.Event<unknown> };
+  /** Hunks of a run waiting for review (the run model's, as the review tells it): shown on the run's row. */
+  readonly reviewCount?: (runId: string) => number;
 }
 
 /** Opens the Timeline in an editor tab (or brings the open one forward). */
@@ -43,7 +43,7 @@ export interface TimelineRegistration extends vscode.Disposable {
 
 type TimelineCommandId = typeof OPEN_IN_EDITOR_COMMAND | (typeof PATCH_COMMANDS)[keyof typeof PATCH_COMMANDS];
 
-/** The Timeline view, the before-content documents and the patch commands (the review has the CodeLens). */
+/** The Timeline view, the before-content documents and the patch commands (the review has the CodeLens). Every surface follows the run model through `backend`. */
 export function registerTimeline(
   context: vscode.ExtensionContext,
   backend: TimelineBackend,
@@ -51,7 +51,7 @@ export function registerTimeline(
   options: TimelineOptions = {},
 ): TimelineRegistration {
   const log = options.log ?? ((message: string) => console.error(message));
-  const review = options.review;
+  const reviewCount = options.reviewCount;
   // Each surface (the side bar view, an editor tab) has its own fold of the runs and provider.
   const compare = async (runId: string, otherRunId: string) =>
     (await vscode.commands.executeCommand<string | undefined>(COMPARE_COMMAND, { runId, otherRunId })) ?? 'Not compared.';
@@ -60,7 +60,7 @@ export function registerTimeline(
       listRuns: () => backend.listRuns(),
       readRun: (runId) => backend.readRun(runId),
       liveStates: (patches) => backend.liveStates(patches),
-      ...(review ? { reviewCount: (runId: string) => review.count(runId) } : {}),
+      ...(reviewCount ? { reviewCount } : {}),
     });
     const openDiff = async (runId: string, patchId: string) => {
       const patch = await sync.findPatch(runId, patchId);
@@ -135,7 +135,6 @@ export function registerTimeline(
     conversation.onDidStream((chunk) => providers.forEach((p) => p.stream(chunk))),
     conversation.onDidChangeApprovals(() => providers.forEach((p) => p.approvalsChanged())),
     conversation.onDidRequestReveal(() => provider.reveal()),
-    ...(review ? [review.onDidChange(() => providers.forEach((p) => p.change({ kind: 'runs' })))] : []),
     // An editor tab open when the window closed or reloaded comes back (activation: onWebviewPanel).
     vscode.window.registerWebviewPanelSerializer(TIMELINE_PANEL_TYPE, {
       deserializeWebviewPanel: async (panel, state) => revive(panel, state),

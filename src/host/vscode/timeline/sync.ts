@@ -19,7 +19,8 @@ export class ChangeQueue {
   private readonly paths = new Set<string>();
 
   add(change: TimelineChange): void {
-    if (change.kind === 'runs') this.runs = true;
+    // What waits for review shows on the runs' headers: compared with the listing as a change of runs is.
+    if (change.kind === 'runs' || change.kind === 'review') this.runs = true;
     else if (change.kind === 'records') this.records.add(change.runId);
     else for (const path of change.paths) this.paths.add(path);
   }
