@@ -152,6 +152,20 @@ export class TimelineView {
     this.scheduleSave();
   }
 
+  /**
+   * Follows the window's selected run: its row is selected and brought into view, unless the
+   * selected row is already one of that run's (a step the person picked stays picked).
+   */
+  showRun(runId: string): void {
+    if (this.selectedRow?.run.runId === runId) return;
+    const index = indexOfKey(this.rows, rowKey.run(runId));
+    if (index < 0) return;
+    this.selectedKey = this.rows[index]!.key;
+    this.tree.scrollTop = revealScrollTop(index, this.tree.scrollTop, this.tree.clientHeight, this.offsets);
+    this.render();
+    this.scheduleSave();
+  }
+
   /** Selects the first step the filter left (from the filter box: Enter or Down). */
   selectFirstMatch(): void {
     const index = this.rows.findIndex((r) => r.kind === 'step');

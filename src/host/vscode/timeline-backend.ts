@@ -43,9 +43,19 @@ function hunkCounts(result: CoreRollbackResult): RollbackResult {
  */
 export class ExtensionTimelineBackend implements TimelineBackend {
   readonly onDidChange: vscode.Event<TimelineChange>;
+  readonly onDidSelect: vscode.Event<string | undefined>;
 
   constructor(private readonly s: Services) {
     this.onDidChange = s.model.onDidChange;
+    this.onDidSelect = s.model.onDidSelect;
+  }
+
+  selectedRun(): string | undefined {
+    return this.s.model.selected;
+  }
+
+  select(runId: string): void {
+    this.s.model.select(runId);
   }
 
   listRuns() {

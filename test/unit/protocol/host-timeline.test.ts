@@ -6,6 +6,7 @@ import { contentSecurityPolicy, timelineHtml } from '../../../src/host/vscode/ti
 import { RequestHandler } from '../../../src/host/vscode/timeline/requests';
 import { ChangeQueue, FIRST_STEPS, TimelineSync } from '../../../src/host/vscode/timeline/sync';
 import { applyRunDelta, buildRunView } from '../../../src/protocol/build';
+import { parseMessage, WebviewToHost } from '../../../src/protocol/messages';
 import type { Patch } from '../../../src/core/patches/schema';
 import { recordsBetween, sampleRun } from '../webview/fixtures';
 import { checkpoint, compactedRun, ledgerEntry } from '../store/fixtures';
@@ -44,6 +45,9 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
   return {
     calls,
     onDidChange: () => ({ dispose() {} }),
+    onDidSelect: () => ({ dispose() {} }),
+    selectedRun: () => undefined,
+    select: (runId) => void calls.push(`select ${runId}`),
     listRuns: async () => [
       { runId: state.run.runId, task: state.run.task, createdAt: 0, status: state.status, updatedAt: 0, steps: 1, leased: false },
     ],
@@ -164,6 +168,15 @@ describe('timeline host: requests', () => {
     });
     assert.ok(rollback.ok);
     assert.match((rollback.result as { message: string }).message, /2 hunks; 1 hunk in conflict/);
+  });
+
+  it("a pick of a run's row selects it for the window; a request without a run id is refused", async () => {
+    const backend = fakeBackend(state, []);
+    const reply = await handler(backend).handle({ type: 'request', requestId: 's1', method: 'select', params: { runId: 'run-1' } });
+    assert.deepEqual(reply, { type: 'reply', requestId: 's1', ok: true, result: { message: '' } });
+    assert.deepEqual(backend.calls, ['select run-1']);
+    const parsed = parseMessage(WebviewToHost, { type: 'request', requestId: 's2', method: 'select', params: { runId: '' } });
+    assert.equal(parsed.ok, false);
   });
 
   it('takeOver says whether the person took the run over', async () => {

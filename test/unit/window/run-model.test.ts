@@ -91,7 +91,11 @@ describe('the window run model', () => {
     await taken;
     const appended = nextEvent(model, 'records');
     await writer.append([message(0, 0, 'user', 'from elsewhere')]);
-    assert.deepEqual(await appended, { kind: 'records', runId: 'r2' }, "another holder's records are not carried: the run is read when needed");
+    assert.deepEqual(
+      await appended,
+      { kind: 'records', runId: 'r2' },
+      "another holder's records are not carried: the run is read when needed",
+    );
     await writer.renewLease();
     await writer.renewLease();
     const released = nextEvent(model, 'runs');

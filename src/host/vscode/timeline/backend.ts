@@ -33,6 +33,11 @@ export interface RollbackResult {
  */
 export interface TimelineBackend {
   readonly onDidChange: vscode.Event<TimelineChange>;
+  /** The window's selected run changed (a pick, a run started or forked here). */
+  readonly onDidSelect: vscode.Event<string | undefined>;
+  /** The window's selected run: the one the tree, the conversation and the composer follow. */
+  selectedRun(): string | undefined;
+  select(runId: string): void;
   listRuns(): Promise<readonly RunSummary[]>;
   readRun(runId: string): Promise<RunState>;
   /** Live state of each of these pending patches (by patchId), from live buffers. */

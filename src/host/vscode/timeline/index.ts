@@ -78,7 +78,7 @@ export function registerTimeline(
     return {
       sync,
       openDiff,
-      provider: new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation),
+      provider: new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation, backend),
     };
   };
   const { sync, openDiff, provider } = surface();
@@ -132,6 +132,7 @@ export function registerTimeline(
       new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) }),
     ),
     backend.onDidChange((change) => providers.forEach((p) => p.change(change))),
+    backend.onDidSelect((runId) => providers.forEach((p) => p.selected(runId))),
     conversation.onDidStream((chunk) => providers.forEach((p) => p.stream(chunk))),
     conversation.onDidChangeApprovals(() => providers.forEach((p) => p.approvalsChanged())),
     conversation.onDidRequestReveal(() => provider.reveal()),
