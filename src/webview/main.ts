@@ -172,11 +172,15 @@ function choose(runId: string): void {
   void rpc.request('select', { runId }).catch(reportError);
 }
 
+/** A selected run whose row the tree did not have yet: selected once it arrives. */
+let treeFollows: string | undefined;
+
 /** The host's selected run: the tree selects it (unless a row of it is selected), the panel and the composer show it. */
 function follow(runId: string | null): void {
   target = runId ?? undefined;
+  treeFollows = undefined;
   if (runId === null) return composer.refresh();
-  view.showRun(runId);
+  if (!view.showRun(runId)) treeFollows = runId;
   if (panel.shownRun() !== runId) panel.show({ runId });
   composer.refresh();
 }
@@ -222,6 +226,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     changed: (reason) => {
       if (reason === 'snapshot') empty.textContent = NO_RUNS;
       if (reason !== 'approvals') view.refresh(reason);
+      if (treeFollows !== undefined && treeFollows === target && view.showRun(treeFollows)) treeFollows = undefined;
       if (reason !== 'approvals' && reason !== 'stream') filterBar.refresh(view.count);
       if (reason !== 'stream') followLiveRun();
       if (reason === 'stream') panel.streamed();

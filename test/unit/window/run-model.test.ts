@@ -43,7 +43,7 @@ describe('the window run model', () => {
   before(() => {
     // Loaded once the fake is in place (a static import would load the real `vscode` first).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    ({ RunModel } = require('../../../src/host/vscode/window/run-model') as typeof import('../../../src/host/vscode/window/run-model'));
+    ({ RunModel } = require('../../../src/host/vscode/window/run-model') as { RunModel: typeof RunModelType });
   });
   beforeEach(() => {
     root = tempDir('run-model');
