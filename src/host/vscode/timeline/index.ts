@@ -12,6 +12,8 @@ import { SavedState } from '../../../webview/state';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
+import { RunFolds } from './run-folds';
+import type { Patch } from '../../../core/patches/schema';
 import { counted } from '../../../protocol/words';
 import { errorText } from '../../../core/error-text';
 
@@ -52,16 +54,19 @@ export function registerTimeline(
 ): TimelineRegistration {
   const log = options.log ?? ((message: string) => console.error(message));
   const reviewCount = options.reviewCount;
-  // Each surface (the side bar view, an editor tab) has its own fold of the runs and provider.
+  // Each surface (the side bar view, an editor tab) has its own provider and record of what it sent.
   const compare = async (runId: string, otherRunId: string) =>
     (await vscode.commands.executeCommand<string | undefined>(COMPARE_COMMAND, { runId, otherRunId })) ?? 'Not compared.';
+  // One fold per run for the window: the side bar view and every editor tab read the same.
+  const folds = new RunFolds((runId) => backend.readRun(runId));
   const surface = () => {
-    const sync = new TimelineSync({
+    const source = {
       listRuns: () => backend.listRuns(),
-      readRun: (runId) => backend.readRun(runId),
-      liveStates: (patches) => backend.liveStates(patches),
+      readRun: (runId: string) => backend.readRun(runId),
+      liveStates: (patches: readonly Patch[]) => backend.liveStates(patches),
       ...(reviewCount ? { reviewCount } : {}),
-    });
+    };
+    const sync = new TimelineSync(source, folds);
     const openDiff = async (runId: string, patchId: string) => {
       const patch = await sync.findPatch(runId, patchId);
       if (!patch) throw new Error(`Patch ${patchId} of run ${runId} not found`);
