@@ -36,7 +36,7 @@ export interface AgentCheckpointsApi {
   /** Journal reads this window made so far (whole, or from a snapshot): tests count them. */
   journalReads(): number;
   /** Settles once the run model has read the lease changes it was told of (and told who holds what). */
-  feedSettled(): Promise<void>;
+  modelSettled(): Promise<void>;
   /** The inline review: its count, its marks, a reload from disk. */
   readonly review: Pick<ReviewRegistration, 'count' | 'reload' | 'settled' | 'marksOf'>;
 }
@@ -63,6 +63,6 @@ export function createApi(
     statusText: () => s.presenter.statusText,
     approvalBadge: () => s.approvals.surface?.badge?.()?.value,
     journalReads: () => s.model.journalReads,
-    feedSettled: () => s.model.settled(),
+    modelSettled: () => s.model.settled(),
   };
 }

@@ -96,7 +96,7 @@ export function timelineBackendSuite(): void {
       // The store's notices arrive, the run model reads what they tell, the review follows.
       const settle = async () => {
         await new Promise((resolve) => setTimeout(resolve, 700));
-        await api.feedSettled();
+        await api.modelSettled();
         await api.review.settled();
       };
 
