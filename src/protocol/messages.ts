@@ -49,6 +49,8 @@ export const RequestParams = {
   undoEffects: z.extend(RunRef, {
     callIds: z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(50)),
   }),
+  /** The person picked a row of this run: it becomes the window's selected run (every surface follows). */
+  select: RunRef,
   resume: RunRef,
   takeOver: RunRef,
   cancel: RunRef,
@@ -102,6 +104,7 @@ export const ResultSchemas = {
   fork: z.extend(ActionOutcome, { runId: id }),
   compare: ActionOutcome,
   undoEffects: ActionOutcome,
+  select: ActionOutcome,
   resume: ActionOutcome,
   takeOver: ActionOutcome,
   cancel: ActionOutcome,
@@ -133,6 +136,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('fork'),
   requestVariant('compare'),
   requestVariant('undoEffects'),
+  requestVariant('select'),
   requestVariant('resume'),
   requestVariant('takeOver'),
   requestVariant('cancel'),
@@ -189,6 +193,9 @@ export const StreamMessage = z.object({
 /** Every call waiting for a decision right now (replaces the previous list). */
 export const ApprovalsMessage = z.object({ type: z.literal('approvals'), pending: z.array(PendingApproval) });
 
+/** The window's selected run (after a reload, a run started or forked here, a pick in another view): the tree, the conversation and the composer follow it. */
+export const SelectedMessage = z.object({ type: z.literal('selected'), runId: z.nullable(id) });
+
 export const NoticeMessage = z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string() });
 
 export const HostToWebview = z.discriminatedUnion('type', [
@@ -200,6 +207,7 @@ export const HostToWebview = z.discriminatedUnion('type', [
   NoticeMessage,
   StreamMessage,
   ApprovalsMessage,
+  SelectedMessage,
 ]);
 
 export type ActionOutcome = z.infer<typeof ActionOutcome>;

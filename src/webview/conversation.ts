@@ -55,6 +55,11 @@ export class ConversationPanel {
     private readonly actions: DetailActions & ApprovalActions,
   ) {}
 
+  /** The run the panel is set to show (undefined: none picked). */
+  shownRun(): string | undefined {
+    return this.focus?.runId;
+  }
+
   show(focus: Focus | undefined): void {
     this.focus = focus;
     this.reveal = focus?.stepId;

@@ -8,6 +8,8 @@ export interface DispatchDeps {
   /** The rows changed: re-flatten and render. `appended` when only new records arrived. */
   changed(reason: 'snapshot' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals'): void;
   notice(level: 'info' | 'error', text: string): void;
+  /** The window's selected run changed (null: none). */
+  selected(runId: string | null): void;
   logError(text: string): void;
 }
 
@@ -47,6 +49,9 @@ export function dispatchHostMessage(data: unknown, deps: DispatchDeps): boolean 
     case 'approvals':
       deps.model.approvals = message.pending;
       deps.changed('approvals');
+      return true;
+    case 'selected':
+      deps.selected(message.runId);
       return true;
   }
 }

@@ -149,7 +149,7 @@ const view = new TimelineView(
     save: (state) => vscode.setState(state),
     now: () => Date.now(),
     selected: (row) => {
-      if (row) target = row.run.runId;
+      if (row) choose(row.run.runId);
       panel.show(focusOf(row));
       composer.refresh();
     },
@@ -158,17 +158,38 @@ const view = new TimelineView(
 );
 
 /**
- * The run the composer and the panel follow: the one the person picked last, or the one that
- * started running here since (after it ends, a new instruction continues it).
+ * The run the tree, the composer and the panel follow: the window's selected run, which the host
+ * keeps (across reloads, for every Timeline view of the window): the one the person picked last,
+ * or the one started or forked here since (after it ends, a new instruction continues it).
  */
 let target: string | undefined;
 const running = () => model.list().find((r) => r.header.active && r.header.status === 'running' && !r.header.heldElsewhere)?.header;
 
+/** The person picked a row of another run: the window selects it. */
+function choose(runId: string): void {
+  if (runId === target) return;
+  target = runId;
+  void rpc.request('select', { runId }).catch(reportError);
+}
+
+/** A selected run whose row the tree did not have yet: selected once it arrives. */
+let treeFollows: string | undefined;
+
+/** The host's selected run: the tree selects it (unless a row of it is selected), the panel and the composer show it. */
+function follow(runId: string | null): void {
+  target = runId ?? undefined;
+  treeFollows = undefined;
+  if (runId === null) return composer.refresh();
+  if (!view.showRun(runId)) treeFollows = runId;
+  if (panel.shownRun() !== runId) panel.show({ runId });
+  composer.refresh();
+}
+
 function followLiveRun(): void {
   const live = running();
   if (!live || live.runId === target) return;
-  target = live.runId;
-  panel.show({ runId: live.runId });
+  choose(live.runId);
+  follow(live.runId);
 }
 
 const composer = new Composer({
@@ -205,6 +226,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     changed: (reason) => {
       if (reason === 'snapshot') empty.textContent = NO_RUNS;
       if (reason !== 'approvals') view.refresh(reason);
+      if (treeFollows !== undefined && treeFollows === target && view.showRun(treeFollows)) treeFollows = undefined;
       if (reason !== 'approvals' && reason !== 'stream') filterBar.refresh(view.count);
       if (reason !== 'stream') followLiveRun();
       if (reason === 'stream') panel.streamed();
@@ -212,6 +234,7 @@ window.addEventListener('message', (event: MessageEvent) => {
       if (reason !== 'stream') composer.refresh();
     },
     notice,
+    selected: follow,
     logError: (text) => console.error(text),
   });
 });

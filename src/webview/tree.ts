@@ -135,3 +135,15 @@ export function indexOfKey(rows: readonly FlatRow[], key: string | null): number
   if (key === null) return -1;
   return rows.findIndex((r) => r.key === key);
 }
+
+/** `data-vscode-context` of a row: what `webview/context` menu entries receive and test in `when`. */
+export function contextOf(row: FlatRow): Record<string, unknown> {
+  const context: Record<string, unknown> = { webviewSection: row.kind, runId: row.run.runId, preventDefaultContextMenuItems: true };
+  if (row.patch) {
+    context.patchId = row.patch.patchId;
+    context.patchState = row.patch.state;
+  }
+  if (row.kind === 'step' && row.step) context.checkpointId = row.step.checkpointId;
+  if (row.kind === 'call' && row.call?.checkpointId) context.checkpointId = row.call.checkpointId;
+  return context;
+}

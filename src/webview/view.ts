@@ -3,7 +3,9 @@ import { navigate } from './keyboard';
 import type { TimelineModel } from './model';
 import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
 import { newlySeen, type SavedState } from './state';
-import { flatten, indexOfKey, rowKey, type FlatRow } from './tree';
+import { contextOf, flatten, indexOfKey, rowKey, type FlatRow } from './tree';
+
+export { contextOf } from './tree';
 import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from './virtual';
 
 /** How long a saved scroll place waits for the steps it lies in to arrive. */
@@ -144,12 +146,24 @@ export class TimelineView {
       this.expanded.add(runKey);
       this.refresh('live');
     }
-    const index = indexOfKey(this.rows, rowKey.step(runId, stepId));
-    if (index < 0) return;
+    this.selectAndReveal(indexOfKey(this.rows, rowKey.step(runId, stepId)));
+  }
+
+  /**
+   * Follows the window's selected run: its row is selected, unless a row of it already is (a
+   * picked step stays picked). False while its row is not there yet (its first delta may follow).
+   */
+  showRun(runId: string): boolean {
+    return this.selectedRow?.run.runId === runId || this.selectAndReveal(indexOfKey(this.rows, rowKey.run(runId)));
+  }
+
+  private selectAndReveal(index: number): boolean {
+    if (index < 0) return false;
     this.selectedKey = this.rows[index]!.key;
     this.tree.scrollTop = revealScrollTop(index, this.tree.scrollTop, this.tree.clientHeight, this.offsets);
     this.render();
     this.scheduleSave();
+    return true;
   }
 
   /** Selects the first step the filter left (from the filter box: Enter or Down). */
@@ -382,16 +396,4 @@ export class TimelineView {
   snapshotState(): SavedState {
     return { expanded: [...this.expanded], scrollTop: this.tree.scrollTop, selected: this.selectedKey, seenRuns: this.seenRuns };
   }
-}
-
-/** `data-vscode-context` of a row: what `webview/context` menu entries receive and test in `when`. */
-export function contextOf(row: FlatRow): Record<string, unknown> {
-  const context: Record<string, unknown> = { webviewSection: row.kind, runId: row.run.runId, preventDefaultContextMenuItems: true };
-  if (row.patch) {
-    context.patchId = row.patch.patchId;
-    context.patchState = row.patch.state;
-  }
-  if (row.kind === 'step' && row.step) context.checkpointId = row.step.checkpointId;
-  if (row.kind === 'call' && row.call?.checkpointId) context.checkpointId = row.call.checkpointId;
-  return context;
 }

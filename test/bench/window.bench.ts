@@ -1,8 +1,8 @@
 // bench:window: the editor with many long runs. WINDOW_RUNS runs (20) of WINDOW_STEPS light steps
 // (7,000: ~150 MB of journal) in one store, another process holding one run and heartbeating.
 // Drives the window's host-side classes in plain Node, with a fake `vscode` (fake-vscode.ts; no
-// editor): the feed of run events (RunFeed, over the store's change notice and a watcher of lease
-// files as the Timeline backend has), the palette state (ContextKeys) and the review model.
+// editor): the window's run model (RunModel, over the store's change and lease notices), the
+// palette state (ContextKeys) and the review model.
 // Prints ONE JSON object:
 //   open_ms: the window opens: the run listing with its facts and the palette state set;
 //   heartbeat_reads: journals read while the other process heartbeats (target 0);
@@ -12,7 +12,7 @@
 //   before: the same window on main's way of doing it (every run read whole for the palette state;
 //   every heartbeat a "runs" event that re-read every run for the review).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, watch } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import Module from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { RunFeed } = await import('../../src/host/vscode/run-feed');
+  const { RunModel } = await import('../../src/host/vscode/window/run-model');
   const { ContextKeys } = await import('../../src/host/vscode/context-keys');
   const { ReviewModel } = await import('../../src/host/vscode/review/model');
   const root = mkdtempSync(join(tmpdir(), 'bench-window-'));
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
 
     // The window opens.
     t0 = performance.now();
-    const feed = new RunFeed(openFileStore(root, { fs, timers: undefined }));
+    const feed = new RunModel(openFileStore(root, { fs, timers: undefined }));
     const keys = new ContextKeys(feed, log, () => undefined);
     await keys.refresh();
     const openMs = performance.now() - t0;
@@ -65,14 +65,12 @@ async function main(): Promise<void> {
     });
     feed.onDidChange((event) => {
       if (event.kind === 'runs') void model.reloadAll();
+      else if (event.kind !== 'records') return;
       else if (event.records) void model.recordsAppended(event.runId, event.records);
       else void model.reloadRun(event.runId);
     });
+    // The store's notices: appends of other holders, and its lease notice (the lease files).
     feed.watch();
-    // The Timeline backend's watcher of lease files, as VS Code's file watcher reports them.
-    const leases = watch(join(root, 'runs'), { recursive: true }, (_e, name) => {
-      if (typeof name === 'string' && name.includes('lease.json')) feed.leaseFileChanged();
-    });
     t0 = performance.now();
     await model.reloadAll(true);
     const reviewReloadMs = performance.now() - t0;
@@ -119,7 +117,6 @@ async function main(): Promise<void> {
       await keys.refresh();
       keysTimes.push(performance.now() - t0);
     }
-    leases.close();
     keys.dispose();
     feed.dispose();
     console.log(
@@ -133,7 +130,7 @@ async function main(): Promise<void> {
         palette_state_ms: round(median(keysTimes)),
         heartbeats_seen: heartbeats,
         steps_per_run: STEPS,
-        driven: 'host classes in Node with a fake vscode (RunFeed, ContextKeys, ReviewModel); no editor',
+        driven: 'host classes in Node with a fake vscode (RunModel, ContextKeys, ReviewModel); no editor',
         before: { palette_state_ms: round(paletteBefore), heartbeat_reads_per_beat: RUNS },
         load_average: loadavg().map((l) => Math.round(l * 100) / 100),
         targets: { heartbeat_reads: 0, open_ms: 300, palette_state_ms: 20 },

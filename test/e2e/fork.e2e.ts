@@ -1,7 +1,8 @@
 // Rewind that forks, in the real workbench (code-server + Chromium) against the strict loopback
 // model server: a completed run is forked at step 2 from the Timeline, the fork is given a new
 // instruction, both branches show in the Timeline's tree of runs, the fork's Compare action opens
-// their steps side by side and their files as a diff, and the parent, untouched, goes on.
+// their steps side by side and their files as a diff, and the parent, untouched, goes on. The
+// fork is the window's selected run as soon as it is made, and stays so across a reload.
 // Screenshots: test-results/screenshots/fork-*.png.
 import { strict as assert } from 'node:assert';
 import type { FrameLocator } from 'playwright-core';
@@ -110,6 +111,23 @@ describe('e2e: rewind that forks', function () {
       assert.match(await status(frame, false), /Status: completed/, 'the parent stays as it was');
       console.log(`      screenshot: ${await wb.screenshot('fork-2-forked')}`);
     });
+
+    await phase(
+      'the fork is the selected run at once: the tree, the conversation and the composer follow it, and after a reload still do',
+      async () => {
+        const followsFork = async () =>
+          (await runRow(frame, true).getAttribute('class'))?.includes('selected') === true &&
+          (await frame.locator('.composer-target', { hasText: 'paused' }).count()) === 1 &&
+          (await frame.locator('.detail', { hasText: 'Parent: wrote the parent version' }).count()) === 0;
+        await waitUntil('the tree, the conversation and the composer to show the fork', followsFork, 15_000);
+        await wb.page.reload();
+        await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+        frame = await openTimeline(wb.page);
+        await runRow(frame, true).waitFor({ timeout: 45_000 });
+        await waitUntil('the same run to be followed by all three after the reload', followsFork, 30_000);
+        console.log(`      screenshot: ${await wb.screenshot('fork-2b-fork-selected-after-reload')}`);
+      },
+    );
 
     await phase('the fork takes a new instruction and completes its own way', async () => {
       await runRow(frame, true).click();

@@ -1,6 +1,6 @@
 // Runs the host suites (dist/test/host/index.js, the extensionTestsPath contract) inside a real
 // VS Code extension host: code-server on loopback, opened by headless Chromium.
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'node:util';
@@ -17,14 +17,23 @@ const WORKBENCH_NOISE = [
 ];
 const TEST_TIMEOUT_MS = Number(process.env.HOST_TEST_TIMEOUT_MS ?? 10 * 60_000);
 
+/** Two workspace folders, `app` (the demo files) and `lib`, and the `.code-workspace` file that opens both. */
+function twoFolders(root: string): string {
+  for (const name of ['app', 'lib']) mkdirSync(join(root, name));
+  const file = join(root, 'two.code-workspace');
+  writeFileSync(file, JSON.stringify({ folders: [{ path: 'app' }, { path: 'lib' }] }));
+  return file;
+}
+
 export async function runHostTests(
-  options: { workspaceTrust?: boolean; env?: Record<string, string>; entry?: string } = {},
+  options: { workspaceTrust?: boolean; env?: Record<string, string>; entry?: string; twoFolders?: boolean } = {},
 ): Promise<number> {
   const testsPath = join(REPO_ROOT, 'dist/test/host', options.entry ?? 'index.js');
   if (!existsSync(testsPath)) throw new Error(`${testsPath} is missing: run node esbuild.mjs first`);
   const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-ws-'));
+  const opened = options.twoFolders ? twoFolders(workspace) : workspace;
   const demo = join(REPO_ROOT, 'test/demo/workspace');
-  if (existsSync(demo)) cpSync(demo, workspace, { recursive: true });
+  if (existsSync(demo)) cpSync(demo, options.twoFolders ? join(workspace, 'app') : workspace, { recursive: true });
 
   const verbose = process.env.HOST_TEST_VERBOSE === '1';
   const server = await startCodeServer({
@@ -53,7 +62,7 @@ export async function runHostTests(
       if (verbose || (suiteStarted && !WORKBENCH_NOISE.some((re) => re.test(text)))) process.stdout.write(`${text}\n`);
     });
     if (verbose) page.on('console', (m) => process.stderr.write(`[page] ${m.text()}\n`));
-    await page.goto(workbenchUrl(server, workspace, { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: testsPath }), {
+    await page.goto(workbenchUrl(server, opened, { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: testsPath }), {
       timeout: 180_000,
     });
     const timeout = new Promise<number>((r) => setTimeout(() => r(124), TEST_TIMEOUT_MS));
@@ -71,8 +80,10 @@ export async function runHostTests(
 if (require.main === module) {
   const started = Date.now();
   // `--restricted`: the folder opens in Restricted Mode (workspace trust on) and only the restricted suite runs.
+  // `--two-folders`: a workspace of two folders opens and only the two-folder suite runs.
   const restricted = process.argv.includes('--restricted');
-  runHostTests(restricted ? { workspaceTrust: true, entry: 'restricted.js' } : {})
+  const two = process.argv.includes('--two-folders');
+  runHostTests(restricted ? { workspaceTrust: true, entry: 'restricted.js' } : two ? { twoFolders: true, entry: 'two-folders.js' } : {})
     .then((code) => {
       console.log(`[host-tests] exit ${code} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
       process.exit(code);

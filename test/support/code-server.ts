@@ -196,13 +196,13 @@ export async function killGroup(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The workbench URL that opens a folder and, optionally, runs extension tests (smoke-test driver). */
+/** The workbench URL that opens a folder (or a `.code-workspace` file: its folders) and, optionally, runs extension tests (smoke-test driver). */
 export function workbenchUrl(
   server: RunningCodeServer,
   folder: string,
   dev?: { extensionDevelopmentPath: string; extensionTestsPath?: string },
 ): string {
-  const params = new URLSearchParams({ folder });
+  const params = new URLSearchParams(folder.endsWith('.code-workspace') ? { workspace: folder } : { folder });
   if (dev) {
     const payload: Array<[string, string]> = [['extensionDevelopmentPath', server.remoteUri(dev.extensionDevelopmentPath)]];
     if (dev.extensionTestsPath) payload.push(['extensionTestsPath', server.remoteUri(dev.extensionTestsPath)]);

@@ -3,7 +3,7 @@ import type { RunFailure } from '../store/records';
 import { StorageFailure } from './errors';
 import { errorText } from '../error-text';
 
-// Why a run stopped early, as a kind the run records in its status record; protocol/failure-words.ts
+// Why a run stopped early, as a kind the run records in its status record; words/failure-words.ts
 // turns the kind into the words every host shows.
 
 /** The abort reason a host gives when its window closes or reloads: the run is interrupted, not cancelled. */

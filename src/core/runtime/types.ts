@@ -61,5 +61,5 @@ export interface RunOutcome {
   readonly failure?: RunFailure;
 }
 
-/** Why a run paused because of the user's AbortSignal (shared with the webview: protocol/run-status.ts). */
+/** Why a run paused because of the user's AbortSignal (shared with the webview: words/statuses.ts). */
 export { CANCELLED_REASON } from '../../words/statuses';

@@ -169,6 +169,13 @@ export interface CheckpointStore {
    * without it (or one that cannot watch where it is) tells nothing.
    */
   watchAppends?(listener: (runId: string) => void): { close(): void };
+  /**
+   * The store's lease notice: `listener` gets the run id whenever who holds a run may have
+   * changed (a lease taken, released or fenced by another holder), until closed. May also tell a
+   * heartbeat, this object's own change, or one change more than once: the caller compares the
+   * listing. Optional, as watchAppends.
+   */
+  watchLeases?(listener: (runId: string) => void): { close(): void };
 }
 
 export interface GcResult {

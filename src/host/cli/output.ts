@@ -41,7 +41,7 @@ export const CliEvent = z.discriminatedUnion('type', [
     reason: z.string().optional(),
     limit: z.object({ kind: z.enum(['turns', 'tokens', 'cost']), max: z.number() }).optional(),
     failure: RunFailure.optional(),
-    /** The failure in words (protocol/failure-words), as the editor says it. */
+    /** The failure in words (words/failure-words), as the editor says it. */
     failureText: z.string().optional(),
   }),
 ]);

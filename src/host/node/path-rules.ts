@@ -231,6 +231,24 @@ export class WorkspacePaths {
   }
 
   /**
+   * The inverse of `lexical`: the workspace path that names an absolute path (an editor's file),
+   * in the journal's form (`x.ts` in the first folder, `folderName/x.ts` in another). Undefined
+   * for a path outside every folder, a folder itself, one under `.git/` or the store, and one the
+   * rules would read as another file (a first-folder path that begins with another folder's name).
+   */
+  workspacePathOf(absolute: string): string | undefined {
+    const folders = this.folders();
+    const path = this.api.resolve(withoutLongPrefix(absolute, this.platform));
+    const folder = folders.find((f) => this.inside(path, f.path));
+    const store = this.store();
+    if (!folder || (store !== undefined && this.inside(path, store))) return undefined;
+    const rel = this.api.relative(folder.path, path).split(this.api.sep).join('/');
+    if (rel === '' || segmentsOf(rel).includes('.git')) return undefined;
+    const relative = folder === folders[0] ? rel : `${folder.name}/${rel}`;
+    return samePath(this.lexical(relative), path, this.platform) ? relative : undefined;
+  }
+
+  /**
    * Applies every rule, and for a path about to be written (created or replaced) refuses a name
    * Windows refuses, as the name is given and as it resolves; throws PathRefusedError.
    */

@@ -35,8 +35,8 @@ export interface AgentCheckpointsApi {
   readonly timelineBackend: TimelineBackend;
   /** Journal reads this window made so far (whole, or from a snapshot): tests count them. */
   journalReads(): number;
-  /** Settles once the feed has read the lease changes it was told of (and told who holds what). */
-  feedSettled(): Promise<void>;
+  /** Settles once the run model has read the lease changes it was told of (and told who holds what). */
+  modelSettled(): Promise<void>;
   /** The inline review: its count, its marks, a reload from disk. */
   readonly review: Pick<ReviewRegistration, 'count' | 'reload' | 'settled' | 'marksOf'>;
 }
@@ -62,7 +62,7 @@ export function createApi(
     refreshContextKeys: () => s.keys.refresh(),
     statusText: () => s.presenter.statusText,
     approvalBadge: () => s.approvals.surface?.badge?.()?.value,
-    journalReads: () => s.feed.journalReads,
-    feedSettled: () => s.feed.settled(),
+    journalReads: () => s.model.journalReads,
+    modelSettled: () => s.model.settled(),
   };
 }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Log } from '../../core/ports';
 import type { RunSummary } from '../../core/store/contract';
 import { isResumable } from '../../core/runtime/resumable';
-import type { RunFeed } from './run-feed';
+import type { RunModel } from './window/run-model';
 
 export const CONTEXT = {
   running: 'agentCheckpoints.running',
@@ -12,7 +12,7 @@ export const CONTEXT = {
   canUndoRestore: 'agentCheckpoints.canUndoRestore',
 } as const;
 
-/** Events of the feed are coalesced this long before the keys are set again. */
+/** Events of the run model are coalesced this long before the keys are set again. */
 const REFRESH_MS = 300;
 
 export interface RunFacts {
@@ -24,8 +24,8 @@ export interface RunFacts {
 }
 
 /** The palette's facts, from the run listing alone: no journal is read. */
-export async function readRunFacts(feed: Pick<RunFeed, 'listRuns'>): Promise<RunFacts> {
-  const runs = [...(await feed.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
+export async function readRunFacts(model: Pick<RunModel, 'listRuns'>): Promise<RunFacts> {
+  const runs = [...(await model.listRuns())].sort((a, b) => b.updatedAt - a.updatedAt);
   const usable = runs.filter((r) => r.damaged === undefined);
   return {
     runs,
@@ -34,18 +34,19 @@ export async function readRunFacts(feed: Pick<RunFeed, 'listRuns'>): Promise<Run
   };
 }
 
-/** Sets the `when`-clause keys that decide which Agent commands make sense now; follows the feed. */
+/** Sets the `when`-clause keys that decide which Agent commands make sense now; follows the run model. */
 export class ContextKeys implements vscode.Disposable {
   private refreshing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly feed: Pick<RunFeed, 'listRuns' | 'onDidChange'>,
+    private readonly model: Pick<RunModel, 'listRuns' | 'onDidChange'>,
     private readonly log: Log,
     private readonly runningRunId: () => string | undefined,
   ) {
-    this.subscription = feed.onDidChange(() => {
+    this.subscription = model.onDidChange((event) => {
+      if (event.kind === 'live' || event.kind === 'review') return;
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
         void this.refresh();
@@ -66,7 +67,7 @@ export class ContextKeys implements vscode.Disposable {
   private async compute(): Promise<void> {
     const running = this.runningRunId();
     await vscode.commands.executeCommand('setContext', CONTEXT.running, running !== undefined);
-    const facts = await readRunFacts(this.feed);
+    const facts = await readRunFacts(this.model);
     const set = (key: string, value: boolean) => vscode.commands.executeCommand('setContext', key, value);
     await set(CONTEXT.hasRuns, facts.runs.length > 0);
     await set(

@@ -1,7 +1,6 @@
 import { effectsToUndo, undoInstruction } from '../../core/restore/compensation';
 import { counted } from '../../words/words';
 import * as vscode from 'vscode';
-import type { RuntimeEvent } from '../../core/runtime';
 import type { ApprovalChoice, ContextChip, PendingApproval } from '../../protocol/messages';
 import type { ConversationBackend, StreamChunk } from './timeline/backend';
 import type { Services } from './services';
@@ -9,6 +8,7 @@ import { RESTRICTED_MODE_MESSAGE } from './trust';
 import { NoApiKeyError } from './agent-controller';
 import { COMMANDS } from './run-commands';
 import { taskWithContext } from './task-context';
+import { workspacePathOf } from './workspace-path';
 
 const SET_API_KEY = 'Set API Key';
 
@@ -17,37 +17,24 @@ const SET_API_KEY = 'Set API Key';
 
 export const OPEN_LINK = 'Open Link';
 
-function relative(uri: vscode.Uri): string | undefined {
-  if (uri.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(uri)) return undefined;
-  return vscode.workspace.asRelativePath(uri, false).split('\\').join('/');
-}
-
 export class ExtensionConversation implements ConversationBackend, vscode.Disposable {
-  private readonly streams = new vscode.EventEmitter<StreamChunk>();
   private readonly reveals = new vscode.EventEmitter<void>();
-  readonly onDidStream = this.streams.event;
+  readonly onDidStream: vscode.Event<StreamChunk>;
   readonly onDidRequestReveal = this.reveals.event;
   readonly onDidChangeApprovals: vscode.Event<void>;
-  /** The step each running run is in (its latest save point), so streamed text lands in it. */
-  private readonly stepOf = new Map<string, number>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly s: Services) {
-    this.onDidChangeApprovals = s.approvals.onDidChange;
+    this.onDidStream = s.model.onDidStream;
+    this.onDidChangeApprovals = s.model.onDidChangeApprovals;
     this.disposables.push(
-      this.streams,
       this.reveals,
-      s.controller.onEvent((event) => this.onEvent(event)),
       s.controller.onDidStart(() => this.reveals.fire()),
-      s.controller.onDidFinish(({ run }) => this.stepOf.delete(run.runId)),
     );
   }
 
-  private onEvent(event: RuntimeEvent): void {
-    if (event.type === 'checkpoint') this.stepOf.set(event.runId, event.checkpoint.stepId);
-    // The words the newest models write between tool calls arrive as thinking: streamed the same way.
-    else if (event.type === 'model' && (event.event.type === 'text' || event.event.type === 'thinking') && event.event.text !== '')
-      this.streams.fire({ runId: event.runId, stepId: this.stepOf.get(event.runId) ?? 0, text: event.event.text, at: Date.now() });
+  private relative(uri: vscode.Uri): string | undefined {
+    return workspacePathOf(this.s.workspace.paths, uri);
   }
 
   pendingApprovals(): readonly PendingApproval[] {
@@ -87,7 +74,7 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
   }
 
   private async selectionText(chip: ContextChip): Promise<string | undefined> {
-    const doc = vscode.workspace.textDocuments.find((d) => relative(d.uri) === chip.path);
+    const doc = vscode.workspace.textDocuments.find((d) => this.relative(d.uri) === chip.path);
     if (!doc || chip.startLine === undefined || chip.endLine === undefined) return undefined;
     const start = new vscode.Position(chip.startLine - 1, 0);
     const end = doc.lineAt(Math.min(doc.lineCount, chip.endLine) - 1).range.end;
@@ -96,7 +83,7 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
 
   async pickContext(kind: ContextChip['kind']): Promise<ContextChip[]> {
     const editor = vscode.window.activeTextEditor;
-    const path = editor ? relative(editor.document.uri) : undefined;
+    const path = editor ? this.relative(editor.document.uri) : undefined;
     if (kind === 'selection') {
       if (!editor || path === undefined || editor.selection.isEmpty)
         throw new Error('Select some lines in an editor of this workspace first.');
@@ -112,7 +99,7 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
       ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
     });
     return (picked ?? []).flatMap((uri) => {
-      const p = relative(uri);
+      const p = this.relative(uri);
       return p === undefined ? [] : [{ kind, path: p }];
     });
   }

@@ -57,7 +57,7 @@ const WHAT_CHOICES: readonly WhatChoice[] = [
 
 export async function restoreCheckpoint(s: Services, arg?: { runId?: string; checkpointId?: string; what?: RestoreWhat }): Promise<void> {
   await guarded(s, 'Agent: Restore Checkpoint', async () => {
-    const runId = arg?.runId ?? (await pickRun(s, (await readRunFacts(s.feed)).runs, 'Agent: Restore Checkpoint'));
+    const runId = arg?.runId ?? (await pickRun(s, (await readRunFacts(s.model)).runs, 'Agent: Restore Checkpoint'));
     if (runId === undefined) return undefined;
     let checkpointId = arg?.checkpointId;
     if (checkpointId === undefined) {
@@ -88,7 +88,7 @@ const FORCE = 'Roll back anyway';
 
 export async function rollbackPatch(s: Services, arg?: { runId?: string; patchId?: string }): Promise<void> {
   await guarded(s, 'Agent: Roll Back Patch', async () => {
-    const runId = arg?.runId ?? (await pickRun(s, (await readRunFacts(s.feed)).withPendingPatches, 'Agent: Roll Back Patch'));
+    const runId = arg?.runId ?? (await pickRun(s, (await readRunFacts(s.model)).withPendingPatches, 'Agent: Roll Back Patch'));
     if (runId === undefined) return undefined;
     let patchId = arg?.patchId;
     if (patchId === undefined) {
@@ -127,7 +127,7 @@ export async function rollbackPatch(s: Services, arg?: { runId?: string; patchId
 
 export async function undoLastRestore(s: Services, arg?: { runId?: string }): Promise<void> {
   await guarded(s, 'Agent: Undo Last Restore', async () => {
-    const runId = arg?.runId ?? (await pickRun(s, (await readRunFacts(s.feed)).withUndoableRestore, 'Agent: Undo Last Restore'));
+    const runId = arg?.runId ?? (await pickRun(s, (await readRunFacts(s.model)).withUndoableRestore, 'Agent: Undo Last Restore'));
     if (runId === undefined) return undefined;
     return undoSummary(await s.restore.undoLastRestore(runId));
   });

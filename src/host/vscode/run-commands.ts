@@ -9,6 +9,7 @@ import type { ResumeOptions } from '../../core/runtime/resume';
 import { errorText } from '../../core/error-text';
 import type { ContextChip } from '../../protocol/messages';
 import { taskWithContext } from './task-context';
+import { workspacePathOf } from './workspace-path';
 import { TIMELINE_FOCUS, type CommandId } from './command-table';
 
 export const COMMANDS = {
@@ -46,10 +47,10 @@ interface ContextChoice extends vscode.QuickPickItem {
 }
 
 /** The selection, or the active file, offered as context for the task. */
-function contextChoices(editor: vscode.TextEditor | undefined): ContextChoice[] {
+function contextChoices(s: Services, editor: vscode.TextEditor | undefined): ContextChoice[] {
   const choices: ContextChoice[] = [{ label: 'No extra context' }];
-  if (!editor || editor.document.uri.scheme !== 'file') return choices;
-  const path = vscode.workspace.asRelativePath(editor.document.uri, false).split('\\').join('/');
+  const path = editor && workspacePathOf(s.workspace.paths, editor.document.uri);
+  if (!editor || path === undefined) return choices;
   const selection = editor.selection;
   if (!selection.isEmpty) {
     const [startLine, endLine] = [selection.start.line + 1, selection.end.line + 1];
@@ -73,7 +74,7 @@ async function askTask(s: Services): Promise<string | undefined> {
   const editor = vscode.window.activeTextEditor;
   // The selection as it is now: the text goes with the task even if the editor changes meanwhile.
   const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : undefined;
-  const choices = contextChoices(editor);
+  const choices = contextChoices(s, editor);
   if (choices.length === 1) return task.trim();
   const picked = await s.prompts.quickPick(choices, { title: 'Agent: Run', placeHolder: 'Context to give the agent with the task' });
   if (picked === undefined) return undefined;

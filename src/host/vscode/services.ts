@@ -19,7 +19,8 @@ import { LiveWorkspace } from './live-workspace';
 import { createOutputLog, redact } from './output-log';
 import { SwitchablePrompts } from './prompts';
 import { RestoreActions } from './restore-actions';
-import { RunFeed } from './run-feed';
+import { RunModel } from './window/run-model';
+import { connectRunModel } from './window/model-inputs';
 import { RunPresenter } from './run-presenter';
 import { readSettings } from './settings';
 import { CommandNetwork } from './command-network';
@@ -48,8 +49,8 @@ export interface Services {
   readonly controller: AgentController;
   readonly restore: RestoreActions;
   readonly keys: ContextKeys;
-  /** The one feed of run events of this window (and the listing with its facts). */
-  readonly feed: RunFeed;
+  /** The window's run model: every run event, the listing with its facts, the selected run. */
+  readonly model: RunModel;
   readonly presenter: RunPresenter;
   /** Settles once runs written where the store used to be are moved in (never rejects). */
   readonly storeReady: Promise<void>;
@@ -139,9 +140,9 @@ export function createServices(context: vscode.ExtensionContext): Services {
   // The store's address: a PostgreSQL server is refused by the commands' proxy, a socket folder it names hidden.
   const storeAddress = address !== '' ? address : storagePath;
   const storeReady = moveLegacyRuns(context, fileStore, log);
-  // Every writer of the window writes through the feed's store: what it appends is published.
-  const feed = new RunFeed(backing, storeReady);
-  const store = feed.store;
+  // Every writer of the window writes through the model's store: what it appends is published.
+  const model = new RunModel(backing, storeReady, context.workspaceState);
+  const store = model.store;
   const prompts = new SwitchablePrompts();
   const network = new CommandNetwork({
     store: storeAddress,
@@ -181,9 +182,15 @@ export function createServices(context: vscode.ExtensionContext): Services {
     resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
   });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
-  const keys = new ContextKeys(feed, log, () => controller.current?.runId);
+  connectRunModel(model, workspace.paths, {
+    onEvent: controller.onEvent,
+    onDidStart: controller.onDidStart,
+    onDidFinish: controller.onDidFinish,
+    approvalsChanged: approvals.onDidChange,
+  });
+  const keys = new ContextKeys(model, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller, approvals);
-  context.subscriptions.push(feed, keys, channel, controller, presenter, approvals, network);
+  context.subscriptions.push(model, keys, channel, controller, presenter, approvals, network);
   const services: Services = {
     context,
     storagePath,
@@ -198,7 +205,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     controller,
     restore,
     keys,
-    feed,
+    model,
     presenter,
     storeReady,
     isTrusted: () => vscode.workspace.isTrusted,

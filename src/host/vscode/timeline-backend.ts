@@ -1,7 +1,6 @@
 import type { FailureAction } from '../../words/failure-words';
 import { runFailureAction } from './outcome';
-import * as nodePath from 'node:path';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { classifyPatch } from '../../core/patches/classify';
 import type { LiveState, Patch } from '../../core/patches/schema';
 import type { LiveFile } from '../../core/ports';
@@ -13,10 +12,10 @@ import { sortRestoreFiles } from '../../protocol/viewModel';
 import type { RestorePlan, RollbackResult, TimelineBackend, TimelineChange } from './timeline/backend';
 import type { Services } from './services';
 import { RunBusyError } from './restore-actions';
+import { fileUriOf } from './workspace-path';
 import { RESTRICTED_MODE_MESSAGE } from './trust';
 import { LIMIT_LEFT, raiseBeforeResume, raiseDepsOf } from './raise-limit';
 
-const LIVE_DEBOUNCE_MS = 150;
 export const TAKE_OVER = 'Take Over';
 const TAKE_OVER_DETAIL =
   "The other window's run stops writing at its next step (its writes are refused from now on) and this window resumes the run from its last checkpoint. A call the other window had started is checked first, as after a crash: nothing is run twice without asking.";
@@ -38,62 +37,29 @@ function hunkCounts(result: CoreRollbackResult): RollbackResult {
 }
 
 /**
- * The Timeline's view of the extension: runs from the store, live patch states from the live
- * workspace, actions through the restore engine and the controller. Its change events are the
- * window's feed of run events (every writer of the window, and the store's change notice for
- * other holders) and the live changes of the editors and the file system.
+ * The Timeline's view of the extension: runs from the window's run model, live patch states from
+ * the live workspace, actions through the restore engine and the controller. Its change events
+ * are the run model's (which owns every input: writers, store notices, live changes).
  */
-export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposable {
-  private readonly changes = new vscode.EventEmitter<TimelineChange>();
-  readonly onDidChange = this.changes.event;
-  private readonly disposables: vscode.Disposable[] = [];
-  private pendingLive = new Set<string>();
-  private liveTimer: NodeJS.Timeout | undefined;
+export class ExtensionTimelineBackend implements TimelineBackend {
+  readonly onDidChange: vscode.Event<TimelineChange>;
+  readonly onDidSelect: vscode.Event<string | undefined>;
 
   constructor(private readonly s: Services) {
-    this.disposables.push(
-      this.changes,
-      s.feed.onDidChange((event) => this.changes.fire(event)),
-      vscode.workspace.onDidChangeTextDocument((e) => this.liveChanged(e.document.uri)),
-      vscode.workspace.onDidSaveTextDocument((doc) => this.liveChanged(doc.uri)),
-      vscode.workspace.onDidCloseTextDocument((doc) => this.liveChanged(doc.uri)),
-      ...this.watchers(),
-    );
-    s.feed.watch();
+    this.onDidChange = s.model.onDidChange;
+    this.onDidSelect = s.model.onDidSelect;
   }
 
-  private watchers(): vscode.Disposable[] {
-    const folders = vscode.workspace.workspaceFolders ?? [];
-    const watchers = folders.map((folder) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*')));
-    // Records come through the store's change notice; a lease only says who holds a run (the listing, no journal).
-    const leases = vscode.workspace.createFileSystemWatcher(
-      new vscode.RelativePattern(vscode.Uri.file(this.s.storagePath), 'runs/*/lease.json*'),
-    );
-    const out: vscode.Disposable[] = [...watchers, leases];
-    for (const w of watchers)
-      out.push(
-        w.onDidChange((u) => this.liveChanged(u)),
-        w.onDidCreate((u) => this.liveChanged(u)),
-        w.onDidDelete((u) => this.liveChanged(u)),
-      );
-    const leaseChanged = () => this.s.feed.leaseFileChanged();
-    out.push(leases.onDidCreate(leaseChanged), leases.onDidChange(leaseChanged), leases.onDidDelete(leaseChanged));
-    return out;
+  selectedRun(): string | undefined {
+    return this.s.model.selected;
   }
 
-  private liveChanged(uri: vscode.Uri): void {
-    if (uri.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(uri)) return;
-    this.pendingLive.add(vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1));
-    this.liveTimer ??= setTimeout(() => {
-      this.liveTimer = undefined;
-      const paths = [...this.pendingLive];
-      this.pendingLive = new Set();
-      this.changes.fire({ kind: 'live', paths });
-    }, LIVE_DEBOUNCE_MS);
+  select(runId: string): void {
+    this.s.model.select(runId);
   }
 
   listRuns() {
-    return this.s.feed.listRuns();
+    return this.s.model.listRuns();
   }
 
   /** A damaged journal reads as its intact part, marked damaged (the timeline shows it read-only). */
@@ -118,14 +84,7 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
 
   /** The file a workspace path names, by the same path rules as the agent's (never a folder itself or outside one). */
   fileUri(path: string): vscode.Uri | undefined {
-    const { workspace } = this.s;
-    let absolute: string;
-    try {
-      absolute = workspace.paths.lexical(path);
-    } catch {
-      return undefined;
-    }
-    return workspace.roots.some((root) => nodePath.resolve(root) === absolute) ? undefined : vscode.Uri.file(absolute);
+    return fileUriOf(this.s.workspace.paths, path);
   }
 
   async restoreCheckpoint(runId: string, checkpointId: string, mode: RestoreMode, options: { dryRun: boolean }): Promise<RestorePlan> {
@@ -147,10 +106,10 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
     return result.fork ? { ...plan, forkRunId: result.fork.runId } : plan;
   }
 
-  /** The light path of a decision: the feed brings the record to every view. */
+  /** The light path of a decision: the run model brings the record to every view. */
   async accept(runId: string, patchId: string): Promise<void> {
     if (this.s.controller.isRunning(runId)) throw new RunBusyError(runId);
-    await this.s.feed.appendDecisions(runId, [{ type: 'patch_state', patchId, state: 'accepted', reason: 'accepted by the user' }]);
+    await this.s.model.appendDecisions(runId, [{ type: 'patch_state', patchId, state: 'accepted', reason: 'accepted by the user' }]);
   }
 
   async rollbackPatch(runId: string, patchId: string, hunk?: number): Promise<RollbackResult> {
@@ -207,10 +166,5 @@ export class ExtensionTimelineBackend implements TimelineBackend, vscode.Disposa
   async cancel(runId: string): Promise<void> {
     if (!this.s.controller.isRunning(runId)) throw new Error(`run ${runId} is not running in this window`);
     this.s.controller.cancel();
-  }
-
-  dispose(): void {
-    if (this.liveTimer) clearTimeout(this.liveTimer);
-    for (const d of this.disposables) d.dispose();
   }
 }

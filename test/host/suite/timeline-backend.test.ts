@@ -54,6 +54,30 @@ export function timelineBackendSuite(): void {
       }
     });
 
+    it("a run started here and a fork made here become the window's selected run; a pick selects another", async () => {
+      const api = await extensionApi();
+      const backend = api.timelineBackend;
+      await writeWorkspaceFile('tl/selected.txt', 'one\n');
+      const fake = await useFakeModel(api, [
+        toolUse('toolu_tl_select', 'write_file', { path: 'tl/selected.txt', content: 'two\n' }),
+        finalAnswer('ok'),
+      ]);
+      const selected: (string | undefined)[] = [];
+      const sub = backend.onDidSelect((runId) => selected.push(runId));
+      try {
+        const started = await vscode.commands.executeCommand<{ runId: string }>('agentCheckpoints.run', { task: 'Write two' });
+        assert.equal((await api.whenIdle())?.status, 'completed');
+        assert.equal(backend.selectedRun(), started.runId, 'the run started here');
+        const forkId = await backend.fork(started.runId, 2);
+        assert.equal(backend.selectedRun(), forkId, 'the fork made here');
+        backend.select(started.runId);
+        assert.deepEqual(selected, [started.runId, forkId, started.runId]);
+      } finally {
+        sub.dispose();
+        await fake.dispose();
+      }
+    });
+
     it('reads no journal for a heartbeat of another holder, nor for a Keep', async () => {
       const api = await extensionApi();
       const before = Array.from({ length: 20 }, (_, i) => `row ${i}\n`).join('');
@@ -69,10 +93,10 @@ export function timelineBackendSuite(): void {
       const runId = started.runId;
       await waitFor('two hunks to review', () => api.review.count(runId) === 2 || undefined);
       const patch = (await api.timelineBackend.readRun(runId)).patches.find((p) => p.path === 'tl/reads.txt')!;
-      // The watchers' events arrive, the feed reads what they tell, the review follows.
+      // The store's notices arrive, the run model reads what they tell, the review follows.
       const settle = async () => {
         await new Promise((resolve) => setTimeout(resolve, 700));
-        await api.feedSettled();
+        await api.modelSettled();
         await api.review.settled();
       };
 

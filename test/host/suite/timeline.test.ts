@@ -18,6 +18,9 @@ function fakeBackend(getState: () => RunState, live: Map<string, LiveState>) {
   const changes = new vscode.EventEmitter<TimelineChange>();
   const backend: TimelineBackend = {
     onDidChange: changes.event,
+    onDidSelect: () => ({ dispose() {} }),
+    selectedRun: () => undefined,
+    select: () => undefined,
     listRuns: async () => [
       {
         runId: getState().run.runId,

@@ -5,8 +5,9 @@ import type { RestorePlan, TimelineBackend } from '../../../src/host/vscode/time
 import { contentSecurityPolicy, timelineHtml } from '../../../src/host/vscode/timeline/html';
 import { RequestHandler } from '../../../src/host/vscode/timeline/requests';
 import { ChangeQueue, FIRST_STEPS, TimelineSync } from '../../../src/host/vscode/timeline/sync';
+import { RunFolds } from '../../../src/host/vscode/timeline/run-folds';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
-import { applyRunDelta } from '../../../src/protocol/messages';
+import { applyRunDelta, parseMessage, WebviewToHost } from '../../../src/protocol/messages';
 import type { Patch } from '../../../src/core/patches/schema';
 import { recordsBetween, sampleRun } from '../webview/fixtures';
 import { checkpoint, compactedRun, ledgerEntry } from '../store/fixtures';
@@ -45,6 +46,9 @@ function fakeBackend(state: RunState, plans: RestorePlan[]): TimelineBackend & {
   return {
     calls,
     onDidChange: () => ({ dispose() {} }),
+    onDidSelect: () => ({ dispose() {} }),
+    selectedRun: () => undefined,
+    select: (runId) => void calls.push(`select ${runId}`),
     listRuns: async () => [
       { runId: state.run.runId, task: state.run.task, createdAt: 0, status: state.status, updatedAt: 0, steps: 1, leased: false },
     ],
@@ -167,6 +171,15 @@ describe('timeline host: requests', () => {
     assert.match((rollback.result as { message: string }).message, /2 hunks; 1 hunk in conflict/);
   });
 
+  it("a pick of a run's row selects it for the window; a request without a run id is refused", async () => {
+    const backend = fakeBackend(state, []);
+    const reply = await handler(backend).handle({ type: 'request', requestId: 's1', method: 'select', params: { runId: 'run-1' } });
+    assert.deepEqual(reply, { type: 'reply', requestId: 's1', ok: true, result: { message: '' } });
+    assert.deepEqual(backend.calls, ['select run-1']);
+    const parsed = parseMessage(WebviewToHost, { type: 'request', requestId: 's2', method: 'select', params: { runId: '' } });
+    assert.equal(parsed.ok, false);
+  });
+
   it('takeOver says whether the person took the run over', async () => {
     const backend = fakeBackend(state, []);
     const ask = () => handler(backend).handle({ type: 'request', requestId: 't1', method: 'takeOver', params: { runId: 'run-1' } });
@@ -243,6 +256,37 @@ describe('timeline host: sync', () => {
     sync.recordsChanged('run-1', records.slice(2, 3));
     await sync.apply({ runs: false, records: ['run-1'], paths: [] });
     assert.equal(reads, 2, 'records that do not follow the fold: read again');
+  });
+
+  it('two views of the window share one fold per run: read once, each batch folded once, each view sent only what it lacks', async () => {
+    const before = sampleRun(40, { runId: 'run-1' });
+    const after = sampleRun(44, { runId: 'run-1' });
+    let reads = 0;
+    const backend = {
+      ...fakeBackend(before.state, []),
+      readRun: async () => (reads++, before.state),
+      liveStates: async (patches: readonly Patch[]) => new Map(patches.map((p) => [p.patchId, after.live.get(p.patchId)!])),
+    };
+    const folds = new RunFolds(() => backend.readRun());
+    const side = new TimelineSync(backend, folds);
+    const tab = new TimelineSync(backend, folds);
+    const [sideView] = (await side.snapshot())[0].runs;
+    const [tabView] = (await tab.snapshot())[0].runs;
+    assert.equal(reads, 1, 'the second view reads the fold the first one read');
+    const records = recordsBetween(before.state, after.state);
+    const [first, rest] = [records.slice(0, 5), records.slice(5)];
+    side.recordsChanged('run-1', first);
+    tab.recordsChanged('run-1', first);
+    const [sideDelta] = await side.apply({ runs: false, records: ['run-1'], paths: [] });
+    side.recordsChanged('run-1', rest);
+    tab.recordsChanged('run-1', rest);
+    const [secondDelta] = await side.apply({ runs: false, records: ['run-1'], paths: [] });
+    const [tabDelta] = await tab.apply({ runs: false, records: ['run-1'], paths: [] });
+    assert.equal(reads, 1, 'no view read the run again');
+    assert.ok(sideDelta?.type === 'runDelta' && secondDelta?.type === 'runDelta' && tabDelta?.type === 'runDelta');
+    const whole = buildRunView(after.state, after.live, false);
+    assert.deepEqual(applyRunDelta(applyRunDelta(sideView, sideDelta), secondDelta), whole);
+    assert.deepEqual(applyRunDelta(tabView, tabDelta), whole, 'the tab, built later, got every step the records touched');
   });
 
   it("a compaction folded in live keeps each step's words, as a whole read of the run shows them", async () => {

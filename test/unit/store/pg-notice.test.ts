@@ -91,4 +91,23 @@ describe('PostgreSQL store change notice (watchAppends)', () => {
     assert.deepEqual([...new Set(told)], ['r-gap', 'r-live']);
     watch.close();
   });
+  it("tells another store object's lease taken, released and fenced (the model needs no file watcher); never a heartbeat", async () => {
+    const here = open();
+    const other = open();
+    await (await here.createRun(runInput('r-lease'))).close();
+    const told: string[] = [];
+    const watch = here.watchLeases((runId) => told.push(runId));
+    await watch.whenListening();
+
+    const writer = await other.openWriter('r-lease');
+    await until(() => told.length === 1, 'the lease taken');
+    await writer.renewLease();
+    await writer.renewLease();
+    await writer.close();
+    await until(() => told.length === 2, 'the lease released');
+    assert.deepEqual(told, ['r-lease', 'r-lease'], 'heartbeats told nothing between the take and the release');
+    await other.fenceLease('r-lease');
+    await until(() => told.length === 3, 'the lease fenced');
+    watch.close();
+  });
 });

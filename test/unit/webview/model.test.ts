@@ -22,6 +22,7 @@ function harness() {
     rpc,
     changed: (r) => events.push(r),
     notice: (l, t) => events.push(`${l}:${t}`),
+    selected: (runId) => events.push(`selected:${runId}`),
     logError: (t) => errors.push(t),
   };
   return { posted, events, errors, model, rpc, deps };
@@ -79,6 +80,14 @@ describe('webview: host messages', () => {
     await assert.rejects(failed, /not running/);
     assert.match(h.errors[0]!, /unknown request w999/);
     assert.equal(h.rpc.waiting, 0);
+  });
+
+  it("follows the window's selected run the host sends (none: null); a malformed one changes nothing", () => {
+    const h = harness();
+    assert.ok(dispatchHostMessage({ type: 'selected', runId: 'a' }, h.deps));
+    assert.ok(dispatchHostMessage({ type: 'selected', runId: null }, h.deps));
+    assert.equal(dispatchHostMessage({ type: 'selected', runId: '' }, h.deps), false);
+    assert.deepEqual(h.events, ['selected:a', 'selected:null']);
   });
 
   it('keeps runs newest first and removes them', () => {

@@ -11,7 +11,7 @@ import { callLook, stepHeadline, stoppedText } from '../../../src/webview/rowCon
 import { checkpoint, message, runInput } from '../store/fixtures';
 import { sampleRun } from './fixtures';
 
-// A stopped run says why in words (protocol/failure-words): never "cut off" for a model call
+// A stopped run says why in words (words/failure-words): never "cut off" for a model call
 // that failed or was cancelled; the CLI prints the same words on stderr.
 
 function header(patch: Partial<RunHeader>): RunHeader {

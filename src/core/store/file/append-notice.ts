@@ -1,5 +1,6 @@
 import { joinPath, type StoreFs } from '../fs-port';
 import { RUN_ID } from '../run-id';
+import { LEASE } from './file-lease';
 import { JOURNAL } from './run-files';
 
 /**
@@ -54,4 +55,16 @@ export class AppendNotice {
       },
     };
   }
+}
+
+/**
+ * The file store's lease notice: a lease file of a run taken, renewed, released or set aside
+ * (its temporary and stale names too). Who holds what is read from the listing by the caller.
+ */
+export function watchLeaseFiles(fs: StoreFs, runsDir: string, listener: (runId: string) => void): { close(): void } {
+  const handle = fs.watch?.(runsDir, (path) => {
+    const [runId, name, ...rest] = path.split('/');
+    if (runId !== undefined && name?.startsWith(LEASE) === true && rest.length === 0 && RUN_ID.test(runId)) listener(runId);
+  });
+  return handle ?? { close: () => undefined };
 }

@@ -3,7 +3,7 @@ import { parseJsonAs, readIfExists, replaceFileAtomic, tempName, writeNewFile } 
 import { isExists, isNotFound, joinPath, type StoreFs } from '../fs-port';
 import { describeHolder, isLeaseStale, LeaseFile, newHolderId, newLease, type ProcessIdentity } from '../lease-policy';
 
-const LEASE = 'lease.json';
+export const LEASE = 'lease.json';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

@@ -14,7 +14,7 @@ import {
   type TornTailCut,
   type VerifyReport,
 } from '../contract';
-import { AppendNotice } from './append-notice';
+import { AppendNotice, watchLeaseFiles } from './append-notice';
 import { FileBlobs } from './file-blobs';
 import { appendFileDecisions } from './file-decisions';
 import { firstSeqOf, forkFileRun, parentRecords } from './file-fork';
@@ -260,6 +260,10 @@ export class FileCheckpointStore implements CheckpointStore {
 
   watchAppends(listener: (runId: string) => void): { close(): void } {
     return this.appends.watch(listener) ?? { close: () => undefined };
+  }
+
+  watchLeases(listener: (runId: string) => void): { close(): void } {
+    return watchLeaseFiles(this.fs, this.runsDir, listener);
   }
 
   async appendDecisions(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]> {

@@ -4,6 +4,7 @@ import { describeHolder, isLeaseStale, newHolderId } from '../../../core/store/l
 import { journalName } from './pg-journal';
 import type { PgCheckpointStore } from './pg-store';
 import { leaseOfRow, type LeaseRow } from './pg-writer';
+import { leaseNoticeSql } from './pg-notify';
 
 /** A run claimed for a worker: the lease it holds, for the next openWriter of the run. */
 export interface PgClaim {
@@ -72,9 +73,10 @@ async function holdLease(
   client?: pg.PoolClient,
 ): Promise<LeaseInfo | null> {
   const { me } = store;
-  const sql = `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
+  const update = `UPDATE ac_leases SET holder_id = $2, pid = $3, hostname = $4, start_time = $5, acquired_at = $6, renewed_at = $6,
        generation = generation + 1, fenced = false
      WHERE run_id = $1 AND holder_id IS NOT DISTINCT FROM $7 AND generation = $8 AND renewed_at = $9 AND fenced = $10 RETURNING *`;
+  const sql = leaseNoticeSql(update, '$11');
   const params = [
     seen.run_id,
     holderId,
@@ -86,6 +88,7 @@ async function holdLease(
     seen.generation,
     seen.renewed_at,
     seen.fenced,
+    store.token,
   ];
   const { rows } = client ? await client.query<LeaseRow>(sql, params) : await store.query<LeaseRow>(sql, params);
   return rows[0] ? leaseOfRow(rows[0]) : null;

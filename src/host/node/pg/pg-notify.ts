@@ -10,20 +10,33 @@ import type { PgCheckpointStore } from './pg-store';
  * only and sends nothing.
  */
 export const APPEND_CHANNEL = 'ac_appends';
+/**
+ * The lease notice: a lease taken, released or fenced sends NOTIFY on this channel with the same
+ * payload, in the statement that changes it; a heartbeat (renewed_at only) sends nothing.
+ */
+export const LEASE_CHANNEL = 'ac_leases';
 
 /** A notice's payload as a watch reads it (any client of the database may NOTIFY on the channel). */
 const AppendNote = z.object({ schema: z.string(), run: z.string(), token: z.string() });
 
 /** SQL of the notice: `$run` and `$token` are the placeholders of the run id and the writer's store token. */
-export function notifySql(run: string, token: string): string {
-  return `pg_notify('${APPEND_CHANNEL}', json_build_object('schema', current_schema(), 'run', ${run}::text, 'token', ${token}::text)::text)`;
+export function notifySql(run: string, token: string, channel = APPEND_CHANNEL): string {
+  return `pg_notify('${channel}', json_build_object('schema', current_schema(), 'run', ${run}::text, 'token', ${token}::text)::text)`;
+}
+
+/**
+ * A lease update (`UPDATE ac_leases ... RETURNING run_id`, its token at `token`) that tells the
+ * lease channel of the rows it changed, in the same statement (so only if it commits).
+ */
+export function leaseNoticeSql(update: string, token: string): string {
+  return `WITH changed AS (${update}) SELECT changed.*, ${notifySql('changed.run_id', token, LEASE_CHANNEL)} AS told FROM changed`;
 }
 
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
 /**
- * One LISTEN on a connection of its own (a pooled one would be handed to other queries). When
+ * One LISTEN (appends, or leases) on a connection of its own (a pooled one would be handed to other queries). When
  * the connection fails it reconnects with backoff, then tells the runs updated while it was away
  * that this store object did not write last (a run may then be told twice: the contract allows it).
  */
@@ -41,6 +54,7 @@ export class PgAppendWatch {
     private readonly store: PgCheckpointStore,
     private readonly listener: (runId: string) => void,
     private readonly onClose?: () => void,
+    private readonly channel: typeof APPEND_CHANNEL | typeof LEASE_CHANNEL = APPEND_CHANNEL,
   ) {
     this.connect();
   }
@@ -70,7 +84,7 @@ export class PgAppendWatch {
       await client.connect();
       const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
       this.schema = rows[0]?.schema ?? null;
-      await client.query(`LISTEN ${APPEND_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
       this.retryMs = RETRY_FIRST_MS;
       if (this.droppedAt !== undefined) await this.catchUp(this.droppedAt);
       this.droppedAt = undefined;
@@ -79,7 +93,7 @@ export class PgAppendWatch {
   }
 
   private heard(note: pg.Notification): void {
-    if (this.closed || note.channel !== APPEND_CHANNEL) return;
+    if (this.closed || note.channel !== this.channel) return;
     let payload: unknown;
     try {
       payload = JSON.parse(note.payload ?? '');
@@ -112,6 +126,12 @@ export class PgAppendWatch {
 
   /** The runs updated since the connection dropped (less the lease timeout, for clocks of other hosts) and not last written here. */
   private async catchUp(droppedAt: number): Promise<void> {
+    if (this.channel === LEASE_CHANNEL) {
+      // A release leaves no time behind: every run's holder may have changed meanwhile.
+      const { rows } = await this.store.query<{ run_id: string }>('SELECT run_id FROM ac_leases ORDER BY run_id');
+      for (const row of rows) if (!this.closed) this.tell(row.run_id);
+      return;
+    }
     const { rows } = await this.store.query<{ run_id: string; last_seq: number }>(
       'SELECT run_id, last_seq FROM ac_runs WHERE updated_at >= $1 ORDER BY updated_at',
       [droppedAt - this.store.leaseTimeoutMs],

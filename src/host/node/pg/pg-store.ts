@@ -27,7 +27,7 @@ import { claimPgRun, takeLease } from './pg-claims';
 import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRows, type PgOpened } from './pg-journal';
 import { collectPgGarbage, listPgRuns } from './pg-listing';
 import { forkPgRun } from './pg-fork';
-import { notifySql, PgAppendWatch } from './pg-notify';
+import { LEASE_CHANNEL, leaseNoticeSql, notifySql, PgAppendWatch } from './pg-notify';
 import { migrateSchema } from './pg-schema';
 import { KEEP_SNAPSHOTS, leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
 import { errorText } from '../../../core/error-text';
@@ -108,6 +108,13 @@ export class PgCheckpointStore implements CheckpointStore {
   /** The change notice (pg-notify.ts): appends of other store objects and processes, by LISTEN/NOTIFY. */
   watchAppends(listener: (runId: string) => void): PgAppendWatch {
     const watch = new PgAppendWatch(this, listener, () => this.watches.delete(watch));
+    this.watches.add(watch);
+    return watch;
+  }
+
+  /** The lease notice (pg-notify.ts): a lease taken, released or fenced by another store object or process; never a heartbeat. */
+  watchLeases(listener: (runId: string) => void): PgAppendWatch {
+    const watch = new PgAppendWatch(this, listener, () => this.watches.delete(watch), LEASE_CHANNEL);
     this.watches.add(watch);
     return watch;
   }
@@ -211,9 +218,8 @@ export class PgCheckpointStore implements CheckpointStore {
     try {
       return new PgRunWriter(this, runId, holderId, lease, await this.openRun(runId));
     } catch (error) {
-      await this.query('UPDATE ac_leases SET holder_id = NULL WHERE run_id = $1 AND holder_id = $2', [runId, holderId]).catch(
-        () => undefined,
-      );
+      const release = 'UPDATE ac_leases SET holder_id = NULL WHERE run_id = $1 AND holder_id = $2 RETURNING run_id';
+      await this.query(leaseNoticeSql(release, '$3'), [runId, holderId, this.token]).catch(() => undefined);
       throw error;
     }
   }
@@ -231,7 +237,8 @@ export class PgCheckpointStore implements CheckpointStore {
 
   async fenceLease(runId: string): Promise<void> {
     this.checkId(runId);
-    const fenced = await this.query('UPDATE ac_leases SET fenced = true, generation = generation + 1 WHERE run_id = $1', [runId]);
+    const fence = 'UPDATE ac_leases SET fenced = true, generation = generation + 1 WHERE run_id = $1 RETURNING run_id';
+    const fenced = await this.query(leaseNoticeSql(fence, '$2'), [runId, this.token]);
     if (fenced.rowCount === 0) throw new StoreError(`run ${runId} not found`, 'not_found');
   }
 

@@ -6,7 +6,7 @@ import { blobRefs } from '../../../core/store/refs';
 import { encodeSnapshot, resumeStateOf, type ResumeState } from '../../../core/store/resume-state';
 import { stampRecords } from '../../../core/store/stamp';
 import { linesOf, type PgOpened } from './pg-journal';
-import { notifySql } from './pg-notify';
+import { leaseNoticeSql, notifySql } from './pg-notify';
 import type { PgCheckpointStore } from './pg-store';
 
 /** A lease row as the driver returns it. */
@@ -89,12 +89,9 @@ export class PgRunWriter implements RunWriter {
       if (this.stopped) return;
       this.stop(new StoreError('this writer is closed', 'lease_lost'));
       if (this.journalBytes - this.snapshotAt >= CLOSE_SNAPSHOT_BYTES) await this.snapshot();
+      const release = 'UPDATE ac_leases SET holder_id = NULL WHERE run_id = $1 AND holder_id = $2 AND generation = $3 RETURNING run_id';
       await this.store
-        .query('UPDATE ac_leases SET holder_id = NULL WHERE run_id = $1 AND holder_id = $2 AND generation = $3', [
-          this.runId,
-          this.holderId,
-          this.lease.generation,
-        ])
+        .query(leaseNoticeSql(release, '$4'), [this.runId, this.holderId, this.lease.generation, this.store.token])
         .catch(() => undefined);
     });
   }

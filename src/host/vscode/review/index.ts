@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { decodeText } from '../../../core/patches/hash';
 import type { Services } from '../services';
-import type { TimelineBackend } from '../timeline/backend';
-import { ReviewCodeLensProvider } from '../timeline/codeLens';
+import { ReviewCodeLensProvider } from './code-lens';
+import { fileUriOf, workspacePathOf } from '../workspace-path';
 import { ReviewActions } from './actions';
 import { reviewCommands } from './commands';
 import type { CommandHandlers } from '../command-table';
@@ -30,14 +30,10 @@ export interface ReviewRegistration extends vscode.Disposable {
   readonly commands: CommandHandlers<(typeof REVIEW_COMMANDS)[keyof typeof REVIEW_COMMANDS]>;
 }
 
-export interface ReviewHost {
-  relativePath(uri: vscode.Uri): string | undefined;
-}
-
 function createModel(s: Services): ReviewModel {
   return new ReviewModel({
     source: {
-      listRuns: () => s.feed.listRuns(),
+      listRuns: () => s.model.listRuns(),
       readRun: (runId) => s.store.readRun(runId, { intactPart: true }),
       getBlob: (hash) => s.store.getBlob(hash),
     },
@@ -49,25 +45,28 @@ function createModel(s: Services): ReviewModel {
   });
 }
 
-function createActions(s: Services, model: ReviewModel, backend: TimelineBackend): ReviewActions {
+function createActions(s: Services, model: ReviewModel): ReviewActions {
   return new ReviewActions({
     model,
-    // The light path; the feed then brings the records to the model (and the Timeline, the keys).
+    // The light path; the run model then brings the records to the review (and the Timeline, the keys).
     appendToRun: async (runId, records) => {
-      await s.feed.appendDecisions(runId, records);
+      await s.model.appendDecisions(runId, records);
     },
     checkWritable: (runId) => {
       if (s.controller.isRunning(runId)) throw new Error(`run ${runId} is still running: keep or undo its changes once it stops`);
     },
     // An undo edits a file: a restore around the edit, under the run's writer (write-ahead).
     undoHunks: (runId, path, hunks, transform) => s.restore.undoHunks(runId, path, hunks, transform),
-    fileUri: (path) => backend.fileUri(path),
+    fileUri: (path) => fileUriOf(s.workspace.paths, path),
   });
 }
 
-/** Inline review of agent edits: marks, CodeLens, Keep / Undo, navigation, the count. */
-export function registerReview(s: Services, backend: TimelineBackend, host: ReviewHost): ReviewRegistration {
-  const pathOf = (uri: vscode.Uri) => host.relativePath(uri);
+/**
+ * Inline review of agent edits: marks, CodeLens, Keep / Undo, navigation, the count. It follows
+ * the window's run model, and tells it what waits per run (the Timeline shows that from there).
+ */
+export function registerReview(s: Services): ReviewRegistration {
+  const pathOf = (uri: vscode.Uri) => workspacePathOf(s.workspace.paths, uri);
   const model = createModel(s);
   const marks = new ReviewMarks(s.context.extensionUri);
   const editors = new ReviewEditors(model, marks, pathOf, s.workspace);
@@ -75,7 +74,7 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
   const tasks = new Map<string, string>();
   const lensChanged = new vscode.EventEmitter<void>();
   const readTasks = async () => {
-    for (const run of await backend.listRuns()) tasks.set(run.runId, run.task.split('\n')[0] ?? '');
+    for (const run of await s.model.listRuns()) tasks.set(run.runId, run.task.split('\n')[0] ?? '');
     lensChanged.fire();
   };
   const lenses = new ReviewCodeLensProvider({
@@ -86,13 +85,14 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
     onDidChange: lensChanged.event,
     taskOf: (runId) => tasks.get(runId),
   });
-  const actions = createActions(s, model, backend);
+  const actions = createActions(s, model);
   const disposables: vscode.Disposable[] = [
     model,
     marks,
     lenses,
     lensChanged,
     model.onDidChange(() => {
+      s.model.setReviewCounts(model.counts());
       lensChanged.fire();
       if (model.runIds().some((id) => !tasks.has(id))) void readTasks().catch(() => undefined);
     }),
@@ -102,19 +102,19 @@ export function registerReview(s: Services, backend: TimelineBackend, host: Revi
     vscode.window.onDidChangeVisibleTextEditors(() => editors.shown()),
     vscode.window.onDidChangeActiveTextEditor(() => editors.activeChanged()),
     vscode.workspace.onDidChangeTextDocument((e) => editors.typed(e.document)),
-    backend.onDidChange((change) => {
+    s.model.onDidChange((change) => {
       if (change.kind === 'records') editors.recordsChanged(change.runId, change.records);
       else if (change.kind === 'runs') void model.reloadAll();
-      else void editors.liveChanged(change.paths);
+      else if (change.kind === 'live') void editors.liveChanged(change.paths);
     }),
   ];
   const commands = reviewCommands({
     model,
     actions,
     prompts: s.prompts,
-    taskOf: async (runId) => (await backend.listRuns()).find((r) => r.runId === runId)?.task,
+    taskOf: async (runId) => (await s.model.listRuns()).find((r) => r.runId === runId)?.task,
     relativePath: pathOf,
-    fileUri: (path) => backend.fileUri(path),
+    fileUri: (path) => fileUriOf(s.workspace.paths, path),
   });
   void model.reloadAll().then(() => editors.shown());
   return {

@@ -159,6 +159,13 @@ export class ReviewModel implements vscode.Disposable {
     return n;
   }
 
+  /** Hunks waiting for Keep or Undo, per run that has any. */
+  counts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const views of this.views.values()) for (const v of views) counts.set(v.patch.runId, (counts.get(v.patch.runId) ?? 0) + 1);
+    return counts;
+  }
+
   /** Settles once the loads asked for so far are done. */
   settled(): Promise<void> {
     return this.loading;

@@ -2,18 +2,13 @@ import type { FailureAction } from '../../../words/failure-words';
 import type * as vscode from 'vscode';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { RunState, RunSummary } from '../../../core/store/contract';
-import type { StoredRecord } from '../../../core/store/records';
+import type { RunEvent, StreamChunk } from '../window/run-model';
 import type { ApprovalChoice, ContextChip, PendingApproval } from '../../../protocol/messages';
 import type { RestoreFile, RestoreMode } from '../../../protocol/viewModel';
 
-/** What changed, so the Timeline re-reads only that. */
-export type TimelineChange =
-  /** A run was created or deleted. */
-  | { readonly kind: 'runs' }
-  /** Records were appended to a run (new step, ledger transition, patch, status...): the records, when this window's runtime wrote them. */
-  | { readonly kind: 'records'; readonly runId: string; readonly records?: readonly StoredRecord[] }
-  /** Live content of files changed (typing, save, revert, external change); workspace-relative paths. */
-  | { readonly kind: 'live'; readonly paths: readonly string[] };
+/** What changed, so the Timeline re-reads only that: the window's run model's events. */
+export type TimelineChange = RunEvent;
+export type { StreamChunk };
 
 /** What a restore does (dry run) or did, per file the agent wrote. */
 export interface RestorePlan {
@@ -38,6 +33,11 @@ export interface RollbackResult {
  */
 export interface TimelineBackend {
   readonly onDidChange: vscode.Event<TimelineChange>;
+  /** The window's selected run changed (a pick, a run started or forked here). */
+  readonly onDidSelect: vscode.Event<string | undefined>;
+  /** The window's selected run: the one the tree, the conversation and the composer follow. */
+  selectedRun(): string | undefined;
+  select(runId: string): void;
   listRuns(): Promise<readonly RunSummary[]>;
   readRun(runId: string): Promise<RunState>;
   /** Live state of each of these pending patches (by patchId), from live buffers. */
@@ -60,16 +60,8 @@ export interface TimelineBackend {
   /** Takes a run over from another window (after the person confirms); false when they did not. */
   takeOver(runId: string): Promise<boolean>;
   cancel(runId: string): Promise<void>;
-  /** Runs the action beside a run's failure (protocol/failure-words); says what it did. */
+  /** Runs the action beside a run's failure (words/failure-words); says what it did. */
   failureAction(runId: string, action: FailureAction): Promise<string>;
-}
-
-/** Text the model is writing now, as the runtime streams it. */
-export interface StreamChunk {
-  readonly runId: string;
-  readonly stepId: number;
-  readonly text: string;
-  readonly at: number;
 }
 
 /** The conversation part of the Timeline: streamed text, inline approvals, the composer, links. */

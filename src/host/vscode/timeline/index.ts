@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ConversationBackend, TimelineBackend } from './backend';
 import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
-import { PATCH_COMMANDS } from './codeLens';
+import { PATCH_COMMANDS } from '../patch-commands';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
 import { COMPARE_COMMAND } from '../compare/index';
@@ -12,12 +12,14 @@ import { SavedState } from '../../../webview/state';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 import { RequestHandler } from './requests';
 import { TimelineSync } from './sync';
+import { RunFolds } from './run-folds';
+import type { Patch } from '../../../core/patches/schema';
 import { counted } from '../../../words/words';
 import { errorText } from '../../../core/error-text';
 
 export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
-export { PATCH_COMMANDS } from './codeLens';
+export { PATCH_COMMANDS } from '../patch-commands';
 export { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 export { RequestHandler } from './requests';
 export { TimelineSync } from './sync';
@@ -26,8 +28,8 @@ export interface TimelineOptions {
   /** Where refused messages and failures are reported (the extension's output channel). */
   readonly log?: (message: string) => void;
   readonly debounceMs?: number;
-  /** The inline review: its count per run shows on the run's row, and changes with it. */
-  readonly review?: { count(runId: string): number; readonly onDidChange: vscode.Event<unknown> };
+  /** Hunks of a run waiting for review (the run model's, as the review tells it): shown on the run's row. */
+  readonly reviewCount?: (runId: string) => number;
 }
 
 /** Opens the Timeline in an editor tab (or brings the open one forward). */
@@ -43,13 +45,7 @@ export interface TimelineRegistration extends vscode.Disposable {
 
 type TimelineCommandId = typeof OPEN_IN_EDITOR_COMMAND | (typeof PATCH_COMMANDS)[keyof typeof PATCH_COMMANDS];
 
-export function relativePathOf(backend: TimelineBackend, uri: vscode.Uri): string | undefined {
-  if (!vscode.workspace.getWorkspaceFolder(uri)) return undefined;
-  const path = vscode.workspace.asRelativePath(uri, false).split('\\').join('/');
-  return backend.fileUri(path)?.toString() === uri.toString() ? path : undefined;
-}
-
-/** The Timeline view, the before-content documents and the patch commands (the review has the CodeLens). */
+/** The Timeline view, the before-content documents and the patch commands (the review has the CodeLens). Every surface follows the run model through `backend`. */
 export function registerTimeline(
   context: vscode.ExtensionContext,
   backend: TimelineBackend,
@@ -57,17 +53,20 @@ export function registerTimeline(
   options: TimelineOptions = {},
 ): TimelineRegistration {
   const log = options.log ?? ((message: string) => console.error(message));
-  const review = options.review;
-  // Each surface (the side bar view, an editor tab) has its own fold of the runs and provider.
+  const reviewCount = options.reviewCount;
+  // Each surface (the side bar view, an editor tab) has its own provider and record of what it sent.
   const compare = async (runId: string, otherRunId: string) =>
     (await vscode.commands.executeCommand<string | undefined>(COMPARE_COMMAND, { runId, otherRunId })) ?? 'Not compared.';
+  // One fold per run for the window: the side bar view and every editor tab read the same.
+  const folds = new RunFolds((runId) => backend.readRun(runId));
   const surface = () => {
-    const sync = new TimelineSync({
+    const source = {
       listRuns: () => backend.listRuns(),
-      readRun: (runId) => backend.readRun(runId),
-      liveStates: (patches) => backend.liveStates(patches),
-      ...(review ? { reviewCount: (runId: string) => review.count(runId) } : {}),
-    });
+      readRun: (runId: string) => backend.readRun(runId),
+      liveStates: (patches: readonly Patch[]) => backend.liveStates(patches),
+      ...(reviewCount ? { reviewCount } : {}),
+    };
+    const sync = new TimelineSync(source, folds);
     const openDiff = async (runId: string, patchId: string) => {
       const patch = await sync.findPatch(runId, patchId);
       if (!patch) throw new Error(`Patch ${patchId} of run ${runId} not found`);
@@ -84,7 +83,7 @@ export function registerTimeline(
     return {
       sync,
       openDiff,
-      provider: new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation),
+      provider: new TimelineViewProvider(context.extensionUri, sync, requests, log, options.debounceMs, conversation, backend),
     };
   };
   const { sync, openDiff, provider } = surface();
@@ -138,10 +137,10 @@ export function registerTimeline(
       new BeforeContentProvider({ findPatch: (r, p) => sync.findPatch(r, p), readBlob: (h) => backend.readBlob(h) }),
     ),
     backend.onDidChange((change) => providers.forEach((p) => p.change(change))),
+    backend.onDidSelect((runId) => providers.forEach((p) => p.selected(runId))),
     conversation.onDidStream((chunk) => providers.forEach((p) => p.stream(chunk))),
     conversation.onDidChangeApprovals(() => providers.forEach((p) => p.approvalsChanged())),
     conversation.onDidRequestReveal(() => provider.reveal()),
-    ...(review ? [review.onDidChange(() => providers.forEach((p) => p.change({ kind: 'runs' })))] : []),
     // An editor tab open when the window closed or reloaded comes back (activation: onWebviewPanel).
     vscode.window.registerWebviewPanelSerializer(TIMELINE_PANEL_TYPE, {
       deserializeWebviewPanel: async (panel, state) => revive(panel, state),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { WebviewToHost, parseMessage, type HostToWebview } from '../../../protocol/messages';
-import type { ConversationBackend, StreamChunk, TimelineChange } from './backend';
+import type { ConversationBackend, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 import { timelineHtml } from './html';
 import type { RequestHandler } from './requests';
 import { ChangeQueue, type TimelineSync } from './sync';
@@ -41,7 +41,14 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     private readonly log: (message: string) => void,
     private readonly debounceMs = 150,
     private readonly conversation?: Pick<ConversationBackend, 'pendingApprovals'>,
+    private readonly selection?: Pick<TimelineBackend, 'selectedRun'>,
   ) {}
+
+  /** The window's selected run changed: the tree, the conversation and the composer follow it. */
+  selected(runId: string | undefined): void {
+    if (!this.view || !this.ready) return;
+    void this.serialise(() => this.post({ type: 'selected', runId: runId ?? null }));
+  }
 
   /** The view is on screen now. */
   visible(): boolean {
@@ -145,6 +152,7 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
         { type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` },
       ]);
       for (const snapshotPart of messages) await this.post(snapshotPart);
+      if (this.selection) await this.post({ type: 'selected', runId: this.selection.selectedRun() ?? null });
       this.approvalsChanged();
       return;
     }

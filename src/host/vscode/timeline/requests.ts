@@ -130,6 +130,9 @@ export class RequestHandler {
         if (!this.deps.compare) throw new Error('Comparing branches is not available here.');
         return { message: await this.deps.compare(request.params.runId, request.params.otherRunId) };
       }
+      case 'select':
+        backend.select(request.params.runId);
+        return { message: '' };
       case 'resume':
         return { message: await backend.resume(request.params.runId) };
       case 'takeOver':

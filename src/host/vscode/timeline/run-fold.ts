@@ -6,10 +6,11 @@ import type { StoredRecord } from '../../../core/store/records';
 import { buildSteps, runHeader } from './view-build';
 import type { RunHolder, RunView, StepRow } from '../../../protocol/viewModel';
 
-// A run the Timeline shows, kept folded in memory: read from disk once (when the view opens it,
-// or after another process or an action wrote it), then advanced by the records the runtime
-// emits, with the same fold every reader uses. The newest steps are rebuilt from the fold; the
-// steps before them are what the view already has.
+// A run the Timeline shows, kept folded in memory once per window (run-folds.ts: every view and
+// tab reads the same fold): read from disk once (when a view opens it, or after another process
+// or an action wrote it), then advanced by the records the runtime emits, with the same fold
+// every reader uses. The newest steps are rebuilt from the fold; the steps before them are what
+// each view already has (each view keeps which steps the records touched since it last built).
 
 /** The records a fold record touches from: the step it belongs to (Infinity: only the header). */
 function stepOf(fold: FoldState, record: StoredRecord): number {
@@ -31,8 +32,6 @@ function stepOf(fold: FoldState, record: StoredRecord): number {
 }
 
 export class RunFold {
-  /** The lowest step changed since the view was last built from this fold (Infinity: none). */
-  private touched = Infinity;
   /** The first checkpoint index whose step can be built again: the histories before it are let go. */
   private rebuildFrom = 0;
   /** A history may have been replaced (read from disk, or a compaction folded in) since the last build. */
@@ -73,13 +72,15 @@ export class RunFold {
   }
 
   /**
-   * Folds records the runtime appended. False when they do not follow the fold (a gap, or a
-   * branch that needs the records before it): the run must be read again.
+   * Folds records the runtime appended; returns the lowest step they touched (Infinity: only the
+   * header). False when they do not follow the fold (a gap, or a branch that needs the records
+   * before it): the run must be read again.
    */
-  append(records: readonly StoredRecord[]): boolean {
+  append(records: readonly StoredRecord[]): number | false {
     if (this.damage || records[0]?.seq !== this.fold.lastSeq + 1) return false;
+    let touched = Infinity;
     for (const record of records) {
-      this.touched = Math.min(this.touched, stepOf(this.fold, record));
+      touched = Math.min(touched, stepOf(this.fold, record));
       if (record.type === 'compaction') this.historiesChanged = true;
       try {
         foldRecord(this.fold, record);
@@ -88,7 +89,7 @@ export class RunFold {
         throw error;
       }
     }
-    return true;
+    return touched;
   }
 
   /** The pending patches of the steps from `from` on (those a view rebuild classifies). */
@@ -96,13 +97,6 @@ export class RunFold {
     const out: Patch[] = [];
     for (const patch of this.fold.patches.values()) if (patch.state === 'pending' && patch.stepId >= stepId) out.push(patch);
     return out;
-  }
-
-  /** The step the next view update starts from, and forgets it (the caller sends that update). */
-  takeTouched(): number {
-    const touched = this.touched;
-    this.touched = Infinity;
-    return touched;
   }
 
   /** The checkpoint index and step id where the rows from step `stepId` begin (the step holding it). */

@@ -5,7 +5,8 @@ import { patchView, runDelta, sameData } from './view-build';
 import type { HostToWebview, RunDeltaMessage, SnapshotMessage } from '../../../protocol/messages';
 import type { PatchView, RunHeader, RunView, StepRow } from '../../../protocol/viewModel';
 import type { TimelineBackend, TimelineChange } from './backend';
-import { RunFold } from './run-fold';
+import type { RunFold } from './run-fold';
+import { RunFolds } from './run-folds';
 
 type SyncBackend = Pick<TimelineBackend, 'listRuns' | 'readRun' | 'liveStates'> & {
   /** Agent hunks of the run still waiting for Keep or Undo (the inline review); unset: none. */
@@ -19,7 +20,8 @@ export class ChangeQueue {
   private readonly paths = new Set<string>();
 
   add(change: TimelineChange): void {
-    if (change.kind === 'runs') this.runs = true;
+    // What waits for review shows on the runs' headers: compared with the listing as a change of runs is.
+    if (change.kind === 'runs' || change.kind === 'review') this.runs = true;
     else if (change.kind === 'records') this.records.add(change.runId);
     else for (const path of change.paths) this.paths.add(path);
   }
@@ -59,47 +61,25 @@ function stepIndex(steps: readonly StepRow[], stepId: number): number {
 
 /**
  * Keeps what the webview was last sent, per run, and turns changes into the smallest messages:
- * a snapshot on `ready`, then run deltas and patch live-state changes. A run is read from the
- * store when the view first needs it or after something other than this window's runtime wrote
- * it; the records the runtime emits advance its fold in memory, and only the steps they touched
- * are built again.
+ * a snapshot on `ready`, then run deltas and patch live-state changes. Runs are read through the
+ * window's one fold per run (run-folds.ts), which the records the runtime emits advance in
+ * memory; only the steps they touched since this view last built are built again.
  */
 export class TimelineSync {
   private readonly sent = new Map<string, RunView>();
-  private readonly folds = new Map<string, RunFold>();
-  /** Runs whose fold was read from disk since the view was sent: compared whole. */
-  private readonly reread = new Set<string>();
-  private readonly loading = new Map<string, Promise<RunFold>>();
-  /** Records appended while a run is being read (unknown: a write from elsewhere). */
-  private readonly during = new Map<string, { records: StoredRecord[]; unknown: boolean }>();
+  /** The fold each sent view was built from: another one (read again since) is compared whole. */
+  private readonly builtFrom = new Map<string, RunFold>();
+  /** The lowest step the records touched since the view was built, by run (Infinity: only the header). */
+  private readonly touched = new Map<string, number>();
   private summaries = new Map<string, RunSummary>();
 
-  constructor(private readonly backend: SyncBackend) {}
+  constructor(
+    private readonly backend: SyncBackend,
+    private readonly folds: RunFolds = new RunFolds((runId) => backend.readRun(runId)),
+  ) {}
 
   private fold(runId: string): Promise<RunFold> {
-    const cached = this.folds.get(runId);
-    if (cached) return Promise.resolve(cached);
-    let loading = this.loading.get(runId);
-    if (!loading) {
-      loading = this.load(runId).finally(() => this.loading.delete(runId));
-      this.loading.set(runId, loading);
-    }
-    return loading;
-  }
-
-  /** Reads the run; what the runtime appended while it was read is folded in after, or it is read again next time. */
-  private async load(runId: string): Promise<RunFold> {
-    const during: { records: StoredRecord[]; unknown: boolean } = { records: [], unknown: false };
-    this.during.set(runId, during);
-    try {
-      const fold = RunFold.of(await this.backend.readRun(runId));
-      this.reread.add(runId);
-      const missed = during.records.filter((r) => r.seq > fold.lastSeq);
-      if (!during.unknown && (missed.length === 0 || fold.append(missed))) this.folds.set(runId, fold);
-      return fold;
-    } finally {
-      this.during.delete(runId);
-    }
+    return this.folds.get(runId);
   }
 
   /** The run's folded state (for actions: it copies the ledger). */
@@ -112,15 +92,20 @@ export class TimelineSync {
   }
 
   /**
-   * Records were appended to a run: folded in when the runtime gave them and they follow what
-   * is folded; otherwise (another process, an action, a gap) the run is read again when needed.
+   * Records were appended to a run: folded in (once for the window) when the runtime gave them
+   * and they follow what is folded; otherwise (another process, an action, a gap) the run is read
+   * again when needed.
    */
   recordsChanged(runId: string, records?: readonly StoredRecord[]): void {
-    const during = this.during.get(runId);
-    if (during && records) during.records.push(...records);
-    else if (during) during.unknown = true;
-    const fold = this.folds.get(runId);
-    if (fold && !(records && fold.append(records))) this.folds.delete(runId);
+    const touched = this.folds.recordsChanged(runId, records);
+    if (touched === false) this.touched.delete(runId);
+    else this.touched.set(runId, Math.min(touched, this.touched.get(runId) ?? Infinity));
+  }
+
+  private takeTouched(runId: string): number {
+    const touched = this.touched.get(runId) ?? Infinity;
+    this.touched.delete(runId);
+    return touched;
   }
 
   private async refreshSummaries(): Promise<RunSummary[]> {
@@ -150,12 +135,13 @@ export class TimelineSync {
     return review > 0 ? { ...header, reviewCount: review } : header;
   }
 
-  /** The whole view of a run, built from its fold. */
+  /** The whole view of a run, built from its fold (read again when another view let its earlier histories go). */
   private async view(runId: string): Promise<RunView | undefined> {
+    if (this.folds.peek(runId)?.canBuild(0) === false) this.folds.drop(runId);
     const fold = await this.readable(runId);
     if (!fold) return undefined;
-    fold.takeTouched();
-    this.reread.delete(runId);
+    this.touched.delete(runId);
+    this.builtFrom.set(runId, fold);
     const live = await this.backend.liveStates([...fold.patches].filter((p) => p.state === 'pending'));
     return { header: this.header(runId, fold), steps: fold.steps(live) };
   }
@@ -168,7 +154,7 @@ export class TimelineSync {
     sent: RunView,
   ): Promise<{ view: RunView; delta: RunDeltaMessage | null } | undefined> {
     const header = this.header(runId, fold);
-    const touched = fold.takeTouched();
+    const touched = this.takeTouched(runId);
     if (touched === Infinity) {
       const view = { header, steps: sent.steps };
       return { view, delta: sameData(header, sent.header) ? null : { type: 'runDelta', header, fromStep: sent.steps.length, steps: [] } };
@@ -238,14 +224,14 @@ export class TimelineSync {
   /** The message that brings the view of one run up to date, if any. */
   private async update(runId: string): Promise<HostToWebview | null> {
     const sent = this.sent.get(runId);
-    const fold = this.folds.get(runId);
-    if (sent && fold && !this.reread.has(runId)) {
+    const fold = this.folds.peek(runId);
+    if (sent && fold && this.builtFrom.get(runId) === fold) {
       const tail = await this.tailDelta(runId, fold, sent);
       if (tail) {
         this.sent.set(runId, tail.view);
         return tail.delta;
       }
-      this.folds.delete(runId);
+      this.folds.drop(runId);
     }
     const next = await this.view(runId);
     if (!next) {
@@ -263,8 +249,9 @@ export class TimelineSync {
 
   private forget(runId: string): void {
     this.sent.delete(runId);
-    this.folds.delete(runId);
-    this.reread.delete(runId);
+    this.folds.drop(runId);
+    this.builtFrom.delete(runId);
+    this.touched.delete(runId);
   }
 
   private async liveChanged(paths: ReadonlySet<string>, alreadyFresh: ReadonlySet<string>): Promise<HostToWebview[]> {

@@ -1,14 +1,7 @@
 import * as vscode from 'vscode';
 import type { HunkView } from '../../../core/patches/review';
-import { REVIEW_COMMANDS } from '../review/ids';
-import type { CommandId } from '../command-table';
-
-/** The patch commands of the Timeline and the patch diff editor. */
-export const PATCH_COMMANDS = {
-  openDiff: 'agentCheckpoints.openDiff',
-  acceptPatch: 'agentCheckpoints.acceptPatch',
-  rollbackPatch: 'agentCheckpoints.rollbackPatch',
-} as const satisfies Record<string, CommandId>;
+import { REVIEW_COMMANDS } from './ids';
+import { PATCH_COMMANDS } from '../patch-commands';
 
 export interface LensSource {
   /** The hunks waiting for review in a document, where they are now. */
