@@ -3,13 +3,13 @@ import type { CheckpointStore } from '../../core/store/contract';
 import * as nodePath from 'node:path';
 import { systemClock, type Log } from '../../core/ports';
 import type { FileCheckpointStore } from '../../core/store/file/file-store';
-import { createNodeCommandRunner } from '../node/command-runner';
+import { commandLaunch, createAgentHost, type AgentHost, type AgentHostPorts, type CommandLaunch } from '../node/agent-host/index';
 import { commandShell } from './command-shell';
 import { nodeGitReader } from '../node/git-facts';
 import { folderKey, workspaceStoreDir } from '../node/state-dir';
-import { openFileStore, openStore, shownAddress } from '../node/store-factory';
+import { openFileStore, openStore, shownAddress, storeAddressOf } from '../node/store-factory';
 import { migrateRunsFrom, workspaceStorageSiblings } from '../node/store-migrate';
-import { AgentController } from './agent-controller';
+import { AgentController, editorProviderSources } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
 import { InlineApprover } from './approvals';
@@ -21,9 +21,8 @@ import { SwitchablePrompts } from './prompts';
 import { RestoreActions } from './restore-actions';
 import { RunFeed } from './run-feed';
 import { RunPresenter } from './run-presenter';
-import { readSettings } from './settings';
+import { readSettings, type ExtensionSettings } from './settings';
 import { CommandNetwork } from './command-network';
-import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { errorText } from '../../core/error-text';
 import { counted } from '../../protocol/words';
 
@@ -98,26 +97,66 @@ function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () =>
   };
 }
 
-/** The sandbox of the next command, from the user's settings; the editor's user folder is never visible to it. */
-function commandSandboxOf(
+/** How the agent's commands and MCP servers start, from the user's settings (read at each start). */
+function launchOf(
   context: vscode.ExtensionContext,
   roots: readonly string[],
   store: string,
   network: CommandNetwork,
-): SandboxRequest | undefined {
-  const settings = readSettings();
+  deps: { apiKeys: ApiKeys; log: Log },
+): CommandLaunch {
   const userDir = nodePath.dirname(nodePath.dirname(context.globalStorageUri.fsPath));
-  const proxy = network.current();
-  return sandboxRequestOf({
-    mode: settings.sandbox,
-    network: settings.commandNetwork,
-    ...(proxy !== undefined ? { proxy } : {}),
+  return commandLaunch({
     roots,
-    store,
-    protectedPaths: settings.protectedPaths,
-    homePaths: settings.commandHomePaths,
-    // The file store's folder stays hidden with a PostgreSQL store too (runs moved from it, the fallback).
+    store: storeAddressOf(store),
+    // The editor's user folder is never visible to a command; the file store's folder stays hidden with a PostgreSQL store too (runs moved from it, the fallback).
     hidden: [userDir, context.globalStorageUri.fsPath, storageRootOf(context).fsPath],
+    settings: () => {
+      const settings = readSettings();
+      return {
+        sandbox: settings.sandbox,
+        network: settings.commandNetwork,
+        passEnv: settings.commandEnvironment,
+        protectedPaths: settings.protectedPaths,
+        homePaths: settings.commandHomePaths,
+      };
+    },
+    proxy: () => network.current(),
+    shell: commandShell,
+    secrets: () => deps.apiKeys.known(),
+    warn: (message) => {
+      deps.log.log('warn', message);
+      void vscode.window.showWarningMessage(`Agent Checkpoints: ${message}`);
+    },
+  });
+}
+
+/** The window's agent host: the launch of its commands, the tools a session adds (MCP servers, VS Code's), the settings' provider. */
+function agentHostOf(
+  context: vscode.ExtensionContext,
+  window: {
+    roots: readonly string[];
+    storeAddress: string;
+    network: CommandNetwork;
+    apiKeys: ApiKeys;
+    log: Log;
+    prompts: SwitchablePrompts;
+    settings: () => ExtensionSettings;
+  },
+  ports: Omit<AgentHostPorts, 'commands' | 'providers' | 'extraTools'>,
+): AgentHost {
+  const { roots, apiKeys } = window;
+  const launch = launchOf(context, roots, window.storeAddress, window.network, window);
+  // One runner per window: it tells once which variables it withheld.
+  const commands = launch.runner();
+  const extensions = createRunExtensions({ state: context.workspaceState, prompts: window.prompts, log: window.log, launch });
+  const resolveFile = (path: string): vscode.Uri =>
+    vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path));
+  return createAgentHost({
+    ...ports,
+    commands: () => commands,
+    providers: editorProviderSources({ apiKeys, settings: window.settings, resolveFile, languageModels: () => extensions.provider() }),
+    extraTools: () => extensions.tools(),
   });
 }
 
@@ -152,34 +191,20 @@ export function createServices(context: vscode.ExtensionContext): Services {
   });
   network.current();
   const approvals = new InlineApprover(prompts);
-  const controller = new AgentController({
-    store,
-    workspace: boundedWorkspace(workspace),
-    approver: approvals,
-    commands: createNodeCommandRunner({
-      secrets: () => apiKeys.known(),
-      passEnv: () => readSettings().commandEnvironment,
-      sandbox: () => commandSandboxOf(context, roots, storeAddress, network),
-      shell: commandShell,
-      warn: (message) => {
-        log.log('warn', message);
-        void vscode.window.showWarningMessage(`Agent Checkpoints: ${message}`);
-      },
-    }),
-    git: nodeGitReader,
-    clock: systemClock,
-    log,
-    apiKeys,
-    settings: () => readSettings((message) => log.log('warn', message)),
-    extensions: createRunExtensions({
-      state: context.workspaceState,
-      prompts,
+  const settings = (): ExtensionSettings => readSettings((message) => log.log('warn', message));
+  const host = agentHostOf(
+    context,
+    { roots, storeAddress, network, apiKeys, log, prompts, settings },
+    {
+      store,
+      workspace: boundedWorkspace(workspace),
+      approver: approvals,
+      git: nodeGitReader,
+      clock: systemClock,
       log,
-      sandbox: () => commandSandboxOf(context, roots, storeAddress, network),
-      passEnv: () => readSettings().commandEnvironment,
-    }),
-    resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
-  });
+    },
+  );
+  const controller = new AgentController({ store, clock: systemClock, log, settings, host });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   const keys = new ContextKeys(feed, log, () => controller.current?.runId);
   const presenter = new RunPresenter(controller, approvals);
