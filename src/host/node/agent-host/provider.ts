@@ -49,8 +49,17 @@ export interface ProviderSources {
   readonly languageModels?: (() => ModelProvider) | undefined;
 }
 
-/** The provider of `choice`; the Anthropic SDK loads only when a session calls it (a CLI start stays fast). */
-export async function createProvider(choice: ProviderChoice, sources: ProviderSources, log: Log): Promise<ModelProvider> {
+/** The Anthropic provider's module, loaded when a session first calls a model (its SDK would slow every CLI start). */
+const loadAnthropic = (): Promise<Pick<typeof import('../../../core/model/anthropic'), 'createAnthropicProvider'>> =>
+  import('../../../core/model/anthropic');
+
+/** The provider of `choice`, from the host's sources (`load`: the Anthropic module, a fake in tests). */
+export async function createProvider(
+  choice: ProviderChoice,
+  sources: ProviderSources,
+  log: Log,
+  load = loadAnthropic,
+): Promise<ModelProvider> {
   const model = choice.model !== undefined ? { model: choice.model } : {};
   if (choice.kind === 'replay') {
     const script = await sources.replay();
@@ -67,6 +76,6 @@ export async function createProvider(choice: ProviderChoice, sources: ProviderSo
     'info',
     `model ${choice.model ?? 'by default'} through the Anthropic API (key from ${key.source})${at !== undefined ? ` at ${at}` : ''}`,
   );
-  const { createAnthropicProvider } = await import('../../../core/model/anthropic');
+  const { createAnthropicProvider } = await load();
   return createAnthropicProvider({ apiKey: key.key, ...model, ...(at !== undefined ? { baseURL: at } : {}) });
 }
