@@ -1,3 +1,4 @@
+import type * as Anthropic from '../../../core/model/anthropic';
 import type { Log } from '../../../core/ports';
 import type { ModelProvider } from '../../../core/model/provider';
 import { createReplayProvider } from '../../../core/model/replay';
@@ -50,8 +51,7 @@ export interface ProviderSources {
 }
 
 /** The Anthropic provider's module, loaded when a session first calls a model (its SDK would slow every CLI start). */
-const loadAnthropic = (): Promise<Pick<typeof import('../../../core/model/anthropic'), 'createAnthropicProvider'>> =>
-  import('../../../core/model/anthropic');
+const loadAnthropic = (): Promise<Pick<typeof Anthropic, 'createAnthropicProvider'>> => import('../../../core/model/anthropic');
 
 /** The provider of `choice`, from the host's sources (`load`: the Anthropic module, a fake in tests). */
 export async function createProvider(
