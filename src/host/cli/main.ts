@@ -31,7 +31,7 @@ import { allowlistText, startCommandProxy, type NetProxy } from '../node/netprox
 import { defaultStoreDir } from '../node/state-dir';
 import { workspaceKey } from '../node/pg/pg-names';
 import type { PgCheckpointStore } from '../node/pg/pg-store';
-import { isPostgresAddress, openStore, shownAddress, storeAddressOf, type StoreAddress } from '../node/store-factory';
+import { isPostgresAddress, openStore, shownAddress, storeAddressOf } from '../node/store-factory';
 import { runWorker } from './worker';
 import { createCliApprover } from './approver';
 import { HELP, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
@@ -64,18 +64,6 @@ function workspaceDir(options: CliOptions): string {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`workspace ${dir} is not a folder`);
   requireTrustedWorkspace(dir, options.trust);
   return dir;
-}
-
-/** How commands and MCP servers start, from the flags: the sandbox (none with --no-sandbox), --pass-env, the proxy. */
-function launchOf(options: CliOptions, dir: string, store: StoreAddress): CommandLaunch {
-  return commandLaunch({
-    roots: [dir],
-    store,
-    settings: () => ({ sandbox: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, passEnv: options.passEnv }),
-    proxy: () => commandProxy,
-    shell: () => shellOf(process.platform, process.env, options.shell),
-    warn: (message) => line(`warning: ${message}`),
-  });
 }
 
 /** The network proxy of this process's commands (with --command-network allowlist), started by networkOf. */
@@ -143,10 +131,17 @@ function providerOf(host: AgentHost, options: CliOptions, recorded?: RunSettings
 
 const stdio: Sink = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
 
-/** The agent host of one command: the store, the workspace and the command launch the flags describe. */
+/** The agent host of one command: the store, the workspace, the launch of commands (--no-sandbox, --pass-env, the proxy), --replay and the key. */
 function hostOf(options: CliOptions, dir: string, store: CheckpointStore, storePath: string): AgentHost {
   const address = storeAddressOf(storePath);
-  const launch = launchOf(options, dir, address);
+  const launch = commandLaunch({
+    roots: [dir],
+    store: address,
+    settings: () => ({ sandbox: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, passEnv: options.passEnv }),
+    proxy: () => commandProxy,
+    shell: () => shellOf(process.platform, process.env, options.shell),
+    warn: (message) => line(`warning: ${message}`),
+  });
   return createAgentHost({
     store,
     workspace: nodeWorkspaceOf([dir], address),

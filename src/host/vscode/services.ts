@@ -3,7 +3,7 @@ import type { CheckpointStore } from '../../core/store/contract';
 import * as nodePath from 'node:path';
 import { systemClock, type Log } from '../../core/ports';
 import type { FileCheckpointStore } from '../../core/store/file/file-store';
-import { commandLaunch, createAgentHost, type AgentHost, type AgentHostPorts, type CommandLaunch } from '../node/agent-host/index';
+import { commandLaunch, createAgentHost, type AgentHost, type AgentHostPorts, type CommandSettings } from '../node/agent-host/index';
 import { commandShell } from './command-shell';
 import { nodeGitReader } from '../node/git-facts';
 import { folderKey, workspaceStoreDir } from '../node/state-dir';
@@ -97,65 +97,57 @@ function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () =>
   };
 }
 
-/** How the agent's commands and MCP servers start, from the user's settings (read at each start). */
-function launchOf(
+/** The user's settings that shape a command's launch, read at each command. */
+function commandSettingsNow(): CommandSettings {
+  const settings = readSettings();
+  return {
+    sandbox: settings.sandbox,
+    network: settings.commandNetwork,
+    passEnv: settings.commandEnvironment,
+    protectedPaths: settings.protectedPaths,
+    homePaths: settings.commandHomePaths,
+  };
+}
+
+/**
+ * The window's agent host: the launch of its commands and MCP servers (the editor's user folder and
+ * storage never visible to them), the tools a session adds (MCP servers, VS Code's), the provider the settings name.
+ */
+function agentHostOf(
   context: vscode.ExtensionContext,
-  roots: readonly string[],
-  store: string,
-  network: CommandNetwork,
-  deps: { apiKeys: ApiKeys; log: Log },
-): CommandLaunch {
-  const userDir = nodePath.dirname(nodePath.dirname(context.globalStorageUri.fsPath));
-  return commandLaunch({
+  window: { roots: readonly string[]; storeAddress: string; network: CommandNetwork; apiKeys: ApiKeys; prompts: SwitchablePrompts },
+  ports: Omit<AgentHostPorts, 'commands' | 'providers' | 'extraTools'> & { settings: () => ExtensionSettings },
+): AgentHost {
+  const { roots, apiKeys, network } = window;
+  const { log, settings, ...agentPorts } = ports;
+  const launch = commandLaunch({
     roots,
-    store: storeAddressOf(store),
-    // The editor's user folder is never visible to a command; the file store's folder stays hidden with a PostgreSQL store too (runs moved from it, the fallback).
-    hidden: [userDir, context.globalStorageUri.fsPath, storageRootOf(context).fsPath],
-    settings: () => {
-      const settings = readSettings();
-      return {
-        sandbox: settings.sandbox,
-        network: settings.commandNetwork,
-        passEnv: settings.commandEnvironment,
-        protectedPaths: settings.protectedPaths,
-        homePaths: settings.commandHomePaths,
-      };
-    },
+    store: storeAddressOf(window.storeAddress),
+    // The editor's user folder, the extension's storage, and the file store's folder (hidden with a PostgreSQL store too: runs moved from it, the fallback).
+    hidden: [
+      nodePath.dirname(nodePath.dirname(context.globalStorageUri.fsPath)),
+      context.globalStorageUri.fsPath,
+      storageRootOf(context).fsPath,
+    ],
+    settings: commandSettingsNow,
     proxy: () => network.current(),
     shell: commandShell,
-    secrets: () => deps.apiKeys.known(),
+    secrets: () => apiKeys.known(),
     warn: (message) => {
-      deps.log.log('warn', message);
+      log.log('warn', message);
       void vscode.window.showWarningMessage(`Agent Checkpoints: ${message}`);
     },
   });
-}
-
-/** The window's agent host: the launch of its commands, the tools a session adds (MCP servers, VS Code's), the settings' provider. */
-function agentHostOf(
-  context: vscode.ExtensionContext,
-  window: {
-    roots: readonly string[];
-    storeAddress: string;
-    network: CommandNetwork;
-    apiKeys: ApiKeys;
-    log: Log;
-    prompts: SwitchablePrompts;
-    settings: () => ExtensionSettings;
-  },
-  ports: Omit<AgentHostPorts, 'commands' | 'providers' | 'extraTools'>,
-): AgentHost {
-  const { roots, apiKeys } = window;
-  const launch = launchOf(context, roots, window.storeAddress, window.network, window);
   // One runner per window: it tells once which variables it withheld.
   const commands = launch.runner();
-  const extensions = createRunExtensions({ state: context.workspaceState, prompts: window.prompts, log: window.log, launch });
+  const extensions = createRunExtensions({ state: context.workspaceState, prompts: window.prompts, log, launch });
   const resolveFile = (path: string): vscode.Uri =>
     vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path));
   return createAgentHost({
-    ...ports,
+    ...agentPorts,
+    log,
     commands: () => commands,
-    providers: editorProviderSources({ apiKeys, settings: window.settings, resolveFile, languageModels: () => extensions.provider() }),
+    providers: editorProviderSources({ apiKeys, settings, resolveFile, languageModels: () => extensions.provider() }),
     extraTools: () => extensions.tools(),
   });
 }
@@ -194,15 +186,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const settings = (): ExtensionSettings => readSettings((message) => log.log('warn', message));
   const host = agentHostOf(
     context,
-    { roots, storeAddress, network, apiKeys, log, prompts, settings },
-    {
-      store,
-      workspace: boundedWorkspace(workspace),
-      approver: approvals,
-      git: nodeGitReader,
-      clock: systemClock,
-      log,
-    },
+    { roots, storeAddress, network, apiKeys, prompts },
+    { store, workspace: boundedWorkspace(workspace), approver: approvals, git: nodeGitReader, clock: systemClock, log, settings },
   );
   const controller = new AgentController({ store, clock: systemClock, log, settings, host });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
