@@ -116,6 +116,8 @@ function providerSources(options: CliOptions): ProviderSources {
       return { key, source: 'ANTHROPIC_API_KEY' };
     },
     baseUrl: () => options.baseUrl,
+    // Loaded only by a command that calls a model (not for status or fork).
+    anthropic: () => import('../../core/model/anthropic'),
   };
 }
 
@@ -165,7 +167,7 @@ async function mcpOf(options: CliOptions, dir: string, launch: CommandLaunch): P
     interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
     warn: (message) => line(`warning: ${message}`),
   });
-  const mcp = await startMcp(entries, { log: stderrLog, folder: dir, launch });
+  const mcp = await startMcp(entries, { log: stderrLog, folder: dir, launch, client: () => import('../node/mcp/client') });
   if (entries.length > 0 && !options.quiet)
     line(`mcp: ${counted(mcp.tools.length, 'tool')} from ${entries.length - mcp.failures.length} of ${counted(entries.length, 'server')}`);
   return mcp;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { createAnthropicProvider } from '../../core/model/anthropic';
 import type { ModelProvider } from '../../core/model/provider';
 import type { Clock, Log } from '../../core/ports';
 import { HostClosing, newRunId, ResumeError, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
@@ -68,6 +69,7 @@ export function editorProviderSources(deps: {
       return key;
     },
     baseUrl: () => deps.settings().baseUrl,
+    anthropic: async () => ({ createAnthropicProvider }),
     languageModels: deps.languageModels,
   };
 }

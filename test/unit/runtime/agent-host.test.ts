@@ -15,6 +15,7 @@ import {
   type CommandSettings,
   type ProviderSources,
 } from '../../../src/host/node/agent-host/index';
+import type { StartOptions } from '../../../src/host/node/mcp/client';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { shellOf } from '../../../src/host/node/shell';
 import { storeAddressOf } from '../../../src/host/node/store-factory';
@@ -26,7 +27,10 @@ import { countingRunner, ScriptedApprover, SETTINGS, tempDir } from './harness';
 const REPLAY = `${JSON.stringify({ id: 'msg_1', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage: { input_tokens: 5, output_tokens: 1 } })}\n`;
 
 /** Sources that say which of them was asked; the key source refuses as a host does when it has none. */
-function sources(asked: string[], options: { key?: string; languageModels?: () => ModelProvider } = {}): ProviderSources {
+function sources(
+  asked: string[],
+  options: { key?: string; languageModels?: () => ModelProvider; anthropic?: ProviderSources['anthropic'] } = {},
+): ProviderSources {
   return {
     replay: async () => (asked.push('replay'), { text: REPLAY, source: 'script.jsonl' }),
     apiKey: async () => {
@@ -36,6 +40,7 @@ function sources(asked: string[], options: { key?: string; languageModels?: () =
     },
     baseUrl: () => 'http://127.0.0.1:9',
     ...(options.languageModels !== undefined ? { languageModels: options.languageModels } : {}),
+    anthropic: options.anthropic ?? (() => Promise.reject(new Error('the test loads no SDK'))),
   };
 }
 
@@ -73,8 +78,11 @@ describe('the Node agent host (host/node/agent-host)', () => {
       assert.deepEqual(asked, ['replay']);
       const built: unknown[] = [];
       const fake = { name: 'anthropic' } as ModelProvider;
-      const load = async () => ({ createAnthropicProvider: (options: unknown) => (built.push(options), fake) });
-      assert.equal(await createProvider({ kind: 'anthropic', model: 'm' }, sources(asked, { key: 'sk-secret-value' }), log, load), fake);
+      const anthropic = async () => ({ createAnthropicProvider: (options: unknown) => (built.push(options), fake) });
+      assert.equal(
+        await createProvider({ kind: 'anthropic', model: 'm' }, sources(asked, { key: 'sk-secret-value', anthropic }), log),
+        fake,
+      );
       assert.deepEqual(asked, ['replay', 'key']);
       assert.deepEqual(built, [{ apiKey: 'sk-secret-value', model: 'm', baseURL: 'http://127.0.0.1:9' }]);
       assert.ok(lines.some((l) => l.includes('through the Anthropic API (key from test) at http://127.0.0.1:9')));
@@ -158,10 +166,21 @@ describe('the Node agent host (host/node/agent-host)', () => {
       }
     });
 
-    it('starts no MCP server when none is allowed', async () => {
-      const mcp = await startMcp([], { log: silentLog, launch: { sandbox: () => undefined, passEnv: () => [] } });
-      assert.deepEqual([mcp.tools, mcp.failures], [[], []]);
-      await mcp.close();
+    it('starts MCP servers in the launch: its sandbox and variables, the built-in names reserved; none, and no client loaded, when none is allowed', async () => {
+      const seen: { reserved?: readonly string[]; sandboxed: boolean; passEnv?: readonly string[] }[] = [];
+      const client = async () => ({
+        startMcpServers: async (_entries: unknown, options: StartOptions) => {
+          seen.push({ reserved: options.reserved, sandboxed: options.sandbox?.() !== undefined, passEnv: options.passEnv });
+          return { tools: [], failures: [], close: async () => undefined };
+        },
+      });
+      const launch = { sandbox: () => ({ roots: ['/ws'] }) as never, passEnv: () => ['NPM_CONFIG_CACHE'] };
+      const none = await startMcp([], { log: silentLog, launch, client });
+      assert.deepEqual([none.tools, none.failures, seen], [[], [], []]);
+      await none.close();
+      const entry = { name: 'docs', origin: 'cli', source: 'cli', config: { command: 'docs-server' } } as never;
+      await startMcp([entry], { log: silentLog, launch, client });
+      assert.deepEqual(seen, [{ reserved: BUILTIN_TOOLS.map((t) => t.name), sandboxed: true, passEnv: ['NPM_CONFIG_CACHE'] }]);
     });
   });
 

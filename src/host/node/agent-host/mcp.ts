@@ -1,5 +1,6 @@
 import type { Log } from '../../../core/ports';
 import { BUILTIN_TOOLS } from '../../../core/tools/registry';
+import type * as McpClient from '../mcp/client';
 import type { McpConnections } from '../mcp/client';
 import type { McpServerEntry } from '../mcp/config';
 import type { CommandLaunch } from './commands';
@@ -11,11 +12,16 @@ import type { CommandLaunch } from './commands';
 /** Starts the allowed servers; their tools never take a built-in tool's name. */
 export async function startMcp(
   entries: readonly McpServerEntry[],
-  options: { readonly log: Log; readonly folder?: string | undefined; readonly launch: Pick<CommandLaunch, 'sandbox' | 'passEnv'> },
+  options: {
+    readonly log: Log;
+    readonly folder?: string | undefined;
+    readonly launch: Pick<CommandLaunch, 'sandbox' | 'passEnv'>;
+    /** The MCP client's module: the CLI loads it only when a server is named (its SDK costs every start ~100 ms); the extension bundles it. */
+    readonly client: () => Promise<Pick<typeof McpClient, 'startMcpServers'>>;
+  },
 ): Promise<McpConnections> {
   if (entries.length === 0) return { tools: [], failures: [], close: async () => undefined };
-  // Loaded only when a server is named: the SDK costs every CLI start ~100 ms otherwise.
-  const { startMcpServers } = await import('../mcp/client');
+  const { startMcpServers } = await options.client();
   return startMcpServers(entries, {
     log: options.log,
     reserved: BUILTIN_TOOLS.map((t) => t.name),

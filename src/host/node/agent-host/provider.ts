@@ -48,18 +48,12 @@ export interface ProviderSources {
   readonly baseUrl?: (() => string | undefined) | undefined;
   /** VS Code's language models, where the host has them. */
   readonly languageModels?: (() => ModelProvider) | undefined;
+  /** The Anthropic provider's module: the CLI loads it (and its SDK) only when a session calls a model; the extension bundles it. */
+  anthropic(): Promise<Pick<typeof Anthropic, 'createAnthropicProvider'>>;
 }
 
-/** The Anthropic provider's module, loaded when a session first calls a model (its SDK would slow every CLI start). */
-const loadAnthropic = (): Promise<Pick<typeof Anthropic, 'createAnthropicProvider'>> => import('../../../core/model/anthropic');
-
-/** The provider of `choice`, from the host's sources (`load`: the Anthropic module, a fake in tests). */
-export async function createProvider(
-  choice: ProviderChoice,
-  sources: ProviderSources,
-  log: Log,
-  load = loadAnthropic,
-): Promise<ModelProvider> {
+/** The provider of `choice`, from the host's sources. */
+export async function createProvider(choice: ProviderChoice, sources: ProviderSources, log: Log): Promise<ModelProvider> {
   const model = choice.model !== undefined ? { model: choice.model } : {};
   if (choice.kind === 'replay') {
     const script = await sources.replay();
@@ -76,6 +70,6 @@ export async function createProvider(
     'info',
     `model ${choice.model ?? 'by default'} through the Anthropic API (key from ${key.source})${at !== undefined ? ` at ${at}` : ''}`,
   );
-  const { createAnthropicProvider } = await load();
+  const { createAnthropicProvider } = await sources.anthropic();
   return createAnthropicProvider({ apiKey: key.key, ...model, ...(at !== undefined ? { baseURL: at } : {}) });
 }

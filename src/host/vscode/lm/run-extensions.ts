@@ -3,6 +3,7 @@ import type { ModelProvider } from '../../../core/model/provider';
 import type { Log } from '../../../core/ports';
 import { BUILTIN_TOOLS } from '../../../core/tools/registry';
 import { startMcp, type CommandLaunch, type ExtraTools } from '../../node/agent-host/index';
+import { startMcpServers } from '../../node/mcp/client';
 import type { Prompts } from '../prompts';
 import { languageModelTools } from './lm-tools';
 import { runMcpServers, userSetting } from './mcp-servers';
@@ -30,7 +31,7 @@ export function createRunExtensions(deps: {
     async tools() {
       const entries = await runMcpServers(deps.state, deps.prompts, deps.log);
       const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
-      const mcp = await startMcp(entries, { log: deps.log, folder, launch: deps.launch });
+      const mcp = await startMcp(entries, { log: deps.log, folder, launch: deps.launch, client: async () => ({ startMcpServers }) });
       const taken = new Set([...BUILTIN_TOOLS.map((t) => t.name), ...mcp.tools.map((t) => t.name)]);
       const lm = languageModelTools(toolNamesSetting(), taken);
       if (mcp.tools.length + lm.length > 0) deps.log.log('info', `external tools: ${[...mcp.tools, ...lm].map((t) => t.name).join(', ')}`);
