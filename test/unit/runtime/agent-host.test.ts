@@ -240,5 +240,10 @@ describe('the Node agent host (host/node/agent-host)', () => {
       ['the MCP servers', /(?<!function )startMcpServers\(/, 'host/node/agent-host/mcp.ts'],
     ] as const)
       it(`builds ${what} in one place (${place})`, () => assert.deepEqual(builders(pattern), [place]));
+
+    it('the host loads no module lazily itself: the CLI hands it its loaders (a dynamic import in the extension bundle broke its start)', () => {
+      const lazy = files(join(SRC, 'host', 'node', 'agent-host')).filter((f) => /(?<![\w.])import\(\s*['"]/.test(readFileSync(f, 'utf8')));
+      assert.deepEqual(lazy, []);
+    });
   });
 });
