@@ -228,8 +228,7 @@ async function runCommand(options: CliOptions): Promise<number> {
   });
   if (options.detach && !isPostgresAddress(storePath))
     throw new UsageError('--detach needs --store postgres://... (workers take queued runs from a PostgreSQL store)');
-  const session = await host.open(model);
-  try {
+  return host.withSession(model, async (session) => {
     const run = runOf(options, session, []);
     announceStore(options, storePath);
     const request = {
@@ -245,9 +244,7 @@ async function runCommand(options: CliOptions): Promise<number> {
       return EXIT.completed;
     }
     return report(run, await run.runtime.start(request, cancelOnSignals()));
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 async function resumeCommand(options: CliOptions): Promise<number> {
@@ -270,13 +267,10 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     return EXIT.paused;
   }
   const host = hostOf(options, dir, store, storePath);
-  const session = await host.open(await providerOf(host, options, state.run.settings));
-  try {
+  return host.withSession(await providerOf(host, options, state.run.settings), async (session) => {
     const run = runOf(options, session, state.messages);
     return report(run, await run.runtime.resume(runId, cancelOnSignals(), resumeOptions));
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** `continue`: a new instruction for a stopped run, with the limits the flags raise. */
@@ -287,15 +281,12 @@ async function continueCommand(options: CliOptions): Promise<number> {
   announceStore(options, storePath);
   const state = await resumeTarget(store, options.run, shownAddress(storePath));
   const host = hostOf(options, dir, store, storePath);
-  const session = await host.open(await providerOf(host, options, state.run.settings));
-  try {
+  return host.withSession(await providerOf(host, options, state.run.settings), async (session) => {
     const run = runOf(options, session, state.messages);
     const { raise } = resumeOptionsOf(options);
     const continued = { moreTurns: DEFAULT_MORE_TURNS, ...(raise ? { raise } : {}) };
     return report(run, await run.runtime.continue(state.run.runId, options.task!, cancelOnSignals(), continued));
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 async function statusCommand(options: CliOptions): Promise<number> {
@@ -326,21 +317,21 @@ async function workerCommand(options: CliOptions): Promise<number> {
   const git = await nodeGitReader.facts(dir).catch(() => ({ isRepo: false, dirtyPaths: [] }));
   const workspace = workspaceKey({ git, workspaceFolders: [dir] });
   const host = hostOf(options, dir, store, storePath);
-  const session = await host.open(await providerOf(host, options));
-  const signal = cancelOnSignals();
+  const model = await providerOf(host, options);
   try {
-    const worker = await runWorker({
-      store,
-      workspace,
-      concurrency: options.concurrency ?? 1,
-      exitWhenIdle: options.exitWhenIdle === true,
-      signal,
-      log: (text) => !options.quiet && line(text),
-      resume: (runId, cancel) => runOf(options, session, []).runtime.resume(runId, cancel),
-    });
+    const worker = await host.withSession(model, (session) =>
+      runWorker({
+        store,
+        workspace,
+        concurrency: options.concurrency ?? 1,
+        exitWhenIdle: options.exitWhenIdle === true,
+        signal: cancelOnSignals(),
+        log: (text) => !options.quiet && line(text),
+        resume: (runId, cancel) => runOf(options, session, []).runtime.resume(runId, cancel),
+      }),
+    );
     return worker.failures.length > 0 ? EXIT.failed : EXIT.completed;
   } finally {
-    await session.close();
     await store.dispose();
   }
 }

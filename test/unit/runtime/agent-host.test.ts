@@ -217,6 +217,11 @@ describe('the Node agent host (host/node/agent-host)', () => {
       assert.notEqual(session.agent(() => undefined).runtime, agent.runtime, 'a new agent per call (a worker has one per run)');
       await session.close();
       assert.equal(closed, 1);
+      await assert.rejects(
+        host.withSession(model, async () => Promise.reject(new Error('the command failed'))),
+        /the command failed/,
+      );
+      assert.equal(closed, 2, 'a session a command failed in is closed too');
     });
   });
 

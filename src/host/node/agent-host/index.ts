@@ -73,11 +73,21 @@ export interface AgentHost {
   provider(inputs: ProviderInputs): Promise<ModelProvider>;
   /** Starts the session's extra tools; throws before anything starts when they cannot be had. */
   open(model: ModelProvider, choices?: ToolChoices): Promise<AgentSession>;
+  /** `work` on a session opened for it, closed after it whatever happens (the CLI's commands). */
+  withSession<T>(model: ModelProvider, work: (session: AgentSession) => Promise<T>): Promise<T>;
 }
 
 export function createAgentHost(ports: AgentHostPorts): AgentHost {
-  return {
+  const host: AgentHost = {
     provider: (inputs) => createProvider(chooseProvider(inputs), ports.providers, ports.log),
+    async withSession(model, work) {
+      const session = await host.open(model);
+      try {
+        return await work(session);
+      } finally {
+        await session.close();
+      }
+    },
     async open(model, choices = {}) {
       const extra = (await ports.extraTools?.()) ?? { tools: [], close: async () => undefined };
       return {
@@ -99,6 +109,7 @@ export function createAgentHost(ports: AgentHostPorts): AgentHost {
       };
     },
   };
+  return host;
 }
 
 /** The workspace over Node fs (the CLI's): the file store's folder is never readable or writable through it. */
