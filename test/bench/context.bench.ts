@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createAnthropicProvider } from '../../src/core/model/anthropic';
 import { silentLog } from '../../src/core/ports';
-import { AgentRuntime } from '../../src/core/runtime/runtime';
+import { buildAgent } from '../../src/core/runtime/agent';
+import type { AgentRuntime } from '../../src/core/runtime/runtime';
 import type { PromptEnvironment } from '../../src/core/runtime/system-prompt';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../src/host/node/node-workspace';
@@ -149,7 +150,7 @@ function figures(usages: readonly MeasuredUsage[], tasks: number, completed: num
 }
 
 function runtimeFor(root: string, url: string): AgentRuntime {
-  return new AgentRuntime({
+  return buildAgent({
     store: new MemoryCheckpointStore(),
     workspace: new NodeWorkspace({ roots: [root], storeDir: join(root, '.store') }),
     model: createAnthropicProvider({ apiKey: 'sk-bench', baseURL: url, maxRetries: 0 }),
@@ -157,7 +158,7 @@ function runtimeFor(root: string, url: string): AgentRuntime {
     commands: createNodeCommandRunner(),
     clock: { now: () => Date.now() },
     log: silentLog,
-  });
+  }).runtime;
 }
 
 const settings = (maxTurns: number) => ({ model: MODEL, provider: 'anthropic', maxTurns, maxOutputTokensPerCall: 1024 });

@@ -11,7 +11,7 @@ import { createAnthropicProvider } from '../../src/core/model/anthropic';
 import { priceOf } from '../../src/core/model/pricing';
 import { silentLog } from '../../src/core/ports';
 import { SUMMARY_REQUEST } from '../../src/core/runtime/compaction';
-import { AgentRuntime } from '../../src/core/runtime/runtime';
+import { buildAgent } from '../../src/core/runtime/agent';
 import { MemoryCheckpointStore } from '../support/memory-store';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../src/host/node/node-workspace';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const fake = await startFakeAnthropic(script(), { promptCaching: true });
   const store = new MemoryCheckpointStore();
   try {
-    const runtime = new AgentRuntime({
+    const { runtime } = buildAgent({
       store,
       workspace: new NodeWorkspace({ roots: [root], storeDir: join(root, '.store') }),
       model: createAnthropicProvider({ apiKey: 'sk-bench', baseURL: fake.url, maxRetries: 0 }),

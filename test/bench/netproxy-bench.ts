@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { CommandRunner } from '../../src/core/ports';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { startNetProxy, type NetProxy } from '../../src/host/node/netproxy/index';
-import { sandboxRequestOf } from '../../src/host/node/sandbox/index';
+import { sandboxRequest } from '../../src/host/node/agent-host/commands';
 
 const MEGABYTE = Buffer.alloc(1024 * 1024, 7);
 const DOWNLOADS = Number(process.env.SANDBOX_BENCH_DOWNLOADS ?? 40);
@@ -62,9 +62,12 @@ export async function netFigures(ws: string, store: string, runs: number): Promi
   });
   try {
     const plain = createNodeCommandRunner();
-    const today = createNodeCommandRunner({ sandbox: () => sandboxRequestOf({ mode: 'auto', network: 'on', roots: [ws], store }) });
+    const today = createNodeCommandRunner({
+      sandbox: () => sandboxRequest({ sandbox: 'auto', network: 'on' }, { roots: [ws], store: { kind: 'files', dir: store } }),
+    });
     const allowlist = createNodeCommandRunner({
-      sandbox: () => sandboxRequestOf({ mode: 'auto', network: 'allowlist', proxy, roots: [ws], store }),
+      sandbox: () =>
+        sandboxRequest({ sandbox: 'auto', network: 'allowlist' }, { roots: [ws], store: { kind: 'files', dir: store } }, proxy),
     });
     const direct = await downloads(plain, ws, `http://127.0.0.1:${port}/`, "--noproxy '*'");
     const proxied = await downloads(allowlist, ws, `http://bench.test:${port}/`, '');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import pg from 'pg';
 import { systemClock } from '../../src/core/ports';
-import { AgentRuntime } from '../../src/core/runtime/runtime';
+import { buildAgent } from '../../src/core/runtime/agent';
 import { createCliApprover } from '../../src/host/cli/approver';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../src/host/node/node-workspace';
@@ -161,7 +161,7 @@ async function throughput(server: TestPostgres, cli: string, workers: number, di
   const common = ['--workspace', ws, '--store', store, '--base-url', model.url, '--yes', '--trust', '--quiet'];
   // Queued by the runtime in this process, as `run --detach` does: the CLI's start-up is not what is measured here.
   const queue = new PgCheckpointStore({ url: store, process: nodeProcessIdentity });
-  const runtime = new AgentRuntime({
+  const { runtime } = buildAgent({
     store: queue,
     workspace: new NodeWorkspace({ roots: [ws] }),
     model: { name: 'unused', complete: () => Promise.reject(new Error('a queued run calls no model')) },

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { CommandRunner } from '../../src/core/ports';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
-import { detectSandbox, sandboxRequestOf } from '../../src/host/node/sandbox/index';
+import { detectSandbox } from '../../src/host/node/sandbox/index';
+import { sandboxRequest } from '../../src/host/node/agent-host/commands';
 import { writeRepoTree } from './search-tree';
 import { netFigures } from './netproxy-bench';
 
@@ -36,7 +37,9 @@ const REPO_RUNS = Number(process.env.SANDBOX_BENCH_REPO_RUNS ?? 30);
 /** `true` run `runs` times in `ws`, plainly and sandboxed, alternating: the two medians and their difference. */
 async function overhead(ws: string, store: string, runs: number): Promise<{ sandboxed: number; plain: number; overhead: number }> {
   const plain = createNodeCommandRunner();
-  const sandboxed = createNodeCommandRunner({ sandbox: () => sandboxRequestOf({ mode: 'auto', network: 'on', roots: [ws], store }) });
+  const sandboxed = createNodeCommandRunner({
+    sandbox: () => sandboxRequest({ sandbox: 'auto', network: 'on' }, { roots: [ws], store: { kind: 'files', dir: store } }),
+  });
   const plainMs: number[] = [];
   const sandboxedMs: number[] = [];
   await timed(plain, ws);

@@ -1,32 +1,21 @@
-import type { ModelProvider } from '../model/provider';
-import type { Approver, Clock, CommandRunner, Log, Workspace } from '../ports';
-import type { CheckpointStore } from '../store/contract';
 import type { RunSettings } from '../store/records';
 import { BUILTIN_TOOLS, createToolRegistry, type AnyTool, type ToolPolicyOverrides, type ToolRegistry } from '../tools/registry';
 import { AgentRuntime } from './runtime';
-import type { GitReader, RuntimeListener } from './types';
+import type { RuntimeDeps, RuntimeListener } from './types';
 
-// How every host builds an agent: the CLI (host/cli/main.ts, its worker) and the extension
-// (host/vscode/agent-controller.ts) hand in their ports and get the same runtime and tools; the
-// run settings they record come from the same function.
+// The one way to build an agent: the Node agent host (host/node/agent-host/) for the CLI and the
+// extension, and the tests and benches that replace its Node I/O with fakes, hand in their ports
+// and get the same runtime and tools; the run settings they record come from the same function.
 
-export interface AgentPorts {
-  readonly store: CheckpointStore;
-  readonly workspace: Workspace;
-  readonly approver: Approver;
-  readonly model: ModelProvider;
-  readonly commands: CommandRunner;
-  readonly clock: Clock;
-  readonly log: Log;
-  readonly git: GitReader;
+export interface AgentPorts extends Omit<RuntimeDeps, 'tools'> {
   /** Where the runtime's events go: the CLI's printed output, the editor's views. */
-  readonly output: RuntimeListener;
+  readonly output?: RuntimeListener;
   /** Tools besides the built-in ones (MCP servers, VS Code's tools). */
   readonly extraTools?: readonly AnyTool[];
   /** The person's replay policy per tool. */
   readonly toolPolicies?: ToolPolicyOverrides;
-  /** Globs added to the built-in protected paths. */
-  readonly protectedPaths?: readonly string[];
+  /** A ready registry instead of the built-in and extra tools (tests that relabel or re-police a tool). */
+  readonly tools?: ToolRegistry;
 }
 
 export interface Agent {
@@ -36,24 +25,16 @@ export interface Agent {
 
 /** The runtime and its tools: the built-in ones the workspace supports, then the extra ones. */
 export function buildAgent(ports: AgentPorts): Agent {
-  const tools = createToolRegistry({
-    tools: [...BUILTIN_TOOLS, ...(ports.extraTools ?? [])],
-    workspace: ports.workspace,
-    ...(ports.toolPolicies !== undefined ? { overrides: ports.toolPolicies } : {}),
-  });
-  const runtime = new AgentRuntime({
-    tools,
-    store: ports.store,
-    workspace: ports.workspace,
-    model: ports.model,
-    approver: ports.approver,
-    commands: ports.commands,
-    clock: ports.clock,
-    log: ports.log,
-    git: ports.git,
-    ...(ports.protectedPaths !== undefined ? { protectedPaths: ports.protectedPaths } : {}),
-  });
-  runtime.onEvent(ports.output);
+  const { output, extraTools, toolPolicies, tools: given, ...deps } = ports;
+  const tools =
+    given ??
+    createToolRegistry({
+      tools: [...BUILTIN_TOOLS, ...(extraTools ?? [])],
+      workspace: ports.workspace,
+      ...(toolPolicies !== undefined ? { overrides: toolPolicies } : {}),
+    });
+  const runtime = new AgentRuntime({ ...deps, tools });
+  if (output !== undefined) runtime.onEvent(output);
   return { runtime, tools };
 }
 

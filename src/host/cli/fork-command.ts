@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { forkAt, type WithParentWriter } from '../../core/restore/fork';
-import { newRunId } from '../../core/runtime/runtime';
-import { NodeWorkspace } from '../node/node-workspace';
-import { openStore, shownAddress, isPostgresAddress } from '../node/store-factory';
+import { forkRun, nodeWorkspaceOf } from '../node/agent-host/index';
+import { openStore, shownAddress, storeAddressOf } from '../node/store-factory';
 import type { CliOptions } from './args';
 
 /** Turns a new instruction adds to a run that had reached its turn limit, when no --max-turns is given. */
@@ -17,22 +14,18 @@ export async function forkCommand(options: CliOptions, dir: string, storePath: s
   const store = openStore(storePath);
   const parentId = options.run!;
   const files = options.files ?? 'keep';
-  const withParentWriter: WithParentWriter = async (work) => {
-    const writer = await store.openWriter(parentId);
-    try {
-      return await work({
-        workspace: new NodeWorkspace({ roots: [dir], ...(isPostgresAddress(storePath) ? {} : { storeDir: storePath }) }),
-        blobs: store,
-        journal: writer,
-        clock: { now: () => Date.now() },
-        log: { log: (level, message) => void (level !== 'info' && process.stderr.write(`${level}: ${message}\n`)) },
-        newId: randomUUID,
-      });
-    } finally {
-      await writer.close().catch(() => undefined);
-    }
-  };
-  const result = await forkAt(store, parentId, { step: options.step! }, { runId: newRunId(Date.now()), files, withParentWriter });
+  const address = storeAddressOf(storePath);
+  const result = await forkRun(
+    store,
+    parentId,
+    { step: options.step! },
+    {
+      files,
+      clock: { now: () => Date.now() },
+      workspace: nodeWorkspaceOf([dir], address),
+      log: { log: (level, message) => void (level !== 'info' && process.stderr.write(`${level}: ${message}\n`)) },
+    },
+  );
   const written = result.files?.written ?? [];
   const conflicts = result.files?.plan.files.filter((f) => f.status === 'conflict').map((f) => f.path) ?? [];
   if (options.json) {

@@ -3,27 +3,35 @@ import { resolve } from 'node:path';
 import { DEFAULT_MODEL } from '../../core/model/models';
 import type { MessageParam } from '../../core/model/messages';
 import type { ModelProvider } from '../../core/model/provider';
-import { createReplayProvider, ReplayScriptError } from '../../core/model/replay';
+import { ReplayScriptError } from '../../core/model/replay';
 import type { Log } from '../../core/ports';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, limitBeforeAnyRequest } from '../../core/runtime/budget';
 import { ResumeError } from '../../core/runtime/errors';
 import type { AgentRuntime } from '../../core/runtime/runtime';
-import { buildAgent, runSettingsOf } from '../../core/runtime/agent';
+import { runSettingsOf } from '../../core/runtime/agent';
 import type { RunOutcome } from '../../core/runtime/types';
 import { StoreError, type CheckpointStore } from '../../core/store/contract';
-import { BUILTIN_TOOLS } from '../../core/tools/registry';
-import { createNodeCommandRunner } from '../node/command-runner';
+import type { RunSettings } from '../../core/store/records';
+import {
+  commandLaunch,
+  createAgentHost,
+  nodeWorkspaceOf,
+  startMcp,
+  type AgentHost,
+  type AgentSession,
+  type CommandLaunch,
+  type ProviderSources,
+} from '../node/agent-host/index';
 import type { McpConnections } from '../node/mcp/client';
 import { McpConfigError } from '../node/mcp/config';
 import { cliMcpServers } from '../node/mcp/files';
 import { nodeGitReader } from '../node/git-facts';
-import { NodeWorkspace } from '../node/node-workspace';
-import { commandSettings, detectSandbox, sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
+import { commandSettings, detectSandbox } from '../node/sandbox/index';
 import { allowlistText, startCommandProxy, type NetProxy } from '../node/netproxy/index';
 import { defaultStoreDir } from '../node/state-dir';
 import { workspaceKey } from '../node/pg/pg-names';
 import type { PgCheckpointStore } from '../node/pg/pg-store';
-import { isPostgresAddress, openStore, shownAddress } from '../node/store-factory';
+import { isPostgresAddress, openStore, shownAddress, storeAddressOf } from '../node/store-factory';
 import { runWorker } from './worker';
 import { createCliApprover } from './approver';
 import { HELP, outputModeOf, parseCli, resumeOptionsOf, USAGE, UsageError, wantsHelp, type CliOptions } from './args';
@@ -56,17 +64,6 @@ function workspaceDir(options: CliOptions): string {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`workspace ${dir} is not a folder`);
   requireTrustedWorkspace(dir, options.trust);
   return dir;
-}
-
-/** The sandbox of commands and MCP servers (undefined with --no-sandbox). */
-function commandSandboxOf(options: CliOptions, dir: string): SandboxRequest | undefined {
-  return sandboxRequestOf({
-    mode: options.sandbox ? 'auto' : 'off',
-    network: options.commandNetwork,
-    ...(commandProxy !== undefined ? { proxy: commandProxy } : {}),
-    roots: [dir],
-    store: storeDir(options),
-  });
 }
 
 /** The network proxy of this process's commands (with --command-network allowlist), started by networkOf. */
@@ -104,34 +101,64 @@ function storeDir(options: CliOptions): string {
   return defaultStoreDir(options.workspace!);
 }
 
-/** The model provider; its SDK loads only for a command that calls a model (not for status or fork). */
-async function providerOf(options: CliOptions, recorded?: string): Promise<ModelProvider> {
-  const kind = options.provider ?? (recorded === 'replay' ? 'replay' : 'anthropic');
-  if (kind === 'replay') {
-    if (options.replay === undefined) throw new UsageError('the replay provider needs --replay FILE');
-    const file = resolve(options.replay);
-    if (!existsSync(file)) throw new UsageError(`replay file ${file} does not exist`);
-    return createReplayProvider(readFileSync(file, 'utf8'), { source: file });
-  }
-  const apiKey = handedKey('ANTHROPIC_API_KEY');
-  if (apiKey === undefined || apiKey === '') throw new UsageError('ANTHROPIC_API_KEY is not set (or use --provider replay --replay FILE)');
-  const { createAnthropicProvider } = await import('../../core/model/anthropic');
-  return createAnthropicProvider({
-    apiKey,
-    ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
-    ...(options.model !== undefined ? { model: options.model } : {}),
+/** Where the CLI finds what a model provider needs: --replay FILE, the key handed to it, --base-url. */
+function providerSources(options: CliOptions): ProviderSources {
+  return {
+    replay: async () => {
+      if (options.replay === undefined) throw new UsageError('the replay provider needs --replay FILE');
+      const file = resolve(options.replay);
+      if (!existsSync(file)) throw new UsageError(`replay file ${file} does not exist`);
+      return { text: readFileSync(file, 'utf8'), source: file };
+    },
+    apiKey: async () => {
+      const key = handedKey('ANTHROPIC_API_KEY');
+      if (key === undefined || key === '') throw new UsageError('ANTHROPIC_API_KEY is not set (or use --provider replay --replay FILE)');
+      return { key, source: 'ANTHROPIC_API_KEY' };
+    },
+    baseUrl: () => options.baseUrl,
+    // Loaded only by a command that calls a model (not for status or fork).
+    anthropic: () => import('../../core/model/anthropic'),
+  };
+}
+
+/** The model provider: --provider, else a run's recorded one (replay or anthropic), else anthropic. */
+function providerOf(host: AgentHost, options: CliOptions, recorded?: RunSettings): Promise<ModelProvider> {
+  return host.provider({
+    named: options.provider,
+    configured: { kind: 'anthropic', model: options.model },
+    recorded: recorded !== undefined ? { provider: recorded.provider, model: options.model ?? recorded.model } : undefined,
+    available: ['anthropic', 'replay'],
   });
 }
 
 const stdio: Sink = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
 
-interface CliRun {
-  readonly runtime: AgentRuntime;
-  readonly output: RunOutput;
+/** The agent host of one command: the store, the workspace, the launch of commands (--no-sandbox, --pass-env, the proxy), --replay and the key. */
+function hostOf(options: CliOptions, dir: string, store: CheckpointStore, storePath: string): AgentHost {
+  const address = storeAddressOf(storePath);
+  const launch = commandLaunch({
+    roots: [dir],
+    store: address,
+    settings: () => ({ sandbox: options.sandbox ? 'auto' : 'off', network: options.commandNetwork, passEnv: options.passEnv }),
+    proxy: () => commandProxy,
+    shell: () => shellOf(process.platform, process.env, options.shell),
+    warn: (message) => line(`warning: ${message}`),
+  });
+  return createAgentHost({
+    store,
+    workspace: nodeWorkspaceOf([dir], address),
+    approver: createCliApprover({ yes: options.yes, interactive: process.stdin.isTTY === true && process.stderr.isTTY === true }),
+    commands: () => launch.runner(),
+    clock: { now: () => Date.now() },
+    log: stderrLog,
+    git: nodeGitReader,
+    providers: providerSources(options),
+    extraTools: () => mcpOf(options, dir, launch),
+  });
 }
 
 /** The MCP servers of --mcp-config and the workspace's .vscode/mcp.json, started (again, on resume). */
-async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> {
+async function mcpOf(options: CliOptions, dir: string, launch: CommandLaunch): Promise<McpConnections> {
   // Every path to a run comes here first: the proxy is up before any server or command starts.
   await networkOf(options);
   const entries = await allowedMcpServers(cliMcpServers(dir, options.mcpConfig !== undefined ? resolve(options.mcpConfig) : undefined), {
@@ -140,48 +167,21 @@ async function mcpOf(options: CliOptions, dir: string): Promise<McpConnections> 
     interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
     warn: (message) => line(`warning: ${message}`),
   });
-  if (entries.length === 0) return { tools: [], failures: [], close: async () => undefined };
-  // Loaded only when a server is named: the SDK costs every CLI start ~100 ms otherwise.
-  const { startMcpServers } = await import('../node/mcp/client');
-  const mcp = await startMcpServers(entries, {
-    log: stderrLog,
-    folder: dir,
-    reserved: BUILTIN_TOOLS.map((t) => t.name),
-    sandbox: () => commandSandboxOf(options, dir),
-    passEnv: options.passEnv,
-  });
-  if (!options.quiet)
+  const mcp = await startMcp(entries, { log: stderrLog, folder: dir, launch, client: () => import('../node/mcp/client') });
+  if (entries.length > 0 && !options.quiet)
     line(`mcp: ${counted(mcp.tools.length, 'tool')} from ${entries.length - mcp.failures.length} of ${counted(entries.length, 'server')}`);
   return mcp;
 }
 
-function runtimeFor(
-  options: CliOptions,
-  store: CheckpointStore,
-  dir: string,
-  storePath: string,
-  model: ModelProvider,
-  history: readonly MessageParam[],
-  mcp: McpConnections,
-): CliRun {
+interface CliRun {
+  readonly runtime: AgentRuntime;
+  readonly output: RunOutput;
+}
+
+/** An agent of the session whose events the CLI prints. */
+function runOf(options: CliOptions, session: AgentSession, history: readonly MessageParam[]): CliRun {
   // The output needs the agent's tools; the runtime sends no event before it starts a run.
-  const { runtime, tools } = buildAgent({
-    store,
-    workspace: new NodeWorkspace({ roots: [dir], ...(isPostgresAddress(storePath) ? {} : { storeDir: storePath }) }),
-    model,
-    approver: createCliApprover({ yes: options.yes, interactive: process.stdin.isTTY === true && process.stderr.isTTY === true }),
-    commands: createNodeCommandRunner({
-      sandbox: () => commandSandboxOf(options, dir),
-      passEnv: () => options.passEnv,
-      shell: () => shellOf(process.platform, process.env, options.shell),
-      warn: (message) => line(`warning: ${message}`),
-    }),
-    clock: { now: () => Date.now() },
-    log: stderrLog,
-    git: nodeGitReader,
-    extraTools: mcp.tools,
-    output: (event) => output.event(event),
-  });
+  const { runtime, tools } = session.agent((event) => output.event(event));
   const output = createRunOutput(outputModeOf(options), stdio, tools, history);
   return { runtime, output };
 }
@@ -212,7 +212,8 @@ function report(run: CliRun, outcome: RunOutcome): number {
 async function runCommand(options: CliOptions): Promise<number> {
   const dir = workspaceDir(options);
   const storePath = storeDir(options);
-  const model = await providerOf(options);
+  const host = hostOf(options, dir, openStore(storePath), storePath);
+  const model = await providerOf(host, options);
   const provider = options.provider ?? 'anthropic';
   const settings = runSettingsOf({
     model: options.model ?? DEFAULT_MODEL,
@@ -227,9 +228,8 @@ async function runCommand(options: CliOptions): Promise<number> {
   });
   if (options.detach && !isPostgresAddress(storePath))
     throw new UsageError('--detach needs --store postgres://... (workers take queued runs from a PostgreSQL store)');
-  const mcp = await mcpOf(options, dir);
-  try {
-    const run = runtimeFor(options, openStore(storePath), dir, storePath, model, [], mcp);
+  return host.withSession(model, async (session) => {
+    const run = runOf(options, session, []);
     announceStore(options, storePath);
     const request = {
       task: options.task!,
@@ -244,9 +244,7 @@ async function runCommand(options: CliOptions): Promise<number> {
       return EXIT.completed;
     }
     return report(run, await run.runtime.start(request, cancelOnSignals()));
-  } finally {
-    await mcp.close();
-  }
+  });
 }
 
 async function resumeCommand(options: CliOptions): Promise<number> {
@@ -268,14 +266,11 @@ async function resumeCommand(options: CliOptions): Promise<number> {
     line(`  to go on, raise the limit: ${raiseHint(runId, stuck)}`);
     return EXIT.paused;
   }
-  const model = await providerOf(options, state.run.settings.provider);
-  const mcp = await mcpOf(options, dir);
-  try {
-    const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
+  const host = hostOf(options, dir, store, storePath);
+  return host.withSession(await providerOf(host, options, state.run.settings), async (session) => {
+    const run = runOf(options, session, state.messages);
     return report(run, await run.runtime.resume(runId, cancelOnSignals(), resumeOptions));
-  } finally {
-    await mcp.close();
-  }
+  });
 }
 
 /** `continue`: a new instruction for a stopped run, with the limits the flags raise. */
@@ -285,16 +280,13 @@ async function continueCommand(options: CliOptions): Promise<number> {
   const store = openStore(storePath);
   announceStore(options, storePath);
   const state = await resumeTarget(store, options.run, shownAddress(storePath));
-  const model = await providerOf(options, state.run.settings.provider);
-  const mcp = await mcpOf(options, dir);
-  try {
-    const run = runtimeFor(options, store, dir, storePath, model, state.messages, mcp);
+  const host = hostOf(options, dir, store, storePath);
+  return host.withSession(await providerOf(host, options, state.run.settings), async (session) => {
+    const run = runOf(options, session, state.messages);
     const { raise } = resumeOptionsOf(options);
     const continued = { moreTurns: DEFAULT_MORE_TURNS, ...(raise ? { raise } : {}) };
     return report(run, await run.runtime.continue(state.run.runId, options.task!, cancelOnSignals(), continued));
-  } finally {
-    await mcp.close();
-  }
+  });
 }
 
 async function statusCommand(options: CliOptions): Promise<number> {
@@ -324,22 +316,22 @@ async function workerCommand(options: CliOptions): Promise<number> {
   announceStore(options, storePath);
   const git = await nodeGitReader.facts(dir).catch(() => ({ isRepo: false, dirtyPaths: [] }));
   const workspace = workspaceKey({ git, workspaceFolders: [dir] });
-  const model = await providerOf(options);
-  const mcp = await mcpOf(options, dir);
-  const signal = cancelOnSignals();
+  const host = hostOf(options, dir, store, storePath);
+  const model = await providerOf(host, options);
   try {
-    const worker = await runWorker({
-      store,
-      workspace,
-      concurrency: options.concurrency ?? 1,
-      exitWhenIdle: options.exitWhenIdle === true,
-      signal,
-      log: (text) => !options.quiet && line(text),
-      resume: (runId, cancel) => runtimeFor(options, store, dir, storePath, model, [], mcp).runtime.resume(runId, cancel),
-    });
+    const worker = await host.withSession(model, (session) =>
+      runWorker({
+        store,
+        workspace,
+        concurrency: options.concurrency ?? 1,
+        exitWhenIdle: options.exitWhenIdle === true,
+        signal: cancelOnSignals(),
+        log: (text) => !options.quiet && line(text),
+        resume: (runId, cancel) => runOf(options, session, []).runtime.resume(runId, cancel),
+      }),
+    );
     return worker.failures.length > 0 ? EXIT.failed : EXIT.completed;
   } finally {
-    await mcp.close();
     await store.dispose();
   }
 }

@@ -87,6 +87,19 @@ export function isPostgresAddress(address: string): boolean {
   return /^postgres(ql)?:\/\//i.test(address);
 }
 
+/** Where the run store is: a folder of the file store, or a PostgreSQL server (never taken for a path). */
+export type StoreAddress = { readonly kind: 'files'; readonly dir: string } | { readonly kind: 'postgres'; readonly url: string };
+
+/** The address a person or a setting gave (a folder, or postgres://...), typed. */
+export function storeAddressOf(address: string): StoreAddress {
+  return isPostgresAddress(address) ? { kind: 'postgres', url: address } : { kind: 'files', dir: address };
+}
+
+/** The address as text: a folder, or the server's URL (for the store's opener and the network proxy). */
+export function storeAddressText(address: StoreAddress): string {
+  return address.kind === 'files' ? address.dir : address.url;
+}
+
 /** A store address as it may be shown: a folder as it is, a server without its password. */
 export function shownAddress(address: string): string {
   return isPostgresAddress(address) ? redactedAddress(address) : address;

@@ -1,17 +1,15 @@
 import * as vscode from 'vscode';
 import { createAnthropicProvider } from '../../core/model/anthropic';
 import type { ModelProvider } from '../../core/model/provider';
-import { createReplayProvider } from '../../core/model/replay';
-import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../core/ports';
-import { HostClosing, newRunId, ResumeError, type GitReader, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
+import type { Clock, Log } from '../../core/ports';
+import { HostClosing, newRunId, ResumeError, type RunOutcome, type RuntimeEvent } from '../../core/runtime';
 import type { CheckpointStore, RunSummary } from '../../core/store/contract';
 import type { RunSettings } from '../../core/store/records';
 import { describeHolder } from '../../core/store/lease-policy';
 import { heldMessage, isResumable } from '../../core/runtime/resumable';
-import { buildAgent } from '../../core/runtime/agent';
 import type { AgentRuntime } from '../../core/runtime/runtime';
 import type { ApiKeys } from './api-key';
-import type { RunExtensions } from './lm/run-extensions';
+import type { AgentHost, ProviderSources } from '../node/agent-host/index';
 import { chatModelInputLimit, VSCODE_LM_PROVIDER } from './lm/vscode-lm-provider';
 import { RunTrace } from './run-trace';
 import { runSettingsOf, type ExtensionSettings } from './settings';
@@ -40,18 +38,40 @@ export interface ActiveRun {
 
 export interface ControllerDeps {
   readonly store: CheckpointStore;
-  readonly workspace: Workspace;
-  readonly approver: Approver;
-  readonly commands: CommandRunner;
-  readonly git: GitReader;
   readonly clock: Clock;
   readonly log: Log;
+  readonly settings: () => ExtensionSettings;
+  /** The Node agent host: provider choice, the session's tools (MCP servers, VS Code's), the agents. */
+  readonly host: AgentHost;
+}
+
+/**
+ * Where the extension finds what a model provider needs: the replay file of the settings (read
+ * through VS Code), the key of the secret storage or the environment, VS Code's language models.
+ */
+export function editorProviderSources(deps: {
   readonly apiKeys: ApiKeys;
   readonly settings: () => ExtensionSettings;
   /** Absolute path of a workspace-relative or absolute replay file. */
   readonly resolveFile: (path: string) => vscode.Uri;
-  /** MCP servers, VS Code's tools and the vscode-lm provider (lm/run-extensions.ts). */
-  readonly extensions?: RunExtensions;
+  readonly languageModels?: () => ModelProvider;
+}): ProviderSources {
+  return {
+    async replay() {
+      const { replayFile } = deps.settings();
+      if (replayFile === '') throw new Error('agentCheckpoints.provider is "replay" but agentCheckpoints.replayFile is empty');
+      const uri = deps.resolveFile(replayFile);
+      return { text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)), source: uri.fsPath };
+    },
+    async apiKey() {
+      const key = await deps.apiKeys.get();
+      if (!key) throw new NoApiKeyError();
+      return key;
+    },
+    baseUrl: () => deps.settings().baseUrl,
+    anthropic: async () => ({ createAnthropicProvider }),
+    languageModels: deps.languageModels,
+  };
 }
 
 export { isInterrupted, isResumable } from '../../core/runtime/resumable';
@@ -84,53 +104,24 @@ export class AgentController implements vscode.Disposable {
     return runs.filter((r) => isResumable(r) && !this.isRunning(r.runId)).sort((a, b) => b.updatedAt - a.updatedAt);
   }
 
-  private async modelProvider(settings: ExtensionSettings): Promise<ModelProvider> {
-    if (settings.provider === 'replay') {
-      if (settings.replayFile === '') throw new Error('agentCheckpoints.provider is "replay" but agentCheckpoints.replayFile is empty');
-      const uri = this.deps.resolveFile(settings.replayFile);
-      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      return createReplayProvider(text, { source: uri.fsPath, model: settings.model });
-    }
-    if (settings.provider === VSCODE_LM_PROVIDER && this.deps.extensions) {
-      this.deps.log.log('info', `model ${settings.model} through VS Code's language model API`);
-      return this.deps.extensions.provider();
-    }
-    const key = await this.deps.apiKeys.get();
-    if (!key) throw new NoApiKeyError();
-    this.deps.log.log(
-      'info',
-      `model ${settings.model} through the Anthropic API (key from ${key.source})${settings.baseUrl !== '' ? ` at ${settings.baseUrl}` : ''}`,
-    );
-    return createAnthropicProvider({
-      apiKey: key.key,
-      model: settings.model,
-      ...(settings.baseUrl !== '' ? { baseURL: settings.baseUrl } : {}),
+  /** The runtime of one session and what ends it (the MCP servers it started); `recorded`: the run it goes on with. */
+  private async runtime(
+    settings: ExtensionSettings,
+    recorded?: RunSettings,
+  ): Promise<{ runtime: AgentRuntime; close: () => Promise<void> }> {
+    const { host } = this.deps;
+    const model = await host.provider({
+      configured: { kind: settings.provider, model: settings.model },
+      recorded,
+      available: ExtensionProvider.options,
     });
-  }
-
-  /** The runtime of one session and what ends it (the MCP servers it started). */
-  private async runtime(settings: ExtensionSettings): Promise<{ runtime: AgentRuntime; close: () => Promise<void> }> {
-    const model = await this.modelProvider(settings);
-    const extra = (await this.deps.extensions?.tools()) ?? { tools: [], close: async () => undefined };
+    const session = await host.open(model, { toolPolicies: settings.toolPolicies, protectedPaths: settings.protectedPaths });
     const trace = new RunTrace(this.deps.log, () => this.deps.clock.now());
-    const { runtime } = buildAgent({
-      store: this.deps.store,
-      workspace: this.deps.workspace,
-      model,
-      approver: this.deps.approver,
-      commands: this.deps.commands,
-      clock: this.deps.clock,
-      log: this.deps.log,
-      git: this.deps.git,
-      extraTools: extra.tools,
-      toolPolicies: settings.toolPolicies,
-      protectedPaths: settings.protectedPaths,
-      output: (event) => {
-        trace.handle(event);
-        this.events.fire(event);
-      },
+    const { runtime } = session.agent((event) => {
+      trace.handle(event);
+      this.events.fire(event);
     });
-    return { runtime, close: extra.close };
+    return { runtime, close: () => session.close() };
   }
 
   private launch(runId: string, task: string, kind: ActiveRun['kind'], body: (signal: AbortSignal) => Promise<RunOutcome>): ActiveRun {
@@ -227,7 +218,7 @@ export class AgentController implements vscode.Disposable {
         'lease_held',
       );
     // Checked before the session starts anything (its MCP servers); fenced once it can write.
-    const { runtime, close } = await this.runtime(await this.settingsOfRun(runId));
+    const { runtime, close } = await this.runtime(this.deps.settings(), await this.recordedSettings(runId));
     this.refuseWhileBusy(close);
     if (takeOver) {
       const holder = summary?.holder ? describeHolder(summary.holder, this.deps.clock.now()) : 'another writer';
@@ -248,9 +239,9 @@ export class AgentController implements vscode.Disposable {
     const summary = (await this.deps.store.listRuns()).find((r) => r.runId === runId);
     if (!summary) throw new ResumeError(`run ${runId} is not in this workspace's store`, 'not_found');
     if (summary.leased) throw new ResumeError(heldMessage(summary, this.deps.clock.now()), 'lease_held');
-    const { budget } = await this.deps.store.readResumeState(runId);
+    const { budget, run: recorded } = await this.deps.store.readResumeState(runId);
     const limit = raiseFor(budget, this.turnsPerRun());
-    const { runtime, close } = await this.runtime(await this.settingsOfRun(runId));
+    const { runtime, close } = await this.runtime(this.deps.settings(), recorded.settings);
     this.refuseWhileBusy(close);
     this.deps.log.log('info', `[${runId}] new instruction${limit ? ` (${describeRaise(limit.raised)})` : ''}`);
     const run = this.launch(runId, summary.task, 'resume', (signal) =>
@@ -259,15 +250,9 @@ export class AgentController implements vscode.Disposable {
     return { run, ...(limit ? { raised: describeRaise(limit.raised) } : {}) };
   }
 
-  /**
-   * The settings a run goes on with: today's, but the provider and model it was started with, so a
-   * run resumes on the same provider (its messages are in the run's own format either way).
-   */
-  private async settingsOfRun(runId: string): Promise<ExtensionSettings> {
-    const settings = this.deps.settings();
-    const recorded = (await this.deps.store.readResumeState(runId)).run.settings;
-    const provider = ExtensionProvider.safeParse(recorded.provider);
-    return provider.success ? { ...settings, provider: provider.data, model: recorded.model } : settings;
+  /** The settings a run was started with: it goes on with their provider and model (its messages are in the run's own format either way). */
+  private async recordedSettings(runId: string): Promise<RunSettings> {
+    return (await this.deps.store.readResumeState(runId)).run.settings;
   }
 
   private refuseWhileBusy(close?: () => Promise<void>): void {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Log, Workspace } from '../../core/ports';
 import { planRollback, rollbackFiles, type RollbackResult } from '../../core/restore/rollback';
-import { forkAt, placeOf, type ForkPlace, type ForkResult } from '../../core/restore/fork';
-import { newRunId } from '../../core/runtime/runtime';
+import { placeOf, type ForkPlace, type ForkResult } from '../../core/restore/fork';
+import { forkRun } from '../node/agent-host/fork';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../core/restore/types';
 import { settleCutRestores } from '../../core/restore/settle';
 import { undoHunksInline } from '../../core/restore/inline-undo';
@@ -107,10 +107,10 @@ export class RestoreActions {
   /** A fork of the run at `place` (the start of a step, or a point inside one); the run is not changed, but for its files' rollback with 'restore'. */
   async fork(runId: string, place: ForkPlace, files: 'keep' | 'restore', force = false): Promise<ForkResult> {
     if (files === 'restore' && this.deps.isRunning(runId)) throw new RunBusyError(runId);
-    return forkAt(this.deps.store, runId, place, {
-      runId: newRunId(this.deps.clock.now()),
+    return forkRun(this.deps.store, runId, place, {
       files,
       force,
+      clock: this.deps.clock,
       withParentWriter: (work) => this.withWriter(runId, work),
     });
   }

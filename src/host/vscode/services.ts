@@ -3,13 +3,13 @@ import type { CheckpointStore } from '../../core/store/contract';
 import * as nodePath from 'node:path';
 import { systemClock, type Log } from '../../core/ports';
 import type { FileCheckpointStore } from '../../core/store/file/file-store';
-import { createNodeCommandRunner } from '../node/command-runner';
+import { commandLaunch, createAgentHost, type AgentHost, type AgentHostPorts, type CommandSettings } from '../node/agent-host/index';
 import { commandShell } from './command-shell';
 import { nodeGitReader } from '../node/git-facts';
 import { folderKey, workspaceStoreDir } from '../node/state-dir';
-import { openFileStore, openStore, shownAddress } from '../node/store-factory';
+import { openFileStore, openStore, shownAddress, storeAddressOf } from '../node/store-factory';
 import { migrateRunsFrom, workspaceStorageSiblings } from '../node/store-migrate';
-import { AgentController } from './agent-controller';
+import { AgentController, editorProviderSources } from './agent-controller';
 import { ApiKeys, keyInHostEnvironmentWarning } from './api-key';
 import { boundedWorkspace } from './bounded-workspace';
 import { InlineApprover } from './approvals';
@@ -22,9 +22,8 @@ import { RestoreActions } from './restore-actions';
 import { RunModel } from './window/run-model';
 import { connectRunModel } from './window/model-inputs';
 import { RunPresenter } from './run-presenter';
-import { readSettings } from './settings';
+import { readSettings, type ExtensionSettings } from './settings';
 import { CommandNetwork } from './command-network';
-import { sandboxRequestOf, type SandboxRequest } from '../node/sandbox/index';
 import { errorText } from '../../core/error-text';
 import { counted } from '../../words/words';
 
@@ -99,26 +98,58 @@ function teeLog(channel: vscode.LogOutputChannel, tail: string[], secrets: () =>
   };
 }
 
-/** The sandbox of the next command, from the user's settings; the editor's user folder is never visible to it. */
-function commandSandboxOf(
-  context: vscode.ExtensionContext,
-  roots: readonly string[],
-  store: string,
-  network: CommandNetwork,
-): SandboxRequest | undefined {
+/** The user's settings that shape a command's launch, read at each command. */
+function commandSettingsNow(): CommandSettings {
   const settings = readSettings();
-  const userDir = nodePath.dirname(nodePath.dirname(context.globalStorageUri.fsPath));
-  const proxy = network.current();
-  return sandboxRequestOf({
-    mode: settings.sandbox,
+  return {
+    sandbox: settings.sandbox,
     network: settings.commandNetwork,
-    ...(proxy !== undefined ? { proxy } : {}),
-    roots,
-    store,
+    passEnv: settings.commandEnvironment,
     protectedPaths: settings.protectedPaths,
     homePaths: settings.commandHomePaths,
-    // The file store's folder stays hidden with a PostgreSQL store too (runs moved from it, the fallback).
-    hidden: [userDir, context.globalStorageUri.fsPath, storageRootOf(context).fsPath],
+  };
+}
+
+/**
+ * The window's agent host: the launch of its commands and MCP servers (the editor's user folder and
+ * storage never visible to them), the tools a session adds (MCP servers, VS Code's), the provider the settings name.
+ */
+function agentHostOf(
+  context: vscode.ExtensionContext,
+  window: { roots: readonly string[]; storeAddress: string; network: CommandNetwork; apiKeys: ApiKeys; prompts: SwitchablePrompts },
+  ports: Omit<AgentHostPorts, 'commands' | 'providers' | 'extraTools'> & { settings: () => ExtensionSettings },
+): AgentHost {
+  const { roots, apiKeys, network } = window;
+  const { log, settings, ...agentPorts } = ports;
+  const launch = commandLaunch({
+    roots,
+    store: storeAddressOf(window.storeAddress),
+    // The editor's user folder, the extension's storage, and the file store's folder (hidden with a PostgreSQL store too: runs moved from it, the fallback).
+    hidden: [
+      nodePath.dirname(nodePath.dirname(context.globalStorageUri.fsPath)),
+      context.globalStorageUri.fsPath,
+      storageRootOf(context).fsPath,
+    ],
+    settings: commandSettingsNow,
+    proxy: () => network.current(),
+    shell: commandShell,
+    secrets: () => apiKeys.known(),
+    warn: (message) => {
+      log.log('warn', message);
+      void vscode.window.showWarningMessage(`Agent Checkpoints: ${message}`);
+    },
+  });
+  // One runner per window: it tells once which variables it withheld.
+  const commands = launch.runner();
+  const extensions = createRunExtensions({ state: context.workspaceState, prompts: window.prompts, log, launch });
+  const resolveFile = (path: string): vscode.Uri =>
+    vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path));
+  return createAgentHost({
+    ...agentPorts,
+    log,
+    commands: () => commands,
+    providers: editorProviderSources({ apiKeys, settings, resolveFile, languageModels: () => extensions.provider() }),
+    extraTools: () => extensions.tools(),
   });
 }
 
@@ -153,34 +184,13 @@ export function createServices(context: vscode.ExtensionContext): Services {
   });
   network.current();
   const approvals = new InlineApprover(prompts);
-  const controller = new AgentController({
-    store,
-    workspace: boundedWorkspace(workspace),
-    approver: approvals,
-    commands: createNodeCommandRunner({
-      secrets: () => apiKeys.known(),
-      passEnv: () => readSettings().commandEnvironment,
-      sandbox: () => commandSandboxOf(context, roots, storeAddress, network),
-      shell: commandShell,
-      warn: (message) => {
-        log.log('warn', message);
-        void vscode.window.showWarningMessage(`Agent Checkpoints: ${message}`);
-      },
-    }),
-    git: nodeGitReader,
-    clock: systemClock,
-    log,
-    apiKeys,
-    settings: () => readSettings((message) => log.log('warn', message)),
-    extensions: createRunExtensions({
-      state: context.workspaceState,
-      prompts,
-      log,
-      sandbox: () => commandSandboxOf(context, roots, storeAddress, network),
-      passEnv: () => readSettings().commandEnvironment,
-    }),
-    resolveFile: (path) => vscode.Uri.file(nodePath.isAbsolute(path) || roots[0] === undefined ? path : nodePath.join(roots[0], path)),
-  });
+  const settings = (): ExtensionSettings => readSettings((message) => log.log('warn', message));
+  const host = agentHostOf(
+    context,
+    { roots, storeAddress, network, apiKeys, prompts },
+    { store, workspace: boundedWorkspace(workspace), approver: approvals, git: nodeGitReader, clock: systemClock, log, settings },
+  );
+  const controller = new AgentController({ store, clock: systemClock, log, settings, host });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   connectRunModel(model, workspace.paths, {
     onEvent: controller.onEvent,

@@ -1,5 +1,6 @@
 import { silentLog } from '../../../src/core/ports';
-import { AgentRuntime } from '../../../src/core/runtime/runtime';
+import { buildAgent } from '../../../src/core/runtime/agent';
+import type { AgentRuntime } from '../../../src/core/runtime/runtime';
 import type { RunOutcome } from '../../../src/core/runtime/types';
 import { StoreError } from '../../../src/core/store/contract';
 import { FileCheckpointStore } from '../../../src/core/store/file/file-store';
@@ -67,7 +68,7 @@ class World {
       stateIntervalMs: 0,
     });
     const model = this.model;
-    const runtime = new AgentRuntime({
+    const { runtime } = buildAgent({
       store,
       workspace: this.workspace,
       model: {
@@ -83,9 +84,9 @@ class World {
         let n = 0;
         return () => `id-${pid}-${++n}`;
       })(),
-    });
-    runtime.onEvent((event) => {
-      if (event.type === 'records' && !this.dead) for (const r of event.records) this.acknowledged.set(r.seq, r);
+      output: (event) => {
+        if (event.type === 'records' && !this.dead) for (const r of event.records) this.acknowledged.set(r.seq, r);
+      },
     });
     return { runtime, store };
   }

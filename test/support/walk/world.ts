@@ -1,6 +1,7 @@
 import type { ModelRequest } from '../../../src/core/model/provider';
 import { silentLog } from '../../../src/core/ports';
-import { AgentRuntime } from '../../../src/core/runtime/runtime';
+import { buildAgent } from '../../../src/core/runtime/agent';
+import type { AgentRuntime } from '../../../src/core/runtime/runtime';
 import { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import type { StoreFs } from '../../../src/core/store/fs-port';
 import type { RunSettings } from '../../../src/core/store/records';
@@ -135,7 +136,7 @@ export class WalkWorld {
   runtime(): AgentRuntime {
     const proc = this.process;
     const model = this.model;
-    return new AgentRuntime({
+    return buildAgent({
       store: proc.store,
       workspace: this.workspace,
       model: {
@@ -150,7 +151,7 @@ export class WalkWorld {
       clock: proc.clock,
       log: silentLog,
       newId: () => `w${this.pid}-${++this.ids}`,
-    });
+    }).runtime;
   }
 
   restoreActions(): RestoreActions {

@@ -13,7 +13,8 @@ import type {
 } from '../../../src/core/ports';
 import { silentLog } from '../../../src/core/ports';
 import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime/recovery-note';
-import { AgentRuntime } from '../../../src/core/runtime/runtime';
+import { buildAgent } from '../../../src/core/runtime/agent';
+import type { AgentRuntime } from '../../../src/core/runtime/runtime';
 import type { RuntimeDeps, RuntimeEvent } from '../../../src/core/runtime/types';
 import type { CheckpointStore } from '../../../src/core/store/contract';
 import { MemoryCheckpointStore } from '../../support/memory-store';
@@ -120,7 +121,7 @@ export async function harness(
     commands,
     events,
     runtime(overrides = {}) {
-      const runtime = new AgentRuntime({
+      return buildAgent({
         store,
         workspace: new NodeWorkspace({ roots: [root], storeDir }),
         model,
@@ -128,10 +129,9 @@ export async function harness(
         commands,
         clock: { now: () => Date.now() },
         log: silentLog,
+        output: (event) => events.push(event),
         ...overrides,
-      });
-      runtime.onEvent((event) => events.push(event));
-      return runtime;
+      }).runtime;
     },
     records: (runId) => store.readRecords(runId),
     async close() {

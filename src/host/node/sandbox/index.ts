@@ -13,11 +13,6 @@ import {
 } from './plan';
 import { sandboxExecArgs } from './seatbelt';
 import { proxyEnvironment } from '../netproxy/forwarder';
-import { storeReach } from '../netproxy/index';
-
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { cliStateBase, vscodeUserDataDirs } from '../state-dir';
 
 export { detectSandbox, type SandboxKind } from './bwrap';
 export { SandboxRefusal, type SandboxRequest } from './plan';
@@ -112,46 +107,5 @@ export function refusedResult(error: SandboxRefusal): CommandResult {
     truncated: false,
     durationMs: 0,
     sandboxNote: error.message,
-  };
-}
-
-/** Where the person's own state lives: never visible to a command (editor settings and storage, this tool's config and state). */
-export function hiddenStatePaths(env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir();
-  const config = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : join(home, '.config');
-  return [...vscodeUserDataDirs(env), cliStateBase(env), join(config, 'agent-checkpoints')];
-}
-
-/** What of the store a command must not see: the file store's folder, or the socket folder a PostgreSQL address names (/run/postgresql and /tmp are covered always). */
-function storeHidden(store: string | undefined, env: NodeJS.ProcessEnv): string[] {
-  if (store === undefined) return [];
-  return /^postgres(ql)?:\/\//i.test(store) ? storeReach(store, env).socketDirs : [store];
-}
-
-/** The request for commands of one host, read at each command; undefined when the person switched the sandbox off. */
-export function sandboxRequestOf(options: {
-  mode: SandboxMode;
-  network: CommandNetwork;
-  /** With `allowlist`: the host's proxy (none yet: the network is off for the command). */
-  proxy?: SandboxRequest['proxy'];
-  roots: readonly string[];
-  /** The store's folder (hidden from commands), or a PostgreSQL store's address (a socket folder it names is hidden). */
-  store?: string;
-  protectedPaths?: readonly string[];
-  homePaths?: readonly string[];
-  hidden?: readonly string[];
-  env?: NodeJS.ProcessEnv;
-}): SandboxRequest | undefined {
-  if (options.mode === 'off') return undefined;
-  const env = options.env ?? process.env;
-  return {
-    roots: options.roots,
-    protectedPaths: options.protectedPaths ?? [],
-    hidden: [...storeHidden(options.store, env), ...hiddenStatePaths(env), ...(options.hidden ?? [])],
-    homePaths: options.homePaths ?? [],
-    programDirs: [...(env['PATH'] ?? '').split(':'), dirname(process.execPath)],
-    network: options.network === 'on',
-    ...(options.network === 'allowlist' && options.proxy !== undefined ? { proxy: options.proxy } : {}),
-    home: env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(),
   };
 }

@@ -2,12 +2,13 @@ import * as vscode from 'vscode';
 import type { ContentBlock, MessageParam, ToolResultBlock } from '../../../core/model/messages';
 import { ModelError, type ModelEvent, type ModelProvider, type ModelRequest, type ModelResponse } from '../../../core/model/provider';
 import { errorText } from '../../../core/error-text';
+import { LANGUAGE_MODEL_PROVIDER } from '../../node/agent-host/provider';
 
 // Provider `vscode-lm`: any chat model the editor offers (vscode.lm.selectChatModels), with tool
 // calling and streaming. The run keeps its messages in its own (Messages API) format; they are
 // turned into VS Code chat messages for each request, so a run resumes on this provider after a reload.
 
-export const VSCODE_LM_PROVIDER = 'vscode-lm';
+export const VSCODE_LM_PROVIDER = LANGUAGE_MODEL_PROVIDER;
 
 function resultText(block: ToolResultBlock): string {
   const text =
