@@ -33,6 +33,8 @@ export interface Entry {
 }
 
 export interface Captured {
+  /** Folders of the lower layer the command removed (absolute, deepest first): removed once empty, after the files are applied. */
+  readonly folders: string[];
   readonly tracked: Entry[];
   readonly ignored: Entry[];
   readonly refused: { path: string; rule: string }[];
@@ -65,7 +67,7 @@ function mergedListing(layer: Layer): Set<string> | null {
 }
 
 /** Every file under a lower folder (what deleting the folder deletes). */
-function lowerFiles(abs: string, rel: string, out: string[]): void {
+function lowerFiles(abs: string, rel: string, out: string[], folders: string[]): void {
   let names: string[];
   try {
     names = readdirSync(abs);
@@ -74,15 +76,17 @@ function lowerFiles(abs: string, rel: string, out: string[]): void {
   }
   for (const name of names) {
     const st = lstatOrNull(nodePath.join(abs, name));
-    if (st?.isDirectory()) lowerFiles(nodePath.join(abs, name), `${rel}/${name}`, out);
+    if (st?.isDirectory()) lowerFiles(nodePath.join(abs, name), `${rel}/${name}`, out, folders);
     else if (st !== null) out.push(`${rel}/${name}`);
   }
+  folders.push(abs);
 }
 
 type IgnoredTest = (rel: string, dir: boolean) => Promise<boolean>;
 
 class Walk {
   readonly entries: Entry[] = [];
+  readonly folders: string[] = [];
   constructor(
     private readonly layer: Layer,
     private readonly merged: Set<string> | null,
@@ -99,7 +103,7 @@ class Walk {
     if (st === null) return;
     if (!st.isDirectory()) return this.push(rel, 'delete', st, ignored);
     const files: string[] = [];
-    lowerFiles(this.lower(rel), rel, files);
+    lowerFiles(this.lower(rel), rel, files, this.folders);
     for (const file of files) this.deleted(file, ignored);
   }
 
@@ -184,11 +188,12 @@ async function ignoredPath(rules: IgnoreRules, rel: string, dir: boolean): Promi
 
 /** Reads a finished command's view into its change set (nothing applied yet). */
 export async function captureView(view: View, extra: readonly string[]): Promise<Captured> {
-  const captured: Captured = { tracked: [], ignored: [], refused: [] };
+  const captured: Captured = { folders: [], tracked: [], ignored: [], refused: [] };
   for (const layer of view.layers) {
     const rules = new IgnoreRules(layer.root);
     const walk = new Walk(layer, mergedListing(layer), view.startedAt, (rel, dir) => ignoredPath(rules, rel, dir));
     await walk.dir('', false);
+    captured.folders.push(...walk.folders);
     for (const entry of walk.entries) {
       const rule = refusal(entry, extra);
       if (rule !== undefined) captured.refused.push({ path: entry.rel, rule });

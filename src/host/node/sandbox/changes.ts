@@ -115,6 +115,10 @@ export async function changeSetOf(
     files: tooLarge ? [] : tracked.map(fileChange),
     refused: captured.refused,
     notes,
-    discard: async () => discardView(view.dir),
+    discard: async () => {
+      // What the command removed whole goes once the files in it were applied (a folder the person filled meanwhile stays).
+      for (const folder of captured.folders) await fs.rmdir(folder).catch(() => undefined);
+      discardView(view.dir);
+    },
   };
 }
