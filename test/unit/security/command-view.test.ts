@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashContent } from '../../../src/core/patches/hash';
@@ -196,5 +197,33 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.match(hit.text, /A \S*n\.txt/);
     assert.match(hit.text, /D \S*del\.txt/);
     assert.equal(existsSync(views) ? readdirSync(views).length : 0, 0);
+  });
+
+  it('a host killed at any of several instants of a command (running, capturing, applying) leaves nothing new but what the command made', async () => {
+    const made = (name: string): boolean =>
+      /^f\d+\.txt$/.test(name) || Object.keys(FILES).some((f) => f.split('/')[0] === name) || name === 'bin.dat';
+    const child = join(base, 'killed.ts');
+    const support = join(__dirname, 'sandbox-support');
+    const runner = join(__dirname, '../../../src/host/node/command-runner');
+    for (const instant of [30, 120, 250, 400, 700]) {
+      const sandbox = { roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views };
+      writeFileSync(
+        child,
+        `import { createNodeCommandRunner } from ${JSON.stringify(runner)};\n` +
+          `import { applyToDisk } from ${JSON.stringify(support)};\n` +
+          `const r = createNodeCommandRunner({ sandbox: () => (${JSON.stringify(sandbox)}) });\n` +
+          `void r.run('for i in $(seq 1 40); do echo $i > f$i.txt; done; echo x > .envrc; sleep 0.2', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024 })` +
+          `.then((result) => applyToDisk([${JSON.stringify(ws)}], result.changes));\n` +
+          `setTimeout(() => process.kill(process.pid, "SIGKILL"), ${instant});\n`,
+      );
+      spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
+      // `.ac-*.tmp`: the workspace write path's staged file (NodeWorkspace, write_file's too), cut between its write and its rename.
+      const strangers = readdirSync(ws).filter((name) => !made(name) && !/^\.ac-[0-9a-f]+\.tmp$/.test(name));
+      assert.deepEqual(strangers, [], `killed at ${instant} ms`);
+      for (const name of readdirSync(ws).filter((n) => /^f\d+\.txt$/.test(n))) assert.equal(read(name), `${name.slice(1, -4)}\n`, name);
+    }
+    createNodeCommandRunner({ sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views }) });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(existsSync(views) ? readdirSync(views) : [], [], 'every view swept at the next start');
   });
 });

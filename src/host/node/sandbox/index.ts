@@ -90,7 +90,10 @@ export function sandboxedLaunch(
         return noted;
       }
       try {
-        return { ...noted, changes: await changeSetOf(view, await captureView(view, request.protectedPaths), request.trackLimit) };
+        const changes = await changeSetOf(view, await captureView(view, request.protectedPaths), request.trackLimit);
+        if (changes.files.length > 0 || changes.refused.length > 0 || changes.notes.length > 0) return { ...noted, changes };
+        await changes.discard(); // nothing changed: nothing for run_command to apply
+        return noted;
       } catch (error) {
         discardView(view.dir);
         throw error;

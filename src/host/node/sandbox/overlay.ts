@@ -50,8 +50,10 @@ const WRAPPER = [
   '"$@"; code=$?',
   'i=0',
   'while [ "$i" -lt "$n" ]; do',
-  '  eval "r=\\$r$i u=\\$u$i m=\\$m$i"',
-  '  (cd "$u" && find . -mindepth 1 -type d -print0 | (cd "$r" && xargs -0 -r sh -c \'exec find "$@" -mindepth 1 -maxdepth 1 -print0\' sh)) > "$m" 2>/dev/null',
+  '  eval "r=\\$r$i u=\\$u$i m=\\$m$i"; has=',
+  // Only an upper folder with folders in it needs the listing (a command that made no folder is spared three processes).
+  '  for d in "$u"/*/ "$u"/.[!.]*/ "$u"/..?*/; do if [ -d "$d" ]; then has=1; break; fi; done',
+  '  [ -n "$has" ] && (cd "$u" && find . -mindepth 1 -type d -print0 | (cd "$r" && xargs -0 -r sh -c \'exec find "$@" -mindepth 1 -maxdepth 1 -print0\' sh)) > "$m" 2>/dev/null',
   '  i=$((i+1))',
   'done',
   'exit $code',
