@@ -298,7 +298,15 @@ export interface CommandChanges {
 
 /** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */
 export interface CommandRunner {
-  run(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal }): Promise<CommandResult>;
+  run(
+    command: string,
+    options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal; callId?: string },
+  ): Promise<CommandResult>;
+  /**
+   * Optional: the change set a command of `callId` left when its host died (the command ended with
+   * it, its changes captured or not yet applied), read once: undefined when there is none.
+   */
+  recover?(callId: string): Promise<CommandChanges | undefined>;
 }
 
 /** Read-only git facts of a workspace folder (repository, HEAD, dirty paths); never writes. */

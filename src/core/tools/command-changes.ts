@@ -28,7 +28,13 @@ async function applyOne(ctx: ToolContext, change: CommandFileChange): Promise<Ap
   if (change.conflict !== undefined) throw new Conflict(change.conflict);
   const after = change.kind === 'write' ? await change.content() : null;
   const write = await prepareWrite(ctx.workspace, change.path, after);
-  if (write.beforeHash === write.afterHash) return { mark: '=', path: write.path, hash: write.afterHash, tail: ' (already so)' };
+  if (write.beforeHash === write.afterHash)
+    return {
+      mark: '=',
+      path: write.path,
+      hash: write.afterHash,
+      tail: ' (already so: the same content was there, or it was applied before an interruption; no patch of this call holds it)',
+    };
   if (write.beforeHash !== change.beforeHash)
     throw new Conflict('it differs from what the command started from (edited meanwhile, maybe unsaved): your version was kept');
   await ctx.applyWrite(write);
@@ -67,28 +73,21 @@ function appliedLines(applied: readonly Applied[]): string[] {
 
 /**
  * Applies a command's change set as patches of the call and says what became of every path (for
- * the tool result). The captured files are discarded afterwards, whatever happened.
+ * the tool result). The captured files stay until `changes.discard()`, which the caller runs once
+ * the call's result is on disk (a host that dies before finds them at the next open: run_command's
+ * settle); on a failure they are kept for that too.
  */
 export async function applyCommandChanges(ctx: ToolContext, changes: CommandChanges): Promise<string | undefined> {
-  try {
-    const { applied, conflicts } = await applyFiles(ctx, changes.files);
-    const lines = [
-      ...(applied.length > 0
-        ? ['Applied as patches of this call (Keep/Undo, Restore):', ...appliedLines(applied).map((l) => `  ${l}`)]
-        : []),
-      ...(conflicts.length > 0
-        ? ['Not applied (conflict: the workspace differs from what the command saw):', ...conflicts.map((l) => `  ${l}`)]
-        : []),
-      ...(changes.refused.length > 0
-        ? [
-            'Not applied (refused; the workspace differs from what the command saw):',
-            ...changes.refused.map((r) => `  ${r.path}: ${r.rule}`),
-          ]
-        : []),
-      ...changes.notes,
-    ];
-    return lines.length === 0 ? undefined : lines.join('\n');
-  } finally {
-    await changes.discard();
-  }
+  const { applied, conflicts } = await applyFiles(ctx, changes.files);
+  const lines = [
+    ...(applied.length > 0 ? ['Applied as patches of this call (Keep/Undo, Restore):', ...appliedLines(applied).map((l) => `  ${l}`)] : []),
+    ...(conflicts.length > 0
+      ? ['Not applied (conflict: the workspace differs from what the command saw):', ...conflicts.map((l) => `  ${l}`)]
+      : []),
+    ...(changes.refused.length > 0
+      ? ['Not applied (refused; the workspace differs from what the command saw):', ...changes.refused.map((r) => `  ${r.path}: ${r.rule}`)]
+      : []),
+    ...changes.notes,
+  ];
+  return lines.length === 0 ? undefined : lines.join('\n');
 }

@@ -59,11 +59,26 @@ export const runCommandTool: ToolDefinition<RunCommandInput> = {
       timeoutMs: input.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS,
       maxOutputBytes: MAX_COMMAND_OUTPUT_BYTES,
       signal: ctx.signal,
+      callId: ctx.callId,
     });
     const changes = result.changes !== undefined ? await applyCommandChanges(ctx, result.changes) : undefined;
     return {
       content: formatCommandResult(result, changes),
       isError: result.timedOut || result.cancelled === true || result.exitCode !== 0,
+      ...(result.changes !== undefined ? { afterRecorded: result.changes.discard } : {}),
+    };
+  },
+  async settle(_input, ctx) {
+    const left = await ctx.commands.recover?.(ctx.callId);
+    if (left === undefined) return undefined;
+    const applied = await applyCommandChanges(ctx, left);
+    return {
+      content: [
+        'The run stopped while this command ran, or before what it changed was applied: it ended with its host and was not run again (its output is lost). What it had changed by then in its copy-on-write view and was not in the workspace yet was applied now (a file applied before the interruption stays as it is, without a patch of this call):',
+        applied ?? '(nothing)',
+      ].join('\n'),
+      isError: true,
+      afterRecorded: left.discard,
     };
   },
 };

@@ -7,6 +7,7 @@ import {
   detectSandbox,
   noViewReason,
   noViewResult,
+  recoverChanges,
   refusedResult,
   SandboxRefusal,
   sandboxedLaunch,
@@ -236,7 +237,7 @@ interface RunnerState {
  * The sandboxed launch of a command, or why there is none (the person switched it off, or the
  * platform has none: also warned once). Nothing at all when the host asked for no sandbox decision.
  */
-function decide(options: RunnerOptions, state: RunnerState, command: string, cwd: string): Decision {
+function decide(options: RunnerOptions, state: RunnerState, command: string, cwd: string, callId?: string): Decision {
   if (options.sandbox === undefined) return { launch: undefined };
   const request = options.sandbox();
   if (request === undefined) return { launch: UNSANDBOXED('the sandbox is switched off: agentCheckpoints.sandbox or --no-sandbox') };
@@ -250,7 +251,8 @@ function decide(options: RunnerOptions, state: RunnerState, command: string, cwd
   }
   const why = state.noView ?? noViewReason(kind, request, env);
   const launch =
-    sandboxedLaunch(kind, request, cwd, command, why === undefined) ?? UNSANDBOXED(kind.kind === 'none' ? kind.reason : 'none here');
+    sandboxedLaunch(kind, request, cwd, command, why === undefined, callId) ??
+    UNSANDBOXED(kind.kind === 'none' ? kind.reason : 'none here');
   return { launch, ...(why !== undefined ? { scan: { why, roots: request.roots } } : {}) };
 }
 
@@ -282,7 +284,7 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
   const withheld = new WithheldNames();
   const processes = options.processes ?? nodeProcessControl();
   const once = async (command: string, runOptions: Parameters<CommandRunner['run']>[1], env: NodeJS.ProcessEnv): Promise<CommandResult> => {
-    const decision = decide(options, state, command, runOptions.cwd);
+    const decision = decide(options, state, command, runOptions.cwd, runOptions.callId);
     const { launch } = decision;
     const before = decision.scan !== undefined ? await scanFolders(decision.scan.roots) : undefined;
     const run = { ...runOptions, processes, hostEnv: base };
@@ -310,6 +312,10 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
         throw error;
       }
       return note === undefined ? result : { ...result, environmentNote: note };
+    },
+    async recover(callId) {
+      const request = options.sandbox?.();
+      return request !== undefined ? recoverChanges(request, callId) : undefined;
     },
   };
 }

@@ -93,6 +93,7 @@ describe('run_command: what a command changes becomes patches of its call', func
     });
     const result = await runner.run(command, { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
     const changes = result.changes !== undefined ? await applyCommandChanges(contextOver(workspace), result.changes) : undefined;
+    await result.changes?.discard();
     return { ...result, text: formatCommandResult(result, changes) };
   }
 

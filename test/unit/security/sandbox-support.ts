@@ -16,5 +16,9 @@ export async function applyToDisk(roots: readonly string[], changes: CommandChan
       return {} as Patch;
     },
   } as unknown as ToolContext;
-  return applyCommandChanges(ctx, changes);
+  try {
+    return await applyCommandChanges(ctx, changes);
+  } finally {
+    await changes.discard();
+  }
 }

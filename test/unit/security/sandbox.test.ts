@@ -155,7 +155,12 @@ describe('run_command in a sandbox (bubblewrap)', function () {
       `import { createNodeCommandRunner } from ${JSON.stringify(runner)};\n` +
         `const r = createNodeCommandRunner({ sandbox: () => (${JSON.stringify(sandbox)}) });\n` +
         `void r.run('echo x > made.txt; echo y >> a.txt; sleep 30', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024 });\n` +
-        'setTimeout(() => process.kill(process.pid, "SIGKILL"), 400);\n',
+        // Killed once the command wrote into its view (however slow the machine), or after 10 s.
+        `import { existsSync, readdirSync } from 'node:fs';\n` +
+        `const views = ${JSON.stringify(views)};\n` +
+        'const wrote = () => existsSync(views) && readdirSync(views).some((v) => existsSync(views + "/" + v + "/u0/made.txt"));\n' +
+        'setInterval(() => wrote() && process.kill(process.pid, "SIGKILL"), 20);\n' +
+        'setTimeout(() => process.kill(process.pid, "SIGKILL"), 10000);\n',
     );
     spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
     assert.deepEqual(readdirSync(ws).sort(), ['.vscode', 'a.txt'], 'nothing new in the workspace');

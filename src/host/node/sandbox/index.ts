@@ -1,11 +1,22 @@
-import type { CommandResult } from '../../../core/ports';
+import type { CommandChanges, CommandResult } from '../../../core/ports';
 import type { RunSettings } from '../../../core/store/records';
 import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
 import { planSandbox, readOnlyNote, type SandboxPlan, type SandboxRefusal, type SandboxRequest } from './plan';
 import { sandboxExecArgs } from './seatbelt';
 import { captureView } from './capture';
 import { changeSetOf } from './changes';
-import { discardView, makeView, NO_VIEW_EXIT, NO_VIEW_MARK, overlayProblem, unshareOf, viewLaunch, type View } from './overlay';
+import {
+  discardView,
+  makeView,
+  recoverView,
+  settledView,
+  NO_VIEW_EXIT,
+  NO_VIEW_MARK,
+  overlayProblem,
+  unshareOf,
+  viewLaunch,
+  type View,
+} from './overlay';
 import { proxyEnvironment } from '../netproxy/forwarder';
 import { storeReach } from '../netproxy/index';
 
@@ -66,12 +77,13 @@ export function sandboxedLaunch(
   cwd: string,
   command: string,
   withView = false,
+  callId?: string,
 ): SandboxedLaunch | undefined {
   if (kind.kind === 'none') return undefined;
   const plan: SandboxPlan = planSandbox(request);
   const args = kind.kind === 'bwrap' ? bwrapArgs(plan, cwd, command) : sandboxExecArgs(plan, command);
   const proxied = kind.kind === 'bwrap' && plan.proxySocket !== undefined;
-  const view = withView && request.views !== undefined ? makeView(request.views, plan.roots) : undefined;
+  const view = withView && request.views !== undefined ? makeView(request.views, plan.roots, callId) : undefined;
   const launched = view !== undefined ? viewLaunch(unshareOf()!, view, kind.path, args) : { file: kind.path, args };
   return {
     ...launched,
@@ -97,9 +109,18 @@ export function sandboxedLaunch(
       } catch (error) {
         discardView(view.dir);
         throw error;
+      } finally {
+        settledView(view);
       }
     },
   };
+}
+
+/** The change set a command of `callId` left in its view when its host died; undefined when it left none. */
+export async function recoverChanges(request: SandboxRequest, callId: string): Promise<CommandChanges | undefined> {
+  const view = request.views !== undefined ? recoverView(request.views, callId) : undefined;
+  if (view === undefined) return undefined;
+  return changeSetOf(view, await captureView(view, request.protectedPaths), request.trackLimit);
 }
 
 /** The hosts the proxy refused while the command ran, and how the person allows one. */

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import { z } from 'zod';
 import { isInside } from '../path-rules';
 
 // A copy-on-write view of the workspace for one command (Linux): `unshare -Urm` gives a user and
@@ -71,26 +72,76 @@ export function viewLaunch(unshare: string, view: View, file: string, args: read
   return setpriv !== undefined ? { file: setpriv, args: ['--pdeathsig', 'KILL', unshare, ...wrapped] } : { file: unshare, args: wrapped };
 }
 
-/** A fresh per-call folder under `views`, named by this process (sweepViews removes those of dead processes). */
-export function makeView(views: string, roots: readonly string[]): View {
-  const dir = nodePath.join(views, `${process.pid}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`);
+/** The mark of a call's views in their folder names (ids the file system cannot carry are hashed). */
+function callMark(callId: string): string {
+  return /^[A-Za-z0-9_]{1,80}$/.test(callId) ? callId : createHash('sha256').update(callId).digest('hex').slice(0, 32);
+}
+
+const ViewFile = z.object({ roots: z.array(z.string()), startedAt: z.number() });
+
+/**
+ * A fresh per-call folder under `views`, named by this process (sweepViews removes those of dead
+ * processes) and by the call it serves (recoverView finds it when the host died before the call's
+ * result was recorded). `view.json` names the workspace folders of its layers.
+ */
+export function makeView(views: string, roots: readonly string[], callId?: string): View {
+  const mark = callId !== undefined ? `-c${callMark(callId)}` : '';
+  const dir = nodePath.join(views, `${process.pid}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}${mark}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const layers = roots.map((root, i) => {
+  const startedAt = Date.now();
+  writeFileSync(nodePath.join(dir, 'view.json'), JSON.stringify({ roots, startedAt }));
+  inUse.add(dir);
+  return { dir, layers: layersOf(dir, roots, true), startedAt };
+}
+
+function layersOf(dir: string, roots: readonly string[], make: boolean): Layer[] {
+  return roots.map((root, i) => {
     const layer = {
       root,
       upper: nodePath.join(dir, `u${i}`),
       work: nodePath.join(dir, `w${i}`),
       merged: nodePath.join(dir, `merged.${i}`),
     };
-    mkdirSync(layer.upper);
-    mkdirSync(layer.work);
+    if (make) {
+      mkdirSync(layer.upper);
+      mkdirSync(layer.work);
+    }
     return layer;
   });
-  return { dir, layers, startedAt: Date.now() };
+}
+
+/** Views whose command runs or is being captured in this process: never taken by recoverView. */
+const inUse = new Set<string>();
+
+/** The view's command and capture are over: the change set is its caller's now (recoverView may take it once the caller is gone). */
+export function settledView(view: View): void {
+  inUse.delete(view.dir);
+}
+
+/**
+ * The view left for `callId` by a dead process, or by this one when its call's result was never
+ * recorded (a run paused by a storage failure), if any.
+ */
+export function recoverView(views: string, callId: string): View | undefined {
+  const mark = `-c${callMark(callId)}`;
+  const names = existsSync(views) ? readdirSync(views) : [];
+  for (const name of names) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    const dir = nodePath.join(views, name);
+    if (!name.endsWith(mark) || inUse.has(dir) || (pid !== process.pid && alive(pid))) continue;
+    try {
+      const file = ViewFile.parse(JSON.parse(readFileSync(nodePath.join(dir, 'view.json'), 'utf8')));
+      return { dir, layers: layersOf(dir, file.roots, false), startedAt: file.startedAt };
+    } catch {
+      discardView(dir); // damaged: nothing to settle from it
+    }
+  }
+  return undefined;
 }
 
 /** Removes a call's folder (overlayfs leaves its work folder unreadable: made writable first). */
 export function discardView(dir: string): void {
+  inUse.delete(dir);
   try {
     for (const name of readdirSync(dir)) if (name.startsWith('w')) openUp(nodePath.join(dir, name));
     rmSync(dir, { recursive: true, force: true });
@@ -113,10 +164,15 @@ export function sweepViews(views: string): void {
     return;
   }
   for (const name of names) {
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) discardView(nodePath.join(views, name));
+    const [, pid, born] = /^(\d+)-([0-9a-z]+)-/.exec(name) ?? [];
+    // A call's view waits for its run's resume to settle it (recoverView), a week at most.
+    const waiting = /-c[0-9A-Za-z_]+$/.test(name) && Date.now() - parseInt(born ?? '0', 36) < KEEP_CALL_VIEW_MS;
+    if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid)) && !waiting) discardView(nodePath.join(views, name));
   }
 }
+
+/** How long the view of a call cut by its host's end waits for the run to be resumed. */
+export const KEEP_CALL_VIEW_MS = 7 * 24 * 3600 * 1000;
 
 function alive(pid: number): boolean {
   try {
