@@ -172,6 +172,15 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.deepEqual(patches, []);
   });
 
+  it('two commands at once that change one file: one is applied, the other is a conflict, never a silent overwrite', async () => {
+    const [first, second] = await Promise.all([run('sleep 0.3; echo first >> a.txt'), run('sleep 0.3; echo second >> a.txt')]);
+    const texts = [first!.text, second!.text];
+    assert.equal(texts.filter((t) => /M a\.txt/.test(t)).length, 1, texts.join('\n----\n'));
+    assert.equal(texts.filter((t) => /Not applied \(conflict[\s\S]*a\.txt/.test(t)).length, 1, texts.join('\n----\n'));
+    assert.match(read('a.txt'), /^one\ntwo\n(first|second)\n$/);
+    assert.equal(patches.length, 1);
+  });
+
   it('past the bound the change set is too large to track: placed without patches, and the result says so', async () => {
     request = { trackLimit: { files: 2, bytes: 1024 * 1024 } };
     const hit = await run('echo 1 > f1 && echo 2 > f2 && echo 3 > f3');
