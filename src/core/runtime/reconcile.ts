@@ -29,7 +29,7 @@ export type ReconcileOutcome =
   | 'conflict' // the probe found neither before nor after content
   | 'marked_done' // a person said it completed
   | 'undone_since' // succeeded, but its files are back to their content before it (restored elsewhere): not reused as done
-  | 'settled' // cut by its host's end; what it left (a command's change set) applied now, not run again
+  | 'settled' // cut by its host's end, status unknown; what it left (a command's change set) applied now, not run again
   | 'unknown'; // reported to the model as status unknown
 
 export interface CallReport {
@@ -222,11 +222,13 @@ async function settleLeftover(
   const output = await tool.settle(input, ctx);
   if (output === undefined) return undefined;
   const patchIds = ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {};
+  // Whether the call finished is unknown (it ended with its host): said first, then what was settled.
+  const content = `${STATUS_UNKNOWN_MESSAGE}\n${output.content}`;
   const block = await recordResult(
     env,
     entry,
-    'failed',
-    { ...output, isError: true },
+    'uncertain',
+    { content, isError: true },
     { reason: 'settled after the interruption', ...patchIds },
   );
   await output.afterRecorded?.();

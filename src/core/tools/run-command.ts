@@ -72,10 +72,15 @@ export const runCommandTool: ToolDefinition<RunCommandInput> = {
     const left = await ctx.commands.recover?.(ctx.callId);
     if (left === undefined) return undefined;
     const applied = await applyCommandChanges(ctx, left);
+    if (applied === undefined) {
+      // Nothing captured: whether it ran at all is for the usual reconciliation (the person, or "unknown").
+      await left.discard();
+      return undefined;
+    }
     return {
       content: [
-        'The run stopped while this command ran, or before what it changed was applied: it ended with its host and was not run again (its output is lost). What it had changed by then in its copy-on-write view and was not in the workspace yet was applied now (a file applied before the interruption stays as it is, without a patch of this call):',
-        applied ?? '(nothing)',
+        'It ended with its host and was not run again (its output is lost). What it had changed by then in its copy-on-write view and was not in the workspace yet was applied now (a file applied before the interruption stays as it is, without a patch of this call):',
+        applied,
       ].join('\n'),
       isError: true,
       afterRecorded: left.discard,

@@ -64,7 +64,11 @@ describe('CLI: who holds a run, and where a workspace store is', function () {
       assert.ok(Date.now() - began < 15_000, 'taken over within the lease timeout');
       assert.doesNotMatch(taken.stderr, /held by/);
       // Its view kept what it wrote before the kill: settled at the resume (applied once, not run again).
-      assert.match(taken.stdout, /^ {2}\[failed\] run: .*sleep/m, 'the cut command is reported as cut, its changes settled');
+      assert.match(
+        taken.stdout,
+        /^ {2}\[status unknown\] run: .*sleep/m,
+        'the cut command is reported as status unknown, its changes settled',
+      );
       assert.equal(readFileSync(marker, 'utf8'), 'ran\n', 'the command ran once');
     } finally {
       first.proc.kill('SIGKILL');
