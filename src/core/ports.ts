@@ -259,11 +259,54 @@ export interface CommandResult {
   readonly sandboxNote?: string;
   /** Set when host variables were withheld from the command's environment that no earlier result named: their names, never values. */
   readonly environmentNote?: string;
+  /** What the command changed in the workspace, when the host captured it (a copy-on-write view, or a scan): run_command applies it. */
+  readonly changes?: CommandChanges;
+}
+
+/**
+ * One file a command wrote or deleted, not applied yet. `beforeHash`: the content the command
+ * started from (`absent` for a file it created); `conflict`: why it cannot be applied whatever the
+ * live content (the person saved the file while the command ran).
+ */
+export interface CommandFileChange {
+  /** Absolute path in a workspace folder. */
+  readonly path: string;
+  readonly kind: 'write' | 'delete';
+  readonly beforeHash: string;
+  readonly conflict?: string;
+  readonly binary: boolean;
+  /** A write: the file is executable. */
+  readonly executable?: boolean;
+  /** A write: the bytes the command left. */
+  content(): Promise<Uint8Array>;
+  /** A write: gives the written file the command's mode (its executable bits), once the write is applied. */
+  applyMode(): Promise<void>;
+}
+
+/** A command's change set: the files to apply as patches of its call, and what the host settled itself. */
+export interface CommandChanges {
+  /** How it was captured: a copy-on-write view, or a scan before and after (the changes are already in the workspace then). */
+  readonly via: 'view' | 'scan';
+  readonly files: readonly CommandFileChange[];
+  /** Paths the command changed that are never applied (protected paths, `.git/`, symbolic links), each with the rule. */
+  readonly refused: readonly { readonly path: string; readonly rule: string }[];
+  /** Lines the host adds (ignored paths placed, too large to track, the fallback used). */
+  readonly notes: readonly string[];
+  /** Removes what the capture kept (the view's folder), once the call's result is recorded. */
+  discard(): Promise<void>;
 }
 
 /** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */
 export interface CommandRunner {
-  run(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal }): Promise<CommandResult>;
+  run(
+    command: string,
+    options: { cwd: string; timeoutMs: number; maxOutputBytes: number; signal?: AbortSignal; callId?: string },
+  ): Promise<CommandResult>;
+  /**
+   * Optional: the change set a command of `callId` left when its host died (the command ended with
+   * it, its changes captured or not yet applied), read once: undefined when there is none.
+   */
+  recover?(callId: string): Promise<CommandChanges | undefined>;
 }
 
 /** Read-only git facts of a workspace folder (repository, HEAD, dirty paths); never writes. */

@@ -3,7 +3,9 @@
 // folders (so the per-command plan does real work). Runs alternate, so a busy machine weighs on both
 // sides alike. Target: overhead_ms_p50 <= 30. The same again in a generated tree shaped like a real
 // repository (the search bench's, ~10,000 files), and in SANDBOX_BENCH_REPO when set (a real clone):
-// the per-command plan walks the workspace's folders, so its size is the case users meet. Then the
+// each command runs in a copy-on-write view whose capture walks only what the command changed, so
+// the repository's size should not show. capture_ms_p50: a command that changes 10 files against one
+// that changes none (the change set captured, then discarded unapplied). Then the
 // allowlist network's figures (netproxy-bench.ts): the proxy's added time for a 1 MB download
 // (target <= 5 ms) and a command's start with the forwarder against today's.
 // Prints ONE JSON object.
@@ -53,6 +55,32 @@ async function overhead(ws: string, store: string, runs: number): Promise<{ sand
   return { sandboxed: p50Sandboxed, plain: p50Plain, overhead: Math.round((p50Sandboxed - p50Plain) * 10) / 10 };
 }
 
+/** Ten new files in the command's view (discarded unapplied: a real clone stays as it is). */
+const TEN_FILES = 'mkdir -p bench-capture && for i in 0 1 2 3 4 5 6 7 8 9; do echo $$ > bench-capture/f$i.txt; done';
+
+async function timedCommand(runner: CommandRunner, cwd: string, command: string): Promise<number> {
+  const start = performance.now();
+  const result = await runner.run(command, { cwd, timeoutMs: 10_000, maxOutputBytes: 1024 });
+  await result.changes?.discard();
+  if (result.exitCode !== 0) throw new Error(`${command} failed: ${JSON.stringify(result)}`);
+  return performance.now() - start;
+}
+
+/** A sandboxed command that changes 10 files against one that changes none (alternating): the medians' difference. */
+async function capture(ws: string, store: string, runs: number): Promise<{ none: number; ten: number; capture: number }> {
+  const sandboxed = createNodeCommandRunner({
+    sandbox: () => sandboxRequest({ sandbox: 'auto', network: 'on' }, { roots: [ws], store: { kind: 'files', dir: store } }),
+  });
+  const none: number[] = [];
+  const ten: number[] = [];
+  await timedCommand(sandboxed, ws, TEN_FILES);
+  for (let i = 0; i < runs; i++) {
+    none.push(await timedCommand(sandboxed, ws, 'true'));
+    ten.push(await timedCommand(sandboxed, ws, TEN_FILES));
+  }
+  return { none: median(none), ten: median(ten), capture: Math.round((median(ten) - median(none)) * 10) / 10 };
+}
+
 async function main(): Promise<void> {
   const kind = detectSandbox();
   if (kind.kind !== 'bwrap') throw new Error(`bench:sandbox needs bubblewrap: ${kind.kind === 'none' ? kind.reason : kind.kind}`);
@@ -68,9 +96,11 @@ async function main(): Promise<void> {
     const repoRoot = join(base, 'repo');
     const tree = writeRepoTree(repoRoot);
     const repo = await overhead(repoRoot, store, REPO_RUNS);
+    const captured = await capture(repoRoot, store, REPO_RUNS);
     const net = await netFigures(ws, store, RUNS);
     const real = process.env.SANDBOX_BENCH_REPO;
     const realRepo = real !== undefined && real !== '' ? await overhead(real, store, REPO_RUNS) : undefined;
+    const realCapture = real !== undefined && real !== '' ? await capture(real, store, REPO_RUNS) : undefined;
     process.stdout.write(
       `${JSON.stringify({
         command_ms_p50_sandboxed: small.sandboxed,
@@ -78,7 +108,11 @@ async function main(): Promise<void> {
         overhead_ms_p50: small.overhead,
         overhead_ms_p50_repo: repo.overhead,
         repo_files: tree.files,
+        capture_ms_p50: captured.capture,
+        command_ms_p50_ten_files: captured.ten,
+        target_capture_ms_p50: 50,
         ...(realRepo !== undefined ? { overhead_ms_p50_real_repo: realRepo.overhead, real_repo: real } : {}),
+        ...(realCapture !== undefined ? { capture_ms_p50_real_repo: realCapture.capture } : {}),
         runs: RUNS,
         target_overhead_ms_p50: 30,
         network_allowlist: net,

@@ -1,8 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RecordedRequest, Responder } from './fake-anthropic/server';
 
 // The model of a batch of small jobs, for the worker tests and bench:pg: a task "job N" makes
-// `commands` calls of `echo job-N:K >> effects.log` (each one a non-idempotent effect, on a
-// line of its own), then answers. The step comes from the request's history, so a resumed run
+// `commands` calls of `echo job-N:K >> effects/job-N-K.log` (each one a non-idempotent effect, on a
+// line of its own; a file per effect, since commands of runs at once each see their own
+// copy-on-write view and two of them appending to one file conflict when applied), then answers. The step comes from the request's history, so a resumed run
 // gets the answer its history calls for, whichever worker asks.
 
 interface Message {
@@ -24,7 +27,7 @@ export function batchModel(options: { commands: number; latencyMs?: number }): R
     const step = messages.filter((m) => m.role === 'assistant').length;
     const delay = options.latencyMs !== undefined ? { eventDelayMs: options.latencyMs / 6 } : {};
     if (step >= options.commands) return { content: [{ type: 'text', text: `job ${job} done` }], stop_reason: 'end_turn', ...delay };
-    const command = `echo job-${job}:${step} >> effects.log`;
+    const command = `mkdir -p effects && echo job-${job}:${step} >> effects/job-${job}-${step}.log`;
     return {
       content: [{ type: 'tool_use', id: `toolu_j${job}_${step}`, name: 'run_command', input: { command } }],
       stop_reason: 'tool_use',
@@ -33,7 +36,19 @@ export function batchModel(options: { commands: number; latencyMs?: number }): R
   };
 }
 
-/** The lines of effects.log that appear more than once: a non-idempotent call that ran twice. */
+/** Every effect line the batch's commands left in the workspace (one file each), '' when none. */
+export function effectsLog(ws: string): string {
+  const dir = join(ws, 'effects');
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return '';
+  }
+  return names.map((name) => readFileSync(join(dir, name), 'utf8')).join('');
+}
+
+/** The effect lines that appear more than once: a non-idempotent call that ran twice. */
 export function duplicatedEffects(log: string): string[] {
   const seen = new Map<string, number>();
   for (const line of log.split('\n').filter(Boolean)) seen.set(line, (seen.get(line) ?? 0) + 1);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PgCheckpointStore } from '../../src/host/node/pg/pg-store';
-import { batchModel, duplicatedEffects } from './batch-model';
+import { batchModel, duplicatedEffects, effectsLog } from './batch-model';
 import { bundleCli, startCli } from './cli-process';
 import { startFakeAnthropic } from './fake-anthropic/server';
 import { testPostgres, type TestPostgres } from './pg-server';
@@ -11,7 +11,7 @@ import { testPostgres, type TestPostgres } from './pg-server';
 // The kill harness of the workers on PostgreSQL (worker.test.ts at a test's size, bench:pg-kill
 // at 4 x 100): a batch of `run --detach` runs, `workers` CLI workers killed at random with
 // SIGKILL and restarted, until every run completes. It counts what must stay 0:
-// - duplicated_effects: a non-idempotent command (a line of effects.log) that ran twice;
+// - duplicated_effects: a non-idempotent command (a line of the effects: batch-model.ts) that ran twice;
 // - lost_records: a journal row an observer once read (so committed: acknowledged) that later
 //   is gone or different, plus a command that ran with no ledger record of its call (the
 //   write-ahead record was acknowledged before the command ran, so it was lost).
@@ -183,13 +183,7 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
     for (const proc of live) killGroup(proc);
     statuses = await observe(observer, seen, problems);
 
-    const log = (() => {
-      try {
-        return readFileSync(join(ws, 'effects.log'), 'utf8');
-      } catch {
-        return '';
-      }
-    })();
+    const log = effectsLog(ws);
     const duplicated = duplicatedEffects(log);
     for (const line of duplicated) problems.push(`effect ran twice: ${line}`);
     const unrecorded = await effectsWithoutRecord(observer, log, runOfJob);

@@ -289,7 +289,9 @@ async function execute(
     output = { content: `${tool.name} failed: ${errorText(error)}`, isError: true };
   }
   const patchIds = ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {};
-  return recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, patchIds);
+  const block = await recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, patchIds);
+  await output.afterRecorded?.();
+  return block;
 }
 
 /** Journals patches for writes of an interrupted call that happened but were never recorded. */
@@ -331,7 +333,7 @@ function isToolFailure(error: unknown): boolean {
 
 type ToolContextWithPatches = ToolContext & { readonly patchIds: string[] };
 
-function toolContext(env: CallEnv, entry: LedgerEntry): ToolContextWithPatches {
+export function toolContext(env: CallEnv, entry: LedgerEntry): ToolContextWithPatches {
   const { session } = env;
   const { deps } = session;
   const patchIds: string[] = [];

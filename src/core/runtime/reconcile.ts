@@ -13,6 +13,7 @@ import {
   recordResult,
   resultBlock,
   runPlannedCall,
+  toolContext,
   type CallEnv,
 } from './calls';
 import type { RunSession } from './session';
@@ -28,6 +29,7 @@ export type ReconcileOutcome =
   | 'conflict' // the probe found neither before nor after content
   | 'marked_done' // a person said it completed
   | 'undone_since' // succeeded, but its files are back to their content before it (restored elsewhere): not reused as done
+  | 'settled' // cut by its host's end, status unknown; what it left (a command's change set) applied now, not run again
   | 'unknown'; // reported to the model as status unknown
 
 export interface CallReport {
@@ -208,6 +210,31 @@ async function probeAndSettle(
   return { block, outcome: 'conflict' };
 }
 
+/** What an interrupted call left, settled by its tool (once: the leftover goes after the result is recorded). */
+async function settleLeftover(
+  env: CallEnv,
+  tool: AnyTool,
+  input: unknown,
+  entry: LedgerEntry,
+): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome } | undefined> {
+  if (tool.settle === undefined) return undefined;
+  const ctx = toolContext(env, entry);
+  const output = await tool.settle(input, ctx);
+  if (output === undefined) return undefined;
+  const patchIds = ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {};
+  // Whether the call finished is unknown (it ended with its host): said first, then what was settled.
+  const content = `${STATUS_UNKNOWN_MESSAGE}\n${output.content}`;
+  const block = await recordResult(
+    env,
+    entry,
+    'uncertain',
+    { content, isError: true },
+    { reason: 'settled after the interruption', ...patchIds },
+  );
+  await output.afterRecorded?.();
+  return { block, outcome: 'settled' };
+}
+
 /** Non-idempotent calls are never run again automatically: a person decides, or the model hears "unknown". */
 async function askAboutUncertain(
   env: CallEnv,
@@ -215,6 +242,8 @@ async function askAboutUncertain(
   input: unknown,
   entry: LedgerEntry,
 ): Promise<{ block: ToolResultBlock; outcome: ReconcileOutcome }> {
+  const settled = await settleLeftover(env, tool, input, entry);
+  if (settled !== undefined) return settled;
   if (entry.replayPolicy === 'never') return reportUnknown(env, entry);
   const { session } = env;
   const choice = await session.deps.approver.askUncertain(

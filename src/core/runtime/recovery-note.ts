@@ -114,7 +114,7 @@ export function recoveryNote(facts: RecoveryFacts): string {
     `${RECOVERY_NOTE_MARKER} This run was interrupted and has been resumed from checkpoint ${facts.checkpointId} (${facts.checkpointLabel}). The last fully completed step is step ${facts.lastCompletedStep}.`,
   ];
   const done = facts.reports.filter((r) => MUST_NOT_REPEAT.has(r.outcome) && r.status === 'succeeded');
-  const unknown = facts.reports.filter((r) => r.outcome === 'unknown');
+  const unknown = facts.reports.filter((r) => r.outcome === 'unknown' || r.outcome === 'settled');
   const rerun = facts.reports.filter((r) => r.outcome === 'ran_again' || r.outcome === 'ran');
   const conflicts = facts.reports.filter((r) => r.outcome === 'conflict');
   const undone = facts.reports.filter((r) => r.outcome === 'undone_since');

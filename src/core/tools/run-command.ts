@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CommandResult } from '../ports';
 import { ToolError } from './errors';
+import { applyCommandChanges } from './command-changes';
 import type { ToolDefinition } from './types';
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
@@ -22,7 +23,7 @@ const RunCommandInput = z.strictObject({
 });
 type RunCommandInput = z.infer<typeof RunCommandInput>;
 
-export function formatCommandResult(result: CommandResult): string {
+export function formatCommandResult(result: CommandResult, changes?: string): string {
   const status = result.timedOut
     ? 'timed out (its process group was ended)'
     : result.cancelled
@@ -35,13 +36,15 @@ export function formatCommandResult(result: CommandResult): string {
   if (result.stderr !== '') parts.push(`--- stderr ---\n${result.stderr}`);
   if (result.stillRunning !== undefined) parts.push(`--- may still be running ---\n${result.stillRunning}`);
   if (result.sandboxNote !== undefined) parts.push(`--- sandbox ---\n${result.sandboxNote}`);
+  if (changes !== undefined) parts.push(`--- workspace changes ---\n${changes}`);
   if (result.environmentNote !== undefined) parts.push(`--- environment ---\n${result.environmentNote}`);
   return parts.join('\n');
 }
 
 export const runCommandTool: ToolDefinition<RunCommandInput> = {
   name: 'run_command',
-  description: 'Run a shell command in the workspace folder and return its exit code and (bounded) output.',
+  description:
+    "Run a shell command in the workspace folder and return its exit code and (bounded) output. In the sandbox the command sees a copy-on-write view of the workspace: what it changes is applied after it exits, as patches of this call (the person's unsaved edits win; protected paths and .git/ are refused), and the result lists it. In that view renaming an existing folder fails with EXDEV (mv copies it instead; Node's fs.rename fails): move its files, or copy and delete.",
   input: RunCommandInput,
   idempotency: 'non_idempotent',
   replayPolicy: 'ask',
@@ -56,7 +59,31 @@ export const runCommandTool: ToolDefinition<RunCommandInput> = {
       timeoutMs: input.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS,
       maxOutputBytes: MAX_COMMAND_OUTPUT_BYTES,
       signal: ctx.signal,
+      callId: ctx.callId,
     });
-    return { content: formatCommandResult(result), isError: result.timedOut || result.cancelled === true || result.exitCode !== 0 };
+    const changes = result.changes !== undefined ? await applyCommandChanges(ctx, result.changes) : undefined;
+    return {
+      content: formatCommandResult(result, changes),
+      isError: result.timedOut || result.cancelled === true || result.exitCode !== 0,
+      ...(result.changes !== undefined ? { afterRecorded: result.changes.discard } : {}),
+    };
+  },
+  async settle(_input, ctx) {
+    const left = await ctx.commands.recover?.(ctx.callId);
+    if (left === undefined) return undefined;
+    const applied = await applyCommandChanges(ctx, left);
+    if (applied === undefined) {
+      // Nothing captured: whether it ran at all is for the usual reconciliation (the person, or "unknown").
+      await left.discard();
+      return undefined;
+    }
+    return {
+      content: [
+        'It ended with its host and was not run again (its output is lost). What it had changed by then in its copy-on-write view and was not in the workspace yet was applied now (a file applied before the interruption stays as it is, without a patch of this call):',
+        applied,
+      ].join('\n'),
+      isError: true,
+      afterRecorded: left.discard,
+    };
   },
 };

@@ -28,6 +28,8 @@ export interface ToolOutput {
   /** Text of the tool_result block. */
   readonly content: string;
   readonly isError?: boolean;
+  /** Runs once the call's result is on disk (run_command: drops its captured change set only then). */
+  readonly afterRecorded?: () => Promise<void>;
 }
 
 export interface ToolDefinition<I = unknown> {
@@ -58,4 +60,10 @@ export interface ToolDefinition<I = unknown> {
    */
   prepare?(input: I, ctx: ToolContext): Promise<readonly PreparedWrite[]>;
   execute(input: I, ctx: ToolContext, prepared: readonly PreparedWrite[]): Promise<ToolOutput>;
+  /**
+   * Optional, for a call cut by the end of its host (started, no result): settles what it left
+   * without running it again (run_command: applies the change set its view kept). Undefined when
+   * there is nothing to settle: the usual reconciliation follows.
+   */
+  settle?(input: I, ctx: ToolContext): Promise<ToolOutput | undefined>;
 }

@@ -1,18 +1,21 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
-import { existsSync, realpathSync } from 'node:fs';
 import { errorText } from '../../core/error-text';
 import { shellLaunch, shellOf, type Shell, type ShellLaunch } from './shell';
 import {
   detectSandbox,
+  noViewReason,
+  noViewResult,
+  recoverChanges,
   refusedResult,
   SandboxRefusal,
   sandboxedLaunch,
-  sweepLeftovers,
+  sweepViews,
   type SandboxedLaunch,
   type SandboxRequest,
 } from './sandbox/index';
+import { scanChanges, scanFolders } from './sandbox/scan';
 import { buildEnvironment, WithheldNames } from './command-env';
 import { decodeCommandOutput } from './command-output';
 import { nodeProcessControl, ProcessTree, type ProcessControl } from './process-tree';
@@ -169,7 +172,7 @@ function runOne(
   launch?: SandboxedLaunch,
 ): Promise<CommandResult> {
   return new Promise<CommandResult>((resolve, rejectRun) => {
-    // A command that never ran (cancelled first, or its program failed to start) ends its sandbox's holds too.
+    // A command that never ran (cancelled first, or its program failed to start) drops its view too.
     const reject = (error: Error): void => {
       launch?.release();
       rejectRun(error);
@@ -182,7 +185,8 @@ function runOne(
         : spawnInShell(shellLaunch(shell, command), options.cwd, env, stdio);
     // taskkill's place is found in the host's environment (the command's is built: command-env.ts).
     const tree = new ProcessTree(options.processes, child.pid, options.hostEnv);
-    new CommandRun(child, options, tree, launch !== undefined ? (result) => resolve(launch.finish(result)) : resolve, reject);
+    const finish = (result: CommandResult): void => void launch!.finish(result).then(resolve, rejectRun);
+    new CommandRun(child, options, tree, launch !== undefined ? finish : resolve, reject);
   });
 }
 
@@ -217,32 +221,50 @@ export interface RunnerOptions {
 const UNSANDBOXED = (why: string): string =>
   `This command ran WITHOUT a sandbox (${why}): it could read and change anything your user can.`;
 
+/** What one command runs in: its sandboxed launch, or why there is none; and why it has no copy-on-write view (then its changes are scanned). */
+interface Decision {
+  readonly launch: SandboxedLaunch | string | undefined;
+  readonly scan?: { readonly why: string; readonly roots: readonly string[] };
+}
+
+/** Per runner: the warning told, and why views failed to mount here (later commands go without one). */
+interface RunnerState {
+  warned: boolean;
+  noView?: string;
+}
+
 /**
  * The sandboxed launch of a command, or why there is none (the person switched it off, or the
  * platform has none: also warned once). Nothing at all when the host asked for no sandbox decision.
  */
-function launchOf(options: RunnerOptions, warned: { done: boolean }, command: string, cwd: string): SandboxedLaunch | string | undefined {
-  if (options.sandbox === undefined) return undefined;
+function decide(options: RunnerOptions, state: RunnerState, command: string, cwd: string, callId?: string): Decision {
+  if (options.sandbox === undefined) return { launch: undefined };
   const request = options.sandbox();
-  if (request === undefined) return UNSANDBOXED('the sandbox is switched off: agentCheckpoints.sandbox or --no-sandbox');
-  const kind = detectSandbox(options.env ?? process.env);
-  if (kind.kind === 'none' && !warned.done) {
-    warned.done = true;
+  if (request === undefined) return { launch: UNSANDBOXED('the sandbox is switched off: agentCheckpoints.sandbox or --no-sandbox') };
+  const env = options.env ?? process.env;
+  const kind = detectSandbox(env);
+  if (kind.kind === 'none' && !state.warned) {
+    state.warned = true;
     options.warn?.(
       `commands run WITHOUT a sandbox: ${kind.reason}. They can reach everything your user can (switch the warning off with agentCheckpoints.sandbox: off or --no-sandbox).`,
     );
   }
-  return sandboxedLaunch(kind, request, cwd, command) ?? UNSANDBOXED(kind.kind === 'none' ? kind.reason : 'none here');
+  const why = state.noView ?? noViewReason(kind, request, env);
+  const launch =
+    sandboxedLaunch(kind, request, cwd, command, why === undefined, callId) ??
+    UNSANDBOXED(kind.kind === 'none' ? kind.reason : 'none here');
+  return { launch, ...(why !== undefined ? { scan: { why, roots: request.roots } } : {}) };
 }
 
-/** After a host was killed mid-command, its placeholders go at the next start, not only after the next command. */
+/** After a host was killed mid-command, the views it left go at the next start. */
 function sweepSoon(options: RunnerOptions): void {
-  if (options.sandbox === undefined || detectSandbox(options.env ?? process.env).kind === 'none') return;
+  if (options.sandbox === undefined) return;
   setImmediate(() => {
     try {
-      for (const root of options.sandbox?.()?.roots ?? []) if (existsSync(root)) sweepLeftovers(realpathSync.native(root));
+      const views = options.sandbox?.()?.views;
+      if (views !== undefined) sweepViews(views);
     } catch (error) {
-      options.warn?.(`could not sweep the sandbox's leftovers: ${errorText(error)}`);
+      options.warn?.(`could not sweep the views of earlier commands: ${errorText(error)}`);
     }
   });
 }
@@ -256,33 +278,44 @@ function sweepSoon(options: RunnerOptions): void {
  */
 export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRunner {
   const base = options.env ?? process.env;
-  const warned = { done: false };
+  const state: RunnerState = { warned: false };
   const shell = options.shell ?? (() => shellOf(process.platform, base));
   sweepSoon(options);
   const withheld = new WithheldNames();
   const processes = options.processes ?? nodeProcessControl();
+  const once = async (command: string, runOptions: Parameters<CommandRunner['run']>[1], env: NodeJS.ProcessEnv): Promise<CommandResult> => {
+    const decision = decide(options, state, command, runOptions.cwd, runOptions.callId);
+    const { launch } = decision;
+    const before = decision.scan !== undefined ? await scanFolders(decision.scan.roots) : undefined;
+    const run = { ...runOptions, processes, hostEnv: base };
+    const result =
+      typeof launch !== 'string'
+        ? await runOne(command, launch !== undefined ? { ...env, ...launch.env } : env, run, shell(), launch)
+        : { ...(await runOne(command, env, run, shell())), sandboxNote: launch };
+    if (before === undefined || decision.scan === undefined) return result;
+    return { ...result, changes: scanChanges(before, await scanFolders(decision.scan.roots), decision.scan.why) };
+  };
   return {
     async run(command, runOptions) {
-      let launch: SandboxedLaunch | string | undefined;
+      const built = buildEnvironment(base, { allowed: options.passEnv?.() ?? [], secrets: options.secrets?.() ?? [] });
+      const note = withheld.note(built);
+      let result: CommandResult;
       try {
-        launch = launchOf(options, warned, command, runOptions.cwd);
+        result = await once(command, runOptions, built.env);
+        // The view could not be mounted (a file system that refuses to be a layer): the command did not run; it runs once more, scanned.
+        if (noViewResult(result) && state.noView === undefined) {
+          state.noView = `the workspace folder cannot be an overlay layer here: ${result.stderr.trim().split('\n').pop()}`;
+          result = await once(command, runOptions, built.env);
+        }
       } catch (error) {
         if (error instanceof SandboxRefusal) return refusedResult(error);
         throw error;
       }
-      const built = buildEnvironment(base, { allowed: options.passEnv?.() ?? [], secrets: options.secrets?.() ?? [] });
-      const note = withheld.note(built);
-      const result =
-        typeof launch !== 'string'
-          ? await runOne(
-              command,
-              launch !== undefined ? { ...built.env, ...launch.env } : built.env,
-              { ...runOptions, processes, hostEnv: base },
-              shell(),
-              launch,
-            )
-          : { ...(await runOne(command, built.env, { ...runOptions, processes, hostEnv: base }, shell())), sandboxNote: launch };
       return note === undefined ? result : { ...result, environmentNote: note };
+    },
+    async recover(callId) {
+      const request = options.sandbox?.();
+      return request !== undefined ? recoverChanges(request, callId) : undefined;
     },
   };
 }

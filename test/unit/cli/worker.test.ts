@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PgCheckpointStore } from '../../../src/host/node/pg/pg-store';
-import { batchModel, duplicatedEffects } from '../../support/batch-model';
+import { batchModel, duplicatedEffects, effectsLog } from '../../support/batch-model';
 import { bundleCli, startCli, type CliResult } from '../../support/cli-process';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
 import { pgKillHarness, type KillHarnessResult, type WorkerNetwork } from '../../support/pg-kill-harness';
@@ -89,7 +89,7 @@ describe('workers on a PostgreSQL store', function () {
     const after = await statuses(store);
     for (const id of ids) assert.equal(after.get(id), 'completed', `run ${id}`);
     assert.equal(after.get(foreign!), 'running', 'a run of another workspace is left for a worker of that workspace');
-    const log = readFileSync(join(ws, 'effects.log'), 'utf8');
+    const log = effectsLog(ws);
     assert.deepEqual(duplicatedEffects(log), []);
     const effects = log.split('\n').filter(Boolean).length;
     // When one is missing, what each run's ledger says of its calls (a command that failed says why).

@@ -14,11 +14,7 @@ const plan = (over: Partial<SandboxPlan> = {}): SandboxPlan => ({
   homePaths: ['/Users/ada/.npm'],
   homePrograms: ['/Users/ada/.nvm/versions/node/v20/bin'],
   network: true,
-  holds: [],
   extra: [],
-  seen: [],
-  walkComplete: true,
-  startedAt: 0,
   ...over,
 });
 

@@ -8,7 +8,7 @@ import type { CommandResult } from '../../../src/core/ports';
 import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { detectSandbox, type SandboxRequest } from '../../../src/host/node/sandbox/index';
-import { WALK_LIMIT } from '../../../src/host/node/sandbox/plan';
+import { applyToDisk } from './sandbox-support';
 import { tempDir } from '../runtime/harness';
 
 const hasBwrap = detectSandbox().kind === 'bwrap';
@@ -19,6 +19,7 @@ describe('run_command in a sandbox (bubblewrap)', function () {
   let ws = '';
   let home = '';
   let store = '';
+  let views = '';
   let request: Partial<SandboxRequest> = {};
 
   before(function () {
@@ -30,6 +31,7 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     ws = join(base, 'ws');
     home = join(base, 'home');
     store = join(base, 'store');
+    views = join(store, 'command-views');
     mkdirSync(join(ws, '.vscode'), { recursive: true });
     writeFileSync(join(ws, '.vscode', 'settings.json'), '{}\n');
     writeFileSync(join(ws, 'a.txt'), 'a\n');
@@ -53,12 +55,17 @@ describe('run_command in a sandbox (bubblewrap)', function () {
         network: true,
         home,
         programDirs: [join(home, 'tools', 'bin')],
+        views,
         ...request,
       }),
     });
     const result = await runner.run(command, { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
-    return { ...result, text: formatCommandResult(result) };
+    const changes = await applyToDisk([ws], result.changes);
+    return { ...result, text: formatCommandResult(result, changes) };
   }
+
+  /** What the views folder holds (a finished command leaves nothing there). */
+  const leftViews = (): string[] => (existsSync(views) ? readdirSync(views) : []);
 
   function git(...args: string[]): void {
     execFileSync('git', ['-C', ws, ...args], { stdio: 'ignore' });
@@ -76,17 +83,40 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.equal(readFileSync(join(ws, '.vscode', 'settings.json'), 'utf8'), '{}\n');
   });
 
-  it('a protected folder that does not exist yet cannot be made; the placeholder is gone afterwards', async () => {
-    rmSync(join(ws, '.vscode'), { recursive: true });
-    const hit = await run('mkdir -p .vscode && echo x > .vscode/tasks.json; mkdir .devcontainer; echo x > .envrc; echo done');
-    assert.match(hit.stdout, /done/);
-    assert.equal(existsSync(join(ws, '.vscode', 'tasks.json')), false);
-    assert.equal(existsSync(join(ws, '.envrc')), false, 'the empty placeholder is removed');
-    assert.equal(existsSync(join(ws, '.vscode')), false);
-    assert.equal(existsSync(join(ws, '.devcontainer')), false);
+  it('a command changes its own view: the workspace changes only when the change set is applied, and nothing else is left', async () => {
+    const runner = createNodeCommandRunner({
+      sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [store], homePaths: [], network: false, views }),
+    });
+    const result = await runner.run('echo b > a.txt; echo n > new.txt; cat a.txt', { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 4096 });
+    assert.equal(result.stdout, 'b\n', 'the command sees its own writes');
+    assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'a\n', 'the workspace is untouched until the change set is applied');
+    assert.equal(existsSync(join(ws, 'new.txt')), false);
+    assert.equal(result.changes?.via, 'view');
+    assert.deepEqual(result.changes?.files.map((f) => [f.path, f.kind]).sort(), [
+      [join(ws, 'a.txt'), 'write'],
+      [join(ws, 'new.txt'), 'write'],
+    ]);
+    await applyToDisk([ws], result.changes);
+    assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'b\n');
+    assert.deepEqual(leftViews(), [], 'the view is discarded once applied');
   });
 
-  it('three chains of commands at once in one folder never break each other (placeholders are held until the last one ends)', async () => {
+  it('a protected path a command creates, at any depth, is refused when applied and named with its rule; nothing is made in the workspace', async () => {
+    rmSync(join(ws, '.vscode'), { recursive: true });
+    mkdirSync(join(ws, 'sub'));
+    const hit = await run(
+      'mkdir -p .vscode sub/.vscode && echo x > .vscode/tasks.json; echo x > sub/.vscode/tasks.json; mkdir .devcontainer; echo x > .envrc; echo {} > evil.code-workspace; echo kept > sub/ok.txt; echo done',
+    );
+    assert.match(hit.stdout, /done/);
+    assert.deepEqual(readdirSync(ws).sort(), ['a.txt', 'sub']);
+    assert.deepEqual(readdirSync(join(ws, 'sub')), ['ok.txt']);
+    assert.match(hit.text, /Not applied \(refused[^\n]*\n[\s\S]*\.vscode\/tasks\.json: protected path: \*\*\/\.vscode\{,\/\*\*\}/);
+    assert.match(hit.text, /evil\.code-workspace: protected path: \*\*\/\*\.code-workspace/);
+    assert.match(hit.text, /\.envrc: protected path: \*\*\/\.envrc/);
+    assert.match(hit.text, /A sub\/ok\.txt/);
+  });
+
+  it('three chains of commands at once in one folder never break each other (each has its own view)', async () => {
     rmSync(join(ws, '.vscode'), { recursive: true });
     const chain = async (name: string): Promise<string[]> => {
       const failures: string[] = [];
@@ -98,29 +128,13 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     };
     const failures = (await Promise.all(['a', 'b', 'c'].map(chain))).flat();
     assert.deepEqual(failures, [], `${failures.length} of 120 failed; the first: ${failures[0]}`);
-    assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'every placeholder gone once the last command ended');
+    assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'nothing new in the folder');
+    assert.deepEqual(leftViews(), []);
   });
 
-  it('placeholders a dead process held are removed when the next command of the folder ends', async () => {
-    rmSync(join(ws, '.vscode'), { recursive: true });
-    const child = join(base, 'hold-and-die.ts');
-    writeFileSync(
-      child,
-      `import { planSandbox } from ${JSON.stringify(join(__dirname, '../../../src/host/node/sandbox/plan'))};\n` +
-        `planSandbox(${JSON.stringify({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false })});\n` +
-        'process.kill(process.pid, "SIGKILL");\n',
-    );
-    spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
-    assert.ok(existsSync(join(ws, '.envrc')) && existsSync(join(ws, '.vscode')), 'the killed process left its placeholders');
-    const hit = await run('echo next');
-    assert.equal(hit.exitCode, 0, hit.text);
-    assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'swept with the dead hold');
-  });
-
-  it('a command cancelled before it started ends its holds: no placeholder stays in the folder', async () => {
-    rmSync(join(ws, '.vscode'), { recursive: true });
+  it('a command cancelled before it started leaves no view', async () => {
     const runner = createNodeCommandRunner({
-      sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false }),
+      sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
     });
     const cancelled = new AbortController();
     cancelled.abort();
@@ -128,26 +142,33 @@ describe('run_command in a sandbox (bubblewrap)', function () {
       runner.run('echo never', { cwd: ws, timeoutMs: 5000, maxOutputBytes: 1024, signal: cancelled.signal }),
       /cancelled/,
     );
-    assert.deepEqual(readdirSync(ws).sort(), ['a.txt']);
+    assert.deepEqual(readdirSync(ws).sort(), ['.vscode', 'a.txt']);
+    assert.deepEqual(leftViews(), []);
   });
 
-  it('a host killed mid-command: its placeholders go when the next runner of the folder starts, before any command', async () => {
-    rmSync(join(ws, '.vscode'), { recursive: true });
+  it('a host killed mid-command leaves nothing new in the workspace; its view goes when the next runner starts', async () => {
     const child = join(base, 'killed-mid-command.ts');
     const runner = join(__dirname, '../../../src/host/node/command-runner');
-    const sandbox = { roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false };
+    const sandbox = { roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views };
     writeFileSync(
       child,
       `import { createNodeCommandRunner } from ${JSON.stringify(runner)};\n` +
         `const r = createNodeCommandRunner({ sandbox: () => (${JSON.stringify(sandbox)}) });\n` +
-        `void r.run('sleep 30', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024 });\n` +
-        'setTimeout(() => process.kill(process.pid, "SIGKILL"), 300);\n',
+        `void r.run('echo x > made.txt; echo y >> a.txt; sleep 30', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024 });\n` +
+        // Killed once the command wrote into its view (however slow the machine), or after 10 s.
+        `import { existsSync, readdirSync } from 'node:fs';\n` +
+        `const views = ${JSON.stringify(views)};\n` +
+        'const wrote = () => existsSync(views) && readdirSync(views).some((v) => existsSync(views + "/" + v + "/u0/made.txt"));\n' +
+        'setInterval(() => wrote() && process.kill(process.pid, "SIGKILL"), 20);\n' +
+        'setTimeout(() => process.kill(process.pid, "SIGKILL"), 10000);\n',
     );
     spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
-    assert.ok(existsSync(join(ws, '.envrc')), 'the killed host left its placeholders');
-    createNodeCommandRunner({ sandbox: () => ({ ...sandbox, roots: [ws] }) });
+    assert.deepEqual(readdirSync(ws).sort(), ['.vscode', 'a.txt'], 'nothing new in the workspace');
+    assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'a\n');
+    assert.equal(leftViews().length, 1, 'the killed host left its view');
+    createNodeCommandRunner({ sandbox: () => sandbox });
     await new Promise((resolve) => setImmediate(resolve)); // the sweep was queued first
-    assert.deepEqual(readdirSync(ws).sort(), ['a.txt'], 'swept at the start');
+    assert.deepEqual(leftViews(), [], 'swept at the start');
   });
 
   it('.git is read-only (hooks, config), cannot be moved aside, and git can still read it', async () => {
@@ -169,7 +190,7 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     const hit = await run('git init -q . ; git config core.fsmonitor "touch pwned" ; echo done');
     assert.match(hit.stdout, /done/);
     assert.equal(existsSync(join(ws, '.git')), false, 'no repository left behind');
-    assert.match(hit.text, /\.git\/ \(git data: read-only in the sandbox/);
+    assert.match(hit.text, /\.git\/config: \.git\/ \(git data: read-only in the sandbox/);
   });
 
   it('a .git file pointing at a git directory inside the workspace: that directory is read-only too', async () => {
@@ -250,54 +271,25 @@ describe('run_command in a sandbox (bubblewrap)', function () {
     assert.equal(existsSync(join(ws, 'ran')), false);
   });
 
-  it('nested protected paths and the person’s protectedPaths are read-only', async () => {
+  it('changes to nested protected paths and the person’s protectedPaths are refused when applied', async () => {
     mkdirSync(join(ws, 'sub'));
     writeFileSync(join(ws, 'sub', '.envrc'), 'ok\n');
-    mkdirSync(join(ws, 'secrets'));
-    writeFileSync(join(ws, 'secrets', 'k'), 'k\n');
-    request = { protectedPaths: ['secrets/**'] };
-    const hit = await run('echo evil > sub/.envrc; echo evil > secrets/k; echo done');
+    mkdirSync(join(ws, 'sub', 'secrets'));
+    writeFileSync(join(ws, 'sub', 'secrets', 'k'), 'k\n');
+    request = { protectedPaths: ['**/secrets/**'] };
+    const hit = await run('echo evil > sub/.envrc; echo evil > sub/secrets/k; echo done');
     assert.match(hit.stdout, /done/);
     assert.equal(readFileSync(join(ws, 'sub', '.envrc'), 'utf8'), 'ok\n');
-    assert.equal(readFileSync(join(ws, 'secrets', 'k'), 'utf8'), 'k\n');
+    assert.equal(readFileSync(join(ws, 'sub', 'secrets', 'k'), 'utf8'), 'k\n');
+    assert.match(hit.text, /sub\/\.envrc: protected path: \*\*\/\.envrc/);
+    assert.match(hit.text, /sub\/secrets\/k: protected path: \*\*\/secrets\/\*\*/);
   });
 
-  it('a protected path the command creates where no placeholder can stand (deeper, or a new *.code-workspace) is set aside, not deleted, and the result says so', async () => {
-    mkdirSync(join(ws, 'sub'));
-    const hit = await run(
-      'mkdir -p sub/.vscode && echo x > sub/.vscode/tasks.json; echo {} > evil.code-workspace; echo x > sub/.envrc; echo kept > sub/ok.txt',
-    );
-    assert.equal(existsSync(join(ws, 'sub', '.vscode')), false);
-    assert.equal(existsSync(join(ws, 'evil.code-workspace')), false);
-    assert.equal(existsSync(join(ws, 'sub', '.envrc')), false);
-    assert.equal(readFileSync(join(ws, 'sub', 'ok.txt'), 'utf8'), 'kept\n');
-    const aside = readdirSync(join(ws, 'sub')).find((name) => name.startsWith('.vscode.sandbox-blocked-'));
-    assert.ok(aside !== undefined, readdirSync(join(ws, 'sub')).join(' '));
-    assert.equal(readFileSync(join(ws, 'sub', aside, 'tasks.json'), 'utf8'), 'x\n', 'set aside whole, nothing lost');
-    assert.match(hit.text, /Set aside \(renamed\), as a command may not create protected paths: .*sub\/\.vscode/);
-    const again = await run('mv sub/.vscode.sandbox-blocked-* sub/.vscode; echo back');
-    assert.match(again.stdout, /back/);
-    assert.equal(existsSync(join(ws, 'sub', '.vscode')), false, 'renaming it back is a creation too');
-  });
-
-  it('thousands of folders made by one command hide no sub-repository: what the walk found before stays guarded; a cut walk leaves older paths alone and says so once', async () => {
-    mkdirSync(join(ws, 'v', 'w', 'x', 'lib', '.git', 'hooks'), { recursive: true });
-    mkdirSync(join(ws, 'v', 'w', 'x', 'lib2', '.vscode'), { recursive: true });
-    const fill = await run(`mkdir aa && seq 1 ${WALK_LIMIT + 10} | sed 's|^|aa/d|' | xargs mkdir && echo filled`);
-    assert.match(fill.stdout, /filled/);
-    const hit = await run('echo evil > v/w/x/lib/.git/hooks/pre-commit; echo done');
-    assert.match(hit.stdout, /done/);
-    assert.equal(existsSync(join(ws, 'v', 'w', 'x', 'lib', '.git', 'hooks', 'pre-commit')), false, 'the sub-repository stays read-only');
-    assert.match(hit.text, /more than 5000 folders/);
-    assert.equal(existsSync(join(ws, 'v', 'w', 'x', 'lib2', '.vscode')), true, 'an older protected path past the cut walk is not touched');
-    const later = await run('echo later');
-    assert.doesNotMatch(later.text, /more than 5000 folders/, 'said once');
-  });
-
-  it('a nested git folder (a sub-repository) is read-only too; descriptors the host inherited are closed', async () => {
-    mkdirSync(join(ws, 'vendor', 'lib', '.git', 'hooks'), { recursive: true });
-    const hit = await run('echo evil > vendor/lib/.git/hooks/pre-commit; ls /proc/self/fd | tr "\\n" " "; echo');
-    assert.equal(existsSync(join(ws, 'vendor', 'lib', '.git', 'hooks', 'pre-commit')), false);
+  it('a nested git folder (a sub-repository), however deep: a write there is refused when applied; descriptors the host inherited are closed', async () => {
+    mkdirSync(join(ws, 'vendor', 'a', 'b', 'c', 'lib', '.git', 'hooks'), { recursive: true });
+    const hit = await run('echo evil > vendor/a/b/c/lib/.git/hooks/pre-commit; ls /proc/self/fd | tr "\\n" " "; echo');
+    assert.equal(existsSync(join(ws, 'vendor', 'a', 'b', 'c', 'lib', '.git', 'hooks', 'pre-commit')), false);
+    assert.match(hit.text, /lib\/\.git\/hooks\/pre-commit: \.git\/ \(git data/);
     const fds = hit.stdout.trim().split(/\s+/).map(Number);
     assert.ok(
       fds.every((fd) => fd <= 3),

@@ -32,6 +32,8 @@ export interface CommandPlaces {
   readonly store: StoreAddress;
   /** The host's own folders, hidden besides the person's state (the editor's user folder and storage). */
   readonly hidden?: readonly string[];
+  /** Where commands' copy-on-write views go (default: `command-views` in a file store's folder, or in this tool's state with a PostgreSQL store). */
+  readonly views?: string;
 }
 
 /** Where the person's own state lives: never visible to a command (editor settings and storage, this tool's config and state). */
@@ -66,7 +68,13 @@ export function sandboxRequest(
     network: settings.network === 'on',
     ...(settings.network === 'allowlist' && proxy !== undefined ? { proxy } : {}),
     home: env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(),
+    views: places.views ?? viewsDirOf(places.store, env),
   };
+}
+
+/** The default folder of commands' copy-on-write views: hidden with the store (or this tool's state), never in the workspace nor in /tmp. */
+function viewsDirOf(store: StoreAddress, env: NodeJS.ProcessEnv): string {
+  return store.kind === 'files' ? join(store.dir, 'command-views') : join(cliStateBase(env), 'command-views');
 }
 
 export interface CommandLaunchOptions extends CommandPlaces {

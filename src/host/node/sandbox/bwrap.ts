@@ -71,8 +71,7 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
   for (const path of plan.homePrograms) args.push('--ro-bind', path, path);
   for (const path of plan.homePaths) args.push('--bind', path, path);
   for (const root of plan.roots) args.push('--bind', root, root);
-  // Not -try: a protected path gone since the plan (placeholders are held until the last command of
-  // the folder ends: holds.ts) fails the start rather than leave the path unguarded.
+  // Not -try: a protected path gone since the plan fails the start rather than leave the path unguarded.
   for (const { path } of plan.readOnly) args.push('--ro-bind', path, path);
   for (const { path, dir } of plan.hidden) args.push(...(dir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
   // The host proxy's socket, for the forwarder the shell starts before the command (netproxy/).

@@ -1,22 +1,27 @@
-import type { CommandResult } from '../../../core/ports';
+import type { CommandChanges, CommandResult } from '../../../core/ports';
 import type { RunSettings } from '../../../core/store/records';
 import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
-import {
-  planSandbox,
-  readOnlyNote,
-  releasePlan,
-  setAsideCreatedProtected,
-  WALK_LIMIT,
-  type SandboxRefusal,
-  type SandboxPlan,
-  type SandboxRequest,
-} from './plan';
+import { planSandbox, readOnlyNote, type SandboxPlan, type SandboxRefusal, type SandboxRequest } from './plan';
 import { sandboxExecArgs } from './seatbelt';
+import { captureView } from './capture';
+import { changeSetOf } from './changes';
+import {
+  discardView,
+  makeView,
+  recoverView,
+  settledView,
+  NO_VIEW_EXIT,
+  NO_VIEW_MARK,
+  overlayProblem,
+  unshareOf,
+  viewLaunch,
+  type View,
+} from './overlay';
 import { proxyEnvironment } from '../netproxy/forwarder';
 
 export { detectSandbox, type SandboxKind } from './bwrap';
 export { SandboxRefusal, type SandboxRequest } from './plan';
-export { sweepLeftovers } from './holds';
+export { sweepViews } from './overlay';
 
 /** `agentCheckpoints.sandbox` / `--no-sandbox`, and `agentCheckpoints.commandNetwork` / `--command-network`. */
 export type SandboxMode = 'auto' | 'off';
@@ -33,45 +38,84 @@ export function commandSettings(mode: SandboxMode, network: CommandNetwork): Non
 export interface SandboxedLaunch {
   readonly file: string;
   readonly args: readonly string[];
-  /** Ends the plan's holds on placeholders; gives the note for the tool result when a write was stopped. */
-  finish(result: CommandResult): CommandResult;
-  /** Ends the plan's holds on placeholders (a long-lived process such as an MCP server, once it ended). */
+  /** The command's copy-on-write view (bwrap with overlayfs), when it has one. */
+  readonly view?: View;
+  /** Gives the note for the tool result when a write was stopped, and the change set of the view. */
+  finish(result: CommandResult): Promise<CommandResult>;
+  /** Drops the view of a command that never ran (or a long-lived process such as an MCP server, once it ended). */
   release(): void;
   /** Variables the launch adds to the built environment (the proxy's, with the network through the allowlist). */
   readonly env: Readonly<Record<string, string>>;
 }
 
+/** True for the result of a launch whose view could not be mounted: the command did not run, and runs again without one. */
+export function noViewResult(result: CommandResult): boolean {
+  return result.exitCode === NO_VIEW_EXIT && result.stderr.includes(NO_VIEW_MARK);
+}
+
+/** Why a command gets no view (said in its result), or undefined when it gets one. */
+export function noViewReason(kind: SandboxKind, request: SandboxRequest, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (kind.kind !== 'bwrap') return kind.kind === 'none' ? kind.reason : 'copy-on-write views are made on Linux only';
+  if (request.views === undefined) return 'no folder for views was given';
+  return overlayProblem(request.views, request.roots, env);
+}
+
 /**
  * The launch of `command` in the platform's sandbox; undefined when there is none (the caller
- * runs it plainly, having warned). Throws SandboxRefusal when the workspace holds what the sandbox
- * cannot protect.
+ * runs it plainly, having warned). With `withView` (bwrap), inside a copy-on-write view of the
+ * workspace folders whose changes come back as the result's change set. Throws SandboxRefusal
+ * when the workspace holds what the sandbox cannot protect.
  */
-export function sandboxedLaunch(kind: SandboxKind, request: SandboxRequest, cwd: string, command: string): SandboxedLaunch | undefined {
+export function sandboxedLaunch(
+  kind: SandboxKind,
+  request: SandboxRequest,
+  cwd: string,
+  command: string,
+  withView = false,
+  callId?: string,
+): SandboxedLaunch | undefined {
   if (kind.kind === 'none') return undefined;
   const plan: SandboxPlan = planSandbox(request);
   const args = kind.kind === 'bwrap' ? bwrapArgs(plan, cwd, command) : sandboxExecArgs(plan, command);
   const proxied = kind.kind === 'bwrap' && plan.proxySocket !== undefined;
+  const view = withView && request.views !== undefined ? makeView(request.views, plan.roots, callId) : undefined;
+  const launched = view !== undefined ? viewLaunch(unshareOf()!, view, kind.path, args) : { file: kind.path, args };
   return {
-    file: kind.path,
-    args,
+    ...launched,
+    ...(view !== undefined ? { view } : {}),
     env: proxied ? proxyEnvironment() : {},
     release: () => {
-      releasePlan(plan);
-      setAsideCreatedProtected(plan);
+      if (view !== undefined) discardView(view.dir);
     },
-    finish(result) {
-      releasePlan(plan);
-      const moved = setAsideCreatedProtected(plan);
+    async finish(result) {
       const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
-      const parts = [
-        ...(moved.length > 0 ? [`Set aside (renamed), as a command may not create protected paths: ${moved.join(', ')}.`] : []),
-        ...(note !== undefined ? [note] : []),
-        ...partialWalkNote(plan),
-        ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : []),
-      ];
-      return parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
+      const parts = [...(note !== undefined ? [note] : []), ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : [])];
+      const noted = parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
+      if (view === undefined) return noted;
+      if (noViewResult(result)) {
+        discardView(view.dir);
+        return noted;
+      }
+      try {
+        const changes = await changeSetOf(view, await captureView(view, request.protectedPaths), request.trackLimit);
+        if (changes.files.length > 0 || changes.refused.length > 0 || changes.notes.length > 0) return { ...noted, changes };
+        await changes.discard(); // nothing changed: nothing for run_command to apply
+        return noted;
+      } catch (error) {
+        discardView(view.dir);
+        throw error;
+      } finally {
+        settledView(view);
+      }
     },
   };
+}
+
+/** The change set a command of `callId` left in its view when its host died; undefined when it left none. */
+export async function recoverChanges(request: SandboxRequest, callId: string): Promise<CommandChanges | undefined> {
+  const view = request.views !== undefined ? recoverView(request.views, callId) : undefined;
+  if (view === undefined) return undefined;
+  return changeSetOf(view, await captureView(view, request.protectedPaths), request.trackLimit);
 }
 
 /** The hosts the proxy refused while the command ran, and how the person allows one. */
@@ -81,18 +125,6 @@ function refusalNote(refusals: readonly string[]): string[] {
   return [
     `The network proxy refused (commands reach only allowed hosts, through HTTP_PROXY/HTTPS_PROXY; there is no DNS in the sandbox):\n  ${shown.join('\n  ')}`,
     'The person can allow a host (CLI: --allow-host HOST or HOST:PORT; VS Code: agentCheckpoints.commandAllowedHosts, or the question it asks; or their own ~/.npmrc, pip or git --global configuration), or switch the allowlist off (agentCheckpoints.commandNetwork: on, --command-network on).',
-  ];
-}
-
-const toldPartialWalk = new Set<string>();
-
-/** Said once per workspace and process: past WALK_LIMIT folders, nested protected paths are not guarded. */
-function partialWalkNote(plan: SandboxPlan): string[] {
-  const key = plan.roots.join('\0');
-  if (plan.walkComplete || toldPartialWalk.has(key)) return [];
-  toldPartialWalk.add(key);
-  return [
-    `This workspace has more than ${WALK_LIMIT} folders: the sandbox guards the protected paths at each workspace folder's top and nested ones within the first ${WALK_LIMIT} folders only (a sub-repository's .git or a nested .vscode deeper in the tree is writable by commands).`,
   ];
 }
 

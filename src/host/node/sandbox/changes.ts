@@ -1,0 +1,124 @@
+import { promises as fs } from 'node:fs';
+import * as nodePath from 'node:path';
+import type { CommandChanges, CommandFileChange } from '../../../core/ports';
+import type { Captured, Entry } from './capture';
+import { discardView, type View } from './overlay';
+
+// From a captured view to what run_command applies: the tracked files become CommandFileChanges
+// (core applies them as patches, checked against the live content); ignored paths, and everything
+// of a change set too large to track, are placed in the workspace here, without patches.
+
+/** Default bound of a change set tracked as patches (`SandboxRequest.trackLimit`). */
+export const DEFAULT_TRACK_LIMIT: { readonly files: number; readonly bytes: number } = { files: 2000, bytes: 50 * 1024 * 1024 };
+
+/** Whether every folder above `rel` is a real folder inside the root (made when missing); false for a link or a file on the way. */
+async function safeParents(root: string, rel: string): Promise<boolean> {
+  const parts = rel.split('/').slice(0, -1);
+  let at = root;
+  for (const part of parts) {
+    at = nodePath.join(at, part);
+    const st = await fs.lstat(at).catch(() => null);
+    if (st === null) await fs.mkdir(at);
+    else if (!st.isDirectory()) return false;
+  }
+  return true;
+}
+
+/** Puts one entry of the view in the workspace directly (ignored paths; a change set too large to track). */
+async function place(entry: Entry): Promise<boolean> {
+  const target = nodePath.join(entry.root, entry.rel);
+  if (!(await safeParents(entry.root, entry.rel))) return false;
+  const there = await fs.lstat(target).catch(() => null);
+  if (entry.kind === 'delete') {
+    if (there !== null && !there.isDirectory()) await fs.unlink(target);
+    return true;
+  }
+  if (entry.kind === 'mode') {
+    await fs.chmod(target, entry.mode & 0o7777);
+    return true;
+  }
+  if (there?.isDirectory()) return false;
+  if (entry.link !== undefined) {
+    if (there !== null) await fs.unlink(target);
+    await fs.symlink(entry.link, target);
+    return true;
+  }
+  await fs.rename(entry.upper!, target).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EXDEV') throw error;
+    await fs.copyFile(entry.upper!, target);
+  });
+  await fs.chmod(target, entry.mode & 0o7777);
+  return true;
+}
+
+/** Places entries, deletions first; the summary line (files, bytes, top folders), or undefined for none. */
+async function placeAll(entries: readonly Entry[], what: string): Promise<string[]> {
+  if (entries.length === 0) return [];
+  const ordered = [...entries.filter((e) => e.kind === 'delete'), ...entries.filter((e) => e.kind !== 'delete')];
+  const failed: string[] = [];
+  let bytes = 0;
+  for (const entry of ordered) {
+    bytes += entry.size;
+    const ok = await place(entry).catch(() => false);
+    if (!ok) failed.push(entry.rel);
+  }
+  const tops = [...new Set(entries.map((e) => e.rel.split('/')[0]!))];
+  const shown = tops.slice(0, 5).join(', ') + (tops.length > 5 ? `, and ${tops.length - 5} more` : '');
+  return [
+    `${what}: ${entries.length} paths (${bytes} bytes) placed in the workspace without patches (not restorable), under: ${shown}.`,
+    ...(failed.length > 0
+      ? [`Not placed (a file, folder or link in the way): ${failed.slice(0, 10).join(', ')}${failed.length > 10 ? ' ...' : ''}.`]
+      : []),
+  ];
+}
+
+function fileChange(entry: Entry): CommandFileChange {
+  const path = nodePath.join(entry.root, entry.rel);
+  return {
+    path,
+    kind: entry.kind === 'delete' ? 'delete' : 'write',
+    beforeHash: entry.beforeHash,
+    ...(entry.conflict !== undefined ? { conflict: entry.conflict } : {}),
+    binary: entry.binary,
+    ...(entry.kind !== 'delete' ? { executable: (entry.mode & 0o111) !== 0 } : {}),
+    content: async () => new Uint8Array(await fs.readFile(entry.upper!)),
+    applyMode: async () => {
+      const now = await fs.stat(path);
+      if ((now.mode & 0o111) !== (entry.mode & 0o111)) await fs.chmod(path, (now.mode & ~0o111 & 0o7777) | (entry.mode & 0o111));
+    },
+  };
+}
+
+/** The change set of a captured view: places what is not tracked, hands the rest to run_command. */
+export async function changeSetOf(
+  view: View,
+  captured: Captured,
+  limit: { readonly files: number; readonly bytes: number } = DEFAULT_TRACK_LIMIT,
+): Promise<CommandChanges> {
+  const tracked = captured.tracked.filter((e) => e.kind !== 'mode');
+  const modes = captured.tracked.filter((e) => e.kind === 'mode' && e.conflict === undefined);
+  const bytes = tracked.reduce((sum, e) => sum + e.size, 0);
+  const tooLarge = tracked.length > limit.files || bytes > limit.bytes;
+  const notes = [
+    ...(await placeAll(captured.ignored, 'Ignored paths (the workspace ignore rules, node_modules)')),
+    ...(tooLarge
+      ? await placeAll(
+          tracked.filter((e) => e.conflict === undefined),
+          `Too large to track (${tracked.length} files, ${bytes} bytes; the bound is ${limit.files} files or ${limit.bytes} bytes)`,
+        )
+      : []),
+  ];
+  for (const entry of modes)
+    if (await place(entry).catch(() => false)) notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)})`);
+  return {
+    via: 'view',
+    files: tooLarge ? [] : tracked.map(fileChange),
+    refused: captured.refused,
+    notes,
+    discard: async () => {
+      // What the command removed whole goes once the files in it were applied (a folder the person filled meanwhile stays).
+      for (const folder of captured.folders) await fs.rmdir(folder).catch(() => undefined);
+      discardView(view.dir);
+    },
+  };
+}
