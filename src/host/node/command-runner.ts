@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { CommandResult, CommandRunner } from '../../core/ports';
 import { errorText } from '../../core/error-text';
@@ -15,7 +17,7 @@ import {
   type SandboxedLaunch,
   type SandboxRequest,
 } from './sandbox/index';
-import { scanChanges, scanFolders } from './sandbox/scan';
+import { scanChanges, scanFolders, type ScanGuard } from './sandbox/scan';
 import { buildEnvironment, WithheldNames } from './command-env';
 import { decodeCommandOutput } from './command-output';
 import { nodeProcessControl, ProcessTree, type ProcessControl } from './process-tree';
@@ -224,7 +226,7 @@ const UNSANDBOXED = (why: string): string =>
 /** What one command runs in: its sandboxed launch, or why there is none; and why it has no copy-on-write view (then its changes are scanned). */
 interface Decision {
   readonly launch: SandboxedLaunch | string | undefined;
-  readonly scan?: { readonly why: string; readonly roots: readonly string[] };
+  readonly scan?: { readonly why: string; readonly roots: readonly string[]; readonly guard: ScanGuard };
 }
 
 /** Per runner: the warning told, and why views failed to mount here (later commands go without one). */
@@ -253,7 +255,8 @@ function decide(options: RunnerOptions, state: RunnerState, command: string, cwd
   const launch =
     sandboxedLaunch(kind, request, cwd, command, why === undefined, callId) ??
     UNSANDBOXED(kind.kind === 'none' ? kind.reason : 'none here');
-  return { launch, ...(why !== undefined ? { scan: { why, roots: request.roots } } : {}) };
+  const guard: ScanGuard = { extra: request.protectedPaths, quarantine: request.views ?? join(tmpdir(), 'agent-checkpoints-blocked') };
+  return { launch, ...(why !== undefined ? { scan: { why, roots: request.roots, guard } } : {}) };
 }
 
 /** After a host was killed mid-command, the views it left go at the next start. */
@@ -286,14 +289,16 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
   const once = async (command: string, runOptions: Parameters<CommandRunner['run']>[1], env: NodeJS.ProcessEnv): Promise<CommandResult> => {
     const decision = decide(options, state, command, runOptions.cwd, runOptions.callId);
     const { launch } = decision;
-    const before = decision.scan !== undefined ? await scanFolders(decision.scan.roots) : undefined;
+    const { scan } = decision;
+    const before = scan !== undefined ? await scanFolders(scan.roots, scan.guard.extra) : undefined;
     const run = { ...runOptions, processes, hostEnv: base };
     const result =
       typeof launch !== 'string'
         ? await runOne(command, launch !== undefined ? { ...env, ...launch.env } : env, run, shell(), launch)
         : { ...(await runOne(command, env, run, shell())), sandboxNote: launch };
-    if (before === undefined || decision.scan === undefined) return result;
-    return { ...result, changes: scanChanges(before, await scanFolders(decision.scan.roots), decision.scan.why) };
+    if (before === undefined || scan === undefined) return result;
+    const after = await scanFolders(scan.roots, scan.guard.extra);
+    return { ...result, changes: await scanChanges(before, after, scan.why, scan.roots, scan.guard) };
   };
   return {
     async run(command, runOptions) {

@@ -209,6 +209,23 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.equal(existsSync(views) ? readdirSync(views).length : 0, 0);
   });
 
+  it('without a view, a protected path the command created (at the top, ignored or not, or nested) is moved out of the workspace and named', async () => {
+    env = { ...env, AGENT_CHECKPOINTS_NO_OVERLAY: '1' };
+    writeFileSync(join(ws, '.gitignore'), 'build/\n.envrc\n');
+    const hit = await run(
+      'mkdir -p .vscode sub/.vscode && echo t > .vscode/tasks.json && echo e > .envrc && echo s > sub/.vscode/settings.json && echo ok > ok.txt',
+    );
+    assert.equal(existsSync(join(ws, '.vscode')), false);
+    assert.equal(existsSync(join(ws, '.envrc')), false, 'an ignored protected path too');
+    assert.equal(existsSync(join(ws, 'sub', '.vscode', 'settings.json')), false);
+    assert.equal(read('ok.txt'), 'ok\n', 'what is not protected stays where the command wrote it');
+    const refused = hit.changes?.refused.map((r) => r.path.slice(ws.length + 1)).sort();
+    assert.deepEqual(refused, ['.envrc', '.vscode', 'sub/.vscode/settings.json']);
+    assert.match(hit.text, /\.vscode: a protected path the command created without a copy-on-write view; moved out of the workspace to /);
+    const moved = /moved out of the workspace to (\S+)/.exec(hit.text)?.[1];
+    assert.ok(moved !== undefined && moved.startsWith(views), `moved into the views' folder, hidden from commands: ${moved}`);
+  });
+
   it('a host killed at any of several instants of a command (running, capturing, applying) leaves nothing new but what the command made', async () => {
     const made = (name: string): boolean =>
       /^f\d+\.txt$/.test(name) || Object.keys(FILES).some((f) => f.split('/')[0] === name) || name === 'bin.dat';
