@@ -8,7 +8,7 @@ import { createNodeCommandRunner, type RunnerOptions } from '../../../src/host/n
 import { detectSandbox } from '../../../src/host/node/sandbox/index';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 /** The secrets a developer's shell typically holds; none may reach a command the model chose. */
 const SECRETS: Record<string, string> = {

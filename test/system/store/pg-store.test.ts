@@ -5,8 +5,8 @@ import { migrateSchema, PG_SCHEMA_VERSION } from '../../../src/host/node/pg/pg-s
 import { PgCheckpointStore, type PgStoreOptions } from '../../../src/host/node/pg/pg-store';
 import { nodeProcessIdentity } from '../../../src/host/node/store-factory';
 import { testPostgres, type TestPostgres } from '../../support/pg-server';
-import { runStoreConformance } from './conformance';
-import { ManualClock, message, runInput } from './fixtures';
+import { runStoreConformance } from '../../unit/store/conformance';
+import { ManualClock, message, runInput } from '../../unit/store/fixtures';
 
 const isCode = (code: StoreError['code']) => (e: unknown) => e instanceof StoreError && e.code === code;
 

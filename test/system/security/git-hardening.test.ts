@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitEnvironment, readGitFacts } from '../../../src/host/node/git-facts';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 function git(root: string, ...args: string[]): void {
   execFileSync('git', ['-C', root, ...args], {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { detectSandbox } from '../../../src/host/node/sandbox/index';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const hasBwrap = detectSandbox().kind === 'bwrap';
 

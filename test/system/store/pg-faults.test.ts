@@ -6,7 +6,7 @@ import { StoreError, type RunWriter } from '../../../src/core/store/contract';
 import { PgCheckpointStore } from '../../../src/host/node/pg/pg-store';
 import { nodeProcessIdentity } from '../../../src/host/node/store-factory';
 import { startPostgres, testPostgres, type TestPostgres } from '../../support/pg-server';
-import { message, runInput } from './fixtures';
+import { message, runInput } from '../../unit/store/fixtures';
 
 // The PostgreSQL store under the faults a shared server meets: a writer frozen past its lease
 // (SIGSTOP), the server restarted mid-run, a connection cut in the middle of appends.

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

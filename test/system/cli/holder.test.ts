@@ -5,8 +5,8 @@ import { EXTENSION_ID, folderKey, workspaceStoreDir } from '../../../src/host/no
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { tempDir } from '../runtime/harness';
-import { runInput } from '../store/fixtures';
+import { tempDir } from '../../unit/runtime/harness';
+import { runInput } from '../../unit/store/fixtures';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

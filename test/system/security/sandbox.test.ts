@@ -9,7 +9,7 @@ import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { detectSandbox, type SandboxRequest } from '../../../src/host/node/sandbox/index';
 import { WALK_LIMIT } from '../../../src/host/node/sandbox/plan';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const hasBwrap = detectSandbox().kind === 'bwrap';
 

@@ -9,7 +9,7 @@ import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { startNetProxy, storeReach, type HostRule, type NetProxy } from '../../../src/host/node/netproxy/index';
 import { detectSandbox } from '../../../src/host/node/sandbox/index';
 import { postgresBinDir, testPostgres } from '../../support/pg-server';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const hasBwrap = detectSandbox().kind === 'bwrap';
 

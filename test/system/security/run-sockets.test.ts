@@ -6,7 +6,7 @@ import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { runKeeps } from '../../../src/host/node/sandbox/bwrap';
 import { detectSandbox } from '../../../src/host/node/sandbox/index';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const hasBwrap = detectSandbox().kind === 'bwrap';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { PgCheckpointStore } from '../../../src/host/node/pg/pg-store';
 import { nodeProcessIdentity } from '../../../src/host/node/store-factory';
 import { testPostgres, type TestPostgres } from '../../support/pg-server';
-import { checkpoint, message, runInput } from './fixtures';
+import { checkpoint, message, runInput } from '../../unit/store/fixtures';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

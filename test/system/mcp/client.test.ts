@@ -6,7 +6,7 @@ import { createToolRegistry, BUILTIN_TOOLS } from '../../../src/core/tools/regis
 import type { ToolContext } from '../../../src/core/tools/types';
 import { startMcpServers, type McpConnections } from '../../../src/host/node/mcp/client';
 import { parseMcpConfig } from '../../../src/host/node/mcp/config';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 import { memoryConfig } from './memory-server';
 
 const quiet: Log = { log: () => undefined };

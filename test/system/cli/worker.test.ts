@@ -8,7 +8,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthr
 import { pgKillHarness, type KillHarnessResult, type WorkerNetwork } from '../../support/pg-kill-harness';
 import { netnsUnavailable, startNetnsNetwork } from '../../support/pg-netns';
 import { testPostgres } from '../../support/pg-server';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const KEY = 'sk-ant-api03-worker-test-0123456789';
 

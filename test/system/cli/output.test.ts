@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CliEvent } from '../../../src/host/cli/output';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 // What `run` prints as the run goes: the model's words as they stream and one line per call
 // (text), one JSON event per line (--json), or only the outcome (--quiet).

@@ -6,7 +6,7 @@ import { openFileStore } from '../../../src/host/node/store-factory';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
 import { assertEveryRequestValid } from '../../support/valid-requests';
-import { answer, byTurn, reply, tempDir, toolUse } from '../runtime/harness';
+import { answer, byTurn, reply, tempDir, toolUse } from '../../unit/runtime/harness';
 
 describe('headless CLI: fork and continue', function () {
   this.timeout(60_000);

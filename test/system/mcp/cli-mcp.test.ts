@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { STATUS_UNKNOWN_MESSAGE } from '../../../src/core/runtime/reconcile';
 import { startFakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 import { memoryConfig } from './memory-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

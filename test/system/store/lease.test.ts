@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { leaseOf, runInput } from './fixtures';
+import { leaseOf, runInput } from '../../unit/store/fixtures';
 
 const CHILD = join(__dirname, 'lease-child.ts');
 

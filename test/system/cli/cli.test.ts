@@ -8,7 +8,7 @@ import { parseCli, UsageError } from '../../../src/host/cli/args';
 import { defaultStoreDir } from '../../../src/host/node/state-dir';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 const DEMO_WORKSPACE = join(REPO, 'test', 'demo', 'workspace');

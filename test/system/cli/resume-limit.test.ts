@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleCli, startCli } from '../../support/cli-process';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
-import { answer, reply, tempDir, toolUse } from '../runtime/harness';
+import { answer, reply, tempDir, toolUse } from '../../unit/runtime/harness';
 
 // `resume` of a run paused at a limit, without a higher one: it would only pause again, so the CLI
 // says which flag raises the limit, exits 3 and sends nothing; with the flag, the run goes on.

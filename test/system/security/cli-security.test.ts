@@ -4,7 +4,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rm
 import { join, resolve } from 'node:path';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { bundleCli, startCli } from '../../support/cli-process';
-import { tempDir } from '../runtime/harness';
+import { tempDir } from '../../unit/runtime/harness';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 const DEMO_WORKSPACE = join(REPO, 'test', 'demo', 'workspace');

@@ -10,7 +10,7 @@ import {
   SETTINGS,
   toolUse,
   type Harness,
-} from './harness';
+} from '../../unit/runtime/harness';
 
 describe('runtime loop (real SDK, loopback server)', () => {
   let h: Harness | undefined;
