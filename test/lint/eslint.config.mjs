@@ -46,7 +46,7 @@ export default tseslint.config(
   },
   {
     // The webview itself imports no core module, not even a type: what it needs lives in src/protocol
-    // (test/unit/webview/bundle.test.ts checks the built bundle too).
+    // (test/system/webview/bundle.test.ts checks the built bundle too).
     files: ['src/webview/**/*.ts'],
     rules: {
       'no-restricted-imports': [
