@@ -3,7 +3,6 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path';
 import type { CommandResult } from '../../../src/core/ports';
 import { formatCommandResult } from '../../../src/core/tools/run-command';
-import { buildEnvironment } from '../../../src/host/node/command-env';
 import { createNodeCommandRunner, type RunnerOptions } from '../../../src/host/node/command-runner';
 import { detectSandbox } from '../../../src/host/node/sandbox/index';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
@@ -103,20 +102,6 @@ for (const sandboxed of [true, false])
       assert.match(result.text, /look like credentials: .*MYAPP_DB_URL, MYAPP_TOKEN/);
     });
   });
-
-describe('the environment rules', () => {
-  it('a base variable whose value holds a password is withheld; on Windows names compare without case; the shell bookkeeping is not named', () => {
-    const built = buildEnvironment(
-      { Path: 'C:\\bin', ComSpec: 'cmd.exe', https_proxy: 'http://me:proxy-pw@proxy:3128', PWD: '/w', MyApp_Mode: 'x' },
-      { platform: 'win32', allowed: ['MYAPP_*'] },
-    );
-    assert.deepEqual(built.env, { Path: 'C:\\bin', ComSpec: 'cmd.exe', MyApp_Mode: 'x' });
-    assert.deepEqual([built.withheldCredentials, built.withheldOthers], [['https_proxy'], []]);
-    const linux = buildEnvironment({ path: '/bin', PATH: '/usr/bin', https_proxy: 'http://proxy:3128' }, { platform: 'linux' });
-    assert.deepEqual(linux.env, { PATH: '/usr/bin', https_proxy: 'http://proxy:3128' });
-    assert.deepEqual(linux.withheldOthers, ['path']);
-  });
-});
 
 describe('headless CLI: secrets of its environment out of commands, the store and the model', function () {
   this.timeout(60_000);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { decodeCommandOutput } from '../../../src/host/node/command-output';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
-import { ProcessTree, taskkillPath, type ProcessControl } from '../../../src/host/node/process-tree';
+import { type ProcessControl } from '../../../src/host/node/process-tree';
 
 /**
  * Windows' process control, on Linux: a signal to a process group does not exist there (it
@@ -94,22 +94,6 @@ describe('commands on Windows: the tree ended by taskkill, output decoded (platf
       processes.kills.filter((k) => k.startsWith('-')),
       [],
     );
-  });
-
-  it('taskkill comes from the Windows folder when the environment names it; POSIX keeps signalling the group', () => {
-    assert.equal(taskkillPath({ SystemRoot: 'D:\\WINNT' }), 'D:\\WINNT\\System32\\taskkill.exe');
-    assert.equal(taskkillPath({}), 'taskkill');
-    const calls: string[] = [];
-    const posix: ProcessControl = {
-      platform: 'linux',
-      kill: (pid, signal) => void calls.push(`${pid} ${signal}`),
-      start: () => assert.fail('no helper on POSIX'),
-    };
-    const tree = new ProcessTree(posix, 42);
-    tree.end('SIGTERM');
-    tree.end('SIGKILL');
-    assert.equal(tree.alive(), true);
-    assert.deepEqual(calls, ['-42 SIGTERM', '-42 SIGKILL', '-42 0']);
   });
 
   it('output: UTF-16LE with a BOM or clearly UTF-16 is decoded, on Windows other bytes that are not UTF-8 in the ANSI code page; on Windows \\r\\n is a line end', async () => {
