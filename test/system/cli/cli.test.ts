@@ -7,7 +7,7 @@ import { createCliApprover } from '../../../src/host/cli/approver';
 import { parseCli, UsageError } from '../../../src/host/cli/args';
 import { defaultStoreDir } from '../../../src/host/node/state-dir';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../../unit/runtime/harness';
 
 const REPO = resolve(__dirname, '..', '..', '..');
@@ -21,7 +21,7 @@ describe('headless CLI', function () {
 
   before(async () => {
     scratch = tempDir('cli');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseCli, UsageError } from '../../../src/host/cli/args';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, byTurn, reply, tempDir, toolUse } from '../../unit/runtime/harness';
 
@@ -15,7 +15,7 @@ describe('headless CLI: fork and continue', function () {
 
   before(async () => {
     scratch = tempDir('cli-fork');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EXTENSION_ID, folderKey, workspaceStoreDir } from '../../../src/host/node/state-dir';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../../unit/runtime/harness';
 import { runInput } from '../../unit/store/fixtures';
 
@@ -17,7 +17,7 @@ describe('CLI: who holds a run, and where a workspace store is', function () {
 
   before(async () => {
     scratch = tempDir('cli-holder');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 

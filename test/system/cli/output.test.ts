@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliEvent } from '../../../src/host/cli/output';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../../unit/runtime/harness';
 
 // What `run` prints as the run goes: the model's words as they stream and one line per call
@@ -31,7 +31,7 @@ describe('headless CLI: output while a run goes', function () {
 
   before(async () => {
     scratch = tempDir('cli-output');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 

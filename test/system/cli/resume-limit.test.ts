@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
 import { answer, reply, tempDir, toolUse } from '../../unit/runtime/harness';
 
@@ -16,7 +16,7 @@ describe('CLI resume of a run paused at its limit', function () {
 
   before(async () => {
     scratch = tempDir('cli-limit');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
   afterEach(async () => {

@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PgCheckpointStore } from '../../../src/host/node/pg/pg-store';
 import { batchModel, duplicatedEffects } from '../../support/batch-model';
-import { bundleCli, startCli, type CliResult } from '../../support/cli-process';
+import { sharedCli, startCli, type CliResult } from '../../support/cli-process';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/server';
 import { pgKillHarness, type KillHarnessResult, type WorkerNetwork } from '../../support/pg-kill-harness';
 import { netnsUnavailable, startNetnsNetwork } from '../../support/pg-netns';
@@ -20,7 +20,7 @@ describe('workers on a PostgreSQL store', function () {
 
   before(async () => {
     scratch = tempDir('worker');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
     model = await startFakeAnthropic(batchModel({ commands: 2 }));
   });
   after(async () => {
@@ -109,6 +109,7 @@ describe('workers on a PostgreSQL store', function () {
       killGapMs: [200, 600],
       deadlineMs: 60_000 + size.runs * 8_000,
       ...(network ? { network } : {}),
+      bundle,
     });
   const holds = (result: KillHarnessResult) => {
     assert.deepEqual(result.problems, [], JSON.stringify(result));

@@ -1,8 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildCli, killRuns, measureCliRun, type KillPlan, type KillRunResult } from '../../support/faults/kill-harness';
+import { sharedCli } from '../../support/cli-process';
+import { killRuns, measureCliRun, type KillPlan, type KillRunResult } from '../../support/faults/kill-harness';
 
 // kill -9 of the real headless CLI (bundled from src/host/cli/bin.ts into a temp folder) against the fake
 // Anthropic server: every save point of the script, then seeded random instants (resumes killed
@@ -22,18 +20,14 @@ describe('faults: kill -9 of the headless CLI, then resume', function () {
   this.timeout(900_000);
   let syncs = 0;
   let activeMs = 0;
-  let dir = '';
   let cli = '';
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-kill-cli-'));
-    cli = await buildCli(dir);
+    cli = await sharedCli();
     const clean = await measureCliRun(cli);
     syncs = clean.syncs;
     activeMs = Math.max(100, clean.ms - clean.startupMs);
   });
-
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('at every save point (right after each journal fsync) and at random instants: 0 duplicates, 0 lost acknowledged records, every run resumes', async () => {
     const plans: KillPlan[] = [];

@@ -5,7 +5,7 @@ import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, rm
 import { join } from 'node:path';
 import { STATUS_UNKNOWN_MESSAGE } from '../../../src/core/runtime/reconcile';
 import { startFakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../../unit/runtime/harness';
 import { memoryConfig } from './memory-server';
 
@@ -49,7 +49,7 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
 
   before(async () => {
     scratch = tempDir('cli-mcp');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 

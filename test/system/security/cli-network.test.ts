@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { detectSandbox } from '../../../src/host/node/sandbox/index';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../../unit/runtime/harness';
 
 const hasBwrap = detectSandbox().kind === 'bwrap';
@@ -20,7 +20,7 @@ describe('headless CLI: the network of commands through the allowlist (the defau
   before(async function () {
     if (!hasBwrap) this.skip();
     scratch = tempDir('cli-net');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
     web = createServer((_req, res) => res.end('hello from the host\n'));
     await new Promise<void>((done) => web.listen(0, '127.0.0.1', done));
     port = (web.address() as AddressInfo).port;

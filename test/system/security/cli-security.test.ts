@@ -3,7 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../../unit/runtime/harness';
 
 const REPO = resolve(__dirname, '..', '..', '..');
@@ -25,7 +25,7 @@ describe('headless CLI: trust gate and the key out of reach', function () {
 
   before(async () => {
     scratch = tempDir('cli-sec');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -6,7 +6,7 @@ import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { createNodeCommandRunner, type RunnerOptions } from '../../../src/host/node/command-runner';
 import { detectSandbox } from '../../../src/host/node/sandbox/index';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
-import { bundleCli, startCli } from '../../support/cli-process';
+import { sharedCli, startCli } from '../../support/cli-process';
 import { tempDir } from '../../unit/runtime/harness';
 
 /** The secrets a developer's shell typically holds; none may reach a command the model chose. */
@@ -110,7 +110,7 @@ describe('headless CLI: secrets of its environment out of commands, the store an
 
   before(async () => {
     scratch = tempDir('cli-env');
-    bundle = await bundleCli(scratch);
+    bundle = await sharedCli();
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
