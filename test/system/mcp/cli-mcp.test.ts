@@ -138,7 +138,7 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
       const result = await start(args).done;
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stderr, /MCP server "evil" of .*mcp\.json not started: .*--allow-workspace-mcp evil/);
-      await sleep(300);
+      await sleep(300); // a server started late would have written by now: the test is that none does
       assert.equal(existsSync(marker), false, "the workspace's server ran");
     } finally {
       await fake.close();

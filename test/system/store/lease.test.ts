@@ -70,7 +70,7 @@ describe('lease across processes', function () {
     const store = openFileStore(root);
     await (await store.createRun(runInput('r1'))).close();
     const { proc, done } = await holder(root, 'r1', 1000);
-    await sleep(2500);
+    await sleep(2500); // well past the 1 s lease timeout: the time is what is tested
     const elsewhere = openFileStore(root, {
       leaseTimeoutMs: 1000,
       process: { pid: process.pid, hostname: 'elsewhere', isAlive: () => true },
