@@ -1,4 +1,5 @@
-// `npm test`: typecheck, lint, unit, host (inside a real VS Code extension host), e2e
+// `npm test`: typecheck, lint, unit (in process, in parallel), system (tests that start processes:
+// the CLI, bwrap, PostgreSQL, git, MCP servers), host (inside a real VS Code extension host), e2e
 // (Playwright + Chromium against the real workbench) and windows (Node for Windows under Wine). Runs every layer, prints each summary,
 // and exits non-zero when any layer failed.
 import { spawn } from 'node:child_process';
@@ -7,7 +8,10 @@ import { ensureNodeModules, ensureOfflineVsCode, ensureSystemTools, REPO_ROOT } 
 const LAYERS = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json', '--noEmit'] },
   { name: 'lint', cmd: ['npm', 'run', '--silent', 'lint'] },
-  { name: 'unit', cmd: ['npx', 'mocha', '--config', 'test/unit/.mocharc.json', 'test/unit/**/*.test.ts'] },
+  // The spec globs (the walk first, so the longest file does not start last) are in package.json.
+  { name: 'unit', cmd: ['npm', 'run', '--silent', 'test:unit'] },
+  // Bundles the CLI itself (test/system/hooks.ts): it needs no dist/.
+  { name: 'system', cmd: ['npm', 'run', '--silent', 'test:system'] },
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'host', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts'] },
   { name: 'host-restricted', cmd: ['npx', 'tsx', 'test/host/run-code-server.ts', '--restricted'] },

@@ -68,7 +68,7 @@ export default tseslint.config(
   },
   {
     // The webview runs in a browser: it imports src/protocol and src/words only, and zod's mini build
-    // (test/unit/webview/bundle.test.ts checks the built bundle too).
+    // (test/system/webview/bundle.test.ts checks the built bundle too).
     files: ['src/webview/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -1,6 +1,8 @@
 // The headless CLI as a test runs it: bundled from src/host/cli/bin.ts (its entry), then started
 // as a child process with a given environment (nothing of the test's own leaks in).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -26,6 +28,21 @@ export async function bundleCli(dir: string): Promise<string> {
     logLevel: 'error',
   });
   return outfile;
+}
+
+let shared: Promise<string> | undefined;
+
+/**
+ * The CLI bundled once per process and shared by every suite that starts it (test/system/hooks.ts
+ * builds it before the system layer's first suite); removed when the process exits.
+ */
+export function sharedCli(): Promise<string> {
+  shared ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-cli-bundle-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return bundleCli(dir);
+  })();
+  return shared;
 }
 
 /** Starts the CLI with exactly `env`; `done` settles once its output is closed. */

@@ -27,6 +27,8 @@ export interface KillHarnessOptions {
   /** Where the workers run and how they reach PG and the model; by default plain child processes (pg-netns.ts: network namespaces). */
   readonly network?: WorkerNetwork;
   readonly progress?: (line: string) => void;
+  /** The bundled CLI to start (the system layer's shared one); by default bundled here. */
+  readonly bundle?: string;
 }
 
 export interface WorkerNetwork {
@@ -110,7 +112,7 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
   const scratch = mkdtempSync(join(tmpdir(), 'ac-pg-kill-'));
   const ws = mkdtempSync(join(tmpdir(), 'ac-pg-kill-ws-'));
   writeFileSync(join(ws, 'README.md'), '# a batch\n');
-  const bundle = await bundleCli(scratch);
+  const bundle = options.bundle ?? (await bundleCli(scratch));
   const model = await startFakeAnthropic(batchModel({ commands: COMMANDS }));
   const url = await (options.network?.server ?? (await testPostgres())).newDatabase();
   const env = { PATH: process.env['PATH'], HOME: scratch, ANTHROPIC_API_KEY: KEY };

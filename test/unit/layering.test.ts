@@ -1,7 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 
 const SRC_CORE = join(__dirname, '..', '..', 'src', 'core');
@@ -88,29 +86,5 @@ describe('layering of the store', () => {
     assert.ok(resolved?.startsWith(BACKENDS[0]! + sep));
     const [outside] = importsOf(join(STORE, 'fold.ts'), `import { Y } from './records';`);
     assert.ok(!outside?.startsWith(BACKENDS[0]! + sep));
-  });
-
-  it('a file store opens without loading pg; a postgres:// address loads it (pg-names.ts says why)', () => {
-    const factory = join(__dirname, '..', '..', 'src', 'host', 'node', 'store-factory.ts');
-    const pgLoaded = (address: string) =>
-      execFileSync(
-        process.execPath,
-        [
-          '--require',
-          'tsx/cjs',
-          '-e',
-          `const s = require(${JSON.stringify(factory)}).openStore(${JSON.stringify(address)});
-           console.log(Object.keys(require.cache).some((k) => k.includes('/node_modules/pg/')));
-           void s.dispose?.();`,
-        ],
-        { encoding: 'utf8', cwd: join(__dirname, '..', '..') },
-      ).trim();
-    const folder = mkdtempSync(join(tmpdir(), 'ac-factory-'));
-    try {
-      assert.equal(pgLoaded(folder), 'false');
-      assert.equal(pgLoaded('postgres://nobody@127.0.0.1:9/none'), 'true');
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
   });
 });

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -294,21 +293,6 @@ export async function measureCliRun(cli = CLI_PATH): Promise<{ syncs: number; ms
     await fake.close();
     rmSync(countDir, { recursive: true, force: true });
   }
-}
-
-/** Bundles the CLI from the current sources into `dir` (the unit layer runs before `npm run build`). */
-export async function buildCli(dir: string): Promise<string> {
-  const outfile = join(dir, 'cli.js');
-  await esbuild.build({
-    entryPoints: [join(REPO, 'src/host/cli/bin.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
 }
 
 /** Runs plans with at most `concurrency` CLI runs at a time. */

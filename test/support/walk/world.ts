@@ -18,7 +18,7 @@ import { WalkModel } from './model';
 // every later store operation, workspace write, command and model call of it fails, and what it
 // wrote stays on disk (the OS keeps a killed process's writes; nothing unsynced is dropped, as
 // it would be by a power cut). The next process takes the lease over from the dead pid. The
-// real kill -9 of the CLI at each save point is test/unit/faults/kill.test.ts; this is the same
+// real kill -9 of the CLI at each save point is test/system/faults/kill.test.ts; this is the same
 // cut, in process, so that thousands of sequences run in seconds.
 
 export const WALK_SETTINGS: RunSettings = {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../../src/host/cli/main';
 import { openFileStore } from '../../../src/host/node/store-factory';
@@ -59,23 +59,6 @@ describe('CLI: a torn write is cut and reported, a damaged journal is shown read
     await writer.close();
     return { journal, lastGroup };
   }
-
-  it('resume cuts a torn final line (no newline) and says so on stderr', async () => {
-    const { journal } = await pausedRun();
-    const whole = readFileSync(journal);
-    const torn = '{"s":5,"b":5,"e":5,"r":{"v":1,"at":1,"type":"no';
-    appendFileSync(journal, torn);
-    const replay = join(dir, 'replay.jsonl');
-    writeFileSync(replay, END_TURN);
-    const args = ['resume', '--workspace', ws, '--store', store, '--run', 'r1', '--yes', '--trust', '--provider', 'replay'];
-    const resumed = await cli([...args, '--replay', replay]);
-    assert.match(
-      resumed.stderr,
-      new RegExp(`warn: run r1: an unfinished last write \\(${torn.length} bytes at byte ${whole.length} of .*journal\\.jsonl\\) was cut`),
-    );
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.deepEqual(readFileSync(journal).subarray(0, whole.length), whole, 'only the torn line was cut');
-  });
 
   it('a flipped byte in the last, fsynced group: status shows the intact part read-only, resume refuses naming file and byte', async () => {
     const { journal, lastGroup } = await pausedRun();

@@ -22,7 +22,8 @@ describe('CLI resume: which run, and what it reads', () => {
   it('takes the newest resumable run (or the one named) from its resume state, never reading the whole run', async () => {
     const store = new MemoryCheckpointStore();
     await pausedRun(store, 'older', 'first task');
-    await new Promise((done) => setTimeout(done, 5));
+    // The newer run is stamped a later millisecond: wait for the clock to move, no longer.
+    for (const now = Date.now(); Date.now() === now;) await new Promise((done) => setImmediate(done));
     await pausedRun(store, 'newer', 'second task');
     const newest = await resumeTarget(resumeReadsOnly(store), undefined, '/store');
     assert.equal(newest.run.runId, 'newer');

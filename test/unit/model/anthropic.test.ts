@@ -187,8 +187,11 @@ describe('anthropic provider through the real SDK', () => {
     const provider = await providerFor([{ fault: 'stall', ms: 10_000 }]);
     const controller = new AbortController();
     const started = Date.now();
-    setTimeout(() => controller.abort(), 50);
-    await expectModelError(provider.complete({ ...request, signal: controller.signal }), 'aborted');
+    const failed = expectModelError(provider.complete({ ...request, signal: controller.signal }), 'aborted');
+    // Aborted once the server holds the request (the stall), not after a guessed delay.
+    while (fake.requests.length === 0 && Date.now() - started < 2000) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    await failed;
     assert.ok(Date.now() - started < 2000, `abort took ${Date.now() - started} ms`);
     assert.equal(fake.requests.length, 1);
   });

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { silentLog, type ApprovalDecision, type ApprovalRequest, type Approver } from '../../../src/core/ports';
-import { RESTORED_CALL_REASON, UNDO_CALL_REASON } from '../../../src/core/runtime/calls';
+import { silentLog, type ApprovalDecision, type Approver } from '../../../src/core/ports';
+import { RESTORED_CALL_REASON } from '../../../src/core/runtime/calls';
 import { ApprovalUnavailableError, ResumeError } from '../../../src/core/runtime/errors';
 import { RestoreActions } from '../../../src/host/vscode/restore-actions';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
@@ -22,7 +22,7 @@ import {
 
 // Going back to before a call, then on: a new instruction answers the calls the restore went back
 // over as not run (appended results, the kept answer untouched), and Resume asks before running
-// them again. An undo call is asked whatever was allowed for the run.
+// them again (an undo call is asked whatever was allowed: test/system/restore/undo-asked.test.ts).
 
 const never = () => new AbortController().signal;
 const EDIT = { path: 'a.txt', old_string: 'one', new_string: 'two' };
@@ -144,46 +144,5 @@ describe('restore to before a call, then on', () => {
     const before = (await h.store.readRecords(forkId)).length;
     await assert.rejects(h.runtime().continue(forkId, '  ', never(), { moreTurns: 5 }), ResumeError);
     assert.equal((await h.store.readRecords(forkId)).length, before);
-  });
-});
-
-describe('undo calls are asked', () => {
-  let h: Harness | undefined;
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
-
-  it('a call made under "undo these" is asked even after "allow for the run"', async () => {
-    const asked: ApprovalRequest[] = [];
-    const approver: Approver = {
-      async approve(request) {
-        asked.push(request);
-        return request.reason === undefined ? 'allow_for_run' : 'allow_once';
-      },
-      async askUncertain() {
-        return null;
-      },
-    };
-    h = await harness({
-      store: 'file',
-      script: byTurn([
-        reply([toolUse('t1', 'run_command', { command: 'echo made > made.txt' })]),
-        answer('made it'),
-        reply([toolUse('t2', 'run_command', { command: 'rm -f made.txt' })]),
-        answer('removed it'),
-      ]),
-    });
-    const done = await h.runtime({ approver }).start({ task: 'make a file', settings: SETTINGS });
-    assert.equal(done.status, 'completed', done.reason);
-    const undone = await h.runtime({ approver }).continue(done.runId, 'undo the file', never(), { moreTurns: 5, undo: ['t1'] });
-    assert.equal(undone.status, 'completed', undone.reason);
-    assert.deepEqual(
-      asked.map((a) => [a.callId, a.reason]),
-      [
-        ['t1', undefined],
-        ['t2', UNDO_CALL_REASON],
-      ],
-    );
   });
 });

@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { storeReach, startingRules } from '../../../src/host/node/netproxy/index';
+import { rmSync } from 'node:fs';
+import { storeReach } from '../../../src/host/node/netproxy/index';
 import { decideAddress, decideName, parseHostRule, restrictedRange } from '../../../src/host/node/netproxy/policy';
 import { gitConfigHosts, npmrcHosts, pipHosts } from '../../../src/host/node/netproxy/user-hosts';
 import { tempDir } from '../runtime/harness';
@@ -109,22 +108,6 @@ describe("the allowlist by default: hosts the person's user-level configuration 
         ['git.corp.example', undefined],
         ['proxy.example', 9443],
       ],
-    );
-  });
-
-  it("from the person's home only: a workspace's .npmrc names no host, and nothing is allowed without configuration", () => {
-    const ws = join(home, 'ws');
-    mkdirSync(ws);
-    writeFileSync(join(ws, '.npmrc'), 'registry=https://evil.example/\n');
-    const env = { HOME: join(home, 'empty'), PATH: process.env['PATH'], XDG_CONFIG_HOME: join(home, 'empty', '.config') };
-    mkdirSync(env.HOME);
-    assert.deepEqual(startingRules([], env), []);
-    writeFileSync(join(env.HOME, '.npmrc'), 'registry=https://registry.example/\n');
-    mkdirSync(join(env.XDG_CONFIG_HOME, 'pip'), { recursive: true });
-    writeFileSync(join(env.XDG_CONFIG_HOME, 'pip', 'pip.conf'), '[global]\nindex-url=https://pypi.example/simple\n');
-    assert.deepEqual(
-      startingRules(['extra.example:8443'], env).map((r) => `${r.host}${r.port ? `:${r.port}` : ''} ${r.source}`),
-      ['registry.example ~/.npmrc', 'pypi.example ~/.config/pip/pip.conf', 'extra.example:8443 named by the person'],
     );
   });
 });

@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { startCommandProxy } from '../../../src/host/node/netproxy/index';
 import type { Prompts } from '../../../src/host/vscode/prompts';
 import { ALLOW, ALLOW_WORKSPACE, ALLOWED_HOSTS_KEY, askForHost, REFUSE, type UserMemory } from '../../../src/host/vscode/network-question';
 
@@ -34,20 +33,5 @@ describe('VS Code: a host not on the network allowlist asks the person', () => {
     assert.equal(await askForHost(answering(REFUSE, asked), mem, 'ws-b', 'x.example', 443), false);
     assert.equal(await askForHost(answering(undefined, asked), mem, 'ws-b', 'x.example', 443), false);
     assert.deepEqual(mem.data[ALLOWED_HOSTS_KEY], { 'ws-a': ['api.example:443'] });
-  });
-
-  it('a host remembered for the workspace is on the allowlist at the start, without reach to loopback or private addresses', async () => {
-    const proxy = await startCommandProxy({
-      allowHosts: [],
-      approvedHosts: ['api.example:443'],
-      howToAllow: () => '',
-      env: { HOME: '/nonexistent', PATH: process.env['PATH'] },
-      resolve: async () => ['127.0.0.1'],
-    });
-    try {
-      assert.deepEqual(proxy.rules(), [{ host: 'api.example', port: 443, source: 'allowed for this workspace', named: false }]);
-    } finally {
-      await proxy.close();
-    }
   });
 });

@@ -29,7 +29,7 @@ describe('file store change notice (watchAppends)', () => {
     await (await here.createRun(runInput('r-here'))).close();
     told = [];
     notice = here.watchAppends((runId) => told.push(runId));
-    await sleep(100); // the watcher is set up
+    await sleep(100); // the watcher is set up (a recursive fs.watch on Linux is set up asynchronously, with no event to await)
   });
 
   afterEach(() => {
@@ -54,7 +54,7 @@ describe('file store change notice (watchAppends)', () => {
     const held = await other.openWriter('r-here');
     await held.renewLease();
     await held.renewLease();
-    await sleep(300);
+    await sleep(300); // time for a notice to come; the test is that none does (nothing to await)
     assert.deepEqual(told, [], 'own writes and heartbeats are no change');
     // The notice still works: the other holder's append comes through.
     await held.append([checkpoint('c2', 1, 'after_model', 0)]);
@@ -66,7 +66,7 @@ describe('file store change notice (watchAppends)', () => {
   it('tells nothing once closed', async () => {
     notice.close();
     await (await other.createRun(runInput('r-late'))).close();
-    await sleep(300);
+    await sleep(300); // as above: the test is that no notice comes
     assert.deepEqual(told, []);
   });
 });

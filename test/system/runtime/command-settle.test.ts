@@ -1,0 +1,98 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
+import { detectSandbox, noViewReason } from '../../../src/host/node/sandbox/index';
+import { atSavePoint, crashingStore } from '../../unit/runtime/crash-store';
+import {
+  answer,
+  byTurn,
+  harness,
+  lastToolResults,
+  readText,
+  reply,
+  ScriptedApprover,
+  SETTINGS,
+  tempDir,
+  toolUse,
+  type Harness,
+} from '../../unit/runtime/harness';
+
+// A run cut between a command's capture and the end of its apply: at the next open its change set
+// is settled once (what was not applied yet is applied as patches of the call, what was is named),
+// the command is not run again, nobody is asked, and the view goes once the result is recorded.
+
+describe('run_command: a change set cut by the end of its host is settled at the next open', function () {
+  this.timeout(30_000);
+  let h: Harness | undefined;
+  let views = '';
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    rmSync(views, { recursive: true, force: true });
+  });
+
+  before(function () {
+    const probe = tempDir('settle-probe');
+    mkdirSync(join(probe, 'ws'));
+    const kind = detectSandbox();
+    const why = noViewReason(kind, {
+      roots: [join(probe, 'ws')],
+      protectedPaths: [],
+      hidden: [],
+      homePaths: [],
+      network: false,
+      views: join(probe, 'v'),
+    });
+    rmSync(probe, { recursive: true, force: true });
+    if (why !== undefined) {
+      console.log(`      (skipped: no copy-on-write view here: ${why})`);
+      this.skip();
+    }
+  });
+
+  it('crash at the first patch of the apply: resume applies the rest once, keeps the file already applied, never runs the command again', async () => {
+    views = tempDir('settle-views');
+    const approver = new ScriptedApprover(['allow_once'], []);
+    h = await harness({
+      approver,
+      files: { 'a.txt': 'one\n', 'b.txt': 'bee\n' },
+      script: byTurn([
+        reply([toolUse('t1', 'run_command', { command: 'sed -i s/one/ONE/ a.txt && rm b.txt && echo n > n.txt' })]),
+        answer('ok'),
+      ]),
+    });
+    const root = h.root;
+    let runs = 0;
+    const real = createNodeCommandRunner({
+      sandbox: () => ({ roots: [root], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
+    });
+    const commands = {
+      run: (command: string, options: Parameters<typeof real.run>[1]) => {
+        runs += 1;
+        return real.run(command, options);
+      },
+      recover: (callId: string) => real.recover!(callId),
+    };
+    const crashing = crashingStore(h.store, atSavePoint('file_written', 't1') as never);
+    const first = await h.runtime({ store: crashing, commands }).start({ task: 'task', settings: SETTINGS });
+    assert.equal(first.status, 'paused');
+    assert.equal(readdirSync(views).length, 1, 'the view waits for the resume');
+    const second = await h.runtime({ commands }).resume(first.runId);
+    assert.equal(second.status, 'completed');
+    assert.equal(runs, 1, 'the command ran once');
+    assert.equal(approver.uncertain.length, 0, 'nobody was asked');
+    const [result] = lastToolResults(h.fake, 1);
+    assert.match(result!.content, /^execution status unknown[\s\S]*was not run again[\s\S]*applied now/);
+    assert.match(result!.content, /a file applied before the interruption stays as it is/);
+    assert.equal(readText(root, 'n.txt'), 'n\n');
+    assert.equal(readText(root, 'a.txt'), 'ONE\n');
+    assert.equal(existsSync(join(root, 'b.txt')), false);
+    const state = await h.store.readRun(first.runId);
+    const patched = state.patches.map((p) => `${p.op} ${p.path}`).sort();
+    assert.equal(new Set(patched).size, patched.length, 'no file patched twice');
+    assert.ok(patched.includes('create n.txt'), patched.join(', '));
+    assert.equal(state.ledger[0]!.status, 'uncertain');
+    assert.deepEqual(readdirSync(views), [], 'the view is gone once the result is recorded');
+  });
+});
