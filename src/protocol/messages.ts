@@ -49,6 +49,8 @@ export const RequestParams = {
   undoEffects: z.extend(RunRef, {
     callIds: z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(50)),
   }),
+  /** Allow hosts the commands' network proxy refused (a call's row): for this workspace, from the next command on. */
+  allowHosts: z.object({ hosts: z.array(z.string().check(z.minLength(1), z.maxLength(300))).check(z.minLength(1), z.maxLength(10)) }),
   /** The person picked a row of this run: it becomes the window's selected run (every surface follows). */
   select: RunRef,
   resume: RunRef,
@@ -104,6 +106,7 @@ export const ResultSchemas = {
   fork: z.extend(ActionOutcome, { runId: id }),
   compare: ActionOutcome,
   undoEffects: ActionOutcome,
+  allowHosts: ActionOutcome,
   select: ActionOutcome,
   resume: ActionOutcome,
   takeOver: ActionOutcome,
@@ -136,6 +139,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('fork'),
   requestVariant('compare'),
   requestVariant('undoEffects'),
+  requestVariant('allowHosts'),
   requestVariant('select'),
   requestVariant('resume'),
   requestVariant('takeOver'),

@@ -74,6 +74,8 @@ export const CallRow = z.object({
   /** A compensation: made to undo these earlier calls, in words ("create_issue (toolu_1)"). */
   undoes: z.optional(z.array(z.string())),
   /** The later calls made to undo this one's effect, in words. */
+  /** Hosts the commands' network proxy refused during this call: the row offers to allow them. */
+  refusedHosts: z.optional(z.array(z.string())),
   undoneBy: z.optional(z.array(z.string())),
   patches: z.array(PatchRow),
   /** What the call did in words: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
@@ -160,6 +162,8 @@ export const RunHeader = z.object({
   instructions: z.optional(RunInstructions),
   /** Warnings the run recorded (a cost limit its model cannot honour, a deprecated model). */
   warnings: z.optional(z.array(z.string())),
+  /** How the run's commands reached the network: "allowlist: registry.npmjs.org (~/.npmrc), …", "on (unrestricted)", "off". */
+  network: z.optional(z.string()),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });

@@ -144,6 +144,7 @@ export function stepDetail(run: RunView, step: StepRow | undefined, streaming: s
   }
   if (step !== undefined && step.stepId === run.steps[0]?.stepId) {
     for (const warning of run.header.warnings ?? []) root.append(el('div', 'raised tone-warning', warning));
+    if (run.header.network !== undefined) root.append(el('div', 'raised muted', run.header.network));
     if (run.header.instructions !== undefined) root.append(instructionsEntry(run.header.instructions));
   }
   const text = step?.text ?? streaming;

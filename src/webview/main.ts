@@ -106,6 +106,11 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
     case 'undoRestore':
       notice('info', (await rpc.request('undoLastRestore', { runId })).message);
       return;
+    case 'allowHosts': {
+      const hosts = row.call?.refusedHosts;
+      if (hosts) notice('info', (await rpc.request('allowHosts', { hosts })).message);
+      return;
+    }
     case 'resume':
     case 'takeOver':
     case 'cancel':

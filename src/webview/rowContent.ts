@@ -11,7 +11,7 @@ import { counted } from '../words/words';
 export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
 
 export type ActionId =
-  'restore' | 'fork' | 'compare' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback';
+  'restore' | 'fork' | 'compare' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback' | 'allowHosts';
 
 export interface RowAction {
   readonly id: ActionId;
@@ -252,8 +252,15 @@ function callContent(row: FlatRow): RowContent {
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');
   if (call.undoes) badges.push('undo');
   if (call.undoneBy) badges.push('undone');
+  if (call.refusedHosts) badges.push('network refused');
   const actions: RowAction[] =
     call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
+  if (call.refusedHosts)
+    actions.push({
+      id: 'allowHosts',
+      icon: 'globe',
+      title: `Allow ${call.refusedHosts.join(', ')} for this workspace (the network proxy refused it)`,
+    });
   const lines = [
     call.summary,
     `${call.toolName}(${call.input})`,
@@ -264,6 +271,7 @@ function callContent(row: FlatRow): RowContent {
   if (call.effect) lines.push(`External effect: ${call.effect.effects.join(', ')} · undo: ${call.effect.compensation}`);
   if (call.undoes) lines.push(`Made to undo: ${call.undoes.join(', ')}`);
   if (call.undoneBy) lines.push(`Undone by: ${call.undoneBy.join(', ')}`);
+  if (call.refusedHosts) lines.push(`Refused by the network proxy: ${call.refusedHosts.join(', ')} (the globe action allows them)`);
   const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,

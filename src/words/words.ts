@@ -48,6 +48,17 @@ export function sandboxBlock(result: string | undefined): string | undefined {
   return refused !== undefined ? `blocked by the sandbox: ${oneLine(refused.split(';')[0] ?? refused, 120)}` : undefined;
 }
 
+/** The hosts the network proxy refused during a command ("example.com", "10.0.0.5:8080"), from its result's sandbox part. */
+export function refusedHosts(result: string | undefined): string[] {
+  const at = result?.lastIndexOf('\n--- sandbox ---\n') ?? -1;
+  if (result === undefined || at < 0) return [];
+  const hosts = result
+    .slice(at)
+    .split('\n')
+    .flatMap((line) => /^ {2}refused (\S+?): /.exec(line)?.[1] ?? []);
+  return [...new Set(hosts)].slice(0, 10);
+}
+
 /** How a person allows what the sandbox stopped, said beside the block. */
 export const SANDBOX_WAY_OUT =
   'to allow it, ask the agent to make the change with write_file or edit_file (you approve each), or switch the sandbox off (agentCheckpoints.sandbox, --no-sandbox)';

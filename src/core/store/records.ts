@@ -40,7 +40,12 @@ export const RunSettings = z.object({
     .optional(),
   /** How the run's commands ran: the sandbox in use (`off`: switched off; `unavailable`: none on this machine) and the network. */
   commands: z
-    .object({ sandbox: z.enum(['bwrap', 'sandbox-exec', 'off', 'unavailable']), network: z.enum(['allowlist', 'on', 'off']) })
+    .object({
+      sandbox: z.enum(['bwrap', 'sandbox-exec', 'off', 'unavailable']),
+      network: z.enum(['allowlist', 'on', 'off']),
+      /** With `allowlist`: the hosts allowed at the run's start, each with where it came from ("registry.npmjs.org (~/.npmrc)"). */
+      allowlist: z.string().max(4000).optional(),
+    })
     .optional(),
 });
 

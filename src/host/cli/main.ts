@@ -215,6 +215,7 @@ async function runCommand(options: CliOptions): Promise<number> {
   const host = hostOf(options, dir, openStore(storePath), storePath);
   const model = await providerOf(host, options);
   const provider = options.provider ?? 'anthropic';
+  await networkOf(options); // the run records the allowlist its commands start with
   const settings = runSettingsOf({
     model: options.model ?? DEFAULT_MODEL,
     provider,
@@ -224,7 +225,11 @@ async function runCommand(options: CliOptions): Promise<number> {
     maxCostUsd: options.maxCostUsd,
     maxContextTokens: options.maxContextTokens,
     thinking: options.thinking,
-    commands: commandSettings(options.sandbox ? 'auto' : 'off', options.commandNetwork),
+    commands: commandSettings(
+      options.sandbox ? 'auto' : 'off',
+      options.commandNetwork,
+      commandProxy !== undefined ? allowlistText(commandProxy.rules()) : undefined,
+    ),
   });
   if (options.detach && !isPostgresAddress(storePath))
     throw new UsageError('--detach needs --store postgres://... (workers take queued runs from a PostgreSQL store)');

@@ -43,6 +43,8 @@ export interface ControllerDeps {
   readonly settings: () => ExtensionSettings;
   /** The Node agent host: provider choice, the session's tools (MCP servers, VS Code's), the agents. */
   readonly host: AgentHost;
+  /** The commands' network allowlist now, as a run records it at its start (undefined without the allowlist proxy). */
+  readonly allowlist?: () => string | undefined;
 }
 
 /**
@@ -163,7 +165,7 @@ export class AgentController implements vscode.Disposable {
     this.refuseWhileBusy(close);
     const runId = newRunId(this.deps.clock.now());
     this.deps.log.log('info', `[${runId}] start: ${task.length > 200 ? `${task.slice(0, 200)}...` : task}`);
-    const runSettings = await this.withModelWindow(runSettingsOf(settings));
+    const runSettings = await this.withModelWindow(runSettingsOf(settings, this.deps.allowlist?.()));
     return this.launch(runId, task, 'start', (signal) =>
       runtime
         .start(

@@ -1,6 +1,7 @@
 import type { Log } from '../../core/ports';
 import { errorText } from '../../core/error-text';
 import { allowlistText, startCommandProxy, type NetProxy } from '../node/netproxy/index';
+import { parseHostRule } from '../node/netproxy/policy';
 import type { Prompts } from './prompts';
 import { readSettings } from './settings';
 import { ALLOWED_HOSTS_KEY, askForHost, type UserMemory } from './network-question';
@@ -58,6 +59,31 @@ export class CommandNetwork {
     } finally {
       this.starting = undefined;
     }
+  }
+
+  /**
+   * The person allowed hosts the proxy refused (a refused call's row in the Timeline): kept for this
+   * workspace, as "Allow for This Workspace" is, and allowed by the running proxy at once. Public
+   * addresses only, as a host approved at the question; says what it did.
+   */
+  async allow(targets: readonly string[]): Promise<string> {
+    const rules = targets.map((t) => ({ text: t, rule: parseHostRule(t, 'allowed from the Timeline') }));
+    const bad = rules.find((r) => r.rule === undefined);
+    if (bad !== undefined) throw new Error(`"${bad.text}" is not a host name or HOST:PORT; nothing was allowed.`);
+    const { memory, workspace } = this.options;
+    const all = memory.get<Record<string, string[]>>(ALLOWED_HOSTS_KEY) ?? {};
+    const list = all[workspace] ?? [];
+    const added = rules.map((r) => `${r.rule!.host}:${r.rule!.port ?? 443}`).filter((t) => !list.includes(t));
+    if (added.length > 0) await memory.update(ALLOWED_HOSTS_KEY, { ...all, [workspace]: [...list, ...added] });
+    for (const { rule } of rules) this.proxy?.allow({ ...rule!, named: false });
+    const names = targets.join(', ');
+    return `Allowed ${names} for this workspace: the next command can reach ${targets.length === 1 ? 'it' : 'them'} (public addresses only). Ask the agent to try again.`;
+  }
+
+  /** The allowlist as a run records it at its start, or undefined without the allowlist proxy. */
+  allowlist(): string | undefined {
+    const proxy = this.current();
+    return proxy !== undefined ? allowlistText(proxy.rules()) : undefined;
   }
 
   dispose(): void {

@@ -66,6 +66,11 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
     return raised ? `Continuing with your instruction; ${raised}.` : 'Continuing with your instruction.';
   }
 
+  async allowHosts(hosts: readonly string[]): Promise<string> {
+    if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
+    return this.s.network.allow(hosts);
+  }
+
   async undoEffects(runId: string, callIds: readonly string[]): Promise<string> {
     if (!this.s.isTrusted()) throw new Error(RESTRICTED_MODE_MESSAGE);
     const effects = effectsToUndo(await this.s.store.readRun(runId), callIds);

@@ -45,6 +45,8 @@ export interface Services {
   /** Calls waiting for a decision, shown in the Timeline. */
   readonly approvals: InlineApprover;
   readonly apiKeys: ApiKeys;
+  /** The commands' network proxy of the window (the allowlist, the hosts the person allows from the Timeline). */
+  readonly network: CommandNetwork;
   readonly controller: AgentController;
   readonly restore: RestoreActions;
   readonly keys: ContextKeys;
@@ -190,7 +192,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     { roots, storeAddress, network, apiKeys, prompts },
     { store, workspace: boundedWorkspace(workspace), approver: approvals, git: nodeGitReader, clock: systemClock, log, settings },
   );
-  const controller = new AgentController({ store, clock: systemClock, log, settings, host });
+  const controller = new AgentController({ store, clock: systemClock, log, settings, host, allowlist: () => network.allowlist() });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });
   connectRunModel(model, workspace.paths, {
     onEvent: controller.onEvent,
@@ -212,6 +214,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     prompts,
     approvals,
     apiKeys,
+    network,
     controller,
     restore,
     keys,

@@ -53,7 +53,7 @@ export function readSettings(warn?: (message: string) => void): ExtensionSetting
 }
 
 /** The part of the settings a run records (never a credential). */
-export function runSettingsOf(settings: ExtensionSettings): RunSettings {
+export function runSettingsOf(settings: ExtensionSettings, allowlist?: string): RunSettings {
   return runSettingsFrom({
     model: settings.model,
     provider: settings.provider,
@@ -63,6 +63,6 @@ export function runSettingsOf(settings: ExtensionSettings): RunSettings {
     maxOutputTokensPerCall: settings.maxOutputTokensPerCall,
     maxContextTokens: settings.maxContextTokens,
     thinking: settings.thinking === 'enabled' ? settings.thinkingBudgetTokens : settings.thinking,
-    commands: commandSettings(settings.sandbox, settings.commandNetwork),
+    commands: commandSettings(settings.sandbox, settings.commandNetwork, allowlist),
   });
 }

@@ -34,6 +34,8 @@ export interface NetProxy {
   rules(): readonly HostRule[];
   /** The refusals since the last call, one line each (for a command's result). */
   takeRefusals(): string[];
+  /** Allows a host from now on (the person allowed a refused one): an earlier refusal of it is forgotten. */
+  allow(rule: HostRule): void;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,11 @@ class Proxy {
 
   takeRefusals(): string[] {
     return this.refusals.splice(0, this.refusals.length);
+  }
+
+  allow(rule: HostRule): void {
+    this.rules.push(rule);
+    this.asked.delete(`${rule.host}:${rule.port ?? 443}`);
   }
 
   /** The store's addresses, resolved once at the start (a name checked again at each request too). */
@@ -215,6 +222,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
     socket,
     rules: () => proxy.allowlist(),
     takeRefusals: () => proxy.takeRefusals(),
+    allow: (rule) => proxy.allow(rule),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

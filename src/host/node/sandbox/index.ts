@@ -28,10 +28,11 @@ export type SandboxMode = 'auto' | 'off';
 export type CommandNetwork = 'allowlist' | 'on' | 'off';
 
 /** What a run records of how its commands ran. */
-export function commandSettings(mode: SandboxMode, network: CommandNetwork): NonNullable<RunSettings['commands']> {
-  if (mode === 'off') return { sandbox: 'off', network };
+export function commandSettings(mode: SandboxMode, network: CommandNetwork, allowlist?: string): NonNullable<RunSettings['commands']> {
+  const hosts = network === 'allowlist' && allowlist !== undefined ? { allowlist: allowlist.slice(0, 4000) } : {};
+  if (mode === 'off') return { sandbox: 'off', network, ...hosts };
   const kind = detectSandbox();
-  return { sandbox: kind.kind === 'none' ? 'unavailable' : kind.kind, network };
+  return { sandbox: kind.kind === 'none' ? 'unavailable' : kind.kind, network, ...hosts };
 }
 
 /** One command ready to start inside the sandbox: what to spawn, and what to do once it ended. */

@@ -78,6 +78,8 @@ export interface ConversationBackend {
   continueRun(runId: string, instruction: string): Promise<string>;
   /** Asks the agent, in a new instruction, to undo these calls' external effects (its calls go through approvals); says what it did. */
   undoEffects?(runId: string, callIds: readonly string[]): Promise<string>;
+  /** Allows hosts the commands' network proxy refused, for this workspace; says what it did. */
+  allowHosts?(hosts: readonly string[]): Promise<string>;
   pickContext(kind: ContextChip['kind']): Promise<ContextChip[]>;
   /** Opens a link from the model's text once the person confirms; false when they did not. */
   openLink(url: string): Promise<boolean>;

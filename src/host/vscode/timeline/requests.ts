@@ -170,6 +170,9 @@ export class RequestHandler {
         return { message: 'Run started.' };
       case 'continueRun':
         return { message: await conversation.continueRun(request.params.runId, request.params.instruction) };
+      case 'allowHosts':
+        if (!conversation.allowHosts) throw new Error('Allowing hosts is not available here.');
+        return { message: await conversation.allowHosts(request.params.hosts) };
       case 'undoEffects':
         if (!conversation.undoEffects) throw new Error('Undoing external effects is not available here.');
         return { message: await conversation.undoEffects(request.params.runId, request.params.callIds) };

@@ -5,7 +5,7 @@ import { FILE_CHANGES_MARKER, isRuntimeNote } from '../../../core/runtime/recove
 import type { RunState } from '../../../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../../../core/store/records';
 import type { RunDeltaMessage } from '../../../protocol/messages';
-import { cap, commandOutcome, describeCall, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
+import { cap, commandOutcome, describeCall, refusedHosts, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
 import { assistantWords, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './view-history';
 import type {
   CallRow,
@@ -124,6 +124,8 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   const full = inputText(input);
   if (full !== undefined) row.inputText = full;
   if (result !== undefined) row.result = cap(result, RESULT_MAX);
+  const refused = entry.toolName === 'run_command' ? refusedHosts(result) : [];
+  if (refused.length > 0) row.refusedHosts = refused;
   if (entry.startedAt !== undefined && entry.finishedAt !== undefined) row.durationMs = Math.max(0, entry.finishedAt - entry.startedAt);
   const detail = blocked !== undefined ? SANDBOX_WAY_OUT : (entry.error ?? entry.reason);
   if (detail !== undefined) row.detail = detail;
@@ -135,6 +137,14 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   const effect = effectOf(entry);
   if (effect) row.effect = effect;
   return row;
+}
+
+/** How the run's commands reached the network, in words (undefined for a run that recorded nothing of it). */
+function networkWords(commands: RunState['run']['settings']['commands']): string | undefined {
+  if (commands === undefined) return undefined;
+  if (commands.network === 'on') return "Commands' network: on, unrestricted (agentCheckpoints.commandNetwork: on)";
+  if (commands.network === 'off') return "Commands' network: off";
+  return `Commands' network: through the allowlist proxy; allowed at the start: ${commands.allowlist ?? 'not recorded'}`;
 }
 
 /** Which point "before this call" is, in words: "after step 3's model reply, before read_file". */
@@ -355,6 +365,8 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
   if (instructions !== undefined) header.instructions = instructions;
   const warnings = state.notes.filter((n) => n.kind === 'warning').slice(-MAX_WARNINGS);
   if (warnings.length > 0) header.warnings = warnings.map((n) => cap(n.text, INPUT_TEXT_MAX));
+  const network = networkWords(state.run.settings.commands);
+  if (network !== undefined) header.network = network;
   return header;
 }
 
