@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       blob: (bytes) => store.putBlob(bytes),
     };
     await writer.append([{ type: 'message', index: 0, stepId: 0, message: { role: 'user', content: 'fork bench' } }]);
-    const history: History = { messages: 1, tokens: 0 };
+    const history: History = { messages: 1, tokens: 0, patches: 0 };
     for (let n = 1; n <= STEPS; n++) {
       await step(sink, n, history);
       if (n % STEPS_PER_GROUP === 0 || n === STEPS) {

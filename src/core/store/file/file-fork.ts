@@ -1,11 +1,23 @@
 import { StoreError, type ForkRequest, type RunSummary } from '../contract';
 import { writeNewFile } from '../atomic-file';
-import type { FileCheckpointStore } from './file-store';
+import type { FileCheckpointStore, OpenedRun } from './file-store';
 import { isExists, isNotFound, joinPath } from '../fs-port';
-import { encodeGroup, lastLineOf, readLine, scanJournal } from '../journal-format';
+import { encodeGroup, lastLineOf, readLine, scanJournal, type ReadOptions } from '../journal-format';
 import type { ForkRecord, StoredRecord } from '../records';
 import { readStateFile, STATE, stateFileBytes } from './run-files';
 import { forkRecords, forkSteps } from '../stamp';
+import type { FoldState } from '../fold';
+import { forkFromParts, type ParentParts } from '../fork-fold';
+import {
+  foldTail,
+  readSnapshot,
+  readSnapshotRun,
+  rememberLines,
+  snapshotNames,
+  snapshotSeq,
+  snapshotStep,
+  type RecordLines,
+} from './file-snapshots';
 
 // Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
 // numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
@@ -125,4 +137,81 @@ export async function parentRecords(store: FileCheckpointStore, fork: ForkRecord
   if (first?.type === 'fork') return [...(await parentRecords(store, first, depth + 1)), ...records];
   if (first?.type !== 'run' || first.runId !== parent.runId) throw broken("it is not that run's journal");
   return records;
+}
+
+/** Bytes of a parent's journal read after the snapshot a fork's step is taken from, first; four times as many each time the step is further on. */
+const FIRST_WINDOW = 1 << 20;
+
+/**
+ * A fork's state without reading its parent whole: the parent's newest snapshot before the fork's
+ * step and the journal after it up to that step, its snapshot at the point the fork stands on,
+ * then the fork's own journal (forkFromParts). null when that does not hold: the caller reads the
+ * parent whole, which says why.
+ */
+export async function openForkFromParent(store: FileCheckpointStore, runId: string): Promise<OpenedRun | null> {
+  const bytes = await store.fs.readFile(store.journalPath(runId)).catch(() => null);
+  if (!bytes) return null;
+  const read = { file: store.journalPath(runId), migrations: store.migrations, readVersion: store.readVersion };
+  const own = await scanJournal(bytes, { ...read, firstSeq: firstSeqOf(bytes) }, store.pause);
+  const fork = own.records[0];
+  if (own.damage || fork?.type !== 'fork' || fork.runId !== runId || fork.parent.journalBytes === undefined) return null;
+  const parts = await parentParts(store, fork);
+  const state = parts && forkFromParts(fork, parts);
+  if (!state || !(await foldTail(state, own.records.slice(1), store.pause))) return null;
+  const lines: RecordLines = new WeakMap();
+  rememberLines(lines, bytes, 0, own.records);
+  // The facts a writer needs (pending ids, references) come from the caches, or the whole read, after this point.
+  const scan = { records: [], goodLength: own.goodLength, ...(own.tornTail ? { tornTail: own.tornTail } : {}) };
+  return { fold: state, scan, snapshotAt: own.goodLength, lines };
+}
+
+/** The two states of the parent a fork is folded from (forkFromParts); null when its snapshots do not give them. */
+async function parentParts(store: FileCheckpointStore, fork: ForkRecord): Promise<ParentParts | null> {
+  const { parent } = fork;
+  const dir = store.runDir(parent.runId);
+  const read = { file: store.journalPath(parent.runId), migrations: store.migrations, readVersion: store.readVersion };
+  const names = (await snapshotNames(store.fs, dir)).filter((name) => snapshotSeq(name) <= parent.seq);
+  const end = await parentEnd(store, dir, names, fork, read);
+  if (!end) return null;
+  for (const name of names) {
+    const step = await snapshotStep(store.fs, dir, name);
+    if (step === null || step >= parent.step - 1) continue;
+    const snapshot = await readSnapshot(store.fs, dir, name, store.pause).catch(() => null);
+    if (!snapshot || snapshot.state.run.runId !== parent.runId) continue;
+    for (let window = FIRST_WINDOW; ; window *= 4) {
+      const until = Math.min(parent.journalBytes!, snapshot.journalBytes + window);
+      const before = await readSnapshotRun(store.fs, snapshot, read, store.pause, until);
+      if (!before || before.scan.damage) return null;
+      if (before.scan.records.some((r) => pastPoint(fork, r))) return { before: before.fold, after: before.scan.records, end };
+      if (until === parent.journalBytes) return null;
+    }
+  }
+  return null;
+}
+
+/** A checkpoint at or past the fork's point. */
+function pastPoint({ parent }: ForkRecord, record: StoredRecord): boolean {
+  if (record.type !== 'checkpoint') return false;
+  return parent.checkpointId !== undefined ? record.checkpointId === parent.checkpointId : record.stepId >= parent.step;
+}
+
+/** The parent's state at the record the fork stands on, from its newest snapshot at or before it that holds; null when none does. */
+async function parentEnd(
+  store: FileCheckpointStore,
+  dir: string,
+  names: readonly string[],
+  { parent }: ForkRecord,
+  read: ReadOptions,
+): Promise<FoldState | null> {
+  for (const name of names) {
+    const snapshot = await readSnapshot(store.fs, dir, name, store.pause).catch(() => null);
+    if (!snapshot || snapshot.state.run.runId !== parent.runId) continue;
+    const opened = await readSnapshotRun(store.fs, snapshot, read, store.pause, parent.journalBytes);
+    const { scan, bytes, from } = opened ?? {};
+    if (!opened || !scan || !bytes || scan.damage || scan.tornTail || scan.goodLength !== parent.journalBytes) continue;
+    if (opened.fold.lastSeq + scan.records.length !== parent.seq) continue;
+    if (parent.lineCrc !== undefined && lastLineOf(bytes.subarray(0, parent.journalBytes! - from!)).crc !== parent.lineCrc) continue;
+    if (await foldTail(opened.fold, scan.records, store.pause)) return opened.fold;
+  }
+  return null;
 }

@@ -200,7 +200,7 @@ export class FileRunWriter implements RunWriter {
     const { journalBytes } = this.state;
     try {
       const position = { journalBytes, lastLineStart: line.start, lastLineCrc: line.crc };
-      this.snapshotBytes = await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, position, this.lines);
+      this.snapshotBytes = await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, position, this.lines, this.store.forkSpan);
       this.snapshotAt = journalBytes;
       const refs = compacted || journalBytes - this.factsAt.refs >= REFS_STEP_BYTES;
       await this.writeFacts(line, refs ? ['pending', 'refs'] : ['pending']);
