@@ -15,7 +15,7 @@ import {
   rememberLines,
   snapshotNames,
   snapshotSeq,
-  snapshotStep,
+  snapshotHead,
   type RecordLines,
 } from './file-snapshots';
 
@@ -139,8 +139,8 @@ export async function parentRecords(store: FileCheckpointStore, fork: ForkRecord
   return records;
 }
 
-/** Bytes of a parent's journal read after the snapshot a fork's step is taken from, first; four times as many each time the step is further on. */
-const FIRST_WINDOW = 1 << 20;
+/** The least bytes of a parent's journal read after the snapshot a fork's step is taken from; four times as many each time the step is further on. */
+const FIRST_WINDOW = 64 << 10;
 
 /**
  * A fork's state without reading its parent whole: the parent's newest snapshot before the fork's
@@ -173,13 +173,17 @@ async function parentParts(store: FileCheckpointStore, fork: ForkRecord): Promis
   const names = (await snapshotNames(store.fs, dir)).filter((name) => snapshotSeq(name) <= parent.seq);
   const end = await parentEnd(store, dir, names, fork, read);
   if (!end) return null;
+  // The newest snapshot from before the step before the fork's; the journal after it is read up to a
+  // newer snapshot past the fork's step (or, growing, up to the point the fork stands on).
+  let past = parent.journalBytes!;
   for (const name of names) {
-    const step = await snapshotStep(store.fs, dir, name);
-    if (step === null || step >= parent.step - 1) continue;
+    const head = await snapshotHead(store.fs, dir, name);
+    if (head && head.stepId > parent.step) past = head.journalBytes;
+    if (!head || head.stepId >= parent.step - 1) continue;
     const snapshot = await readSnapshot(store.fs, dir, name, store.pause).catch(() => null);
-    if (!snapshot || snapshot.state.run.runId !== parent.runId) continue;
-    for (let window = FIRST_WINDOW; ; window *= 4) {
-      const until = Math.min(parent.journalBytes!, snapshot.journalBytes + window);
+    if (!snapshot || snapshot.state.run.runId !== parent.runId) return null;
+    for (let window = past - snapshot.journalBytes; ; window *= 4) {
+      const until = Math.min(parent.journalBytes!, snapshot.journalBytes + Math.max(window, FIRST_WINDOW));
       const before = await readSnapshotRun(store.fs, snapshot, read, store.pause, until);
       if (!before || before.scan.damage) return null;
       if (before.scan.records.some((r) => pastPoint(fork, r))) return { before: before.fold, after: before.scan.records, end };

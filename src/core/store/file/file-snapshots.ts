@@ -57,12 +57,14 @@ export async function readSnapshot(fs: StoreFs, runDir: string, name: string, pa
   return bytes === null ? null : decodeSnapshot(bytes, pause);
 }
 
-/** The step a snapshot file states, read without its schema (to pick one among many); null when it does not hold. */
-export async function snapshotStep(fs: StoreFs, runDir: string, name: string): Promise<number | null> {
+/** The step a snapshot file states and the journal bytes it covers, read without its schema (to pick one among many); null when it does not hold. */
+export async function snapshotHead(fs: StoreFs, runDir: string, name: string): Promise<{ stepId: number; journalBytes: number } | null> {
   const bytes = await readIfExists(fs, joinPath(runDir, name)).catch(() => null);
   if (!bytes || bytes[bytes.length - 1] !== 0x0a) return null;
-  const raw = readChecked(bytes, 0, bytes.length - 1) as { state?: { stepId?: unknown } } | null;
-  return typeof raw?.state?.stepId === 'number' ? raw.state.stepId : null;
+  const raw = readChecked(bytes, 0, bytes.length - 1) as { journalBytes?: unknown; state?: { stepId?: unknown } } | null;
+  const { journalBytes } = raw ?? {};
+  const stepId = raw?.state?.stepId;
+  return typeof stepId === 'number' && typeof journalBytes === 'number' ? { stepId, journalBytes } : null;
 }
 
 /** The journal lines of the messages and ledger entries a writer knows (the run's own records), by item. */
