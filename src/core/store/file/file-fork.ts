@@ -172,25 +172,35 @@ async function parentParts(store: FileCheckpointStore, fork: ForkRecord): Promis
   const read = { file: store.journalPath(parent.runId), migrations: store.migrations, readVersion: store.readVersion };
   const names = (await snapshotNames(store.fs, dir)).filter((name) => snapshotSeq(name) <= parent.seq);
   const end = await parentEnd(store, dir, names, fork, read);
-  if (!end) return null;
-  // The newest snapshot from before the step before the fork's; the journal after it is read up to a
-  // newer snapshot past the fork's step (or, growing, up to the point the fork stands on).
-  let past = parent.journalBytes!;
-  for (const name of names) {
-    const head = await snapshotHead(store.fs, dir, name);
-    if (head && head.stepId > parent.step) past = head.journalBytes;
-    if (!head || head.stepId >= parent.step - 1) continue;
-    const snapshot = await readSnapshot(store.fs, dir, name, store.pause).catch(() => null);
-    if (!snapshot || snapshot.state.run.runId !== parent.runId) return null;
-    for (let window = past - snapshot.journalBytes; ; window *= 4) {
-      const until = Math.min(parent.journalBytes!, snapshot.journalBytes + Math.max(window, FIRST_WINDOW));
-      const before = await readSnapshotRun(store.fs, snapshot, read, store.pause, until);
-      if (!before || before.scan.damage) return null;
-      if (before.scan.records.some((r) => pastPoint(fork, r))) return { before: before.fold, after: before.scan.records, end };
-      if (until === parent.journalBytes) return null;
-    }
+  const name = end && (await snapshotBefore(store, dir, names, parent.step - 1));
+  const snapshot = name && (await readSnapshot(store.fs, dir, name, store.pause).catch(() => null));
+  if (!end || !snapshot || snapshot.state.run.runId !== parent.runId || snapshot.state.stepId >= parent.step - 1) return null;
+  // The journal after it up to the fork's point: first as many bytes as its steps took each so far
+  // (a quarter more), four times as many each time that falls short.
+  const perStep = snapshot.journalBytes / Math.max(1, snapshot.state.stepId);
+  const guess = Math.max(FIRST_WINDOW, Math.ceil(perStep * (parent.step + 1 - snapshot.state.stepId) * 1.25));
+  for (let window = guess; ; window *= 4) {
+    const until = Math.min(parent.journalBytes!, snapshot.journalBytes + window);
+    const before = await readSnapshotRun(store.fs, snapshot, read, store.pause, until);
+    if (!before || before.scan.damage) return null;
+    if (before.scan.records.some((r) => pastPoint(fork, r))) return { before: before.fold, after: before.scan.records, end };
+    if (until === parent.journalBytes) return null;
   }
-  return null;
+}
+
+/**
+ * Of snapshot names (newest first), the newest whose step is below `step`, found by halves (the
+ * steps of a run's snapshots grow with their seq; one that does not is checked by the caller).
+ */
+async function snapshotBefore(store: FileCheckpointStore, dir: string, names: readonly string[], step: number): Promise<string | null> {
+  let [low, high] = [0, names.length];
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    const head = await snapshotHead(store.fs, dir, names[mid]!);
+    if (head && head.stepId < step) high = mid;
+    else low = mid + 1;
+  }
+  return names[low] ?? null;
 }
 
 /** A checkpoint at or past the fork's point. */
