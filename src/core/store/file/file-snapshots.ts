@@ -14,6 +14,7 @@ import {
 } from '../journal-format';
 import type { StoredRecord } from '../records';
 import { SLICE } from '../slices';
+import { FORK_SPAN, prunableSnapshots } from '../fork-fold';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '../resume-state';
 
 // State snapshots of one run's folder, snapshot-<seq>.json. Written atomically (temp, fsync,
@@ -26,21 +27,15 @@ import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '..
 // whole journal: a snapshot can make a resume fast, never wrong.
 
 const KEEP = 2;
-/** Of the older snapshots, the newest of each span of this many records stays too: a fork opens from its parent's newest one before its step. */
-export const FORK_SPAN = 2048;
 const SNAPSHOT_NAME = /^snapshot-\d{12}\.json$/;
 
 /** The seq of the last record a snapshot covers, from its file name. */
 export const snapshotSeq = (name: string): number => Number(name.slice('snapshot-'.length, -'.json'.length));
 
-/** Of a run's snapshot names (newest first), those to remove: all but the newest KEEP and the newest of each older span of `span` records. */
+/** Of a run's snapshot names (newest first), those to remove (prunableSnapshots). */
 export function prunable(names: readonly string[], span = FORK_SPAN): string[] {
-  const spanOf = (name: string) => Math.floor(snapshotSeq(name) / span);
-  const spans = new Set(names.slice(0, KEEP).map(spanOf));
-  return names.slice(KEEP).filter((name) => {
-    const at = spanOf(name);
-    return spans.has(at) || !spans.add(at);
-  });
+  const gone = new Set(prunableSnapshots(names.map(snapshotSeq), KEEP, span));
+  return names.filter((name) => gone.has(snapshotSeq(name)));
 }
 
 /** The snapshot file names of a run folder, newest first. */

@@ -1,6 +1,8 @@
 import { StoreError, type ForkRequest, type RunSummary } from '../../../core/store/contract';
 import { forkRecords, forkSteps } from '../../../core/store/stamp';
-import { journalName, linesOf } from './pg-journal';
+import { forkFromParts, type ParentParts } from '../../../core/store/fork-fold';
+import type { StoredRecord } from '../../../core/store/records';
+import { foldRows, journalName, linesOf, scanRows, snapshotRows, type PgOpened, type SnapshotRow } from './pg-journal';
 import { notifySql } from './pg-notify';
 import type { PgCheckpointStore } from './pg-store';
 
@@ -48,4 +50,67 @@ export function forkPgRun(store: PgCheckpointStore, parentId: string, fork: Fork
       leased: false,
     };
   });
+}
+
+/** A snapshot's step, read by the server from its JSON (to pick one among many without sending them). */
+const STEP_OF = `(snapshot::jsonb #>> '{state,stepId}')::int`;
+
+/**
+ * A fork's state without reading its parent whole: the parent's newest snapshot before the fork's
+ * step with the rows after it up to that step, its snapshot at the point the fork stands on with the
+ * rows up to it, then the fork's own rows (forkFromParts). null when that does not hold: the caller
+ * reads the parent whole, which says why.
+ */
+export async function openPgForkFromParent(store: PgCheckpointStore, runId: string): Promise<PgOpened | null> {
+  // Only a fork's first row is a `fork` record: any other run is left to the whole read at once.
+  const head = await store.query<{ seq: number; line: string }>('SELECT seq, line FROM ac_journal WHERE run_id = $1 ORDER BY seq LIMIT 1', [
+    runId,
+  ]);
+  const first = head.rows[0];
+  if (!first || !first.line.includes('"type":"fork"')) return null;
+  const own = await store.query<{ line: string }>('SELECT line FROM ac_journal WHERE run_id = $1 ORDER BY seq', [runId]);
+  const scan = await scanRows(
+    runId,
+    own.rows.map((row) => row.line),
+    { firstSeq: first.seq },
+  );
+  const fork = scan.records[0];
+  if (scan.damage || fork?.type !== 'fork' || fork.runId !== runId) return null;
+  const parts = await parentParts(store, fork);
+  const state = parts && forkFromParts(fork, parts);
+  if (!state || !foldRows(state, scan.records.slice(1))) return null;
+  return { fold: state, lastSeq: state.lastSeq, journalBytes: scan.goodLength, snapshotAt: scan.goodLength };
+}
+
+/** The two states of the parent a fork is folded from; null when its snapshots do not give them. */
+async function parentParts(store: PgCheckpointStore, fork: Extract<StoredRecord, { type: 'fork' }>): Promise<ParentParts | null> {
+  const { runId, seq, step } = fork.parent;
+  const snapshotAt = async (where: string, values: unknown[]) =>
+    (
+      await store.query<SnapshotRow>(
+        `SELECT seq, snapshot FROM ac_snapshots WHERE run_id = $1 AND ${where} ORDER BY seq DESC LIMIT 1`,
+        values,
+      )
+    ).rows[0];
+  const rows = async (from: number, to: number) =>
+    (
+      await store.query<{ line: string }>('SELECT line FROM ac_journal WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq', [
+        runId,
+        from,
+        to,
+      ])
+    ).rows.map((row) => row.line);
+  const endRow = await snapshotAt('seq <= $2', [runId, seq]);
+  const beforeRow = await snapshotAt(`seq <= $2 AND ${STEP_OF} < $3`, [runId, seq, step - 1]);
+  if (!endRow || !beforeRow) return null;
+  const end = await snapshotRows(runId, endRow, await rows(endRow.seq, seq));
+  if (!end || !foldRows(end.fold, end.scan.records) || end.fold.lastSeq !== seq) return null;
+  // The rows after it up to a newer snapshot past the fork's step, or up to the point the fork stands on.
+  const past = await store.query<{ seq: number | null }>(
+    `SELECT min(seq) AS seq FROM ac_snapshots WHERE run_id = $1 AND seq > $2 AND seq <= $3 AND ${STEP_OF} > $4`,
+    [runId, beforeRow.seq, seq, step],
+  );
+  const before = await snapshotRows(runId, beforeRow, await rows(beforeRow.seq, past.rows[0]?.seq ?? seq));
+  if (!before) return null;
+  return { before: before.fold, after: before.scan.records, end: end.fold };
 }
