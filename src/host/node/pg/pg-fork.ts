@@ -85,13 +85,32 @@ export async function openPgForkFromParent(store: PgCheckpointStore, runId: stri
 /** The two states of the parent a fork is folded from; null when its snapshots do not give them. */
 async function parentParts(store: PgCheckpointStore, fork: Extract<StoredRecord, { type: 'fork' }>): Promise<ParentParts | null> {
   const { runId, seq, step } = fork.parent;
-  const snapshotAt = async (where: string, values: unknown[]) =>
-    (
-      await store.query<SnapshotRow>(
-        `SELECT seq, snapshot FROM ac_snapshots WHERE run_id = $1 AND ${where} ORDER BY seq DESC LIMIT 1`,
-        values,
-      )
-    ).rows[0];
+  const seqs = (
+    await store.query<{ seq: number }>('SELECT seq FROM ac_snapshots WHERE run_id = $1 AND seq <= $2 ORDER BY seq DESC', [runId, seq])
+  ).rows.map((row) => row.seq);
+  const stepAt = async (at: number) =>
+    (await store.query<{ step: number | null }>(`SELECT ${STEP_OF} AS step FROM ac_snapshots WHERE run_id = $1 AND seq = $2`, [runId, at]))
+      .rows[0]?.step ?? null;
+  // The newest snapshot before the step before the fork's, by halves (a run's snapshot steps grow with their seq; the fold checks).
+  let [low, high] = [0, seqs.length];
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    const at = await stepAt(seqs[mid]!);
+    if (at !== null && at < step - 1) high = mid;
+    else low = mid + 1;
+  }
+  if (low >= seqs.length) return null;
+  // Its rows after it are read up to the nearest newer snapshot past the fork's step, else up to the point the fork stands on.
+  let until = seq;
+  for (let i = low - 1; i >= 0; i--) {
+    const at = await stepAt(seqs[i]!);
+    if (at !== null && at > step) {
+      until = seqs[i]!;
+      break;
+    }
+  }
+  const rowAt = async (at: number) =>
+    (await store.query<SnapshotRow>('SELECT seq, snapshot FROM ac_snapshots WHERE run_id = $1 AND seq = $2', [runId, at])).rows[0];
   const rows = async (from: number, to: number) =>
     (
       await store.query<{ line: string }>('SELECT line FROM ac_journal WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq', [
@@ -100,17 +119,10 @@ async function parentParts(store: PgCheckpointStore, fork: Extract<StoredRecord,
         to,
       ])
     ).rows.map((row) => row.line);
-  const endRow = await snapshotAt('seq <= $2', [runId, seq]);
-  const beforeRow = await snapshotAt(`seq <= $2 AND ${STEP_OF} < $3`, [runId, seq, step - 1]);
+  const [endRow, beforeRow] = [await rowAt(seqs[0]!), await rowAt(seqs[low]!)];
   if (!endRow || !beforeRow) return null;
   const end = await snapshotRows(runId, endRow, await rows(endRow.seq, seq));
   if (!end || !foldRows(end.fold, end.scan.records) || end.fold.lastSeq !== seq) return null;
-  // The rows after it up to a newer snapshot past the fork's step, or up to the point the fork stands on.
-  const past = await store.query<{ seq: number | null }>(
-    `SELECT min(seq) AS seq FROM ac_snapshots WHERE run_id = $1 AND seq > $2 AND seq <= $3 AND ${STEP_OF} > $4`,
-    [runId, beforeRow.seq, seq, step],
-  );
-  const before = await snapshotRows(runId, beforeRow, await rows(beforeRow.seq, past.rows[0]?.seq ?? seq));
-  if (!before) return null;
-  return { before: before.fold, after: before.scan.records, end: end.fold };
+  const before = await snapshotRows(runId, beforeRow, await rows(beforeRow.seq, until));
+  return before && { before: before.fold, after: before.scan.records, end: end.fold };
 }
