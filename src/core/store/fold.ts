@@ -3,9 +3,12 @@ import type { MessageParam } from '../model/messages';
 import type { ReviewDecision } from '../patches/review';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
-import type { Budget, CheckpointRecord, RestoreDoneRecord, RestoreRecord, StoredRecord } from './records';
+import type { Budget, CheckpointRecord, StoredRecord } from './records';
 import type { FileChange, ResumeState } from './resume-state';
 import { forkAt } from './fork-fold';
+import { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
+
+export { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
 
 // The one fold of records into a run's state. Every reader of a run folds with it: the full read
@@ -326,44 +329,6 @@ export function stepStartOf(checkpoints: readonly CheckpointRecord[], step: numb
   const first = checkpoints.findIndex((c) => c.stepId >= step);
   if (first <= 0 || checkpoints[first]!.stepId !== step) return undefined;
   return checkpoints[first]!.label === 'before_model' ? checkpoints[first] : checkpoints[first - 1];
-}
-
-export function noteFileChanges(state: Pick<FoldState, 'fileChanges'>, changes: readonly FileChange[]): void {
-  if (changes.length === 0) return;
-  const kept = (state.fileChanges ?? []).filter((c) => !changes.some((n) => n.path === c.path));
-  state.fileChanges = [...kept, ...changes];
-}
-
-/** A restore's writes are confirmed: it no longer awaits them; a file it left as it was is no change the model must hear of. */
-export function settleRestore(
-  state: Pick<FoldState, 'restores' | 'fileChanges'>,
-  done: Pick<RestoreDoneRecord, 'restoreId' | 'left'>,
-): void {
-  state.restores = state.restores.map((r) => (r.restoreId === done.restoreId ? withoutConfirm(r) : r));
-  const left = new Set(done.left.map((l) => l.path));
-  if (left.size > 0 && state.fileChanges) state.fileChanges = state.fileChanges.filter((c) => !left.has(c.path));
-}
-
-function withoutConfirm({ confirm: _confirm, ...record }: RestoreRecord): RestoreRecord {
-  return record;
-}
-
-export function restoreChanges(record: RestoreRecord): FileChange[] {
-  const what =
-    record.kind === 'undo'
-      ? 'a restore was undone by the person: its content before that restore is back'
-      : record.step !== undefined
-        ? `restored by the person to its content at step ${record.step}`
-        : "rolled back by the person: the agent's change was undone";
-  return record.files.map((file) => ({ path: file.path, what }));
-}
-
-export function reviewChanges(
-  state: Pick<FoldState, 'patches'>,
-  record: { hunks: readonly { patchId: string }[]; paths?: readonly string[] },
-): FileChange[] {
-  const paths = new Set([...(record.paths ?? []), ...record.hunks.flatMap((h) => state.patches.get(h.patchId)?.path ?? [])]);
-  return [...paths].map((path) => ({ path, what: "a hunk of the agent's change was undone by the person" }));
 }
 
 /** The full fold of records[0..end] (every checkpoint kept). */
