@@ -26,11 +26,13 @@ import { stampRecords } from '../../../core/store/stamp';
 import { claimPgRun, takeLease } from './pg-claims';
 import { checkedWhole, journalName, linesOf, openFromSnapshot, openWhole, scanRows, type PgOpened } from './pg-journal';
 import { collectPgGarbage, listPgRuns } from './pg-listing';
-import { forkPgRun, openPgForkFromParent } from './pg-fork';
+import { forkPgRun } from './pg-fork';
 import { notifySql, PgAppendWatch } from './pg-notify';
 import { migrateSchema } from './pg-schema';
 import { KEEP_SNAPSHOTS, leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
 import { errorText } from '../../../core/error-text';
+// A fork opens from its parent's snapshot rows (pg-fork.ts).
+import { openPgForkFromParent } from './pg-fork';
 
 export interface PgStoreOptions {
   /** postgres://user:password@host:port/database (the password never appears in an error). */
