@@ -149,7 +149,12 @@ const FIRST_WINDOW = 64 << 10;
  * parent whole, which says why.
  */
 export async function openForkFromParent(store: FileCheckpointStore, runId: string): Promise<OpenedRun | null> {
-  const bytes = await store.fs.readFile(store.journalPath(runId)).catch(() => null);
+  // Only a fork's first line is a `fork` record: any other run is left to the whole read at once.
+  const journal = store.journalPath(runId);
+  const head = await (store.fs.readFrom ? store.fs.readFrom(journal, 0, 4096) : store.fs.readFile(journal)).catch(() => null);
+  const end = head?.indexOf(NEWLINE) ?? -1;
+  if (!head || end === -1 || readLine(head, 0, end)?.r['type'] !== 'fork') return null;
+  const bytes = await store.fs.readFile(journal).catch(() => null);
   if (!bytes) return null;
   const read = { file: store.journalPath(runId), migrations: store.migrations, readVersion: store.readVersion };
   const own = await scanJournal(bytes, { ...read, firstSeq: firstSeqOf(bytes) }, store.pause);
