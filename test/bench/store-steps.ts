@@ -20,6 +20,7 @@ function checkpointRecord(
   label: 'before_model' | 'after_model' | 'tool_started' | 'file_written' | 'tool_finished',
   messageCount: number,
   callId?: string,
+  patchCount = step,
 ): NewRecord {
   return {
     type: 'checkpoint',
@@ -27,7 +28,7 @@ function checkpointRecord(
     stepId: step,
     label,
     messageCount,
-    patchCount: step,
+    patchCount,
     status: 'running',
     budget: budget(step),
     ...(callId ? { callId } : {}),
@@ -115,6 +116,8 @@ export interface Sink {
 export interface History {
   messages: number;
   tokens: number;
+  /** When set, the patches so far, which checkpoints then count as the runtime does (bench:fork); else each names its step. */
+  patches?: number;
 }
 
 /** Tokens of history that make the runtime compact (a context budget of 200k, summarised at ~75%). */
@@ -137,7 +140,10 @@ async function compact(sink: Sink, n: number, history: History): Promise<number>
       clearedCallIds: [],
     },
     summary,
-    { ...(checkpointRecord(n, 'before_model', 1) as Extract<NewRecord, { type: 'checkpoint' }>), label: 'compacted' },
+    {
+      ...(checkpointRecord(n, 'before_model', 1, undefined, history.patches) as Extract<NewRecord, { type: 'checkpoint' }>),
+      label: 'compacted',
+    },
   ];
   history.messages = 1;
   history.tokens = tokensOf(summary);
@@ -149,7 +155,9 @@ export async function step(sink: Sink, n: number, history: History): Promise<num
   let bytes = history.tokens > COMPACT_AT_TOKENS ? await compact(sink, n, history) : 0;
   const calls = n % 3 === 0 ? [`tu-${n}-a`, `tu-${n}-b`] : [`tu-${n}-a`];
   const base = history.messages;
-  bytes += await sink.commit([checkpointRecord(n, 'before_model', base)]);
+  const counted = (label: Parameters<typeof checkpointRecord>[1], messages: number, callId?: string) =>
+    checkpointRecord(n, label, messages, callId, history.patches);
+  bytes += await sink.commit([counted('before_model', base)]);
   const assistant: NewRecord = {
     type: 'message',
     index: base,
@@ -162,22 +170,19 @@ export async function step(sink: Sink, n: number, history: History): Promise<num
       ],
     },
   };
-  bytes += await sink.commit([
-    assistant,
-    ...calls.map((id) => ledgerRecord(n, id, 'planned')),
-    checkpointRecord(n, 'after_model', base + 1),
-  ]);
+  bytes += await sink.commit([assistant, ...calls.map((id) => ledgerRecord(n, id, 'planned')), counted('after_model', base + 1)]);
   const results: { type: string; tool_use_id: string; content: string }[] = [];
   for (const id of calls) {
-    bytes += await sink.commit([ledgerRecord(n, id, 'started'), checkpointRecord(n, 'tool_started', base + 1, id)]);
+    bytes += await sink.commit([ledgerRecord(n, id, 'started'), counted('tool_started', base + 1, id)]);
     const patch = await patchRecord(sink, n, id, editsBefore(n) + calls.indexOf(id) + 1);
-    bytes += patch.bytes + (await sink.commit([patch.record, checkpointRecord(n, 'file_written', base + 1, id)]));
+    if (history.patches !== undefined) history.patches += 1;
+    bytes += patch.bytes + (await sink.commit([patch.record, counted('file_written', base + 1, id)]));
     const result = { type: 'tool_result', tool_use_id: id, content: text(2500, n) };
     results.push(result);
     const blobBytes = new TextEncoder().encode(JSON.stringify(result));
     const ref = await sink.blob(blobBytes);
     bytes += blobBytes.length;
-    bytes += await sink.commit([ledgerRecord(n, id, 'succeeded', ref), checkpointRecord(n, 'tool_finished', base + 1, id)]);
+    bytes += await sink.commit([ledgerRecord(n, id, 'succeeded', ref), counted('tool_finished', base + 1, id)]);
   }
   const user: NewRecord = { type: 'message', index: base + 1, stepId: n, message: { role: 'user', content: results } };
   bytes += await sink.commit([user]);

@@ -21,15 +21,27 @@ const SMALL_RESUME_STEPS = 100;
 const PROCESSES = 9;
 const RUN_ID = 'big';
 
-/** The Node port, counting every byte written through it. */
+/** The files the store writes whole or appends to besides the journal: pending.json and refs.json. */
+const FACTS_FILE = /(^|\/)(pending|refs)\.json$/;
+
+/** The Node port, counting every byte written through it, and those that reach pending.json and refs.json (appended, or renamed into place). */
 class CountingFs extends NodeStoreFs {
   written = 0;
+  factsWritten = 0;
+  private readonly temps = new Map<string, number>();
   constructor(private readonly skipSync = false) {
     super();
   }
   override async write(handle: StoreFileHandle, bytes: Uint8Array): Promise<void> {
     this.written += bytes.length;
+    if (FACTS_FILE.test(handle.path)) this.factsWritten += bytes.length;
+    else if (handle.path.endsWith('.tmp')) this.temps.set(handle.path, (this.temps.get(handle.path) ?? 0) + bytes.length);
     await super.write(handle, bytes);
+  }
+  override async rename(from: string, to: string): Promise<void> {
+    if (FACTS_FILE.test(to)) this.factsWritten += this.temps.get(from) ?? 0;
+    this.temps.delete(from);
+    await super.rename(from, to);
   }
   override async sync(handle: StoreFileHandle): Promise<void> {
     if (!this.skipSync) await super.sync(handle);
@@ -114,15 +126,29 @@ async function measureSteps(
   };
 }
 
-/** A run of `steps` steps written by the writer (no fsync: the fixture's speed is not measured), with the snapshots it leaves. */
-async function buildRun(root: string, steps: number): Promise<number> {
-  const store = openFileStore(root, { fs: new CountingFs(true) });
+/** Steps over which the bytes a step writes to pending.json and refs.json are averaged, ending at step 1,000 and at step 10,000. */
+const FACTS_WINDOW = 500;
+
+/**
+ * A run of `steps` steps written by the writer (no fsync: the fixture's speed is not measured),
+ * with the snapshots it leaves; its journal's size, and the bytes a step wrote to pending.json and
+ * refs.json over the FACTS_WINDOW steps up to each of `factsAt`.
+ */
+async function buildRun(root: string, steps: number, factsAt: readonly number[] = []): Promise<{ bytes: number; factsPerStep: number[] }> {
+  const fs = new CountingFs(true);
+  const store = openFileStore(root, { fs });
   const writer = await store.createRun(runInput(RUN_ID));
   const history: History = { messages: 0, tokens: 0 };
   const sink = storeSink(writer, (b) => store.putBlob(b));
-  for (let n = 1; n <= steps; n++) await step(sink, n, history);
+  const factsPerStep: number[] = [];
+  let from = 0;
+  for (let n = 1; n <= steps; n++) {
+    if (factsAt.includes(n + FACTS_WINDOW - 1)) from = fs.factsWritten;
+    await step(sink, n, history);
+    if (factsAt.includes(n)) factsPerStep.push(Math.round((fs.factsWritten - from) / FACTS_WINDOW));
+  }
   await writer.close();
-  return statSync(store.journalPath(RUN_ID)).size;
+  return { bytes: statSync(store.journalPath(RUN_ID)).size, factsPerStep };
 }
 
 function bundleChild(outDir: string): string {
@@ -196,8 +222,8 @@ async function main(): Promise<void> {
   try {
     const steps = await measureSteps(join(root, 'steps'));
     progress('steps');
-    const bigBytes = await buildRun(join(root, 'big'), RESUME_STEPS);
-    const smallBytes = await buildRun(join(root, 'small'), SMALL_RESUME_STEPS);
+    const { bytes: bigBytes, factsPerStep } = await buildRun(join(root, 'big'), RESUME_STEPS, [1000, RESUME_STEPS]);
+    const { bytes: smallBytes } = await buildRun(join(root, 'small'), SMALL_RESUME_STEPS);
     progress('resume fixtures');
     execFileSync('sync');
     const child = bundleChild(root);
@@ -251,6 +277,9 @@ async function main(): Promise<void> {
         // The whole run as one JSON file rewritten every step (counted, not written), for comparison.
         baseline_bytes_ratio: round(steps.baselineRatio),
         snapshot_bytes: steps.snapshotBytes,
+        // Bytes a step writes to pending.json and refs.json (appended, or rewritten whole), around step 1,000 and step 10,000 of the long run.
+        facts_bytes_per_step_1k: factsPerStep[0],
+        facts_bytes_per_step_10k: factsPerStep[1],
         step_ratio: round(steps.stepRatio),
         eventloop_p99_ms: round(steps.p99),
         resume_steps: RESUME_STEPS,

@@ -3,8 +3,12 @@ import type { MessageParam } from '../model/messages';
 import type { ReviewDecision } from '../patches/review';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
-import type { Budget, CheckpointRecord, RestoreDoneRecord, RestoreRecord, StoredRecord } from './records';
+import type { Budget, CheckpointRecord, StoredRecord } from './records';
 import type { FileChange, ResumeState } from './resume-state';
+import { forkAt } from './fork-fold';
+import { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
+
+export { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
 
 // The one fold of records into a run's state. Every reader of a run folds with it: the full read
@@ -15,7 +19,9 @@ import { drain, inSlices, SLICE, type Sliced } from './slices';
 // incremental step asks for them and throws BranchNeedsRecords without them.
 
 /** A run's state as records fold into it: ResumeState's fields, the ledger and patches by id. */
-export type FoldState = Omit<ResumeState, 'ledger' | 'patches'> & {
+export type FoldState = Omit<ResumeState, 'ledger' | 'patches' | 'lastPatchIndex'> & {
+  /** By path, the index (patch records before it) of its latest patch; kept by a run that is not a fork (fork-fold.ts). */
+  lastPatchIndex?: Map<string, number>;
   /** Latest entry per callId of the active history, in planning order (a Map keeps first insertion order). */
   ledger: Map<string, LedgerEntry>;
   /** Latest patch per patchId, with the state a later patch_state gave it. */
@@ -56,6 +62,8 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
     notes: [],
     restores: [],
     checkpointCount: 0,
+    lastPatchIndex: new Map(),
+    lastRevisionSeq: 0,
     lastSeq: record.seq,
     stepId: 0,
     checkpoints: full ? [] : null,
@@ -66,9 +74,10 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
 }
 
 /** A fold that continues from a snapshot's state. */
-export function foldFromResumeState(state: ResumeState): FoldState {
+export function foldFromResumeState({ lastPatchIndex, ...state }: ResumeState): FoldState {
   return {
     ...state,
+    ...(lastPatchIndex ? { lastPatchIndex: new Map(lastPatchIndex.map(({ path, index }) => [path, index])) } : {}),
     messages: [...state.messages],
     ledger: new Map(state.ledger.map((entry) => [entry.callId, entry])),
     patches: new Map(state.patches.map((patch) => [patch.patchId, patch])),
@@ -135,10 +144,14 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       state.stepId = Math.max(state.stepId, record.entry.stepId);
       break;
     case 'patch':
+      // A patch id met again keeps its place: what a fork reads of it is no longer the index alone.
+      if (state.patches.has(record.patch.patchId)) revised(state, record);
+      state.lastPatchIndex?.set(record.patch.path, state.patchCount);
       state.patches.set(record.patch.patchId, record.patch);
       state.patchCount += 1;
       break;
     case 'patch_state': {
+      revised(state, record);
       const patch = state.patches.get(record.patchId);
       if (patch) state.patches.set(record.patchId, { ...patch, state: record.state });
       break;
@@ -150,6 +163,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       state.notes.push(record);
       break;
     case 'restore':
+      revised(state, record);
       state.restores.push(record);
       noteFileChanges(state, restoreChanges(record));
       break;
@@ -161,6 +175,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       state.ancestorsSeen = record.seen;
       break;
     case 'review':
+      revised(state, record);
       if (state.decisions) foldDecision(state.decisions, record);
       if (record.decision === 'undo') noteFileChanges(state, reviewChanges(state, record));
       break;
@@ -184,6 +199,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       state.undoing = record.undo;
       break;
     case 'branch':
+      revised(state, record);
       if (!journal) throw new BranchNeedsRecords();
       branchTo(state, historyAt(journal, record.seq - 1, record.checkpointId), latestEntries(journal.records, record.seq - 1), journal);
       break;
@@ -198,12 +214,17 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
   return state;
 }
 
+/** Notes a record that changes what came before it (a patch's state, a restore, a review, a branch): a fork from before it reads the parent whole. */
+function revised(state: FoldState, record: StoredRecord): void {
+  if (state.lastRevisionSeq !== undefined) state.lastRevisionSeq = record.seq;
+}
+
 export type History = Pick<
   FoldState,
   'messages' | 'ledger' | 'checkpoints' | 'stepId' | 'latestCheckpoint' | 'lastStopReason' | 'ended' | 'patchCount'
 >;
 
-function findCheckpoint(records: readonly StoredRecord[], checkpointId: string, end = records.length): number {
+export function findCheckpoint(records: readonly StoredRecord[], checkpointId: string, end = records.length): number {
   for (let i = end - 1; i >= 0; i--) {
     const record = records[i]!;
     if (record.type === 'checkpoint' && record.checkpointId === checkpointId) return i;
@@ -212,7 +233,7 @@ function findCheckpoint(records: readonly StoredRecord[], checkpointId: string, 
 }
 
 /** The active history right after a checkpoint before `end`, folded from the records up to it (each checkpoint's once). */
-function historyAt(journal: FoldRecords, end: number, checkpointId: string): History {
+export function historyAt(journal: FoldRecords, end: number, checkpointId: string): History {
   const { records } = journal;
   const histories = journal.histories ?? new Map<number, History>();
   const at = findCheckpoint(records, checkpointId, end);
@@ -252,7 +273,7 @@ function undone(entry: LedgerEntry | undefined, patches: ReadonlyMap<string, Pat
  * call whose effect was undone (its files rolled back), which is as it was at the checkpoint. The
  * run is no longer ended (its run_end is past the checkpoint).
  */
-function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string, LedgerEntry>, journal?: FoldRecords): void {
+export function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string, LedgerEntry>, journal?: FoldRecords): void {
   state.messages = history.messages;
   state.ledger = new Map(
     [...history.ledger.keys()].map((callId) => {
@@ -268,73 +289,35 @@ function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string
   if (journal) noteFileChanges(state, laterPatchChanges(state, history.patchCount, 'after this point'));
 }
 
-/** The files the agent wrote after the first `patchCount` patches: what the model of a shorter history does not know. */
-function laterPatchChanges(state: FoldState, patchCount: number, when: string): FileChange[] {
+/**
+ * The files the agent wrote after the first `patchCount` patches: what the model of a shorter
+ * history does not know. In the order of each file's first later patch; `byLatest`, of its latest
+ * (what a fork can know from its parent's snapshot: fork-fold.ts).
+ */
+export function laterPatchChanges(state: Pick<FoldState, 'patches'>, patchCount: number, when: string, byLatest = false): FileChange[] {
   const byPath = new Map<string, Patch[]>();
-  [...state.patches.values()].slice(patchCount).forEach((patch) => byPath.set(patch.path, [...(byPath.get(patch.path) ?? []), patch]));
-  return [...byPath].map(([path, patches]) => ({
-    path,
-    what: patches.every((p) => p.state === 'rolled_back')
-      ? `restored to its content before the agent's later changes (${when})`
-      : `changed by the agent ${when} on another branch; those changes are still in the file (read it before editing)`,
-  }));
-}
-
-/** A fork: the parent's history up to the start of `step`, under the fork's own run id. */
-function forkAt(state: FoldState, journal: FoldRecords, record: Extract<StoredRecord, { type: 'fork' }>): void {
-  const { parent } = record;
-  const end = record.seq - 1;
-  if (journal.records[end - 1]?.seq !== parent.seq)
-    throw new StoreError(`fork ${record.runId} stands on record ${parent.seq} of run ${parent.runId}, which is not there`, 'invalid');
-  const target = parent.checkpointId === undefined ? stepStart(journal, end, parent.step) : checkpointAt(journal, end, parent.checkpointId);
-  if (!target) throw new StoreError(`run ${parent.runId} has no step ${parent.step} to fork from`, 'invalid');
-  branchTo(state, historyAt(journal, end, target.checkpointId), new Map());
-  // A fork at the start of a step is before its model call: the step's before_model is not the fork's.
-  let budget = target.budget;
-  if (target.label === 'before_model' && state.checkpoints && state.checkpoints.length > 1) {
-    state.checkpoints.pop();
-    state.latestCheckpoint = state.checkpoints.at(-1);
-    budget = state.latestCheckpoint!.budget;
-    state.stepId = Math.max(0, target.stepId - 1);
-  } else if (target.label === 'before_model') {
-    state.stepId = Math.max(0, target.stepId - 1);
+  for (const patch of [...state.patches.values()].slice(patchCount)) {
+    const earlier = byPath.get(patch.path) ?? [];
+    if (byLatest) byPath.delete(patch.path);
+    byPath.set(patch.path, [...earlier, patch]);
   }
-  const when = parent.checkpointId === undefined ? `after step ${parent.step - 1}` : `after this point of step ${parent.step}`;
-  state.fileChanges = undefined;
-  noteFileChanges(state, personChangesAfter(state, journal.records, findCheckpoint(journal.records, target.checkpointId, end), end));
-  noteFileChanges(
-    state,
-    laterPatchChanges(state, target.patchCount, when).map((change) =>
-      parent.files === 'restore' && change.what.startsWith('restored')
-        ? { ...change, what: `restored to the start of step ${parent.step}` }
-        : change,
+  return [...byPath].map(([path, patches]) =>
+    laterChange(
+      path,
+      patches.every((p) => p.state === 'rolled_back'),
+      when,
     ),
   );
-  state.patches = new Map([...state.patches].slice(0, target.patchCount));
-  state.run = { ...state.run, runId: record.runId, createdAt: record.createdAt, parent };
-  state.budget = { ...budget, ...limitsOf(state.budget) };
-  state.status = 'paused';
-  state.statusReason = `fork of run ${parent.runId} at the start of step ${parent.step}`;
-  state.ended = undefined;
-  state.restores = [];
-  state.notes = [];
-  state.ancestorsSeen = undefined;
-  if (state.allCheckpoints) state.allCheckpoints = [...(state.checkpoints ?? [])];
 }
 
-/** What a person did to the files in the parent after the fork's point (restores, inline undos): the fork's model saw them before. */
-function personChangesAfter(state: FoldState, records: readonly StoredRecord[], from: number, end: number): FileChange[] {
-  const changes: FileChange[] = [];
-  for (let i = from + 1; i < end; i++) {
-    const record = records[i]!;
-    if (record.type === 'restore') changes.push(...restoreChanges(record));
-    else if (record.type === 'review' && record.decision === 'undo') changes.push(...reviewChanges(state, record));
-  }
-  return changes;
-}
-
-function checkpointAt(journal: FoldRecords, end: number, checkpointId: string): CheckpointRecord {
-  return journal.records[findCheckpoint(journal.records, checkpointId, end)] as CheckpointRecord;
+/** One file a shorter history does not know: restored (every later patch rolled back) or changed. */
+export function laterChange(path: string, restored: boolean, when: string): FileChange {
+  return {
+    path,
+    what: restored
+      ? `restored to its content before the agent's later changes (${when})`
+      : `changed by the agent ${when} on another branch; those changes are still in the file (read it before editing)`,
+  };
 }
 
 /**
@@ -348,52 +331,9 @@ export function stepStartOf(checkpoints: readonly CheckpointRecord[], step: numb
   return checkpoints[first]!.label === 'before_model' ? checkpoints[first] : checkpoints[first - 1];
 }
 
-function stepStart(journal: FoldRecords, end: number, step: number): CheckpointRecord | undefined {
-  return stepStartOf(drain(folding(journal.records, end - 1, journal.histories)).checkpoints ?? [], step);
-}
-
-/** A budget's limits: a fork keeps the limits the parent has now (raised ones included), with the counters of its point. */
-function limitsOf(budget: Budget): Partial<Budget> {
-  const { maxTurns, maxTokens, maxCostUsd } = budget;
-  return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
-}
-
-export function noteFileChanges(state: Pick<FoldState, 'fileChanges'>, changes: readonly FileChange[]): void {
-  if (changes.length === 0) return;
-  const kept = (state.fileChanges ?? []).filter((c) => !changes.some((n) => n.path === c.path));
-  state.fileChanges = [...kept, ...changes];
-}
-
-/** A restore's writes are confirmed: it no longer awaits them; a file it left as it was is no change the model must hear of. */
-export function settleRestore(
-  state: Pick<FoldState, 'restores' | 'fileChanges'>,
-  done: Pick<RestoreDoneRecord, 'restoreId' | 'left'>,
-): void {
-  state.restores = state.restores.map((r) => (r.restoreId === done.restoreId ? withoutConfirm(r) : r));
-  const left = new Set(done.left.map((l) => l.path));
-  if (left.size > 0 && state.fileChanges) state.fileChanges = state.fileChanges.filter((c) => !left.has(c.path));
-}
-
-function withoutConfirm({ confirm: _confirm, ...record }: RestoreRecord): RestoreRecord {
-  return record;
-}
-
-export function restoreChanges(record: RestoreRecord): FileChange[] {
-  const what =
-    record.kind === 'undo'
-      ? 'a restore was undone by the person: its content before that restore is back'
-      : record.step !== undefined
-        ? `restored by the person to its content at step ${record.step}`
-        : "rolled back by the person: the agent's change was undone";
-  return record.files.map((file) => ({ path: file.path, what }));
-}
-
-export function reviewChanges(
-  state: Pick<FoldState, 'patches'>,
-  record: { hunks: readonly { patchId: string }[]; paths?: readonly string[] },
-): FileChange[] {
-  const paths = new Set([...(record.paths ?? []), ...record.hunks.flatMap((h) => state.patches.get(h.patchId)?.path ?? [])]);
-  return [...paths].map((path) => ({ path, what: "a hunk of the agent's change was undone by the person" }));
+/** The full fold of records[0..end] (every checkpoint kept). */
+export function foldTo(records: readonly StoredRecord[], end: number, histories?: Map<number, History>): FoldState {
+  return drain(folding(records, end, histories));
 }
 
 function* folding(records: readonly StoredRecord[], end: number, histories = new Map<number, History>()): Sliced<FoldState> {
@@ -425,7 +365,14 @@ export function foldInSlices(
 }
 
 /** The fold as the RunState readers get. */
-export function runStateOf({ patchCount: _count, historyOf, decisions, ...state }: FoldState): RunState {
+export function runStateOf({
+  patchCount: _count,
+  lastPatchIndex: _index,
+  lastRevisionSeq: _revision,
+  historyOf,
+  decisions,
+  ...state
+}: FoldState): RunState {
   return {
     ...state,
     decisions: decisions ?? new Map(),

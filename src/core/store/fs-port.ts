@@ -28,8 +28,12 @@ export interface StoreFs {
   /** Size of the open file as the file system sees it now. */
   size(handle: StoreFileHandle): Promise<number>;
   readFile(path: string): Promise<Uint8Array>;
-  /** The bytes of a file from `offset` to its end (a journal's tail after a snapshot). Optional: without it the store reads the whole file. */
-  readFrom?(path: string, offset: number): Promise<Uint8Array>;
+  /**
+   * The bytes of a file from `offset` to its end, or at most `length` of them (a journal's tail
+   * after a snapshot; a part of a parent's journal a fork reads). Optional: without it the store
+   * reads the whole file. A port may return more than `length` bytes: the store cuts them.
+   */
+  readFrom?(path: string, offset: number, length?: number): Promise<Uint8Array>;
   /** Cuts a file back to `length` bytes and syncs it. */
   truncate(path: string, length: number): Promise<void>;
   /** Atomically replaces `to` with `from`. */

@@ -40,23 +40,44 @@ export function foldFacts(facts: RunFacts, records: Iterable<StoredRecord>): boo
   return moved || named;
 }
 
+/** What a record moves of the pending ids: its patch id, and whether that patch is pending after it. */
+function pendingMove(record: StoredRecord): [string, boolean] | undefined {
+  if (record.type === 'patch') return [record.patch.patchId, record.patch.state === 'pending'];
+  if (record.type === 'patch_state') return [record.patchId, record.state === 'pending'];
+  return undefined;
+}
+
 /** Moves the pending patch ids (in place) over `records` appended after them; true when they changed. */
 export function foldPending(pending: PendingIds, records: Iterable<StoredRecord>): boolean {
   let changed = false;
   for (const record of records) {
-    const [id, state] =
-      record.type === 'patch'
-        ? [record.patch.patchId, record.patch.state]
-        : record.type === 'patch_state'
-          ? [record.patchId, record.state]
-          : [];
+    const [id, isPending] = pendingMove(record) ?? [];
     if (id === undefined) continue;
     const had = pending.has(id);
-    if (state === 'pending') pending.add(id);
+    if (isPending) pending.add(id);
     else pending.delete(id);
     changed ||= had !== pending.has(id);
   }
   return changed;
+}
+
+/** What records moved of a run's facts since they were last written: each moved patch id (pending after, or not), the references named. */
+export interface FactsMoves {
+  readonly pending: Map<string, boolean>;
+  readonly blobs: Set<string>;
+  readonly runs: Set<string>;
+}
+
+export const emptyMoves = (): FactsMoves => ({ pending: new Map(), blobs: new Set(), runs: new Set() });
+
+/** Adds what `records` move to `moves` (in place; a patch's latest move wins) and returns them. */
+export function noteMoves(moves: FactsMoves, records: Iterable<StoredRecord>): FactsMoves {
+  for (const record of records) {
+    const [id, isPending] = pendingMove(record) ?? [];
+    if (id !== undefined) moves.pending.set(id, isPending!);
+  }
+  foldRefs(moves, records);
+  return moves;
 }
 
 /** Adds the blobs and runs `records` name to `facts` (in place). */

@@ -59,6 +59,10 @@ export const ResumeState = z.object({
   checkpointCount: count,
   lastSeq: count,
   stepId: count,
+  /** By path, the index (patch records before it) of its latest patch: what a fork from an earlier point learns of the files changed since (fork-fold.ts). A fork keeps none. */
+  lastPatchIndex: z.array(z.object({ path: z.string(), index: count })).optional(),
+  /** The seq of the latest record that changed what came before it (patch_state, restore, review, branch). A fork keeps none. */
+  lastRevisionSeq: count.optional(),
 });
 export type ResumeState = z.infer<typeof ResumeState>;
 
@@ -150,6 +154,8 @@ export function resumeStateOf(state: FoldState): ResumeState {
     ...(state.fileChanges && state.fileChanges.length > 0 ? { fileChanges: state.fileChanges } : {}),
     ...(state.undoing ? { undoing: state.undoing } : {}),
     ...(state.ancestorsSeen ? { ancestorsSeen: state.ancestorsSeen } : {}),
+    ...(state.lastPatchIndex ? { lastPatchIndex: [...state.lastPatchIndex].map(([path, index]) => ({ path, index })) } : {}),
+    ...(state.lastRevisionSeq !== undefined ? { lastRevisionSeq: state.lastRevisionSeq } : {}),
   };
 }
 

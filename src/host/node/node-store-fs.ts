@@ -174,10 +174,10 @@ export class NodeStoreFs implements StoreFs {
       await closeFd(fd);
     }
   }
-  async readFrom(path: string, offset: number): Promise<Uint8Array> {
+  async readFrom(path: string, offset: number, length?: number): Promise<Uint8Array> {
     const { fd, size } = await this.pfs.retrying('open', path, () => openRegular(path));
     try {
-      const bytes = Buffer.allocUnsafe(Math.max(0, size - offset));
+      const bytes = Buffer.allocUnsafe(Math.max(0, Math.min(size - offset, length ?? Infinity)));
       let filled = 0;
       while (filled < bytes.length) {
         const read = await call<number>((done) =>

@@ -1,8 +1,9 @@
 // Child process for run-facts.test.ts: appends to a run and is killed (SIGKILL) right before it
-// renames `dieAt` (state.json or pending.json) into place, after the journal append is durable.
+// renames `dieAt` (state.json or pending.json) into place, or appends to it, after the journal append is durable.
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import type { DecisionRecord } from '../../../src/core/store/contract';
+import type { StoreFileHandle } from '../../../src/core/store/fs-port';
 import type { NewRecord } from '../../../src/core/store/records';
 
 class DyingFs extends NodeStoreFs {
@@ -13,6 +14,10 @@ class DyingFs extends NodeStoreFs {
   override rename(from: string, to: string): Promise<void> {
     if (this.armed && to.endsWith(this.dieAt)) process.kill(process.pid, 'SIGKILL');
     return super.rename(from, to);
+  }
+  override write(handle: StoreFileHandle, bytes: Uint8Array): Promise<void> {
+    if (this.armed && handle.path.endsWith(this.dieAt)) process.kill(process.pid, 'SIGKILL');
+    return super.write(handle, bytes);
   }
 }
 

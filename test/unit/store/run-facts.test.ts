@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
+import { readRunFacts } from '../../../src/core/store/file/run-facts';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { pendingPatch, runInput } from './fixtures';
 
@@ -71,7 +72,8 @@ describe('the run facts (pending.json, refs.json): listing counts, GC blob refer
     assert.equal((await store.listRuns())[0]!.pendingPatches, 2, 'the second accept of p2 moves nothing');
     await store.appendDecisions('r1', [{ type: 'patch_state', patchId: 'p1', state: 'rolled_back', reason: 'undone' }]);
     assert.equal((await store.listRuns())[0]!.pendingPatches, 1);
-    assert.equal((JSON.parse(readFileSync(pendingPath(), 'utf8')) as { pending: string }).pending, 'p3');
+    assert.equal(readFileSync(pendingPath(), 'utf8').trimEnd().split('\n').length, 4, 'the first line, then a line a decision');
+    assert.deepEqual([...(await readRunFacts(store, 'r1', undefined, ['pending']))!.pending], ['p3']);
     const whole = await store.readRun('r1');
     assert.deepEqual(
       whole.patches.filter((p) => p.state === 'pending').map((p) => p.patchId),

@@ -1,11 +1,23 @@
 import { StoreError, type ForkRequest, type RunSummary } from '../contract';
 import { writeNewFile } from '../atomic-file';
-import type { FileCheckpointStore } from './file-store';
+import type { FileCheckpointStore, OpenedRun } from './file-store';
 import { isExists, isNotFound, joinPath } from '../fs-port';
-import { encodeGroup, lastLineOf, readLine, scanJournal } from '../journal-format';
+import { encodeGroup, lastLineOf, readLine, scanJournal, type ReadOptions } from '../journal-format';
 import type { ForkRecord, StoredRecord } from '../records';
 import { readStateFile, STATE, stateFileBytes } from './run-files';
 import { forkRecords, forkSteps } from '../stamp';
+import type { FoldState } from '../fold';
+import { forkFromParts, type ParentParts } from '../fork-fold';
+import {
+  foldTail,
+  readSnapshot,
+  readSnapshotRun,
+  rememberLines,
+  snapshotNames,
+  snapshotSeq,
+  snapshotHead,
+  type RecordLines,
+} from './file-snapshots';
 
 // Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
 // numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
@@ -125,4 +137,100 @@ export async function parentRecords(store: FileCheckpointStore, fork: ForkRecord
   if (first?.type === 'fork') return [...(await parentRecords(store, first, depth + 1)), ...records];
   if (first?.type !== 'run' || first.runId !== parent.runId) throw broken("it is not that run's journal");
   return records;
+}
+
+/** The least bytes of a parent's journal read after the snapshot a fork's step is taken from; four times as many each time the step is further on. */
+const FIRST_WINDOW = 64 << 10;
+
+/**
+ * A fork's state without reading its parent whole: the parent's newest snapshot before the fork's
+ * step and the journal after it up to that step, its snapshot at the point the fork stands on,
+ * then the fork's own journal (forkFromParts). null when that does not hold: the caller reads the
+ * parent whole, which says why.
+ */
+export async function openForkFromParent(store: FileCheckpointStore, runId: string): Promise<OpenedRun | null> {
+  // Only a fork's first line is a `fork` record: any other run is left to the whole read at once.
+  const journal = store.journalPath(runId);
+  const head = await (store.fs.readFrom ? store.fs.readFrom(journal, 0, 4096) : store.fs.readFile(journal)).catch(() => null);
+  const end = head?.indexOf(NEWLINE) ?? -1;
+  if (!head || end === -1 || readLine(head, 0, end)?.r['type'] !== 'fork') return null;
+  const bytes = await store.fs.readFile(journal).catch(() => null);
+  if (!bytes) return null;
+  const read = { file: store.journalPath(runId), migrations: store.migrations, readVersion: store.readVersion };
+  const own = await scanJournal(bytes, { ...read, firstSeq: firstSeqOf(bytes) }, store.pause);
+  const fork = own.records[0];
+  if (own.damage || fork?.type !== 'fork' || fork.runId !== runId || fork.parent.journalBytes === undefined) return null;
+  const parts = await parentParts(store, fork);
+  const state = parts && forkFromParts(fork, parts);
+  if (!state || !(await foldTail(state, own.records.slice(1), store.pause))) return null;
+  const lines: RecordLines = new WeakMap();
+  rememberLines(lines, bytes, 0, own.records);
+  // The facts a writer needs (pending ids, references) come from the caches, or the whole read, after this point.
+  const scan = { records: [], goodLength: own.goodLength, ...(own.tornTail ? { tornTail: own.tornTail } : {}) };
+  return { fold: state, scan, snapshotAt: own.goodLength, lines };
+}
+
+/** The two states of the parent a fork is folded from (forkFromParts); null when its snapshots do not give them. */
+async function parentParts(store: FileCheckpointStore, fork: ForkRecord): Promise<ParentParts | null> {
+  const { parent } = fork;
+  const dir = store.runDir(parent.runId);
+  const read = { file: store.journalPath(parent.runId), migrations: store.migrations, readVersion: store.readVersion };
+  const names = (await snapshotNames(store.fs, dir)).filter((name) => snapshotSeq(name) <= parent.seq);
+  const end = await parentEnd(store, dir, names, fork, read);
+  const name = end && (await snapshotBefore(store, dir, names, parent.step - 1));
+  const snapshot = name && (await readSnapshot(store.fs, dir, name, store.pause).catch(() => null));
+  if (!end || !snapshot || snapshot.state.run.runId !== parent.runId || snapshot.state.stepId >= parent.step - 1) return null;
+  // The journal after it up to the fork's point: first as many bytes as its steps took each so far
+  // (a quarter more), four times as many each time that falls short.
+  const perStep = snapshot.journalBytes / Math.max(1, snapshot.state.stepId);
+  const guess = Math.max(FIRST_WINDOW, Math.ceil(perStep * (parent.step + 1 - snapshot.state.stepId) * 1.25));
+  for (let window = guess; ; window *= 4) {
+    const until = Math.min(parent.journalBytes!, snapshot.journalBytes + window);
+    const before = await readSnapshotRun(store.fs, snapshot, read, store.pause, until);
+    if (!before || before.scan.damage) return null;
+    if (before.scan.records.some((r) => pastPoint(fork, r))) return { before: before.fold, after: before.scan.records, end };
+    if (until === parent.journalBytes) return null;
+  }
+}
+
+/**
+ * Of snapshot names (newest first), the newest whose step is below `step`, found by halves (the
+ * steps of a run's snapshots grow with their seq; one that does not is checked by the caller).
+ */
+async function snapshotBefore(store: FileCheckpointStore, dir: string, names: readonly string[], step: number): Promise<string | null> {
+  let [low, high] = [0, names.length];
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    const head = await snapshotHead(store.fs, dir, names[mid]!);
+    if (head && head.stepId < step) high = mid;
+    else low = mid + 1;
+  }
+  return names[low] ?? null;
+}
+
+/** A checkpoint at or past the fork's point. */
+function pastPoint({ parent }: ForkRecord, record: StoredRecord): boolean {
+  if (record.type !== 'checkpoint') return false;
+  return parent.checkpointId !== undefined ? record.checkpointId === parent.checkpointId : record.stepId >= parent.step;
+}
+
+/** The parent's state at the record the fork stands on, from its newest snapshot at or before it that holds; null when none does. */
+async function parentEnd(
+  store: FileCheckpointStore,
+  dir: string,
+  names: readonly string[],
+  { parent }: ForkRecord,
+  read: ReadOptions,
+): Promise<FoldState | null> {
+  for (const name of names) {
+    const snapshot = await readSnapshot(store.fs, dir, name, store.pause).catch(() => null);
+    if (!snapshot || snapshot.state.run.runId !== parent.runId) continue;
+    const opened = await readSnapshotRun(store.fs, snapshot, read, store.pause, parent.journalBytes);
+    const { scan, bytes, from } = opened ?? {};
+    if (!opened || !scan || !bytes || scan.damage || scan.tornTail || scan.goodLength !== parent.journalBytes) continue;
+    if (opened.fold.lastSeq + scan.records.length !== parent.seq) continue;
+    if (parent.lineCrc !== undefined && lastLineOf(bytes.subarray(0, parent.journalBytes! - from!)).crc !== parent.lineCrc) continue;
+    if (await foldTail(opened.fold, scan.records, store.pause)) return opened.fold;
+  }
+  return null;
 }

@@ -1,16 +1,16 @@
 import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from '../contract';
 import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
-import { rememberLines, writeSnapshot, type RecordLines } from './file-snapshots';
+import { rememberLines, writeSnapshot, type JournalPoint, type RecordLines } from './file-snapshots';
 import type { FileCheckpointStore, OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
-import { foldFacts, type RunFacts } from '../listing-facts';
+import { emptyMoves, foldFacts, noteMoves, type FactsMoves, type RunFacts } from '../listing-facts';
 import { errorMessage, type StoreFileHandle } from '../fs-port';
 import { encodeGroup, lastLineOf } from '../journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from '../lease-policy';
 import type { NewRecord, StoredRecord } from '../records';
 import { blobRefs } from '../refs';
 import { resumeStateOf, type ResumeState } from '../resume-state';
-import { readRunFacts, rebuildRunFacts, writeFactsFile, type FactsPart } from './run-facts';
+import { appendFactsMoves, readRunFacts, rebuildRunFacts, writeFactsFile, type FactsPart } from './run-facts';
 import { factsChanged, stateFileOf, writeStateFile, type RunStateFile } from './run-files';
 import { stampRecords } from '../stamp';
 
@@ -18,6 +18,8 @@ import { stampRecords } from '../stamp';
 const CLOSE_SNAPSHOT_BYTES = 64 << 10;
 /** refs.json (only garbage collection reads it) is rewritten with a snapshot at a compaction or after this much journal; pending.json (a resume reads it) with each. */
 const REFS_STEP_BYTES = 4 << 20;
+/** A facts log is started again (one whole line) once the lines appended pass its first line's bytes, or this many when that is smaller. */
+const FACTS_LOG_MIN_BYTES = 16 << 10;
 
 /** Appends commit groups to one run's journal while it holds the run's lease. */
 export class FileRunWriter implements RunWriter {
@@ -41,6 +43,12 @@ export class FileRunWriter implements RunWriter {
   private heartbeat: { stop(): void } | undefined;
   /** The journal offsets pending.json and refs.json were last written at (pending.json with each snapshot, refs.json see REFS_STEP_BYTES; both at close). */
   private readonly factsAt: Record<FactsPart, number> = { pending: -1, refs: -1 };
+  /** What moved of each part's facts since this writer last wrote it, and the bytes of its log's first line and of the lines appended since. */
+  private readonly moves: Record<FactsPart, FactsMoves> = { pending: emptyMoves(), refs: emptyMoves() };
+  private readonly factsLog: Record<FactsPart, { first: number; appended: number }> = {
+    pending: { first: 0, appended: 0 },
+    refs: { first: 0, appended: 0 },
+  };
 
   /** `state`: what state.json says now (its lastSeq and journalBytes are where the writer starts); `tornTailCut`: the torn write cut when the run was opened. */
   constructor(
@@ -168,6 +176,8 @@ export class FileRunWriter implements RunWriter {
     }
     this.stateDirty = true;
     foldFacts(this.facts, records);
+    noteMoves(this.moves.pending, records);
+    noteMoves(this.moves.refs, records);
     this.state = stateFileOf(this.fold, this.state.journalBytes + bytes, now, this.state.tornTailCut, this.facts.pending.size);
   }
 
@@ -177,11 +187,27 @@ export class FileRunWriter implements RunWriter {
     let stale = parts.filter((part) => this.factsAt[part] !== point.journalBytes);
     // An older refs.json stays when this writer cannot learn the run's references: its readers fold the journal after it.
     if (stale.includes('refs') && !(await this.knowRefs())) stale = stale.filter((part) => part !== 'refs');
-    if (stale.length === 0) return;
-    await writeFactsFile(this.store, this.runId, this.facts, point, stale).then(
-      () => stale.forEach((part) => (this.factsAt[part] = point.journalBytes)),
-      () => undefined,
-    );
+    for (const part of stale) {
+      const written = await this.writeFactsPart(part, point).catch(() => false);
+      this.factsAt[part] = written ? point.journalBytes : -1;
+      if (written) this.moves[part] = emptyMoves();
+    }
+  }
+
+  /**
+   * One facts log brought to `point`: what moved since appended to the line this writer wrote last;
+   * else, and once the appended lines outgrow the first, the whole set as a new log. False when not written.
+   */
+  private async writeFactsPart(part: FactsPart, point: JournalPoint): Promise<boolean> {
+    const log = this.factsLog[part];
+    if (this.factsAt[part] !== -1 && log.appended <= Math.max(log.first, FACTS_LOG_MIN_BYTES)) {
+      const bytes = await appendFactsMoves(this.store, this.runId, part, this.moves[part], point);
+      if (bytes !== null) log.appended += bytes;
+      if (bytes !== null) return true;
+    }
+    const first = (await writeFactsFile(this.store, this.runId, this.facts, point, [part]))[part];
+    this.factsLog[part] = { first: first ?? 0, appended: 0 };
+    return first !== undefined;
   }
 
   /** True once the facts hold the run's blob and run references (read from refs.json and the journal after it, else the whole journal). */
@@ -200,7 +226,7 @@ export class FileRunWriter implements RunWriter {
     const { journalBytes } = this.state;
     try {
       const position = { journalBytes, lastLineStart: line.start, lastLineCrc: line.crc };
-      this.snapshotBytes = await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, position, this.lines);
+      this.snapshotBytes = await writeSnapshot(this.store.fs, this.ctx.runDir, this.fold, position, this.lines, this.store.forkSpan);
       this.snapshotAt = journalBytes;
       const refs = compacted || journalBytes - this.factsAt.refs >= REFS_STEP_BYTES;
       await this.writeFacts(line, refs ? ['pending', 'refs'] : ['pending']);

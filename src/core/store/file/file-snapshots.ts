@@ -2,9 +2,19 @@ import { readIfExists, replaceFileAtomic } from '../atomic-file';
 import type { OpenedRun } from './file-store';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
 import { joinPath, readdirOrEmpty, type StoreFs } from '../fs-port';
-import { lineRefs, readLine, recordAtLine, scanJournal, type JournalScan, type LineRef, type ReadOptions } from '../journal-format';
+import {
+  lineRefs,
+  readChecked,
+  readLine,
+  recordAtLine,
+  scanJournal,
+  type JournalScan,
+  type LineRef,
+  type ReadOptions,
+} from '../journal-format';
 import type { StoredRecord } from '../records';
 import { SLICE } from '../slices';
+import { FORK_SPAN, prunableSnapshots } from '../fork-fold';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '../resume-state';
 
 // State snapshots of one run's folder, snapshot-<seq>.json. Written atomically (temp, fsync,
@@ -19,6 +29,15 @@ import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '..
 const KEEP = 2;
 const SNAPSHOT_NAME = /^snapshot-\d{12}\.json$/;
 
+/** The seq of the last record a snapshot covers, from its file name. */
+export const snapshotSeq = (name: string): number => Number(name.slice('snapshot-'.length, -'.json'.length));
+
+/** Of a run's snapshot names (newest first), those to remove (prunableSnapshots). */
+export function prunable(names: readonly string[], span = FORK_SPAN): string[] {
+  const gone = new Set(prunableSnapshots(names.map(snapshotSeq), KEEP, span));
+  return names.filter((name) => gone.has(snapshotSeq(name)));
+}
+
 /** The snapshot file names of a run folder, newest first. */
 export async function snapshotNames(fs: StoreFs, runDir: string): Promise<string[]> {
   // Names of one width compare as plain strings (localeCompare's first call sets up ICU's collator: 12 ms).
@@ -31,6 +50,16 @@ export async function snapshotNames(fs: StoreFs, runDir: string): Promise<string
 export async function readSnapshot(fs: StoreFs, runDir: string, name: string, pause?: () => Promise<void>): Promise<Snapshot | null> {
   const bytes = await readIfExists(fs, joinPath(runDir, name));
   return bytes === null ? null : decodeSnapshot(bytes, pause);
+}
+
+/** The step a snapshot file states and the journal bytes it covers, read without its schema (to pick one among many); null when it does not hold. */
+export async function snapshotHead(fs: StoreFs, runDir: string, name: string): Promise<{ stepId: number; journalBytes: number } | null> {
+  const bytes = await readIfExists(fs, joinPath(runDir, name)).catch(() => null);
+  if (!bytes || bytes[bytes.length - 1] !== 0x0a) return null;
+  const raw = readChecked(bytes, 0, bytes.length - 1) as { journalBytes?: unknown; state?: { stepId?: unknown } } | null;
+  const { journalBytes } = raw ?? {};
+  const stepId = raw?.state?.stepId;
+  return typeof stepId === 'number' && typeof journalBytes === 'number' ? { stepId, journalBytes } : null;
 }
 
 /** The journal lines of the messages and ledger entries a writer knows (the run's own records), by item. */
@@ -56,6 +85,7 @@ export async function writeSnapshot(
   fold: FoldState,
   position: Omit<Snapshot, 'v' | 'state'>,
   lines?: RecordLines,
+  span = FORK_SPAN,
 ): Promise<number> {
   const name = `snapshot-${String(fold.lastSeq).padStart(12, '0')}.json`;
   const state = resumeStateOf(fold);
@@ -66,7 +96,7 @@ export async function writeSnapshot(
   const named = { ...state, messages: state.messages.map(byLine), ledger: state.ledger.map(byLine) };
   const bytes = encodeSnapshot({ ...position, state: named });
   await replaceFileAtomic(fs, runDir, name, bytes);
-  for (const old of (await snapshotNames(fs, runDir)).slice(KEEP)) await fs.unlink(joinPath(runDir, old)).catch(() => undefined);
+  for (const old of prunable(await snapshotNames(fs, runDir), span)) await fs.unlink(joinPath(runDir, old)).catch(() => undefined);
   return [...named.messages, ...named.ledger].every((item) => 'line' in item) ? 0 : bytes.length;
 }
 
@@ -86,10 +116,11 @@ function matchesJournal(point: JournalPoint, bytes: Uint8Array): boolean {
   return line !== null && line.c === point.lastLineCrc && line.s === point.lastSeq && line.s === line.e;
 }
 
-/** The journal from byte `from` to its end; null when it cannot be read. */
-function readJournalFrom(fs: StoreFs, file: string, from: number): Promise<Uint8Array | null> {
-  const bytes = fs.readFrom ? fs.readFrom(file, from) : fs.readFile(file).then((all) => all.subarray(from));
-  return bytes.catch(() => null);
+/** The journal from byte `from` to its end (or to byte `end`); null when it cannot be read. */
+function readJournalFrom(fs: StoreFs, file: string, from: number, end?: number): Promise<Uint8Array | null> {
+  const length = end === undefined ? undefined : Math.max(0, end - from);
+  const bytes = fs.readFrom ? fs.readFrom(file, from, length) : fs.readFile(file).then((all) => all.subarray(from));
+  return bytes.then((read) => (length === undefined ? read : read.subarray(0, length))).catch(() => null);
 }
 
 /** The journal after `point`, scanned from `bytes` (the journal from byte `from` on); null when they no longer hold the line the point names. */
@@ -140,14 +171,30 @@ async function itemsOf<T extends object>(
   return out;
 }
 
-/** The run from one snapshot and the journal after it; null when it does not hold (see resumeFromSnapshot). */
-async function resumeFrom(fs: StoreFs, snapshot: Snapshot, read: ReadOptions, pause?: () => Promise<void>): Promise<OpenedRun | null> {
+/** A snapshot's state (its items read back) and the journal after it, up to byte `end` when given. */
+export interface SnapshotRun {
+  readonly fold: FoldState;
+  readonly scan: JournalScan;
+  /** The journal bytes read, from file offset `from` on. */
+  readonly bytes: Uint8Array;
+  readonly from: number;
+  readonly lines: RecordLines;
+}
+
+/** The state of one snapshot and the journal after it (to byte `end`, else to its end), not folded in; null when it does not hold. */
+export async function readSnapshotRun(
+  fs: StoreFs,
+  snapshot: Snapshot,
+  read: ReadOptions,
+  pause?: () => Promise<void>,
+  end?: number,
+): Promise<SnapshotRun | null> {
   const { state } = snapshot;
   const point = { ...snapshot, lastSeq: state.lastSeq };
   const named = [...state.messages, ...state.ledger];
   const from = named.reduce((min, item) => ('line' in item ? Math.min(min, item.line.start) : min), point.lastLineStart);
   // A journal that cannot be read is left to the whole read, which says why.
-  const bytes = await readJournalFrom(fs, read.file, from);
+  const bytes = await readJournalFrom(fs, read.file, from, end);
   const scan = bytes && (await scanAfter(bytes, from, read, point, pause));
   if (!scan) return null;
   const at = { bytes, from, read, lines: new WeakMap() };
@@ -156,17 +203,28 @@ async function resumeFrom(fs: StoreFs, snapshot: Snapshot, read: ReadOptions, pa
   if (!ledger) return null;
   // The tail's are known by line too, for the writer's next snapshot.
   rememberLines(at.lines, bytes.subarray(snapshot.journalBytes - from), snapshot.journalBytes, scan.records);
-  const fold = foldFromResumeState({ ...state, messages, ledger });
+  return { fold: foldFromResumeState({ ...state, messages, ledger }), scan, bytes, from, lines: at.lines };
+}
+
+/** Folds `records` into `fold` (in place), letting `pause` run between slices; false when a branch needs the records before them. */
+export async function foldTail(fold: FoldState, records: readonly StoredRecord[], pause?: () => Promise<void>): Promise<boolean> {
   try {
-    for (const [i, record] of scan.records.entries()) {
+    for (const [i, record] of records.entries()) {
       foldRecord(fold, record);
       if (i % SLICE === SLICE - 1) await pause?.();
     }
+    return true;
   } catch (error) {
-    if (error instanceof BranchNeedsRecords) return null;
+    if (error instanceof BranchNeedsRecords) return false;
     throw error;
   }
-  return { fold, scan, snapshotAt: snapshot.journalBytes, lines: at.lines };
+}
+
+/** The run from one snapshot and the journal after it; null when it does not hold (see resumeFromSnapshot). */
+async function resumeFrom(fs: StoreFs, snapshot: Snapshot, read: ReadOptions, pause?: () => Promise<void>): Promise<OpenedRun | null> {
+  const opened = await readSnapshotRun(fs, snapshot, read, pause);
+  if (!opened || !(await foldTail(opened.fold, opened.scan.records, pause))) return null;
+  return { fold: opened.fold, scan: opened.scan, snapshotAt: snapshot.journalBytes, lines: opened.lines };
 }
 
 /**

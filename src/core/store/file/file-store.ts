@@ -17,7 +17,7 @@ import {
 import { AppendNotice, watchLeaseFiles } from './append-notice';
 import { FileBlobs } from './file-blobs';
 import { appendFileDecisions } from './file-decisions';
-import { firstSeqOf, forkFileRun, parentRecords } from './file-fork';
+import { firstSeqOf, forkFileRun, openForkFromParent, parentRecords } from './file-fork';
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
@@ -56,6 +56,8 @@ export interface FileStoreOptions {
   readonly stateIntervalMs?: number;
   /** A state snapshot is written at each compaction and each time a journal has grown by this much (0: after every append). */
   readonly snapshotStepBytes?: number;
+  /** Of the older snapshots, the newest of each span of this many records is kept (FORK_SPAN): a fork opens from its parent's newest one before its step. */
+  readonly forkSpan?: number;
 }
 
 /** A run opened from its newest snapshot (or its whole journal): its state and the journal read after the snapshot. */
@@ -83,6 +85,7 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly blobGraceMs: number;
   readonly stateIntervalMs: number;
   readonly snapshotStepBytes: number;
+  readonly forkSpan: number | undefined;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   /** @internal Tells other holders' appends from this object's own (which note their size here). */
@@ -106,6 +109,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.stateIntervalMs = options.stateIntervalMs ?? 1000;
     this.snapshotStepBytes = options.snapshotStepBytes ?? 256 << 10;
+    this.forkSpan = options.forkSpan;
     this.appends = new AppendNotice(options.fs, this.runsDir);
   }
 
@@ -213,6 +217,9 @@ export class FileCheckpointStore implements CheckpointStore {
     const read = { file: journal, migrations: this.migrations, readVersion: this.readVersion };
     const resumed = await resumeFromSnapshot(this.fs, this.runDir(runId), runId, read, this.pause);
     if (resumed) return { ...resumed, scan: await this.checkedScan(runId, resumed.scan, false) };
+    // A fork without a snapshot of its own: from its parent's snapshots, not its parent's whole journal.
+    const forked = await openForkFromParent(this, runId);
+    if (forked) return forked;
     const lines: RecordLines = new WeakMap();
     const scan = await this.checkedScan(runId, await this.scanJournalOf(runId, lines));
     return { fold: await foldInSlices(scan.records, undefined, this.pause), scan, snapshotAt: 0, lines };

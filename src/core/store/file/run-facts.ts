@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { parseJsonAs, readIfExists, replaceFileUnsynced } from '../atomic-file';
+import { checksummed, readChecked } from '../journal-format';
 import { foldInSlices } from '../fold';
 import { joinPath } from '../fs-port';
 import { lastLineOf } from '../journal-format';
-import { factsOfRun, foldPending, foldRefs, type RunFacts } from '../listing-facts';
+import { emptyMoves, factsOfRun, foldPending, foldRefs, noteMoves, type FactsMoves, type RunFacts } from '../listing-facts';
 import { FORMAT_VERSION, type StoredRecord } from '../records';
 import { BLOB_HASH } from '../refs';
 import { PendingIds } from '../pending-ids';
@@ -16,11 +17,21 @@ import type { FileCheckpointStore } from './file-store';
 // a decision that moves a patch (pending.json only), garbage collection (refs.json only). Each
 // folds the journal after its point in (the journal stays the truth); one that no longer matches
 // the journal is rebuilt from the whole journal. Written without fsyncs: a crash leaves an older one.
+// Each file is a log of checksummed lines (a journal line's suffix, `checksummed`): a first line
+// with the whole set as of a point, then lines each with what moved since the line before (ids
+// added, pending ids gone) as of a later point, appended by the writer that wrote the line before:
+// what a step writes follows what it moved, not the length of the run. The writer starts the log
+// again with one whole line when it first writes it, and when the appended lines outgrow the
+// first. A last line without its newline (a torn append) is left out (the journal after the line
+// before it is folded in instead, and the next first line replaces it); a complete line that does
+// not hold makes the file not hold (the facts are rebuilt from the journal). A file of an older
+// version (one JSON object, no checksum) is read as a first line.
 
 /** The two caches, by the facts they hold. */
 export type FactsPart = 'pending' | 'refs';
 export const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pending.json', refs: 'refs.json' };
 const PARTS: readonly FactsPart[] = ['pending', 'refs'];
+const NEWLINE = 0x0a;
 
 const count = z.number().int().nonnegative();
 /** Checked by hand: zod element by element costs more than the read itself for 10,000 ids. */
@@ -39,30 +50,109 @@ const FactsFile = z.object({
   pendingCount: count.optional(),
   blobs: ids(BLOB_HASH),
   runs: ids(),
+  /** A line after the first: `pending` the ids that became pending, `gone` those no longer, `blobs` and `runs` those named anew. */
+  moved: z.literal(true).optional(),
+  gone: z.string().optional(),
 });
 type FactsFile = z.infer<typeof FactsFile>;
 
-/** Writes the run's facts as of `point` of its journal (unsynced: a cache), the `parts` asked for. */
+/** The lines of a facts file; null when it does not hold (see the top of this file). */
+function factsLines(bytes: Uint8Array): FactsFile[] | null {
+  const lines: FactsFile[] = [];
+  let start = 0;
+  for (let nl = bytes.indexOf(NEWLINE); nl !== -1; start = nl + 1, nl = bytes.indexOf(NEWLINE, start)) {
+    const parsed = FactsFile.safeParse(readChecked(bytes, start, nl));
+    if (!parsed.success || (lines.length === 0) === (parsed.data.moved === true)) return start === 0 ? olderFile(bytes) : null;
+    lines.push(parsed.data);
+  }
+  return lines.length > 0 ? lines : olderFile(bytes);
+}
+
+/** A facts file of an older version: one JSON object without a checksum. */
+function olderFile(bytes: Uint8Array): FactsFile[] | null {
+  const file = parseJsonAs(bytes, FactsFile);
+  return file && file.moved === undefined ? [file] : null;
+}
+
+/** A facts file's line: its JSON closed by a checksum, as a journal line is. */
+const lineOf = (line: object): Uint8Array => new TextEncoder().encode(checksummed(JSON.stringify(line).slice(0, -1)));
+
+/** Writes the run's facts as of `point` of its journal (unsynced: a cache), the `parts` asked for, each as a new log of one line; the bytes of each. */
 export async function writeFactsFile(
   store: FileCheckpointStore,
   runId: string,
   facts: RunFacts,
   point: JournalPoint,
   parts: readonly FactsPart[] = PARTS,
-): Promise<void> {
+): Promise<Partial<Record<FactsPart, number>>> {
+  const written: Partial<Record<FactsPart, number>> = {};
   const { journalBytes, lastLineStart, lastLineCrc, lastSeq } = point;
   const head = { v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq };
   // An id with a line break (the record schema allows one) cannot be written one a line: no cache then, it is rebuilt.
   const pending = parts.includes('pending') ? facts.pending.lines() : null;
   for (const part of parts.filter((p) => p !== 'pending' || pending !== null)) {
     const body = part === 'pending' ? { pending, pendingCount: facts.pending.size } : { blobs: [...facts.blobs], runs: [...facts.runs] };
-    await replaceFileUnsynced(
-      store.fs,
-      store.runDir(runId),
-      FACTS_FILES[part],
-      new TextEncoder().encode(JSON.stringify({ ...head, ...body })),
-    );
+    const bytes = lineOf({ ...head, ...body });
+    await replaceFileUnsynced(store.fs, store.runDir(runId), FACTS_FILES[part], bytes);
+    written[part] = bytes.length;
   }
+  return written;
+}
+
+/**
+ * Appends to the run's `part` log what moved since its last line (which this writer wrote, at the
+ * point `moves` start from) as of `point`; the bytes appended, or null when the moves cannot be
+ * written so (an id with a line break: the caller writes the whole set instead).
+ */
+export async function appendFactsMoves(
+  store: FileCheckpointStore,
+  runId: string,
+  part: FactsPart,
+  moves: FactsMoves,
+  point: JournalPoint,
+): Promise<number | null> {
+  const { journalBytes, lastLineStart, lastLineCrc, lastSeq } = point;
+  const body = part === 'pending' ? pendingMoves(moves.pending) : { blobs: [...moves.blobs], runs: [...moves.runs] };
+  if (!body) return null;
+  const bytes = lineOf({ v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq, moved: true, ...body });
+  const handle = await store.fs.openAppend(joinPath(store.runDir(runId), FACTS_FILES[part]));
+  try {
+    await store.fs.write(handle, bytes);
+  } finally {
+    await store.fs.close(handle);
+  }
+  return bytes.length;
+}
+
+/** Pending moves as a line holds them: ids one a line; null when one cannot be written so. */
+function pendingMoves(moves: ReadonlyMap<string, boolean>): { pending: string; gone: string } | null {
+  const ids = [...moves.keys()];
+  if (ids.some((id) => id === '' || id.includes('\n'))) return null;
+  return { pending: ids.filter((id) => moves.get(id)).join('\n'), gone: ids.filter((id) => !moves.get(id)).join('\n') };
+}
+
+/** Applies one moved line to the facts (in place). */
+function applyMoved(facts: RunFacts, line: FactsFile): void {
+  for (const id of line.gone ? line.gone.split('\n') : []) facts.pending.delete(id);
+  for (const id of line.pending ? line.pending.split('\n') : []) facts.pending.add(id);
+  line.blobs?.forEach((hash) => facts.blobs.add(hash));
+  line.runs?.forEach((id) => facts.runs.add(id));
+}
+
+/** A facts log read: the facts as of its last line, and that line's point; null when it does not hold. */
+async function readFactsLog(
+  store: FileCheckpointStore,
+  runId: string,
+  part: FactsPart,
+): Promise<{ facts: RunFacts; file: FactsFile } | null> {
+  const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES[part])).catch(() => null);
+  const lines = bytes && factsLines(bytes);
+  const [first] = lines ?? [];
+  if (!lines || !first || lines.some((line) => line.runId !== runId || line.v > FORMAT_VERSION)) return null;
+  const pending = part === 'pending' ? new PendingIds([], first.pending, first.pendingCount) : new PendingIds();
+  const facts: RunFacts = { pending, blobs: new Set(first.blobs), runs: new Set(first.runs) };
+  for (const line of lines.slice(1)) applyMoved(facts, line);
+  return { facts, file: lines.at(-1)! };
 }
 
 /** A part of the journal its caller holds already: the records from byte `from` to byte `end` (the journal's end). */
@@ -88,11 +178,9 @@ export async function readRunFacts(
   let pending = new PendingIds();
   let refs: Pick<RunFacts, 'blobs' | 'runs'> = { blobs: new Set(), runs: new Set() };
   for (const part of parts) {
-    const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES[part])).catch(() => null);
-    const file = bytes && parseJsonAs(bytes, FactsFile);
-    if (!file || file.runId !== runId || file.v > FORMAT_VERSION) return null;
-    const ids = part === 'pending' ? new PendingIds([], file.pending, file.pendingCount) : new PendingIds();
-    const one: RunFacts = { pending: ids, blobs: new Set(file.blobs), runs: new Set(file.runs) };
+    const log = await readFactsLog(store, runId, part);
+    if (!log) return null;
+    const { facts: one, file } = log;
     const after = await journalAfterFile(store, runId, file, known);
     if (!after) return null;
     // Each part folds only its own facts (a resume asks for pending alone: no blob walk of the tail).
@@ -104,9 +192,8 @@ export async function readRunFacts(
 
 /**
  * The light path's move of pending.json over the decision records it just appended (`known`,
- * right after the cache's point) to the new `point`: the ids are moved as text, never split into
- * 10,000 strings. The new count; null when the cache is not at `known.from` (the caller then reads
- * the facts the general way).
+ * right after the cache's point) to the new `point`: one line of what moved is appended. The new
+ * count; null when the cache is not at `known.from` (the caller then reads the facts the general way).
  */
 export async function movePending(
   store: FileCheckpointStore,
@@ -114,25 +201,15 @@ export async function movePending(
   known: JournalPart,
   point: JournalPoint,
 ): Promise<number | null> {
-  const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES.pending)).catch(() => null);
-  const file = bytes && parseJsonAs(bytes, FactsFile);
+  const log = await readFactsLog(store, runId, 'pending');
   const first = known.records[0]?.seq;
-  if (!file || file.runId !== runId || file.v > FORMAT_VERSION || file.pending === undefined) return null;
-  if (file.journalBytes !== known.from || first === undefined || file.lastSeq !== first - 1) return null;
+  if (!log || log.file.journalBytes !== known.from || first === undefined || log.file.lastSeq !== first - 1) return null;
   // Only decisions come this way; the ids stay text (PendingIds), never split into 10,000 strings.
   if (known.records.some((record) => record.type !== 'patch_state' && record.type !== 'review')) return null;
-  const ids = new PendingIds([], file.pending, file.pendingCount);
-  foldPending(ids, known.records);
-  const pending = ids.lines();
-  if (pending === null) return null;
-  const head = { v: FORMAT_VERSION, runId, ...point };
-  await replaceFileUnsynced(
-    store.fs,
-    store.runDir(runId),
-    FACTS_FILES.pending,
-    new TextEncoder().encode(JSON.stringify({ ...head, pending, pendingCount: ids.size })),
-  );
-  return ids.size;
+  const moves = noteMoves(emptyMoves(), known.records);
+  if ((await appendFactsMoves(store, runId, 'pending', moves, point)) === null) return null;
+  foldPending(log.facts.pending, known.records);
+  return log.facts.pending.size;
 }
 
 /** The records after a cache file's point, or null when the journal does not hold that point. */

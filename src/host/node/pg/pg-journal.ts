@@ -74,16 +74,16 @@ export interface SnapshotRow {
 }
 
 /**
- * The run from a snapshot row and the rows after it, or null when the snapshot does not hold or
- * the rows after it need the whole journal (a branch to before it). `tail` is the rows from the
- * snapshot's own last record on: its line must still be the one the snapshot names.
+ * A snapshot row's state and the records of the rows after it, not folded in; null when the
+ * snapshot does not hold. `tail` is the rows from the snapshot's own last record on: its line must
+ * still be the one the snapshot names. Damage in the rows after it throws.
  */
-export async function openFromSnapshot(
+export async function snapshotRows(
   runId: string,
   row: SnapshotRow,
   tail: readonly string[],
   pause?: () => Promise<void>,
-): Promise<PgOpened | null> {
+): Promise<{ fold: FoldState; scan: JournalScan; snapshotAt: number } | null> {
   const snapshot = await decodeSnapshot(encoder.encode(`${row.snapshot}\n`), pause);
   // Its rows hold every message (only a file store names them by journal line).
   const state = snapshot && inlineState(snapshot.state);
@@ -92,14 +92,34 @@ export async function openFromSnapshot(
   if (named === undefined || !named.endsWith(`,"c":"${snapshot.lastLineCrc}"}`)) return null;
   const scan = await scanRows(runId, after, { base: snapshot.journalBytes, firstSeq: row.seq + 1 }, pause);
   if (scan.damage) throw damagedError({ file: journalName(runId), ...scan.damage });
-  const fold = foldFromResumeState(state);
+  return { fold: foldFromResumeState(state), scan, snapshotAt: snapshot.journalBytes };
+}
+
+/** Folds `records` into `fold` (in place); false when a branch needs the records before them. */
+export function foldRows(fold: FoldState, records: readonly StoredRecord[]): boolean {
   try {
-    for (const record of scan.records) foldRecord(fold, record);
+    for (const record of records) foldRecord(fold, record);
+    return true;
   } catch (error) {
-    if (error instanceof BranchNeedsRecords) return null;
+    if (error instanceof BranchNeedsRecords) return false;
     throw error;
   }
-  return { fold, lastSeq: fold.lastSeq, journalBytes: scan.goodLength, snapshotAt: snapshot.journalBytes };
+}
+
+/**
+ * The run from a snapshot row and the rows after it, or null when the snapshot does not hold or
+ * the rows after it need the whole journal (a branch to before it).
+ */
+export async function openFromSnapshot(
+  runId: string,
+  row: SnapshotRow,
+  tail: readonly string[],
+  pause?: () => Promise<void>,
+): Promise<PgOpened | null> {
+  const opened = await snapshotRows(runId, row, tail, pause);
+  if (!opened || !foldRows(opened.fold, opened.scan.records)) return null;
+  const { fold, scan, snapshotAt } = opened;
+  return { fold, lastSeq: fold.lastSeq, journalBytes: scan.goodLength, snapshotAt };
 }
 
 /** The run from its whole journal. */

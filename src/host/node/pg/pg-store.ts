@@ -31,6 +31,8 @@ import { LEASE_CHANNEL, leaseNoticeSql, notifySql, PgAppendWatch } from './pg-no
 import { migrateSchema } from './pg-schema';
 import { KEEP_SNAPSHOTS, leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
 import { errorText } from '../../../core/error-text';
+// A fork opens from its parent's snapshot rows (pg-fork.ts).
+import { openPgForkFromParent } from './pg-fork';
 
 export interface PgStoreOptions {
   /** postgres://user:password@host:port/database (the password never appears in an error). */
@@ -44,6 +46,8 @@ export interface PgStoreOptions {
   readonly blobGraceMs?: number;
   /** A snapshot is written at each compaction and each time the journal has grown by this much (0: after every append). */
   readonly snapshotStepBytes?: number;
+  /** Of the older snapshots, the newest of each span of this many records is kept (FORK_SPAN): a fork opens from its parent's newest one before its step. */
+  readonly forkSpan?: number;
   readonly poolSize?: number;
 }
 
@@ -64,6 +68,7 @@ export class PgCheckpointStore implements CheckpointStore {
   readonly me: ProcessIdentity;
   readonly blobGraceMs: number;
   readonly snapshotStepBytes: number;
+  readonly forkSpan: number | undefined;
   readonly address: string;
   private ready: Promise<void> | undefined;
   /** Runs this store claimed for a worker (claimRun): the next openWriter of one opens it under that lease. */
@@ -97,6 +102,7 @@ export class PgCheckpointStore implements CheckpointStore {
     this.me = options.process ?? unknownProcess;
     this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
     this.snapshotStepBytes = options.snapshotStepBytes ?? 4 << 20;
+    this.forkSpan = options.forkSpan;
   }
 
   /** Ends the pool's connections (open writers stop appending) and the watches. */
@@ -277,7 +283,9 @@ export class PgCheckpointStore implements CheckpointStore {
       );
       if (opened) return opened;
     }
-    return openWhole(runId, await this.lines(runId));
+    // A fork without a snapshot of its own: from its parent's snapshots, not its parent's whole journal.
+    const forked = await openPgForkFromParent(this, runId);
+    return forked ?? openWhole(runId, await this.lines(runId));
   }
 
   /**

@@ -1,3 +1,4 @@
+import { prunableSnapshots } from '../../../core/store/fork-fold';
 import { StoreError, type LeaseInfo, type RunWriter } from '../../../core/store/contract';
 import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../../../core/store/fold';
 import { renewIntervalMs } from '../../../core/store/lease-policy';
@@ -203,11 +204,16 @@ export class PgRunWriter implements RunWriter {
           this.lastSeq,
           encoded.slice(0, -1),
         ]);
-        await client.query(
-          `DELETE FROM ac_snapshots WHERE run_id = $1 AND seq NOT IN
-             (SELECT seq FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC LIMIT ${KEEP_SNAPSHOTS})`,
-          [this.runId],
+        // The newest two stay, and the newest of each older span of records (a fork opens from its parent's newest one before its step).
+        const { rows } = await client.query<{ seq: number }>('SELECT seq FROM ac_snapshots WHERE run_id = $1 ORDER BY seq DESC', [
+          this.runId,
+        ]);
+        const gone = prunableSnapshots(
+          rows.map((row) => row.seq),
+          KEEP_SNAPSHOTS,
+          this.store.forkSpan,
         );
+        if (gone.length > 0) await client.query('DELETE FROM ac_snapshots WHERE run_id = $1 AND seq = ANY($2::int[])', [this.runId, gone]);
       });
       this.snapshotAt = this.journalBytes;
     } catch {
