@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { PgCheckpointStore } from '../../../src/host/node/pg/pg-store';
 import { nodeProcessIdentity } from '../../../src/host/node/store-factory';
 import { testPostgres, type TestPostgres } from '../../support/pg-server';
-import { ManualClock, message, runInput } from './fixtures';
-import { randomOf, randomSteps, wholeFold, type Shape } from './fork-random';
+import { ManualClock, message, runInput } from '../../unit/store/fixtures';
+import { randomOf, randomSteps, wholeFold, type Shape } from '../../unit/store/fork-random';
 
 // The PostgreSQL store opens a fork from its parent's snapshot rows too (pg-fork.ts), with the
 // state the whole fold gives: random runs, random fork points (fork-from-snapshot.test.ts for files).
