@@ -1,12 +1,12 @@
 import type * as vscode from 'vscode';
 import { createApi, type AgentCheckpointsApi } from './host/vscode/api';
-import { registerCommands } from './host/vscode/commands';
-import { offerInterruptedRuns } from './host/vscode/interrupted';
-import { createServices } from './host/vscode/services';
+import { registerCommands } from './host/vscode/commands/commands';
+import { offerInterruptedRuns } from './host/vscode/run/interrupted';
+import { createServices } from './host/vscode/window/services';
 import { registerReview } from './host/vscode/review';
 import { registerTimeline } from './host/vscode/timeline';
-import { ExtensionConversation } from './host/vscode/conversation';
-import { ExtensionTimelineBackend } from './host/vscode/timeline-backend';
+import { ExtensionConversation } from './host/vscode/timeline/extension-conversation';
+import { ExtensionTimelineBackend } from './host/vscode/timeline/extension-backend';
 
 export type { AgentCheckpointsApi };
 

@@ -37,7 +37,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function main(): Promise<void> {
   const { RunModel } = await import('../../src/host/vscode/window/run-model');
-  const { ContextKeys } = await import('../../src/host/vscode/context-keys');
+  const { ContextKeys } = await import('../../src/host/vscode/window/context-keys');
   const { ReviewModel } = await import('../../src/host/vscode/review/model');
   const root = mkdtempSync(join(tmpdir(), 'bench-window-'));
   const holder = { kill: () => undefined as unknown };

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { commandArg, PatchPickArg, RestoreArg, ResumeArg, RunArg } from '../../src/host/vscode/command-args';
+import { commandArg, PatchPickArg, RestoreArg, ResumeArg, RunArg } from '../../src/host/vscode/commands/command-args';
 
 describe('command arguments: parsed where they enter', () => {
   it('reads a well-formed argument, and none as none', () => {

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMAND_TABLE, contributesOf, type CommandContributions } from '../../src/host/vscode/command-table';
+import { COMMAND_TABLE, contributesOf, type CommandContributions } from '../../src/host/vscode/commands/command-table';
 
-// One command table (src/host/vscode/command-table.ts): package.json contributes exactly what it
+// One command table (src/host/vscode/commands/command-table.ts): package.json contributes exactly what it
 // says, every command, menu entry and key; nothing there that the table does not have.
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,8 +1,8 @@
 import type { RunOutcome } from '../../core/runtime';
-import { offerInterruptedRuns, type OfferResult } from './interrupted';
-import type { Prompts } from './prompts';
+import { offerInterruptedRuns, type OfferResult } from './run/interrupted';
+import type { Prompts } from './window/prompts';
 import type { ReviewRegistration } from './review';
-import type { Services } from './services';
+import type { Services } from './window/services';
 import type { TimelineBackend } from './timeline/backend';
 
 /**

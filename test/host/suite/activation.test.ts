@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import { COMMAND_IDS, TIMELINE_FOCUS } from '../../../src/host/vscode/command-table';
+import { COMMAND_IDS, TIMELINE_FOCUS } from '../../../src/host/vscode/commands/command-table';
 
 export const EXTENSION_ID = 'agent-checkpoints.agent-checkpoints';
 

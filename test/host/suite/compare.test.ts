@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import { BRANCH_SCHEME, shortRunId } from '../../../src/host/vscode/compare/index';
+import { BRANCH_SCHEME, shortRunId } from '../../../src/host/vscode/restore/compare/index';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, writeWorkspaceFile } from './helpers';
 
 const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);

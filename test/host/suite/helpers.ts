@@ -3,7 +3,7 @@ import { promises as fs, type Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentCheckpointsApi } from '../../../src/host/vscode/api';
-import type { MessageKind, MessageOptions, Prompts } from '../../../src/host/vscode/prompts';
+import type { MessageKind, MessageOptions, Prompts } from '../../../src/host/vscode/window/prompts';
 import { startFakeAnthropic, type FakeAnthropic, type ScriptEntry } from '../../support/fake-anthropic/server';
 import { EXTENSION_ID } from './activation.test';
 

@@ -5,7 +5,7 @@ import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { ABSENT, hashContent } from '../../../src/core/patches/hash';
 import { PathRefusedError, silentLog, StaleContentError } from '../../../src/core/ports';
-import { LiveWorkspace } from '../../../src/host/vscode/live-workspace';
+import { LiveWorkspace } from '../../../src/host/vscode/window/live-workspace';
 import { extensionApi, workspaceRoot, writeWorkspaceFile } from './helpers';
 
 const utf8 = new TextEncoder();

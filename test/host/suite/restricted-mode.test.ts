@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { RESTRICTED_MODE_MESSAGE } from '../../../src/host/vscode/trust';
+import { RESTRICTED_MODE_MESSAGE } from '../../../src/host/vscode/window/trust';
 import { extensionApi, useFakeModel } from './helpers';
 
 /** Runs only in a window whose folder is NOT trusted (see test/host/restricted.ts). */

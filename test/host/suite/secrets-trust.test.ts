@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
-import { mayRunAgent } from '../../../src/host/vscode/trust';
+import { mayRunAgent } from '../../../src/host/vscode/window/trust';
 import { extensionApi, filesUnder, ScriptedPrompts, TEST_API_KEY, useFakeModel } from './helpers';
 
 export function secretsSuite(): void {

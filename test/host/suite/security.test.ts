@@ -6,7 +6,7 @@ import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { ABSENT } from '../../../src/core/patches/hash';
 import { PathRefusedError, silentLog } from '../../../src/core/ports';
-import { LiveWorkspace } from '../../../src/host/vscode/live-workspace';
+import { LiveWorkspace } from '../../../src/host/vscode/window/live-workspace';
 import { startFakeAnthropic } from '../../support/fake-anthropic/server';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, workspaceRoot } from './helpers';
 

@@ -5,7 +5,7 @@ import type { AgentRuntime } from '../../../src/core/runtime/runtime';
 import { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import type { StoreFs } from '../../../src/core/store/fs-port';
 import type { RunSettings } from '../../../src/core/store/records';
-import { RestoreActions } from '../../../src/host/vscode/restore-actions';
+import { RestoreActions } from '../../../src/host/vscode/restore/restore-actions';
 import { strictModel, type StrictModel } from '../fake-anthropic/strict-model';
 import { MemStoreFs } from '../faults/mem-fs';
 import { allowAllApprover, CountingRunner, MemWorkspace } from '../faults/mem-world';

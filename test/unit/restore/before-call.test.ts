@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { silentLog, type ApprovalDecision, type Approver } from '../../../src/core/ports';
 import { RESTORED_CALL_REASON } from '../../../src/core/runtime/calls';
 import { ApprovalUnavailableError, ResumeError } from '../../../src/core/runtime/errors';
-import { RestoreActions } from '../../../src/host/vscode/restore-actions';
+import { RestoreActions } from '../../../src/host/vscode/restore/restore-actions';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { assertEveryRequestValid } from '../../support/valid-requests';

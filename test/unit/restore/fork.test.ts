@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { silentLog } from '../../../src/core/ports';
-import { RestoreActions } from '../../../src/host/vscode/restore-actions';
+import { RestoreActions } from '../../../src/host/vscode/restore/restore-actions';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, byTurn, harness, readText, reply, requestMessages, SETTINGS, toolUse, type Harness } from '../runtime/harness';

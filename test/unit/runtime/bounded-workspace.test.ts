@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { Workspace } from '../../../src/core/ports';
 import { createToolRegistry } from '../../../src/core/tools/registry';
-import { boundedWorkspace, EditorTimeoutError } from '../../../src/host/vscode/bounded-workspace';
+import { boundedWorkspace, EditorTimeoutError } from '../../../src/host/vscode/window/bounded-workspace';
 
 describe('a workspace call never waits forever on the editor', () => {
   const never = new Promise<never>(() => undefined);

@@ -5,7 +5,7 @@ import { CONTINUE_AFTER_EMPTY, NO_ANSWER_REASON } from '../../../src/core/runtim
 import { buildRequest } from '../../../src/core/runtime/request';
 import { createToolRegistry } from '../../../src/core/tools/registry';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
-import { RestoreActions } from '../../../src/host/vscode/restore-actions';
+import { RestoreActions } from '../../../src/host/vscode/restore/restore-actions';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import { answer, harness, reply, requestMessages, SETTINGS, toolUse, type Harness } from './harness';
 

@@ -3,7 +3,7 @@ import type { MessageParam } from '../../../src/core/model/messages';
 import { limitBeforeAnyRequest, raiseTo } from '../../../src/core/runtime/budget';
 import type { Budget } from '../../../src/core/store/records';
 import type { ResumeState } from '../../../src/core/store/resume-state';
-import { LIMIT_LEFT, raiseBeforeResume, type RaiseDeps } from '../../../src/host/vscode/raise-limit';
+import { LIMIT_LEFT, raiseBeforeResume, type RaiseDeps } from '../../../src/host/vscode/run/raise-limit';
 
 describe('"Raise to ...": the limit a person types', () => {
   it('gives the raise of the limit the run stopped at', () => {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseCli, UsageError } from '../../../src/host/cli/args';
-import { readSettingsFrom, SettingsError, type SettingsSource } from '../../../src/host/vscode/settings-read';
+import { readSettingsFrom, SettingsError, type SettingsSource } from '../../../src/host/vscode/window/settings-read';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 

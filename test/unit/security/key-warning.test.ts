@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { keyInHostEnvironmentWarning } from '../../../src/host/vscode/api-key';
+import { keyInHostEnvironmentWarning } from '../../../src/host/vscode/window/api-key';
 
 describe('the key in the environment VS Code was started with', () => {
   it('is reported with the fix (Set API Key, then unset the variable), and nothing is said without it', () => {

@@ -1,6 +1,13 @@
 import { strict as assert } from 'node:assert';
-import type { Prompts } from '../../../src/host/vscode/prompts';
-import { ALLOW, ALLOW_WORKSPACE, ALLOWED_HOSTS_KEY, askForHost, REFUSE, type UserMemory } from '../../../src/host/vscode/network-question';
+import type { Prompts } from '../../../src/host/vscode/window/prompts';
+import {
+  ALLOW,
+  ALLOW_WORKSPACE,
+  ALLOWED_HOSTS_KEY,
+  askForHost,
+  REFUSE,
+  type UserMemory,
+} from '../../../src/host/vscode/window/network-question';
 
 function memory(): UserMemory & { data: Record<string, unknown> } {
   const data: Record<string, unknown> = {};

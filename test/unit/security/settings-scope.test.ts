@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSettingsFrom, sectionKeysIn, USER_SCOPE_ONLY, type SettingsSource } from '../../../src/host/vscode/settings-read';
+import { readSettingsFrom, sectionKeysIn, USER_SCOPE_ONLY, type SettingsSource } from '../../../src/host/vscode/window/settings-read';
 
 type Scoped = { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown };
 

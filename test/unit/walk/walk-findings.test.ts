@@ -9,7 +9,7 @@ import { UNDONE_SINCE_MESSAGE } from '../../../src/core/runtime/reconcile';
 import type { CheckpointStore } from '../../../src/core/store/contract';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { openFileStore } from '../../../src/host/node/store-factory';
-import { RestoreActions } from '../../../src/host/vscode/restore-actions';
+import { RestoreActions } from '../../../src/host/vscode/restore/restore-actions';
 import { MemStoreFs } from '../../support/faults/mem-fs';
 import {
   faultStore,

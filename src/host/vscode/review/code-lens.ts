@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { HunkView } from '../../../core/patches/review';
 import { REVIEW_COMMANDS } from './ids';
-import { PATCH_COMMANDS } from '../patch-commands';
+import { PATCH_COMMANDS } from './patch-commands';
 
 export interface LensSource {
   /** The hunks waiting for review in a document, where they are now. */

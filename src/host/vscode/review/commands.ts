@@ -3,8 +3,8 @@ import type { HunkView } from '../../../core/patches/review';
 import type { ReviewActions, UndoOutcome } from './actions';
 import { HunkArg, REVIEW_COMMANDS, RunArg } from './ids';
 import type { ReviewModel } from './model';
-import type { Prompts } from '../prompts';
-import type { CommandHandler, CommandHandlers } from '../command-table';
+import type { Prompts } from '../window/prompts';
+import type { CommandHandler, CommandHandlers } from '../commands/command-table';
 
 type ReviewCommandId = (typeof REVIEW_COMMANDS)[keyof typeof REVIEW_COMMANDS];
 

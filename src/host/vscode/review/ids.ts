@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CommandId } from '../command-table';
+import type { CommandId } from '../commands/command-table';
 
 export const REVIEW_COMMANDS = {
   keepHunk: 'agentCheckpoints.review.keepHunk',

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { decodeText } from '../../../core/patches/hash';
-import type { Services } from '../services';
+import type { Services } from '../window/services';
 import { ReviewCodeLensProvider } from './code-lens';
-import { fileUriOf, workspacePathOf } from '../workspace-path';
+import { fileUriOf, workspacePathOf } from '../window/workspace-path';
 import { ReviewActions } from './actions';
 import { reviewCommands } from './commands';
-import type { CommandHandlers } from '../command-table';
+import type { CommandHandlers } from '../commands/command-table';
 import { ReviewEditors } from './editors';
 import { ReviewMarks, type AppliedMarks } from './marks';
 import { ReviewModel } from './model';

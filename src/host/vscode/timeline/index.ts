@@ -1,12 +1,12 @@
-import type { CommandHandler, CommandHandlers, CommandId } from '../command-table';
+import type { CommandHandler, CommandHandlers, CommandId } from '../commands/command-table';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ConversationBackend, TimelineBackend } from './backend';
 import { BEFORE_SCHEME, BeforeContentProvider } from './beforeContent';
-import { PATCH_COMMANDS } from '../patch-commands';
+import { PATCH_COMMANDS } from '../review/patch-commands';
 import { patchArgsOf, trackDiffContext, type PatchCommandArgs } from './commands';
 import { openPatchDiff } from './diff';
-import { COMPARE_COMMAND } from '../compare/index';
+import { COMPARE_COMMAND } from '../restore/compare/index';
 import { createTimelinePanel, panelAsView, TIMELINE_PANEL_TYPE } from './panel';
 import { SavedState } from '../../../webview/state';
 import { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
@@ -19,7 +19,7 @@ import { errorText } from '../../../core/error-text';
 
 export type { ConversationBackend, RestorePlan, RollbackResult, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 export { BEFORE_SCHEME, BeforeContentProvider, beforeUri } from './beforeContent';
-export { PATCH_COMMANDS } from '../patch-commands';
+export { PATCH_COMMANDS } from '../review/patch-commands';
 export { TIMELINE_VIEW_ID, TimelineViewProvider } from './provider';
 export { RequestHandler } from './requests';
 export { TimelineSync } from './sync';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { RuntimeEvent } from '../../../core/runtime';
 import type { WorkspacePaths } from '../../node/path-rules';
-import { workspacePathOf } from '../workspace-path';
+import { workspacePathOf } from './workspace-path';
 import type { RunModel } from './run-model';
 
 /** The sources of the window's transient events: the controller of this window's run, the approvals. */
