@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
-// What the palette's commands accept as their argument. A command's argument comes from anyone
-// (a menu, a CodeLens, another extension's executeCommand): parsed where it enters, never trusted.
+// What the commands accept as their argument: each row of the command table (command-table.ts)
+// names its schema. A command's argument comes from anyone (a menu, a CodeLens, another
+// extension's executeCommand): parsed where it enters (commands/index.ts), never trusted.
+// A strict schema refuses a malformed argument in words; a lenient one (`.catch(undefined)`)
+// reads it as none, and the command then acts on what the editor shows.
 
 const id = z.string().min(1);
 const positive = z.number().positive();
@@ -21,6 +24,22 @@ export const ResumeArg = z
 export const RestoreArg = z.object({ runId: id, checkpointId: id, what: z.enum(['files', 'session', 'both']) }).partial();
 export const PatchPickArg = z.object({ runId: id, patchId: id }).partial();
 export const RunIdArg = z.object({ runId: id }).partial();
+
+/** Lenient: a run named by its id or `{ runId }`; anything else, none (the person picks the run). */
+export const RunRefArg = z
+  .union([id, z.object({ runId: id }).transform((o) => o.runId)])
+  .optional()
+  .catch(undefined);
+/** A hunk as CodeLens, hover links and tests name it. */
+export const HunkArg = z.object({ runId: id, patchId: id, hunk: z.number().int().nonnegative() });
+export type HunkArg = z.infer<typeof HunkArg>;
+/** Lenient: a hunk; anything else, none (the hunk under the cursor). */
+export const HunkRefArg = HunkArg.optional().catch(undefined);
+/** Lenient: a patch (CodeLens arguments, a webview context-menu object); anything else, none (the active patch diff). */
+export const PatchRefArg = z
+  .looseObject({ runId: id, patchId: id, hunk: z.number().int().nonnegative().optional() })
+  .optional()
+  .catch(undefined);
 
 /** The argument as `schema` reads it (undefined: none given), or an Error naming what is wrong. */
 export function commandArg<T>(schema: z.ZodType<T>, arg: unknown, title: string): T | undefined | Error {

@@ -2,7 +2,11 @@
 // enabled and shown, its editor-title and Timeline menu places, and its keys. package.json's
 // `contributes` (commands, menus, keybindings) is this table written out: contributesOf() makes
 // it, and test/unit/host/command-table.test.ts compares the two. No vscode import, so plain Node
-// tests read it; the activation test checks every command here is registered.
+// tests read it; the activation test checks every command here is registered. A row that takes an
+// argument names its schema (`arg`, command-args.ts): the argument is parsed where the command enters.
+
+import type { z } from 'zod';
+import { HunkRefArg, PatchPickArg, PatchRefArg, RestoreArg, ResumeArg, RunArg, RunIdArg, RunRefArg } from './command-args';
 
 export interface CommandEntry {
   readonly title: string;
@@ -17,6 +21,8 @@ export interface CommandEntry {
   /** When it shows in the Timeline webview's context menu. */
   readonly webviewContext?: string;
   readonly keys?: readonly { readonly key: string; readonly mac?: string; readonly when: string }[];
+  /** The schema of its argument (absent: the handler gets what it is given, or takes none). */
+  readonly arg?: z.ZodType;
 }
 
 export const CATEGORY = 'Agent';
@@ -25,8 +31,8 @@ export const CATEGORY = 'Agent';
 export const TIMELINE_FOCUS = 'agentCheckpoints.timeline.focus';
 
 export const COMMAND_TABLE = {
-  'agentCheckpoints.run': { title: 'Run...', icon: 'play' },
-  'agentCheckpoints.resume': { title: 'Resume...', icon: 'debug-continue', palette: '!agentCheckpoints.running' },
+  'agentCheckpoints.run': { arg: RunArg, title: 'Run...', icon: 'play' },
+  'agentCheckpoints.resume': { arg: ResumeArg, title: 'Resume...', icon: 'debug-continue', palette: '!agentCheckpoints.running' },
   'agentCheckpoints.cancel': {
     title: 'Stop Run',
     icon: 'debug-stop',
@@ -43,16 +49,19 @@ export const COMMAND_TABLE = {
     viewTitle: { when: 'view == agentCheckpoints.timeline', group: 'navigation' },
   },
   'agentCheckpoints.restoreCheckpoint': {
+    arg: RestoreArg,
     title: 'Restore Checkpoint...',
     icon: 'history',
     palette: 'agentCheckpoints.hasRuns && !agentCheckpoints.running',
   },
   'agentCheckpoints.rollbackPatchPick': {
+    arg: PatchPickArg,
     title: 'Roll Back Patch...',
     icon: 'discard',
     palette: 'agentCheckpoints.hasPendingPatches && !agentCheckpoints.running',
   },
   'agentCheckpoints.undoRestore': {
+    arg: RunIdArg,
     title: 'Undo Last Restore',
     icon: 'redo',
     palette: 'agentCheckpoints.canUndoRestore && !agentCheckpoints.running',
@@ -63,12 +72,14 @@ export const COMMAND_TABLE = {
     palette: 'agentCheckpoints.hasRuns',
   },
   'agentCheckpoints.openDiff': {
+    arg: PatchRefArg,
     title: 'Open Patch Diff',
     icon: 'diff',
     palette: 'agentCheckpoints.patchDiffActive',
     webviewContext: 'webview == agentCheckpoints.timeline && webviewSection == patch',
   },
   'agentCheckpoints.acceptPatch': {
+    arg: PatchRefArg,
     title: 'Accept Patch',
     icon: 'check',
     palette: 'agentCheckpoints.patchDiffActive',
@@ -76,6 +87,7 @@ export const COMMAND_TABLE = {
     webviewContext: 'webview == agentCheckpoints.timeline && webviewSection == patch',
   },
   'agentCheckpoints.rollbackPatch': {
+    arg: PatchRefArg,
     title: 'Roll Back Patch',
     icon: 'discard',
     palette: 'agentCheckpoints.patchDiffActive',
@@ -83,12 +95,14 @@ export const COMMAND_TABLE = {
     webviewContext: 'webview == agentCheckpoints.timeline && webviewSection == patch',
   },
   'agentCheckpoints.review.keepHunk': {
+    arg: HunkRefArg,
     title: 'Keep Change Under Cursor',
     icon: 'check',
     palette: 'agentCheckpoints.review.activeHasChanges',
     keys: [{ key: 'ctrl+alt+y', mac: 'cmd+alt+y', when: 'editorTextFocus && agentCheckpoints.review.activeHasChanges' }],
   },
   'agentCheckpoints.review.undoHunk': {
+    arg: HunkRefArg,
     title: 'Undo Change Under Cursor',
     icon: 'discard',
     palette: 'agentCheckpoints.review.activeHasChanges',
@@ -107,11 +121,17 @@ export const COMMAND_TABLE = {
     editorTitle: { when: 'agentCheckpoints.review.activeHasChanges', group: 'navigation@4' },
   },
   'agentCheckpoints.review.keepRun': {
+    arg: RunRefArg,
     title: 'Keep All Agent Changes...',
     icon: 'check-all',
     palette: 'agentCheckpoints.review.hasChanges',
   },
-  'agentCheckpoints.review.undoRun': { title: 'Undo All Agent Changes...', icon: 'discard', palette: 'agentCheckpoints.review.hasChanges' },
+  'agentCheckpoints.review.undoRun': {
+    arg: RunRefArg,
+    title: 'Undo All Agent Changes...',
+    icon: 'discard',
+    palette: 'agentCheckpoints.review.hasChanges',
+  },
   'agentCheckpoints.review.next': {
     title: 'Next Agent Change',
     icon: 'arrow-down',
@@ -132,11 +152,16 @@ export type CommandId = keyof typeof COMMAND_TABLE;
 
 export const COMMAND_IDS = Object.keys(COMMAND_TABLE) as CommandId[];
 
-/** What a command does with the argument it is given (a menu's, a CodeLens's, a caller's: untrusted). */
-export type CommandHandler = (arg?: unknown) => unknown;
+/** The argument of command `K` once parsed by its row's schema; `unknown` for a row without one (untrusted). */
+export type CommandArg<K extends CommandId> = (typeof COMMAND_TABLE)[K] extends { readonly arg: infer S extends z.ZodType }
+  ? z.output<S> | undefined
+  : unknown;
 
-/** Handlers of some rows of the table; commands.ts registers the whole table from them, in one place. */
-export type CommandHandlers<K extends CommandId = CommandId> = { readonly [P in K]: CommandHandler };
+/** What command `K` does with its argument. */
+export type CommandHandler<K extends CommandId = CommandId> = (arg: CommandArg<K>) => unknown;
+
+/** Handlers of some rows of the table; commands/index.ts registers the whole table from them, in one place. */
+export type CommandHandlers<K extends CommandId = CommandId> = { readonly [P in K]: CommandHandler<P> };
 
 interface MenuItem {
   readonly command: string;

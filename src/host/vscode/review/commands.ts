@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import type { HunkView } from '../../../core/patches/review';
 import type { ReviewActions, UndoOutcome } from './actions';
-import { HunkArg, REVIEW_COMMANDS, RunArg } from './ids';
+import { REVIEW_COMMANDS } from './ids';
 import type { ReviewModel } from './model';
 import type { Prompts } from '../window/prompts';
-import type { CommandHandler, CommandHandlers } from '../commands/command-table';
+import type { CommandHandlers } from '../commands/command-table';
+import type { HunkArg } from '../commands/command-args';
 
 type ReviewCommandId = (typeof REVIEW_COMMANDS)[keyof typeof REVIEW_COMMANDS];
 
@@ -20,14 +21,13 @@ export interface ReviewCommandDeps {
 }
 
 /** The hunk a command names, or the one under the cursor of the active editor. */
-export function hunkAt(deps: ReviewCommandDeps, arg: unknown): HunkView | undefined {
+export function hunkAt(deps: ReviewCommandDeps, arg: HunkArg | undefined): HunkView | undefined {
   const model = deps.model;
-  const parsed = HunkArg.safeParse(arg);
-  if (parsed.success) {
+  if (arg !== undefined) {
     for (const path of model.paths()) {
       const found = model
         .viewsOf(path)
-        .find((v) => v.patch.runId === parsed.data.runId && v.patch.patchId === parsed.data.patchId && v.hunk.index === parsed.data.hunk);
+        .find((v) => v.patch.runId === arg.runId && v.patch.patchId === arg.patchId && v.hunk.index === arg.hunk);
       if (found) return found;
     }
     return undefined;
@@ -50,9 +50,8 @@ function changes(n: number): string {
 }
 
 /** The run a bulk command acts on: the one it names, or the one the person picks (always asked from the palette). */
-async function pickRun(deps: ReviewCommandDeps, arg: unknown, verb: 'Keep' | 'Undo'): Promise<string | undefined> {
-  const given = RunArg.safeParse(arg);
-  if (given.success) return given.data;
+async function pickRun(deps: ReviewCommandDeps, runId: string | undefined, verb: 'Keep' | 'Undo'): Promise<string | undefined> {
+  if (runId !== undefined) return runId;
   const items = await Promise.all(
     deps.model.runIds().map(async (runId) => ({
       label: ((await deps.taskOf(runId)) ?? runId).split('\n')[0] || runId,
@@ -66,8 +65,8 @@ async function pickRun(deps: ReviewCommandDeps, arg: unknown, verb: 'Keep' | 'Un
   return (await deps.prompts.quickPick(items, { title, placeHolder: 'Runs with changes waiting for review' }))?.runId;
 }
 
-async function runViews(deps: ReviewCommandDeps, arg: unknown, verb: 'Keep' | 'Undo'): Promise<HunkView[]> {
-  const runId = await pickRun(deps, arg, verb);
+async function runViews(deps: ReviewCommandDeps, given: string | undefined, verb: 'Keep' | 'Undo'): Promise<HunkView[]> {
+  const runId = await pickRun(deps, given, verb);
   if (runId === undefined) return [];
   const views = deps.model.paths().flatMap((p) => deps.model.viewsOf(p).filter((v) => v.patch.runId === runId));
   if (verb === 'Keep' || views.length === 0) return views;
@@ -112,10 +111,8 @@ async function reveal(deps: ReviewCommandDeps, direction: 1 | -1): Promise<void>
   editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
-type Action = (arg: unknown) => Promise<string | undefined>;
-
-function command(action: Action): CommandHandler {
-  return async (arg: unknown) => {
+function command<A>(action: (arg: A) => Promise<string | undefined>): (arg: A) => Promise<string | undefined> {
+  return async (arg: A) => {
     try {
       const message = await action(arg);
       if (message) vscode.window.setStatusBarMessage(`Agent Checkpoints: ${message}`, 5000);

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { CommandId } from '../commands/command-table';
 
 export const REVIEW_COMMANDS = {
@@ -18,9 +17,3 @@ export const REVIEW_CONTEXT = {
   /** The active editor's file has agent hunks waiting for review. */
   activeHasChanges: 'agentCheckpoints.review.activeHasChanges',
 } as const;
-
-/** A hunk as CodeLens, hover links and tests name it; checked where a command receives it. */
-export const HunkArg = z.object({ runId: z.string().min(1), patchId: z.string().min(1), hunk: z.number().int().nonnegative() });
-export type HunkArg = z.infer<typeof HunkArg>;
-
-export const RunArg = z.union([z.string().min(1), z.object({ runId: z.string().min(1) }).transform((o) => o.runId)]);

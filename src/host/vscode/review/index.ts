@@ -5,7 +5,7 @@ import { ReviewCodeLensProvider } from './code-lens';
 import { fileUriOf, workspacePathOf } from '../window/workspace-path';
 import { ReviewActions } from './actions';
 import { reviewCommands } from './commands';
-import type { CommandHandlers } from '../commands/command-table';
+import type { Feature, Register } from '../window/feature';
 import { ReviewEditors } from './editors';
 import { ReviewMarks, type AppliedMarks } from './marks';
 import { ReviewModel } from './model';
@@ -15,7 +15,7 @@ import { REVIEW_COMMANDS } from './ids';
 export { REVIEW_COMMANDS };
 export type { AppliedMarks } from './marks';
 
-export interface ReviewRegistration extends vscode.Disposable {
+export interface ReviewRegistration extends Feature<(typeof REVIEW_COMMANDS)[keyof typeof REVIEW_COMMANDS]> {
   /** Hunks waiting for Keep or Undo, of one run (the Timeline's "N changes to review") or all. */
   count(runId?: string): number;
   /** Fires when what waits for review may have changed. */
@@ -26,8 +26,6 @@ export interface ReviewRegistration extends vscode.Disposable {
   settled(): Promise<void>;
   /** The marks last set on the editors of a document. */
   marksOf(uri: vscode.Uri): AppliedMarks | undefined;
-  /** Keep / Undo and next / previous: registered with every other command by commands.ts. */
-  readonly commands: CommandHandlers<(typeof REVIEW_COMMANDS)[keyof typeof REVIEW_COMMANDS]>;
 }
 
 function createModel(s: Services): ReviewModel {
@@ -65,7 +63,7 @@ function createActions(s: Services, model: ReviewModel): ReviewActions {
  * Inline review of agent edits: marks, CodeLens, Keep / Undo, navigation, the count. It follows
  * the window's run model, and tells it what waits per run (the Timeline shows that from there).
  */
-export function registerReview(s: Services): ReviewRegistration {
+export const register: Register<ReviewRegistration> = (s) => {
   const pathOf = (uri: vscode.Uri) => workspacePathOf(s.workspace.paths, uri);
   const model = createModel(s);
   const marks = new ReviewMarks(s.context.extensionUri);
@@ -130,4 +128,4 @@ export function registerReview(s: Services): ReviewRegistration {
     commands,
     dispose: () => disposables.forEach((d) => d.dispose()),
   };
-}
+};

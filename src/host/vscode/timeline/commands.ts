@@ -1,9 +1,7 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { BEFORE_SCHEME, patchRefOf, type PatchRef } from './beforeContent';
-
-/** What a patch command gets: CodeLens arguments, a webview context-menu object, or nothing. */
-const PatchArgs = z.looseObject({ runId: z.string().min(1), patchId: z.string().min(1), hunk: z.number().int().nonnegative().optional() });
+import type { PatchRefArg } from '../commands/command-args';
 
 export type PatchCommandArgs = PatchRef & { readonly hunk?: number };
 
@@ -14,12 +12,10 @@ function activeDiffPatch(scheme: string): PatchRef | undefined {
   return undefined;
 }
 
-export function patchArgsOf(arg: unknown, scheme = BEFORE_SCHEME): PatchCommandArgs | undefined {
-  const parsed = PatchArgs.safeParse(arg);
-  if (parsed.success)
-    return parsed.data.hunk === undefined
-      ? { runId: parsed.data.runId, patchId: parsed.data.patchId }
-      : { runId: parsed.data.runId, patchId: parsed.data.patchId, hunk: parsed.data.hunk };
+/** What a patch command gets (CodeLens arguments, a webview context-menu object), or the active patch diff's. */
+export function patchArgsOf(arg: z.output<typeof PatchRefArg>, scheme = BEFORE_SCHEME): PatchCommandArgs | undefined {
+  if (arg !== undefined)
+    return arg.hunk === undefined ? { runId: arg.runId, patchId: arg.patchId } : { runId: arg.runId, patchId: arg.patchId, hunk: arg.hunk };
   return activeDiffPatch(scheme);
 }
 

@@ -1,4 +1,7 @@
 import type { CommandHandler, CommandHandlers, CommandId } from '../commands/command-table';
+import type { Feature, Register } from '../window/feature';
+import { ExtensionTimelineBackend } from './extension-backend';
+import { ExtensionConversation } from './extension-conversation';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ConversationBackend, TimelineBackend } from './backend';
@@ -116,8 +119,10 @@ export function registerTimeline(
   });
 
   const patchCommand =
-    (action: (args: PatchCommandArgs) => Promise<string | undefined>): CommandHandler =>
-    async (arg: unknown) => {
+    (
+      action: (args: PatchCommandArgs) => Promise<string | undefined>,
+    ): CommandHandler<(typeof PATCH_COMMANDS)[keyof typeof PATCH_COMMANDS]> =>
+    async (arg) => {
       const args = patchArgsOf(arg);
       if (!args)
         return void vscode.window.showWarningMessage('Agent Checkpoints: open a patch diff or pick a patch in the Timeline first.');
@@ -166,3 +171,30 @@ export function registerTimeline(
   context.subscriptions.push(...disposables);
   return { whenResolved, provider, commands, dispose: () => disposables.forEach((d) => d.dispose()) };
 }
+
+export interface TimelineFeature extends Feature<TimelineCommandId> {
+  /** Resolves when the view is first shown and its webview set up. */
+  readonly whenResolved: Promise<void>;
+  /** The window's Timeline backend (the test API reads runs through it). */
+  readonly backend: TimelineBackend;
+}
+
+/** The Timeline of the window: its backend and conversation over the run model, the view, and the approvals shown in it. */
+export const register: Register<TimelineFeature> = (s) => {
+  const backend = new ExtensionTimelineBackend(s);
+  const conversation = new ExtensionConversation(s);
+  const timeline = registerTimeline(s.context, backend, conversation, {
+    log: (message) => s.log.log('warn', `timeline: ${message}`),
+    reviewCount: (runId) => s.model.reviewCount(runId),
+  });
+  s.approvals.surface = timeline.provider;
+  return {
+    whenResolved: timeline.whenResolved,
+    backend,
+    commands: timeline.commands,
+    dispose: () => {
+      conversation.dispose();
+      timeline.dispose();
+    },
+  };
+};
