@@ -18,9 +18,6 @@ export const COMMANDS = {
   cancel: 'agentCheckpoints.cancel',
   setApiKey: 'agentCheckpoints.setApiKey',
   showLog: 'agentCheckpoints.showLog',
-  restoreCheckpoint: 'agentCheckpoints.restoreCheckpoint',
-  rollbackPatch: 'agentCheckpoints.rollbackPatchPick',
-  undoRestore: 'agentCheckpoints.undoRestore',
   showTimeline: TIMELINE_FOCUS,
 } as const satisfies Record<string, CommandId | typeof TIMELINE_FOCUS>;
 
