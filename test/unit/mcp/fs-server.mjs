@@ -1,7 +1,7 @@
 // A stdio MCP server for tests whose tools change files under its working folder:
-// write {path, content}, remove {path}, noop {}.
+// write {path, content}, remove {path}, noop {} (a relative path is in the working folder).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -20,7 +20,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
 
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const args = request.params.arguments ?? {};
-  const path = typeof args.path === 'string' ? join(process.cwd(), args.path) : '';
+  const path = typeof args.path === 'string' ? resolve(process.cwd(), args.path) : '';
   try {
     if (request.params.name === 'write') {
       mkdirSync(dirname(path), { recursive: true });
