@@ -152,8 +152,8 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
     const server = { command: process.execPath, args: [join(__dirname, 'fs-server.mjs')] };
     writeFileSync(join(ws, '.vscode', 'mcp.json'), JSON.stringify({ servers: { probe: server } }));
     const write = (id: string, path: string) => ({
-      content: [{ type: 'tool_use', id, name: 'probe__write', input: { path, content: 'owned\n' } }],
-      stop_reason: 'tool_use',
+      content: [{ type: 'tool_use' as const, id, name: 'probe__write', input: { path, content: 'owned\n' } }],
+      stop_reason: 'tool_use' as const,
     });
     const fake = await startFakeAnthropic([
       write('toolu_settings', '.vscode/settings.json'),

@@ -102,7 +102,7 @@ describe('MCP server in a copy-on-write view: its changes are patches of the cal
 
   it('a write and a removal are patches of that call, a rollback undoes them, and a call that changes nothing reports nothing', async () => {
     assert.ok(
-      said.some((line) => /MCP server fs: 3 tools; it sees a copy-on-write view/.test(line)),
+      said.some((line) => /MCP server fs: 4 tools; it sees a copy-on-write view/.test(line)),
       said.join('\n'),
     );
     const first = await call('write', { path: 'a.txt', content: 'two\n' }, 'call-1');
@@ -170,6 +170,17 @@ describe('MCP server in a copy-on-write view: its changes are patches of the cal
       patches.map((p) => `${p.op} ${p.path} ${p.toolCallId}`),
       ['modify a.txt call-1'],
     );
+  });
+
+  it('a folder removed and made again: what it held is deleted (the merged listing read through the server), once', async () => {
+    mkdirSync(join(ws, 'sub'));
+    writeFileSync(join(ws, 'sub', 'x.txt'), 'x\n');
+    writeFileSync(join(ws, 'sub', 'keep.txt'), 'keep\n');
+    const out = await call('replace_dir', { path: 'sub' }, 'call-1');
+    assert.deepEqual(readdirSync(join(ws, 'sub')), ['new.txt'], out.content);
+    assert.deepEqual(patches.map((p) => `${p.op} ${p.path}`).sort(), ['create sub/new.txt', 'delete sub/keep.txt', 'delete sub/x.txt']);
+    const quiet = await call('noop', {}, 'call-2');
+    assert.equal(quiet.content, 'noop ok');
   });
 
   it('the view goes when the session closes the server', async () => {
