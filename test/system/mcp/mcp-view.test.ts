@@ -12,8 +12,8 @@ import { parseMcpConfig } from '../../../src/host/node/mcp/config';
 import { serverSandbox } from '../../../src/host/node/mcp/server-view';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { detectSandbox, noViewReason, type SandboxRequest } from '../../../src/host/node/sandbox/index';
-import { tempDir } from '../runtime/harness';
-import { MemoryBlobs, MemoryJournal, MemoryLog, fixedClock, newId } from '../patches/fakes';
+import { tempDir } from '../../unit/runtime/harness';
+import { MemoryBlobs, MemoryJournal, MemoryLog, fixedClock, newId } from '../../unit/patches/fakes';
 
 // A stdio MCP server lives in one copy-on-write view of the workspace; what each of its calls
 // changed there is applied as patches of that call, checked against the live content, as a
