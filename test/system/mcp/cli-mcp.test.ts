@@ -146,19 +146,47 @@ describe('CLI with MCP servers (the real memory server over stdio)', function ()
     }
   });
 
-  it('an allowed MCP server runs in the sandbox, as commands do: it cannot write .vscode/ or the home folder', async () => {
+  it('an allowed MCP server runs in the sandbox, as commands do: it cannot write .vscode/, a missing .envrc or the home folder; what its call wrote is a patch of the call', async () => {
     const ws = tempDir('cli-mcp-ws');
     mkdirSync(join(ws, '.vscode'));
-    const script = 'echo owned > .vscode/settings.json; echo owned > "$HOME/owned"; echo ran > ran.txt';
-    writeFileSync(join(ws, '.vscode', 'mcp.json'), JSON.stringify({ servers: { probe: { command: 'sh', args: ['-c', script] } } }));
-    const fake = await startFakeAnthropic([{ content: [{ type: 'text', text: 'done' }] }]);
+    const server = { command: process.execPath, args: [join(__dirname, 'fs-server.mjs')] };
+    writeFileSync(join(ws, '.vscode', 'mcp.json'), JSON.stringify({ servers: { probe: server } }));
+    const write = (id: string, path: string) => ({
+      content: [{ type: 'tool_use' as const, id, name: 'probe__write', input: { path, content: 'owned\n' } }],
+      stop_reason: 'tool_use' as const,
+    });
+    const fake = await startFakeAnthropic([
+      write('toolu_settings', '.vscode/settings.json'),
+      write('toolu_envrc', '.envrc'),
+      write('toolu_home', join(scratch, 'owned')),
+      write('toolu_ran', 'ran.txt'),
+      { content: [{ type: 'text', text: 'done' }] },
+    ]);
     try {
-      const args = ['run', '--workspace', ws, '--store', join(scratch, 'probe-store'), '--base-url', fake.url, '--trust', '--task', 't'];
+      const args = [
+        'run',
+        '--workspace',
+        ws,
+        '--store',
+        join(scratch, 'probe-store'),
+        '--base-url',
+        fake.url,
+        '--trust',
+        '--yes',
+        '--task',
+        't',
+      ];
       const result = await start([...args, '--allow-workspace-mcp', 'probe']).done;
       assert.equal(result.code, 0, result.stderr);
-      assert.equal(readFileSync(join(ws, 'ran.txt'), 'utf8'), 'ran\n', 'the server ran, in the workspace');
+      assert.equal(readFileSync(join(ws, 'ran.txt'), 'utf8'), 'owned\n', 'the server ran, in the workspace');
       assert.equal(existsSync(join(ws, '.vscode', 'settings.json')), false);
+      assert.equal(existsSync(join(ws, '.envrc')), false);
       assert.equal(existsSync(join(scratch, 'owned')), false);
+      const results = fake.requests.flatMap(toolResultsOf);
+      const of = (id: string): string => results.find((b) => b.tool_use_id === id)?.content ?? '';
+      assert.match(of('toolu_settings'), /write failed: .*read-only file system/i);
+      assert.match(of('toolu_envrc'), /Not applied \(refused[^\n]*\n\s+\.envrc: protected path/);
+      assert.match(of('toolu_ran'), /Applied as patches of this call[^\n]*\n\s+A \S*ran\.txt/);
     } finally {
       await fake.close();
       rmSync(ws, { recursive: true, force: true });

@@ -14,6 +14,7 @@ const PARAMS: Record<string, unknown> = {
   fork: { runId: 'r', step: 2 },
   compare: { runId: 'r', otherRunId: 'p' },
   undoEffects: { runId: 'r', callIds: ['c1', 'c2'] },
+  allowHosts: { hosts: ['example.com'] },
   select: { runId: 'r' },
   resume: { runId: 'r' },
   takeOver: { runId: 'r' },

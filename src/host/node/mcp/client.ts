@@ -7,12 +7,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Log } from '../../../core/ports';
 import type { AnyTool } from '../../../core/tools/registry';
-import type { ToolOutput } from '../../../core/tools/types';
 import { externalToolName } from './classify';
 import { buildEnvironment } from '../command-env';
-import { detectSandbox, sandboxedLaunch, type SandboxedLaunch, type SandboxRequest } from '../sandbox/index';
+import { NO_VIEW_MARK, type SandboxRequest } from '../sandbox/index';
+import { callChanges, serverSandbox, type ServerSandbox } from './server-view';
 import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
-import { boundText, externalTool } from './external-tool';
+import { boundText, externalTool, type ExternalOutput } from './external-tool';
 import { errorText } from '../../../core/error-text';
 import { counted } from '../../../words/words';
 
@@ -65,12 +65,26 @@ export function serverProgramDirs(command: string, args: readonly string[]): str
   return dirs;
 }
 
-/** The sandboxed launch of a stdio server, or undefined (no sandbox wanted, or none on this platform). */
-function sandboxOf(command: string, args: readonly string[], cwd: string | undefined, options: StartOptions): SandboxedLaunch | undefined {
+/** The sandboxed start of a stdio server, or undefined (no sandbox wanted, or none on this platform). */
+function sandboxOf(
+  config: Extract<McpServerConfig, { command: string }>,
+  cwd: string | undefined,
+  options: StartOptions,
+  pid: () => number | null | undefined,
+  noView?: string,
+): ServerSandbox | undefined {
   const request = options.sandbox?.();
   if (request === undefined || cwd === undefined) return undefined;
-  const programDirs = [...(request.programDirs ?? []), ...serverProgramDirs(command, args)];
-  return sandboxedLaunch(detectSandbox(), { ...request, programDirs }, cwd, [command, ...args].map(shellWord).join(' '));
+  const programDirs = [...(request.programDirs ?? []), ...serverProgramDirs(config.command, config.args)];
+  const command = [config.command, ...config.args].map(shellWord).join(' ');
+  return serverSandbox({ ...request, programDirs }, cwd, command, pid, noView);
+}
+
+/** A server's transport, with its sandbox (undefined when none) and the start of its stderr (why a view failed to mount). */
+interface Started {
+  readonly transport: Transport;
+  readonly sandbox?: ServerSandbox;
+  readonly stderrHead: () => string;
 }
 
 /**
@@ -92,8 +106,12 @@ export function serverEnvironment(
   return env;
 }
 
-function transportOf(config: McpServerConfig, options: StartOptions, name: string, launches: SandboxedLaunch[]): Transport {
-  if (config.type === 'http') return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+function transportOf(config: McpServerConfig, options: StartOptions, name: string, noView?: string): Started {
+  if (config.type === 'http')
+    return {
+      transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } }),
+      stderrHead: () => '',
+    };
   const { folder, log } = options;
   const env = serverEnvironment(config.env, options.passEnv ?? [], (names) =>
     log.log(
@@ -102,8 +120,10 @@ function transportOf(config: McpServerConfig, options: StartOptions, name: strin
     ),
   );
   const cwd = config.cwd ?? folder;
-  const launch = sandboxOf(config.command, config.args, cwd, options);
-  if (launch !== undefined) launches.push(launch);
+  // The view is read through the server's mount namespace: its process, once the transport started it.
+  const spawned: { transport?: StdioClientTransport } = {};
+  const sandbox = sandboxOf(config, cwd, options, () => spawned.transport?.pid, noView);
+  const launch = sandbox?.launch;
   // The SDK adds a few of the base variables (PATH, HOME...) to `env`: no key of ours reaches it.
   const transport = new StdioClientTransport({
     command: launch?.file ?? config.command,
@@ -113,8 +133,13 @@ function transportOf(config: McpServerConfig, options: StartOptions, name: strin
     stderr: 'pipe',
     ...(cwd ? { cwd } : {}),
   });
-  transport.stderr?.on('data', (chunk: Buffer) => log.log('debug', `mcp ${name}: ${chunk.toString('utf8').slice(0, 500).trimEnd()}`));
-  return transport;
+  spawned.transport = transport;
+  let head = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    if (head.length < 4096) head += chunk.toString('utf8');
+    log.log('debug', `mcp ${name}: ${chunk.toString('utf8').slice(0, 500).trimEnd()}`);
+  });
+  return { transport, ...(sandbox !== undefined ? { sandbox } : {}), stderrHead: () => head };
 }
 
 /** MCP content blocks as the text of a tool_result: text as is, other kinds named. */
@@ -151,54 +176,62 @@ function inverseOf(entry: McpServerEntry, tool: string, names: ReadonlyMap<strin
   return declared && inverseName ? { tool: inverseName, input: declared.input } : undefined;
 }
 
-async function connect(
-  entry: McpServerEntry,
-  options: StartOptions,
-  taken: Set<string>,
-  launches: SandboxedLaunch[],
-): Promise<{ client: Client; tools: AnyTool[] }> {
+/** A connected server, with its sandbox (released when the session ends). */
+interface Opened {
+  readonly client: Client;
+  readonly sandbox?: ServerSandbox;
+}
+
+/** Connects to a server; a view the file system refuses to mount is said, and the server starts again without one (read-only). */
+async function open(entry: McpServerEntry, options: StartOptions, noView?: string): Promise<Opened> {
   const client = new Client(CLIENT_INFO);
-  await client.connect(transportOf(expandWorkspaceFolder(entry.config, options.folder), options, entry.name, launches), {
-    timeout: CONNECT_TIMEOUT_MS,
-  });
+  const started = transportOf(expandWorkspaceFolder(entry.config, options.folder), options, entry.name, noView);
   try {
-    const tools: AnyTool[] = [];
-    const listedTools = await listAll(client);
-    const names = new Map<string, string>();
-    for (const listed of listedTools) {
-      const name = externalToolName(entry.name, listed.name, taken);
-      taken.add(name);
-      names.set(listed.name, name);
-    }
-    for (const listed of listedTools) {
-      const name = names.get(listed.name)!;
-      const inverse = inverseOf(entry, listed.name, names);
-      const call = async (input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput> => {
-        const result = await client.callTool({ name: listed.name, arguments: input }, undefined, {
-          signal,
-          timeout: CALL_TIMEOUT_MS,
-          resetTimeoutOnProgress: true,
-        });
-        return { content: resultText(result), ...(result.isError === true ? { isError: true } : {}) };
-      };
-      const where = `MCP server ${entry.name}`;
-      tools.push(
-        externalTool({
-          name,
-          where,
-          description: listed.description,
-          inputSchema: listed.inputSchema,
-          hints: listed.annotations,
-          ...(inverse ? { inverse } : {}),
-          call,
-        }),
-      );
-    }
-    return { client, tools };
+    await client.connect(started.transport, { timeout: CONNECT_TIMEOUT_MS });
   } catch (error) {
-    await client.close().catch(() => undefined);
-    throw error;
+    started.sandbox?.launch.release();
+    const refused = started.sandbox?.view !== undefined && started.stderrHead().includes(NO_VIEW_MARK);
+    if (!refused) throw error;
+    const why = started.stderrHead().trim().split('\n').pop() ?? '';
+    return open(entry, options, `the workspace folder cannot be an overlay layer here: ${why}`);
   }
+  return { client, ...(started.sandbox !== undefined ? { sandbox: started.sandbox } : {}) };
+}
+
+/** A server tool as a registry tool: each call answers with the server's result and what it changed in its view. */
+function toolOf(opened: Opened, entry: McpServerEntry, listed: ListedTool, name: string, inverse: Inverse | undefined): AnyTool {
+  const call = async (input: Record<string, unknown>, signal: AbortSignal): Promise<ExternalOutput> => {
+    const started = Date.now();
+    const result = await opened.client.callTool({ name: listed.name, arguments: input }, undefined, {
+      signal,
+      timeout: CALL_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+    });
+    const output = { content: resultText(result), ...(result.isError === true ? { isError: true } : {}) };
+    return { ...output, ...(await callChanges(opened.sandbox?.view, started)) };
+  };
+  return externalTool({
+    name,
+    where: `MCP server ${entry.name}`,
+    description: listed.description,
+    inputSchema: listed.inputSchema,
+    hints: listed.annotations,
+    ...(inverse ? { inverse } : {}),
+    call,
+  });
+}
+
+type ListedTool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
+
+async function connect(entry: McpServerEntry, options: StartOptions, taken: Set<string>, opened: Opened): Promise<AnyTool[]> {
+  const listedTools = await listAll(opened.client);
+  const names = new Map<string, string>();
+  for (const listed of listedTools) {
+    const name = externalToolName(entry.name, listed.name, taken);
+    taken.add(name);
+    names.set(listed.name, name);
+  }
+  return listedTools.map((listed) => toolOf(opened, entry, listed, names.get(listed.name)!, inverseOf(entry, listed.name, names)));
 }
 
 /** Starts the servers (already allowed by the caller) one after another and collects their tools. */
@@ -207,13 +240,19 @@ export async function startMcpServers(entries: readonly McpServerEntry[], option
   const clients: Client[] = [];
   const tools: AnyTool[] = [];
   const failures: string[] = [];
-  const launches: SandboxedLaunch[] = [];
+  const sandboxes: ServerSandbox[] = [];
   for (const entry of entries) {
     try {
-      const connected = await connect(entry, options, taken, launches);
-      clients.push(connected.client);
-      tools.push(...connected.tools);
-      options.log.log('info', `MCP server ${entry.name}: ${counted(connected.tools.length, 'tool')}`);
+      const opened = await open(entry, options);
+      if (opened.sandbox !== undefined) sandboxes.push(opened.sandbox);
+      const listed = await connect(entry, options, taken, opened).catch(async (error: unknown) => {
+        await opened.client.close().catch(() => undefined);
+        throw error;
+      });
+      clients.push(opened.client);
+      tools.push(...listed);
+      const note = opened.sandbox !== undefined ? `; it ${opened.sandbox.note}` : '';
+      options.log.log('info', `MCP server ${entry.name}: ${counted(listed.length, 'tool')}${note}`);
     } catch (error) {
       const message = `MCP server ${entry.name} (${entry.origin}) did not start: ${errorText(error)}`;
       failures.push(message);
@@ -225,7 +264,7 @@ export async function startMcpServers(entries: readonly McpServerEntry[], option
     failures,
     close: async () => {
       await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-      for (const launch of launches) launch.release();
+      for (const sandbox of sandboxes) sandbox.launch.release();
     },
   };
 }

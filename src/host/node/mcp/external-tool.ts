@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Inverse } from '../../../core/ledger/inverse';
 import type { AnyTool } from '../../../core/tools/registry';
+import type { CommandChanges } from '../../../core/ports';
+import { applyCommandChanges } from '../../../core/tools/command-changes';
 import type { ToolOutput } from '../../../core/tools/types';
 import { classifyTool, externalDescription, type ToolHints } from './classify';
 
@@ -10,6 +12,12 @@ import { classifyTool, externalDescription, type ToolHints } from './classify';
 
 export const MAX_EXTERNAL_OUTPUT_CHARS = 64 * 1024;
 const MAX_SCHEMA_CHARS = 64 * 1024;
+
+/** What a call answered, with the change set of the server's view (applied as patches of the call) or a note about it. */
+export interface ExternalOutput extends ToolOutput {
+  readonly changes?: CommandChanges;
+  readonly note?: string;
+}
 
 export interface ExternalToolSpec {
   /** The registry name (already `server__tool` and sanitized). */
@@ -21,7 +29,7 @@ export interface ExternalToolSpec {
   readonly hints: ToolHints | undefined;
   /** Its declared inverse (registry names), from the server's config. */
   readonly inverse?: Inverse;
-  call(input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
+  call(input: Record<string, unknown>, signal: AbortSignal): Promise<ExternalOutput>;
 }
 
 export class ExternalToolError extends Error {
@@ -78,7 +86,13 @@ export function externalTool(spec: ExternalToolSpec): AnyTool {
     summarize: (input: unknown) => summaryOf(spec.name, cls.warnings, input),
     async execute(input: Record<string, unknown>, ctx) {
       const output = await spec.call(input, ctx.signal);
-      return { content: boundText(output.content), ...(output.isError === true ? { isError: true } : {}) };
+      const applied = output.changes !== undefined ? await applyCommandChanges(ctx, output.changes) : undefined;
+      const tail = [output.note, applied].filter((t) => t !== undefined).join('\n');
+      return {
+        content: boundText(output.content) + (tail !== '' ? `\n--- workspace changes ---\n${tail}` : ''),
+        ...(output.isError === true ? { isError: true } : {}),
+        ...(output.changes !== undefined ? { afterRecorded: output.changes.discard } : {}),
+      };
     },
   };
   return tool;

@@ -70,7 +70,7 @@ export function bwrapArgs(plan: SandboxPlan, cwd: string, command: string): stri
   if (plan.home !== undefined) args.push('--tmpfs', plan.home);
   for (const path of plan.homePrograms) args.push('--ro-bind', path, path);
   for (const path of plan.homePaths) args.push('--bind', path, path);
-  for (const root of plan.roots) args.push('--bind', root, root);
+  for (const root of plan.roots) args.push(plan.readOnlyRoots === true ? '--ro-bind' : '--bind', root, root);
   // Not -try: a protected path gone since the plan fails the start rather than leave the path unguarded.
   for (const { path } of plan.readOnly) args.push('--ro-bind', path, path);
   for (const { path, dir } of plan.hidden) args.push(...(dir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));

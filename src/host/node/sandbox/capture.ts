@@ -186,15 +186,20 @@ async function ignoredPath(rules: IgnoreRules, rel: string, dir: boolean): Promi
   return rules.pathIgnored(rel, '', dir);
 }
 
+/** Keeps, rewrites or drops one entry of the walk (a long-lived view drops what an earlier call reported). */
+export type EntryFilter = (entry: Entry) => Entry | undefined;
+
 /** Reads a finished command's view into its change set (nothing applied yet). */
-export async function captureView(view: View, extra: readonly string[]): Promise<Captured> {
+export async function captureView(view: View, extra: readonly string[], filter: EntryFilter = (e) => e): Promise<Captured> {
   const captured: Captured = { folders: [], tracked: [], ignored: [], refused: [] };
   for (const layer of view.layers) {
     const rules = new IgnoreRules(layer.root);
     const walk = new Walk(layer, mergedListing(layer), view.startedAt, (rel, dir) => ignoredPath(rules, rel, dir));
     await walk.dir('', false);
     captured.folders.push(...walk.folders);
-    for (const entry of walk.entries) {
+    for (const walked of walk.entries) {
+      const entry = filter(walked);
+      if (entry === undefined) continue;
       const rule = refusal(entry, extra);
       if (rule !== undefined) captured.refused.push({ path: entry.rel, rule });
       else if (entry.ignored) captured.ignored.push(entry);

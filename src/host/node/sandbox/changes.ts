@@ -24,8 +24,11 @@ async function safeParents(root: string, rel: string): Promise<boolean> {
   return true;
 }
 
-/** Puts one entry of the view in the workspace directly (ignored paths; a change set too large to track). */
-async function place(entry: Entry): Promise<boolean> {
+/**
+ * Puts one entry of the view in the workspace directly (ignored paths; a change set too large to
+ * track). `copy`: the view stays mounted (an MCP server's), so its upper file is copied, never moved.
+ */
+async function place(entry: Entry, copy: boolean): Promise<boolean> {
   const target = nodePath.join(entry.root, entry.rel);
   if (!(await safeParents(entry.root, entry.rel))) return false;
   const there = await fs.lstat(target).catch(() => null);
@@ -43,23 +46,25 @@ async function place(entry: Entry): Promise<boolean> {
     await fs.symlink(entry.link, target);
     return true;
   }
-  await fs.rename(entry.upper!, target).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EXDEV') throw error;
-    await fs.copyFile(entry.upper!, target);
-  });
+  if (copy) await fs.copyFile(entry.upper!, target);
+  else
+    await fs.rename(entry.upper!, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EXDEV') throw error;
+      await fs.copyFile(entry.upper!, target);
+    });
   await fs.chmod(target, entry.mode & 0o7777);
   return true;
 }
 
 /** Places entries, deletions first; the summary line (files, bytes, top folders), or undefined for none. */
-async function placeAll(entries: readonly Entry[], what: string): Promise<string[]> {
+async function placeAll(entries: readonly Entry[], what: string, copy: boolean): Promise<string[]> {
   if (entries.length === 0) return [];
   const ordered = [...entries.filter((e) => e.kind === 'delete'), ...entries.filter((e) => e.kind !== 'delete')];
   const failed: string[] = [];
   let bytes = 0;
   for (const entry of ordered) {
     bytes += entry.size;
-    const ok = await place(entry).catch(() => false);
+    const ok = await place(entry, copy).catch(() => false);
     if (!ok) failed.push(entry.rel);
   }
   const tops = [...new Set(entries.map((e) => e.rel.split('/')[0]!))];
@@ -89,27 +94,33 @@ function fileChange(entry: Entry): CommandFileChange {
   };
 }
 
-/** The change set of a captured view: places what is not tracked, hands the rest to run_command. */
+/**
+ * The change set of a captured view: places what is not tracked, hands the rest to run_command.
+ * `live`: the view stays mounted after (an MCP server's): its files are copied out, and `discard`
+ * leaves the view in place.
+ */
 export async function changeSetOf(
   view: View,
   captured: Captured,
   limit: { readonly files: number; readonly bytes: number } = DEFAULT_TRACK_LIMIT,
+  live = false,
 ): Promise<CommandChanges> {
   const tracked = captured.tracked.filter((e) => e.kind !== 'mode');
   const modes = captured.tracked.filter((e) => e.kind === 'mode' && e.conflict === undefined);
   const bytes = tracked.reduce((sum, e) => sum + e.size, 0);
   const tooLarge = tracked.length > limit.files || bytes > limit.bytes;
   const notes = [
-    ...(await placeAll(captured.ignored, 'Ignored paths (the workspace ignore rules, node_modules)')),
+    ...(await placeAll(captured.ignored, 'Ignored paths (the workspace ignore rules, node_modules)', live)),
     ...(tooLarge
       ? await placeAll(
           tracked.filter((e) => e.conflict === undefined),
           `Too large to track (${tracked.length} files, ${bytes} bytes; the bound is ${limit.files} files or ${limit.bytes} bytes)`,
+          live,
         )
       : []),
   ];
   for (const entry of modes)
-    if (await place(entry).catch(() => false)) notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)})`);
+    if (await place(entry, live).catch(() => false)) notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)})`);
   return {
     via: 'view',
     files: tooLarge ? [] : tracked.map(fileChange),
@@ -118,7 +129,7 @@ export async function changeSetOf(
     discard: async () => {
       // What the command removed whole goes once the files in it were applied (a folder the person filled meanwhile stays).
       for (const folder of captured.folders) await fs.rmdir(folder).catch(() => undefined);
-      discardView(view.dir);
+      if (!live) discardView(view.dir);
     },
   };
 }

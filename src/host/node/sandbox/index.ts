@@ -21,7 +21,8 @@ import { proxyEnvironment } from '../netproxy/forwarder';
 
 export { detectSandbox, type SandboxKind } from './bwrap';
 export { SandboxRefusal, type SandboxRequest } from './plan';
-export { sweepViews } from './overlay';
+export { sweepViews, NO_VIEW_MARK } from './overlay';
+export { LiveView } from './live-view';
 
 /** `agentCheckpoints.sandbox` / `--no-sandbox`, and `agentCheckpoints.commandNetwork` / `--command-network`. */
 export type SandboxMode = 'auto' | 'off';

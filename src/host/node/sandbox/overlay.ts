@@ -166,7 +166,8 @@ export function sweepViews(views: string): void {
   for (const name of names) {
     const [, pid, born] = /^(\d+)-([0-9a-z]+)-/.exec(name) ?? [];
     // A call's view waits for its run's resume to settle it (recoverView), a week at most.
-    const waiting = /-c[0-9A-Za-z_]+$/.test(name) && Date.now() - parseInt(born ?? '0', 36) < KEEP_CALL_VIEW_MS;
+    // (The mark follows the random part: a random part that starts with `c` is no mark.)
+    const waiting = /^\d+-[0-9a-z]+-[0-9a-f]{8}-c[0-9A-Za-z_]+$/.test(name) && Date.now() - parseInt(born ?? '0', 36) < KEEP_CALL_VIEW_MS;
     if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid)) && !waiting) discardView(nodePath.join(views, name));
   }
 }

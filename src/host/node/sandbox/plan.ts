@@ -34,6 +34,8 @@ export interface SandboxRequest {
   readonly views?: string;
   /** Past this many files or bytes of non-ignored changes a command's change set is "too large to track". */
   readonly trackLimit?: { readonly files: number; readonly bytes: number };
+  /** The workspace folders read-only (an MCP server without a copy-on-write view: its missing protected paths cannot be guarded). */
+  readonly readOnlyRoots?: boolean;
 }
 
 /** One path mounted read-only, and the rule that makes it so (for the tool result). */
@@ -56,6 +58,8 @@ export interface SandboxPlan {
   readonly proxySocket?: string;
   /** The person's own protected patterns (besides the built-in ones). */
   readonly extra: readonly string[];
+  /** The workspace folders are read-only as a whole. */
+  readonly readOnlyRoots?: boolean;
 }
 
 /** Thrown when a workspace holds something the sandbox cannot protect (the command does not run). */
@@ -172,6 +176,7 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     network: request.network,
     ...(request.proxy !== undefined && !request.network ? { proxySocket: request.proxy.socket } : {}),
     extra: request.protectedPaths,
+    ...(request.readOnlyRoots === true ? { readOnlyRoots: true } : {}),
   };
 }
 
