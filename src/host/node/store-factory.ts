@@ -5,29 +5,9 @@ import type { CheckpointStore } from '../../core/store/contract';
 import { FileCheckpointStore, type FileStoreOptions } from '../../core/store/file/file-store';
 import type { ProcessIdentity } from '../../core/store/lease-policy';
 import { NodeStoreFs } from './node-store-fs';
+import { isAlive } from './process-alive';
 import { redactedAddress } from './pg/pg-names';
 import type * as PgStore from './pg/pg-store';
-
-/** True when /proc says the process has exited and waits to be reaped (a zombie is not a live holder). */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state === 'Z' || state === 'X';
-  } catch {
-    return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return process.platform !== 'linux' || !isZombie(pid);
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}
 
 /**
  * The start time of a process in clock ticks since boot: field 22 of /proc/PID/stat (Linux),

@@ -149,6 +149,28 @@ export async function readOrEmpty(path: string): Promise<string> {
   return fs.readFile(path, 'utf8').catch(() => '');
 }
 
+/**
+ * What a sandboxed command wrote to `path` so far, read in its copy-on-write view (the store's
+ * `command-views/<view>/u<n>/...`): its writes reach the workspace only once it ended and they were
+ * applied. '' while it wrote nothing there.
+ */
+export async function writtenInView(storagePath: string, path: string): Promise<string> {
+  const name = nodePath.basename(path);
+  const walk = async (dir: string, depth: number): Promise<string> => {
+    const entries: Dirent[] = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const full = nodePath.join(dir, entry.name);
+      if (entry.isFile() && entry.name === name) return readOrEmpty(full);
+      if (entry.isDirectory() && depth < 6) {
+        const found = await walk(full, depth + 1);
+        if (found !== '') return found;
+      }
+    }
+    return '';
+  };
+  return walk(nodePath.join(storagePath, 'command-views'), 0);
+}
+
 export interface HeadlessRun {
   readonly proc: ChildProcess;
   /** Everything it printed so far, stdout and stderr. */

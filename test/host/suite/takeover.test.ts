@@ -13,6 +13,7 @@ import {
   waitFor,
   workspaceCounter,
   workspaceRoot,
+  writtenInView,
 } from './helpers';
 
 export function takeOverSuite(): void {
@@ -34,7 +35,11 @@ export function takeOverSuite(): void {
       ]);
       const other = startHeadlessRun(api, fake, 'Held by another window');
       try {
-        await waitFor(`the other writer to start its command\n${other.output()}`, async () => (await readOrEmpty(counter)) === 'ran\n');
+        // The command writes in its copy-on-write view; the workspace gets it once it ended.
+        await waitFor(
+          `the other writer to start its command\n${other.output()}`,
+          async () => (await writtenInView(api.storagePath, counter)) === 'ran\n',
+        );
         // The window's listing learns of another holder from the store's notice (or its refresh after 2 s).
         const summary = await waitFor('the listing to show the other holder', async () => {
           const found = (await api.timelineBackend.listRuns()).find((r) => r.task === 'Held by another window');

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import * as nodePath from 'node:path';
 import { z } from 'zod';
 import { isInside } from '../path-rules';
+import { isAlive } from '../process-alive';
 
 // A copy-on-write view of the workspace for one command (Linux): `unshare -Urm` gives a user and
 // mount namespace where the kernel's overlayfs mounts each workspace folder over itself (lower = the
@@ -128,7 +129,7 @@ export function recoverView(views: string, callId: string): View | undefined {
   for (const name of names) {
     const pid = Number(/^(\d+)-/.exec(name)?.[1]);
     const dir = nodePath.join(views, name);
-    if (!name.endsWith(mark) || inUse.has(dir) || (pid !== process.pid && alive(pid))) continue;
+    if (!name.endsWith(mark) || inUse.has(dir) || (pid !== process.pid && isAlive(pid))) continue;
     try {
       const file = ViewFile.parse(JSON.parse(readFileSync(nodePath.join(dir, 'view.json'), 'utf8')));
       return { dir, layers: layersOf(dir, file.roots, false), startedAt: file.startedAt };
@@ -168,21 +169,12 @@ export function sweepViews(views: string): void {
     // A call's view waits for its run's resume to settle it (recoverView), a week at most.
     // (The mark follows the random part: a random part that starts with `c` is no mark.)
     const waiting = /^\d+-[0-9a-z]+-[0-9a-f]{8}-c[0-9A-Za-z_]+$/.test(name) && Date.now() - parseInt(born ?? '0', 36) < KEEP_CALL_VIEW_MS;
-    if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid)) && !waiting) discardView(nodePath.join(views, name));
+    if (pid !== undefined && Number(pid) !== process.pid && !isAlive(Number(pid)) && !waiting) discardView(nodePath.join(views, name));
   }
 }
 
 /** How long the view of a call cut by its host's end waits for the run to be resumed. */
 export const KEEP_CALL_VIEW_MS = 7 * 24 * 3600 * 1000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Why no view can be had for these folders here, or undefined when one can (tried once per views folder). */
 export function overlayProblem(views: string, roots: readonly string[], env: NodeJS.ProcessEnv = process.env): string | undefined {
