@@ -12,6 +12,7 @@ import type { ActionId } from './rowContent';
 import { Rpc } from './rpc';
 import { loadState } from './state';
 import type { FlatRow } from './tree';
+import { runTitle } from '../words/run-title';
 import { TimelineView } from './view';
 
 interface VsCodeApi {
@@ -195,6 +196,7 @@ function followLiveRun(): void {
 const composer = new Composer({
   target: () => (target !== undefined ? model.get(target)?.header : undefined) ?? view.selectedRow?.run ?? model.list()[0]?.header,
   running,
+  titleOf: (run) => runTitle(run, (runId) => model.get(runId)?.header),
   start: async (task, context) => {
     notice('info', (await rpc.request('startRun', { task, context: [...context] })).message);
     panel.show(undefined);

@@ -153,7 +153,17 @@ export class PgRunWriter implements RunWriter {
          ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note)::integer AS told`,
         [
           ...[this.runId, this.holderId, this.lease.generation, now],
-          ...[stamped.map((r) => r.seq), lines, this.fold.status, this.fold.stepId, stamped.at(-1)!.seq, bytes, refs, this.store.token, this.fold.firstInstruction ?? null],
+          ...[
+            stamped.map((r) => r.seq),
+            lines,
+            this.fold.status,
+            this.fold.stepId,
+            stamped.at(-1)!.seq,
+            bytes,
+            refs,
+            this.store.token,
+            this.fold.firstInstruction ?? null,
+          ],
         ],
       ),
     );
