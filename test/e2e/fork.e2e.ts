@@ -148,11 +148,14 @@ describe('e2e: rewind that forks', function () {
       await fork.locator('button[data-action="compare"]').click();
       await wb.page.waitForTimeout(3000);
       console.log(`      screenshot: ${await wb.screenshot('fork-4-compare-opened')}`);
-      const filesTab = wb.page.locator('.tabs-container .tab', { hasText: 'Files: run' });
+      const filesTab = wb.page.locator('.tabs-container .tab', { hasText: `Files: fork: ${FORK_INSTRUCTION} ↔ ${TASK}` });
       await filesTab.first().waitFor({ timeout: 30_000 });
       await wb.page.locator('.monaco-editor', { hasText: 'fork version' }).first().waitFor({ timeout: 30_000 });
       console.log(`      screenshot: ${await wb.screenshot('fork-5-compare-files')}`);
-      await wb.page.locator('.tabs-container .tab', { hasText: 'Steps: run' }).first().click();
+      await wb.page
+        .locator('.tabs-container .tab', { hasText: `Steps: fork: ${FORK_INSTRUCTION} ↔ ${TASK}` })
+        .first()
+        .click();
       const steps = wb.page.locator('.monaco-diff-editor', { hasText: 'Fork: wrote the fork version' });
       await steps.first().waitFor({ timeout: 30_000 });
       await wb.page.locator('.monaco-diff-editor', { hasText: 'Parent: wrote the parent version' }).first().waitFor({ timeout: 10_000 });
