@@ -6,6 +6,7 @@ import { Composer } from './composer';
 import { ConversationPanel, focusOf } from './conversation';
 import { dispatchHostMessage } from './dispatch';
 import { FilterBar, isFindKey } from './filterBar';
+import { keyBanner } from './keyBanner';
 import { TimelineModel } from './model';
 import { openRestoreDialog } from './restoreDialog';
 import type { ActionId } from './rowContent';
@@ -219,7 +220,10 @@ document.addEventListener('keydown', (event) => {
   event.preventDefault();
   filterBar.focus();
 });
-app.append(status, filterBar.element, tree, empty, detail, approvals, composer.element);
+const banner = keyBanner(() => {
+  rpc.request('setApiKey', {}).then((outcome) => notice('info', outcome.message), reportError);
+});
+app.append(status, banner.element, filterBar.element, tree, empty, detail, approvals, composer.element);
 
 window.addEventListener('message', (event: MessageEvent) => {
   dispatchHostMessage(event.data, {
@@ -237,6 +241,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     },
     notice,
     selected: follow,
+    keyState: (missing) => banner.show(missing),
     logError: (text) => console.error(text),
   });
 });

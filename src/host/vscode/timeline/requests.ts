@@ -145,6 +145,9 @@ export class RequestHandler {
         return { message: 'Run cancelled.' };
       case 'failureAction':
         return { message: await backend.failureAction(request.params.runId, request.params.action) };
+      case 'setApiKey':
+        if (!backend.setApiKey) throw new Error('Setting the API key is not available here.');
+        return { message: await backend.setApiKey() };
       default:
         return this.converse(request);
     }
