@@ -94,7 +94,8 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       return;
     case 'compare': {
       if (!row.run.parent) return;
-      notice('info', (await rpc.request('compare', { runId, otherRunId: row.run.parent.runId })).message);
+      // The parent on the left (the original), the fork on the right.
+      notice('info', (await rpc.request('compare', { runId: row.run.parent.runId, otherRunId: runId })).message);
       return;
     }
     case 'openDiff':

@@ -148,12 +148,12 @@ describe('e2e: rewind that forks', function () {
       await fork.locator('button[data-action="compare"]').click();
       await wb.page.waitForTimeout(3000);
       console.log(`      screenshot: ${await wb.screenshot('fork-4-compare-opened')}`);
-      const filesTab = wb.page.locator('.tabs-container .tab', { hasText: `Files: fork: ${FORK_INSTRUCTION} ↔ ${TASK}` });
+      const filesTab = wb.page.locator('.tabs-container .tab', { hasText: `Files: ${TASK} ↔ fork: ${FORK_INSTRUCTION}` });
       await filesTab.first().waitFor({ timeout: 30_000 });
       await wb.page.locator('.monaco-editor', { hasText: 'fork version' }).first().waitFor({ timeout: 30_000 });
       console.log(`      screenshot: ${await wb.screenshot('fork-5-compare-files')}`);
       await wb.page
-        .locator('.tabs-container .tab', { hasText: `Steps: fork: ${FORK_INSTRUCTION} ↔ ${TASK}` })
+        .locator('.tabs-container .tab', { hasText: `Steps: ${TASK} ↔ fork: ${FORK_INSTRUCTION}` })
         .first()
         .click();
       const steps = wb.page.locator('.monaco-diff-editor', { hasText: 'Fork: wrote the fork version' });
