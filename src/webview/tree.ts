@@ -67,6 +67,18 @@ export function flatten(runs: readonly RunView[], expanded: ReadonlySet<string>)
   return rows;
 }
 
+/** How many listed forks deep each run is (0: not a fork of a listed run; at most 3): its rows are indented by it, under its parent. */
+export function forkDepths(runs: readonly RunHeader[]): Map<string, number> {
+  const byId = new Map(runs.map((run) => [run.runId, run]));
+  const depths = new Map<string, number>();
+  for (const run of runs) {
+    let depth = 0;
+    for (let at = run; depth < 3 && at.parent && byId.has(at.parent.runId); depth++) at = byId.get(at.parent.runId)!;
+    depths.set(run.runId, depth);
+  }
+  return depths;
+}
+
 function pushSteps(rows: FlatRow[], run: RunView, parent: number, expanded: ReadonlySet<string>): void {
   const header = run.header;
   const count = run.steps.length;

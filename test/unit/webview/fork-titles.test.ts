@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import type { RunView } from '../../../src/protocol/viewModel';
 import { describeRow } from '../../../src/webview/rowContent';
-import { flatten } from '../../../src/webview/tree';
+import { flatten, forkDepths } from '../../../src/webview/tree';
 import { sampleRun } from './fixtures';
 
 // The run list names a fork by what made it, with the run it came from beside it.
@@ -40,5 +40,19 @@ describe('timeline: fork titles', () => {
     assert.equal(row.label, 'Fork at step 2 of Fix the greeting bug');
     assert.match(row.title, /Fork of run gone from the start of step 2\n/);
     assert.equal(row.actions.find((a) => a.id === 'compare')?.title, 'Compare with run gone (the run it was forked from)');
+  });
+});
+
+describe('timeline: forks indented under their parent', () => {
+  it('a fork is one deeper than its listed parent, a fork of a fork two; an unlisted parent leaves it at the left', () => {
+    const depths = forkDepths(
+      [
+        view('p'),
+        view('f', { parent: { runId: 'p', step: 2 } }),
+        view('ff', { parent: { runId: 'f', step: 1 } }),
+        view('orphan', { parent: { runId: 'gone', step: 1 } }),
+      ].map((v) => v.header),
+    );
+    assert.deepEqual(Object.fromEntries(depths), { p: 0, f: 1, ff: 2, orphan: 0 });
   });
 });
