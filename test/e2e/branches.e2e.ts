@@ -166,7 +166,10 @@ describe('e2e: branches a person can follow', function () {
       const forked = frame.locator('[role="treeitem"].kind-run.selected', { hasText: `Fork at step 3 of ${TASK}` });
       await forked.waitFor({ timeout: 30_000 });
       const oxford = runRow(frame, OXFORD);
-      await oxford.hover();
+      await waitUntil('the Oxford comma fork to be selected', async () => {
+        await oxford.click();
+        return (await oxford.getAttribute('class'))?.includes('selected') === true;
+      });
       await oxford.locator('button[data-action="compare"]').click();
       const names = `${TASK} ↔ fork: ${OXFORD}`;
       await wb.page
