@@ -185,23 +185,35 @@ describe('e2e: branches a person can follow', function () {
 
     await phase('(e) a reload with the runs and an editor tab open: the side bar and the tab follow the selected run', async () => {
       await runRow(frame, AFTER_CALL).click();
-      await paletteEntries(wb.page, 'Open Timeline in Editor', 'Open Timeline in Editor');
+      // The palette's key goes to the workbench, not the webview that has the focus: focus an editor tab first.
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Steps:' }).first().click();
+      await paletteEntries(wb.page, 'Agent: Open Timeline in Editor', 'Open Timeline in Editor');
       await wb.page.keyboard.press('Enter');
-      await wb.page
-        .locator('.tabs-container .tab', { hasText: /Timeline/ })
-        .first()
-        .waitFor({ timeout: 30_000 });
-      await wb.page.reload();
-      await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Agent Timeline' }).waitFor({ timeout: 30_000 });
+      // As a person reloads (the workbench saves its editors first, which a page reload does not wait for).
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Steps:' }).first().click();
+      await paletteEntries(wb.page, 'Developer: Reload Window', 'Reload Window');
+      const reloaded = wb.page.waitForEvent('load', { timeout: 60_000 });
+      await wb.page.keyboard.press('Enter');
+      await reloaded;
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Agent Timeline' }).click({ timeout: 60_000 });
       frame = await openTimeline(wb.page);
-      const webviews = wb.page.locator('iframe.webview.ready');
-      await waitUntil('the side bar and the editor tab', async () => (await webviews.count()) >= 2, 60_000);
-      for (let i = 0; i < (await webviews.count()); i++) {
-        const inner = wb.page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
-        const selected = inner.locator('[role="treeitem"].kind-run.selected .label', { hasText: AFTER_CALL });
-        await selected.waitFor({ timeout: 45_000 });
-        await inner.locator('.composer-target', { hasText: `Continues "${AFTER_CALL}"` }).waitFor({ timeout: 15_000 });
-      }
+      const following = async (): Promise<number> => {
+        let n = 0;
+        for (const f of wb.page.frames()) {
+          const follows = await f
+            .evaluate(
+              (title) =>
+                [...document.querySelectorAll('.row.kind-run.selected .label')].some((l) => l.textContent === title) &&
+                (document.querySelector('.composer-target')?.textContent ?? '').includes(`Continues "${title}"`),
+              AFTER_CALL,
+            )
+            .catch(() => false);
+          if (follows) n++;
+        }
+        return n;
+      };
+      await waitUntil('the side bar and the editor tab to follow the selected run', async () => (await following()) >= 2, 120_000);
       await shots(wb, 'branches-e-after-reload');
     });
   });
