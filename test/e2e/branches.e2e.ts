@@ -4,7 +4,9 @@
 //   (b) "Restore to before this call" (Both), then an instruction: the fork takes it;
 //   (a) a restore of Both at a step, then an instruction: the fork is named by it, under its parent;
 //   (c) Fork from here, then Compare: the tabs name both branches by title, parent left;
-//   (e) a reload with the runs and an editor tab open: both follow the selected run.
+//   (e) a reload with the runs and an editor tab open: both follow the selected run;
+//   (d) an external effect undone by the agent, then the preview again: the effect reads "already
+//       undone", the undo call "an undo of", and neither is offered.
 // Screenshots: test-results/screenshots/first-hour-branches-*-{300,800}-{light,dark}.png.
 import { strict as assert } from 'node:assert';
 import type { FrameLocator } from 'playwright-core';
@@ -16,6 +18,7 @@ import { shots } from './first-hour-shots';
 const TASK = 'Fix the greeting bug';
 const AFTER_CALL = 'Leave the file as it is and say so';
 const OXFORD = 'Use the Oxford comma';
+const PUBLISH = 'Publish the release notes';
 
 function toolUse(id: string, name: string, input: unknown) {
   return { content: [{ type: 'tool_use' as const, id, name, input }], stop_reason: 'tool_use' };
@@ -27,6 +30,15 @@ function scriptedModel(): Promise<FakeAnthropic> {
   return startFakeAnthropic((request) => {
     const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
     const said = JSON.stringify(messages);
+    if (said.includes(PUBLISH)) {
+      if (said.includes('Undo the external effects'))
+        return said.includes('toolu_unpublish')
+          ? text('Removed the published notes.')
+          : toolUse('toolu_unpublish', 'run_command', { command: 'rm -f published.txt' });
+      return said.includes('toolu_publish')
+        ? text('Published.')
+        : toolUse('toolu_publish', 'run_command', { command: 'echo notes > published.txt' });
+    }
     if (said.includes(AFTER_CALL)) return text('Left greeting.txt as it was.');
     if (said.includes(OXFORD)) {
       if (!said.includes('toolu_oxford'))
@@ -65,6 +77,22 @@ async function restoreBoth(frame: FrameLocator, target: ReturnType<typeof row>, 
   await waitUntil('the preview of Both', async () => (await confirm.count()) === 1 && (await confirm.isEnabled()), 15_000);
   await confirm.click();
   await frame.locator('.dialog').waitFor({ state: 'detached', timeout: 15_000 });
+}
+
+/** Allows the command waiting for approval in the Timeline (its card names `words`). */
+async function allowOnce(frame: FrameLocator, words: string): Promise<void> {
+  const card = frame.locator('.approvals .approval', { hasText: words });
+  await card.waitFor({ timeout: 30_000 });
+  await card.locator('button', { hasText: 'Allow once' }).click();
+}
+
+/** Opens the restore dialog at the start of the run's first step. */
+async function openPreview(frame: FrameLocator): Promise<void> {
+  const step = row(frame, /echo notes/, 'step');
+  await step.click();
+  await step.hover();
+  await step.locator('button[data-action="restore"]').click();
+  await frame.locator('.dialog .preview-line.effect').first().waitFor({ timeout: 15_000 });
 }
 
 /** Types an instruction into the composer for the selected run `title`, and sends it. */
@@ -215,6 +243,35 @@ describe('e2e: branches a person can follow', function () {
       };
       await waitUntil('the side bar and the editor tab to follow the selected run', async () => (await following()) >= 2, 120_000);
       await shots(wb, 'branches-e-after-reload');
+    });
+
+    await phase('(d) an effect undone by the agent, then the preview again: shown as undone, not offered again', async () => {
+      await frame.locator('.composer-target .link-button, button.link-button', { hasText: 'start a new run' }).first().click();
+      const input = frame.locator('textarea.composer-input');
+      await input.fill(PUBLISH);
+      await input.press('Enter');
+      await allowOnce(frame, 'echo notes');
+      await waitUntil('the run to complete', async () => (await tooltip(frame, PUBLISH)).includes('Status: completed'), 60_000);
+      await runRow(frame, PUBLISH).click();
+      await openPreview(frame);
+      const pick = frame.locator('.dialog input.effect-pick');
+      assert.equal(await pick.count(), 1, 'the effect is offered, checked');
+      assert.equal(await pick.isChecked(), true);
+      assert.match((await frame.locator('.dialog .preview-line.effect .path').first().textContent()) ?? '', /run `echo notes > published\.txt`/);
+      await frame.locator('.dialog button.secondary', { hasText: 'Ask the agent to undo these' }).click();
+      await allowOnce(frame, 'rm -f published.txt');
+      await waitUntil('the undo to complete', async () => (await tooltip(frame, PUBLISH)).includes('Status: completed'), 60_000);
+      await row(frame, 'Removed the published notes', 'step').waitFor({ timeout: 15_000 });
+      await openPreview(frame);
+      const lines = frame.locator('.dialog .preview-line.effect');
+      await waitUntil('both calls in the preview', async () => (await lines.count()) === 2, 15_000);
+      const words = (await lines.allTextContents()).join('\n');
+      assert.match(words, /already undone by run_command \(toolu_unpublish\)/);
+      assert.match(words, /an undo of run_command \(toolu_publish\)/);
+      assert.equal(await frame.locator('.dialog input.effect-pick').count(), 0, 'nothing is offered again');
+      assert.equal(await frame.locator('.dialog button.secondary', { hasText: 'Ask the agent to undo these' }).isVisible(), false);
+      await shots(wb, 'branches-d-undone-preview');
+      await frame.locator('.dialog button.secondary', { hasText: 'Cancel' }).click();
     });
   });
 });
