@@ -74,6 +74,8 @@ export const RequestParams = {
     context: z.array(ContextChip).check(z.maxLength(20)),
   }),
   continueRun: z.object({ runId: id, instruction: z.string().check(z.trim(), z.minLength(1), z.maxLength(20_000)) }),
+  /** The no-key banner's button: the host runs "Agent: Set API Key". */
+  setApiKey: z.object({}),
 } as const;
 
 export type Method = keyof typeof RequestParams;
@@ -118,6 +120,7 @@ export const ResultSchemas = {
   pickContext: z.object({ chips: z.array(ContextChip) }),
   startRun: ActionOutcome,
   continueRun: ActionOutcome,
+  setApiKey: ActionOutcome,
 } as const satisfies Record<Method, z.ZodMiniType>;
 
 export type RequestParamsOf<M extends Method> = z.infer<(typeof RequestParams)[M]>;
@@ -151,6 +154,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('pickContext'),
   requestVariant('startRun'),
   requestVariant('continueRun'),
+  requestVariant('setApiKey'),
 ]);
 
 export const ReadyMessage = z.object({ type: z.literal('ready') });
@@ -200,6 +204,12 @@ export const ApprovalsMessage = z.object({ type: z.literal('approvals'), pending
 /** The window's selected run (after a reload, a run started or forked here, a pick in another view): the tree, the conversation and the composer follow it. */
 export const SelectedMessage = z.object({ type: z.literal('selected'), runId: z.nullable(id) });
 
+/**
+ * Whether the view should ask for a key: `missing` when the provider a new run would use is
+ * Anthropic and no key is set (secret storage or the environment). Sent on ready, and when the key or the provider setting changes.
+ */
+export const KeyStateMessage = z.object({ type: z.literal('keyState'), missing: z.boolean() });
+
 export const NoticeMessage = z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string() });
 
 export const HostToWebview = z.discriminatedUnion('type', [
@@ -212,6 +222,7 @@ export const HostToWebview = z.discriminatedUnion('type', [
   StreamMessage,
   ApprovalsMessage,
   SelectedMessage,
+  KeyStateMessage,
 ]);
 
 export type ActionOutcome = z.infer<typeof ActionOutcome>;

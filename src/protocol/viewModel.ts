@@ -138,6 +138,8 @@ export const RunHeader = z.object({
   /** A fork: the run and step it was forked from. */
   parent: z.optional(z.object({ runId: id, step: z.int().check(z.positive()) })),
   task: z.string(),
+  /** The first new instruction since the run began or was forked: a fork is titled by it (words/run-title). */
+  instruction: z.optional(z.string()),
   status: RunStatus,
   statusReason: z.optional(z.string()),
   /** Why the run stopped early, when it did (a refused key, a limit): worded by failure-words.ts. */

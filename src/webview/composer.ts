@@ -10,6 +10,8 @@ export interface ComposerHost {
   target(): RunHeader | undefined;
   /** The run this window is driving now, if any. */
   running(): RunHeader | undefined;
+  /** A run's title (words/run-title), as the run list shows it. */
+  titleOf(run: RunHeader): string;
   start(task: string, context: readonly ContextChip[]): Promise<void>;
   continueRun(runId: string, instruction: string): Promise<void>;
   cancel(runId: string): void;
@@ -130,10 +132,15 @@ export class Composer {
     const running = this.host.running();
     const target = this.continueTarget();
     this.mode.replaceChildren();
-    if (running) this.mode.append(el('span', '', `The agent is working on "${firstLine(running.task)}". Escape or Stop cancels it.`));
+    if (running)
+      this.mode.append(el('span', '', `The agent is working on "${shorten(this.host.titleOf(running))}". Escape or Stop cancels it.`));
     else if (target) {
       this.mode.append(
-        el('span', 'composer-target', `Continues "${firstLine(target.task)}" (${target.status}); click another run to switch, or`),
+        el(
+          'span',
+          'composer-target',
+          `Continues "${shorten(this.host.titleOf(target))}" (${target.status}); click another run to switch, or`,
+        ),
       );
       const fresh = el('button', 'link-button', 'start a new run');
       fresh.addEventListener('click', () => {
@@ -182,7 +189,6 @@ export class Composer {
   }
 }
 
-function firstLine(text: string): string {
-  const line = text.split('\n')[0] ?? '';
+function shorten(line: string): string {
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }

@@ -10,6 +10,8 @@ export interface DispatchDeps {
   notice(level: 'info' | 'error', text: string): void;
   /** The window's selected run changed (null: none). */
   selected(runId: string | null): void;
+  /** Whether the view should ask for an API key (the provider is Anthropic and none is set). */
+  keyState?(missing: boolean): void;
   logError(text: string): void;
 }
 
@@ -52,6 +54,9 @@ export function dispatchHostMessage(data: unknown, deps: DispatchDeps): boolean 
       return true;
     case 'selected':
       deps.selected(message.runId);
+      return true;
+    case 'keyState':
+      deps.keyState?.(message.missing);
       return true;
   }
 }

@@ -6,12 +6,14 @@ import { Composer } from './composer';
 import { ConversationPanel, focusOf } from './conversation';
 import { dispatchHostMessage } from './dispatch';
 import { FilterBar, isFindKey } from './filterBar';
+import { keyBanner } from './keyBanner';
 import { TimelineModel } from './model';
 import { openRestoreDialog } from './restoreDialog';
 import type { ActionId } from './rowContent';
 import { Rpc } from './rpc';
 import { loadState } from './state';
 import type { FlatRow } from './tree';
+import { runTitle } from '../words/run-title';
 import { TimelineView } from './view';
 
 interface VsCodeApi {
@@ -92,7 +94,8 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       return;
     case 'compare': {
       if (!row.run.parent) return;
-      notice('info', (await rpc.request('compare', { runId, otherRunId: row.run.parent.runId })).message);
+      // The parent on the left (the original), the fork on the right.
+      notice('info', (await rpc.request('compare', { runId: row.run.parent.runId, otherRunId: runId })).message);
       return;
     }
     case 'openDiff':
@@ -200,6 +203,7 @@ function followLiveRun(): void {
 const composer = new Composer({
   target: () => (target !== undefined ? model.get(target)?.header : undefined) ?? view.selectedRow?.run ?? model.list()[0]?.header,
   running,
+  titleOf: (run) => runTitle(run, (runId) => model.get(runId)?.header),
   start: async (task, context) => {
     notice('info', (await rpc.request('startRun', { task, context: [...context] })).message);
     panel.show(undefined);
@@ -222,7 +226,10 @@ document.addEventListener('keydown', (event) => {
   event.preventDefault();
   filterBar.focus();
 });
-app.append(status, filterBar.element, tree, empty, detail, approvals, composer.element);
+const banner = keyBanner(() => {
+  rpc.request('setApiKey', {}).then((outcome) => notice('info', outcome.message), reportError);
+});
+app.append(status, banner.element, filterBar.element, tree, empty, detail, approvals, composer.element);
 
 window.addEventListener('message', (event: MessageEvent) => {
   dispatchHostMessage(event.data, {
@@ -240,6 +247,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     },
     notice,
     selected: follow,
+    keyState: (missing) => banner.show(missing),
     logError: (text) => console.error(text),
   });
 });

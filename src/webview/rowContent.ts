@@ -102,8 +102,9 @@ function runContent(row: FlatRow, now: number): RowContent {
   if (writable && elsewhere) actions.push({ id: 'takeOver', icon: 'arrow-swap', title: 'Take over this run from the other window…' });
   else if (writable && h.status === 'running' && h.active) actions.push({ id: 'cancel', icon: 'debug-stop', title: 'Cancel run' });
   if (writable && h.undoableRestores > 0) actions.push({ id: 'undoRestore', icon: 'discard', title: 'Undo last restore' });
-  if (h.parent)
-    actions.push({ id: 'compare', icon: 'git-compare', title: `Compare with run ${h.parent.runId} (the run it was forked from)` });
+  const names = row.names ?? { title: firstLine(h.task) };
+  const parentName = names.parent !== undefined ? `"${names.parent}"` : h.parent && `run ${h.parent.runId}`;
+  if (h.parent) actions.push({ id: 'compare', icon: 'git-compare', title: `Compare with ${parentName} (the run it was forked from)` });
   const reason = stopped
     ? ': no window is running it any more (resume it to go on)'
     : h.failure
@@ -118,13 +119,20 @@ function runContent(row: FlatRow, now: number): RowContent {
     icon: look.icon,
     spin: h.status === 'running' && !stopped,
     tone: look.tone,
-    label: h.task.split('\n')[0] ?? '',
-    description: h.parent ? `↳ fork at step ${h.parent.step}` : '',
+    label: names.title,
+    description: forkDescription(h, names),
     meta: elsewhere ? `${heldText(elsewhere.pid, h.updatedAt, now)} · ${facts.join(' · ')}` : facts.join(' · '),
     badges: [...(elsewhere ? ['other window'] : []), ...(review > 0 ? [`${review} to review`] : []), ...(writable ? [] : ['damaged'])],
-    title: `${h.task}${h.parent ? `\nFork of run ${h.parent.runId} from the start of step ${h.parent.step}` : ''}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${counted(review, 'agent change')} to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
+    title: `${h.parent ? `${names.title}\n` : ''}${h.task}${h.parent ? `\nFork of run ${h.parent.runId} from the start of step ${h.parent.step}${names.parent !== undefined ? `: ${parentName}` : ''}` : ''}\nStatus: ${stopped ? 'interrupted' : h.status}${reason}${review > 0 ? `\n${counted(review, 'agent change')} to review in the editor` : ''}${elsewhere ? `\nHeld by another window: pid ${elsewhere.pid} on ${elsewhere.hostname}, last heartbeat ${formatAgo(elsewhere.heartbeatAt, now)}` : ''}\nModel: ${h.model}\nStarted ${formatDateTime(h.createdAt)}\nTokens: ${h.inputTokens} in, ${h.outputTokens} out · cost ${formatCost(h.costUsd)}${damaged}`,
     actions,
   };
+}
+
+/** Where a fork stands: "↳ fork at step 2", with its parent's title once its own instruction names it. */
+function forkDescription(h: RunHeader, names: NonNullable<FlatRow['names']>): string {
+  if (!h.parent) return '';
+  const named = h.instruction !== undefined && names.parent !== undefined;
+  return `↳ fork at step ${h.parent.step}${named ? ` of ${names.parent}` : ''}`;
 }
 
 /** "last progress 2 min ago · pid 4242": short enough for a narrow side bar (the badge says "other window"). */

@@ -1,4 +1,5 @@
 import type { CallRow, PatchRow, RunHeader, RunView, StepRow } from '../protocol/viewModel';
+import { finderOf, runTitle } from '../words/run-title';
 
 // The timeline as a flat list of visible rows: what the virtualised list and keyboard model
 // work on. A row is visible when all its ancestors are expanded.
@@ -18,6 +19,8 @@ export interface FlatRow {
   readonly posinset: number;
   readonly setsize: number;
   readonly run: RunHeader;
+  /** A run row: its title, and a fork's parent's (words/run-title). */
+  readonly names?: { readonly title: string; readonly parent?: string };
   readonly step?: StepRow;
   readonly call?: CallRow;
   readonly patch?: PatchRow;
@@ -40,8 +43,10 @@ function callChildren(call: CallRow): number {
 /** Newest run first, then each expanded node's children in order. */
 export function flatten(runs: readonly RunView[], expanded: ReadonlySet<string>): FlatRow[] {
   const rows: FlatRow[] = [];
+  const find = finderOf(runs.map((run) => run.header));
   runs.forEach((run, runIndex) => {
     const header = run.header;
+    const parent = header.parent && find(header.parent.runId);
     const key = rowKey.run(header.runId);
     const open = expanded.has(key) && run.steps.length > 0;
     const runRow =
@@ -55,10 +60,23 @@ export function flatten(runs: readonly RunView[], expanded: ReadonlySet<string>)
         posinset: runIndex + 1,
         setsize: runs.length,
         run: header,
+        names: { title: runTitle(header, find), ...(parent ? { parent: runTitle(parent, find) } : {}) },
       }) - 1;
     if (open) pushSteps(rows, run, runRow, expanded);
   });
   return rows;
+}
+
+/** How many listed forks deep each run is (0: not a fork of a listed run; at most 3): its rows are indented by it, under its parent. */
+export function forkDepths(runs: readonly RunHeader[]): Map<string, number> {
+  const byId = new Map(runs.map((run) => [run.runId, run]));
+  const depths = new Map<string, number>();
+  for (const run of runs) {
+    let depth = 0;
+    for (let at = run; depth < 3 && at.parent && byId.has(at.parent.runId); depth++) at = byId.get(at.parent.runId)!;
+    depths.set(run.runId, depth);
+  }
+  return depths;
 }
 
 function pushSteps(rows: FlatRow[], run: RunView, parent: number, expanded: ReadonlySet<string>): void {

@@ -3,7 +3,7 @@ import { navigate } from './keyboard';
 import type { TimelineModel } from './model';
 import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
 import { newlySeen, type SavedState } from './state';
-import { contextOf, flatten, indexOfKey, rowKey, type FlatRow } from './tree';
+import { contextOf, flatten, forkDepths, indexOfKey, rowKey, type FlatRow } from './tree';
 
 export { contextOf } from './tree';
 import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from './virtual';
@@ -43,6 +43,8 @@ function span(className: string, text?: string): HTMLSpanElement {
 /** The virtualised tree: only rows near the viewport are in the DOM, each ROW_HEIGHT tall. */
 export class TimelineView {
   private rows: FlatRow[] = [];
+  /** Each run's fork depth: a fork's rows are indented under its parent's. */
+  private depths = new Map<string, number>();
   private offsets: number[] = [0];
   private readonly expanded: Set<string>;
   private selectedKey: string | null;
@@ -109,6 +111,7 @@ export class TimelineView {
     const open = new Set(this.expanded);
     for (const key of filtered.expand) if (!this.filterClosed.has(key)) open.add(key);
     this.rows = flatten(filtered.runs, open);
+    this.depths = forkDepths(filtered.runs.map((run) => run.header));
     this.count = { active: !isEmptyFilter(this.filter), steps: filtered.steps, runs: filtered.runs.length };
     this.offsets = rowOffsets(this.rows.map((r) => ROW_HEIGHTS[r.kind]));
     this.canvas.style.height = `${this.offsets[this.rows.length]}px`;
@@ -268,7 +271,7 @@ export class TimelineView {
     el.dataset.index = String(index);
     el.style.transform = `translateY(${this.offsets[index]}px)`;
     el.style.height = `${ROW_HEIGHTS[row.kind]}px`;
-    el.style.paddingLeft = `${(row.level - 1) * INDENT_PX + 4}px`;
+    el.style.paddingLeft = `${(row.level - 1 + (this.depths.get(row.run.runId) ?? 0)) * INDENT_PX + 4}px`;
     el.className = `row kind-${row.kind}${selected ? ' selected' : ''}`;
     el.setAttribute('aria-level', String(row.level));
     el.setAttribute('aria-setsize', String(row.setsize));

@@ -146,13 +146,20 @@ describe('e2e: rewind that forks', function () {
       const fork = runRow(frame, true);
       await fork.hover();
       await fork.locator('button[data-action="compare"]').click();
-      // Opened: both tabs, the Files diff drawn (what the first screenshot shows).
-      await wb.page.locator('.tabs-container .tab', { hasText: 'Steps: run' }).first().waitFor({ timeout: 30_000 });
-      await wb.page.locator('.tabs-container .tab', { hasText: 'Files: run' }).first().waitFor({ timeout: 30_000 });
+      // Opened: both tabs, titled by the runs' names, the Files diff drawn (what the first screenshot shows).
+      await wb.page
+        .locator('.tabs-container .tab', { hasText: `Steps: ${TASK} ↔ fork: ${FORK_INSTRUCTION}` })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      const filesTab = wb.page.locator('.tabs-container .tab', { hasText: `Files: ${TASK} ↔ fork: ${FORK_INSTRUCTION}` });
+      await filesTab.first().waitFor({ timeout: 30_000 });
       await wb.page.locator('.monaco-editor', { hasText: 'fork version' }).first().waitFor({ timeout: 30_000 });
       console.log(`      screenshot: ${await wb.screenshot('fork-4-compare-opened')}`);
       console.log(`      screenshot: ${await wb.screenshot('fork-5-compare-files')}`);
-      await wb.page.locator('.tabs-container .tab', { hasText: 'Steps: run' }).first().click();
+      await wb.page
+        .locator('.tabs-container .tab', { hasText: `Steps: ${TASK} ↔ fork: ${FORK_INSTRUCTION}` })
+        .first()
+        .click();
       const steps = wb.page.locator('.monaco-diff-editor', { hasText: 'Fork: wrote the fork version' });
       await steps.first().waitFor({ timeout: 30_000 });
       await wb.page.locator('.monaco-diff-editor', { hasText: 'Parent: wrote the parent version' }).first().waitFor({ timeout: 10_000 });

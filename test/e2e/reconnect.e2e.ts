@@ -3,8 +3,11 @@
 // the run as held by another window and takes it over after the person confirms. A reload ends
 // the old extension host: the run is listed as interrupted and resumed. Either way the cut
 // command is never run twice. Screenshots reconnect-*.png go to test-results/screenshots/.
+// The command writes in its copy-on-write view (its writes reach the workspace when it ends):
+// after a reload its view, left by a host that is gone, is settled at the resume (applied, nobody
+// asked); taken over from a host still alive, the view is that host's, so the person is asked.
 import { strict as assert } from 'node:assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { openAgentWorkbench, waitUntil } from '../support/e2e-story';
@@ -58,8 +61,24 @@ async function startLongCommand(wb: Workbench): Promise<string> {
   await card.waitFor({ timeout: 30_000 });
   await card.locator('button', { hasText: 'Allow once' }).click();
   const marker = join(wb.workspace, 'marker.txt');
-  await waitUntil('the command to start', () => existsSync(marker));
+  const views = join(wb.server.userDataDir, 'User', 'globalStorage');
+  await waitUntil('the command to start (its write in its view)', () => inView(views, 'marker.txt', 8) === 'ran\n');
+  assert.equal(existsSync(marker), false, 'nothing reaches the workspace while the command runs');
   return marker;
+}
+
+/** The content of the first file named `name` under a `command-views` folder below `dir` ('' when none yet). */
+function inView(dir: string, name: string, depth: number, inViews = false): string {
+  const entries = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : [];
+  for (const entry of entries) {
+    const full = join(dir, entry.name);
+    if (inViews && entry.isFile() && entry.name === name) return readFileSync(full, 'utf8');
+    if (entry.isDirectory() && depth > 0) {
+      const found = inView(full, name, depth - 1, inViews || entry.name === 'command-views');
+      if (found !== '') return found;
+    }
+  }
+  return '';
 }
 
 /** Clicks one of the run row's actions (they show on hover). */
@@ -73,14 +92,30 @@ async function rowText(frame: FrameLocator): Promise<string> {
   return `${(await runRow(frame).getAttribute('title')) ?? ''}\n${(await runRow(frame).textContent()) ?? ''}`;
 }
 
-/** The cut command is reported as done, never run again; the model answers; the run completes. */
-async function finishCutCall(page: Page, frame: FrameLocator, marker: string, fake: FakeAnthropic, name: string): Promise<void> {
-  await page.locator('.monaco-dialog-box', { hasText: 'run_command' }).waitFor({ timeout: 30_000 });
-  await shot(page, `${name}-cut-call-question`);
-  await clickDialogButton(page, 'Mark as done');
+/**
+ * The cut command is never run again; the model answers; the run completes. `asked`: its view is
+ * still another live host's, so the person says it is done (its write stays in that view); else its
+ * view is settled: what it wrote is applied once, and nobody is asked.
+ */
+async function finishCutCall(
+  page: Page,
+  frame: FrameLocator,
+  marker: string,
+  fake: FakeAnthropic,
+  name: string,
+  asked: boolean,
+): Promise<void> {
+  if (asked) {
+    await page.locator('.monaco-dialog-box', { hasText: 'run_command' }).waitFor({ timeout: 30_000 });
+    await shot(page, `${name}-cut-call-question`);
+    await clickDialogButton(page, 'Mark as done');
+  }
   await waitUntil('the run to complete here', async () => (await rowText(frame)).includes('Status: completed'));
   await shot(page, `${name}-completed`);
-  assert.equal(readFileSync(marker, 'utf8'), 'ran\n', 'the command ran once');
+  const written = existsSync(marker) ? readFileSync(marker, 'utf8') : '';
+  if (asked) assert.ok(written === '' || written === 'ran\n', `never run twice: ${JSON.stringify(written)}`);
+  else assert.equal(written, 'ran\n', 'what the cut command wrote in its view was applied once');
+  assert.equal(await page.locator('.monaco-dialog-box', { hasText: 'run_command' }).count(), 0);
   assert.equal(fake.requests.length, 2, 'one model call before the interruption, one after it');
 }
 
@@ -115,7 +150,7 @@ describe('e2e: a run survives a dropped connection and a window reload', functio
     await page.locator('.monaco-dialog-box', { hasText: 'Take over this run from another window' }).waitFor({ timeout: 30_000 });
     await shot(page, 'reconnect-2-take-over-question');
     await clickDialogButton(page, 'Take Over');
-    await finishCutCall(page, frame, marker, fake, 'reconnect-3');
+    await finishCutCall(page, frame, marker, fake, 'reconnect-3', true);
   });
 
   it('window reloaded during a tool call: listed as interrupted, resumed, completed once', async () => {
@@ -126,6 +161,6 @@ describe('e2e: a run survives a dropped connection and a window reload', functio
     await runRow(frame).waitFor({ timeout: 60_000 });
     await shot(wb.page, 'reconnect-4-after-reload');
     await rowAction(frame, 'Resume');
-    await finishCutCall(wb.page, frame, marker, fake, 'reconnect-5');
+    await finishCutCall(wb.page, frame, marker, fake, 'reconnect-5', false);
   });
 });

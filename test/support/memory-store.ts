@@ -135,6 +135,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
         steps: run.fold.stepId,
         leased,
         ...(leased && run.lease ? { holder: run.lease } : {}),
+        ...(run.fold.firstInstruction !== undefined ? { instruction: run.fold.firstInstruction } : {}),
       };
     });
   }

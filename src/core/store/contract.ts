@@ -59,6 +59,8 @@ export interface RunSummary {
   readonly heldHere?: boolean;
   /** A fork: the run and step it was forked from. */
   readonly parent?: { readonly runId: string; readonly step: number };
+  /** The first new instruction since the run began or was forked (listedInstruction): a fork is titled by it. */
+  readonly instruction?: string;
   // Facts of the run's fold, carried so that nothing reads a journal for them; undefined when the store does not know (read the run).
   /** Patches waiting for a decision (pending). */
   readonly pendingPatches?: number;

@@ -4,6 +4,7 @@ import type { ReviewDecision } from '../patches/review';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
 import type { Budget, CheckpointRecord, StoredRecord } from './records';
+import { listedInstruction } from './listing-facts';
 import type { FileChange, ResumeState } from './resume-state';
 import { forkAt } from './fork-fold';
 import { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
@@ -197,6 +198,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
       // A new instruction re-opens a run that had ended (a status record follows in its group).
       state.ended = undefined;
       state.undoing = record.undo;
+      if (!record.undo) state.firstInstruction ??= listedInstruction(record.text);
       break;
     case 'branch':
       revised(state, record);
@@ -206,6 +208,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'fork':
       if (!journal) throw new BranchNeedsRecords();
       forkAt(state, journal, record);
+      state.firstInstruction = undefined;
       break;
     default:
       break;

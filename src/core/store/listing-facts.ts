@@ -7,6 +7,15 @@ import { blobRefs, runRefs } from './refs';
 // reads a journal to know them: what waits for review, whether a restore can be undone, the blobs
 // and the runs its records name.
 
+/** How long an instruction the listing carries may be: enough to title a run by, small enough for every listing. */
+const LISTED_INSTRUCTION_MAX = 200;
+
+/** An instruction as a run's listing carries it (a fork is titled by its first): on one line, cut to LISTED_INSTRUCTION_MAX. */
+export function listedInstruction(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > LISTED_INSTRUCTION_MAX ? `${line.slice(0, LISTED_INSTRUCTION_MAX - 1)}…` : line;
+}
+
 /** The newest restore of a run that no later undo has undone, or undefined. */
 export function lastUndoableRestore(state: { readonly restores: readonly RestoreRecord[] }): RestoreRecord | undefined {
   const undone = new Set(state.restores.flatMap((r) => (r.undoes !== undefined ? [r.undoes] : [])));

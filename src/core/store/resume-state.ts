@@ -56,6 +56,8 @@ export const ResumeState = z.object({
   ancestorsSeen: z.array(z.object({ runId: z.string(), seq: count })).optional(),
   /** The calls the latest instruction asked to undo (until the next instruction): calls made now compensate them. */
   undoing: z.array(z.string()).optional(),
+  /** The first new instruction since the run began or was forked, as its listing names a fork by (listedInstruction). */
+  firstInstruction: z.string().optional(),
   checkpointCount: count,
   lastSeq: count,
   stepId: count,
@@ -153,6 +155,7 @@ export function resumeStateOf(state: FoldState): ResumeState {
     ...(state.lastStopReason !== undefined ? { lastStopReason: state.lastStopReason } : {}),
     ...(state.fileChanges && state.fileChanges.length > 0 ? { fileChanges: state.fileChanges } : {}),
     ...(state.undoing ? { undoing: state.undoing } : {}),
+    ...(state.firstInstruction !== undefined ? { firstInstruction: state.firstInstruction } : {}),
     ...(state.ancestorsSeen ? { ancestorsSeen: state.ancestorsSeen } : {}),
     ...(state.lastPatchIndex ? { lastPatchIndex: [...state.lastPatchIndex].map(([path, index]) => ({ path, index })) } : {}),
     ...(state.lastRevisionSeq !== undefined ? { lastRevisionSeq: state.lastRevisionSeq } : {}),

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import { BRANCH_SCHEME, shortRunId } from '../../../src/host/vscode/restore/compare/index';
+import { BRANCH_SCHEME } from '../../../src/host/vscode/restore/compare/index';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, writeWorkspaceFile } from './helpers';
 
 const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
@@ -47,19 +47,24 @@ export function compareSuite(): void {
           return items.find((i) => i.detail === fork);
         };
         const summary = await vscode.commands.executeCommand<string | undefined>('agentCheckpoints.compareBranches');
-        assert.match(summary ?? '', /part at step 2; 1 file differs: compare\/a\.txt/, JSON.stringify(fake.prompts.messages));
+        assert.equal(
+          summary,
+          '"fork: Do it the fork way" and "Change compare/a.txt" part at step 2; 1 file differs: compare/a.txt.',
+          JSON.stringify(fake.prompts.messages),
+        );
         assert.equal((offered[0] as { runId?: string }).runId, started.runId, 'the parent is offered first');
 
         const steps = await waitFor('the steps tab', () => stepsTab());
         const left = (await vscode.workspace.openTextDocument(steps.original)).getText();
         const right = (await vscode.workspace.openTextDocument(steps.modified)).getText();
+        assert.equal(steps.original.path, steps.modified.path, 'one path on both sides: no rename badge');
         assert.match(left, new RegExp(`Fork of run ${started.runId} from the start of step 2`));
         assert.match(left, /Do it the fork way/);
         assert.match(left, /Done the fork way/);
         assert.match(right, /Done the parent way/);
         assert.doesNotMatch(right, /Step 1\n/, 'the shared step is not repeated');
         assert.ok(
-          tabs().some((t) => t.label.startsWith(`Files: run ${shortRunId(fork)} ↔ run ${shortRunId(started.runId)}`)),
+          tabs().some((t) => t.label.startsWith('Files: fork: Do it the fork way ↔ Change compare/a.txt')),
           `the files' diff is open: ${tabs().map((t) => t.label)}`,
         );
         const file = (side: string) => vscode.Uri.from({ scheme: BRANCH_SCHEME, path: '/x/compare/a.txt', query: side });

@@ -26,6 +26,7 @@ const PARAMS: Record<string, unknown> = {
   pickContext: { kind: 'selection' },
   startRun: { task: 'fix the test', context: [{ kind: 'selection', path: 'src/a.ts', startLine: 1, endLine: 3 }] },
   continueRun: { runId: 'r', instruction: 'now add a README line' },
+  setApiKey: {},
 };
 
 describe('protocol messages', () => {

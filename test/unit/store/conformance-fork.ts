@@ -73,6 +73,25 @@ export function forkCases(get: () => { store: CheckpointStore; clock: ManualCloc
       assert.deepEqual(texts((await store.readRun('ff')).messages), ['task', 'reply 1', 'result 1', 'reply 2', 'result 2']);
     });
 
+    it("lists a fork's first new instruction (not its parent's), as soon as it is appended", async () => {
+      const { store } = get();
+      await threeSteps(store, 'p');
+      const parent = await store.openWriter('p');
+      await parent.append([{ type: 'instruction', text: 'Use the Oxford comma', after: 'paused' }]);
+      await parent.close();
+      await store.forkRun('p', { runId: 'f', step: 3, files: 'keep' });
+      const listed = async (runId: string) => (await store.listRuns()).find((r) => r.runId === runId)?.instruction;
+      assert.equal(await listed('p'), 'Use the Oxford comma');
+      assert.equal(await listed('f'), undefined, "the parent's instruction is not the fork's");
+      const w = await store.openWriter('f');
+      await w.append([{ type: 'instruction', text: 'Say hello\n   in French', after: 'paused' }]);
+      assert.equal(await listed('f'), 'Say hello in French', 'listed while the writer still holds the fork');
+      await w.append([{ type: 'instruction', text: 'and then in German', after: 'completed' }]);
+      await w.close();
+      assert.equal(await listed('f'), 'Say hello in French', 'the first one names it');
+      assert.equal((await store.readResumeState('f')).firstInstruction, 'Say hello in French');
+    });
+
     it('refuses a step the parent does not have and a fork id in use, writing nothing', async () => {
       const { store } = get();
       await threeSteps(store, 'p');

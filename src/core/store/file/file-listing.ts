@@ -32,7 +32,7 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
   const state = await readStateFile(store.fs, dir);
   const damaged = damage ? `${damage.file} at byte ${damage.offset}: ${damage.message}` : undefined;
   if (state) {
-    const { task, createdAt, status, updatedAt, steps, parent, undoableRestore } = state;
+    const { task, createdAt, status, updatedAt, steps, parent, undoableRestore, instruction } = state;
     // The count is of the journal's end the state file names: a live writer keeps it current when it
     // moves, but one the journal has grown past with no writer left (killed between its writes) is not known.
     const pendingPatches = leased || state.journalBytes === stat.size ? state.pendingPatches : undefined;
@@ -49,11 +49,12 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
       ...(damaged ? { damaged } : {}),
       ...(pendingPatches !== undefined ? { pendingPatches } : {}),
       ...(undoableRestore !== undefined ? { undoableRestore } : {}),
+      ...(instruction !== undefined ? { instruction } : {}),
     };
   }
   try {
     // No state file to list it by: its newest snapshot and the journal after it tell the same.
-    const { run, status, stepId: steps, latestCheckpoint } = await store.readResumeState(runId);
+    const { run, status, stepId: steps, latestCheckpoint, firstInstruction } = await store.readResumeState(runId);
     const parent = run.parent && { parent: { runId: run.parent.runId, step: run.parent.step } };
     return {
       runId,
@@ -65,6 +66,7 @@ async function summaryOf(store: FileCheckpointStore, runId: string): Promise<Run
       leased,
       ...holder,
       ...parent,
+      ...(firstInstruction !== undefined ? { instruction: firstInstruction } : {}),
     };
   } catch (error) {
     return { runId, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, leased, damaged: errorMessage(error) };

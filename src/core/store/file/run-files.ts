@@ -31,6 +31,8 @@ export const RunStateFile = z.object({
   pendingPatches: z.union([z.number().int().nonnegative(), z.array(z.string()).transform((ids) => ids.length)]).optional(),
   /** ...and whether a restore can be undone. */
   undoableRestore: z.boolean().optional(),
+  /** ...and the first new instruction since the run began or was forked. */
+  instruction: z.string().optional(),
 });
 export type RunStateFile = z.infer<typeof RunStateFile>;
 
@@ -76,12 +78,13 @@ export function stateFileOf(
     ...(tornTailCut ? { tornTailCut } : {}),
     ...(pendingPatches !== undefined ? { pendingPatches } : {}),
     undoableRestore: lastUndoableRestore(fold) !== undefined,
+    ...(fold.firstInstruction !== undefined ? { instruction: fold.firstInstruction } : {}),
   };
 }
 
 /** True when the listing's facts of two states differ (state.json is then rewritten at once). */
 export function factsChanged(a: Omit<RunStateFile, 'v'>, b: Omit<RunStateFile, 'v'>): boolean {
-  return a.pendingPatches !== b.pendingPatches || a.undoableRestore !== b.undoableRestore;
+  return a.pendingPatches !== b.pendingPatches || a.undoableRestore !== b.undoableRestore || a.instruction !== b.instruction;
 }
 
 export function stateFileBytes(state: Omit<RunStateFile, 'v'>): Uint8Array {

@@ -16,9 +16,10 @@ export async function listPgRuns(store: PgCheckpointStore): Promise<readonly Run
       damaged: string | null;
       parent_run: string | null;
       parent_step: number | null;
+      instruction: string | null;
     }
   >(
-    `SELECT r.run_id, r.task, r.created_at, r.status, r.steps, r.updated_at, r.damaged, r.parent_run, r.parent_step,
+    `SELECT r.run_id, r.task, r.created_at, r.status, r.steps, r.updated_at, r.damaged, r.parent_run, r.parent_step, r.instruction,
             l.holder_id, l.pid, l.hostname, l.start_time, l.acquired_at, l.renewed_at, l.generation, l.fenced
        FROM ac_runs r LEFT JOIN ac_leases l USING (run_id) ORDER BY r.run_id`,
   );
@@ -39,6 +40,7 @@ export async function listPgRuns(store: PgCheckpointStore): Promise<readonly Run
       ...(leased && lease ? { holder: lease, heldHere: here } : {}),
       ...(row.damaged !== null ? { damaged: row.damaged } : {}),
       ...(row.parent_run !== null && row.parent_step !== null ? { parent: { runId: row.parent_run, step: row.parent_step } } : {}),
+      ...(row.instruction !== null ? { instruction: row.instruction } : {}),
     };
   });
 }

@@ -5,7 +5,7 @@ import { StoreError } from '../../../core/store/contract';
 // one transaction under an advisory lock, so workers that start together migrate once. A database
 // whose schema is newer than this build is refused with a clear error and left as it is.
 //
-//   ac_runs      one row per run: the listing (task, status, steps, times), the workspace it works
+//   ac_runs      one row per run: the listing (task, status, steps, times, first instruction), the workspace it works
 //                on (workspaceKey), which a worker must have to take it, and for a fork the run,
 //                step and record it stands on (its rows begin after that record). An append updates
 //                no indexed column of it, so its row is rewritten in place (a HOT update).
@@ -18,7 +18,7 @@ import { StoreError } from '../../../core/store/contract';
 //   ac_snapshots the newest state snapshots of a run (the file store's snapshot bytes), by seq
 //   ac_leases    one row per run: the holder, its heartbeat, and the generation every append checks
 
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE ac_runs (
@@ -75,6 +75,8 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE ac_runs DROP COLUMN blob_refs;
    DROP INDEX ac_runs_claimable;
    CREATE INDEX ac_runs_claimable ON ac_runs (workspace_key) WHERE status IN ('running', 'interrupted');`,
+  // 3: the first new instruction since the run began or was forked, which the listing titles a fork by.
+  `ALTER TABLE ac_runs ADD COLUMN instruction text;`,
 ];
 
 function newer(version: number, target: number): StoreError {

@@ -147,14 +147,24 @@ export class PgRunWriter implements RunWriter {
            INSERT INTO ac_blob_refs (run_id, hash) SELECT $1, h FROM unnest($11::text[]) AS h
             WHERE EXISTS (SELECT 1 FROM lease) ON CONFLICT DO NOTHING RETURNING 1
          ), listing AS (
-           UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10
+           UPDATE ac_runs SET status = $7, steps = $8, updated_at = $4, last_seq = $9, bytes = bytes + $10, instruction = $13
             WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
          ), note AS (
            SELECT ${notifySql('$1', '$12')} FROM lease
          ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note)::integer AS told`,
         [
           ...[this.runId, this.holderId, this.lease.generation, now],
-          ...[stamped.map((r) => r.seq), lines, this.fold.status, this.fold.stepId, stamped.at(-1)!.seq, bytes, refs, this.store.token],
+          ...[
+            stamped.map((r) => r.seq),
+            lines,
+            this.fold.status,
+            this.fold.stepId,
+            stamped.at(-1)!.seq,
+            bytes,
+            refs,
+            this.store.token,
+            this.fold.firstInstruction ?? null,
+          ],
         ],
       ),
     );

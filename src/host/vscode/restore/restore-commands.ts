@@ -15,7 +15,12 @@ async function pickRun(s: Services, runs: readonly RunSummary[], title: string):
     return undefined;
   }
   if (available.length === 1) return available[0]!.runId;
-  return (await s.prompts.quickPick(available.map(runItem), { title, placeHolder: 'Which run?' }))?.runId;
+  return (
+    await s.prompts.quickPick(
+      available.map((run) => runItem(run, runs)),
+      { title, placeHolder: 'Which run?' },
+    )
+  )?.runId;
 }
 
 function summarizeFiles(result: RollbackResult): string {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { isInterrupted } from './agent-controller';
 import { COMMANDS, resumeRun } from './run-commands';
 import type { Services } from '../window/services';
+import { finderOf, runTitle } from '../../../words/run-title';
 import { counted } from '../../../words/words';
 
 export const OFFER_RESUME = 'Resume';
@@ -25,16 +26,17 @@ export interface OfferResult {
 export async function offerInterruptedRuns(s: Services): Promise<OfferResult[]> {
   await s.storeReady;
   const dismissed = new Set(s.context.workspaceState.get<string[]>(DISMISSED_KEY, []));
-  const runs = (await s.store.listRuns())
+  const listed = await s.store.listRuns();
+  const find = finderOf(listed);
+  const runs = listed
     .filter((r) => isInterrupted(r) && !dismissed.has(r.runId) && !s.controller.isRunning(r.runId))
     .sort((a, b) => b.updatedAt - a.updatedAt);
   if (runs.length > 0) s.log.log('info', `${counted(runs.length, 'interrupted run')}: ${runs.map((r) => r.runId).join(', ')}`);
   return Promise.all(
     runs.slice(0, MAX_OFFERS).map(async (run): Promise<OfferResult> => {
-      const task = run.task.split('\n')[0] ?? run.runId;
       const choice = await s.prompts.message(
         'warning',
-        `Agent run "${task.length > 80 ? `${task.slice(0, 79)}…` : task}" was interrupted at step ${run.steps} (no end recorded, its writer is gone). Resume it?`,
+        `Agent run "${runTitle(run, find)}" was interrupted at step ${run.steps} (no end recorded, its writer is gone). Resume it?`,
         {},
         OFFER_RESUME,
         OFFER_SHOW,

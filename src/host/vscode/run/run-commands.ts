@@ -11,6 +11,7 @@ import type { ContextChip } from '../../../protocol/messages';
 import { taskWithContext } from './task-context';
 import { workspacePathOf } from '../window/workspace-path';
 import { TIMELINE_FOCUS, type CommandId } from '../commands/command-table';
+import { finderOf, runTitle } from '../../../words/run-title';
 
 export const COMMANDS = {
   run: 'agentCheckpoints.run',
@@ -109,9 +110,10 @@ interface RunChoice extends vscode.QuickPickItem {
   readonly runId: string;
 }
 
-export function runItem(run: RunSummary): RunChoice {
+/** A run as a quick pick offers it, titled as the run list titles it (`runs`: the listing its parent is found in). */
+export function runItem(run: RunSummary, runs: readonly RunSummary[]): RunChoice {
   return {
-    label: run.task.split('\n')[0] || run.runId,
+    label: runTitle(run, finderOf(runs)),
     description: `${run.status} · step ${run.steps} · ${ago(run.updatedAt)}`,
     detail: run.runId,
     runId: run.runId,
@@ -127,9 +129,9 @@ export async function resumeRun(s: Services, arg?: { runId?: string; options?: R
       void s.prompts.message('info', 'There is no paused or interrupted run to resume.', {});
       return undefined;
     }
-    runId = (
-      await s.prompts.quickPick(runs.map(runItem), { title: 'Agent: Resume', placeHolder: 'Paused and interrupted runs, newest first' })
-    )?.runId;
+    const listed = await s.model.listRuns();
+    const items = runs.map((run) => runItem(run, listed));
+    runId = (await s.prompts.quickPick(items, { title: 'Agent: Resume', placeHolder: 'Paused and interrupted runs, newest first' }))?.runId;
     if (runId === undefined) return undefined;
   }
   const chosen = runId;

@@ -62,6 +62,12 @@ export interface TimelineBackend {
   cancel(runId: string): Promise<void>;
   /** Runs the action beside a run's failure (words/failure-words); says what it did. */
   failureAction(runId: string, action: FailureAction): Promise<string>;
+  /** True when a new run would use Anthropic and no key is set: the view then asks for one. Optional: without it, nothing is asked. */
+  keyMissing?(): Promise<boolean>;
+  /** The key or the provider setting changed: keyMissing may answer otherwise. */
+  readonly onDidChangeKey?: vscode.Event<void>;
+  /** Runs "Agent: Set API Key"; says what it did. */
+  setApiKey?(): Promise<string>;
 }
 
 /** The conversation part of the Timeline: streamed text, inline approvals, the composer, links. */

@@ -1,6 +1,9 @@
 import type { FailureAction } from '../../../words/failure-words';
 import { runFailureAction } from '../run/outcome';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { API_KEY_SECRET } from '../window/api-key';
+import { COMMANDS } from '../run/run-commands';
+import { readSettings } from '../window/settings';
 import { classifyPatch } from '../../../core/patches/classify';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { LiveFile } from '../../../core/ports';
@@ -44,10 +47,27 @@ function hunkCounts(result: CoreRollbackResult): RollbackResult {
 export class ExtensionTimelineBackend implements TimelineBackend {
   readonly onDidChange: vscode.Event<TimelineChange>;
   readonly onDidSelect: vscode.Event<string | undefined>;
+  readonly onDidChangeKey: vscode.Event<void>;
 
   constructor(private readonly s: Services) {
     this.onDidChange = s.model.onDidChange;
     this.onDidSelect = s.model.onDidSelect;
+    const key = new vscode.EventEmitter<void>();
+    s.context.subscriptions.push(
+      key,
+      s.context.secrets.onDidChange((e) => e.key === API_KEY_SECRET && key.fire()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('agentCheckpoints.provider') && key.fire()),
+    );
+    this.onDidChangeKey = key.event;
+  }
+
+  async keyMissing(): Promise<boolean> {
+    return readSettings().provider === 'anthropic' && (await this.s.apiKeys.get()) === undefined;
+  }
+
+  async setApiKey(): Promise<string> {
+    await vscode.commands.executeCommand(COMMANDS.setApiKey);
+    return (await this.keyMissing()) ? 'No API key was set.' : 'API key set: describe a task below to start.';
   }
 
   selectedRun(): string | undefined {

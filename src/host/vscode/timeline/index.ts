@@ -143,6 +143,7 @@ export function registerTimeline(
     ),
     backend.onDidChange((change) => providers.forEach((p) => p.change(change))),
     backend.onDidSelect((runId) => providers.forEach((p) => p.selected(runId))),
+    ...(backend.onDidChangeKey ? [backend.onDidChangeKey(() => providers.forEach((p) => p.keyChanged()))] : []),
     conversation.onDidStream((chunk) => providers.forEach((p) => p.stream(chunk))),
     conversation.onDidChangeApprovals(() => providers.forEach((p) => p.approvalsChanged())),
     conversation.onDidRequestReveal(() => provider.reveal()),

@@ -41,13 +41,24 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     private readonly log: (message: string) => void,
     private readonly debounceMs = 150,
     private readonly conversation?: Pick<ConversationBackend, 'pendingApprovals'>,
-    private readonly selection?: Pick<TimelineBackend, 'selectedRun'>,
+    private readonly selection?: Pick<TimelineBackend, 'selectedRun' | 'keyMissing'>,
   ) {}
 
   /** The window's selected run changed: the tree, the conversation and the composer follow it. */
   selected(runId: string | undefined): void {
     if (!this.view || !this.ready) return;
     void this.serialise(() => this.post({ type: 'selected', runId: runId ?? null }));
+  }
+
+  /** The key or the provider setting changed: the view shows or hides its no-key banner. */
+  keyChanged(): void {
+    if (!this.view || !this.ready) return;
+    void this.serialise(() => this.postKeyState());
+  }
+
+  private async postKeyState(): Promise<void> {
+    const missing = await this.selection?.keyMissing?.();
+    if (missing !== undefined) await this.post({ type: 'keyState', missing });
   }
 
   /** The view is on screen now. */
@@ -153,6 +164,7 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
       ]);
       for (const snapshotPart of messages) await this.post(snapshotPart);
       if (this.selection) await this.post({ type: 'selected', runId: this.selection.selectedRun() ?? null });
+      await this.postKeyState();
       this.approvalsChanged();
       return;
     }

@@ -6,6 +6,7 @@ import type { ConversationBackend, RestorePlan, TimelineBackend } from './backen
 import { cap, counted, describeCall } from '../../../words/words';
 import { INPUT_TEXT_MAX, RESULT_MAX } from './view-history';
 import { errorText } from '../../../core/error-text';
+import { finderOf, runTitle } from '../../../words/run-title';
 import { declaredUndo, effectsToUndo } from '../../../core/restore/compensation';
 
 export interface RequestDeps {
@@ -123,7 +124,7 @@ export class RequestHandler {
         const runId = await backend.fork(request.params.runId, request.params.step);
         return {
           runId,
-          message: `Forked from the start of step ${request.params.step} as run ${runId}: resume it or give it an instruction.`,
+          message: `Forked from the start of step ${request.params.step}: "${await this.titleOf(runId)}" is selected; give it an instruction or resume it.`,
         };
       }
       case 'compare': {
@@ -144,6 +145,9 @@ export class RequestHandler {
         return { message: 'Run cancelled.' };
       case 'failureAction':
         return { message: await backend.failureAction(request.params.runId, request.params.action) };
+      case 'setApiKey':
+        if (!backend.setApiKey) throw new Error('Setting the API key is not available here.');
+        return { message: await backend.setApiKey() };
       default:
         return this.converse(request);
     }
@@ -198,6 +202,13 @@ export class RequestHandler {
     return preview;
   }
 
+  /** A run's title as the run list shows it (words/run-title); its id when it is not listed. */
+  private async titleOf(runId: string): Promise<string> {
+    const runs = await this.deps.backend.listRuns().catch(() => []);
+    const run = runs.find((r) => r.runId === runId);
+    return run ? runTitle(run, finderOf(runs)) : `run ${runId}`;
+  }
+
   private async restore(params: { runId: string; checkpointId: string; mode: RestoreMode; previewId: string }): Promise<RestoreOutcome> {
     const issued = this.previews.get(params.previewId);
     if (!issued || issued.runId !== params.runId || issued.checkpointId !== params.checkpointId || issued.mode !== params.mode) {
@@ -209,7 +220,7 @@ export class RequestHandler {
     const done = await this.deps.backend.restoreCheckpoint(params.runId, params.checkpointId, params.mode, { dryRun: false });
     const restored = outcome(done, 'Restored');
     if (done.forkRunId === undefined) return restored;
-    const fork = `The conversation goes on in a fork, run ${done.forkRunId}; this run stays as it was.`;
+    const fork = `The conversation goes on in a fork, "${await this.titleOf(done.forkRunId)}"; this run stays as it was.`;
     return { ...restored, message: params.mode === 'session' ? fork : `${restored.message} ${fork}` };
   }
 }

@@ -122,6 +122,7 @@ export class RunFold {
         allCheckpoints: f.allCheckpoints ?? [],
         notes: f.notes,
         ...(f.ended ? { ended: f.ended } : {}),
+        ...(f.firstInstruction !== undefined ? { firstInstruction: f.firstInstruction } : {}),
         ...(this.damage ? { damage: this.damage } : {}),
       },
       active,

@@ -328,7 +328,17 @@ const MAX_WARNINGS = 3;
 /** What a run's header is made of. */
 export type HeaderSource = Pick<
   RunState,
-  'run' | 'status' | 'statusReason' | 'failure' | 'budget' | 'restores' | 'allCheckpoints' | 'notes' | 'ended' | 'damage'
+  | 'run'
+  | 'status'
+  | 'statusReason'
+  | 'failure'
+  | 'budget'
+  | 'restores'
+  | 'allCheckpoints'
+  | 'notes'
+  | 'ended'
+  | 'damage'
+  | 'firstInstruction'
 >;
 
 function undoableRestores(state: HeaderSource): number {
@@ -358,6 +368,7 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
   };
   if (state.statusReason !== undefined) header.statusReason = state.statusReason;
   if (state.run.parent) header.parent = { runId: state.run.parent.runId, step: state.run.parent.step };
+  if (state.firstInstruction !== undefined) header.instruction = state.firstInstruction;
   if (state.failure !== undefined) header.failure = state.failure;
   if (heldElsewhere !== undefined) header.heldElsewhere = heldElsewhere;
   if (state.damage) header.damaged = `${state.damage.file} at byte ${state.damage.offset}: ${state.damage.message}`;

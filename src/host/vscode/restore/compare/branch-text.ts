@@ -1,5 +1,6 @@
 import type { Divergence } from '../../../../core/restore/compare';
 import type { RunHeader, StepRow } from '../../../../protocol/viewModel';
+import { runTitle } from '../../../../words/run-title';
 
 // A branch's steps from where it parts from another, as plain text: the two texts side by side in
 // a diff editor are the comparison of the steps (what is the same lines up, what differs shows).
@@ -25,7 +26,7 @@ function stepText(step: StepRow): string {
 
 /** Where the branch stands: its run, its parent, and what it shares with the other one. */
 function headerText(header: RunHeader, other: string, at: Divergence): string {
-  const lines = [`Run ${header.runId}: ${header.task.split('\n')[0] ?? ''}`, `Status: ${header.status}`];
+  const lines = [`Run ${header.runId}: ${runTitle(header, () => undefined)}`, `Status: ${header.status}`];
   if (header.parent) lines.push(`Fork of run ${header.parent.runId} from the start of step ${header.parent.step}`);
   lines.push(
     at.base === undefined

@@ -16,10 +16,13 @@ import { runItem } from '../../run/run-commands';
 import type { Services } from '../../window/services';
 import { branchText } from './branch-text';
 import { counted } from '../../../../words/words';
+import { branchName, comparisonTitle, finderOf } from '../../../../words/run-title';
 
 // "Agent: Compare Branches...": two runs (a run and its fork, two forks, any two) side by side.
 // Their steps from where they part, as two texts in a diff editor; the files each one wrote, as a
-// multi-file diff of the two branches' contents, read from the store's blobs.
+// multi-file diff of the two branches' contents, read from the store's blobs. Both sides of a
+// document have the same path (their query tells them apart), so no diff reads them as a rename;
+// the tabs are titled by the runs' names (words/run-title).
 
 export const COMPARE_COMMAND = 'agentCheckpoints.compareBranches' satisfies CommandId;
 /** Read-only documents of a comparison: a branch's steps, or a file's content on one branch. */
@@ -34,15 +37,13 @@ const StepsQuery = z.object({ kind: z.literal('steps'), runId: RunId, other: Run
 /** One side of a file: its content's blob, or an absent file, or content the store kept by hash only. */
 const FileQuery = z.object({
   kind: z.literal('file'),
+  /** The run whose side it is (so the two sides' URIs differ even where their path is the same). */
+  run: RunId.optional(),
   hash: z.union([z.literal(ABSENT), z.string().regex(SHA256_HEX)]),
   blob: z.string().regex(SHA256_HEX).optional(),
   binary: z.enum(['0', '1']),
 });
 const BranchQuery = z.discriminatedUnion('kind', [StepsQuery, FileQuery]);
-
-/** A run id short enough for a tab title: its unique tail (ids start with their date). */
-export const shortRunId = (runId: string): string => (runId.length > 12 ? runId.slice(-6) : runId);
-const short = shortRunId;
 
 export function parentsOf(runs: readonly RunSummary[]): (runId: string) => ParentLink | undefined {
   const byId = new Map(runs.map((r) => [r.runId, r]));
@@ -76,13 +77,13 @@ export class BranchContentProvider implements vscode.TextDocumentContentProvider
 
 export function stepsUri(runId: string, other: string): vscode.Uri {
   const query = new URLSearchParams({ kind: 'steps', runId, other });
-  return vscode.Uri.from({ scheme: BRANCH_SCHEME, path: `/run ${short(runId)}/steps`, query: query.toString() });
+  return vscode.Uri.from({ scheme: BRANCH_SCHEME, path: '/steps', query: query.toString() });
 }
 
 export function fileSideUri(runId: string, path: string, side: FileSide): vscode.Uri {
-  const query = new URLSearchParams({ kind: 'file', hash: side.hash, binary: side.binary ? '1' : '0' });
+  const query = new URLSearchParams({ kind: 'file', run: runId, hash: side.hash, binary: side.binary ? '1' : '0' });
   if (side.blob !== undefined) query.set('blob', side.blob);
-  return vscode.Uri.from({ scheme: BRANCH_SCHEME, path: `/run ${short(runId)}/${path}`, query: query.toString() });
+  return vscode.Uri.from({ scheme: BRANCH_SCHEME, path: `/${path}`, query: query.toString() });
 }
 
 /** The other runs, the first run's relatives first (its parent, its forks, their siblings). */
@@ -97,7 +98,7 @@ function othersOf(runs: readonly RunSummary[], first: RunSummary): (vscode.Quick
   const related = others.filter((r) => relation(r) !== undefined);
   const rest = others.filter((r) => relation(r) === undefined);
   return [...related, ...rest].map((r) => {
-    const item = runItem(r);
+    const item = runItem(r, runs);
     const rel = relation(r);
     return rel ? { ...item, description: `${rel} · ${item.description ?? ''}` } : item;
   });
@@ -113,7 +114,14 @@ async function chooseRuns(
     void s.prompts.message('info', `${title}: there must be two runs to compare (fork a run from one of its steps first).`, {});
     return undefined;
   }
-  const first = arg?.runId ?? (await s.prompts.quickPick(runs.map(runItem), { title, placeHolder: 'First branch (left)' }))?.runId;
+  const first =
+    arg?.runId ??
+    (
+      await s.prompts.quickPick(
+        runs.map((run) => runItem(run, runs)),
+        { title, placeHolder: 'First branch (left)' },
+      )
+    )?.runId;
   if (first === undefined) return undefined;
   const firstRun = runs.find((r) => r.runId === first);
   if (!firstRun) throw new Error(`no run ${first} in this workspace`);
@@ -128,21 +136,24 @@ export async function openComparison(s: Services, left: string, right: string, r
   const at: Divergence = divergence(left, right, parentsOf(runs));
   const [a, b] = await Promise.all([s.store.readRun(left, { intactPart: true }), s.store.readRun(right, { intactPart: true })]);
   const changed: FileComparison[] = compareFiles(a.patches, b.patches, at.step).filter((f) => !f.same);
-  const title = `Steps: run ${short(left)} ↔ run ${short(right)}`;
+  const find = finderOf(runs);
+  const [leftRun, rightRun] = [find(left) ?? a.run, find(right) ?? b.run];
+  const names = comparisonTitle(leftRun, rightRun, find);
+  const title = `Steps: ${names}`;
   await vscode.commands.executeCommand('vscode.diff', stepsUri(left, right), stepsUri(right, left), title, { preview: false });
   if (changed.length > 0) {
     const entries = changed.map((f) => {
       const rightUri = fileSideUri(right, f.path, f.right);
       return [rightUri, fileSideUri(left, f.path, f.left), rightUri];
     });
-    await vscode.commands.executeCommand('vscode.changes', `Files: run ${short(left)} ↔ run ${short(right)}`, entries);
+    await vscode.commands.executeCommand('vscode.changes', `Files: ${names}`, entries);
   }
   const where = at.base === undefined ? 'share no step' : `part at step ${at.step}`;
   const files =
     changed.length > 0
       ? `${counted(changed.length, 'file differs', 'files differ')}: ${changed.map((f) => f.path).join(', ')}`
       : 'their files do not differ';
-  return `runs ${short(left)} and ${short(right)} ${where}; ${files}.`;
+  return `"${branchName(leftRun, find)}" and "${branchName(rightRun, find)}" ${where}; ${files}.`;
 }
 
 export async function compareBranches(s: Services, raw?: unknown): Promise<string | undefined> {
