@@ -74,6 +74,8 @@ export const CallRow = z.object({
   /** A compensation: made to undo these earlier calls, in words ("create_issue (toolu_1)"). */
   undoes: z.optional(z.array(z.string())),
   /** The later calls made to undo this one's effect, in words. */
+  /** Answered as not run: the person went on with a new instruction instead (not a failure). */
+  notRun: z.optional(z.boolean()),
   /** Hosts the commands' network proxy refused during this call: the row offers to allow them. */
   refusedHosts: z.optional(z.array(z.string())),
   undoneBy: z.optional(z.array(z.string())),

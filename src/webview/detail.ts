@@ -55,7 +55,7 @@ export function collapsible(text: string, maxLines = RESULT_LINES): HTMLElement 
 }
 
 function callSection(runId: string, runLive: boolean, call: CallRow, actions: DetailActions): HTMLElement {
-  const look = callLook(call.status, runLive, call.isError);
+  const look = callLook(call.status, runLive, call.isError, call.notRun);
   const section = el('details', 'call');
   section.open = call.isError || call.status === 'started' || call.status === 'uncertain';
   const summary = el('summary', 'call-summary');

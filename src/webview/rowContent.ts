@@ -47,12 +47,17 @@ const CUT_OFF = { icon: 'debug-disconnect', tone: 'warning' as Tone, text: 'cut 
 /** A command that ran to its end with a non-zero exit: its answer (a failing test on purpose), not a red error. */
 const EXITED = { icon: 'info', tone: 'muted' as Tone, text: 'ran; it exited non-zero' };
 
+/** A call the person went past with a new instruction: it never ran, and that is no failure. */
+const NOT_RUN = { icon: 'circle-slash', tone: 'muted' as Tone, text: 'not run: a new instruction went instead' };
+
 /** How a call looks: a started call spins only while some window runs the run. */
 export function callLook(
   status: LedgerStatus,
   runLive: boolean,
   isError = true,
+  notRun = false,
 ): { icon: string; tone: Tone; text: string; spin: boolean } {
+  if (notRun) return { ...NOT_RUN, spin: false };
   if (status === 'started' && !runLive) return { ...CUT_OFF, spin: false };
   if (status === 'failed' && !isError) return { ...EXITED, spin: false };
   return { ...LEDGER_LOOK[status], spin: status === 'started' };
@@ -232,7 +237,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
   facts.push(savedText(step.label));
   const last = row.posinset === row.setsize;
   const headline = stepHeadline(step, last && row.run.active && row.run.status === 'running', stoppedText(row.run), last);
-  const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active, c.isError).text}`);
+  const callLines = step.calls.map((c) => `• ${c.summary}: ${callLook(c.status, row.run.active, c.isError, c.notRun).text}`);
   return {
     icon: look.icon,
     spin: look.spin,
@@ -254,7 +259,7 @@ function stepContent(row: FlatRow, streaming: string | undefined): RowContent {
 
 function callContent(row: FlatRow): RowContent {
   const call = row.call!;
-  const look = callLook(call.status, row.run.active, call.isError);
+  const look = callLook(call.status, row.run.active, call.isError, call.notRun);
   const badges: string[] = [];
   if (call.durationMs !== undefined) badges.push(formatDuration(call.durationMs));
   if (call.effect) badges.push(call.effect.reversible ? 'external' : 'not reversible');

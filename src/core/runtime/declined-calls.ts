@@ -13,6 +13,9 @@ import type { RunSession } from './session';
 // its thinking stay byte for byte: the default model refuses a changed prefix). A call that started
 // and never finished is another matter: its effect is unknown, and only a resume settles it.
 
+/** The ledger's reason for a call answered as not run (the Timeline shows such a call as not run, not as failed). */
+export const NOT_RUN_REASON = 'not run: the person gave a new instruction instead';
+
 /** The words of the person, as the model reads them in a declined call's result (capped). */
 const SAID_MAX = 300;
 
@@ -67,7 +70,7 @@ export async function declineUnrunCalls(
     const block = resultBlock(use.id, notRunText(state, instruction), true);
     const resultRef = await session.putResult(block);
     if (!ledger.has(use.id)) records.push({ type: 'ledger', entry });
-    const reason = 'not run: the person gave a new instruction instead';
+    const reason = NOT_RUN_REASON;
     records.push({
       type: 'ledger',
       entry: transition(entry, 'failed', { finishedAt: now, resultRef, isError: true, error: reason, reason }),

@@ -3,6 +3,7 @@ import type { LiveState, Patch } from '../patches/schema';
 import { EARLIER_EFFECTS, type FileChange } from '../store/resume-state';
 import { INSTRUCTION_CHANGES_LEAD, instructionChangeNote } from './project-instructions';
 import type { CallReport } from './reconcile';
+import { UNDO_FACTS_MARKER } from '../restore/compensation';
 
 export const RECOVERY_NOTE_MARKER = '[recovery note]';
 
@@ -63,7 +64,7 @@ export const FILE_CHANGES_MARKER = '[files changed]';
 
 /** True for a text block the runtime adds to a user message (these notes), not the person's words. */
 export function isRuntimeNote(text: string): boolean {
-  return [RECOVERY_NOTE_MARKER, FILE_CHANGES_MARKER, INSTRUCTION_CHANGES_LEAD].some((lead) => text.startsWith(lead));
+  return [RECOVERY_NOTE_MARKER, FILE_CHANGES_MARKER, INSTRUCTION_CHANGES_LEAD, UNDO_FACTS_MARKER].some((lead) => text.startsWith(lead));
 }
 
 /** The lines naming each file that changed under the model since it last saw it, and how. */

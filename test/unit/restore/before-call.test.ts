@@ -90,6 +90,11 @@ describe('restore to before a call, then on', () => {
     const t1 = (await h.store.readRun(forkId)).ledger.find((e) => e.callId === 't1');
     assert.equal(t1?.status, 'failed');
     assert.equal(t1?.reason, 'not run: the person gave a new instruction instead');
+    const row = buildRunView(await h.store.readRun(forkId), new Map(), false)
+      .steps.flatMap((s) => s.calls)
+      .find((c) => c.callId === 't1');
+    assert.equal(row?.notRun, true, 'the Timeline shows it as not run');
+    assert.equal(row?.isError, false, 'not as a failure');
   });
 
   it('Resume asks before running the call again, whatever its policy; a denial leaves the file as restored', async () => {

@@ -2,6 +2,7 @@ import { hasExternalEffect, isExternalEffect, type LedgerEntry } from '../../../
 import type { MessageParam } from '../../../core/model/messages';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import { FILE_CHANGES_MARKER, isRuntimeNote } from '../../../core/runtime/recovery-note';
+import { NOT_RUN_REASON } from '../../../core/runtime/declined-calls';
 import type { RunState } from '../../../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../../../core/store/records';
 import type { RunDeltaMessage } from '../../../protocol/messages';
@@ -117,13 +118,17 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
     idempotency: entry.idempotency,
     policy: entry.replayPolicy,
     plannedAt: entry.plannedAt,
-    isError: (entry.status === 'failed' || entry.isError === true) && (blocked !== undefined || !exitedNonZero(entry.toolName, result)),
+    isError:
+      entry.reason !== NOT_RUN_REASON &&
+      (entry.status === 'failed' || entry.isError === true) &&
+      (blocked !== undefined || !exitedNonZero(entry.toolName, result)),
     patches,
     summary,
   };
   const full = inputText(input);
   if (full !== undefined) row.inputText = full;
   if (result !== undefined) row.result = cap(result, RESULT_MAX);
+  if (entry.reason === NOT_RUN_REASON) row.notRun = true;
   const refused = entry.toolName === 'run_command' ? refusedHosts(result) : [];
   if (refused.length > 0) row.refusedHosts = refused;
   if (entry.startedAt !== undefined && entry.finishedAt !== undefined) row.durationMs = Math.max(0, entry.finishedAt - entry.startedAt);
