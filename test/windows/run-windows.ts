@@ -14,7 +14,17 @@ import { REPO, setupWine, winPath, wineNode } from './wine';
  * inject win32 into a Linux process (command-windows, path-rules-windows) or start processes.
  */
 const STORE = ['atomic-file', 'file-store', 'corruption', 'migrations', 'snapshots', 'refs', 'pending-ids', 'blob-put'];
-const STORE_MORE = ['open-state-file', 'writer-handle', 'decisions', 'fold', 'io-errors', 'node-yield', 'secrets'];
+const STORE_MORE = [
+  'open-state-file',
+  'writer-handle',
+  'decisions',
+  'fold',
+  'io-errors',
+  'node-yield',
+  'secrets',
+  'facts-log',
+  'fork-from-snapshot',
+];
 export const WINDOWS_SUITES = [
   ...[...STORE, ...STORE_MORE].map((f) => `test/unit/store/${f}.test.ts`),
   ...['classify', 'hash', 'record'].map((f) => `test/unit/patches/${f}.test.ts`),
