@@ -1,5 +1,6 @@
 import type { ContextChip } from '../protocol/messages';
 import type { RunHeader } from '../protocol/viewModel';
+import { el } from './dom';
 
 // The composer at the bottom of the timeline: a new task (with context chips), or a new
 // instruction for a run that stopped. Enter sends, Shift+Enter adds a line, Escape cancels
@@ -30,13 +31,6 @@ export function canContinue(run: RunHeader | undefined): run is RunHeader {
 export function chipText(chip: ContextChip): string {
   if (chip.kind === 'selection') return `${chip.path}:${chip.startLine ?? '?'}-${chip.endLine ?? '?'}`;
   return chip.path;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 export class Composer {

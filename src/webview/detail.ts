@@ -4,6 +4,7 @@ import type { CallRow, RunHeader, RunInstructions, RunView, StepRow } from '../p
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { callLook, canRestoreRun, EARLIER_UNANSWERED, PATCH_LOOK } from './rowContent';
+import { el } from './dom';
 
 // The open step in full: what the model said (Markdown) and thought, each call's input and
 // result, its patches with their live state. Built from the view model; no host data is
@@ -21,13 +22,6 @@ export interface DetailActions extends MarkdownActions {
   showInTree(runId: string, stepId: number): void;
   /** The action beside a stopped run's failure (Set API Key, Retry, Raise to…, Resume). */
   failureAction(runId: string, action: FailureAction): void;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 function icon(name: string, tone: string, spin = false): HTMLSpanElement {

@@ -2,6 +2,7 @@ import type { RestoreOutcome } from '../protocol/messages';
 import { sortRestoreFiles, type FileRestoreAction, type RestoreMode, type RestorePreview } from '../protocol/viewModel';
 import type { Rpc } from './rpc';
 import { counted } from '../words/words';
+import { el } from './dom';
 
 // Restore is never one click: the person sees what happens to each file (conflicts first) and
 // which outside effects stay, then confirms. The host checks the confirmation names the preview.
@@ -24,13 +25,6 @@ const ACTION_LOOK: Record<FileRestoreAction, { icon: string; tone: string; text:
   already: { icon: 'check', tone: 'muted', text: 'already as at the checkpoint' },
   skip: { icon: 'circle-slash', tone: 'muted', text: 'skipped' },
 };
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 export function previewLines(preview: RestorePreview): HTMLElement[] {
   const lines: HTMLElement[] = [];

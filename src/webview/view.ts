@@ -7,6 +7,7 @@ import { contextOf, flatten, forkDepths, indexOfKey, rowKey, type FlatRow } from
 
 export { contextOf } from './tree';
 import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from './virtual';
+import { el } from './dom';
 
 /** How long a saved scroll place waits for the steps it lies in to arrive. */
 const PENDING_SCROLL_MS = 3000;
@@ -31,13 +32,6 @@ export interface FilterCount {
   readonly active: boolean;
   readonly steps: number;
   readonly runs: number;
-}
-
-function span(className: string, text?: string): HTMLSpanElement {
-  const el = document.createElement('span');
-  el.className = className;
-  if (text !== undefined) el.textContent = text;
-  return el;
 }
 
 /** The virtualised tree: only rows near the viewport are in the DOM, each ROW_HEIGHT tall. */
@@ -285,25 +279,26 @@ export class TimelineView {
   }
 
   private rowChildren(row: FlatRow, content: RowContent, selected: boolean): HTMLElement[] {
-    const twistie = span(
+    const twistie = el(
+      'span',
       `twistie codicon ${row.expandable ? (row.expanded ? 'codicon-chevron-down' : 'codicon-chevron-right') : 'codicon-blank'}`,
     );
     twistie.dataset.twistie = '1';
-    const icon = span(`icon codicon codicon-${content.icon} tone-${content.tone}${content.spin ? ' codicon-modifier-spin' : ''}`);
-    const line = span('line');
-    line.append(span('label', content.label));
-    if (content.description !== '') line.append(span('desc', content.description));
+    const icon = el('span', `icon codicon codicon-${content.icon} tone-${content.tone}${content.spin ? ' codicon-modifier-spin' : ''}`);
+    const line = el('span', 'line');
+    line.append(el('span', 'label', content.label));
+    if (content.description !== '') line.append(el('span', 'desc', content.description));
     if (content.badges.length > 0) {
-      const badges = span('badges');
-      for (const text of content.badges) badges.appendChild(span('badge', text));
+      const badges = el('span', 'badges');
+      for (const text of content.badges) badges.appendChild(el('span', 'badge', text));
       line.appendChild(badges);
     }
-    const body = span('body');
+    const body = el('span', 'body');
     body.append(line);
-    if (content.meta !== undefined) body.append(span('meta', content.meta));
+    if (content.meta !== undefined) body.append(el('span', 'meta', content.meta));
     const children: HTMLElement[] = [twistie, icon, body];
     if (content.actions.length > 0) {
-      const actions = span('actions');
+      const actions = el('span', 'actions');
       for (const action of content.actions) {
         const button = document.createElement('button');
         button.className = `action codicon codicon-${action.icon}`;

@@ -1,5 +1,6 @@
 import type { RunState } from '../../../core/store/contract';
-import { compensationLinks, effectOf } from './view-build';
+import { effectOf } from './view-build';
+import { compensationLinks } from './view-words';
 import type { ReplyMessage, RequestMessage, RestoreOutcome } from '../../../protocol/messages';
 import { sortRestoreFiles, type RestoreMode, type RestorePreview } from '../../../protocol/viewModel';
 import type { ConversationBackend, RestorePlan, TimelineBackend } from './backend';

@@ -8,6 +8,8 @@ import type { CheckpointRecord, NoteRecord } from '../../../core/store/records';
 import type { RunDeltaMessage } from '../../../protocol/messages';
 import { cap, commandOutcome, describeCall, refusedHosts, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
 import { assistantWords, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './view-history';
+import { compensationLinks, networkWords, pointBeforeCall } from './view-words';
+
 import type {
   CallRow,
   EffectRow,
@@ -144,20 +146,6 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   return row;
 }
 
-/** How the run's commands reached the network, in words (undefined for a run that recorded nothing of it). */
-function networkWords(commands: RunState['run']['settings']['commands']): string | undefined {
-  if (commands === undefined) return undefined;
-  if (commands.network === 'on') return "Commands' network: on, unrestricted (agentCheckpoints.commandNetwork: on)";
-  if (commands.network === 'off') return "Commands' network: off";
-  return `Commands' network: through the allowlist proxy; allowed at the start: ${commands.allowlist ?? 'not recorded'}`;
-}
-
-/** Which point "before this call" is, in words: "after step 3's model reply, before read_file". */
-export function pointBeforeCall(before: CheckpointRecord, stepId: number, toolName: string): string {
-  if (before.label === 'after_model') return `after step ${stepId}'s model reply, before ${toolName}`;
-  return `in step ${stepId}, after the call before it, before ${toolName}`;
-}
-
 /** A command that ran to its end and said "exit 1" (a failing test run on purpose) is its answer, not a red error. */
 function exitedNonZero(toolName: string, result: string | undefined): boolean {
   return toolName === 'run_command' && /^exit -?\d+$/.test(commandOutcome(result) ?? '');
@@ -273,20 +261,6 @@ export function buildSteps(source: StepSource, live: ReadonlyMap<string, LiveSta
     if (step) step.calls.push({ ...callRow(entry, ctx), ...links.get(entry.callId) });
   }
   return steps;
-}
-
-/** Which calls undo which (ledger `compensates`), both ways, in words: "create_issue (toolu_1)". */
-export function compensationLinks(entries: readonly LedgerEntry[]): Map<string, Pick<CallRow, 'undoes' | 'undoneBy'>> {
-  const named = new Map(entries.map((e) => [e.callId, `${e.toolName} (${e.callId})`]));
-  const links = new Map<string, { undoes?: string[]; undoneBy?: string[] }>();
-  const link = (callId: string) => links.get(callId) ?? links.set(callId, {}).get(callId)!;
-  for (const entry of entries) {
-    for (const original of entry.compensates ?? []) {
-      (link(entry.callId).undoes ??= []).push(named.get(original) ?? original);
-      (link(original).undoneBy ??= []).push(named.get(entry.callId)!);
-    }
-  }
-  return links;
 }
 
 function stepRows(checkpoints: readonly CheckpointRecord[], prev: CheckpointRecord | undefined, source: StepSource): StepRow[] {

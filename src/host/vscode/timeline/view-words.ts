@@ -1,0 +1,35 @@
+import type { LedgerEntry } from '../../../core/ledger/schema';
+import type { RunState } from '../../../core/store/contract';
+import type { CheckpointRecord } from '../../../core/store/records';
+import type { CallRow } from '../../../protocol/viewModel';
+
+// A run's and its calls' facts in words for the view model (view-build.ts): the commands' network,
+// the point before a call, which calls undo which.
+
+/** How the run's commands reached the network, in words (undefined for a run that recorded nothing of it). */
+export function networkWords(commands: RunState['run']['settings']['commands']): string | undefined {
+  if (commands === undefined) return undefined;
+  if (commands.network === 'on') return "Commands' network: on, unrestricted (agentCheckpoints.commandNetwork: on)";
+  if (commands.network === 'off') return "Commands' network: off";
+  return `Commands' network: through the allowlist proxy; allowed at the start: ${commands.allowlist ?? 'not recorded'}`;
+}
+
+/** Which point "before this call" is, in words: "after step 3's model reply, before read_file". */
+export function pointBeforeCall(before: CheckpointRecord, stepId: number, toolName: string): string {
+  if (before.label === 'after_model') return `after step ${stepId}'s model reply, before ${toolName}`;
+  return `in step ${stepId}, after the call before it, before ${toolName}`;
+}
+
+/** Which calls undo which (ledger `compensates`), both ways, in words: "create_issue (toolu_1)". */
+export function compensationLinks(entries: readonly LedgerEntry[]): Map<string, Pick<CallRow, 'undoes' | 'undoneBy'>> {
+  const named = new Map(entries.map((e) => [e.callId, `${e.toolName} (${e.callId})`]));
+  const links = new Map<string, { undoes?: string[]; undoneBy?: string[] }>();
+  const link = (callId: string) => links.get(callId) ?? links.set(callId, {}).get(callId)!;
+  for (const entry of entries) {
+    for (const original of entry.compensates ?? []) {
+      (link(entry.callId).undoes ??= []).push(named.get(original) ?? original);
+      (link(original).undoneBy ??= []).push(named.get(entry.callId)!);
+    }
+  }
+  return links;
+}
