@@ -49,10 +49,20 @@ function shellWord(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The nearest node_modules folder above `dir`, where Node looks first for a script's packages. */
+function nearestNodeModules(dir: string): string | undefined {
+  for (let at = dir; ; at = nodePath.dirname(at)) {
+    const candidate = nodePath.join(at, 'node_modules');
+    if (existsSync(candidate)) return candidate;
+    if (nodePath.dirname(at) === at) return undefined;
+  }
+}
+
 /**
  * The folders a server's own command line names (its program, a script and, for a script inside a
- * node_modules, that whole node_modules): visible read-only in the sandbox wherever they are (a
- * hidden home, a private /tmp), so the person's server still starts.
+ * node_modules, that whole node_modules; for one outside, the nearest node_modules above it, whose
+ * packages it imports): visible read-only in the sandbox wherever they are (a hidden home, a
+ * private /tmp), so the person's server still starts.
  */
 export function serverProgramDirs(command: string, args: readonly string[]): string[] {
   const dirs: string[] = [];
@@ -60,7 +70,8 @@ export function serverProgramDirs(command: string, args: readonly string[]): str
     if (!nodePath.isAbsolute(word) || !existsSync(word)) continue;
     const dir = statSync(word).isDirectory() ? word : nodePath.dirname(word);
     const at = dir.lastIndexOf(`${nodePath.sep}node_modules${nodePath.sep}`);
-    dirs.push(at >= 0 ? dir.slice(0, at + `${nodePath.sep}node_modules`.length) : dir);
+    if (at >= 0) dirs.push(dir.slice(0, at + `${nodePath.sep}node_modules`.length));
+    else dirs.push(dir, ...[nearestNodeModules(dir)].filter((d) => d !== undefined));
   }
   return dirs;
 }
