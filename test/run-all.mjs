@@ -21,6 +21,15 @@ const LAYERS = [
   { name: 'windows', cmd: ['npx', 'tsx', 'test/windows/run-windows.ts'] },
 ];
 
+// The head of mocha's "N failing" section (which test, and the error's first lines), repeated just above the
+// summary, so that a log kept only by its tail (CI) still says which test failed and why.
+function failureText(output) {
+  const at = output.search(/^\s*\d+ failing/m);
+  if (at < 0) return '';
+  const lines = output.slice(at).replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => l.trim() !== '');
+  return lines.slice(0, 14).join('\n');
+}
+
 function run(layer) {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -37,7 +46,7 @@ function run(layer) {
       const passing = [...output.matchAll(/^\s*(\d+) passing/gm)].reduce((n, m) => n + Number(m[1]), 0);
       const failing = [...output.matchAll(/^\s*(\d+) failing/gm)].reduce((n, m) => n + Number(m[1]), 0);
       const pending = [...output.matchAll(/^\s*(\d+) pending/gm)].reduce((n, m) => n + Number(m[1]), 0);
-      resolve({ name: layer.name, code: code ?? 1, passing, failing, pending, seconds: (Date.now() - started) / 1000 });
+      resolve({ name: layer.name, code: code ?? 1, passing, failing, pending, seconds: (Date.now() - started) / 1000, failures: failureText(output) });
     });
   });
 }
@@ -50,6 +59,7 @@ for (const layer of LAYERS) {
   console.log(`\n===== ${layer.name}: ${layer.cmd.join(' ')}`);
   results.push(await run(layer));
 }
+for (const r of results.filter((x) => x.code !== 0 && x.failures !== '')) console.log(`\n===== ${r.name}: what failed\n${r.failures}`);
 console.log('\n===== summary');
 for (const r of results) {
   const counts = r.passing || r.failing ? ` ${r.passing} passing, ${r.failing} failing${r.pending ? `, ${r.pending} pending` : ''}` : '';
