@@ -26,7 +26,11 @@ const LAYERS = [
 function failureText(output) {
   const at = output.search(/^\s*\d+ failing/m);
   if (at < 0) return '';
-  const lines = output.slice(at).replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => l.trim() !== '');
+  const lines = output
+    .slice(at)
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return lines.slice(0, 14).join('\n');
 }
 
@@ -46,7 +50,15 @@ function run(layer) {
       const passing = [...output.matchAll(/^\s*(\d+) passing/gm)].reduce((n, m) => n + Number(m[1]), 0);
       const failing = [...output.matchAll(/^\s*(\d+) failing/gm)].reduce((n, m) => n + Number(m[1]), 0);
       const pending = [...output.matchAll(/^\s*(\d+) pending/gm)].reduce((n, m) => n + Number(m[1]), 0);
-      resolve({ name: layer.name, code: code ?? 1, passing, failing, pending, seconds: (Date.now() - started) / 1000, failures: failureText(output) });
+      resolve({
+        name: layer.name,
+        code: code ?? 1,
+        passing,
+        failing,
+        pending,
+        seconds: (Date.now() - started) / 1000,
+        failures: failureText(output),
+      });
     });
   });
 }

@@ -11,9 +11,10 @@ import { startMcpServers, type McpConnections } from '../../../src/host/node/mcp
 import { parseMcpConfig } from '../../../src/host/node/mcp/config';
 import { serverSandbox } from '../../../src/host/node/mcp/server-view';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
-import { detectSandbox, noViewReason, type SandboxRequest } from '../../../src/host/node/sandbox/index';
+import { detectSandbox, type SandboxRequest } from '../../../src/host/node/sandbox/index';
 import { tempDir } from '../../unit/runtime/harness';
 import { MemoryBlobs, MemoryJournal, MemoryLog, fixedClock, newId } from '../../unit/patches/fakes';
+import { skipWithoutViews } from '../../support/cow-views';
 
 // A stdio MCP server lives in one copy-on-write view of the workspace; what each of its calls
 // changed there is applied as patches of that call, checked against the live content, as a
@@ -33,21 +34,7 @@ describe('MCP server in a copy-on-write view: its changes are patches of the cal
   const disk = (): Workspace => new NodeWorkspace({ roots: [ws], ripgrep: null });
 
   before(function () {
-    const probe = tempDir('mcp-view-probe');
-    mkdirSync(join(probe, 'ws'));
-    const why = noViewReason(kind, {
-      roots: [join(probe, 'ws')],
-      protectedPaths: [],
-      hidden: [],
-      homePaths: [],
-      network: false,
-      views: join(probe, 'v'),
-    });
-    rmSync(probe, { recursive: true, force: true });
-    if (why !== undefined) {
-      console.log(`      (skipped: no copy-on-write view here: ${why})`);
-      this.skip();
-    }
+    skipWithoutViews(this);
   });
 
   beforeEach(async () => {

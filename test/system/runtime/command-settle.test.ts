@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
-import { detectSandbox, noViewReason } from '../../../src/host/node/sandbox/index';
 import { atSavePoint, crashingStore } from '../../unit/runtime/crash-store';
 import {
   answer,
@@ -17,6 +16,7 @@ import {
   toolUse,
   type Harness,
 } from '../../unit/runtime/harness';
+import { skipWithoutViews } from '../../support/cow-views';
 
 // A run cut between a command's capture and the end of its apply: at the next open its change set
 // is settled once (what was not applied yet is applied as patches of the call, what was is named),
@@ -33,22 +33,7 @@ describe('run_command: a change set cut by the end of its host is settled at the
   });
 
   before(function () {
-    const probe = tempDir('settle-probe');
-    mkdirSync(join(probe, 'ws'));
-    const kind = detectSandbox();
-    const why = noViewReason(kind, {
-      roots: [join(probe, 'ws')],
-      protectedPaths: [],
-      hidden: [],
-      homePaths: [],
-      network: false,
-      views: join(probe, 'v'),
-    });
-    rmSync(probe, { recursive: true, force: true });
-    if (why !== undefined) {
-      console.log(`      (skipped: no copy-on-write view here: ${why})`);
-      this.skip();
-    }
+    skipWithoutViews(this);
   });
 
   it('crash at the first patch of the apply: resume applies the rest once, keeps the file already applied, never runs the command again', async () => {
