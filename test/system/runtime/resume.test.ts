@@ -1,17 +1,16 @@
 import { strict as assert } from 'node:assert';
 import { STATUS_UNKNOWN_MESSAGE } from '../../../src/core/runtime/reconcile';
 import { createToolRegistry } from '../../../src/core/tools/registry';
-import { atSavePoint, crashingStore } from '../../unit/runtime/crash-store';
+import { atSavePoint, crashThenResume as crashAndResume, noteOf as recoveryNote } from '../../unit/runtime/crash-store';
+
+type Shifted<T extends unknown[]> = T extends [unknown, ...infer R] ? R : never;
 import {
   answer,
   byTurn,
-  harness,
   lastToolResults,
-  recoveryNoteOf,
   reply,
   requestMessages,
   ScriptedApprover,
-  SETTINGS,
   startedCalls,
   toolUse,
   type Harness,
@@ -26,29 +25,8 @@ describe('resume and reconciliation', () => {
     h = undefined;
   });
 
-  /** Starts a run that crashes at the save point, then resumes it with a healthy store. */
-  async function crashThenResume(
-    crashAt: (records: never[]) => boolean,
-    setup: Parameters<typeof harness>[0],
-    between?: (h: Harness) => void,
-    overrides = {},
-  ) {
-    h = await harness(setup);
-    const crashing = crashingStore(h.store, crashAt as never);
-    const first = await h.runtime({ store: crashing, ...overrides }).start({ task: 'task', settings: SETTINGS });
-    assert.equal(first.status, 'paused');
-    assert.ok(crashing.crashed(), 'the crash point was reached');
-    between?.(h);
-    const requestsBefore = h.fake.requests.length;
-    const second = await h.runtime(overrides).resume(first.runId);
-    return { runId: first.runId, outcome: second, requestsBefore };
-  }
-
-  function noteOf(n: number): string {
-    const note = recoveryNoteOf(h!.fake, n);
-    assert.ok(note, 'the last user message carries the recovery note');
-    return note;
-  }
+  const crashThenResume = (...args: Shifted<Parameters<typeof crashAndResume>>) => crashAndResume((x) => (h = x), ...args);
+  const noteOf = (n: number) => recoveryNote(h!, n);
 
   for (const [choice, expectRuns, expectStatus] of [
     [null, 1, 'uncertain'],

@@ -1,5 +1,7 @@
+import { strict as assert } from 'node:assert';
 import type { CheckpointStore, RunWriter } from '../../../src/core/store/contract';
 import type { NewRecord, StoredRecord } from '../../../src/core/store/records';
+import { harness, recoveryNoteOf, SETTINGS, type Harness } from './harness';
 
 export class SimulatedCrash extends Error {
   constructor() {
@@ -74,4 +76,34 @@ export function atToolResultsMessage(occurrence = 1): (records: readonly NewReco
     if (hit) seen += 1;
     return hit && seen === occurrence;
   };
+}
+
+/**
+ * Starts a run over a store that crashes at `crashAt`, then resumes it with the healthy store.
+ * `track` receives the harness at once, so the caller's afterEach closes it whatever happens.
+ */
+export async function crashThenResume(
+  track: (h: Harness) => void,
+  crashAt: (records: never[]) => boolean,
+  setup: Parameters<typeof harness>[0],
+  between?: (h: Harness) => void,
+  overrides = {},
+) {
+  const h = await harness(setup);
+  track(h);
+  const crashing = crashingStore(h.store, crashAt as never);
+  const first = await h.runtime({ store: crashing, ...overrides }).start({ task: 'task', settings: SETTINGS });
+  assert.equal(first.status, 'paused');
+  assert.ok(crashing.crashed(), 'the crash point was reached');
+  between?.(h);
+  const requestsBefore = h.fake.requests.length;
+  const second = await h.runtime(overrides).resume(first.runId);
+  return { runId: first.runId, outcome: second, requestsBefore };
+}
+
+/** The recovery note the `n`-th request carried in its last user message (asserted present). */
+export function noteOf(h: Harness, n: number): string {
+  const note = recoveryNoteOf(h.fake, n);
+  assert.ok(note, 'the last user message carries the recovery note');
+  return note;
 }

@@ -1,13 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { atSavePoint, crashingStore } from './crash-store';
+import { atSavePoint, crashingStore, crashThenResume as crashAndResume, noteOf as recoveryNote } from './crash-store';
+
+type Shifted<T extends unknown[]> = T extends [unknown, ...infer R] ? R : never;
 import {
   answer,
   byTurn,
   harness,
   lastToolResults,
-  recoveryNoteOf,
   readText,
   reply,
   requestMessages,
@@ -24,29 +25,8 @@ describe('resume and reconciliation', () => {
     h = undefined;
   });
 
-  /** Starts a run that crashes at the save point, then resumes it with a healthy store. */
-  async function crashThenResume(
-    crashAt: (records: never[]) => boolean,
-    setup: Parameters<typeof harness>[0],
-    between?: (h: Harness) => void,
-    overrides = {},
-  ) {
-    h = await harness(setup);
-    const crashing = crashingStore(h.store, crashAt as never);
-    const first = await h.runtime({ store: crashing, ...overrides }).start({ task: 'task', settings: SETTINGS });
-    assert.equal(first.status, 'paused');
-    assert.ok(crashing.crashed(), 'the crash point was reached');
-    between?.(h);
-    const requestsBefore = h.fake.requests.length;
-    const second = await h.runtime(overrides).resume(first.runId);
-    return { runId: first.runId, outcome: second, requestsBefore };
-  }
-
-  function noteOf(n: number): string {
-    const note = recoveryNoteOf(h!.fake, n);
-    assert.ok(note, 'the last user message carries the recovery note');
-    return note;
-  }
+  const crashThenResume = (...args: Shifted<Parameters<typeof crashAndResume>>) => crashAndResume((x) => (h = x), ...args);
+  const noteOf = (n: number) => recoveryNote(h!, n);
 
   it('a cut after a plain-text answer: nothing to reconcile, the run completes without a model call', async () => {
     const { outcome, requestsBefore } = await crashThenResume(atSavePoint('run_end'), { script: byTurn([answer('All done.')]) });
