@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { tempDir } from '../../unit/runtime/harness';
-import { checkpoint, message, runInput } from '../../unit/store/fixtures';
+import { closedFileRun } from '../../unit/store/fixtures';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 
@@ -26,12 +26,7 @@ describe('store files: no symlink followed, regular files only, the run id check
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  async function closedRun(runId: string): Promise<string> {
-    const writer = await openFileStore(root).createRun(runInput(runId));
-    await writer.append([message(0, 1, 'user', 'go'), checkpoint('c1', 1, 'after_model', 1)]);
-    await writer.close();
-    return join(root, 'runs', runId);
-  }
+  const closedRun = (runId: string) => closedFileRun(root, runId);
 
   it('state.json -> /dev/zero is a clear error at once, not a read that runs until killed', async () => {
     const dir = await closedRun('r1');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { StoreError } from '../../../src/core/store/contract';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { tempDir } from '../runtime/harness';
-import { checkpoint, message, runInput } from '../store/fixtures';
+import { closedFileRun } from '../store/fixtures';
 
 describe('store files: no symlink followed, regular files only, the run id checked', function () {
   this.timeout(30_000);
@@ -14,12 +14,7 @@ describe('store files: no symlink followed, regular files only, the run id check
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  async function closedRun(runId: string): Promise<string> {
-    const writer = await openFileStore(root).createRun(runInput(runId));
-    await writer.append([message(0, 1, 'user', 'go'), checkpoint('c1', 1, 'after_model', 1)]);
-    await writer.close();
-    return join(root, 'runs', runId);
-  }
+  const closedRun = (runId: string) => closedFileRun(root, runId);
 
   it('a journal whose run record names another run is refused with a clear error', async () => {
     const a = await closedRun('run-a');

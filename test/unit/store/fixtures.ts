@@ -6,6 +6,7 @@ import type { Budget, CheckpointLabel, NewRecord, RunRecord, StoredRecord } from
 import type { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import { LeaseFile, type LeaseInfo } from '../../../src/core/store/lease-policy';
 import { stampRecords } from '../../../src/core/store/stamp';
+import { openFileStore } from '../../../src/host/node/store-factory';
 
 export class ManualClock implements Clock {
   constructor(public time = Date.now()) {}
@@ -121,4 +122,12 @@ export function pendingPatch(patchId: string, afterBlob?: string): NewRecord {
       state: 'pending',
     },
   } as NewRecord;
+}
+
+/** A closed run in the file store under `root` (a user message and a checkpoint); returns its folder. */
+export async function closedFileRun(root: string, runId: string): Promise<string> {
+  const writer = await openFileStore(root).createRun(runInput(runId));
+  await writer.append([message(0, 1, 'user', 'go'), checkpoint('c1', 1, 'after_model', 1)]);
+  await writer.close();
+  return join(root, 'runs', runId);
 }
