@@ -95,7 +95,7 @@ describe('lease across processes', function () {
     await done;
     const began = Date.now();
     const taker = await store.openWriter('r1');
-    assert.ok(Date.now() - began < 1000, 'taken over well within the expiry');
+    assert.ok(Date.now() - began < 10_000, 'taken over well within the 60 s expiry');
     await taker.append([{ type: 'note', kind: 'info', text: 'the taker' }]);
     await taker.close();
     const notes = (await store.readRun('r1')).notes.map((n) => n.text);

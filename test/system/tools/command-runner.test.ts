@@ -31,26 +31,26 @@ describe('node command runner', () => {
   it('stops on abort: the group gets SIGTERM and the result says cancelled', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const result = await runner.run('sleep 5', { cwd, timeoutMs: 10000, maxOutputBytes: 1000, signal: controller.signal });
+    const result = await runner.run('sleep 30', { cwd, timeoutMs: 60_000, maxOutputBytes: 1000, signal: controller.signal });
     assert.equal(result.exitCode, null);
     assert.equal(result.signal, 'SIGTERM');
     assert.equal(result.cancelled, true);
-    assert.ok(result.durationMs < 2000);
+    assert.ok(result.durationMs < 10_000, `${result.durationMs} ms: it waited for the sleep`);
   });
 
-  it('returns within timeout + 2 s when a detached descendant holds the output open, and says so', async () => {
+  it('returns after the timeout and a 2 s grace, not when a detached descendant holding the output open ends, and says so', async () => {
     const started = Date.now();
     const result = await runner.run('setsid sleep 20 & echo started', { cwd, timeoutMs: 1000, maxOutputBytes: 1000 });
-    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms: it waited for the detached sleep`);
     assert.equal(result.stdout, 'started\n');
     assert.equal(result.exitCode, 0);
     assert.match(result.stillRunning ?? '', /still holds its output open and may still be running/);
   });
 
-  it('a timeout of a command that waits on a detached child returns within timeout + 2 s', async () => {
+  it('a timeout of a command that waits on a detached child returns after its grace, not when the child ends', async () => {
     const started = Date.now();
     const result = await runner.run('setsid sleep 20; echo never', { cwd, timeoutMs: 1000, maxOutputBytes: 1000 });
-    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms: it waited for the detached sleep`);
     assert.equal(result.timedOut, true);
     assert.match(result.stillRunning ?? '', /may still be running/);
   });
@@ -65,7 +65,7 @@ describe('node command runner', () => {
       maxOutputBytes: 1000,
       signal: controller.signal,
     });
-    assert.ok(Date.now() - started < 2200, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
     assert.equal(cancelled.cancelled, true);
     const stubborn = await runner.run('trap "" TERM; sleep 20', { cwd, timeoutMs: 300, maxOutputBytes: 1000 });
     assert.equal(stubborn.signal, 'SIGKILL');

@@ -56,9 +56,9 @@ describe('commands on Windows: the tree ended by taskkill, output decoded (platf
   it('a timeout ends the whole tree with one taskkill /pid N /T /F and never signals a group', async () => {
     const processes = new WindowsProcesses();
     const runner = createNodeCommandRunner({ env, processes });
-    const result = await runner.run('sleep 5 & sleep 5; echo never', { cwd, timeoutMs: 200, maxOutputBytes: 1000 });
+    const result = await runner.run('sleep 30 & sleep 30; echo never', { cwd, timeoutMs: 200, maxOutputBytes: 1000 });
     assert.equal(result.timedOut, true);
-    assert.ok(result.durationMs < 3000, `${result.durationMs} ms`);
+    assert.ok(result.durationMs < 10_000, `${result.durationMs} ms: it waited for the sleeps`);
     assert.equal(result.stdout, '');
     assert.equal(processes.started.length, 1, JSON.stringify(processes.started));
     const [file, ...args] = processes.started[0]!;

@@ -19,7 +19,7 @@ describe('read_file pages, regular files only', () => {
     await assert.rejects(read({ path: 'pipe' }), /not a regular file/);
     // The workspace itself refuses it too (edit_file and the patch checks read through it).
     await assert.rejects(new NodeWorkspace({ roots: [root] }).read('pipe'), /is a named pipe \(FIFO\), not a regular file/);
-    assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
     const server: Server = createServer();
     await new Promise<void>((resolve) => server.listen(join(root, 'sock'), resolve));
     try {

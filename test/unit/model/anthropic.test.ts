@@ -184,7 +184,7 @@ describe('anthropic provider through the real SDK', () => {
   });
 
   it('aborts a stalled request quickly through the signal', async () => {
-    const provider = await providerFor([{ fault: 'stall', ms: 10_000 }]);
+    const provider = await providerFor([{ fault: 'stall', ms: 60_000 }]);
     const controller = new AbortController();
     const started = Date.now();
     const failed = expectModelError(provider.complete({ ...request, signal: controller.signal }), 'aborted');
@@ -192,7 +192,7 @@ describe('anthropic provider through the real SDK', () => {
     while (fake.requests.length === 0 && Date.now() - started < 2000) await new Promise((r) => setImmediate(r));
     controller.abort();
     await failed;
-    assert.ok(Date.now() - started < 2000, `abort took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 10_000, `abort took ${Date.now() - started} ms`);
     assert.equal(fake.requests.length, 1);
   });
 

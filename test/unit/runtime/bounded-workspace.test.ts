@@ -22,7 +22,7 @@ describe('a workspace call never waits forever on the editor', () => {
       ws.read('a.txt'),
       (e: unknown) => e instanceof EditorTimeoutError && /reading a\.txt within 50 ms/.test(e.message),
     );
-    assert.ok(Date.now() - began < 1000);
+    assert.ok(Date.now() - began < 10_000, 'it failed at its limit, not never');
     await assert.rejects(ws.write('a.txt', new Uint8Array(), 'absent'), /did not answer writing a\.txt/);
     assert.deepEqual(await ws.list('.'), []);
     assert.equal(await ws.normalize('b'), 'b');
