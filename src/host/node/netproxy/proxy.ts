@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, isIP, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { makeSocketDir } from './socket-dir';
 import { decideAddress, decideName, normalHost, type Blocked, type Decision, type HostRule } from './policy';
 
 // The proxy a sandboxed command's traffic leaves through (HTTP CONNECT and plain HTTP), run by the
@@ -206,8 +205,7 @@ function endResponse(res: ServerResponse, status: number, text: string): void {
 export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy> {
   const proxy = new Proxy(options);
   await proxy.resolveBlocked();
-  const dir = mkdtempSync(join(tmpdir(), 'ac-netproxy-'));
-  const socket = join(dir, 'proxy.sock');
+  const { dir, socket } = await makeSocketDir();
   const server: Server = createServer((req, res) => void proxy.onRequest(req, res));
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => void proxy.onConnect(req, client, head));
   server.on('clientError', (_error, client: Socket) => client.destroy());
