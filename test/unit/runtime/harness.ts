@@ -66,8 +66,22 @@ export function countingRunner(): CommandRunner & { commands: string[] } {
   };
 }
 
+const madeDirs: string[] = [];
+
+/** A fresh folder under the system's temp folder; whatever a test leaves in it is removed when the test process exits. */
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `ac-${prefix}-`));
+  if (madeDirs.length === 0)
+    process.once('exit', () => {
+      for (const dir of madeDirs)
+        try {
+          rmSync(dir, { recursive: true, force: true });
+        } catch {
+          // A folder a test made unreadable or a mount left in it: left for the system's cleaner.
+        }
+    });
+  const dir = mkdtempSync(join(tmpdir(), `ac-${prefix}-`));
+  madeDirs.push(dir);
+  return dir;
 }
 
 export function writeFiles(root: string, files: Record<string, string>): void {
