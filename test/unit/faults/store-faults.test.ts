@@ -11,7 +11,9 @@ function failures(results: readonly PointResult[]): string[] {
   return results.filter((r) => !r.ok).map((r) => `${r.point}: ${r.problem}`);
 }
 
-describe('faults: store under power loss and I/O errors', () => {
+describe('faults: store under power loss and I/O errors', function () {
+  // Each case replays a whole workload once per operation: 10-25 s on a loaded two-core machine.
+  this.timeout(120_000);
   let syncs = 0;
   let ops = 0;
 
