@@ -6,6 +6,7 @@ import { BUILTIN_TOOLS, createToolRegistry } from '../../../src/core/tools/regis
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { RestoreActions } from '../../../src/host/vscode/restore/restore-actions';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
+import { RunView } from '../../../src/protocol/viewModel';
 import type { Responder, ResponseStep } from '../../support/fake-anthropic/server';
 import { assertEveryRequestValid } from '../../support/valid-requests';
 import {
@@ -62,7 +63,9 @@ for (const kind of ['memory', 'file'] as const) {
       assert.equal(parent.status, 'completed', parent.reason);
       const parentState = await h.store.readRun(parent.runId);
       assert.deepEqual(parentState.plan, B);
-      assert.deepEqual(buildRunView(parentState, new Map(), false).header.plan, B.steps);
+      const view = buildRunView(parentState, new Map(), false);
+      assert.deepEqual(view.header.plan, B.steps);
+      assert.deepEqual(RunView.parse(view).header.plan, B.steps, 'the webview takes the header as sent');
       assert.deepEqual((await h.store.readResumeState(parent.runId)).plan, B);
 
       const { fork } = await actions(h).fork(parent.runId, { step: 3 }, 'keep');
