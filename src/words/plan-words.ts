@@ -1,4 +1,4 @@
-import type { PLAN_STEP_STATUSES } from './statuses';
+import { PLAN_STEP_STATUSES } from './statuses';
 
 // The plan the model keeps with update_plan, in the words every surface uses: the Timeline's
 // pinned plan, the CLI's lines and the note that says it again to the model after a compaction.
@@ -24,4 +24,16 @@ export function planSummary(steps: readonly StepLike[]): string {
 export function planStepLines(steps: readonly StepLike[]): string[] {
   const mark: Record<PlanStepStatus, string> = { done: '[x]', in_progress: '[>]', pending: '[ ]' };
   return steps.map((s) => `${mark[s.status]} ${s.step}`);
+}
+
+function isStep(value: unknown): value is StepLike {
+  const step = value as Partial<StepLike> | null;
+  return typeof step?.step === 'string' && (PLAN_STEP_STATUSES as readonly string[]).includes(step.status as string);
+}
+
+/** An update_plan call in one line, from its input as the model sent it: "plan: 1 of 3 done; now: …". */
+export function planCallWords(input: unknown): string {
+  const steps = (input as { steps?: unknown } | null)?.steps;
+  if (!Array.isArray(steps) || !steps.every(isStep)) return 'update_plan';
+  return steps.length === 0 ? 'clear the plan' : `plan: ${planSummary(steps)}`;
 }

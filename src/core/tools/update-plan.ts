@@ -1,5 +1,5 @@
 import { Plan, UPDATE_PLAN } from '../store/plan';
-import { planSummary } from '../../words/plan-words';
+import { planCallWords, planSummary } from '../../words/plan-words';
 import type { ToolDefinition } from './types';
 
 // The model's plan, which the person sees pinned at the top of the run (Timeline) and in the CLI's
@@ -16,7 +16,7 @@ export const updatePlanTool: ToolDefinition<Plan> = {
   replayPolicy: 'auto',
   sideEffects: [],
   compensation: 'nothing to undo (it records the plan only)',
-  summarize: (input) => (input.steps.length === 0 ? 'clear the plan' : `plan: ${planSummary(input.steps)}`),
+  summarize: planCallWords,
   execute(input) {
     const content = input.steps.length === 0 ? 'Plan cleared.' : `Plan updated: ${planSummary(input.steps)}.`;
     return Promise.resolve({ content });

@@ -5,6 +5,7 @@ import { buildSystemPrompt } from '../../../src/core/runtime/system-prompt';
 import { foldPlanCall, MAX_PLAN_STEPS, planNote, planOfCall, PLAN_NOTE_MARKER, type Plan } from '../../../src/core/store/plan';
 import { createToolRegistry, describeInputError, toolSpec } from '../../../src/core/tools/registry';
 import { updatePlanTool } from '../../../src/core/tools/update-plan';
+import { describeCall } from '../../../src/words/words';
 
 // The update_plan tool's input is the model's, so untrusted: checked whole, bounded in count and
 // length, one line a step. Its plan is read back from the call (one fact in one place).
@@ -40,6 +41,12 @@ describe('update_plan', () => {
     assert.equal((await updatePlanTool.execute(PLAN, ctx, [])).content, 'Plan updated: 1 of 3 done; now: Fix the off-by-one.');
     assert.equal(updatePlanTool.summarize(PLAN), 'plan: 1 of 3 done; now: Fix the off-by-one');
     assert.equal((await updatePlanTool.execute({ steps: [] }, ctx, [])).content, 'Plan cleared.');
+    // The Timeline's call line, from the input as the model sent it (checked or not).
+    const call = { toolName: 'update_plan', added: 0, removed: 0, hasPatches: false, denied: false };
+    assert.equal(describeCall({ ...call, input: PLAN }), 'plan: 1 of 3 done; now: Fix the off-by-one');
+    assert.equal(describeCall({ ...call, input: { steps: [] } }), 'clear the plan');
+    assert.equal(describeCall({ ...call, input: { steps: [{ step: 'a', status: 'started' }] } }), 'update_plan');
+    assert.equal(describeCall({ ...call, input: null, denied: true }), 'update_plan (denied)');
   });
 
   it('refuses what is not a short plan: unknown status, extra fields, too many or too long steps, several lines, blank steps', () => {
