@@ -5,6 +5,7 @@ import {
   IDEMPOTENCY,
   LEDGER_STATUSES,
   LIMIT_KINDS,
+  PLAN_STEP_STATUSES,
   REPLAY_POLICIES,
   RUN_STATUSES,
 } from '../words/statuses';
@@ -135,6 +136,11 @@ export const RunInstructions = z.object({
   nested: z.array(z.string()),
 });
 
+/** The model's plan as its latest update_plan call set it (at most 20 steps of one line each: core/store/plan.ts). */
+export const PlanView = z
+  .array(z.object({ step: z.string().check(z.minLength(1), z.maxLength(200)), status: z.enum(PLAN_STEP_STATUSES) }))
+  .check(z.maxLength(20));
+
 export const RunHeader = z.object({
   runId: id,
   /** A fork: the run and step it was forked from. */
@@ -168,6 +174,8 @@ export const RunHeader = z.object({
   warnings: z.optional(z.array(z.string())),
   /** How the run's commands reached the network: "allowlist: registry.npmjs.org (~/.npmrc), …", "on (unrestricted)", "off". */
   network: z.optional(z.string()),
+  /** The model's plan (update_plan), shown pinned at the top of the run's conversation; absent or empty: none. */
+  plan: z.optional(PlanView),
 });
 
 export const RunView = z.object({ header: RunHeader, steps: z.array(StepRow) });
@@ -221,6 +229,7 @@ export type CallRow = z.infer<typeof CallRow>;
 export type StepRow = z.infer<typeof StepRow>;
 export type RunHolder = z.infer<typeof RunHolder>;
 export type RunHeader = z.infer<typeof RunHeader>;
+export type PlanView = z.infer<typeof PlanView>;
 export type RunView = z.infer<typeof RunView>;
 export type RunInstructions = z.infer<typeof RunInstructions>;
 export type FileRestoreAction = z.infer<typeof FileRestoreAction>;

@@ -2,6 +2,7 @@ import type { PendingApproval } from '../protocol/messages';
 import type { RunView, StepRow } from '../protocol/viewModel';
 import { approvalCard, restorePoint, stepDetail, streamingBody, type ApprovalActions, type DetailActions } from './detail';
 import type { TimelineModel } from './model';
+import { planPanel } from './plan';
 import type { FlatRow } from './tree';
 
 // Under the tree: the run as one conversation (the person's words, the model's in full as they
@@ -43,6 +44,9 @@ export class ConversationPanel {
   private shown = CONVERSATION_STEPS;
   /** A step the person picked, to scroll into view once it is painted. */
   private reveal: number | undefined;
+  /** The pinned plan painted, with what it shows; and whether the person left it open. */
+  private plan: { readonly key: string; readonly el: HTMLElement } | undefined;
+  private planOpen = true;
   /** The text each painted streaming node shows. */
   private readonly streamText = new WeakMap<HTMLElement, string>();
   /** Streamed text was painted since the last frame began: more waits for the next frame. */
@@ -156,6 +160,8 @@ export class ConversationPanel {
     const streamingId = this.model.streamingStep(runId);
     const steps = visibleSteps(run, this.shown, this.reveal);
     const children: HTMLElement[] = [];
+    const plan = this.planOf(run);
+    if (plan) children.push(plan);
     if (steps.length < run.steps.length) children.push(this.earlierButton(run.steps.length - steps.length));
     for (const step of steps) {
       const point = this.restorePointOf(run, step);
@@ -204,6 +210,15 @@ export class ConversationPanel {
     if (node && streaming !== undefined) this.markStream(node, stepId, streaming);
     this.painted.set(stepId, { key, el });
     return el;
+  }
+
+  /** The run's plan, pinned first; built again only when it changed. */
+  private planOf(run: RunView): HTMLElement | undefined {
+    const steps = run.header.plan;
+    if (steps === undefined || steps.length === 0) return (this.plan = undefined);
+    const key = JSON.stringify(steps);
+    if (this.plan?.key !== key) this.plan = { key, el: planPanel(steps, this.planOpen, (open) => (this.planOpen = open)) };
+    return this.plan.el;
   }
 
   private restorePointOf(run: RunView, step: StepRow): HTMLElement | undefined {

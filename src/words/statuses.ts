@@ -65,3 +65,6 @@ export const CANCELLED_REASON = 'cancelled';
 export function isResumableStatus(status: RunStatus, heldByLiveWriter: boolean): boolean {
   return !heldByLiveWriter && (status === 'paused' || status === 'interrupted' || status === 'running');
 }
+
+/** The status of one step of the model's plan (the update_plan tool). */
+export const PLAN_STEP_STATUSES = ['pending', 'in_progress', 'done'] as const;

@@ -1,5 +1,7 @@
 // Words every surface shares (the Timeline, the CLI, notifications, the webview): counts, a call in
-// human terms, a command's outcome, what the sandbox stopped. A leaf: no imports.
+// human terms, a command's outcome, what the sandbox stopped. No imports but the plan's words.
+
+import { planCallWords } from './plan-words';
 
 /** "1 change", "3 changes": a count with its noun in the right number. */
 export function counted(n: number, singular: string, plural = `${singular}s`): string {
@@ -92,6 +94,7 @@ export function describeCall(call: CallFacts): string {
   } else if (call.toolName === 'search_text' || call.toolName === 'find_files') {
     const pattern = stringField(call.input, 'pattern') ?? stringField(call.input, 'query') ?? stringField(call.input, 'glob') ?? '';
     text = `${call.toolName === 'search_text' ? 'search' : 'find'} "${oneLine(pattern, 50)}"`;
-  } else text = call.toolName;
+  } else if (call.toolName === 'update_plan') text = planCallWords(call.input);
+  else text = call.toolName;
   return call.denied ? `${text} (denied)` : text;
 }

@@ -1,16 +1,24 @@
 // The conversation in the Timeline, in the real workbench (code-server + Chromium) against the
 // loopback model server: a run started from the composer, the model's text streaming into its
 // step, an inline approval, a follow-up instruction on the completed run, and a window reload
-// mid-run followed by a resume. Screenshots go to test-results/screenshots/conversation-*.png.
+// mid-run followed by a resume; the model's plan (update_plan) pinned at the top of the run's
+// conversation, kept across the reload. Screenshots go to test-results/screenshots/conversation-*.png
+// (the plan: conversation-plan-{300,800}-{light,dark}.png).
 import { strict as assert } from 'node:assert';
 import type { FrameLocator } from 'playwright-core';
 import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
+import { shots } from './first-hour-shots';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
 import { openTimeline, type Workbench } from '../support/workbench';
 
 const TASK = 'Check that the greeting tests pass';
 const PLAN = 'I will run the tests first, then tell you what I found. The command is `node test.js` in the workspace folder.';
 const FOLLOW_UP = 'Now say which case fails';
+const STEPS = [
+  { step: 'Run the greeting tests with node test.js', status: 'in_progress' },
+  { step: 'Read the case that fails', status: 'pending' },
+  { step: 'Say what fails and why', status: 'pending' },
+];
 const SLOW_ANSWER = 'The case with three names fails: the last two names are joined without a comma.';
 
 function toolUse(id: string, name: string, input: unknown) {
@@ -24,7 +32,11 @@ let followUpAsked = 0;
 function scriptedModel(): Promise<FakeAnthropic> {
   const turns = [
     {
-      content: [{ type: 'text' as const, text: PLAN }, toolUse('toolu_test', 'run_command', { command: 'node test.js' })],
+      content: [
+        { type: 'text' as const, text: PLAN },
+        toolUse('toolu_plan', 'update_plan', { steps: STEPS }),
+        toolUse('toolu_test', 'run_command', { command: 'node test.js' }),
+      ],
       stop_reason: 'tool_use',
       eventDelayMs: 600,
     },
@@ -49,6 +61,27 @@ function row(frame: FrameLocator, text: string | RegExp, kind?: 'run' | 'step' |
 
 async function runTitle(frame: FrameLocator): Promise<string> {
   return (await row(frame, TASK, 'run').getAttribute('title')) ?? '';
+}
+
+/** The plan is pinned first in the run's conversation, says how far it is, and opens and closes from the keyboard. */
+async function pinnedPlan(frame: FrameLocator): Promise<void> {
+  const plan = frame.locator('.detail > details.plan');
+  await plan.waitFor({ timeout: 10_000 });
+  assert.equal(await frame.locator('.detail > :first-child').evaluate((node) => node.classList.contains('plan')), true, 'pinned first');
+  assert.equal((await plan.locator('.plan-progress').textContent())?.trim(), `0 of 3 done; now: ${STEPS[0]!.step}`);
+  assert.deepEqual(
+    await plan.locator('.plan-text').allTextContents(),
+    STEPS.map((s) => s.step),
+  );
+  assert.equal(await plan.locator('.plan-in_progress .visually-hidden').textContent(), ' (in progress)');
+  await frame.locator('.detail').focus();
+  await frame.locator('.detail').press('Tab');
+  const summary = plan.locator('summary');
+  assert.equal(await summary.evaluate((node) => node === document.activeElement), true, 'Tab from the conversation reaches the plan');
+  await summary.press('Enter');
+  assert.equal(await plan.evaluate((node) => (node as HTMLDetailsElement).open), false, 'Enter closes it');
+  await summary.press('Enter');
+  assert.equal(await plan.evaluate((node) => (node as HTMLDetailsElement).open), true, 'and opens it again');
 }
 
 describe('e2e: the conversation in the Timeline', function () {
@@ -90,6 +123,8 @@ describe('e2e: the conversation in the Timeline', function () {
       await card.waitFor({ timeout: 30_000 });
       assert.equal(await card.locator('button', { hasText: 'Allow for this run' }).count(), 1);
       console.log(`      screenshot: ${await wb.screenshot('conversation-2-approval')}`);
+      await pinnedPlan(frame);
+      await shots(wb, 'plan', { prefix: 'conversation' });
       await card.locator('button', { hasText: 'Allow once' }).click();
       await waitUntil('the run to complete', async () => (await runTitle(frame)).includes('Status: completed'));
       await row(frame, /run `node test\.js` -> exit 1/, 'step').waitFor({ timeout: 10_000 });
@@ -115,6 +150,7 @@ describe('e2e: the conversation in the Timeline', function () {
       // The window's run stopped with the reload, its answer unfinished: it is offered for resume.
       await waitUntil('the run to stop', async () => !(await runTitle(frame)).includes('Status: running'), 60_000);
       assert.doesNotMatch(await runTitle(frame), /Status: completed/, 'the cut answer cannot have finished the run');
+      await frame.locator('.detail > details.plan .plan-progress', { hasText: '0 of 3 done' }).waitFor({ timeout: 10_000 });
       console.log(`      screenshot: ${await wb.screenshot('conversation-5-after-reload')}`);
       const run = row(frame, TASK, 'run');
       await run.click();

@@ -66,13 +66,13 @@ export async function setTheme(wb: Workbench, theme: Theme): Promise<boolean> {
 }
 
 /**
- * `first-hour-<name>-{300,800}-{light,dark}.png` (or other `widths`): the theme worn now first,
+ * `first-hour-<name>-{300,800}-{light,dark}.png` (or other `widths`, another `prefix`): the theme worn now first,
  * then the other (one switch per call); leaves the side bar at the narrow width. `before` runs before each (e.g. hover a toast to keep it).
  */
 export async function shots(
   wb: Workbench,
   name: string,
-  options: { before?: () => Promise<void>; widths?: readonly [number, number] } = {},
+  options: { before?: () => Promise<void>; widths?: readonly [number, number]; prefix?: string } = {},
 ): Promise<void> {
   const [narrow, wide] = options.widths ?? [300, 800];
   const first: Theme = (await wornTheme(wb.page)) === 'dark' ? 'dark' : 'light';
@@ -82,7 +82,7 @@ export async function shots(
     for (const width of i === 0 ? [narrow, wide] : [wide, narrow]) {
       await setSideBarWidth(wb.page, width);
       await options.before?.();
-      console.log(`      screenshot: ${await wb.screenshot(`first-hour-${name}-${width}-${theme}`)}`);
+      console.log(`      screenshot: ${await wb.screenshot(`${options.prefix ?? 'first-hour'}-${name}-${width}-${theme}`)}`);
     }
   }
   await setSideBarWidth(wb.page, narrow);

@@ -1,5 +1,6 @@
-import type { ContentBlock, MessageParam } from '../model/messages';
+import type { ContentBlock, MessageParam, ToolResultBlock } from '../model/messages';
 import { runsPrefixCheck } from '../model/models';
+import { planNote, type Plan } from '../store/plan';
 import type { NewRecord } from '../store/records';
 import { withTurnStarted, withUsage } from './budget';
 import { PauseSignal, type CallEnv } from './calls';
@@ -132,6 +133,26 @@ function taskText(first: MessageParam | undefined): ContentBlock[] {
   return typeof first.content === 'string' ? [{ type: 'text', text: first.content }] : first.content.filter((b) => b.type === 'text');
 }
 
+/**
+ * The history with the model's plan said again at its end (a compaction may drop the calls that set
+ * it): appended to the last user message, whose blocks and every message before it stay as they
+ * are. After tool_result blocks a text block provokes empty answers, so there the note goes inside
+ * the last result, as the recovery note does (loop.ts, noteInLastResult). A history that does not
+ * end with the person's side (a paused turn the model continues) is left alone.
+ */
+export function withPlanRestated(messages: readonly MessageParam[], plan: Plan | undefined): MessageParam[] {
+  const last = messages.at(-1);
+  if (plan === undefined || plan.steps.length === 0 || last?.role !== 'user') return [...messages];
+  const note: ContentBlock = { type: 'text', text: planNote(plan) };
+  const content: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
+  const end = content.at(-1) as ToolResultBlock | undefined;
+  if (end?.type === 'tool_result') {
+    const own = typeof end.content === 'string' ? (end.content === '' ? [] : [{ type: 'text', text: end.content }]) : (end.content ?? []);
+    content[content.length - 1] = { ...end, content: [...own, note] };
+  } else content.push(note);
+  return [...messages.slice(0, -1), { role: 'user', content }];
+}
+
 /** Compacts the history when the next request would pass the context budget; a no-op otherwise. */
 export async function compactIfNeeded(env: CallEnv): Promise<void> {
   const { session } = env;
@@ -140,7 +161,7 @@ export async function compactIfNeeded(env: CallEnv): Promise<void> {
   if (before <= threshold) return;
   const cleared = clearOldToolResults(session, session.messages);
   const model = session.run.settings.model;
-  const clearedMessages = withoutThinkingFrom(model, cleared.messages, cleared.firstChanged);
+  const clearedMessages = withPlanRestated(withoutThinkingFrom(model, cleared.messages, cleared.firstChanged), session.plan);
   const afterClearing = estimate(env, clearedMessages);
   if (cleared.cleared.length > 0 && afterClearing <= threshold * CLEARED_TARGET) {
     return commitCompaction(
@@ -159,7 +180,7 @@ export async function compactIfNeeded(env: CallEnv): Promise<void> {
     role: 'user',
     content: [...taskText(session.messages[0]), { type: 'text', text: `${SUMMARY_MARKER}\n${summary.text}` }],
   };
-  const next = withoutThinkingFrom(model, [head, ...session.messages.slice(cut)], 0);
+  const next = withPlanRestated(withoutThinkingFrom(model, [head, ...session.messages.slice(cut)], 0), session.plan);
   const after = estimate(env, next);
   if (after > threshold)
     throw contextTooSmall(`the context budget (${budget} tokens) is too small even after a summary (about ${after} tokens)`);

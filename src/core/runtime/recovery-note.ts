@@ -4,6 +4,7 @@ import { EARLIER_EFFECTS, type FileChange } from '../store/resume-state';
 import { INSTRUCTION_CHANGES_LEAD, instructionChangeNote } from './project-instructions';
 import type { CallReport } from './reconcile';
 import { UNDO_FACTS_MARKER } from '../restore/compensation';
+import { PLAN_NOTE_MARKER } from '../store/plan';
 
 export const RECOVERY_NOTE_MARKER = '[recovery note]';
 
@@ -64,7 +65,9 @@ export const FILE_CHANGES_MARKER = '[files changed]';
 
 /** True for a text block the runtime adds to a user message (these notes), not the person's words. */
 export function isRuntimeNote(text: string): boolean {
-  return [RECOVERY_NOTE_MARKER, FILE_CHANGES_MARKER, INSTRUCTION_CHANGES_LEAD, UNDO_FACTS_MARKER].some((lead) => text.startsWith(lead));
+  return [RECOVERY_NOTE_MARKER, FILE_CHANGES_MARKER, INSTRUCTION_CHANGES_LEAD, UNDO_FACTS_MARKER, PLAN_NOTE_MARKER].some((lead) =>
+    text.startsWith(lead),
+  );
 }
 
 /** The lines naming each file that changed under the model since it last saw it, and how. */

@@ -13,6 +13,7 @@ import {
   type RunStatus,
   type StoredRecord,
 } from '../store/records';
+import type { Plan } from '../store/plan';
 import type { ResumeState } from '../store/resume-state';
 import { guardStore } from './errors';
 import type { RuntimeDeps, RuntimeListener } from './types';
@@ -84,6 +85,11 @@ export class RunSession {
 
   get budget(): Budget {
     return this.fold.budget;
+  }
+
+  /** The model's plan (its latest succeeded update_plan call: store/plan.ts). */
+  get plan(): Plan | undefined {
+    return this.fold.plan;
   }
 
   /** The calls the latest instruction asked the agent to undo, if it did. */

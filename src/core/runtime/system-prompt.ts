@@ -5,6 +5,7 @@ import { MAX_FIND_RESULTS } from '../tools/find-files';
 import { MAX_LIST_ENTRIES } from '../tools/list-dir';
 import { MAX_SEARCH_RESULTS } from '../tools/search-text';
 import type { Workspace } from '../ports';
+import { MAX_PLAN_STEPS } from '../store/plan';
 import type { RunPrompt } from '../store/records';
 import {
   DEFAULT_INSTRUCTION_FILES,
@@ -59,6 +60,7 @@ function toolLines(tools: readonly string[]): string[] {
     write_file: 'write_file creates a file or replaces its whole content.',
     delete_file: 'delete_file deletes a file (its content is kept, so the person can roll it back).',
     run_command: `run_command runs a shell command in the workspace folder with a time limit (default ${DEFAULT_COMMAND_TIMEOUT_MS / 1000} s, at most ${MAX_COMMAND_TIMEOUT_MS / 1000} s) and returns the exit code and at most ${MAX_COMMAND_OUTPUT_BYTES / KIB} KiB of output; it is not interactive.`,
+    update_plan: `update_plan sets your plan (at most ${MAX_PLAN_STEPS} steps, each pending, in_progress or done), which the person sees; for a task of several steps set it early and update it as steps start and end.`,
   };
   const lines = tools.filter((name) => known[name] !== undefined).map((name) => `- ${known[name]}`);
   const other = tools.filter((name) => known[name] === undefined);

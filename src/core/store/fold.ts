@@ -8,9 +8,9 @@ import { listedInstruction } from './listing-facts';
 import type { FileChange, ResumeState } from './resume-state';
 import { forkAt } from './fork-fold';
 import { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
-
-export { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
+import { foldPlanCall } from './plan';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
+export { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
 
 // The one fold of records into a run's state. Every reader of a run folds with it: the full read
 // of a journal (timeline, restore, verify), the live session of a writer, the file writer's
@@ -143,6 +143,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'ledger':
       state.ledger.set(record.entry.callId, record.entry);
       state.stepId = Math.max(state.stepId, record.entry.stepId);
+      foldPlanCall(state, record.entry);
       break;
     case 'patch':
       // A patch id met again keeps its place: what a fork reads of it is no longer the index alone.
@@ -224,7 +225,7 @@ function revised(state: FoldState, record: StoredRecord): void {
 
 export type History = Pick<
   FoldState,
-  'messages' | 'ledger' | 'checkpoints' | 'stepId' | 'latestCheckpoint' | 'lastStopReason' | 'ended' | 'patchCount'
+  'messages' | 'ledger' | 'checkpoints' | 'stepId' | 'latestCheckpoint' | 'lastStopReason' | 'ended' | 'patchCount' | 'plan'
 >;
 
 export function findCheckpoint(records: readonly StoredRecord[], checkpointId: string, end = records.length): number {
@@ -289,6 +290,7 @@ export function branchTo(state: FoldState, history: History, latest: ReadonlyMap
   state.latestCheckpoint = history.latestCheckpoint;
   state.lastStopReason = history.lastStopReason;
   state.ended = history.ended;
+  state.plan = history.plan;
   if (journal) noteFileChanges(state, laterPatchChanges(state, history.patchCount, 'after this point'));
 }
 

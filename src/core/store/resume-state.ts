@@ -4,6 +4,7 @@ import { MessageParam } from '../model/messages';
 import { Patch } from '../patches/schema';
 import type { FoldState } from './fold';
 import { checksummed, LineRef, readChecked } from './journal-format';
+import { Plan } from './plan';
 import {
   ApprovalRecord,
   Budget,
@@ -56,6 +57,8 @@ export const ResumeState = z.object({
   ancestorsSeen: z.array(z.object({ runId: z.string(), seq: count })).optional(),
   /** The calls the latest instruction asked to undo (until the next instruction): calls made now compensate them. */
   undoing: z.array(z.string()).optional(),
+  /** The model's plan as its latest succeeded update_plan call in the active history set it (plan.ts). */
+  plan: Plan.optional(),
   /** The first new instruction since the run began or was forked, as its listing names a fork by (listedInstruction). */
   firstInstruction: z.string().optional(),
   checkpointCount: count,
@@ -156,6 +159,7 @@ export function resumeStateOf(state: FoldState): ResumeState {
     ...(state.fileChanges && state.fileChanges.length > 0 ? { fileChanges: state.fileChanges } : {}),
     ...(state.undoing ? { undoing: state.undoing } : {}),
     ...(state.firstInstruction !== undefined ? { firstInstruction: state.firstInstruction } : {}),
+    ...(state.plan !== undefined ? { plan: state.plan } : {}),
     ...(state.ancestorsSeen ? { ancestorsSeen: state.ancestorsSeen } : {}),
     ...(state.lastPatchIndex ? { lastPatchIndex: [...state.lastPatchIndex].map(([path, index]) => ({ path, index })) } : {}),
     ...(state.lastRevisionSeq !== undefined ? { lastRevisionSeq: state.lastRevisionSeq } : {}),

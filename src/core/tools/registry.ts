@@ -10,6 +10,7 @@ import { readFileTool } from './read-file';
 import { runCommandTool } from './run-command';
 import { searchTextTool } from './search-text';
 import type { ToolDefinition } from './types';
+import { updatePlanTool } from './update-plan';
 import { writeFileTool } from './write-file';
 
 /** Configuration: `{ [toolName]: { replayPolicy } }`. */
@@ -28,6 +29,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   editFileTool,
   deleteFileTool,
   runCommandTool,
+  updatePlanTool,
 ];
 
 export interface ToolRegistry {

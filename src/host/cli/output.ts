@@ -9,6 +9,8 @@ import type { RunOutcome, RuntimeEvent } from '../../core/runtime/types';
 import { describeFailure, failureLine, type FailureAction } from '../../words/failure-words';
 import { CheckpointLabel, RunFailure, RunStatus } from '../../core/store/records';
 import { describeCall } from '../../core/tools/describe';
+import { Plan, UPDATE_PLAN } from '../../core/store/plan';
+import { planStepLines, planSummary } from '../../words/plan-words';
 import type { ToolRegistry } from '../../core/tools/registry';
 
 export type OutputMode = 'text' | 'json' | 'quiet';
@@ -31,6 +33,8 @@ export const CliEvent = z.discriminatedUnion('type', [
     reason: z.string().optional(),
     error: z.string().optional(),
   }),
+  /** The model's plan (update_plan), each time it changes. */
+  z.object({ type: z.literal('plan'), runId, steps: Plan.shape.steps }),
   z.object({ type: z.literal('retry'), runId, attempt: z.number(), error: z.string() }),
   z.object({ type: z.literal('status'), runId, status: RunStatus, reason: z.string().optional() }),
   z.object({ type: z.literal('torn_tail_cut'), runId, message: z.string() }),
@@ -60,9 +64,12 @@ export interface RunOutput {
 const ENDED = new Set(['succeeded', 'failed', 'uncertain']);
 const MARK: Record<string, string> = { succeeded: 'ok', failed: 'failed', uncertain: 'status unknown' };
 
-/** Each call's summary, from the assistant messages that asked for the calls. */
+/** Each call's summary, from the assistant messages that asked for the calls; and the plan, from the latest update_plan call. */
 class Summaries {
   private readonly byCall = new Map<string, string>();
+  /** The input of each update_plan call. */
+  private readonly plans = new Map<string, unknown>();
+  private lastPlan: string | undefined;
   constructor(
     private readonly tools: ToolRegistry,
     history: readonly MessageParam[],
@@ -72,7 +79,23 @@ class Summaries {
 
   note(messages: readonly MessageParam[]): void {
     for (const m of messages)
-      if (m.role === 'assistant') for (const use of toolUsesOf(m)) this.byCall.set(use.id, describeCall(this.tools, use.name, use.input));
+      if (m.role === 'assistant') {
+        for (const use of toolUsesOf(m)) {
+          this.byCall.set(use.id, describeCall(this.tools, use.name, use.input));
+          if (use.name === UPDATE_PLAN) this.plans.set(use.id, use.input);
+        }
+      }
+  }
+
+  /** The plan a finished call set, when it is an update_plan call that changed the plan printed last. */
+  changedPlan(e: Extract<CliEvent, { type: 'call' }>): Plan | undefined {
+    if (e.status !== 'succeeded') return undefined;
+    const parsed = this.plans.has(e.callId) ? Plan.safeParse(this.plans.get(e.callId)) : undefined;
+    const plan = parsed?.success ? parsed.data : undefined;
+    const key = plan && JSON.stringify(plan);
+    if (key === undefined || key === this.lastPlan) return undefined;
+    this.lastPlan = key;
+    return plan;
   }
 
   of(callId: string, toolName: string): string {
@@ -156,6 +179,12 @@ function outcomeLine(o: RunOutcome): string {
   return `${line}\n  ${failureLine(o.failure)}${hint}`;
 }
 
+/** The plan as the CLI prints it: a line of progress, then one line a step. */
+function planText(plan: Plan): string {
+  if (plan.steps.length === 0) return '  plan cleared\n';
+  return [`  plan (${planSummary(plan.steps)}):`, ...planStepLines(plan.steps).map((line) => `    ${line}`), ''].join('\n');
+}
+
 /** Text mode: streamed words on stdout, a line per finished call, retries on stderr. */
 function textOutput(sink: Sink, summaries: Summaries): RunOutput {
   let midLine = false;
@@ -173,6 +202,8 @@ function textOutput(sink: Sink, summaries: Summaries): RunOutput {
         endLine();
         const detail = e.reason ?? e.error;
         sink.out(`  [${MARK[e.status]}] ${e.summary}${e.status !== 'succeeded' && detail ? ` (${detail})` : ''}\n`);
+        const plan = summaries.changedPlan(e);
+        if (plan) sink.out(planText(plan));
       } else if (e?.type === 'retry') {
         endLine();
         sink.err(`  model retry ${e.attempt}: ${e.error}\n`);
@@ -195,6 +226,8 @@ export function createRunOutput(mode: OutputMode, sink: Sink, tools: ToolRegistr
     event(event) {
       const e = toCliEvent(event, summaries);
       if (e !== undefined) print(e);
+      const plan = e?.type === 'call' ? summaries.changedPlan(e) : undefined;
+      if (plan) print({ type: 'plan', runId: event.runId, steps: plan.steps });
     },
     outcome: (o) => print(outcomeEvent(o)),
   };

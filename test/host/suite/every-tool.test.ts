@@ -68,6 +68,7 @@ export function everyToolSuite(): void {
         ['toolu_delete', 'delete_file', { path: 'tools/gone.txt' }],
         ['toolu_command', 'run_command', { command: 'echo command-ran' }],
         ['toolu_mcp', 'memory__read_graph', {}],
+        ['toolu_plan', 'update_plan', { steps: [{ step: 'Use every tool once', status: 'in_progress' }] }],
       ];
       const fake = await useFakeModel(api, [...calls.map(([id, name, input]) => toolUse(id, name, input)), finalAnswer('All tools used.')]);
       try {
@@ -100,6 +101,7 @@ export function everyToolSuite(): void {
         assert.match(resultOf(requests, 'toolu_find').text, /nested\/beta\.md/);
         assert.match(resultOf(requests, 'toolu_command').text, /command-ran/);
         assert.match(resultOf(requests, 'toolu_mcp').text, /entities/);
+        assert.equal(resultOf(requests, 'toolu_plan').text, 'Plan updated: 0 of 1 done; now: Use every tool once.');
         const root = workspaceRoot();
         assert.equal(await fs.readFile(join(root, 'tools/new.txt'), 'utf8'), 'made by the agent\n');
         assert.match(await fs.readFile(join(root, 'tools/alpha.txt'), 'utf8'), /^FIRST LINE\n/);

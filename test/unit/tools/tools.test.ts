@@ -19,6 +19,7 @@ describe('tools', () => {
       ['edit_file', 'conditional', 'auto'],
       ['delete_file', 'conditional', 'auto'],
       ['run_command', 'non_idempotent', 'ask'],
+      ['update_plan', 'idempotent', 'auto'],
     ]);
     assert.equal(tool('run_command').compensation, 'not reversible');
   });

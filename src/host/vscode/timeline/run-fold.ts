@@ -123,6 +123,7 @@ export class RunFold {
         notes: f.notes,
         ...(f.ended ? { ended: f.ended } : {}),
         ...(f.firstInstruction !== undefined ? { firstInstruction: f.firstInstruction } : {}),
+        ...(f.plan !== undefined ? { plan: f.plan } : {}),
         ...(this.damage ? { damage: this.damage } : {}),
       },
       active,

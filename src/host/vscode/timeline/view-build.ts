@@ -9,7 +9,6 @@ import type { RunDeltaMessage } from '../../../protocol/messages';
 import { cap, commandOutcome, describeCall, refusedHosts, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
 import { assistantWords, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './view-history';
 import { compensationLinks, networkWords, pointBeforeCall } from './view-words';
-
 import type {
   CallRow,
   EffectRow,
@@ -318,6 +317,7 @@ export type HeaderSource = Pick<
   | 'ended'
   | 'damage'
   | 'firstInstruction'
+  | 'plan'
 >;
 
 function undoableRestores(state: HeaderSource): number {
@@ -357,6 +357,7 @@ export function runHeader(state: HeaderSource, active: boolean, heldElsewhere?: 
   if (warnings.length > 0) header.warnings = warnings.map((n) => cap(n.text, INPUT_TEXT_MAX));
   const network = networkWords(state.run.settings.commands);
   if (network !== undefined) header.network = network;
+  if (state.plan !== undefined && state.plan.steps.length > 0) header.plan = state.plan.steps.map((s) => ({ ...s }));
   return header;
 }
 
