@@ -58,6 +58,9 @@ function toolLines(tools: readonly string[]): string[] {
     edit_file: 'edit_file replaces text that occurs exactly once; copy it from a fresh read_file, whitespace included.',
     write_file: 'write_file creates a file or replaces its whole content.',
     delete_file: 'delete_file deletes a file (its content is kept, so the person can roll it back).',
+    git_commit:
+      'git_commit commits the changes the person kept in review (or the paths they named), after they approve it; it never pushes.',
+    git_revert: 'git_revert undoes a commit by a new commit, after the person approves it.',
     run_command: `run_command runs a shell command in the workspace folder with a time limit (default ${DEFAULT_COMMAND_TIMEOUT_MS / 1000} s, at most ${MAX_COMMAND_TIMEOUT_MS / 1000} s) and returns the exit code and at most ${MAX_COMMAND_OUTPUT_BYTES / KIB} KiB of output; it is not interactive.`,
   };
   const lines = tools.filter((name) => known[name] !== undefined).map((name) => `- ${known[name]}`);
