@@ -50,7 +50,8 @@ export function toolSpec(tool: AnyTool): ToolSpec {
 /**
  * The tools offered to the model. With `workspace`, a tool that needs a capability the workspace
  * lacks (see ToolDefinition.needs) is left out: the model is never offered a tool that can only fail.
- * `git`: the host can commit in the workspace's repository (git_commit, git_revert).
+ * A tool that needs `git` (git_commit, git_revert) is offered only with `git: true`: the host can
+ * commit in the workspace's repository.
  */
 export function createToolRegistry(
   options: { tools?: readonly AnyTool[]; overrides?: ToolPolicyOverrides; workspace?: Workspace; git?: boolean } = {},
@@ -60,12 +61,11 @@ export function createToolRegistry(
   const { workspace } = options;
   for (const tool of options.tools ?? BUILTIN_TOOLS) {
     if (byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
-    if (
-      workspace !== undefined &&
-      tool.needs !== undefined &&
-      !(tool.needs === 'git' ? options.git === true : workspace[tool.needs] !== undefined)
-    )
-      continue;
+    const lacking =
+      tool.needs === 'git'
+        ? options.git !== true
+        : workspace !== undefined && tool.needs !== undefined && workspace[tool.needs] === undefined;
+    if (lacking) continue;
     const policy = overrides[tool.name]?.replayPolicy;
     byName.set(tool.name, policy === undefined ? tool : { ...tool, replayPolicy: policy });
   }
