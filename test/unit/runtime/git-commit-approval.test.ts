@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hasExternalEffect } from '../../../src/core/ledger/schema';
 import type { CommitRequest, GitCommitter } from '../../../src/core/ports';
+import { renderInverse } from '../../../src/core/restore/compensation';
 import { COMMIT_REASON } from '../../../src/core/tools/git-commit';
 import { createCliApprover } from '../../../src/host/cli/approver';
 import { answer, byTurn, harness, lastToolResults, reply, ScriptedApprover, SETTINGS, toolUse, type Harness } from './harness';
@@ -90,7 +92,10 @@ describe('git_commit through the runtime (approvals, refusals, the ledger)', () 
     const entry = records.flatMap((r) => (r.type === 'ledger' && r.entry.callId === 'g1' ? [r.entry] : [])).at(-1)!;
     assert.equal(entry.status, 'succeeded');
     assert.deepEqual(entry.inverse, { tool: 'git_revert', input: { commit: '{{result.commit}}' } });
-    assert.equal(JSON.parse(lastToolResults(h.fake, 3)[0]!.content).commit, 'abc1def');
+    const result = lastToolResults(h.fake, 3)[0]!.content;
+    assert.equal(JSON.parse(result).commit, 'abc1def');
+    assert.ok(hasExternalEffect(entry), 'an effect outside the files: "Ask the agent to undo these" offers it');
+    assert.deepEqual(renderInverse(entry.inverse!, { input: {}, result }), { tool: 'git_revert', input: { commit: 'abc1def' } });
   });
 
   it('is never approved by the CLI’s --yes: the run pauses for a person at a terminal', async () => {

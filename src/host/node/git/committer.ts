@@ -61,7 +61,7 @@ async function openGit(root: string, env: NodeJS.ProcessEnv): Promise<Git | unde
   const where = await spawnGit(root, ['-c', 'core.fsmonitor=false', 'rev-parse', '--show-toplevel', '--show-prefix'], bare);
   if (where.code !== 0) return undefined;
   const [top, prefix = ''] = where.out.toString().split('\n');
-  const listing = await spawnGit(root, ['config', '--global', '--list', '-z'], bare);
+  const listing = await spawnGit(root, ['config', '--global', '--includes', '--list', '-z'], bare);
   const user = userSettingsOf(listing.code === 0 ? listing.out.toString() : '');
   const drivers = await spawnGit(root, ['-c', 'core.fsmonitor=false', 'config', '--show-scope', '-z', '--get-regexp', '^filter\\.'], bare);
   const base = commitEnvironment(env, user);
@@ -81,9 +81,11 @@ async function openGit(root: string, env: NodeJS.ProcessEnv): Promise<Git | unde
   };
 }
 
+type Ids = Map<string, { id: string; mode: string }>;
+
 /** Blob ids by repository path from `ls-tree -z` / `ls-files -s -z` lines ("mode type id\tpath" / "mode id stage\tpath"). */
-function idsOf(listing: Buffer, field: number): Map<string, { id: string; mode: string }> {
-  const ids = new Map<string, { id: string; mode: string }>();
+function idsOf(listing: Buffer, field: number): Ids {
+  const ids: Ids = new Map();
   for (const line of listing.toString().split('\0')) {
     const tab = line.indexOf('\t');
     if (tab < 0) continue;
@@ -113,11 +115,12 @@ async function diskId(git: Git, path: string): Promise<string | null> {
 async function inspect(git: Git, paths: readonly string[]): Promise<GitCommitFacts> {
   const { head, branch } = await headOf(git);
   const repoPaths = paths.map((p) => git.prefix + p);
-  const inHead = head === null || repoPaths.length === 0 ? new Map() : idsOf(await git.run(['ls-tree', '-z', head, '--', ...repoPaths]), 2);
-  const inIndex = repoPaths.length === 0 ? new Map() : idsOf(await git.run(['ls-files', '-s', '-z', '--', ...repoPaths]), 1);
+  const inHead: Ids =
+    head === null || repoPaths.length === 0 ? new Map() : idsOf(await git.run(['ls-tree', '-z', head, '--', ...repoPaths]), 2);
+  const inIndex: Ids = repoPaths.length === 0 ? new Map() : idsOf(await git.run(['ls-files', '-s', '-z', '--', ...repoPaths]), 1);
   const files = new Map<string, GitFileFacts>();
   for (const path of paths) {
-    const headId = inHead.get(git.prefix + path)?.id as string | undefined;
+    const headId = inHead.get(git.prefix + path)?.id;
     const indexId = inIndex.get(git.prefix + path)?.id;
     const onDisk = await diskId(git, git.prefix + path);
     const staged = indexId === headId ? 'none' : (indexId ?? null) === onDisk ? 'same' : 'other';
@@ -130,7 +133,7 @@ async function inspect(git: Git, paths: readonly string[]): Promise<GitCommitFac
 /** `--index-info` lines for the files as they are on disk (mode 0 removes a deleted file). */
 async function indexLines(git: Git, request: CommitRequest, head: string | null): Promise<string> {
   const repoPaths = request.files.map((f) => git.prefix + f.path);
-  const modes = head === null ? new Map() : idsOf(await git.run(['ls-tree', '-z', head, '--', ...repoPaths]), 2);
+  const modes: Ids = head === null ? new Map() : idsOf(await git.run(['ls-tree', '-z', head, '--', ...repoPaths]), 2);
   const lines: string[] = [];
   for (const file of request.files) {
     const path = git.prefix + file.path;
@@ -141,7 +144,7 @@ async function indexLines(git: Git, request: CommitRequest, head: string | null)
     const stat = await lstat(join(git.top, path));
     if (!stat.isFile()) throw new Error(`${file.path} is not a regular file: commit it with git yourself`);
     const id = (await git.run(['hash-object', '-w', '--no-filters', '--', path])).toString().trim();
-    const mode = (modes.get(path)?.mode as string | undefined) ?? (stat.mode & 0o111 && process.platform !== 'win32' ? '100755' : '100644');
+    const mode = modes.get(path)?.mode ?? (stat.mode & 0o111 && process.platform !== 'win32' ? '100755' : '100644');
     lines.push(`${mode} ${id}\t${path}`);
   }
   return lines.map((l) => `${l}\0`).join('');
