@@ -345,6 +345,8 @@ export interface CommitRequest {
 export interface CommitMade {
   readonly commit: string;
   readonly branch?: string;
+  /** Something to tell after the commit was made (the person's index could not be updated). */
+  readonly note?: string;
 }
 
 /** The versions of a commit's files, for a revert: in the commit and in its parent (null: absent). */

@@ -118,6 +118,7 @@ export const gitCommitTool: ToolDefinition<GitCommitInput> = {
       files: prepared.plan.files.map((f) => f.path),
       left_out: prepared.plan.leftOut,
       pushed: false,
+      ...(made.note !== undefined ? { note: made.note } : {}),
     };
     return { content: JSON.stringify(result) };
   },

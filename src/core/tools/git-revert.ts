@@ -96,6 +96,14 @@ export const gitRevertTool: ToolDefinition<GitRevertInput> = {
     if (facts === undefined) throw new ToolError(`${root} is not in a git repository`);
     const files = prepared.map((w) => ({ path: w.path, deleted: w.after === null }));
     const made = await git.commit(root, { files, message: revertMessage(input.commit, contents, ctx.runId), parent: facts.head });
-    return { content: JSON.stringify({ commit: made.commit, reverts: input.commit, files: files.map((f) => f.path), pushed: false }) };
+    return {
+      content: JSON.stringify({
+        commit: made.commit,
+        reverts: input.commit,
+        files: files.map((f) => f.path),
+        pushed: false,
+        ...(made.note !== undefined ? { note: made.note } : {}),
+      }),
+    };
   },
 };

@@ -77,6 +77,10 @@ function hostileRepo(root: string, home: string, markers: string): NodeJS.Proces
 
 describe('git_commit and git_revert in a real repository with hostile configuration', function () {
   this.timeout(60_000);
+  // The traps are shell scripts with an executable bit.
+  before(function () {
+    if (process.platform === 'win32') this.skip();
+  });
   let h: Harness | undefined;
   let home = '';
   afterEach(async () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommitContents, CommitRequest, GitCommitFacts, GitCommitter, GitFileFacts } from '../../../core/ports';
+import type { CommitContents, CommitMade, CommitRequest, GitCommitFacts, GitCommitter, GitFileFacts } from '../../../core/ports';
 import {
   commitEnvironment,
   hardeningArgs,
@@ -154,7 +154,7 @@ function subjectOf(message: string): string {
   return message.split('\n', 1)[0]!.slice(0, 200);
 }
 
-async function commit(git: Git, request: CommitRequest): Promise<{ commit: string; branch?: string }> {
+async function commit(git: Git, request: CommitRequest): Promise<CommitMade> {
   const { head, branch } = await headOf(git);
   if (head !== request.parent)
     throw new Error(`HEAD moved (now ${head ?? 'no commit'}) since the commit was prepared: nothing was committed`);
@@ -172,8 +172,13 @@ async function commit(git: Git, request: CommitRequest): Promise<{ commit: strin
       .toString()
       .trim();
     await git.run(['update-ref', '-m', `commit (Agent Checkpoints): ${subjectOf(request.message)}`, 'HEAD', made, head ?? ZERO]);
-    await git.run(['update-index', '-z', '--index-info'], { input: info });
-    return { commit: made, ...(branch !== undefined ? { branch } : {}) };
+    // The commit is made: a failure from here on is told with it, never as a failed commit.
+    const note = await git.run(['update-index', '-z', '--index-info'], { input: info }).then(
+      () => undefined,
+      (error: unknown) =>
+        `the commit is made, but your index was not updated (${String(error)}): \`git reset -q -- <the files>\` makes it agree with HEAD`,
+    );
+    return { commit: made, ...(branch !== undefined ? { branch } : {}), ...(note !== undefined ? { note } : {}) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
