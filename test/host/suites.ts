@@ -3,6 +3,7 @@ import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { compareSuite } from './suite/compare.test';
 import { everyToolSuite } from './suite/every-tool.test';
+import { gitCommitSuite } from './suite/git-commit.test';
 import { instructionsSearchSuite } from './suite/instructions-search.test';
 import { firstHourSuite } from './suite/first-hour.test';
 import { interruptedSuite } from './suite/interrupted.test';
@@ -28,6 +29,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   securitySuite,
   agentRunSuite,
   everyToolSuite,
+  gitCommitSuite,
   instructionsSearchSuite,
   cancelResumeSuite,
   interruptedSuite,

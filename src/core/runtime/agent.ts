@@ -31,6 +31,7 @@ export function buildAgent(ports: AgentPorts): Agent {
     createToolRegistry({
       tools: [...BUILTIN_TOOLS, ...(extraTools ?? [])],
       workspace: ports.workspace,
+      git: ports.gitCommits !== undefined,
       ...(toolPolicies !== undefined ? { overrides: toolPolicies } : {}),
     });
   const runtime = new AgentRuntime({ ...deps, tools });

@@ -3,6 +3,7 @@ import { isExternalEffect, type FileIntent, type LedgerEntry } from '../ledger/s
 import { transition, type EntryChanges } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
 import { applyPreparedWrite, recoverPatch, storeWriteBlobs } from '../patches/record';
+import { loadRunReview } from '../patches/review-load';
 import type { Patch } from '../patches/schema';
 import { StaleContentError, PathRefusedError } from '../ports';
 import type { RunFailure } from '../store/records';
@@ -131,9 +132,19 @@ export async function runPlannedCall(env: CallEnv, toolUse: ToolUseBlock, entry:
   }
   const parsed = parseInput(tool, toolUse);
   if (!parsed.ok) return recordResult(env, entry, 'failed', { content: parsed.message, isError: true }, { reason: 'invalid input' });
-  const approved = await approve(env, tool, parsed.input, entry);
+  let shown: string | undefined;
+  if (tool.approvalSummary !== undefined && entry.status === 'planned') {
+    try {
+      shown = await tool.approvalSummary(parsed.input, toolContext(env, entry));
+    } catch (error) {
+      if (!isToolFailure(error)) throw error;
+      const content = `${tool.name} refused (nobody was asked): ${errorText(error)}`;
+      return recordResult(env, entry, 'failed', { content, isError: true }, { reason: 'refused before asking' });
+    }
+  }
+  const approved = await approve(env, tool, parsed.input, entry, shown);
   if (approved.status === 'failed') return env.session.recordedResult(approved.resultRef!);
-  return prepareAndExecute(env, tool, parsed.input, approved);
+  return prepareAndExecute(env, tool, parsed.input, approved, shown);
 }
 
 /** Why the call must be asked whatever its policy: it writes a protected path (see core/tools/protected-paths). */
@@ -164,10 +175,10 @@ function askedWhateverAllowed(session: RunSession, entry: LedgerEntry): string |
 }
 
 /** Asks for approval when the policy says so, the call writes a protected path, or a restore went back over it; records the decision. Returns the entry after it. */
-async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry): Promise<LedgerEntry> {
+async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry, shown?: string): Promise<LedgerEntry> {
   const { session } = env;
   if (entry.status !== 'planned') return entry;
-  const reason = (await protectedReason(env, tool, input)) ?? askedWhateverAllowed(session, entry);
+  const reason = (await protectedReason(env, tool, input)) ?? askedWhateverAllowed(session, entry) ?? tool.alwaysAsk;
   if (reason === undefined && (entry.replayPolicy !== 'ask' || session.approvals.allowedTools.has(tool.name))) return entry;
   if (session.approvals.deniedCalls.has(entry.callId)) return denied(env, tool, input, entry, false);
   if (session.approvals.allowedCalls.has(entry.callId)) {
@@ -179,7 +190,7 @@ async function approve(env: CallEnv, tool: AnyTool, input: unknown, entry: Ledge
     runId: session.runId,
     callId: entry.callId,
     toolName: tool.name,
-    summary: tool.summarize(input),
+    summary: shown ?? tool.summarize(input),
     input,
     ...(reason !== undefined ? { reason } : {}),
   };
@@ -244,9 +255,15 @@ async function denied(
 }
 
 /** prepare() (write-ahead intents), then started, then execute. */
-export async function prepareAndExecute(env: CallEnv, tool: AnyTool, input: unknown, entry: LedgerEntry): Promise<ToolResultBlock> {
+export async function prepareAndExecute(
+  env: CallEnv,
+  tool: AnyTool,
+  input: unknown,
+  entry: LedgerEntry,
+  approved?: string,
+): Promise<ToolResultBlock> {
   checkCancelled(env.signal);
-  const ctx = toolContext(env, entry);
+  const ctx = toolContext(env, entry, approved);
   let prepared: readonly PreparedWrite[] = [];
   if (tool.prepare) {
     try {
@@ -333,7 +350,7 @@ function isToolFailure(error: unknown): boolean {
 
 type ToolContextWithPatches = ToolContext & { readonly patchIds: string[] };
 
-export function toolContext(env: CallEnv, entry: LedgerEntry): ToolContextWithPatches {
+export function toolContext(env: CallEnv, entry: LedgerEntry, approved?: string): ToolContextWithPatches {
   const { session } = env;
   const { deps } = session;
   const patchIds: string[] = [];
@@ -349,6 +366,10 @@ export function toolContext(env: CallEnv, entry: LedgerEntry): ToolContextWithPa
     workspace: deps.workspace,
     commands: deps.commands,
     signal: env.signal,
+    ...(deps.gitCommits !== undefined ? { git: deps.gitCommits } : {}),
+    ...(approved !== undefined ? { approved } : {}),
+    runReview: () =>
+      guardStore(() => loadRunReview({ readRun: (id) => deps.store.readRun(id, { intactPart: true }), ...blobs }, session.runId)),
     patchIds,
     async applyWrite(write: PreparedWrite): Promise<Patch> {
       const patch = await applyPreparedWrite(

@@ -37,7 +37,7 @@ export class AgentRuntime {
   private readonly tools: ToolRegistry;
 
   constructor(private readonly deps: RuntimeDeps) {
-    this.tools = deps.tools ?? createToolRegistry({ workspace: deps.workspace });
+    this.tools = deps.tools ?? createToolRegistry({ workspace: deps.workspace, git: deps.gitCommits !== undefined });
   }
 
   /** Subscribes to runtime events; returns the unsubscribe function. */

@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '../ledger/schema';
 import type { ModelEvent, ModelProvider, Usage } from '../model/provider';
-import type { Approver, Clock, CommandRunner, GitReader, Log, Workspace } from '../ports';
+import type { Approver, Clock, CommandRunner, GitCommitter, GitReader, Log, Workspace } from '../ports';
 import type { CheckpointStore, TornTailCut } from '../store/contract';
 import type { CheckpointRecord, RunFailure, RunSettings, RunStatus, StoredRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
@@ -30,6 +30,8 @@ export interface RuntimeDeps {
   readonly clock: Clock;
   readonly log: Log;
   readonly git?: GitReader;
+  /** Commits in the workspace's repository (git_commit, git_revert); without it those tools are not offered. */
+  readonly gitCommits?: GitCommitter;
   /** Defaults to the built-in tools without overrides. */
   readonly tools?: ToolRegistry;
   /** Globs added to the built-in protected paths (core/tools/protected-paths); they never remove one. */

@@ -5,6 +5,8 @@ import type { Workspace } from '../ports';
 import { deleteFileTool } from './delete-file';
 import { editFileTool } from './edit-file';
 import { findFilesTool } from './find-files';
+import { gitCommitTool } from './git-commit';
+import { gitRevertTool } from './git-revert';
 import { listDirTool } from './list-dir';
 import { readFileTool } from './read-file';
 import { runCommandTool } from './run-command';
@@ -30,6 +32,8 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   deleteFileTool,
   runCommandTool,
   updatePlanTool,
+  gitCommitTool,
+  gitRevertTool,
 ];
 
 export interface ToolRegistry {
@@ -48,16 +52,22 @@ export function toolSpec(tool: AnyTool): ToolSpec {
 /**
  * The tools offered to the model. With `workspace`, a tool that needs a capability the workspace
  * lacks (see ToolDefinition.needs) is left out: the model is never offered a tool that can only fail.
+ * A tool that needs `git` (git_commit, git_revert) is offered only with `git: true`: the host can
+ * commit in the workspace's repository.
  */
 export function createToolRegistry(
-  options: { tools?: readonly AnyTool[]; overrides?: ToolPolicyOverrides; workspace?: Workspace } = {},
+  options: { tools?: readonly AnyTool[]; overrides?: ToolPolicyOverrides; workspace?: Workspace; git?: boolean } = {},
 ): ToolRegistry {
   const overrides = ToolPolicyOverrides.parse(options.overrides ?? {});
   const byName = new Map<string, AnyTool>();
   const { workspace } = options;
   for (const tool of options.tools ?? BUILTIN_TOOLS) {
     if (byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
-    if (workspace !== undefined && tool.needs !== undefined && workspace[tool.needs] === undefined) continue;
+    const lacking =
+      tool.needs === 'git'
+        ? options.git !== true
+        : workspace !== undefined && tool.needs !== undefined && workspace[tool.needs] === undefined;
+    if (lacking) continue;
     const policy = overrides[tool.name]?.replayPolicy;
     byName.set(tool.name, policy === undefined ? tool : { ...tool, replayPolicy: policy });
   }

@@ -2,7 +2,8 @@ import type { Inverse } from '../ledger/inverse';
 import type { z } from 'zod';
 import type { FileIntent, Idempotency, ReplayPolicy } from '../ledger/schema';
 import type { Patch } from '../patches/schema';
-import type { CommandRunner, Workspace } from '../ports';
+import type { RunReview } from '../patches/review-load';
+import type { CommandRunner, GitCommitter, Workspace } from '../ports';
 
 /** A file change a tool intends to make, with the bytes (null = absent: create / delete). */
 export interface PreparedWrite extends FileIntent {
@@ -17,6 +18,12 @@ export interface ToolContext {
   readonly workspace: Workspace;
   readonly commands: CommandRunner;
   readonly signal: AbortSignal;
+  /** The host's git commits (git_commit, git_revert); undefined where the host has none. */
+  readonly git?: GitCommitter;
+  /** The run's patches and review decisions as the store holds them now (Keep in the review). */
+  runReview?(): Promise<RunReview>;
+  /** What the person was shown and approved for this call (approvalSummary), when asked in this process. */
+  readonly approved?: string;
   /**
    * Performs one prepared write durably: before/after blobs stored, Workspace.write (or delete)
    * with the expected before-hash, patch record persisted (the file_written save point).
@@ -41,8 +48,8 @@ export interface ToolDefinition<I = unknown> {
    * built-in tools leave it out and the schema comes from `input`.
    */
   readonly inputSchema?: Readonly<Record<string, unknown>>;
-  /** The optional Workspace capability the tool cannot work without; a workspace lacking it is not offered the tool. */
-  readonly needs?: 'searchText' | 'findFiles' | 'listTree';
+  /** The optional Workspace capability the tool cannot work without (`git`: the host's git commits); lacking it, the tool is not offered. */
+  readonly needs?: 'searchText' | 'findFiles' | 'listTree' | 'git';
   readonly idempotency: Idempotency;
   readonly replayPolicy: ReplayPolicy;
   readonly sideEffects: readonly string[];
@@ -50,6 +57,13 @@ export interface ToolDefinition<I = unknown> {
   readonly compensation: string;
   /** Its declared inverse call (an MCP server's config), when it has one. */
   readonly inverse?: Inverse;
+  /** Set when every call is asked, whatever was allowed for the run (and never by the CLI's --yes): why, as the person is told. */
+  readonly alwaysAsk?: string;
+  /**
+   * What the person is shown when asked, computed from the live state (git_commit: the exact commands,
+   * files, message and author); a ToolError here fails the call before anyone is asked.
+   */
+  approvalSummary?(input: I, ctx: ToolContext): Promise<string>;
   /** One line for the ledger, the approvals prompt and the timeline. */
   summarize(input: I): string;
   /** File tools: the paths a call writes or deletes, as the model named them (checked against the protected paths before approval). */

@@ -41,6 +41,7 @@ import { allowedMcpServers } from './mcp-allowance';
 import { damageLine, readStatus, resumeTarget, statusJson } from './status';
 import { requireTrustedWorkspace } from './trust';
 import { nodeHostFacts } from '../node/host-facts';
+import { nodeGitCommitter } from '../node/git/committer';
 import { shellOf } from '../node/shell';
 import { DEFAULT_MORE_TURNS, forkCommand } from './fork-command';
 import { errorText } from '../../core/error-text';
@@ -152,6 +153,7 @@ function hostOf(options: CliOptions, dir: string, store: CheckpointStore, storeP
     clock: { now: () => Date.now() },
     log: stderrLog,
     git: nodeGitReader,
+    gitCommits: nodeGitCommitter(),
     providers: providerSources(options),
     extraTools: () => mcpOf(options, dir, launch),
   });

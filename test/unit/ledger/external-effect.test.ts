@@ -44,8 +44,8 @@ describe('ledger: external effects', () => {
     assert.equal(isExternalEffect('network.post'), true);
   });
 
-  it('agrees with every built-in tool: only run_command reaches beyond the files', () => {
+  it('agrees with every built-in tool: only run_command and the git commits reach beyond the files', () => {
     const external = BUILTIN_TOOLS.filter((t) => t.sideEffects.some(isExternalEffect)).map((t) => t.name);
-    assert.deepEqual(external, ['run_command']);
+    assert.deepEqual(external, ['run_command', 'git_commit', 'git_revert']);
   });
 });

@@ -30,7 +30,7 @@ describe('building an agent (core/runtime/agent.ts)', () => {
       });
       assert.deepEqual(
         tools.list().map((t) => t.name),
-        [...BUILTIN_TOOLS.map((t) => t.name), 'extra_tool'],
+        [...BUILTIN_TOOLS.filter((t) => t.needs !== 'git').map((t) => t.name), 'extra_tool'],
       );
       const outcome = await runtime.start({ task: 'say done', settings: SETTINGS, system: 'test' }, new AbortController().signal);
       assert.equal(outcome.status, 'completed');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INSTRUCTION_FILE_CAP_BYTES, InstructionFileNames } from '../../../src/core/runtime/project-instructions';
-import { SYSTEM_PROMPT_VERSION, type PromptEnvironment } from '../../../src/core/runtime/system-prompt';
+import { buildSystemPrompt, SYSTEM_PROMPT_VERSION, type PromptEnvironment } from '../../../src/core/runtime/system-prompt';
 import type { StoredRecord } from '../../../src/core/store/records';
 import { answer, byTurn, harness, reply, SETTINGS, toolUse, type Harness } from './harness';
 
@@ -107,6 +107,23 @@ describe('the system prompt and the project instructions', () => {
     assert.equal(again.status, 'completed', again.reason);
     const text = lastUserText(h.fake.requests[1]!.body);
     assert.ok(text.includes('more') && text.includes('AGENTS.md: changed'), text);
+  });
+
+  it('version 3 gives the working guidance and the git rule: commit only when asked, through git_commit, never push', () => {
+    assert.equal(SYSTEM_PROMPT_VERSION, 3);
+    const system = buildSystemPrompt({ host: ENVIRONMENT.host, folders: ['/w'], startedAt: START, tools: ['read_file', 'git_commit'] });
+    for (const part of [
+      "project's instruction files",
+      'small enough to review',
+      'Run the tests closest to your change',
+      'what you did not verify',
+      'ask a short question',
+      'Commit only when the person asks',
+      'only with git_commit',
+      'Never push',
+    ])
+      assert.ok(system.includes(part), `the prompt says ${part}`);
+    assert.ok(system.indexOf('# Environment') > system.indexOf('## Git'), 'the fixed rules come first, so they stay cached');
   });
 
   it('refuses instruction file names that leave the folder or are globs', () => {

@@ -1,5 +1,5 @@
 import type { ModelProvider } from '../../../core/model/provider';
-import type { Approver, Clock, CommandRunner, Log, Workspace } from '../../../core/ports';
+import type { Approver, Clock, CommandRunner, GitCommitter, Log, Workspace } from '../../../core/ports';
 import { buildAgent, type Agent } from '../../../core/runtime/agent';
 import type { GitReader, RuntimeListener } from '../../../core/runtime/types';
 import type { CheckpointStore } from '../../../core/store/contract';
@@ -48,6 +48,8 @@ export interface AgentHostPorts {
   readonly clock: Clock;
   readonly log: Log;
   readonly git: GitReader;
+  /** Commits for git_commit and git_revert (git/committer.ts), offered when the first folder is in a git repository. */
+  readonly gitCommits?: GitCommitter;
   /** Where the key and a replay script come from. */
   readonly providers: ProviderSources;
   /** The tools a session adds (MCP servers: startMcp; the editor's tools), started when it opens. */
@@ -90,6 +92,8 @@ export function createAgentHost(ports: AgentHostPorts): AgentHost {
     },
     async open(model, choices = {}) {
       const extra = (await ports.extraTools?.()) ?? { tools: [], close: async () => undefined };
+      const root = ports.workspace.roots[0];
+      const repo = root !== undefined && ports.gitCommits ? await ports.gitCommits.inspect(root, []).catch(() => undefined) : undefined;
       return {
         agent: (output) =>
           buildAgent({
@@ -101,6 +105,7 @@ export function createAgentHost(ports: AgentHostPorts): AgentHost {
             clock: ports.clock,
             log: ports.log,
             git: ports.git,
+            ...(repo !== undefined ? { gitCommits: ports.gitCommits } : {}),
             extraTools: extra.tools,
             ...choices,
             output,

@@ -6,6 +6,7 @@ import type { FileCheckpointStore } from '../../../core/store/file/file-store';
 import { commandLaunch, createAgentHost, type AgentHost, type AgentHostPorts, type CommandSettings } from '../../node/agent-host/index';
 import { commandShell } from './command-shell';
 import { nodeGitReader } from '../../node/git-facts';
+import { nodeGitCommitter } from '../../node/git/committer';
 import { folderKey, workspaceStoreDir } from '../../node/state-dir';
 import { openFileStore, openStore, shownAddress, storeAddressOf } from '../../node/store-factory';
 import { migrateRunsFrom, workspaceStorageSiblings } from '../../node/store-migrate';
@@ -151,6 +152,7 @@ function agentHostOf(
     log,
     commands: () => commands,
     providers: editorProviderSources({ apiKeys, settings, resolveFile, languageModels: () => extensions.provider() }),
+    gitCommits: nodeGitCommitter(),
     extraTools: () => extensions.tools(),
   });
 }
