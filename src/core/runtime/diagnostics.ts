@@ -121,7 +121,10 @@ export class WriteDiagnostics {
     // A cancel cut the wait short: what is reported now may be half of it, so nothing is said.
     if (signal.aborted) return undefined;
     const written = new Set(paths);
-    const found = newDiagnostics([...this.before.values()].flat(), after.filter((d) => written.has(d.path)));
+    const found = newDiagnostics(
+      [...this.before.values()].flat(),
+      after.filter((d) => written.has(d.path)),
+    );
     return { text: diagnosticsText(found), record: found };
   }
 

@@ -26,24 +26,21 @@ export type ChangeNotices = (listen: () => void) => { dispose(): void };
  * notice), or `maxWaitMs` after the call, or at once when `signal` aborts. Never rejects.
  */
 export function untilQuiet(notices: ChangeNotices, wait: DiagnosticsWait, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    let quiet: ReturnType<typeof setTimeout> | undefined;
-    let longest: ReturnType<typeof setTimeout> | undefined;
-    let handle: { dispose(): void } | undefined;
     const done = (): void => {
       clearTimeout(quiet);
       clearTimeout(longest);
-      handle?.dispose();
+      handle.dispose();
       signal.removeEventListener('abort', done);
       resolve();
     };
-    if (signal.aborted) return done();
-    signal.addEventListener('abort', done, { once: true });
-    longest = setTimeout(done, wait.maxWaitMs);
-    quiet = setTimeout(done, wait.quietMs);
-    handle = notices(() => {
+    let quiet = setTimeout(done, wait.quietMs);
+    const longest = setTimeout(done, wait.maxWaitMs);
+    const handle = notices(() => {
       clearTimeout(quiet);
       quiet = setTimeout(done, wait.quietMs);
     });
+    signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -45,7 +45,9 @@ export class EditorDiagnostics implements Diagnostics {
     );
     const open = new Set(vscode.workspace.textDocuments.map((doc) => doc.uri.toString()));
     // A file that cannot be opened as text (binary, too large, deleted since) has no problems to wait for.
-    await Promise.all(uris.filter((uri) => !open.has(uri.toString())).map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)));
+    await Promise.all(
+      uris.filter((uri) => !open.has(uri.toString())).map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)),
+    );
     await quiet;
     return this.snapshot(paths);
   }
