@@ -104,7 +104,7 @@ class FakeService implements Diagnostics {
   ) {}
 
   analyse(path: string): void {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(join(this.root, path), 'utf8');
     } catch {
