@@ -2,6 +2,7 @@ import { activationSuite } from './suite/activation.test';
 import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { compareSuite } from './suite/compare.test';
+import { diagnosticsSuite } from './suite/diagnostics.test';
 import { everyToolSuite } from './suite/every-tool.test';
 import { instructionsSearchSuite } from './suite/instructions-search.test';
 import { firstHourSuite } from './suite/first-hour.test';
@@ -28,6 +29,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   securitySuite,
   agentRunSuite,
   everyToolSuite,
+  diagnosticsSuite,
   instructionsSearchSuite,
   cancelResumeSuite,
   interruptedSuite,
