@@ -338,17 +338,18 @@ function patchContent(row: FlatRow): RowContent {
   };
 }
 
-/** An error or warning the editor reported after the call's writes: where, and what it says. */
+/** An error or warning the editor reported after the call's writes: where (short, so a narrow view keeps it), and what it says. */
 function problemContent(row: FlatRow): RowContent {
   const problem = row.problem!;
   const where = `${problem.path}:${problem.line}`;
+  const name = problem.path.slice(problem.path.lastIndexOf('/') + 1);
   const origin = problem.origin !== undefined ? ` (${problem.origin})` : '';
   return {
     icon: problem.severity === 'error' ? 'error' : 'warning',
     spin: false,
     tone: problem.severity === 'error' ? 'error' : 'warning',
-    label: problem.message,
-    description: where,
+    label: `${name}:${problem.line}`,
+    description: problem.message,
     badges: [],
     title: `${problem.severity === 'error' ? 'Error' : 'Warning'} the editor reported after this call's writes, new since before them:\n${where}${origin}\n${problem.message}`,
     actions: [],

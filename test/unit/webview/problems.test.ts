@@ -54,10 +54,10 @@ describe('webview: the problems after a call', () => {
     const [error, warning] = under.filter((r) => r.kind === 'problem').map((r) => describeRow(r, 0));
     assert.deepEqual(
       [error!.icon, error!.tone, error!.label, error!.description],
-      ['error', 'error', "Type 'number' is not assignable to type 'string'.", 'src/a.ts:3'],
+      ['error', 'error', 'a.ts:3', "Type 'number' is not assignable to type 'string'."],
     );
     assert.match(error!.title, /src\/a\.ts:3 \(ts 2322\)/);
-    assert.deepEqual([warning!.icon, warning!.tone, warning!.description], ['warning', 'warning', 'src/a.ts:7']);
+    assert.deepEqual([warning!.icon, warning!.tone, warning!.label], ['warning', 'warning', 'a.ts:7']);
     const callRow = rows.find((r) => r.key === rowKey.call('a', 'toolu_1'))!;
     assert.ok(describeRow(callRow, 0).badges.includes('3 new problems'), 'the count includes those past the cap');
     assert.ok(callRow.expandable);

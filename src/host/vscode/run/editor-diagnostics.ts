@@ -10,6 +10,9 @@ import { diagnosticsWaitOf, untilQuiet, type DiagnosticsWait } from './diagnosti
 
 type Rules = Pick<WorkspacePaths, 'workspacePathOf' | 'lexical' | 'roots'>;
 
+/** Most written files a call opens for the services (a command may write hundreds); others count only if an editor holds them. */
+const MAX_OPENED = 20;
+
 /** The person's wait settings, read at each write (a workspace may set them: they only shape a wait). */
 function waitNow(): DiagnosticsWait {
   const config = vscode.workspace.getConfiguration(`${SETTINGS_SECTION}.diagnostics`);
@@ -46,7 +49,10 @@ export class EditorDiagnostics implements Diagnostics {
     const open = new Set(vscode.workspace.textDocuments.map((doc) => doc.uri.toString()));
     // A file that cannot be opened as text (binary, too large, deleted since) has no problems to wait for.
     await Promise.all(
-      uris.filter((uri) => !open.has(uri.toString())).map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)),
+      uris
+        .slice(0, MAX_OPENED)
+        .filter((uri) => !open.has(uri.toString()))
+        .map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)),
     );
     await quiet;
     return this.snapshot(paths);
