@@ -370,3 +370,32 @@ export interface GitCommitter {
   /** The files a commit changed, with both versions; undefined when there is no such commit (or it is a merge). */
   contents(root: string, commit: string): Promise<CommitContents | undefined>;
 }
+
+/** One error or warning a language service reports for a workspace file. */
+export interface Diagnostic {
+  /** Workspace-relative path, as the Workspace port names it. */
+  readonly path: string;
+  /** 1-based line. */
+  readonly line: number;
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+  /** The service's code for it ("2322"), when it gives one. */
+  readonly code?: string;
+  /** Which service reported it ("ts", "json"), when it says. */
+  readonly source?: string;
+}
+
+/**
+ * The errors and warnings the editor's language services report (VS Code's problems). A host
+ * without language services (the CLI) has none and says so (`RuntimeDeps.diagnostics: 'none'`).
+ */
+export interface Diagnostics {
+  /** What is reported now for these files (a file no service watches has none). */
+  snapshot(paths: readonly string[]): Promise<readonly Diagnostic[]>;
+  /**
+   * Waits until the services have settled after a change of these files (no new report for them
+   * for a quiet spell, or a longest wait, both the person's settings; never a fixed sleep; at once
+   * when `signal` aborts), then what is reported.
+   */
+  settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]>;
+}

@@ -54,6 +54,16 @@ export const EffectRow = z.object({
   reversible: z.boolean(),
 });
 
+/** An error or warning the editor reported for a file the call wrote, new since before the write. */
+export const ProblemRow = z.object({
+  path: z.string(),
+  line: z.int().check(z.positive()),
+  severity: z.enum(['error', 'warning']),
+  message: z.string(),
+  /** Which service and code: "ts 2322". */
+  origin: z.optional(z.string()),
+});
+
 export const CallRow = z.object({
   callId: id,
   toolName: z.string(),
@@ -81,6 +91,9 @@ export const CallRow = z.object({
   refusedHosts: z.optional(z.array(z.string())),
   undoneBy: z.optional(z.array(z.string())),
   patches: z.array(PatchRow),
+  /** The new problems the editor reported in the files the call wrote (the first 20), and how many more. */
+  problems: z.optional(z.array(ProblemRow)),
+  moreProblems: z.optional(count),
   /** What the call did in words: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
   summary: z.string(),
   /** The full input as indented JSON (capped). */
@@ -225,6 +238,7 @@ export const RestorePreview = z.object({
 export type PatchView = z.infer<typeof PatchView>;
 export type PatchRow = z.infer<typeof PatchRow>;
 export type EffectRow = z.infer<typeof EffectRow>;
+export type ProblemRow = z.infer<typeof ProblemRow>;
 export type CallRow = z.infer<typeof CallRow>;
 export type StepRow = z.infer<typeof StepRow>;
 export type RunHolder = z.infer<typeof RunHolder>;

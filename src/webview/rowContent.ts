@@ -266,6 +266,8 @@ function callContent(row: FlatRow): RowContent {
   if (call.undoes) badges.push('undo');
   if (call.undoneBy) badges.push('undone');
   if (call.refusedHosts) badges.push('network refused');
+  const problems = (call.problems?.length ?? 0) + (call.moreProblems ?? 0);
+  if (problems > 0) badges.push(counted(problems, 'new problem'));
   const actions: RowAction[] =
     call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
   if (call.refusedHosts)
@@ -285,6 +287,7 @@ function callContent(row: FlatRow): RowContent {
   if (call.undoes) lines.push(`Made to undo: ${call.undoes.join(', ')}`);
   if (call.undoneBy) lines.push(`Undone by: ${call.undoneBy.join(', ')}`);
   if (call.refusedHosts) lines.push(`Refused by the network proxy: ${call.refusedHosts.join(', ')} (the globe action allows them)`);
+  if (problems > 0) lines.push(`The editor reported ${counted(problems, 'new problem')} in the files it wrote (expand the call)`);
   const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,
@@ -335,6 +338,24 @@ function patchContent(row: FlatRow): RowContent {
   };
 }
 
+/** An error or warning the editor reported after the call's writes: where (short, so a narrow view keeps it), and what it says. */
+function problemContent(row: FlatRow): RowContent {
+  const problem = row.problem!;
+  const where = `${problem.path}:${problem.line}`;
+  const name = problem.path.slice(problem.path.lastIndexOf('/') + 1);
+  const origin = problem.origin !== undefined ? ` (${problem.origin})` : '';
+  return {
+    icon: problem.severity === 'error' ? 'error' : 'warning',
+    spin: false,
+    tone: problem.severity === 'error' ? 'error' : 'warning',
+    label: `${name}:${problem.line}`,
+    description: problem.message,
+    badges: [],
+    title: `${problem.severity === 'error' ? 'Error' : 'Warning'} the editor reported after this call's writes, new since before them:\n${where}${origin}\n${problem.message}`,
+    actions: [],
+  };
+}
+
 /** `streaming`: text the model is writing into this (step) row right now. */
 export function describeRow(row: FlatRow, now: number, streaming?: string): RowContent {
   switch (row.kind) {
@@ -348,6 +369,8 @@ export function describeRow(row: FlatRow, now: number, streaming?: string): RowC
       return effectContent(row);
     case 'patch':
       return patchContent(row);
+    case 'problem':
+      return problemContent(row);
   }
 }
 

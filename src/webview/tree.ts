@@ -1,10 +1,10 @@
-import type { CallRow, PatchRow, RunHeader, RunView, StepRow } from '../protocol/viewModel';
+import type { CallRow, PatchRow, ProblemRow, RunHeader, RunView, StepRow } from '../protocol/viewModel';
 import { finderOf, runTitle } from '../words/run-title';
 
 // The timeline as a flat list of visible rows: what the virtualised list and keyboard model
 // work on. A row is visible when all its ancestors are expanded.
 
-export type RowKind = 'run' | 'step' | 'call' | 'effect' | 'patch';
+export type RowKind = 'run' | 'step' | 'call' | 'effect' | 'patch' | 'problem';
 
 export interface FlatRow {
   readonly key: string;
@@ -24,6 +24,8 @@ export interface FlatRow {
   readonly step?: StepRow;
   readonly call?: CallRow;
   readonly patch?: PatchRow;
+  /** A problem row: an error or warning the editor reported after the call's writes. */
+  readonly problem?: ProblemRow;
 }
 
 const SEP = '\u001f';
@@ -34,10 +36,11 @@ export const rowKey = {
   call: (runId: string, callId: string) => `c${SEP}${runId}${SEP}${callId}`,
   effect: (runId: string, callId: string) => `e${SEP}${runId}${SEP}${callId}`,
   patch: (runId: string, callId: string, patchId: string) => `p${SEP}${runId}${SEP}${callId}${SEP}${patchId}`,
+  problem: (runId: string, callId: string, index: number) => `d${SEP}${runId}${SEP}${callId}${SEP}${index}`,
 };
 
 function callChildren(call: CallRow): number {
-  return call.patches.length + (call.effect ? 1 : 0);
+  return call.patches.length + (call.effect ? 1 : 0) + (call.problems?.length ?? 0);
 }
 
 /** Newest run first, then each expanded node's children in order. */
@@ -114,39 +117,35 @@ function pushCalls(rows: FlatRow[], header: RunHeader, step: StepRow, parent: nu
         call,
       }) - 1;
     if (!open) return;
-    let pos = 1;
-    if (call.effect) {
+    const below = callChildRows(header, call);
+    below.forEach((child, j) =>
       rows.push({
-        key: rowKey.effect(header.runId, call.callId),
-        kind: 'effect',
+        ...child,
         level: 4,
         expandable: false,
         expanded: false,
         parent: callRow,
-        posinset: pos++,
-        setsize: children,
+        posinset: j + 1,
+        setsize: below.length,
         run: header,
         step,
         call,
-      });
-    }
-    for (const patch of call.patches) {
-      rows.push({
-        key: rowKey.patch(header.runId, call.callId, patch.patchId),
-        kind: 'patch',
-        level: 4,
-        expandable: false,
-        expanded: false,
-        parent: callRow,
-        posinset: pos++,
-        setsize: children,
-        run: header,
-        step,
-        call,
-        patch,
-      });
-    }
+      }),
+    );
   });
+}
+
+/** The rows under an open call: its external effect, its patches, the problems the editor reported after its writes. */
+function callChildRows(header: RunHeader, call: CallRow): Pick<FlatRow, 'key' | 'kind' | 'patch' | 'problem'>[] {
+  return [
+    ...(call.effect ? [{ key: rowKey.effect(header.runId, call.callId), kind: 'effect' as const }] : []),
+    ...call.patches.map((patch) => ({ key: rowKey.patch(header.runId, call.callId, patch.patchId), kind: 'patch' as const, patch })),
+    ...(call.problems ?? []).map((problem, index) => ({
+      key: rowKey.problem(header.runId, call.callId, index),
+      kind: 'problem' as const,
+      problem,
+    })),
+  ];
 }
 
 export function indexOfKey(rows: readonly FlatRow[], key: string | null): number {

@@ -14,7 +14,8 @@ const PENDING_SCROLL_MS = 3000;
 
 export const ROW_HEIGHT = 22;
 /** Height of each kind of row: a run and a step carry a second line; a step's label wraps to two lines. */
-export const ROW_HEIGHTS: Record<FlatRow['kind'], number> = { run: 40, step: 58, call: ROW_HEIGHT, effect: ROW_HEIGHT, patch: ROW_HEIGHT };
+const H = ROW_HEIGHT;
+export const ROW_HEIGHTS: Record<FlatRow['kind'], number> = { run: 40, step: 58, call: H, effect: H, patch: H, problem: H };
 const OVERSCAN = 6;
 const INDENT_PX = 14;
 

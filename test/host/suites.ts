@@ -2,6 +2,7 @@ import { activationSuite } from './suite/activation.test';
 import { agentRunSuite } from './suite/agent-run.test';
 import { cancelResumeSuite } from './suite/cancel-resume.test';
 import { compareSuite } from './suite/compare.test';
+import { diagnosticsSuite } from './suite/diagnostics.test';
 import { everyToolSuite } from './suite/every-tool.test';
 import { gitCommitSuite } from './suite/git-commit.test';
 import { instructionsSearchSuite } from './suite/instructions-search.test';
@@ -30,6 +31,7 @@ export const HOST_SUITES: ReadonlyArray<() => void> = [
   agentRunSuite,
   everyToolSuite,
   gitCommitSuite,
+  diagnosticsSuite,
   instructionsSearchSuite,
   cancelResumeSuite,
   interruptedSuite,

@@ -17,6 +17,25 @@ export const FileIntent = z.object({
   afterBlob: BlobRef.optional(),
 });
 
+/** Most problems a call's record (and its result) names; the rest are counted in `more`. */
+export const MAX_DIAGNOSTICS = 20;
+
+/** An error or warning the editor reported for a file a call wrote, new since before the write (the Diagnostics port's shape). */
+export const DiagnosticItem = z.object({
+  path: z.string(),
+  line: z.number().int().positive(),
+  severity: z.enum(['error', 'warning']),
+  message: z.string(),
+  code: z.string().optional(),
+  source: z.string().optional(),
+});
+
+/** The new problems after a call's writes, once the language services settled: at most MAX_DIAGNOSTICS, and how many more. */
+export const CallDiagnostics = z.object({
+  items: z.array(DiagnosticItem).max(MAX_DIAGNOSTICS),
+  more: z.number().int().nonnegative(),
+});
+
 /** One tool call's durable record; a new full copy is journaled on every transition. */
 export const LedgerEntry = z.object({
   callId: z.string().min(1),
@@ -45,6 +64,8 @@ export const LedgerEntry = z.object({
   patchIds: z.array(z.string()).optional(),
   /** Write-ahead intents of file tools: what the call will change, known before it starts. */
   intents: z.array(FileIntent).optional(),
+  /** The new errors and warnings the editor reported for the files the call wrote (with tool_finished; older records have none). */
+  diagnostics: CallDiagnostics.optional(),
 });
 
 export type LedgerStatus = z.infer<typeof LedgerStatus>;
@@ -52,6 +73,7 @@ export type Idempotency = z.infer<typeof Idempotency>;
 export type ReplayPolicy = z.infer<typeof ReplayPolicy>;
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 export type FileIntent = z.infer<typeof FileIntent>;
+export type CallDiagnostics = z.infer<typeof CallDiagnostics>;
 
 /** The side effects of the file tools: they stay inside workspace files, where patches can take them back. */
 export const WORKSPACE_WRITE = 'writes a workspace file';

@@ -15,6 +15,7 @@ import { ApprovalUnavailableError, guardStore, StorageFailure } from './errors';
 import { ruleTarget, type RunSession } from './session';
 import { CANCELLED_REASON } from './types';
 import { errorText } from '../error-text';
+import { WriteDiagnostics } from './diagnostics';
 
 /** Stops the run at a safe point with a reason (cancelled, approval needed). */
 export class PauseSignal extends Error {
@@ -305,8 +306,14 @@ async function execute(
     if (error instanceof StorageFailure || error instanceof PauseSignal) throw error;
     output = { content: `${tool.name} failed: ${errorText(error)}`, isError: true };
   }
-  const patchIds = ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {};
-  const block = await recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, patchIds);
+  // The editor's new problems in the files written: after the writes' save points, before the result's.
+  const checked = await ctx.diagnostics.afterCall(env.session, env.signal);
+  if (checked !== undefined) output = { ...output, content: [output.content, checked.text].filter((t) => t !== '').join('\n\n') };
+  const changes = {
+    ...(ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {}),
+    ...(checked?.record !== undefined ? { diagnostics: checked.record } : {}),
+  };
+  const block = await recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, changes);
   await output.afterRecorded?.();
   return block;
 }
@@ -348,7 +355,7 @@ function isToolFailure(error: unknown): boolean {
   );
 }
 
-type ToolContextWithPatches = ToolContext & { readonly patchIds: string[] };
+type ToolContextWithPatches = ToolContext & { readonly patchIds: string[]; readonly diagnostics: WriteDiagnostics };
 
 export function toolContext(env: CallEnv, entry: LedgerEntry, approved?: string): ToolContextWithPatches {
   const { session } = env;
@@ -359,6 +366,7 @@ export function toolContext(env: CallEnv, entry: LedgerEntry, approved?: string)
     getBlob: (hash: string) => guardStore(() => deps.store.getBlob(hash)),
   };
   const newId = newPatchId(deps);
+  const diagnostics = new WriteDiagnostics(deps.diagnostics, deps.log);
   return {
     runId: session.runId,
     callId: entry.callId,
@@ -371,7 +379,9 @@ export function toolContext(env: CallEnv, entry: LedgerEntry, approved?: string)
     runReview: () =>
       guardStore(() => loadRunReview({ readRun: (id) => deps.store.readRun(id, { intactPart: true }), ...blobs }, session.runId)),
     patchIds,
+    diagnostics,
     async applyWrite(write: PreparedWrite): Promise<Patch> {
+      await diagnostics.beforeWrite(write);
       const patch = await applyPreparedWrite(
         { workspace: deps.workspace, blobs, clock: deps.clock, log: deps.log, newId },
         { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId },

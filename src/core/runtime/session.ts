@@ -58,6 +58,8 @@ export class RunSession {
   lastStopReason: string | undefined;
   /** Whether this session already said that the API left out thinking blocks (said once). */
   thinkingDropSaid = false;
+  /** Whether this session already said that the host has no language service (said once, with a write's result). */
+  noLanguageServiceSaid = false;
   /** Calls a restore went back over (a fork made before them): asked before they run again, whatever was allowed. */
   restoredCalls: ReadonlySet<string> = new Set();
 

@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '../ledger/schema';
 import type { ModelEvent, ModelProvider, Usage } from '../model/provider';
-import type { Approver, Clock, CommandRunner, GitCommitter, GitReader, Log, Workspace } from '../ports';
+import type { Approver, Clock, CommandRunner, Diagnostics, GitCommitter, GitReader, Log, Workspace } from '../ports';
 import type { CheckpointStore, TornTailCut } from '../store/contract';
 import type { CheckpointRecord, RunFailure, RunSettings, RunStatus, StoredRecord } from '../store/records';
 import type { ToolRegistry } from '../tools/registry';
@@ -40,6 +40,11 @@ export interface RuntimeDeps {
   readonly costOf?: (model: string, usage: Usage) => number;
   /** Ids of runs and patches; defaults to time + random. */
   readonly newId?: () => string;
+  /**
+   * The editor's problems, named in a write's result (core/runtime/diagnostics.ts); `none`: the host
+   * has no language service (the CLI) and the first write's result of a session says so.
+   */
+  readonly diagnostics?: Diagnostics | 'none';
 }
 
 export interface StartRequest {

@@ -156,6 +156,8 @@ function hostOf(options: CliOptions, dir: string, store: CheckpointStore, storeP
     gitCommits: nodeGitCommitter(),
     providers: providerSources(options),
     extraTools: () => mcpOf(options, dir, launch),
+    // No language service here: the first write's result of a session says so.
+    diagnostics: 'none',
   });
 }
 

@@ -1,5 +1,5 @@
 import type { ModelProvider } from '../../../core/model/provider';
-import type { Approver, Clock, CommandRunner, GitCommitter, Log, Workspace } from '../../../core/ports';
+import type { Approver, Clock, CommandRunner, Diagnostics, GitCommitter, Log, Workspace } from '../../../core/ports';
 import { buildAgent, type Agent } from '../../../core/runtime/agent';
 import type { GitReader, RuntimeListener } from '../../../core/runtime/types';
 import type { CheckpointStore } from '../../../core/store/contract';
@@ -54,6 +54,8 @@ export interface AgentHostPorts {
   readonly providers: ProviderSources;
   /** The tools a session adds (MCP servers: startMcp; the editor's tools), started when it opens. */
   readonly extraTools?: () => Promise<ExtraTools>;
+  /** The editor's problems after writes (VS Code's); `none` for a host without language services (the CLI). */
+  readonly diagnostics?: Diagnostics | 'none';
 }
 
 /** The person's tool choices of a session (the extension's settings). */
@@ -106,6 +108,7 @@ export function createAgentHost(ports: AgentHostPorts): AgentHost {
             log: ports.log,
             git: ports.git,
             ...(repo !== undefined ? { gitCommits: ports.gitCommits } : {}),
+            ...(ports.diagnostics !== undefined ? { diagnostics: ports.diagnostics } : {}),
             extraTools: extra.tools,
             ...choices,
             output,

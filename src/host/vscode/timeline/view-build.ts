@@ -8,7 +8,7 @@ import type { CheckpointRecord, NoteRecord } from '../../../core/store/records';
 import type { RunDeltaMessage } from '../../../protocol/messages';
 import { cap, commandOutcome, describeCall, refusedHosts, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
 import { assistantWords, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './view-history';
-import { compensationLinks, networkWords, pointBeforeCall } from './view-words';
+import { compensationLinks, networkWords, pointBeforeCall, problemsOf } from './view-words';
 import type {
   CallRow,
   EffectRow,
@@ -142,7 +142,7 @@ function callRow(entry: LedgerEntry, ctx: CallContext): CallRow {
   }
   const effect = effectOf(entry);
   if (effect) row.effect = effect;
-  return row;
+  return Object.assign(row, problemsOf(entry));
 }
 
 /** A command that ran to its end and said "exit 1" (a failing test run on purpose) is its answer, not a red error. */

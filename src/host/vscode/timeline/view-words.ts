@@ -4,7 +4,18 @@ import type { CheckpointRecord } from '../../../core/store/records';
 import type { CallRow } from '../../../protocol/viewModel';
 
 // A run's and its calls' facts in words for the view model (view-build.ts): the commands' network,
-// the point before a call, which calls undo which.
+// the point before a call, which calls undo which, the problems a call's writes left.
+
+/** The new problems the editor reported after a call's writes (ledger `diagnostics`), as its row carries them. */
+export function problemsOf(entry: LedgerEntry): Pick<CallRow, 'problems' | 'moreProblems'> {
+  const found = entry.diagnostics;
+  if (found === undefined || found.items.length === 0) return {};
+  const problems = found.items.map((d) => {
+    const origin = [d.source, d.code].filter((part) => part !== undefined && part !== '').join(' ');
+    return { path: d.path, line: d.line, severity: d.severity, message: d.message, ...(origin !== '' ? { origin } : {}) };
+  });
+  return { problems, ...(found.more > 0 ? { moreProblems: found.more } : {}) };
+}
 
 /** How the run's commands reached the network, in words (undefined for a run that recorded nothing of it). */
 export function networkWords(commands: RunState['run']['settings']['commands']): string | undefined {

@@ -27,6 +27,7 @@ import { readSettings, type ExtensionSettings } from './settings';
 import { CommandNetwork } from './command-network';
 import { errorText } from '../../../core/error-text';
 import { counted } from '../../../words/words';
+import { EditorDiagnostics } from '../run/editor-diagnostics';
 
 export const LOG_CHANNEL_NAME = 'Agent Checkpoints';
 const LOG_TAIL_LINES = 2000;
@@ -192,7 +193,16 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const host = agentHostOf(
     context,
     { roots, storeAddress, network, apiKeys, prompts },
-    { store, workspace: boundedWorkspace(workspace), approver: approvals, git: nodeGitReader, clock: systemClock, log, settings },
+    {
+      store,
+      workspace: boundedWorkspace(workspace),
+      approver: approvals,
+      git: nodeGitReader,
+      clock: systemClock,
+      log,
+      settings,
+      diagnostics: new EditorDiagnostics(workspace.paths),
+    },
   );
   const controller = new AgentController({ store, clock: systemClock, log, settings, host, allowlist: () => network.allowlist() });
   const restore = new RestoreActions({ store, workspace, clock: systemClock, log, isRunning: (runId) => controller.isRunning(runId) });

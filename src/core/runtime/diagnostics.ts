@@ -1,0 +1,135 @@
+import { MAX_DIAGNOSTICS, type CallDiagnostics } from '../ledger/schema';
+import type { Diagnostic, Log } from '../ports';
+import { errorText } from '../error-text';
+import { counted } from '../../words/words';
+import type { RuntimeDeps } from './types';
+
+// The editor's problems after a call's writes: what the language services report for the files it
+// wrote, once they settled, less what they reported before the write. Named in the call's result
+// (the model reads them) and recorded on its ledger entry (the Timeline shows them; a reload too).
+// A failure here never fails the write: the call's result just says nothing of problems.
+
+/** Longest message kept of one problem (some compilers write pages). */
+const MESSAGE_MAX = 400;
+
+/** Said once a session, with a write's result, by a host without language services (the CLI). */
+export const NO_LANGUAGE_SERVICE =
+  "No language service runs here (a headless run): the editor's errors and warnings are not checked after writes. Run the project's compiler, linter or tests to check a change.";
+
+/** What makes two reports the same problem: not the line, which an edit above it moves. */
+function sameness(d: Diagnostic): string {
+  return JSON.stringify([d.path, d.severity, d.message, d.code ?? '']);
+}
+
+function byWeight(a: Diagnostic, b: Diagnostic): number {
+  if (a.severity !== b.severity) return a.severity === 'error' ? -1 : 1;
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  return a.line - b.line;
+}
+
+function kept(d: Diagnostic): Diagnostic {
+  const message = d.message.length > MESSAGE_MAX ? `${d.message.slice(0, MESSAGE_MAX)}…` : d.message;
+  return {
+    path: d.path,
+    line: d.line,
+    severity: d.severity,
+    message,
+    ...(d.code !== undefined ? { code: d.code } : {}),
+    ...(d.source !== undefined ? { source: d.source } : {}),
+  };
+}
+
+/**
+ * The problems of `after` that `before` did not have, compared by file, severity, message and code
+ * (a problem moved by lines added above it is not new; one reported twice where it was once, is).
+ * Errors first, then by file and line; at most `max`, the rest counted.
+ */
+export function newDiagnostics(before: readonly Diagnostic[], after: readonly Diagnostic[], max = MAX_DIAGNOSTICS): CallDiagnostics {
+  const left = new Map<string, number>();
+  for (const d of before) left.set(sameness(d), (left.get(sameness(d)) ?? 0) + 1);
+  const fresh: Diagnostic[] = [];
+  for (const d of after) {
+    const seen = left.get(sameness(d)) ?? 0;
+    if (seen > 0) left.set(sameness(d), seen - 1);
+    else fresh.push(d);
+  }
+  fresh.sort(byWeight);
+  return { items: fresh.slice(0, max).map(kept), more: Math.max(0, fresh.length - max) };
+}
+
+/** One problem in a line: `src/a.ts:3: error: Type 'number' is not assignable to type 'string'. (ts 2322)`. */
+export function diagnosticLine(d: Diagnostic): string {
+  const origin = [d.source, d.code].filter((part) => part !== undefined && part !== '').join(' ');
+  return `${d.path}:${d.line}: ${d.severity}: ${d.message}${origin !== '' ? ` (${origin})` : ''}`;
+}
+
+/** The problems as the model reads them, after the call's own result. */
+export function diagnosticsText(found: CallDiagnostics): string {
+  const total = found.items.length + found.more;
+  if (total === 0) return 'The editor reports no new errors or warnings in the changed files.';
+  const lines = found.items.map((d) => `  ${diagnosticLine(d)}`);
+  if (found.more > 0) lines.push(`  +${found.more} more`);
+  return [`The editor reports ${counted(total, 'new problem')} in the changed files:`, ...lines].join('\n');
+}
+
+/** What a call's check found: the words for its result, and what its ledger entry records. */
+export interface Checked {
+  readonly text: string;
+  readonly record?: CallDiagnostics;
+}
+
+/** One call's check: the problems of each file before its first write, then the new ones once the services settled. */
+export class WriteDiagnostics {
+  private readonly before = new Map<string, readonly Diagnostic[]>();
+  private failed = false;
+
+  constructor(
+    private readonly source: RuntimeDeps['diagnostics'],
+    private readonly log: Log,
+  ) {}
+
+  /** Before a write: what is reported for its file now (once a call per file). A delete is not checked. */
+  async beforeWrite(write: { readonly path: string; readonly after: Uint8Array | null }): Promise<void> {
+    if (write.after === null || this.before.has(write.path)) return;
+    const source = this.source;
+    this.before.set(write.path, []);
+    if (typeof source !== 'object' || this.failed) return;
+    try {
+      this.before.set(write.path, await source.snapshot([write.path]));
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** After the call's writes: the new problems, or that this host has none to tell (once a session); undefined when nothing is said. */
+  async afterCall(session: { noLanguageServiceSaid: boolean }, signal: AbortSignal): Promise<Checked | undefined> {
+    const paths = [...this.before.keys()];
+    const source = this.source;
+    if (paths.length === 0 || source === undefined || this.failed) return undefined;
+    if (source === 'none') {
+      if (session.noLanguageServiceSaid) return undefined;
+      session.noLanguageServiceSaid = true;
+      return { text: NO_LANGUAGE_SERVICE };
+    }
+    let after: readonly Diagnostic[];
+    try {
+      after = await source.settled(paths, signal);
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+    // A cancel cut the wait short: what is reported now may be half of it, so nothing is said.
+    if (signal.aborted) return undefined;
+    const written = new Set(paths);
+    const found = newDiagnostics(
+      [...this.before.values()].flat(),
+      after.filter((d) => written.has(d.path)),
+    );
+    return { text: diagnosticsText(found), record: found };
+  }
+
+  private fail(error: unknown): void {
+    this.failed = true;
+    this.log.log('warn', `the editor's problems could not be read: ${errorText(error)}`);
+  }
+}

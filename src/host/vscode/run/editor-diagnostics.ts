@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import type { Diagnostic, Diagnostics } from '../../../core/ports';
+import type { WorkspacePaths } from '../../node/path-rules';
+import { fileUriOf } from '../window/workspace-path';
+import { SETTINGS_SECTION } from '../window/settings-read';
+import { diagnosticsWaitOf, untilQuiet, type DiagnosticsWait } from './diagnostics-wait';
+
+// The Diagnostics port over VS Code's problems (`vscode.languages`): what the language services
+// report for the files a call wrote, once `onDidChangeDiagnostics` has been quiet for them.
+
+type Rules = Pick<WorkspacePaths, 'workspacePathOf' | 'lexical' | 'roots'>;
+
+/** Most written files a call opens for the services (a command may write hundreds); others count only if an editor holds them. */
+const MAX_OPENED = 20;
+
+/** The person's wait settings, read at each write (a workspace may set them: they only shape a wait). */
+function waitNow(): DiagnosticsWait {
+  const config = vscode.workspace.getConfiguration(`${SETTINGS_SECTION}.diagnostics`);
+  return diagnosticsWaitOf({ quietMs: config.get('quietMs'), maxWaitMs: config.get('maxWaitMs') });
+}
+
+function codeText(code: vscode.Diagnostic['code']): string | undefined {
+  if (code === undefined) return undefined;
+  return String(typeof code === 'object' ? code.value : code);
+}
+
+export class EditorDiagnostics implements Diagnostics {
+  constructor(
+    private readonly rules: Rules,
+    private readonly wait: () => DiagnosticsWait = waitNow,
+  ) {}
+
+  snapshot(paths: readonly string[]): Promise<readonly Diagnostic[]> {
+    return Promise.resolve(paths.flatMap((path) => this.reported(path)));
+  }
+
+  /**
+   * A written file no editor holds is opened (not shown) so the language services look at it: most
+   * report on open documents only. Listening starts first, so their first report counts.
+   */
+  async settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]> {
+    const uris = paths.map((path) => fileUriOf(this.rules, path)).filter((uri) => uri !== undefined);
+    const watched = new Set(uris.map((uri) => uri.toString()));
+    const quiet = untilQuiet(
+      (listen) => vscode.languages.onDidChangeDiagnostics((event) => event.uris.some((uri) => watched.has(uri.toString())) && listen()),
+      this.wait(),
+      signal,
+    );
+    const open = new Set(vscode.workspace.textDocuments.map((doc) => doc.uri.toString()));
+    // A file that cannot be opened as text (binary, too large, deleted since) has no problems to wait for.
+    await Promise.all(
+      uris
+        .slice(0, MAX_OPENED)
+        .filter((uri) => !open.has(uri.toString()))
+        .map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)),
+    );
+    await quiet;
+    return this.snapshot(paths);
+  }
+
+  private reported(path: string): Diagnostic[] {
+    const uri = fileUriOf(this.rules, path);
+    if (uri === undefined) return [];
+    const found: Diagnostic[] = [];
+    for (const d of vscode.languages.getDiagnostics(uri)) {
+      if (d.severity !== vscode.DiagnosticSeverity.Error && d.severity !== vscode.DiagnosticSeverity.Warning) continue;
+      const code = codeText(d.code);
+      found.push({
+        path,
+        line: d.range.start.line + 1,
+        severity: d.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning',
+        message: d.message,
+        ...(code !== undefined ? { code } : {}),
+        ...(d.source !== undefined ? { source: d.source } : {}),
+      });
+    }
+    return found;
+  }
+}
