@@ -2,7 +2,7 @@ import { hasExternalEffect } from '../ledger/schema';
 import type { RunWriter } from '../store/contract';
 import type { ResumeState } from '../store/resume-state';
 import type { Budget, InstructionRecord, NewRecord } from '../store/records';
-import type { ToolRegistry } from '../tools/registry';
+import { toolsOfRun, type ToolRegistry } from '../tools/registry';
 import { limitHit, raiseRecords, usd, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
@@ -122,10 +122,11 @@ export async function continueWithInstruction(
       { type: 'status', status: 'running', reason: 'new instruction' },
     ];
     const instructionsChanged = instructionChangeNote(await instructionChanges(deps.workspace, state.run.prompt));
-    const declined = await declineUnrunCalls(session, tools, state, text);
+    const runTools = toolsOfRun(tools, state.run.tools);
+    const declined = await declineUnrunCalls(session, runTools, state, text);
     const undoing = undoOf(state, request.options.undo).undo ?? [];
     session.stepId += 1;
-    const env: CallEnv = { session, tools, signal, truncated: new Set() };
+    const env: CallEnv = { session, tools: runTools, signal, truncated: new Set() };
     return await runGuarded(session, signal, async () => {
       const filesChanged = fileChangesNote(state.fileChanges ?? [], await classifyLatestPatches(deps.workspace, state.patches));
       const content = [

@@ -10,7 +10,7 @@ import { restoredCallsOf } from './declined-calls';
 import { describeTornTailCut } from './resumable';
 import type { NewRecord } from '../store/records';
 import type { ResumeState } from '../store/resume-state';
-import type { ToolRegistry } from '../tools/registry';
+import { toolsOfRun, type ToolRegistry } from '../tools/registry';
 import { limitReached, raiseRecords, type LimitRaise } from './budget';
 import type { CallEnv } from './calls';
 import { ResumeError } from './errors';
@@ -92,12 +92,12 @@ export async function resumeRun(
     await raiseLimits(session, raise);
     const env: CallEnv = {
       session,
-      tools,
+      tools: toolsOfRun(tools, state.run.tools),
       signal,
       truncated: new Set(),
       ...(options.maxContextTokens !== undefined ? { maxContextTokens: options.maxContextTokens } : {}),
     };
-    return await runGuarded(session, signal, () => continueRun(env, state));
+    return await runGuarded(session, signal, () => continueRun(env, state, tools));
   } finally {
     await writer.close().catch(() => undefined);
   }
@@ -121,7 +121,8 @@ async function raiseLimits(session: RunSession, raise: LimitRaise): Promise<void
   if (records.length > 0) await session.commit(records);
 }
 
-async function continueRun(env: CallEnv, state: ResumeState): Promise<RunOutcome> {
+/** `current`: every tool this version has (the run's own are env.tools), for the note of what changed. */
+async function continueRun(env: CallEnv, state: ResumeState, current: ToolRegistry): Promise<RunOutcome> {
   const { session } = env;
   const uncertain = [...session.ledger.values()]
     .filter((entry) => entry.status === 'started')
@@ -132,7 +133,7 @@ async function continueRun(env: CallEnv, state: ResumeState): Promise<RunOutcome
     await session.save('run_start', [session.messageRecord({ role: 'user', content: state.run.task })]);
     return loopSteps(env);
   }
-  const note = await noteBuilder(env, state);
+  const note = await noteBuilder(env, state, current);
   const last = session.messages[session.messages.length - 1]!;
   if (last.role === 'assistant') {
     const stopReason = session.lastStopReason;
@@ -146,7 +147,7 @@ async function continueRun(env: CallEnv, state: ResumeState): Promise<RunOutcome
   return loopSteps(env);
 }
 
-async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilder> {
+async function noteBuilder(env: CallEnv, state: ResumeState, current: ToolRegistry): Promise<NoteBuilder> {
   const { session } = env;
   const files = await classifyLatestPatches(session.deps.workspace, state.patches);
   const checkpoint = state.latestCheckpoint;
@@ -164,6 +165,6 @@ async function noteBuilder(env: CallEnv, state: ResumeState): Promise<NoteBuilde
       files,
       instructionChanges: instructions,
       fileChanges: state.fileChanges ?? [],
-      toolChanges: toolChangeLines(state.run.tools, env.tools.specs()),
+      toolChanges: toolChangeLines(state.run.tools, current.specs()),
     });
 }

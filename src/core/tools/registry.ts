@@ -79,6 +79,19 @@ export function createToolRegistry(
   };
 }
 
+/**
+ * The registry as one run sees it: only the tools it started with (its run record's list), so a
+ * tool this version added is unknown to an older run even when the model names it; without a
+ * recorded list (older records), the whole registry.
+ */
+export function toolsOfRun(registry: ToolRegistry, recorded: readonly { readonly name: string }[] | undefined): ToolRegistry {
+  if (recorded === undefined) return registry;
+  const names = new Set(recorded.map((tool) => tool.name));
+  const list = registry.list().filter((tool) => names.has(tool.name));
+  const specs = registry.specs().filter((spec) => names.has(spec.name));
+  return { get: (name) => (names.has(name) ? registry.get(name) : undefined), list: () => list, specs: () => specs };
+}
+
 /** The zod error of a tool input, as one readable paragraph for an is_error tool_result. */
 export function describeInputError(toolName: string, error: z.ZodError): string {
   return `invalid input for ${toolName}: ${z.prettifyError(error)}`;

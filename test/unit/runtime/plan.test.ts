@@ -13,6 +13,7 @@ import {
   answer,
   byTurn,
   harness,
+  lastToolResults,
   recoveryNoteOf,
   ScriptedApprover,
   reply,
@@ -190,5 +191,32 @@ describe('update_plan and the tool list a run started with', () => {
     const fresh = await h.runtime().start({ task: 'read', settings: SETTINGS });
     assert.equal(fresh.status, 'completed', fresh.reason);
     assert.ok(offered(h.fake.requests.length - 1).includes('update_plan'), 'a new run is offered update_plan');
+  });
+
+  it('an older run whose model calls update_plan anyway gets "unknown tool": nothing the model says widens its tools', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([
+        reply([toolUse('r1', 'read_file', { path: 'a.txt' })]),
+        reply([toolUse('p1', 'update_plan', plan(['Read a.txt', 'in_progress']))]),
+        answer('done'),
+      ]),
+    });
+    const older = createToolRegistry({ tools: BUILTIN_TOOLS.filter((t) => t.name !== 'update_plan') });
+    const controller = new AbortController();
+    const runtime = h.runtime({ tools: older });
+    runtime.onEvent((e) => {
+      if (e.type === 'checkpoint' && e.checkpoint.label === 'tool_finished') controller.abort();
+    });
+    const paused = await runtime.start({ task: 'read', settings: SETTINGS }, controller.signal);
+    assert.equal(paused.status, 'paused');
+    const done = await h.runtime().resume(paused.runId);
+    assert.equal(done.status, 'completed', done.reason);
+    const results = lastToolResults(h.fake, h.fake.requests.length - 1);
+    assert.equal(results.length, 1);
+    assert.equal(results[0]!.is_error, true);
+    assert.match(String(results[0]!.content), /unknown tool "update_plan"/);
+    const state = await h.store.readRun(paused.runId);
+    assert.equal(state.plan, undefined, 'no plan was recorded');
   });
 });
