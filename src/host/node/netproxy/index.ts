@@ -70,7 +70,7 @@ export function startCommandProxy(options: CommandProxyOptions): Promise<NetProx
 }
 
 /** One line of the allowlist for a person to read: "registry.npmjs.org (~/.npmrc), example.com:8443 (named by the person)". */
-export function allowlistText(rules: readonly HostRule[]): string {
-  if (rules.length === 0) return 'no host (allow one with --allow-host HOST, or name it in ~/.npmrc, pip or git --global configuration)';
+export function allowlistText(rules: readonly HostRule[], howToAdd = 'with --allow-host HOST'): string {
+  if (rules.length === 0) return `no host (allow one ${howToAdd}, or name it in ~/.npmrc, pip or git --global configuration)`;
   return rules.map((r) => `${r.port !== undefined ? `${r.host}:${r.port}` : r.host} (${r.source})`).join(', ');
 }

@@ -12,6 +12,9 @@ import { ALLOWED_HOSTS_KEY, askForHost, type UserMemory } from './network-questi
 // asked about once per window (a notification: Allow, Allow for This Workspace, Refuse); "for this
 // workspace" is kept in the extension's global state (user scope: no workspace file can add to it).
 
+/** How a person adds a host in the editor (the CLI's way is its --allow-host flag). */
+const HOW_TO_ADD = 'when a command asks, or in agentCheckpoints.commandAllowedHosts';
+
 export class CommandNetwork {
   private proxy: NetProxy | undefined;
   private startedFor: string | undefined;
@@ -52,7 +55,7 @@ export class CommandNetwork {
       const old = this.proxy;
       this.proxy = next;
       this.startedFor = key;
-      log.log('info', `command network (allowlist): commands reach ${allowlistText(next.rules())}`);
+      log.log('info', `command network (allowlist): commands reach ${allowlistText(next.rules(), HOW_TO_ADD)}`);
       await old?.close();
     } catch (error) {
       log.log('error', `the network proxy of commands did not start (commands get no network): ${errorText(error)}`);
@@ -83,7 +86,7 @@ export class CommandNetwork {
   /** The allowlist as a run records it at its start, or undefined without the allowlist proxy. */
   allowlist(): string | undefined {
     const proxy = this.current();
-    return proxy !== undefined ? allowlistText(proxy.rules()) : undefined;
+    return proxy !== undefined ? allowlistText(proxy.rules(), HOW_TO_ADD) : undefined;
   }
 
   dispose(): void {
