@@ -44,7 +44,7 @@ async function timed(runner: CommandRunner, ws: string, views: string, command: 
 
 const NPM_CI_LIKE = [
   'node -e "',
-  "const fs=require('fs');const b=Buffer.alloc(" + Math.round((IGNORED_MB * 1048576) / IGNORED_FILES) + ",97);",
+  "const fs=require('fs');const b=Buffer.alloc(" + Math.round((IGNORED_MB * 1048576) / IGNORED_FILES) + ',97);',
   `for(let i=0;i<${IGNORED_FILES};i++){const d='node_modules/pkg-'+(i%400)+'/lib';if(i<400)fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+'/f'+i+'.js',b);}`,
   '"',
 ].join('');
@@ -63,7 +63,11 @@ export interface ApplyFigures {
 }
 
 /** The ignored output, plain then sandboxed (`rounds` times each): the medians' difference, and the MB the view held after placing. */
-async function ignoredFigures(ws: string, store: string, rounds: number): Promise<Pick<ApplyFigures, 'apply_ignored_ms' | 'apply_ignored_extra_mb' | 'npm_ci_like_ms_sandboxed' | 'npm_ci_like_ms_plain'>> {
+async function ignoredFigures(
+  ws: string,
+  store: string,
+  rounds: number,
+): Promise<Pick<ApplyFigures, 'apply_ignored_ms' | 'apply_ignored_extra_mb' | 'npm_ci_like_ms_sandboxed' | 'npm_ci_like_ms_plain'>> {
   const { plain, sandboxed } = runners(ws, store);
   const views = join(store, 'command-views');
   const plainMs: number[] = [];
@@ -94,7 +98,16 @@ function writeDense(path: string, mb: number): void {
   }
 }
 
-async function copyUpFigures(ws: string, store: string, rounds: number): Promise<Pick<ApplyFigures, 'copy_up_ms' | 'copy_up_extra_mb_during_command' | 'append_byte_ms_sandboxed' | 'append_byte_ms_plain' | 'copy_up_file'>> {
+async function copyUpFigures(
+  ws: string,
+  store: string,
+  rounds: number,
+): Promise<
+  Pick<
+    ApplyFigures,
+    'copy_up_ms' | 'copy_up_extra_mb_during_command' | 'append_byte_ms_sandboxed' | 'append_byte_ms_plain' | 'copy_up_file'
+  >
+> {
   const { plain, sandboxed } = runners(ws, store);
   const views = join(store, 'command-views');
   mkdirSync(join(ws, 'data'), { recursive: true });

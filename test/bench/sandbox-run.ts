@@ -19,7 +19,10 @@ async function gaps(bundle: string, ws: string, scratch: string, calls: number, 
   const fake = await startFakeAnthropic((_request, index): Step => {
     arrivals.push(performance.now());
     if (index >= calls) return { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' };
-    return { content: [{ type: 'tool_use', id: `toolu_t${index}`, name: 'run_command', input: { command: 'true' } }], stop_reason: 'tool_use' };
+    return {
+      content: [{ type: 'tool_use', id: `toolu_t${index}`, name: 'run_command', input: { command: 'true' } }],
+      stop_reason: 'tool_use',
+    };
   });
   const store = join(scratch, `store-${sandboxed ? 'sandbox' : 'plain'}-${Date.now()}`);
   mkdirSync(store, { recursive: true });
@@ -31,7 +34,8 @@ async function gaps(bundle: string, ws: string, scratch: string, calls: number, 
       XDG_CONFIG_HOME: join(scratch, 'config'),
       ANTHROPIC_API_KEY: 'sk-ant-api03-bench-sandbox-0123456789',
     }).done;
-    if (result.code !== 0 || arrivals.length !== calls + 1) throw new Error(`scripted run failed (${result.code}): ${result.stderr.slice(-2000)}`);
+    if (result.code !== 0 || arrivals.length !== calls + 1)
+      throw new Error(`scripted run failed (${result.code}): ${result.stderr.slice(-2000)}`);
     // The first gap holds the run's start-up work (its first command's plan included): left out on both sides.
     return arrivals.slice(2).map((at, i) => at - arrivals[i + 1]!);
   } finally {

@@ -140,6 +140,26 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.match(hit.text, /Ignored paths[^\n]*: 1 paths \(2 bytes\) placed in the workspace without patches[^\n]*under: build/);
   });
 
+  it('a new ignored folder goes to the workspace whole (counted file by file); one holding a nested .git is placed path by path, its .git refused', async () => {
+    const hit = await run(
+      'mkdir -p node_modules/a/lib node_modules/b && echo 1 > node_modules/a/lib/x.js && echo 22 > node_modules/b/y.js && ' +
+        'mkdir -p build/dep/.git && echo c > build/dep/.git/config && echo d > build/dep/d.js',
+    );
+    assert.equal(read('node_modules/a/lib/x.js'), '1\n');
+    assert.equal(read('node_modules/b/y.js'), '22\n');
+    assert.equal(read('build/dep/d.js'), 'd\n');
+    assert.equal(existsSync(join(ws, 'build/dep/.git')), false, 'a .git in a new ignored folder is refused all the same');
+    assert.deepEqual(
+      hit.changes?.refused.map((r) => r.path),
+      ['build/dep/.git/config'],
+    );
+    assert.match(
+      hit.text,
+      /Ignored paths[^\n]*: 3 paths \(7 bytes\) placed in the workspace without patches[^\n]*under: (node_modules, build|build, node_modules)/,
+    );
+    assert.deepEqual(patches, []);
+  });
+
   it("the person's unsaved edit wins: the file is named as a conflict and left alone", async () => {
     const disk = new NodeWorkspace({ roots: [ws], ripgrep: null });
     const typed = new TextEncoder().encode('one\ntwo\nmine, unsaved\n');
