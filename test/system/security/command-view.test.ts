@@ -229,6 +229,42 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.equal(existsSync(views) ? readdirSync(views).length : 0, 0);
   });
 
+  it('a workspace folder of another owner gets no view (EOVERFLOW on copy-up): the command is scanned, and the result says why', async function () {
+    if (process.getuid?.() !== 0) this.skip(); // giving a folder away takes root
+    spawnSync('chown', ['1234:1234', ws]);
+    const hit = await run('echo changed > a.txt');
+    assert.equal(read('a.txt'), 'changed\n');
+    assert.equal(hit.changes?.via, 'scan');
+    assert.match(
+      hit.text,
+      /No copy-on-write view here \(the workspace folder \S+ belongs to another owner \(uid 1234, gid 1234[^\n]*EOVERFLOW/,
+    );
+  });
+
+  it('a file of another owner inside: the command meets EOVERFLOW, the result says so, and the next commands go without a view', async function () {
+    if (process.getuid?.() !== 0) this.skip();
+    spawnSync('chmod', ['666', join(ws, 'a.txt')]);
+    spawnSync('chown', ['1234:1234', join(ws, 'a.txt')]);
+    const first = await run('echo more >> a.txt; echo n > n.txt');
+    assert.equal(read('a.txt'), 'one\ntwo\n', 'not changed in the view');
+    assert.match(
+      first.text,
+      /A copy-on-write view could not serve this command: a file or folder of another owner[^\n]*EOVERFLOW[^\n]*Later commands of this run go without a view/,
+    );
+    assert.equal(read('n.txt'), 'n\n', 'what the command could change was applied');
+    const runner = createNodeCommandRunner({
+      env,
+      sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
+    });
+    const failed = await runner.run('echo more >> a.txt', { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 1024 });
+    await failed.changes?.discard();
+    assert.notEqual(failed.exitCode, 0);
+    const next = await runner.run('echo more >> a.txt', { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 1024 });
+    assert.equal(next.exitCode, 0, next.stderr);
+    assert.equal(next.changes?.via, 'scan');
+    assert.equal(read('a.txt'), 'one\ntwo\nmore\n');
+  });
+
   it('without a view, a protected path the command created (at the top, ignored or not, or nested) is moved out of the workspace and named', async () => {
     env = { ...env, AGENT_CHECKPOINTS_NO_OVERLAY: '1' };
     writeFileSync(join(ws, '.gitignore'), 'build/\n.envrc\n');

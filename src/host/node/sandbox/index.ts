@@ -12,6 +12,7 @@ import {
   settledView,
   NO_VIEW_EXIT,
   NO_VIEW_MARK,
+  foreignCopyUp,
   overlayProblem,
   unshareOf,
   viewLaunch,
@@ -48,6 +49,16 @@ export interface SandboxedLaunch {
   release(): void;
   /** Variables the launch adds to the built environment (the proxy's, with the network through the allowlist). */
   readonly env: Readonly<Record<string, string>>;
+}
+
+/** The note of a command that met another owner's file in its view (the runner's later commands then go without one). */
+export const FOREIGN_NOTE_START = 'A copy-on-write view could not serve this command:';
+const FOREIGN_NOTE_END =
+  'Later commands of this run go without a view: the workspace is written in place and a before/after scan of its files names what they changed (not patches). Run this command again if its error came from that file.';
+
+/** Why the later commands of a runner go without a view, from a result; undefined when nothing says so. */
+export function noViewAfter(result: CommandResult): string | undefined {
+  return result.sandboxNote?.includes(FOREIGN_NOTE_START) === true ? foreignCopyUp(result.sandboxNote) : undefined;
 }
 
 /** True for the result of a launch whose view could not be mounted: the command did not run, and runs again without one. */
@@ -91,7 +102,12 @@ export function sandboxedLaunch(
     },
     async finish(result) {
       const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
-      const parts = [...(note !== undefined ? [note] : []), ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : [])];
+      const foreign = view !== undefined ? foreignCopyUp(`${result.stdout}\n${result.stderr}`) : undefined;
+      const parts = [
+        ...(note !== undefined ? [note] : []),
+        ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : []),
+        ...(foreign !== undefined ? [`${FOREIGN_NOTE_START} ${foreign}; the workspace file was not changed. ${FOREIGN_NOTE_END}`] : []),
+      ];
       const noted = parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
       if (view === undefined) return noted;
       if (noViewResult(result)) {
