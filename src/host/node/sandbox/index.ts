@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import type { CommandChanges, CommandResult } from '../../../core/ports';
 import type { RunSettings } from '../../../core/store/records';
 import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
@@ -110,8 +111,8 @@ export function sandboxedLaunch(
       ];
       const noted = parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
       if (view === undefined) return noted;
-      if (noViewResult(result)) {
-        discardView(view.dir);
+      if (noViewResult(result) || untouched(view)) {
+        discardView(view.dir); // no view, or nothing written in it: nothing to capture
         return noted;
       }
       try {
@@ -127,6 +128,11 @@ export function sandboxedLaunch(
       }
     },
   };
+}
+
+/** Whether the command wrote nothing in its view (every upper folder empty): the common `true`, `ls`, `git status`. */
+function untouched(view: View): boolean {
+  return view.layers.every((layer) => readdirSync(layer.upper).length === 0);
 }
 
 /** The change set a command of `callId` left in its view when its host died; undefined when it left none. */
