@@ -82,13 +82,18 @@ function snapshot(root: string, rel = '', out: Tree = new Map()): Tree {
   return out;
 }
 
-function same(a: Tree, b: Tree): string[] {
+/** The paths whose bytes differ, and those whose executable bit alone differs. */
+function differences(a: Tree, b: Tree): { bytes: string[]; modes: string[] } {
   const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
-  return paths.filter((p) => a.get(p)?.text !== b.get(p)?.text || a.get(p)?.exec !== b.get(p)?.exec);
+  const bytes = paths.filter((p) => a.get(p)?.text !== b.get(p)?.text);
+  return { bytes, modes: paths.filter((p) => !bytes.includes(p) && a.get(p)?.exec !== b.get(p)?.exec) };
 }
 
 export interface FidelityFigures {
+  /** Bytes and executable bits identical to the step. */
   readonly restore_fidelity: number;
+  /** Bytes identical to the step (the executable bit aside). */
+  readonly restore_fidelity_bytes: number;
   readonly user_bytes_lost: number;
   readonly restore_steps: number;
   readonly restore_command_steps: number;
@@ -143,6 +148,7 @@ export async function fidelityFigures(base: string): Promise<FidelityFigures> {
   const final = join(base, 'fidelity-final');
   cpSync(ws, final, { recursive: true, preserveTimestamps: true });
   let exact = 0;
+  let exactBytes = 0;
   let lost = 0;
   const mismatches: string[] = [];
   for (let k = 0; k < shots.length; k++) {
@@ -159,14 +165,16 @@ export async function fidelityFigures(base: string): Promise<FidelityFigures> {
       if (file !== undefined) file.text = person.apply(file.text);
     }
     const restored = snapshot(ws);
-    const wrong = same(expected, restored);
-    if (wrong.length === 0) exact += 1;
-    else mismatches.push(`step ${k}: ${wrong.join(', ')}`);
+    const wrong = differences(expected, restored);
+    if (wrong.bytes.length === 0) exactBytes += 1;
+    if (wrong.bytes.length === 0 && wrong.modes.length === 0) exact += 1;
+    else mismatches.push(`step ${k}: ${[...wrong.bytes.map((p) => `${p} (bytes)`), ...wrong.modes.map((p) => `${p} (mode)`)].join(', ')}`);
     for (const person of PERSON)
       if (person !== undefined && !(restored.get(person.path)?.text ?? '').includes(person.added)) lost += person.added.length;
   }
   return {
     restore_fidelity: Math.round((exact / shots.length) * 1000) / 1000,
+    restore_fidelity_bytes: Math.round((exactBytes / shots.length) * 1000) / 1000,
     user_bytes_lost: lost,
     restore_steps: shots.length,
     restore_command_steps: STEPS.filter((s) => 'command' in s).length,
