@@ -14,6 +14,7 @@ import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { detectSandbox, noViewReason, type SandboxRequest } from '../../../src/host/node/sandbox/index';
 import { tempDir } from '../../unit/runtime/harness';
+import { applyToDisk } from './sandbox-support';
 import { MemoryBlobs, MemoryJournal, MemoryLog, fixedClock, newId } from '../../unit/patches/fakes';
 
 // A command's changes come back as a change set of its copy-on-write view and become patches of
@@ -282,12 +283,13 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.ok(moved !== undefined && moved.startsWith(views), `moved into the views' folder, hidden from commands: ${moved}`);
   });
 
-  it('a host killed at any of several instants of a command (running, capturing, applying) leaves nothing new but what the command made', async () => {
+  it('a host killed at any of several instants of a command (running, capturing, applying) leaves nothing new but what the command made; its view is settled at the next open, once', async () => {
     const made = (name: string): boolean =>
       /^f\d+\.txt$/.test(name) || Object.keys(FILES).some((f) => f.split('/')[0] === name) || name === 'bin.dat';
     const child = join(base, 'killed.ts');
     const support = join(__dirname, 'sandbox-support');
     const runner = join(__dirname, '../../../src/host/node/command-runner');
+    let settled = 0;
     for (const instant of [30, 120, 250, 400, 700]) {
       const sandbox = { roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views };
       writeFileSync(
@@ -295,16 +297,26 @@ describe('run_command: what a command changes becomes patches of its call', func
         `import { createNodeCommandRunner } from ${JSON.stringify(runner)};\n` +
           `import { applyToDisk } from ${JSON.stringify(support)};\n` +
           `const r = createNodeCommandRunner({ sandbox: () => (${JSON.stringify(sandbox)}) });\n` +
-          `void r.run('for i in $(seq 1 40); do echo $i > f$i.txt; done; echo x > .envrc; sleep 0.2', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024 })` +
+          `void r.run('for i in $(seq 1 40); do echo $i > f$i.txt; done; echo x > .envrc; sleep 0.2', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024, callId: 'call_${instant}' })` +
           `.then((result) => applyToDisk([${JSON.stringify(ws)}], result.changes));\n` +
           `setTimeout(() => process.kill(process.pid, "SIGKILL"), ${instant});\n`,
       );
       spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
-      // `.ac-*.tmp`: the workspace write path's staged file (NodeWorkspace, write_file's too), cut between its write and its rename.
-      const strangers = readdirSync(ws).filter((name) => !made(name) && !/^\.ac-[0-9a-f]+\.tmp$/.test(name));
-      assert.deepEqual(strangers, [], `killed at ${instant} ms`);
-      for (const name of readdirSync(ws).filter((n) => /^f\d+\.txt$/.test(n))) assert.equal(read(name), `${name.slice(1, -4)}\n`, name);
+      const check = (when: string): void => {
+        // `.ac-*.tmp`: the workspace write path's staged file (NodeWorkspace, write_file's too), cut between its write and its rename.
+        const strangers = readdirSync(ws).filter((name) => !made(name) && !/^\.ac-[0-9a-f]+\.tmp$/.test(name));
+        assert.deepEqual(strangers, [], `killed at ${instant} ms, ${when}`);
+        for (const name of readdirSync(ws).filter((n) => /^f\d+\.txt$/.test(n))) assert.equal(read(name), `${name.slice(1, -4)}\n`, name);
+      };
+      check('after the kill');
+      const next = createNodeCommandRunner({ sandbox: () => sandbox });
+      const left = await next.recover!(`call_${instant}`);
+      if (left !== undefined) settled += 1;
+      await applyToDisk([ws], left);
+      check('after the settle');
+      assert.equal(await next.recover!(`call_${instant}`), undefined, 'settled once');
     }
+    assert.ok(settled > 0, 'some kill cut a command whose view held changes');
     createNodeCommandRunner({ sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views }) });
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(existsSync(views) ? readdirSync(views) : [], [], 'every view swept at the next start');
