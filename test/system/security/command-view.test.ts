@@ -119,7 +119,7 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.match(hit.text, /--- workspace changes ---\nApplied as patches of this call/);
     assert.match(hit.text, /R mv-src\.txt -> moved\.txt/);
     assert.match(hit.text, /M bin\.dat \(binary\)/);
-    assert.match(hit.text, /mode changed: script\.sh \(755\)/);
+    assert.match(hit.text, /mode changed: script\.sh \(755; no patch holds a mode: Restore does not bring it back\)/);
     const journal = new MemoryJournal();
     await rollbackFiles(
       { workspace: new NodeWorkspace({ roots: [ws], ripgrep: null }), blobs, journal, clock: fixedClock, log: new MemoryLog(), newId },

@@ -141,7 +141,8 @@ export async function changeSetOf(
       : []),
   ];
   for (const entry of modes)
-    if (await place(entry, live).catch(() => false)) notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)})`);
+    if (await place(entry, live).catch(() => false))
+      notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)}; no patch holds a mode: Restore does not bring it back)`);
   return {
     via: 'view',
     files: tooLarge ? [] : tracked.map(fileChange),
