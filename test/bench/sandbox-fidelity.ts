@@ -100,83 +100,114 @@ export interface FidelityFigures {
   readonly restore_mismatches?: string[];
 }
 
-export async function fidelityFigures(base: string): Promise<FidelityFigures> {
+interface Recorded {
+  readonly ws: string;
+  readonly blobs: MemoryBlobs;
+  readonly patches: Patch[];
+  /** The workspace after each step (0: before the first). */
+  readonly shots: Tree[];
+}
+
+const workspaceOf = (ws: string): Workspace => new NodeWorkspace({ roots: [ws], ripgrep: null });
+
+/** Plays the steps and the person's edits in a fresh git workspace: the patches of each step and the snapshots. */
+async function record(base: string): Promise<Recorded> {
   const ws = join(base, 'fidelity-ws');
-  const views = join(base, 'fidelity-store', 'command-views');
   for (const [path, text] of Object.entries(INITIAL)) {
     mkdirSync(join(ws, path, '..'), { recursive: true });
     writeFileSync(join(ws, path), text, { mode: 0o644 });
   }
   const git = (...args: string[]) => spawnSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', ...args], { cwd: ws });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'start');
-  const blobs = new MemoryBlobs();
-  const patches: Patch[] = [];
-  const workspace = (): Workspace => new NodeWorkspace({ roots: [ws], ripgrep: null });
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['commit', '-qm', 'start'],
+  ])
+    git(...args);
+  const done: Recorded = { ws, blobs: new MemoryBlobs(), patches: [], shots: [snapshot(ws)] };
   const context = (stepId: number): ToolContext =>
     ({
-      workspace: workspace(),
+      workspace: workspaceOf(ws),
       async applyWrite(write: PreparedWrite): Promise<Patch> {
-        const deps = { workspace: workspace(), blobs, clock: fixedClock, log: new MemoryLog(), newId };
+        const deps = { workspace: workspaceOf(ws), blobs: done.blobs, clock: fixedClock, log: new MemoryLog(), newId };
         const patch = await applyPreparedWrite(deps, { runId: 'r', stepId, toolCallId: `call-${stepId}` }, write);
-        patches.push(patch);
+        done.patches.push(patch);
         return patch;
       },
     }) as unknown as ToolContext;
+  const views = join(base, 'fidelity-store', 'command-views');
   const runner = createNodeCommandRunner({
     env: { PATH: process.env['PATH'], HOME: base },
     sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
   });
-  const shots: Tree[] = [snapshot(ws)];
   for (const [i, step] of STEPS.entries()) {
-    const stepId = i + 1;
     if ('command' in step) {
       const result = await runner.run(step.command, { cwd: ws, timeoutMs: 30_000, maxOutputBytes: 64 * 1024 });
       if ((result.exitCode === 0) === (step.refused === true)) throw new Error(`${step.command}: exit ${result.exitCode} ${result.stderr}`);
-      if (result.changes !== undefined) await applyCommandChanges(context(stepId), result.changes);
+      if (result.changes !== undefined) await applyCommandChanges(context(i + 1), result.changes);
       await result.changes?.discard();
     } else {
-      const live = await workspace().read(step.edit);
+      const live = await workspaceOf(ws).read(step.edit);
       const after = step.text(live === null ? null : Buffer.from(live.bytes).toString('utf8'));
-      await context(stepId).applyWrite(await prepareWrite(workspace(), step.edit, new TextEncoder().encode(after)));
+      await context(i + 1).applyWrite(await prepareWrite(workspaceOf(ws), step.edit, new TextEncoder().encode(after)));
     }
-    shots.push(snapshot(ws));
+    done.shots.push(snapshot(ws));
     const person = PERSON[i];
     if (person !== undefined) writeFileSync(join(ws, person.path), person.apply(readFileSync(join(ws, person.path), 'utf8')));
   }
+  return done;
+}
+
+/** The run restored to step k from its final state (`final`, copied back first): what differs from what it should be. */
+async function restoreTo(
+  run: Recorded,
+  final: string,
+  k: number,
+): Promise<{ wrong: { bytes: string[]; modes: string[] }; restored: Tree }> {
+  rmSync(run.ws, { recursive: true, force: true });
+  cpSync(final, run.ws, { recursive: true, preserveTimestamps: true });
+  const later = run.patches.filter((p) => p.stepId > k);
+  const deps = {
+    workspace: workspaceOf(run.ws),
+    blobs: run.blobs,
+    journal: new MemoryJournal(),
+    clock: fixedClock,
+    log: new MemoryLog(),
+    newId,
+  };
+  await rollbackFiles(deps, { patches: later, allCheckpoints: [] }, { kind: 'run' });
+  const expected: Tree = new Map([...run.shots[k]!].map(([p, v]) => [p, { ...v }]));
+  // The person's edit that follows step j is in the snapshots after it: those after k come on top.
+  for (const person of PERSON.slice(Math.max(0, k - 1))) {
+    const file = person !== undefined ? expected.get(person.path) : undefined;
+    if (file !== undefined) file.text = person!.apply(file.text);
+  }
+  const restored = snapshot(run.ws);
+  return { wrong: differences(expected, restored), restored };
+}
+
+export async function fidelityFigures(base: string): Promise<FidelityFigures> {
+  const run = await record(base);
   const final = join(base, 'fidelity-final');
-  cpSync(ws, final, { recursive: true, preserveTimestamps: true });
+  cpSync(run.ws, final, { recursive: true, preserveTimestamps: true });
   let exact = 0;
   let exactBytes = 0;
   let lost = 0;
   const mismatches: string[] = [];
-  for (let k = 0; k < shots.length; k++) {
-    rmSync(ws, { recursive: true, force: true });
-    cpSync(final, ws, { recursive: true, preserveTimestamps: true });
-    const later = patches.filter((p) => p.stepId > k);
-    const deps = { workspace: workspace(), blobs, journal: new MemoryJournal(), clock: fixedClock, log: new MemoryLog(), newId };
-    await rollbackFiles(deps, { patches: later, allCheckpoints: [] }, { kind: 'run' });
-    const expected: Tree = new Map([...shots[k]!].map(([p, v]) => [p, { ...v }]));
-    // The person's edit that follows step j is in the snapshots after it: those after k come on top.
-    for (const person of PERSON.slice(Math.max(0, k - 1))) {
-      if (person === undefined) continue;
-      const file = expected.get(person.path);
-      if (file !== undefined) file.text = person.apply(file.text);
-    }
-    const restored = snapshot(ws);
-    const wrong = differences(expected, restored);
+  for (let k = 0; k < run.shots.length; k++) {
+    const { wrong, restored } = await restoreTo(run, final, k);
     if (wrong.bytes.length === 0) exactBytes += 1;
     if (wrong.bytes.length === 0 && wrong.modes.length === 0) exact += 1;
     else mismatches.push(`step ${k}: ${[...wrong.bytes.map((p) => `${p} (bytes)`), ...wrong.modes.map((p) => `${p} (mode)`)].join(', ')}`);
     for (const person of PERSON)
       if (person !== undefined && !(restored.get(person.path)?.text ?? '').includes(person.added)) lost += person.added.length;
   }
+  const share = (n: number): number => Math.round((n / run.shots.length) * 1000) / 1000;
   return {
-    restore_fidelity: Math.round((exact / shots.length) * 1000) / 1000,
-    restore_fidelity_bytes: Math.round((exactBytes / shots.length) * 1000) / 1000,
+    restore_fidelity: share(exact),
+    restore_fidelity_bytes: share(exactBytes),
     user_bytes_lost: lost,
-    restore_steps: shots.length,
+    restore_steps: run.shots.length,
     restore_command_steps: STEPS.filter((s) => 'command' in s).length,
     ...(mismatches.length > 0 ? { restore_mismatches: mismatches } : {}),
   };
