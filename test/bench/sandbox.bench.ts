@@ -1,14 +1,19 @@
 // run_command's cost of the sandbox: `true` run RUNS times through the command runner as the hosts
 // use it, plainly and in bubblewrap, on a small workspace that has a .git, a .vscode and nested
 // folders (so the per-command plan does real work). Runs alternate, so a busy machine weighs on both
-// sides alike. Target: overhead_ms_p50 <= 30. The same again in a generated tree shaped like a real
-// repository (the search bench's, ~10,000 files), and in SANDBOX_BENCH_REPO when set (a real clone):
+// sides alike. Target: overhead_ms_p50 <= 30. The same again in a generated tree of babel's shape
+// (babel-tree.ts: 27.7k files in 13k folders), and in SANDBOX_BENCH_REPO when set (a real clone):
 // each command runs in a copy-on-write view whose capture walks only what the command changed, so
 // the repository's size should not show. capture_ms_p50: a command that changes 10 files against one
-// that changes none (the change set captured, then discarded unapplied). Then the
+// that changes none (the change set captured, then discarded unapplied). In the same tree: a
+// scripted CLI run's `true` from the model's answer to the next request, sandboxed against
+// --no-sandbox (sandbox-run.ts); an npm-ci-sized ignored output and copy-up of a 1 GB file
+// (sandbox-apply.ts); restore fidelity of a run whose changes come half from commands
+// (sandbox-fidelity.ts). SANDBOX_BENCH_QUICK=1 runs fewer rounds. Then the
 // allowlist network's figures (netproxy-bench.ts): the proxy's added time for a 1 MB download
 // (target <= 5 ms) and a command's start with the forwarder against today's.
 // Prints ONE JSON object.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +22,12 @@ import type { CommandRunner } from '../../src/core/ports';
 import { createNodeCommandRunner } from '../../src/host/node/command-runner';
 import { detectSandbox } from '../../src/host/node/sandbox/index';
 import { sandboxRequest } from '../../src/host/node/agent-host/commands';
-import { writeRepoTree } from './search-tree';
+import { bundleCli } from '../support/cli-process';
+import { writeBabelTree } from './babel-tree';
 import { netFigures } from './netproxy-bench';
+import { answerFigures } from './sandbox-run';
+import { applyFigures } from './sandbox-apply';
+import { fidelityFigures } from './sandbox-fidelity';
 
 const RUNS = Number(process.env.SANDBOX_BENCH_RUNS ?? 100);
 
@@ -35,6 +44,7 @@ async function timed(runner: CommandRunner, cwd: string): Promise<number> {
 }
 
 const REPO_RUNS = Number(process.env.SANDBOX_BENCH_REPO_RUNS ?? 30);
+const QUICK = process.env.SANDBOX_BENCH_QUICK === '1';
 
 /** `true` run `runs` times in `ws`, plainly and sandboxed, alternating: the two medians and their difference. */
 async function overhead(ws: string, store: string, runs: number): Promise<{ sandboxed: number; plain: number; overhead: number }> {
@@ -94,9 +104,12 @@ async function main(): Promise<void> {
   try {
     const small = await overhead(ws, store, RUNS);
     const repoRoot = join(base, 'repo');
-    const tree = writeRepoTree(repoRoot);
+    const tree = writeBabelTree(repoRoot);
     const repo = await overhead(repoRoot, store, REPO_RUNS);
     const captured = await capture(repoRoot, store, REPO_RUNS);
+    const answers = await answerFigures(await bundleCli(base), repoRoot, base, QUICK ? 10 : 20, QUICK ? 1 : 3);
+    const applied = await applyFigures(repoRoot, store, QUICK ? 1 : 3);
+    const fidelity = await fidelityFigures(base);
     const net = await netFigures(ws, store, RUNS);
     const real = process.env.SANDBOX_BENCH_REPO;
     const realRepo = real !== undefined && real !== '' ? await overhead(real, store, REPO_RUNS) : undefined;
@@ -108,9 +121,13 @@ async function main(): Promise<void> {
         overhead_ms_p50: small.overhead,
         overhead_ms_p50_repo: repo.overhead,
         repo_files: tree.files,
+        repo_folders: tree.folders,
+        ...answers,
         capture_ms_p50: captured.capture,
         command_ms_p50_ten_files: captured.ten,
         target_capture_ms_p50: 50,
+        ...applied,
+        ...fidelity,
         ...(realRepo !== undefined ? { overhead_ms_p50_real_repo: realRepo.overhead, real_repo: real } : {}),
         ...(realCapture !== undefined ? { capture_ms_p50_real_repo: realCapture.capture } : {}),
         runs: RUNS,
@@ -118,6 +135,7 @@ async function main(): Promise<void> {
         network_allowlist: net,
         // The figures follow the machine's load: on 2 busy cores every process start is several times slower.
         load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+        uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(),
       })}\n`,
     );
   } finally {

@@ -7,6 +7,7 @@ import { errorText } from '../../core/error-text';
 import { shellLaunch, shellOf, type Shell, type ShellLaunch } from './shell';
 import {
   detectSandbox,
+  noViewAfter,
   noViewReason,
   noViewResult,
   recoverChanges,
@@ -312,6 +313,8 @@ export function createNodeCommandRunner(options: RunnerOptions = {}): CommandRun
           state.noView = `the workspace folder cannot be an overlay layer here: ${result.stderr.trim().split('\n').pop()}`;
           result = await once(command, runOptions, built.env);
         }
+        // A file of another owner could not be copied up (EOVERFLOW): the commands after this one go without a view.
+        state.noView ??= noViewAfter(result);
       } catch (error) {
         if (error instanceof SandboxRefusal) return refusedResult(error);
         throw error;

@@ -14,6 +14,7 @@ import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { detectSandbox, noViewReason, type SandboxRequest } from '../../../src/host/node/sandbox/index';
 import { tempDir } from '../../unit/runtime/harness';
+import { applyToDisk } from './sandbox-support';
 import { MemoryBlobs, MemoryJournal, MemoryLog, fixedClock, newId } from '../../unit/patches/fakes';
 
 // A command's changes come back as a change set of its copy-on-write view and become patches of
@@ -118,7 +119,7 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.match(hit.text, /--- workspace changes ---\nApplied as patches of this call/);
     assert.match(hit.text, /R mv-src\.txt -> moved\.txt/);
     assert.match(hit.text, /M bin\.dat \(binary\)/);
-    assert.match(hit.text, /mode changed: script\.sh \(755\)/);
+    assert.match(hit.text, /mode changed: script\.sh \(755; no patch holds a mode: Restore does not bring it back\)/);
     const journal = new MemoryJournal();
     await rollbackFiles(
       { workspace: new NodeWorkspace({ roots: [ws], ripgrep: null }), blobs, journal, clock: fixedClock, log: new MemoryLog(), newId },
@@ -138,6 +139,26 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.deepEqual(readdirSync(join(ws, 'sub')), ['y.txt']);
     assert.deepEqual(patches.map((p) => `${p.op} ${p.path}`).sort(), ['create sub/y.txt', 'delete sub/keep.txt', 'delete sub/x.txt']);
     assert.match(hit.text, /Ignored paths[^\n]*: 1 paths \(2 bytes\) placed in the workspace without patches[^\n]*under: build/);
+  });
+
+  it('a new ignored folder goes to the workspace whole (counted file by file); one holding a nested .git is placed path by path, its .git refused', async () => {
+    const hit = await run(
+      'mkdir -p node_modules/a/lib node_modules/b && echo 1 > node_modules/a/lib/x.js && echo 22 > node_modules/b/y.js && ' +
+        'mkdir -p build/dep/.git && echo c > build/dep/.git/config && echo d > build/dep/d.js',
+    );
+    assert.equal(read('node_modules/a/lib/x.js'), '1\n');
+    assert.equal(read('node_modules/b/y.js'), '22\n');
+    assert.equal(read('build/dep/d.js'), 'd\n');
+    assert.equal(existsSync(join(ws, 'build/dep/.git')), false, 'a .git in a new ignored folder is refused all the same');
+    assert.deepEqual(
+      hit.changes?.refused.map((r) => r.path),
+      ['build/dep/.git/config'],
+    );
+    assert.match(
+      hit.text,
+      /Ignored paths[^\n]*: 3 paths \(7 bytes\) placed in the workspace without patches[^\n]*under: (node_modules, build|build, node_modules)/,
+    );
+    assert.deepEqual(patches, []);
   });
 
   it("the person's unsaved edit wins: the file is named as a conflict and left alone", async () => {
@@ -209,6 +230,42 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.equal(existsSync(views) ? readdirSync(views).length : 0, 0);
   });
 
+  it('a workspace folder of another owner gets no view (EOVERFLOW on copy-up): the command is scanned, and the result says why', async function () {
+    if (process.getuid?.() !== 0) this.skip(); // giving a folder away takes root
+    spawnSync('chown', ['1234:1234', ws]);
+    const hit = await run('echo changed > a.txt');
+    assert.equal(read('a.txt'), 'changed\n');
+    assert.equal(hit.changes?.via, 'scan');
+    assert.match(
+      hit.text,
+      /No copy-on-write view here \(the workspace folder \S+ belongs to another owner \(uid 1234, gid 1234[^\n]*EOVERFLOW/,
+    );
+  });
+
+  it('a file of another owner inside: the command meets EOVERFLOW, the result says so, and the next commands go without a view', async function () {
+    if (process.getuid?.() !== 0) this.skip();
+    spawnSync('chmod', ['666', join(ws, 'a.txt')]);
+    spawnSync('chown', ['1234:1234', join(ws, 'a.txt')]);
+    const first = await run('echo more >> a.txt; echo n > n.txt');
+    assert.equal(read('a.txt'), 'one\ntwo\n', 'not changed in the view');
+    assert.match(
+      first.text,
+      /A copy-on-write view could not serve this command: a file or folder of another owner[^\n]*EOVERFLOW[^\n]*Later commands of this run go without a view/,
+    );
+    assert.equal(read('n.txt'), 'n\n', 'what the command could change was applied');
+    const runner = createNodeCommandRunner({
+      env,
+      sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
+    });
+    const failed = await runner.run('echo more >> a.txt', { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 1024 });
+    await failed.changes?.discard();
+    assert.notEqual(failed.exitCode, 0);
+    const next = await runner.run('echo more >> a.txt', { cwd: ws, timeoutMs: 10_000, maxOutputBytes: 1024 });
+    assert.equal(next.exitCode, 0, next.stderr);
+    assert.equal(next.changes?.via, 'scan');
+    assert.equal(read('a.txt'), 'one\ntwo\nmore\n');
+  });
+
   it('without a view, a protected path the command created (at the top, ignored or not, or nested) is moved out of the workspace and named', async () => {
     env = { ...env, AGENT_CHECKPOINTS_NO_OVERLAY: '1' };
     writeFileSync(join(ws, '.gitignore'), 'build/\n.envrc\n');
@@ -226,12 +283,13 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.ok(moved !== undefined && moved.startsWith(views), `moved into the views' folder, hidden from commands: ${moved}`);
   });
 
-  it('a host killed at any of several instants of a command (running, capturing, applying) leaves nothing new but what the command made', async () => {
+  it('a host killed at any of several instants of a command (running, capturing, applying) leaves nothing new but what the command made; its view is settled at the next open, once', async () => {
     const made = (name: string): boolean =>
       /^f\d+\.txt$/.test(name) || Object.keys(FILES).some((f) => f.split('/')[0] === name) || name === 'bin.dat';
     const child = join(base, 'killed.ts');
     const support = join(__dirname, 'sandbox-support');
     const runner = join(__dirname, '../../../src/host/node/command-runner');
+    let settled = 0;
     for (const instant of [30, 120, 250, 400, 700]) {
       const sandbox = { roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views };
       writeFileSync(
@@ -239,16 +297,26 @@ describe('run_command: what a command changes becomes patches of its call', func
         `import { createNodeCommandRunner } from ${JSON.stringify(runner)};\n` +
           `import { applyToDisk } from ${JSON.stringify(support)};\n` +
           `const r = createNodeCommandRunner({ sandbox: () => (${JSON.stringify(sandbox)}) });\n` +
-          `void r.run('for i in $(seq 1 40); do echo $i > f$i.txt; done; echo x > .envrc; sleep 0.2', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024 })` +
+          `void r.run('for i in $(seq 1 40); do echo $i > f$i.txt; done; echo x > .envrc; sleep 0.2', { cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, maxOutputBytes: 1024, callId: 'call_${instant}' })` +
           `.then((result) => applyToDisk([${JSON.stringify(ws)}], result.changes));\n` +
           `setTimeout(() => process.kill(process.pid, "SIGKILL"), ${instant});\n`,
       );
       spawnSync(process.execPath, ['--import', 'tsx', child], { stdio: 'ignore' });
-      // `.ac-*.tmp`: the workspace write path's staged file (NodeWorkspace, write_file's too), cut between its write and its rename.
-      const strangers = readdirSync(ws).filter((name) => !made(name) && !/^\.ac-[0-9a-f]+\.tmp$/.test(name));
-      assert.deepEqual(strangers, [], `killed at ${instant} ms`);
-      for (const name of readdirSync(ws).filter((n) => /^f\d+\.txt$/.test(n))) assert.equal(read(name), `${name.slice(1, -4)}\n`, name);
+      const check = (when: string): void => {
+        // `.ac-*.tmp`: the workspace write path's staged file (NodeWorkspace, write_file's too), cut between its write and its rename.
+        const strangers = readdirSync(ws).filter((name) => !made(name) && !/^\.ac-[0-9a-f]+\.tmp$/.test(name));
+        assert.deepEqual(strangers, [], `killed at ${instant} ms, ${when}`);
+        for (const name of readdirSync(ws).filter((n) => /^f\d+\.txt$/.test(n))) assert.equal(read(name), `${name.slice(1, -4)}\n`, name);
+      };
+      check('after the kill');
+      const next = createNodeCommandRunner({ sandbox: () => sandbox });
+      const left = await next.recover!(`call_${instant}`);
+      if (left !== undefined) settled += 1;
+      await applyToDisk([ws], left);
+      check('after the settle');
+      assert.equal(await next.recover!(`call_${instant}`), undefined, 'settled once');
     }
+    assert.ok(settled > 0, 'some kill cut a command whose view held changes');
     createNodeCommandRunner({ sandbox: () => ({ roots: [ws], protectedPaths: [], hidden: [], homePaths: [], network: false, views }) });
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(existsSync(views) ? readdirSync(views) : [], [], 'every view swept at the next start');

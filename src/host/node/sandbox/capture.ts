@@ -30,6 +30,8 @@ export interface Entry {
   readonly link?: string;
   /** Under the workspace's ignore rules: placed without a patch. */
   readonly ignored: boolean;
+  /** An ignored folder the lower layer lacks, placed whole (one rename): how many files it holds (`size`: their bytes). */
+  readonly files?: number;
 }
 
 export interface Captured {
@@ -84,6 +86,28 @@ function lowerFiles(abs: string, rel: string, out: string[], folders: string[]):
 
 type IgnoredTest = (rel: string, dir: boolean) => Promise<boolean>;
 
+/**
+ * A new folder's files and bytes, or null when it holds what must be looked at path by path: a
+ * path a rule refuses (a nested `.git`), or what is neither a file, a folder nor a link.
+ */
+function wholeFolder(abs: string, rel: string, extra: readonly string[]): { files: number; bytes: number } | null {
+  const sum = { files: 0, bytes: 0 };
+  for (const entry of readdirSync(abs, { withFileTypes: true })) {
+    const child = `${rel}/${entry.name}`;
+    if (refusal(child, extra) !== undefined) return null;
+    if (entry.isDirectory()) {
+      const inner = wholeFolder(nodePath.join(abs, entry.name), child, extra);
+      if (inner === null) return null;
+      sum.files += inner.files;
+      sum.bytes += inner.bytes;
+    } else if (entry.isFile() || entry.isSymbolicLink()) {
+      sum.files += 1;
+      sum.bytes += lstatSync(nodePath.join(abs, entry.name)).size;
+    } else return null;
+  }
+  return sum;
+}
+
 class Walk {
   readonly entries: Entry[] = [];
   readonly folders: string[] = [];
@@ -92,6 +116,8 @@ class Walk {
     private readonly merged: Set<string> | null,
     private readonly since: number,
     private readonly ignored: IgnoredTest,
+    /** Protected paths of the person's (set when new ignored folders may be placed whole). */
+    private readonly whole?: readonly string[],
   ) {}
 
   private lower(rel: string): string {
@@ -113,6 +139,7 @@ class Walk {
     lower: Stats | null,
     ignored: boolean,
     upper?: { path: string; st: Stats; bytes?: Buffer },
+    whole?: { files: number; bytes: number },
   ): void {
     const lowerBytes = lower?.isFile() && !ignored ? readFileSync(this.lower(rel)) : null;
     const changedMeanwhile = lower !== null && lower.mtimeMs >= this.since;
@@ -126,11 +153,12 @@ class Walk {
       ...(changedMeanwhile
         ? { conflict: `${rel} was changed while the command ran (saved by someone else): the command's version was not applied` }
         : {}),
-      size: upper?.st.size ?? 0,
+      size: whole?.bytes ?? upper?.st.size ?? 0,
       mode: upper?.st.mode ?? 0,
       binary: (upper?.bytes !== undefined && isBinary(upper.bytes)) || (lowerBytes !== null && isBinary(lowerBytes)),
       ...(link !== undefined ? { link } : {}),
       ignored,
+      ...(whole !== undefined ? { files: whole.files } : {}),
     });
   }
 
@@ -155,6 +183,11 @@ class Walk {
     const ignored = parentIgnored || (await this.ignored(rel, st.isDirectory()));
     const lower = lstatOrNull(this.lower(rel));
     if (isWhiteout(st)) return this.deleted(rel, ignored);
+    if (st.isDirectory() && ignored && lower === null && this.whole !== undefined) {
+      // A new ignored folder (node_modules of an npm ci, a build output) goes to the workspace whole.
+      const sum = wholeFolder(path, rel, this.whole);
+      if (sum !== null) return this.push(rel, 'write', null, true, { path, st }, sum);
+    }
     if (st.isDirectory()) return this.dir(rel, ignored);
     if (lower?.isDirectory()) this.deleted(rel, ignored);
     const lowerFile = lower?.isDirectory() ? null : lower;
@@ -172,11 +205,11 @@ class Walk {
 }
 
 /** The rule that keeps a command's change out of the workspace: `.git/` of any repository, a protected path, a link outside. */
-function refusal(entry: Entry, extra: readonly string[]): string | undefined {
-  if (entry.rel.split('/').includes('.git')) return GIT_RULE;
-  const reason = protectedPathReason(entry.rel, extra);
+function refusal(rel: string, extra: readonly string[]): string | undefined {
+  if (rel.split('/').includes('.git')) return GIT_RULE;
+  const reason = protectedPathReason(rel, extra);
   if (reason !== undefined)
-    return `protected path: ${/\(protected path (.*?)\)/.exec(reason)?.[1] ?? entry.rel} (use write_file or edit_file: the person approves each such write)`;
+    return `protected path: ${/\(protected path (.*?)\)/.exec(reason)?.[1] ?? rel} (use write_file or edit_file: the person approves each such write)`;
   return undefined;
 }
 
@@ -189,18 +222,22 @@ async function ignoredPath(rules: IgnoreRules, rel: string, dir: boolean): Promi
 /** Keeps, rewrites or drops one entry of the walk (a long-lived view drops what an earlier call reported). */
 export type EntryFilter = (entry: Entry) => Entry | undefined;
 
-/** Reads a finished command's view into its change set (nothing applied yet). */
-export async function captureView(view: View, extra: readonly string[], filter: EntryFilter = (e) => e): Promise<Captured> {
+/**
+ * Reads a finished command's view into its change set (nothing applied yet). Without a filter, a
+ * new ignored folder is one entry (placed with one rename); a filter sees every file.
+ */
+export async function captureView(view: View, extra: readonly string[], filter?: EntryFilter): Promise<Captured> {
   const captured: Captured = { folders: [], tracked: [], ignored: [], refused: [] };
   for (const layer of view.layers) {
     const rules = new IgnoreRules(layer.root);
-    const walk = new Walk(layer, mergedListing(layer), view.startedAt, (rel, dir) => ignoredPath(rules, rel, dir));
+    const ignored: IgnoredTest = (rel, dir) => ignoredPath(rules, rel, dir);
+    const walk = new Walk(layer, mergedListing(layer), view.startedAt, ignored, filter === undefined ? extra : undefined);
     await walk.dir('', false);
     captured.folders.push(...walk.folders);
     for (const walked of walk.entries) {
-      const entry = filter(walked);
+      const entry = filter === undefined ? walked : filter(walked);
       if (entry === undefined) continue;
-      const rule = refusal(entry, extra);
+      const rule = refusal(entry.rel, extra);
       if (rule !== undefined) captured.refused.push({ path: entry.rel, rule });
       else if (entry.ignored) captured.ignored.push(entry);
       else if (entry.link !== undefined)

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { CommandChanges, CommandFileChange } from '../../../core/ports';
 import type { Captured, Entry } from './capture';
@@ -40,6 +40,7 @@ async function place(entry: Entry, copy: boolean): Promise<boolean> {
     await fs.chmod(target, entry.mode & 0o7777);
     return true;
   }
+  if (entry.files !== undefined) return placeFolder(entry, there, copy);
   if (there?.isDirectory()) return false;
   if (entry.link !== undefined) {
     if (there !== null) await fs.unlink(target);
@@ -56,13 +57,33 @@ async function place(entry: Entry, copy: boolean): Promise<boolean> {
   return true;
 }
 
+/** A new folder whole: one rename (a copy across file systems, or when the view stays); merged into a folder made meanwhile. */
+async function placeFolder(entry: Entry, there: Stats | null, copy: boolean): Promise<boolean> {
+  const target = nodePath.join(entry.root, entry.rel);
+  if (there !== null && !there.isDirectory()) return false;
+  if (there === null && !copy) {
+    const moved = await fs.rename(entry.upper!, target).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV' && error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+    if (moved) return true;
+  }
+  await fs.cp(entry.upper!, target, { recursive: true, force: true, verbatimSymlinks: true });
+  return true;
+}
+
 /** Places entries, deletions first; the summary line (files, bytes, top folders), or undefined for none. */
 async function placeAll(entries: readonly Entry[], what: string, copy: boolean): Promise<string[]> {
   if (entries.length === 0) return [];
   const ordered = [...entries.filter((e) => e.kind === 'delete'), ...entries.filter((e) => e.kind !== 'delete')];
   const failed: string[] = [];
   let bytes = 0;
+  let paths = 0;
   for (const entry of ordered) {
+    paths += entry.files ?? 1;
     bytes += entry.size;
     const ok = await place(entry, copy).catch(() => false);
     if (!ok) failed.push(entry.rel);
@@ -70,7 +91,7 @@ async function placeAll(entries: readonly Entry[], what: string, copy: boolean):
   const tops = [...new Set(entries.map((e) => e.rel.split('/')[0]!))];
   const shown = tops.slice(0, 5).join(', ') + (tops.length > 5 ? `, and ${tops.length - 5} more` : '');
   return [
-    `${what}: ${entries.length} paths (${bytes} bytes) placed in the workspace without patches (not restorable), under: ${shown}.`,
+    `${what}: ${paths} paths (${bytes} bytes) placed in the workspace without patches (not restorable), under: ${shown}.`,
     ...(failed.length > 0
       ? [`Not placed (a file, folder or link in the way): ${failed.slice(0, 10).join(', ')}${failed.length > 10 ? ' ...' : ''}.`]
       : []),
@@ -120,7 +141,8 @@ export async function changeSetOf(
       : []),
   ];
   for (const entry of modes)
-    if (await place(entry, live).catch(() => false)) notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)})`);
+    if (await place(entry, live).catch(() => false))
+      notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)}; no patch holds a mode: Restore does not bring it back)`);
   return {
     via: 'view',
     files: tooLarge ? [] : tracked.map(fileChange),

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import type { CommandChanges, CommandResult } from '../../../core/ports';
 import type { RunSettings } from '../../../core/store/records';
 import { bwrapArgs, detectSandbox, type SandboxKind } from './bwrap';
@@ -12,6 +13,7 @@ import {
   settledView,
   NO_VIEW_EXIT,
   NO_VIEW_MARK,
+  foreignCopyUp,
   overlayProblem,
   unshareOf,
   viewLaunch,
@@ -48,6 +50,16 @@ export interface SandboxedLaunch {
   release(): void;
   /** Variables the launch adds to the built environment (the proxy's, with the network through the allowlist). */
   readonly env: Readonly<Record<string, string>>;
+}
+
+/** The note of a command that met another owner's file in its view (the runner's later commands then go without one). */
+export const FOREIGN_NOTE_START = 'A copy-on-write view could not serve this command:';
+const FOREIGN_NOTE_END =
+  'Later commands of this run go without a view: the workspace is written in place and a before/after scan of its files names what they changed (not patches). Run this command again if its error came from that file.';
+
+/** Why the later commands of a runner go without a view, from a result; undefined when nothing says so. */
+export function noViewAfter(result: CommandResult): string | undefined {
+  return result.sandboxNote?.includes(FOREIGN_NOTE_START) === true ? foreignCopyUp(result.sandboxNote) : undefined;
 }
 
 /** True for the result of a launch whose view could not be mounted: the command did not run, and runs again without one. */
@@ -91,11 +103,16 @@ export function sandboxedLaunch(
     },
     async finish(result) {
       const note = readOnlyNote(plan, `${result.stdout}\n${result.stderr}`, kind.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec');
-      const parts = [...(note !== undefined ? [note] : []), ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : [])];
+      const foreign = view !== undefined ? foreignCopyUp(`${result.stdout}\n${result.stderr}`) : undefined;
+      const parts = [
+        ...(note !== undefined ? [note] : []),
+        ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : []),
+        ...(foreign !== undefined ? [`${FOREIGN_NOTE_START} ${foreign}; the workspace file was not changed. ${FOREIGN_NOTE_END}`] : []),
+      ];
       const noted = parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
       if (view === undefined) return noted;
-      if (noViewResult(result)) {
-        discardView(view.dir);
+      if (noViewResult(result) || untouched(view)) {
+        discardView(view.dir); // no view, or nothing written in it: nothing to capture
         return noted;
       }
       try {
@@ -111,6 +128,11 @@ export function sandboxedLaunch(
       }
     },
   };
+}
+
+/** Whether the command wrote nothing in its view (every upper folder empty): the common `true`, `ls`, `git status`. */
+function untouched(view: View): boolean {
+  return view.layers.every((layer) => readdirSync(layer.upper).length === 0);
 }
 
 /** The change set a command of `callId` left in its view when its host died; undefined when it left none. */

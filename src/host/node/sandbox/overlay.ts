@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { z } from 'zod';
 import { isInside } from '../path-rules';
@@ -184,7 +184,41 @@ export function overlayProblem(views: string, roots: readonly string[], env: Nod
     return `the folder of views (${views}) lies inside the workspace folder ${inside} (a store inside the workspace)`;
   const odd = roots.find((root) => UNMOUNTABLE.test(root) || UNMOUNTABLE.test(views));
   if (odd !== undefined) return `a path holds a character an overlay mount cannot name (",", ":" or "\\"): ${odd}`;
-  return trial(views);
+  return foreignOwner(roots) ?? trial(views);
+}
+
+/** What a command printed when it could not change a file of another owner in its view. */
+const EOVERFLOW_TEXT = /Value too large for defined data type|EOVERFLOW/;
+
+/** Why later commands go without a view, when `output` shows a copy-up refused for another owner's file; else undefined. */
+export function foreignCopyUp(output: string): string | undefined {
+  if (!EOVERFLOW_TEXT.test(output)) return undefined;
+  return 'a file or folder of another owner (uid or gid) could not be changed in the copy-on-write view (EOVERFLOW: its user namespace maps your ids only)';
+}
+
+/**
+ * Why no view fits folders another uid or gid owns (a group-shared folder, one a container made
+ * as root): copy-up of their files fails with EOVERFLOW in a namespace that maps one id. Only
+ * the folders themselves are looked at (never a walk): a file of another owner deeper is found by
+ * the command's error (foreignCopyUp).
+ */
+function foreignOwner(roots: readonly string[]): string | undefined {
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  for (const root of roots) {
+    const st = lstatOrNull(root);
+    if (st !== null && (st.uid !== uid || st.gid !== gid))
+      return `the workspace folder ${root} belongs to another owner (uid ${st.uid}, gid ${st.gid}; this process runs as ${uid}:${gid}): a view whose user namespace maps one id cannot copy its files up (EOVERFLOW)`;
+  }
+  return undefined;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 const trials = new Map<string, string | undefined>();
