@@ -102,14 +102,14 @@ async function newFiles(
 export async function findWithBuffers(
   spec: FindSpec,
   buffers: readonly BufferText[],
-  signal?: AbortSignal,
+  options: { rgPath?: string | null; signal?: AbortSignal } = {},
 ): Promise<{ paths: string[]; total: number }> {
   const extra = (await newFiles(spec, buffers)).map((b) => b.path);
   const matches = globTest([spec.glob]);
   const added = extra.filter((path) => matches === null || matches(fromBase(spec.base, path)));
-  if (added.length === 0) return findFiles(spec, signal);
+  if (added.length === 0) return findFiles(spec, options);
   // The whole list, so that an added file takes its place in path order within the cap.
-  const disk = await findFiles({ ...spec, max: Number.MAX_SAFE_INTEGER }, signal);
+  const disk = await findFiles({ ...spec, max: Number.MAX_SAFE_INTEGER }, options);
   const all = [...new Set([...disk.paths, ...added])].sort(comparePaths);
   return { paths: all.slice(0, spec.max), total: all.length };
 }
