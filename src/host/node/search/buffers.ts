@@ -57,13 +57,15 @@ export async function searchWithBuffers(
   buffers: readonly BufferText[],
 ): Promise<SearchOutcome> {
   if (buffers.length === 0) return searchText(spec, options);
-  const disk = await searchText({ ...spec, skipFiles: new Set(buffers.map((b) => b.path)) }, options);
-  const query = await engineQuery(spec, Date.now());
+  // The buffers are searched while the disk is (their worker starts as ripgrep does).
+  const [disk, buffered] = await Promise.all([
+    searchText({ ...spec, skipFiles: new Set(buffers.map((b) => b.path)) }, options),
+    engineQuery(spec, Date.now()).then(async (query) => bufferHits(query, await covered(query, buffers))),
+  ]);
   // Past where the disk search stopped, nothing was searched: buffers there are not either.
   const stop = disk.stopped;
   const reach = (path: string): boolean => stop === undefined || (stop.lastPath !== null && comparePaths(path, stop.lastPath) <= 0);
-  const mine = (await covered(query, buffers)).filter((b) => reach(b.path));
-  const fromBuffers = await bufferHits(query, mine);
+  const fromBuffers = buffered.filter((hit) => reach(hit.path));
   if (fromBuffers.length === 0) return disk;
   const collector = new HitCollector(spec.maxMatches);
   const clipped = new Set(disk.files);
