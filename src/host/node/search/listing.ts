@@ -30,12 +30,18 @@ export async function findFiles(
   const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude, spec.skip);
   const glob = globTest([spec.glob]);
   const matches = (path: string): boolean => glob === null || glob(fromBase(spec.base, path));
-  const listed = options.rgPath ? await ripgrepFiles(options.rgPath, filter, options.signal) : null;
+  const listed = options.rgPath ? await ripgrepFiles(options.rgPath, filter, options.signal, literalName(spec.glob)) : null;
   const found =
     listed === null
       ? (await listFiles(filter, options.signal)).filter(matches)
       : (await keep(listed.filter(matches), (path) => walkedPath(filter, path))).sort(comparePaths);
   return { paths: found.slice(0, spec.max), total: found.length };
+}
+
+/** The file name a glob ends in when that part is plain text (package.json at any depth): every match has that name. */
+function literalName(glob: string): string | undefined {
+  const name = glob.trim().replace(/\\/g, '/').replace(/\/+$/, '').split('/').pop() ?? '';
+  return name !== '' && !glob.includes('{') && !/[*?[\]!]/.test(name) ? name : undefined;
 }
 
 /** Whether the walk would give this path: not excluded by a glob, not ignored below the base. */
