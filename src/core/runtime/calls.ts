@@ -11,6 +11,7 @@ import { ToolError } from '../tools/errors';
 import { protectedPathReason } from '../tools/protected-paths';
 import { describeInputError, type AnyTool, type ToolRegistry } from '../tools/registry';
 import type { PreparedWrite, ToolContext, ToolOutput } from '../tools/types';
+import type { ApprovalTurn } from './concurrent-calls';
 import { ApprovalUnavailableError, guardStore, StorageFailure } from './errors';
 import { ruleTarget, type RunSession } from './session';
 import { CANCELLED_REASON } from './types';
@@ -36,6 +37,8 @@ export interface CallEnv {
   readonly truncated: ReadonlySet<string>;
   /** Context budget of this session (resume --max-context-tokens); else the run's setting or the model's window. */
   readonly maxContextTokens?: number;
+  /** A call running beside others of its answer: when it may ask a person (concurrent-calls.ts). */
+  readonly approvalTurn?: ApprovalTurn;
 }
 
 export const TRUNCATED_INPUT_MESSAGE =
@@ -143,7 +146,8 @@ export async function runPlannedCall(env: CallEnv, toolUse: ToolUseBlock, entry:
       return recordResult(env, entry, 'failed', { content, isError: true }, { reason: 'refused before asking' });
     }
   }
-  const approved = await approve(env, tool, parsed.input, entry, shown);
+  await env.approvalTurn?.wait();
+  const approved = await approve(env, tool, parsed.input, entry, shown).finally(() => env.approvalTurn?.pass());
   if (approved.status === 'failed') return env.session.recordedResult(approved.resultRef!);
   return prepareAndExecute(env, tool, parsed.input, approved, shown);
 }

@@ -16,6 +16,7 @@ import {
   toolContext,
   type CallEnv,
 } from './calls';
+import { runInAnswerOrder } from './concurrent-calls';
 import type { RunSession } from './session';
 
 export const STATUS_UNKNOWN_MESSAGE =
@@ -56,26 +57,39 @@ export async function markInterruptedCalls(session: RunSession): Promise<LedgerE
   return uncertain;
 }
 
-/** Gives every tool_use of the interrupted step exactly one result, in tool_use order. */
+/**
+ * Gives every tool_use of the step exactly one result, in tool_use order; read-only calls next to
+ * each other run at once (concurrent-calls.ts), anything else alone.
+ */
 export async function reconcileCalls(env: CallEnv, toolUses: readonly ToolUseBlock[]): Promise<Reconciled> {
-  const results: ToolResultBlock[] = [];
-  const reports: CallReport[] = [];
-  for (const toolUse of toolUses) {
-    checkCancelled(env.signal);
-    const tool = env.tools.get(toolUse.name);
-    const { block, outcome } = await reconcileOne(env, toolUse, tool);
-    const entry = env.session.ledger.get(toolUse.id)!;
-    results.push(block);
-    reports.push({
-      callId: toolUse.id,
-      toolName: toolUse.name,
-      summary: summaryOf(tool, toolUse),
-      outcome,
-      status: entry.status,
-      isError: block.is_error === true,
-    });
-  }
-  return { results, reports };
+  const done = await runInAnswerOrder(
+    toolUses.length,
+    (i) => readsOnly(env, toolUses[i]!),
+    (i, turn) => reconcileReported(turn === undefined ? env : { ...env, approvalTurn: turn }, toolUses[i]!),
+  );
+  return { results: done.map((d) => d.block), reports: done.map((d) => d.report) };
+}
+
+/** A call that may run beside others: its tool only reads and may run again (a cut one is run again on resume). */
+function readsOnly(env: CallEnv, toolUse: ToolUseBlock): boolean {
+  const tool = env.tools.get(toolUse.name);
+  return tool?.concurrentRead === true && tool.idempotency === 'idempotent' && !env.truncated.has(toolUse.id);
+}
+
+async function reconcileReported(env: CallEnv, toolUse: ToolUseBlock): Promise<{ block: ToolResultBlock; report: CallReport }> {
+  checkCancelled(env.signal);
+  const tool = env.tools.get(toolUse.name);
+  const { block, outcome } = await reconcileOne(env, toolUse, tool);
+  const entry = env.session.ledger.get(toolUse.id)!;
+  const report: CallReport = {
+    callId: toolUse.id,
+    toolName: toolUse.name,
+    summary: summaryOf(tool, toolUse),
+    outcome,
+    status: entry.status,
+    isError: block.is_error === true,
+  };
+  return { block, report };
 }
 
 export const UNDONE_SINCE_MESSAGE =

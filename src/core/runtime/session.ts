@@ -53,6 +53,8 @@ export class RunSession {
   private readonly fold: FoldState;
   private approvalBook = new ApprovalBook();
   private approvalsFolded = 0;
+  /** The last commit group in flight: calls of one answer that run at once append one group at a time, each checkpoint numbered after the one before. */
+  private commitTail: Promise<unknown> = Promise.resolve();
   /** The step being worked on: the loop moves it on before the step's first record. */
   stepId: number;
   lastStopReason: string | undefined;
@@ -152,10 +154,21 @@ export class RunSession {
     records: readonly NewRecord[],
     extra: { callId?: string; status?: RunStatus; stopReason?: string } = {},
   ): Promise<void> {
-    await this.commit([...records, this.checkpoint(label, records, extra)]);
+    await this.inTurn(() => this.append([...records, this.checkpoint(label, records, extra)]));
   }
 
   async commit(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
+    return this.inTurn(() => this.append(records));
+  }
+
+  /** Runs one commit group after those already in flight (a failed one does not stop the next). */
+  private inTurn<T>(group: () => Promise<T>): Promise<T> {
+    const run = this.commitTail.then(group);
+    this.commitTail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
     const stored = await guardStore(() => this.writer.append(records));
     for (const record of stored) foldRecord(this.fold, record);
     this.emit({ type: 'records', runId: this.runId, records: stored });

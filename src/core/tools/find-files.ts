@@ -26,6 +26,7 @@ export const findFilesTool: ToolDefinition<FindFilesInput> = {
   idempotency: 'idempotent',
   replayPolicy: 'auto',
   sideEffects: [],
+  concurrentRead: true,
   compensation: 'nothing to undo (read only)',
   summarize: (input) => `find ${input.pattern} in ${input.path}`,
   async execute(input, ctx) {

@@ -37,6 +37,7 @@ export const listDirTool: ToolDefinition<ListDirInput> = {
   idempotency: 'idempotent',
   replayPolicy: 'auto',
   sideEffects: [],
+  concurrentRead: true,
   compensation: 'nothing to undo (read only)',
   summarize: (input) => `list ${input.path}${input.depth > 1 ? ` (depth ${input.depth})` : ''}`,
   async execute(input, ctx) {

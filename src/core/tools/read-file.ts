@@ -52,6 +52,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
   idempotency: 'idempotent',
   replayPolicy: 'auto',
   sideEffects: [],
+  concurrentRead: true,
   compensation: 'nothing to undo (read only)',
   summarize: (input) => `read ${input.path}${input.offset > 1 ? ` from line ${input.offset}` : ''}`,
   async execute(input, ctx) {

@@ -93,6 +93,7 @@ export const searchTextTool: ToolDefinition<SearchTextInput> = {
   idempotency: 'idempotent',
   replayPolicy: 'auto',
   sideEffects: [],
+  concurrentRead: true,
   compensation: 'nothing to undo (read only)',
   summarize: (input) => `search "${input.pattern}" in ${input.path}`,
   async execute(input, ctx) {

@@ -53,6 +53,11 @@ export interface ToolDefinition<I = unknown> {
   readonly idempotency: Idempotency;
   readonly replayPolicy: ReplayPolicy;
   readonly sideEffects: readonly string[];
+  /**
+   * It only reads, so the calls of one answer marked so run at once (a few at a time): the
+   * built-in read tools, and an external tool only where the person trusted its server for that.
+   */
+  readonly concurrentRead?: boolean;
   /** How to undo the effect, or "not reversible". */
   readonly compensation: string;
   /** Its declared inverse call (an MCP server's config), when it has one. */

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TextSearchQuery, TextSearchResult } from '../../../src/core/ports';
+import type { FileQuery, TextSearchQuery, TextSearchResult } from '../../../src/core/ports';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { tempDir, writeFiles } from '../runtime/harness';
 import { ripgrepOrSkip, runTool } from './search-support';
@@ -199,6 +199,42 @@ export function enginesAgree(): void {
         ]);
         assert.equal(rg!.engine, 'ripgrep');
         assert.deepEqual({ ...rg!, engine: 'node' }, node, JSON.stringify(over));
+      }
+    });
+
+    it("find_files lists the same files through ripgrep's walk as through the Node walk", async function () {
+      const rgPath = ripgrepOrSkip(this);
+      symlinkSync('src/a.ts', join(root, 'link.ts'));
+      symlinkSync('src', join(root, 'linked-dir'));
+      writeFiles(root, {
+        '.store/run.jsonl': '{}\n',
+        'build/deep/x.ts': 'x\n',
+        'node_modules/p/.gitignore': 'gen/\n',
+        'node_modules/p/gen/g.ts': 'g\n',
+        'node_modules/p/i.ts': 'i\n',
+      });
+      const queries: Partial<FileQuery>[] = [
+        {},
+        { glob: '*.ts' },
+        { glob: 'src/**/*.ts' },
+        { glob: 'c.ts' },
+        { glob: '**/nested/c.ts' },
+        { glob: 'i.ts', dir: 'node_modules' },
+        { glob: 'h.txt' },
+        { glob: '{a,b}.ts', dir: 'src' },
+        { glob: '*', exclude: ['.hidden', 'src/nested'] },
+        { glob: '*.ts', dir: 'build' },
+        { glob: '*', dir: 'node_modules' },
+        { glob: '*', max: 3 },
+      ];
+      for (const over of queries) {
+        const find = { dir: '.', glob: '*', exclude: [], max: 100, ...over };
+        const [node, rg] = await Promise.all([
+          new NodeWorkspace({ roots: [root], ripgrep: null, storeDir: join(root, '.store') }).findFiles!(find),
+          new NodeWorkspace({ roots: [root], ripgrep: rgPath, storeDir: join(root, '.store') }).findFiles!(find),
+        ]);
+        assert.ok(node.total > 0, JSON.stringify(over));
+        assert.deepEqual(rg, node, JSON.stringify(over));
       }
     });
 

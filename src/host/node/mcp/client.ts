@@ -11,7 +11,7 @@ import { externalToolName } from './classify';
 import { buildEnvironment } from '../command-env';
 import { NO_VIEW_MARK, type SandboxRequest } from '../sandbox/index';
 import { callChanges, serverSandbox, type ServerSandbox } from './server-view';
-import { expandWorkspaceFolder, type McpServerConfig, type McpServerEntry } from './config';
+import { expandWorkspaceFolder, trustsParallelReads, type McpServerConfig, type McpServerEntry } from './config';
 import { boundText, externalTool, type ExternalOutput } from './external-tool';
 import { errorText } from '../../../core/error-text';
 import { counted } from '../../../words/words';
@@ -228,6 +228,7 @@ function toolOf(opened: Opened, entry: McpServerEntry, listed: ListedTool, name:
     inputSchema: listed.inputSchema,
     hints: listed.annotations,
     ...(inverse ? { inverse } : {}),
+    trustedReads: trustsParallelReads(entry),
     call,
   });
 }

@@ -18,6 +18,13 @@ const Compensations = z
   .refine((map) => Object.keys(map).length <= 100, { message: 'at most 100 compensations' })
   .optional();
 
+/**
+ * `parallelReads`: the person trusts this server's read-only tools (`readOnlyHint`) to read only, so
+ * several of its calls in one answer may run at once. Honoured from the person's own configuration
+ * (user settings, `--mcp-config`), never from the workspace's file: a hint is the server's claim.
+ */
+const ParallelReads = z.boolean().optional();
+
 export const StdioServerConfig = z.strictObject({
   type: z.literal('stdio').optional(),
   command: z.string().min(1),
@@ -26,6 +33,7 @@ export const StdioServerConfig = z.strictObject({
   cwd: z.string().min(1).optional(),
   envFile: z.string().optional(),
   compensations: Compensations,
+  parallelReads: ParallelReads,
 });
 
 export const HttpServerConfig = z.strictObject({
@@ -33,6 +41,7 @@ export const HttpServerConfig = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).default({}),
   compensations: Compensations,
+  parallelReads: ParallelReads,
 });
 
 export const McpServerConfig = z.union([StdioServerConfig, HttpServerConfig]);
@@ -56,6 +65,11 @@ export interface McpServerEntry {
   /** File the server was read from, for messages. */
   readonly origin: string;
   readonly config: McpServerConfig;
+}
+
+/** Whether the person trusts the server's read-only tools to run beside other reads: `parallelReads` in their own config only. */
+export function trustsParallelReads(entry: McpServerEntry): boolean {
+  return entry.source !== 'workspace' && entry.config.parallelReads === true;
 }
 
 export class McpConfigError extends Error {

@@ -29,6 +29,8 @@ export interface ExternalToolSpec {
   readonly hints: ToolHints | undefined;
   /** Its declared inverse (registry names), from the server's config. */
   readonly inverse?: Inverse;
+  /** The person trusts the server's read-only tools to read only (`parallelReads` in their own config): they may run beside other reads. */
+  readonly trustedReads?: boolean;
   call(input: Record<string, unknown>, signal: AbortSignal): Promise<ExternalOutput>;
 }
 
@@ -81,6 +83,7 @@ export function externalTool(spec: ExternalToolSpec): AnyTool {
     idempotency: cls.idempotency,
     replayPolicy: cls.replayPolicy,
     sideEffects: cls.sideEffects,
+    ...(spec.trustedReads === true && spec.hints?.readOnlyHint === true ? { concurrentRead: true } : {}),
     compensation: spec.inverse ? `call ${spec.inverse.tool} (declared in the server's config)` : cls.compensation,
     ...(spec.inverse ? { inverse: spec.inverse } : {}),
     summarize: (input: unknown) => summaryOf(spec.name, cls.warnings, input),

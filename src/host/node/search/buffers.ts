@@ -57,13 +57,15 @@ export async function searchWithBuffers(
   buffers: readonly BufferText[],
 ): Promise<SearchOutcome> {
   if (buffers.length === 0) return searchText(spec, options);
-  const disk = await searchText({ ...spec, skipFiles: new Set(buffers.map((b) => b.path)) }, options);
-  const query = await engineQuery(spec, Date.now());
+  // The buffers are searched while the disk is (their worker starts as ripgrep does).
+  const [disk, buffered] = await Promise.all([
+    searchText({ ...spec, skipFiles: new Set(buffers.map((b) => b.path)) }, options),
+    engineQuery(spec, Date.now()).then(async (query) => bufferHits(query, await covered(query, buffers))),
+  ]);
   // Past where the disk search stopped, nothing was searched: buffers there are not either.
   const stop = disk.stopped;
   const reach = (path: string): boolean => stop === undefined || (stop.lastPath !== null && comparePaths(path, stop.lastPath) <= 0);
-  const mine = (await covered(query, buffers)).filter((b) => reach(b.path));
-  const fromBuffers = await bufferHits(query, mine);
+  const fromBuffers = buffered.filter((hit) => reach(hit.path));
   if (fromBuffers.length === 0) return disk;
   const collector = new HitCollector(spec.maxMatches);
   const clipped = new Set(disk.files);
@@ -102,14 +104,14 @@ async function newFiles(
 export async function findWithBuffers(
   spec: FindSpec,
   buffers: readonly BufferText[],
-  signal?: AbortSignal,
+  options: { rgPath?: string | null; signal?: AbortSignal } = {},
 ): Promise<{ paths: string[]; total: number }> {
   const extra = (await newFiles(spec, buffers)).map((b) => b.path);
   const matches = globTest([spec.glob]);
   const added = extra.filter((path) => matches === null || matches(fromBase(spec.base, path)));
-  if (added.length === 0) return findFiles(spec, signal);
+  if (added.length === 0) return findFiles(spec, options);
   // The whole list, so that an added file takes its place in path order within the cap.
-  const disk = await findFiles({ ...spec, max: Number.MAX_SAFE_INTEGER }, signal);
+  const disk = await findFiles({ ...spec, max: Number.MAX_SAFE_INTEGER }, options);
   const all = [...new Set([...disk.paths, ...added])].sort(comparePaths);
   return { paths: all.slice(0, spec.max), total: all.length };
 }

@@ -1,9 +1,10 @@
 import { promises as fs, type Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { TreeEntry } from '../../../core/ports';
-import { excludedByGlob, fromBase, globTest, IgnoreRules } from './filters';
+import { excludedByGlob, fromBase, globTest, IgnoreRules, type PathFilter } from './filters';
 import { filterOf } from './engine-query';
-import { listFiles, readSorted } from './walk';
+import { ripgrepFiles } from './rg-engine';
+import { comparePaths, listFiles, readSorted } from './walk';
 
 // find_files and list_dir over the same walk and the same ignore rules as the search.
 
@@ -17,18 +18,40 @@ export interface FindSpec {
   readonly max: number;
 }
 
-/** Files whose path (from the base) matches the glob, in path order: the first `max`, and how many in all. */
-export async function findFiles(spec: FindSpec, signal?: AbortSignal): Promise<{ paths: string[]; total: number }> {
+/**
+ * Files whose path (from the base) matches the glob, in path order: the first `max`, and how many
+ * in all. With ripgrep its walk lists the tree and only the glob's matches go through the shared
+ * filter and the sort; else the Node walk.
+ */
+export async function findFiles(
+  spec: FindSpec,
+  options: { rgPath?: string | null; signal?: AbortSignal } = {},
+): Promise<{ paths: string[]; total: number }> {
   const filter = await filterOf(spec.rootAbs, spec.base, spec.exclude, spec.hostExclude, spec.skip);
-  const matches = globTest([spec.glob]);
-  const paths: string[] = [];
-  let total = 0;
-  for (const path of await listFiles(filter, signal)) {
-    if (matches !== null && !matches(fromBase(spec.base, path))) continue;
-    total++;
-    if (paths.length < spec.max) paths.push(path);
-  }
-  return { paths, total };
+  const glob = globTest([spec.glob]);
+  const matches = (path: string): boolean => glob === null || glob(fromBase(spec.base, path));
+  const listed = options.rgPath ? await ripgrepFiles(options.rgPath, filter, options.signal, literalName(spec.glob)) : null;
+  const found =
+    listed === null
+      ? (await listFiles(filter, options.signal)).filter(matches)
+      : (await keep(listed.filter(matches), (path) => walkedPath(filter, path))).sort(comparePaths);
+  return { paths: found.slice(0, spec.max), total: found.length };
+}
+
+/** The file name a glob ends in when that part is plain text (package.json at any depth): every match has that name. */
+function literalName(glob: string): string | undefined {
+  const name = glob.trim().replace(/\\/g, '/').replace(/\/+$/, '').split('/').pop() ?? '';
+  return name !== '' && !glob.includes('{') && !/[*?[\]!]/.test(name) ? name : undefined;
+}
+
+/** Whether the walk would give this path: not excluded by a glob, not ignored below the base. */
+async function walkedPath(filter: PathFilter, path: string): Promise<boolean> {
+  return !excludedByGlob(filter, path) && !(await filter.ignore.pathIgnored(path, filter.base));
+}
+
+async function keep<T>(items: readonly T[], test: (item: T) => Promise<boolean>): Promise<T[]> {
+  const verdicts = await Promise.all(items.map(test));
+  return items.filter((_, i) => verdicts[i]);
 }
 
 export interface TreeSpec {

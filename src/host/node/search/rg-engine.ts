@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { SearchLine } from '../../../core/ports';
 import { passes, type EngineQuery } from './engine-query';
+import type { PathFilter } from './filters';
 import type { HitCollector } from './hits';
 
 // ripgrep as the engine where one is at hand: its regex engine runs in linear time, so a model's
@@ -11,9 +12,12 @@ import type { HitCollector } from './hits';
 /** What ripgrep answered: it searched (the collector holds the hits), or it cannot run the pattern. */
 export type RipgrepOutcome = 'searched' | { readonly unsupported: string };
 
+/** The walk's rules as ripgrep flags: dot files seen, ignore files read without a repository, nothing of the user's own config or global ignores, `.git` never entered. */
+const WALK_ARGS = ['--no-config', '--hidden', '--no-require-git', '--no-ignore-global', '--glob', '!.git'];
+
 export function ripgrepArgs(query: EngineQuery): string[] {
-  const args = ['--json', '--sort', 'path', '--no-config', '--hidden', '--no-require-git', '--no-ignore-global', '--crlf'];
-  args.push('--encoding', 'none', '--max-filesize', String(query.maxFileBytes), '--glob', '!.git');
+  const args = ['--json', '--sort', 'path', ...WALK_ARGS, '--crlf'];
+  args.push('--encoding', 'none', '--max-filesize', String(query.maxFileBytes));
   if (!query.regex) args.push('--fixed-strings');
   args.push(query.caseSensitive ? '--case-sensitive' : '--ignore-case');
   if (query.contextLines > 0) args.push('--context', String(query.contextLines));
@@ -84,6 +88,40 @@ export async function ripgrepSearch(
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', stop);
+    if (child.exitCode === null && child.signalCode === null) stop();
+  }
+}
+
+/**
+ * The files ripgrep's walk finds under the filter's base (root-relative, unsorted), or null when
+ * it cannot run. Its own threads walk the tree; the caller still applies the shared filter to what
+ * it keeps. `name`: only files of that exact name (fewer paths to hand over; folders are still entered).
+ */
+export async function ripgrepFiles(rgPath: string, filter: PathFilter, signal?: AbortSignal, name?: string): Promise<string[] | null> {
+  const only = name === undefined ? [] : ['--glob', name];
+  const args = ['--files', '--null', ...WALK_ARGS, ...only, '--', filter.base === '' ? '.' : filter.base];
+  const child = spawn(rgPath, args, { cwd: filter.ignore.rootAbs, env: {}, stdio: ['ignore', 'pipe', 'ignore'] });
+  const stop = (): void => void child.kill('SIGKILL');
+  signal?.addEventListener('abort', stop, { once: true });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  try {
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('error', () => resolve(null));
+      child.once('close', resolve);
+    });
+    if (signal?.aborted) throw new Error('the listing was cancelled');
+    // 0: files listed; 1: none; 2: listed, some folder unreadable (skipped, as the walk skips it). Killed or not started: the Node walk.
+    if (code === null || code > 2) return null;
+    const text = Buffer.concat(chunks).toString('utf8');
+    return text === ''
+      ? []
+      : text
+          .slice(0, -1)
+          .split('\0')
+          .map((p) => (p.startsWith('./') ? p.slice(2) : p));
+  } finally {
+    signal?.removeEventListener('abort', stop);
     if (child.exitCode === null && child.signalCode === null) stop();
   }
 }

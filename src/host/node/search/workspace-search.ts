@@ -80,7 +80,10 @@ export async function workspaceSearch(
 
 export async function workspaceFind(at: Located, query: FileQuery, options: HostSearchOptions, signal?: AbortSignal): Promise<FileList> {
   const spec = { rootAbs: at.rootAbs, base: at.base, glob: query.glob, exclude: query.exclude, ...hostSkips(at, options) };
-  const found = await findWithBuffers({ ...spec, max: query.max }, options.buffers ?? [], signal);
+  const found = await findWithBuffers({ ...spec, max: query.max }, options.buffers ?? [], {
+    rgPath: options.rgPath,
+    ...(signal ? { signal } : {}),
+  });
   return { paths: found.paths.map((p) => at.prefix + p), total: found.total };
 }
 
