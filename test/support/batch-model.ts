@@ -45,7 +45,19 @@ export function effectsLog(ws: string): string {
   } catch {
     return '';
   }
-  return names.map((name) => readFileSync(join(dir, name), 'utf8')).join('');
+  return names
+    .filter((name) => /^job-\d+-\d+\.log$/.test(name))
+    .map((name) => readFileSync(join(dir, name), 'utf8'))
+    .join('');
+}
+
+/** Files in the effects folder that no command made (a write path's staged temp file left by a killed host). */
+export function strayFiles(ws: string): string[] {
+  try {
+    return readdirSync(join(ws, 'effects')).filter((name) => !/^job-\d+-\d+\.log$/.test(name));
+  } catch {
+    return [];
+  }
 }
 
 /** The effect lines that appear more than once: a non-idempotent call that ran twice. */

@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hashContent } from '../../src/core/patches/hash';
 import { PgCheckpointStore } from '../../src/host/node/pg/pg-store';
-import { batchModel, duplicatedEffects, effectsLog } from './batch-model';
+import { batchModel, duplicatedEffects, effectsLog, strayFiles } from './batch-model';
 import { bundleCli, startCli } from './cli-process';
 import { startFakeAnthropic } from './fake-anthropic/server';
 import { testPostgres, type TestPostgres } from './pg-server';
@@ -86,6 +87,29 @@ async function effectsWithoutRecord(store: PgCheckpointStore, log: string, runOf
     if (!records.some((r) => r.type === 'ledger' && r.entry.callId === callId)) missing.push(`${line}: no ledger record of ${callId}`);
   }
   return missing;
+}
+
+/** What a run's journal says of the call behind an effect line: to tell, when it ran twice, which save points it passed and who held the run. */
+async function historyOf(store: PgCheckpointStore, line: string, runOfJob: Map<string, string>): Promise<string> {
+  const [, job] = /^job-(\d+):(\d+)$/.exec(line) ?? [];
+  const runId = job !== undefined ? runOfJob.get(job) : undefined;
+  if (runId === undefined) return `${line}: no run`;
+  const said = (await store.readRecords(runId)).map((r) => {
+    if (r.type === 'ledger') return `${r.seq} ledger ${r.entry.callId} ${r.entry.status}${r.entry.reason ? ` (${r.entry.reason})` : ''}`;
+    if (r.type === 'message') {
+      const uses = Array.isArray(r.message.content)
+        ? r.message.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id)
+        : [];
+      return `${r.seq} ${r.message.role}${uses.length > 0 ? ` ${uses.join(',')}` : ''}`;
+    }
+    if (r.type === 'checkpoint') return `${r.seq} checkpoint ${r.label}`;
+    if (r.type === 'status') return `${r.seq} status ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
+    if (r.type === 'note') return `${r.seq} note ${r.text.slice(0, 160)}`;
+    if (r.type === 'patch') return `${r.seq} patch ${r.patch.path} ${r.patch.beforeHash.slice(0, 8)} -> ${r.patch.afterHash.slice(0, 8)}`;
+    return `${r.seq} ${r.type}`;
+  });
+  const hashes = [1, 2].map((n) => `${n} line(s): ${hashContent(new TextEncoder().encode(`${line}\n`.repeat(n))).slice(0, 8)}`);
+  return `history of ${runId} (${line}; ${hashes.join(', ')}):\n${said.join('\n')}`;
 }
 
 /** SIGKILL to a worker's process group (it was started detached: a group of its own). */
@@ -187,7 +211,8 @@ export async function pgKillHarness(options: KillHarnessOptions): Promise<KillHa
 
     const log = effectsLog(ws);
     const duplicated = duplicatedEffects(log);
-    for (const line of duplicated) problems.push(`effect ran twice: ${line}`);
+    for (const line of duplicated) problems.push(`effect ran twice: ${line}`, await historyOf(observer, line, runOfJob));
+    for (const name of strayFiles(ws)) problems.push(`a file no command made is left in the workspace: effects/${name}`);
     const unrecorded = await effectsWithoutRecord(observer, log, runOfJob);
     problems.push(...unrecorded);
     const lost = problems.filter((p) => p.startsWith('journal row')).length + unrecorded.length;

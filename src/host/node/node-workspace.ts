@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
 import { ABSENT, hashContent } from '../../core/patches/hash';
-import { tempName } from '../../core/store/atomic-file';
 import { isInside, WorkspacePaths } from './path-rules';
+import { stagedTempName, sweepStagedTemps } from './staged-temps';
 import { nullOnMissing, readInBackground, readLive, readSmallNow, stageTemp } from './live-file-io';
 import { platformFs, type PlatformFs } from './platform-fs';
 import {
@@ -44,6 +44,8 @@ export class NodeWorkspace implements Workspace {
   readonly roots: readonly string[];
   private readonly paths: WorkspacePaths;
   private readonly pfs: PlatformFs;
+  /** Folders this object has written into: swept of dead hosts' staged temp files once (staged-temps.ts). */
+  private readonly swept = new Set<string>();
 
   constructor(private readonly options: NodeWorkspaceOptions) {
     if (options.roots.length === 0) throw new Error('NodeWorkspace needs at least one root');
@@ -100,7 +102,8 @@ export class NodeWorkspace implements Workspace {
   ): Promise<LiveFile> {
     const { relative, absolute } = await this.resolve(path, 'write');
     const dir = nodePath.dirname(absolute);
-    const temp = nodePath.join(dir, tempName());
+    await this.sweepOnce(dir);
+    const temp = nodePath.join(dir, stagedTempName());
     if (expectedBeforeHash === ABSENT) {
       // A create may need its folder: made only for a write that is not stale.
       await ready;
@@ -118,6 +121,13 @@ export class NodeWorkspace implements Workspace {
     }
     await this.pfs.syncFolder(dir);
     return { path: relative, bytes, hash: hashContent(bytes), source: 'disk', dirty: false };
+  }
+
+  /** The first write into a folder removes the temp files a killed host staged there. */
+  private async sweepOnce(dir: string): Promise<void> {
+    if (this.swept.has(dir)) return;
+    this.swept.add(dir);
+    await sweepStagedTemps(dir);
   }
 
   async delete(path: string, expectedBeforeHash: string): Promise<void> {
