@@ -28,7 +28,9 @@ const STORE_MORE = [
 export const WINDOWS_SUITES = [
   ...[...STORE, ...STORE_MORE].map((f) => `test/unit/store/${f}.test.ts`),
   ...['classify', 'hash', 'record'].map((f) => `test/unit/patches/${f}.test.ts`),
-  ...['rollback', 'rollback.property', 'session', 'branch-fold', 'node-workspace'].map((f) => `test/unit/restore/${f}.test.ts`),
+  ...['rollback', 'rollback.property', 'session', 'branch-fold', 'node-workspace', 'staged-temps'].map(
+    (f) => `test/unit/restore/${f}.test.ts`,
+  ),
   ...['line-endings', 'search-text', 'search-buffers'].map((f) => `test/unit/tools/${f}.test.ts`),
   ...['path-rules', 'protected-paths'].map((f) => `test/unit/security/${f}.test.ts`),
   'test/unit/platform/shell.test.ts',
