@@ -162,7 +162,9 @@ function savedText(label: string): string {
 /** The step's status from its calls: the worst one wins, a running one spins. */
 function stepLook(step: StepRow, runLive: boolean): { icon: string; tone: Tone; spin: boolean } {
   const statuses = step.calls.map((c) => c.status);
-  if (step.calls.some((c) => c.isError)) return { icon: 'error', tone: 'error', spin: false };
+  // Calls the person went past with a new instruction never ran: the step reads as theirs, not as done.
+  if (step.calls.length > 0 && step.calls.every((c) => c.notRun)) return { ...NOT_RUN, spin: false };
+  if (step.calls.some((c) => c.isError && !c.notRun)) return { icon: 'error', tone: 'error', spin: false };
   if (statuses.includes('uncertain')) return { ...LEDGER_LOOK.uncertain, spin: false };
   if (statuses.includes('started')) return callLook('started', runLive);
   if (statuses.includes('planned') || statuses.includes('approved')) return { icon: 'circle-large-outline', tone: 'muted', spin: false };

@@ -7,7 +7,8 @@ import { stampRecords } from '../../../src/core/store/stamp';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import type { RunHeader, StepRow } from '../../../src/protocol/viewModel';
 import { visibleSteps } from '../../../src/webview/conversation';
-import { callLook, stepHeadline, stoppedText } from '../../../src/webview/rowContent';
+import { callLook, describeRow, stepHeadline, stoppedText } from '../../../src/webview/rowContent';
+import { flatten, rowKey } from '../../../src/webview/tree';
 import { checkpoint, message, runInput } from '../store/fixtures';
 import { sampleRun } from './fixtures';
 
@@ -101,5 +102,24 @@ describe('a stopped run in words', () => {
       lines.join(''),
       /\n {2}The API key was refused — invalid x-api-key \(HTTP 401\) \(set ANTHROPIC_API_KEY, then `agent-checkpoints resume --run r1`\)/,
     );
+  });
+});
+
+describe('a step whose calls were gone past', () => {
+  it('reads as not run in the tree (muted), never as a green pass or a red failure', () => {
+    const run = buildRunView(sampleRun(2, { runId: 'a' }).state, new Map(), false);
+    const mark = (notRun: boolean) => ({
+      ...run,
+      steps: run.steps.map((s) => ({ ...s, calls: s.calls.map((c) => ({ ...c, status: 'failed' as const, isError: false, notRun })) })),
+    });
+    const lookOf = (view: typeof run) => {
+      const step = view.steps.find((s) => s.calls.length > 0)!;
+      const row = flatten([view], new Set([rowKey.run('a')])).find((r) => r.key === rowKey.step('a', step.stepId))!;
+      return describeRow(row, 0);
+    };
+    const declined = lookOf(mark(true));
+    assert.deepEqual([declined.icon, declined.tone], ['circle-slash', 'muted']);
+    assert.match(declined.title, /not run: a new instruction went instead/);
+    assert.notEqual(lookOf(mark(false)).icon, 'circle-slash');
   });
 });
