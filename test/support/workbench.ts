@@ -86,13 +86,22 @@ function removeProfile(profile: string): void {
 }
 
 export async function openWorkbench(
-  options: { env?: Record<string, string>; settings?: Record<string, unknown>; files?: Record<string, string> } = {},
+  options: {
+    env?: Record<string, string>;
+    settings?: Record<string, unknown>;
+    files?: Record<string, string>;
+    /** A folder to open as it is (kept on close); otherwise a fresh copy of the demo workspace. */
+    workspace?: string;
+    /** The server's state folder (user data, extensions), when the caller reads or fills it. */
+    stateDir?: string;
+  } = {},
 ): Promise<Workbench> {
-  const workspace = mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-ws-'));
+  const given = options.workspace;
+  const workspace = given ?? mkdtempSync(join(tmpdir(), 'agent-checkpoints-e2e-ws-'));
   const source = join(REPO_ROOT, 'test/demo/workspace');
-  if (existsSync(source)) cpSync(source, workspace, { recursive: true });
+  if (given === undefined && existsSync(source)) cpSync(source, workspace, { recursive: true });
   for (const [path, text] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, path), text);
-  const server = await startCodeServer({ env: options.env, settings: options.settings });
+  const server = await startCodeServer({ env: options.env, settings: options.settings, stateDir: options.stateDir });
   let browser: Browser;
   try {
     browser = await openBrowser(server, workspace);
@@ -123,7 +132,7 @@ export async function openWorkbench(
       await browser.context.close().catch(() => undefined);
       await server.stop();
       for (const profile of [...killed, browser.profile]) removeProfile(profile);
-      rmSync(workspace, { recursive: true, force: true });
+      if (given === undefined) rmSync(workspace, { recursive: true, force: true });
     },
   };
 }

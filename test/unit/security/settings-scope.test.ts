@@ -1,7 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSettingsFrom, sectionKeysIn, USER_SCOPE_ONLY, type SettingsSource } from '../../../src/host/vscode/window/settings-read';
+import {
+  readOneSettingFrom,
+  readSettingsFrom,
+  sectionKeysIn,
+  SettingsError,
+  USER_SCOPE_ONLY,
+  type SettingsSource,
+} from '../../../src/host/vscode/window/settings-read';
 
 type Scoped = { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown };
 
@@ -123,5 +130,23 @@ describe('settings that decide safety come from user scope only', () => {
 
   it('a bad user value is still a clear error naming the setting', () => {
     assert.throws(() => readSettingsFrom(source({ maxTurns: { globalValue: -1 } })), /agentCheckpoints\.maxTurns is invalid/);
+  });
+});
+
+describe('the settings the window opens with, read one at a time', () => {
+  it('a wrong store (a folder path) is named and the workspace store serves; a wrong other setting does not stop it', () => {
+    const wrong = source({ store: { globalValue: '/srv/runs' }, maxTurns: { globalValue: -3 } });
+    assert.throws(() => readSettingsFrom(wrong), SettingsError, 'the whole read refuses it, as a run start does');
+    const store = readOneSettingFrom(wrong, 'store');
+    assert.equal(store.value, '', 'the file store of this workspace');
+    assert.match(store.problem ?? '', /setting agentCheckpoints\.store is invalid: a postgres:\/\/ address, or empty/);
+    assert.deepEqual(readOneSettingFrom(wrong, 'provider'), { value: 'anthropic' }, 'a wrong maxTurns does not reach the key banner');
+  });
+
+  it("a good store is taken as the user set it, and a workspace's value never counts", () => {
+    const pg = 'postgres://ann@db:5432/runs';
+    assert.deepEqual(readOneSettingFrom(source({ store: { globalValue: pg } }), 'store'), { value: pg });
+    assert.deepEqual(readOneSettingFrom(source({ store: { workspaceValue: pg } }), 'store'), { value: '' });
+    assert.deepEqual(readOneSettingFrom(source({ provider: { globalValue: 'replay' } }), 'provider'), { value: 'replay' });
   });
 });

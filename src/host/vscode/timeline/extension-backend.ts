@@ -3,7 +3,7 @@ import { runFailureAction } from '../run/outcome';
 import * as vscode from 'vscode';
 import { API_KEY_SECRET } from '../window/api-key';
 import { COMMANDS } from '../run/run-commands';
-import { readSettings } from '../window/settings';
+import { readOneSetting } from '../window/settings';
 import { classifyPatch } from '../../../core/patches/classify';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { LiveFile } from '../../../core/ports';
@@ -62,7 +62,7 @@ export class ExtensionTimelineBackend implements TimelineBackend {
   }
 
   async keyMissing(): Promise<boolean> {
-    return readSettings().provider === 'anthropic' && (await this.s.apiKeys.get()) === undefined;
+    return readOneSetting('provider').value === 'anthropic' && (await this.s.apiKeys.get()) === undefined;
   }
 
   async setApiKey(): Promise<string> {

@@ -23,7 +23,7 @@ import { RestoreActions } from '../restore/restore-actions';
 import { RunModel } from './run-model';
 import { connectRunModel } from './model-inputs';
 import { RunPresenter } from '../run/run-presenter';
-import { readSettings, type ExtensionSettings } from './settings';
+import { readOneSetting, readSettings, SETTINGS_SECTION, type ExtensionSettings } from './settings';
 import { CommandNetwork } from './command-network';
 import { errorText } from '../../../core/error-text';
 import { counted } from '../../../words/words';
@@ -158,6 +158,23 @@ function agentHostOf(
   });
 }
 
+/**
+ * The store setting, read alone: a wrong value of it (or of any other setting) must not stop the
+ * window from opening, or the Timeline stays blank with no word why. A wrong one is said, with the
+ * way to fix it, and this workspace's own file store serves until then.
+ */
+function storeAddressSetting(log: Log): string {
+  const { value, problem } = readOneSetting('store');
+  if (problem === undefined) return value;
+  const words = `${problem}. Runs are kept in this workspace's own store until it is fixed (applies at the next window reload).`;
+  log.log('warn', words);
+  void vscode.window.showErrorMessage(`Agent Checkpoints: ${words}`, OPEN_SETTINGS).then((choice) => {
+    if (choice === OPEN_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.store`);
+  });
+  return '';
+}
+const OPEN_SETTINGS = 'Open Settings';
+
 export function createServices(context: vscode.ExtensionContext): Services {
   const storagePath = storageRootOf(context).fsPath;
   const channel = vscode.window.createOutputChannel(LOG_CHANNEL_NAME, { log: true });
@@ -165,7 +182,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const logTail: string[] = [];
   const log = teeLog(channel, logTail, () => apiKeys.known());
   const fileStore = openFileStore(storagePath);
-  const address = readSettings().store;
+  const address = storeAddressSetting(log);
   // A team's PostgreSQL store (user settings only; a change applies at the next window reload).
   const backing: CheckpointStore = address !== '' ? openStore(address) : fileStore;
   if (address !== '') log.log('info', `run store: ${shownAddress(address)}`);

@@ -152,6 +152,22 @@ function userValue(source: SettingsSource, key: string, workspaceKeys: ReadonlyS
 }
 
 /**
+ * One setting read alone (the user's value or its default), so that a wrong value of another
+ * setting cannot stop what needs only this one (the window's store at activation, the key banner).
+ * A wrong value of this one is the default plus the words that name it.
+ */
+export function readOneSettingFrom<K extends 'store' | 'provider'>(
+  source: SettingsSource,
+  key: K,
+): { value: ExtensionSettings[K]; problem?: string } {
+  const schema = ExtensionSettings.shape[key];
+  const parsed = schema.safeParse(source.inspect(key)?.globalValue ?? undefined);
+  if (parsed.success) return { value: parsed.data as ExtensionSettings[K] };
+  const problem = `setting ${SETTINGS_SECTION}.${key} is invalid: ${parsed.error.issues[0]?.message ?? 'not a valid value'}`;
+  return { value: schema.parse(undefined) as ExtensionSettings[K], problem };
+}
+
+/**
  * Reads and validates the settings (a wrong value names the setting). USER_SCOPE_ONLY settings take
  * the user's value or the default, never a workspace's; each ignored workspace value is reported.
  */

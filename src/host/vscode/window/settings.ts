@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSettings } from '../../../core/store/records';
 import { runSettingsOf as runSettingsFrom } from '../../../core/runtime/agent';
-import { type ExtensionSettings, readSettingsFrom, sectionKeysIn, SETTINGS_SECTION } from './settings-read';
+import { type ExtensionSettings, readOneSettingFrom, readSettingsFrom, sectionKeysIn, SETTINGS_SECTION } from './settings-read';
 import { commandSettings } from '../../node/sandbox/index';
 
 export { ExtensionSettings, SettingsError, SETTINGS_SECTION } from './settings-read';
@@ -50,6 +50,11 @@ function workspaceSettingKeys(): Set<string> {
 export function readSettings(warn?: (message: string) => void): ExtensionSettings {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return readSettingsFrom(config, warn ? workspaceSettingKeys() : new Set(), warn);
+}
+
+/** One setting alone, whatever the others hold: its value (the default when wrong) and the words naming a wrong one. */
+export function readOneSetting<K extends 'store' | 'provider'>(key: K): { value: ExtensionSettings[K]; problem?: string } {
+  return readOneSettingFrom(vscode.workspace.getConfiguration(SETTINGS_SECTION), key);
 }
 
 /** The part of the settings a run records (never a credential). */
