@@ -55,7 +55,11 @@ describe('subordinate ids of a copy-on-write view', () => {
   });
 
   it('without the helpers, or without ranges, the view maps the person’s ids only (as before), and says so', () => {
-    for (const ids of [idsFrom({ ...facts, newuidmap: false, newgidmap: false }), idsFrom({ ...facts, subuid: '', subgid: '' }), ownIdsOnly(idsFrom(facts))]) {
+    for (const ids of [
+      idsFrom({ ...facts, newuidmap: false, newgidmap: false }),
+      idsFrom({ ...facts, subuid: '', subgid: '' }),
+      ownIdsOnly(idsFrom(facts)),
+    ]) {
       assert.deepEqual(ids.args, ['-Urm']);
       assert.equal(mapsOwner(ids, 100999, 200999), false);
       assert.match(mappedText(ids), /uid 1000, gid 1000 only \(no subordinate ids/);

@@ -78,7 +78,8 @@ export function ownIdsOnly(ids: ViewIds): ViewIds {
   return { args: ['-Urm'], uid: ids.uid, gid: ids.gid };
 }
 
-const inRange = (id: number, range: IdRange | undefined): boolean => range !== undefined && id >= range.start && id < range.start + range.count;
+const inRange = (id: number, range: IdRange | undefined): boolean =>
+  range !== undefined && id >= range.start && id < range.start + range.count;
 
 /** Whether a file of `uid`:`gid` can be copied up in the view (both ids mapped). */
 export function mapsOwner(ids: ViewIds, uid: number, gid: number): boolean {
@@ -87,7 +88,8 @@ export function mapsOwner(ids: ViewIds, uid: number, gid: number): boolean {
 
 /** What the view maps, for a tool result. */
 export function mappedText(ids: ViewIds): string {
-  const range = (what: string, r: IdRange | undefined): string[] => (r !== undefined ? [`${what} ${r.start}-${r.start + r.count - 1}`] : []);
+  const range = (what: string, r: IdRange | undefined): string[] =>
+    r !== undefined ? [`${what} ${r.start}-${r.start + r.count - 1}`] : [];
   const sub = [...range('subordinate uids', ids.uids), ...range('subordinate gids', ids.gids)];
   return `uid ${ids.uid}, gid ${ids.gid}${sub.length > 0 ? ` and ${sub.join(', ')}` : ' only (no subordinate ids in /etc/subuid and /etc/subgid, or no newuidmap/newgidmap)'}`;
 }
