@@ -84,11 +84,11 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
   }
 
   /** Runs the commands as the throwaway user through one runner: a result per command, then what the views folder holds. */
-  function asUser(...commands: string[]): { steps: Step[]; viewsLeft: string[] } {
+  function asUser(commands: string[], path = process.env['PATH']): { steps: Step[]; viewsLeft: string[] } {
     const run = spawnSync(
       'runuser',
       ['-u', NAME, '--', process.execPath, '--import', 'tsx', CHILD, join(base, 'ws'), join(base, 'store', 'views'), ...commands],
-      { cwd: REPO, encoding: 'utf8', timeout: 40_000, env: { PATH: process.env['PATH'], HOME: base } },
+      { cwd: REPO, encoding: 'utf8', timeout: 40_000, env: { PATH: path, HOME: base } },
     );
     assert.equal(run.status, 0, `${run.stderr}\n${run.stdout}`);
     const lines = run.stdout
@@ -112,7 +112,7 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
     mkdirSync(join(base, 'ws', 'locked'));
     fileOf('locked/l.txt', START + 500);
     chownSync(join(base, 'ws', 'locked'), START + 500, START + 500);
-    const { steps, viewsLeft } = asUser('echo two >> shared.txt && echo two >> sub/g.txt && touch locked/l.txt && echo done');
+    const { steps, viewsLeft } = asUser(['echo two >> shared.txt && echo two >> sub/g.txt && touch locked/l.txt && echo done']);
     const [step] = steps;
     assert.equal(step?.exitCode, 0, JSON.stringify(step));
     assert.equal(step.via, 'view', JSON.stringify(step));
@@ -125,7 +125,7 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
 
   it('a file of an id outside the range meets EOVERFLOW, said with what is mapped; the next command falls back to the scan, said', () => {
     fileOf('other.txt', START - 1);
-    const { steps, viewsLeft } = asUser('echo two >> other.txt', 'echo two >> other.txt');
+    const { steps, viewsLeft } = asUser(['echo two >> other.txt', 'echo two >> other.txt']);
     const [first, second] = steps;
     assert.ok(first !== undefined && second !== undefined, JSON.stringify(steps));
     assert.notEqual(first.exitCode, 0, JSON.stringify(first));
@@ -140,5 +140,29 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
     assert.match(second.notes[0] ?? '', /No copy-on-write view here \(a file or folder of another owner[^\n]*EOVERFLOW[^\n]*not patches/);
     assert.equal(read('other.txt'), 'one\ntwo\n', 'one append: the scanned one; none from the command that met EOVERFLOW');
     assert.deepEqual(viewsLeft, []);
+  });
+
+  it('where newuidmap refuses the range, views map the person’s own ids only: their files still get a view, a file of the range meets EOVERFLOW, said', () => {
+    const fake = join(base, 'fake-bin');
+    mkdirSync(fake);
+    for (const tool of ['newuidmap', 'newgidmap'])
+      writeFileSync(join(fake, tool), '#!/bin/sh\necho "$0: refused" >&2\nexit 1\n', { mode: 0o755 });
+    writeFileSync(join(base, 'ws', 'mine.txt'), 'one\n');
+    chownSync(join(base, 'ws', 'mine.txt'), uid, uid);
+    fileOf('shared.txt', START + 999);
+    const { steps } = asUser(['echo two >> mine.txt', 'echo two >> shared.txt'], `${fake}:${process.env['PATH'] ?? ''}`);
+    const [own, sub] = steps;
+    assert.ok(own !== undefined && sub !== undefined, JSON.stringify(steps));
+    assert.equal(own.via, 'view', JSON.stringify(own));
+    assert.match(own.applied ?? '', /Applied as patches of this call[^]*mine\.txt/);
+    assert.equal(read('mine.txt'), 'one\ntwo\n');
+    assert.notEqual(sub.exitCode, 0);
+    assert.match(
+      sub.sandboxNote ?? '',
+      new RegExp(
+        `EOVERFLOW: its user namespace maps uid ${uid}, gid \\d+ only \\(newuidmap/newgidmap refused your subordinate ids: [^)]*refused`,
+      ),
+    );
+    assert.equal(read('shared.txt'), 'one\n');
   });
 });

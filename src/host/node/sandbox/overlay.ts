@@ -247,7 +247,7 @@ function trial(views: string): string | undefined {
     let refused = trialMount(unshare, views, viewIds());
     // newuidmap refused the subordinate ranges (stale /etc/subuid, a helper without its setuid bit): the person's own ids only.
     if (refused !== undefined && viewIds().args.length > 1) {
-      ids = ownIdsOnly(viewIds());
+      ids = ownIdsOnly(viewIds(), refused);
       refused = trialMount(unshare, views, ids);
     }
     if (refused !== undefined) problem = `an unprivileged overlay mount is refused here (${refused})`;

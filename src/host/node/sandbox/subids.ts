@@ -47,6 +47,8 @@ export interface ViewIds {
   readonly gid: number;
   readonly uids?: IdRange;
   readonly gids?: IdRange;
+  /** Why the person's subordinate ids are not mapped although they have some (what newuidmap said). */
+  readonly refused?: string;
 }
 
 /** The person's facts that decide the ids of a view. */
@@ -73,9 +75,9 @@ export function idsFrom(facts: IdFacts): ViewIds {
   return { args, uid: facts.uid, gid: facts.gid, ...(uids !== undefined ? { uids } : {}), ...(gids !== undefined ? { gids } : {}) };
 }
 
-/** The same ids without the subordinate ranges (where newuidmap refused them). */
-export function ownIdsOnly(ids: ViewIds): ViewIds {
-  return { args: ['-Urm'], uid: ids.uid, gid: ids.gid };
+/** The same ids without the subordinate ranges (where newuidmap refused them: `refused` says what it printed). */
+export function ownIdsOnly(ids: ViewIds, refused: string): ViewIds {
+  return { args: ['-Urm'], uid: ids.uid, gid: ids.gid, refused: refused.slice(0, 300) };
 }
 
 const inRange = (id: number, range: IdRange | undefined): boolean =>
@@ -86,12 +88,16 @@ export function mapsOwner(ids: ViewIds, uid: number, gid: number): boolean {
   return (uid === ids.uid || inRange(uid, ids.uids)) && (gid === ids.gid || inRange(gid, ids.gids));
 }
 
+const NO_SUBIDS = 'no subordinate ids of yours in /etc/subuid and /etc/subgid, or no newuidmap/newgidmap: sudo apt-get install uidmap';
+
 /** What the view maps, for a tool result. */
 export function mappedText(ids: ViewIds): string {
   const range = (what: string, r: IdRange | undefined): string[] =>
     r !== undefined ? [`${what} ${r.start}-${r.start + r.count - 1}`] : [];
   const sub = [...range('subordinate uids', ids.uids), ...range('subordinate gids', ids.gids)];
-  return `uid ${ids.uid}, gid ${ids.gid}${sub.length > 0 ? ` and ${sub.join(', ')}` : ' only (no subordinate ids in /etc/subuid and /etc/subgid, or no newuidmap/newgidmap)'}`;
+  if (sub.length > 0) return `uid ${ids.uid}, gid ${ids.gid} and ${sub.join(', ')}`;
+  const why = ids.refused !== undefined ? `newuidmap/newgidmap refused your subordinate ids: ${ids.refused}` : NO_SUBIDS;
+  return `uid ${ids.uid}, gid ${ids.gid} only (${why})`;
 }
 
 function readOr(path: string): string {
