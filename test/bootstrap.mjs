@@ -1,7 +1,8 @@
 // Installs what a fresh clone needs before any npm script can run: npm dependencies (npm ci
 // when node_modules is missing or older than the lock file) and, on request, the offline VS
 // Code (code-server + Node 24 + Debian's Chromium through apt when root), and the system tools
-// the product uses when present: bubblewrap (the commands' sandbox) and ripgrep (search_text).
+// the product uses when present: bubblewrap (the commands' sandbox), uidmap (newuidmap/newgidmap: the
+// sandbox's view maps the person's subordinate ids) and ripgrep (search_text).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,14 +30,14 @@ export function ensureOfflineVsCode() {
 }
 
 /** Debian packages of tools the product uses, by the command each provides. */
-const SYSTEM_TOOLS = { bwrap: 'bubblewrap', rg: 'ripgrep' };
+const SYSTEM_TOOLS = { bwrap: 'bubblewrap', newuidmap: 'uidmap', rg: 'ripgrep' };
 
 function onPath(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
 /**
- * Installs bubblewrap and ripgrep with apt when missing and running as root (as setup-vscode.sh does
+ * Installs bubblewrap, uidmap and ripgrep with apt when missing and running as root (as setup-vscode.sh does
  * Chromium); otherwise prints the apt command. Without them the tests that need them are skipped and
  * the product runs commands unsandboxed (with a warning) and searches with its Node fallback.
  */

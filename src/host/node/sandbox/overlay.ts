@@ -5,6 +5,7 @@ import * as nodePath from 'node:path';
 import { z } from 'zod';
 import { isInside } from '../path-rules';
 import { isAlive } from '../process-alive';
+import { idsFrom, mappedText, mapsOwner, ownIdsOnly, systemIdFacts, type ViewIds } from './subids';
 
 // A copy-on-write view of the workspace for one command (Linux): `unshare -Urm` gives a user and
 // mount namespace where the kernel's overlayfs mounts each workspace folder over itself (lower = the
@@ -13,6 +14,7 @@ import { isAlive } from '../process-alive';
 // change set. Nothing is created in the workspace. After the command, still inside the namespace,
 // the wrapper lists the merged view of every folder the upper holds (`merged.<i>`): against the
 // lower folder it tells what was deleted, opaque folders included, without reading extended attributes.
+// The namespace maps the person's own ids plus their subordinate ids where they have some (subids.ts).
 
 /** Exit status of the wrapper when a folder could not be mounted: the command did not run. */
 export const NO_VIEW_EXIT = 111;
@@ -68,7 +70,7 @@ const WRAPPER = [
  */
 export function viewLaunch(unshare: string, view: View, file: string, args: readonly string[]): { file: string; args: string[] } {
   const layers = view.layers.flatMap((l) => [l.root, l.upper, l.work, l.merged]);
-  const wrapped = ['-Urm', '--', '/bin/sh', '-c', WRAPPER, 'sh', String(view.layers.length), ...layers, '--', file, ...args];
+  const wrapped = [...viewIds().args, '--', '/bin/sh', '-c', WRAPPER, 'sh', String(view.layers.length), ...layers, '--', file, ...args];
   const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
   return setpriv !== undefined ? { file: setpriv, args: ['--pdeathsig', 'KILL', unshare, ...wrapped] } : { file: unshare, args: wrapped };
 }
@@ -140,14 +142,22 @@ export function recoverView(views: string, callId: string): View | undefined {
   return undefined;
 }
 
-/** Removes a call's folder (overlayfs leaves its work folder unreadable: made writable first). */
+/**
+ * Removes a call's folder (overlayfs leaves its work folder unreadable: made writable first). A
+ * folder copied up from one of a subordinate id's is not the person's to empty: the rest is removed
+ * inside a namespace of the view's ids, where the person may.
+ */
 export function discardView(dir: string): void {
   inUse.delete(dir);
   try {
     for (const name of readdirSync(dir)) if (name.startsWith('w')) openUp(nodePath.join(dir, name));
     rmSync(dir, { recursive: true, force: true });
   } catch {
-    // a later sweep takes it
+    const mapped = viewIds();
+    const unshare = unshareOf();
+    if (mapped.args.length > 1 && unshare !== undefined && existsSync(dir))
+      spawnSync(unshare, [...mapped.args, '--', 'rm', '-rf', '--', dir], { stdio: 'ignore', timeout: 30_000 });
+    // else (or if that failed too) a later sweep takes it
   }
 }
 
@@ -184,7 +194,7 @@ export function overlayProblem(views: string, roots: readonly string[], env: Nod
     return `the folder of views (${views}) lies inside the workspace folder ${inside} (a store inside the workspace)`;
   const odd = roots.find((root) => UNMOUNTABLE.test(root) || UNMOUNTABLE.test(views));
   if (odd !== undefined) return `a path holds a character an overlay mount cannot name (",", ":" or "\\"): ${odd}`;
-  return foreignOwner(roots) ?? trial(views);
+  return trial(views) ?? foreignOwner(roots);
 }
 
 /** What a command printed when it could not change a file of another owner in its view. */
@@ -193,24 +203,30 @@ const EOVERFLOW_TEXT = /Value too large for defined data type|EOVERFLOW/;
 /** Why later commands go without a view, when `output` shows a copy-up refused for another owner's file; else undefined. */
 export function foreignCopyUp(output: string): string | undefined {
   if (!EOVERFLOW_TEXT.test(output)) return undefined;
-  return 'a file or folder of another owner (uid or gid) could not be changed in the copy-on-write view (EOVERFLOW: its user namespace maps your ids only)';
+  return `a file or folder of another owner (uid or gid) could not be changed in the copy-on-write view (EOVERFLOW: its user namespace maps ${mappedText(viewIds())})`;
 }
 
 /**
- * Why no view fits folders another uid or gid owns (a group-shared folder, one a container made
- * as root): copy-up of their files fails with EOVERFLOW in a namespace that maps one id. Only
- * the folders themselves are looked at (never a walk): a file of another owner deeper is found by
- * the command's error (foreignCopyUp).
+ * Why no view fits folders whose uid or gid the view does not map (a group-shared folder, one a
+ * container made as root beyond the person's subordinate ids): copy-up of their files fails with
+ * EOVERFLOW. Only the folders themselves are looked at (never a walk): a file of such an owner
+ * deeper is found by the command's error (foreignCopyUp).
  */
 function foreignOwner(roots: readonly string[]): string | undefined {
-  const uid = process.getuid?.();
-  const gid = process.getgid?.();
+  const mapped = viewIds();
   for (const root of roots) {
     const st = lstatOrNull(root);
-    if (st !== null && (st.uid !== uid || st.gid !== gid))
-      return `the workspace folder ${root} belongs to another owner (uid ${st.uid}, gid ${st.gid}; this process runs as ${uid}:${gid}): a view whose user namespace maps one id cannot copy its files up (EOVERFLOW)`;
+    if (st !== null && !mapsOwner(mapped, st.uid, st.gid))
+      return `the workspace folder ${root} belongs to another owner (uid ${st.uid}, gid ${st.gid}; the view's user namespace maps ${mappedText(mapped)}): its files cannot be copied up (EOVERFLOW)`;
   }
   return undefined;
+}
+
+let ids: ViewIds | undefined;
+
+/** The ids of every view of this process (read once; the trial drops the subordinate ones if newuidmap refuses them). */
+function viewIds(): ViewIds {
+  return (ids ??= idsFrom(systemIdFacts()));
 }
 
 function lstatOrNull(path: string): Stats | null {
@@ -228,21 +244,28 @@ function trial(views: string): string | undefined {
   const unshare = unshareOf();
   let problem: string | undefined = unshare === undefined ? 'unshare (util-linux) was not found' : undefined;
   if (unshare !== undefined) {
-    const view = makeTrialView(views);
-    const run = spawnSync(
-      unshare,
-      ['-Urm', '--', '/bin/sh', '-c', WRAPPER, 'sh', '1', view.lower, view.upper, view.work, view.merged, '--', '/bin/true'],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-        timeout: 5000,
-      },
-    );
-    if (run.status !== 0)
-      problem = `an unprivileged overlay mount is refused here (${run.stderr?.toString().trim() || `exit ${run.status}`})`;
-    discardView(view.dir);
+    let refused = trialMount(unshare, views, viewIds());
+    // newuidmap refused the subordinate ranges (stale /etc/subuid, a helper without its setuid bit): the person's own ids only.
+    if (refused !== undefined && viewIds().args.length > 1) {
+      ids = ownIdsOnly(viewIds(), refused);
+      refused = trialMount(unshare, views, ids);
+    }
+    if (refused !== undefined) problem = `an unprivileged overlay mount is refused here (${refused})`;
   }
   trials.set(views, problem);
   return problem;
+}
+
+/** One mount of a view with these ids and a `true` in it; undefined when it worked, else what was said. */
+function trialMount(unshare: string, views: string, mapping: ViewIds): string | undefined {
+  const view = makeTrialView(views);
+  const run = spawnSync(
+    unshare,
+    [...mapping.args, '--', '/bin/sh', '-c', WRAPPER, 'sh', '1', view.lower, view.upper, view.work, view.merged, '--', '/bin/true'],
+    { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000 },
+  );
+  discardView(view.dir);
+  return run.status === 0 ? undefined : run.stderr?.toString().trim() || `exit ${run.status}`;
 }
 
 function makeTrialView(views: string): { dir: string; lower: string; upper: string; work: string; merged: string } {
