@@ -237,7 +237,14 @@ export async function recoverPatch(
   const before = intent.beforeBlob === undefined ? null : await deps.blobs.getBlob(intent.beforeBlob);
   const after = intent.afterBlob === undefined ? null : await deps.blobs.getBlob(intent.afterBlob);
   const omitted = (intent.beforeHash !== ABSENT && before === null) || (intent.afterHash !== ABSENT && after === null);
-  const write: PreparedWrite = { path: intent.path, beforeHash: intent.beforeHash, afterHash: intent.afterHash, ...execFields(intent), before, after };
+  const write: PreparedWrite = {
+    path: intent.path,
+    beforeHash: intent.beforeHash,
+    afterHash: intent.afterHash,
+    ...execFields(intent),
+    before,
+    after,
+  };
   const blobs: StoredWriteBlobs = {
     omitted,
     ...(intent.beforeBlob ? { beforeBlob: intent.beforeBlob } : {}),
