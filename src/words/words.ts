@@ -14,6 +14,13 @@ export function modeWords(bits: { readonly execBefore?: boolean; readonly execAf
   return `mode: ${bits.execAfter ? '+x' : '-x'}`;
 }
 
+/** "+3 −1", "binary", "mode: +x", "+3 −1 · mode: +x": what a patch changed, for its row. */
+export function patchCounts(patch: { binary: boolean; added: number; removed: number; mode?: string | undefined }): string {
+  const bytes = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
+  if (patch.mode === undefined) return bytes;
+  return patch.binary || patch.added + patch.removed > 0 ? `${bytes} · ${patch.mode}` : patch.mode;
+}
+
 export function cap(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }
