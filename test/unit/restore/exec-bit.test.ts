@@ -148,6 +148,16 @@ describe('patches hold the executable bit', function () {
     assert.deepEqual(patches, []);
   });
 
+  it('+x sets the bit where the file is readable and -x clears every x, the other bits kept; a bit changed meanwhile is stale', async () => {
+    chmodSync(join(base, 'tool.sh'), 0o640);
+    await ws.setExecutable!('tool.sh', true, false);
+    assert.equal(statSync(join(base, 'tool.sh')).mode & 0o7777, 0o750);
+    await assert.rejects(ws.setExecutable!('tool.sh', true, false), /expected mode -x, found mode \+x/);
+    await ws.setExecutable!('tool.sh', false);
+    assert.equal(statSync(join(base, 'tool.sh')).mode & 0o7777, 0o640);
+    assert.equal(await ws.executable!('gone.sh'), null);
+  });
+
   it('a workspace without file modes (Windows) records no bit and sets none', async () => {
     const windows = new NodeWorkspace({ roots: [base], ripgrep: null, platformFs: new PlatformFs({ platform: 'win32' }) });
     assert.equal(windows.executable, undefined);
