@@ -104,6 +104,16 @@ export interface Workspace {
    * not at all when it rejects. Lets a caller store what the write replaces at the same time.
    */
   writeWhenReady?(path: string, bytes: Uint8Array, expectedBeforeHash: string, ready: Promise<unknown>): Promise<LiveFile>;
+  /**
+   * Optional: whether the file is executable (any `x` bit; null when it does not exist). A host
+   * without file modes (Windows) leaves this and setExecutable out: no patch then holds a mode.
+   */
+  executable?(path: string): Promise<boolean | null>;
+  /**
+   * Optional: sets or clears the executable bit (as `chmod +x` / `-x`: the other bits kept). With
+   * `expected`, throws StaleContentError when the live bit is not that (changed by the person).
+   */
+  setExecutable?(path: string, executable: boolean, expected?: boolean): Promise<void>;
   /** Deletes the file if its live hash equals expectedBeforeHash, else StaleContentError. */
   delete(path: string, expectedBeforeHash: string): Promise<void>;
   list(dir: string): Promise<DirEntry[]>;
@@ -275,12 +285,10 @@ export interface CommandFileChange {
   readonly beforeHash: string;
   readonly conflict?: string;
   readonly binary: boolean;
-  /** A write: the file is executable. */
+  /** A write: the file is executable (a patch holds the bit when it changes it). */
   readonly executable?: boolean;
   /** A write: the bytes the command left. */
   content(): Promise<Uint8Array>;
-  /** A write: gives the written file the command's mode (its executable bits), once the write is applied. */
-  applyMode(): Promise<void>;
 }
 
 /** A command's change set: the files to apply as patches of its call, and what the host settled itself. */

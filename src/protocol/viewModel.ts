@@ -43,6 +43,8 @@ export const PatchRow = z.object({
   added: count,
   removed: count,
   binary: z.boolean(),
+  /** A patch that changes the executable bit of a file kept: "mode: +x" or "mode: -x". */
+  mode: z.optional(z.string()),
   state: PatchView,
 });
 

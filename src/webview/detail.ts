@@ -1,5 +1,6 @@
 import type { PendingApproval } from '../protocol/messages';
 import { describeFailure, FAILURE_ACTION_LABELS, type FailureAction, type FailureWords } from '../words/failure-words';
+import { patchCounts } from '../words/words';
 import type { CallRow, RunHeader, RunInstructions, RunView, StepRow } from '../protocol/viewModel';
 import { formatClock, formatCost, formatDuration, formatTokens } from './format';
 import { renderMarkdown, type MarkdownActions } from './markdown';
@@ -63,7 +64,7 @@ function callSection(runId: string, runLive: boolean, call: CallRow, actions: De
   for (const patch of call.patches) {
     const line = el('div', 'patch-line');
     const plook = PATCH_LOOK[patch.state];
-    const counts = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
+    const counts = patchCounts(patch);
     line.append(icon(plook.icon, plook.tone), el('span', 'patch-path', patch.path), el('span', 'patch-state', `${counts} · ${plook.text}`));
     if (!patch.binary) {
       const diff = el('button', 'link-button', 'Open diff');

@@ -3,7 +3,7 @@ import { CANCELLED_REASON, isResumableStatus } from '../words/statuses';
 import type { LedgerStatus, PatchView, RunHeader, RunStatus, StepRow } from '../protocol/viewModel';
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
-import { counted } from '../words/words';
+import { counted, patchCounts } from '../words/words';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
 // colour of each ledger status and patch state are tested without a DOM.
@@ -327,7 +327,7 @@ function patchContent(row: FlatRow): RowContent {
   if (writable && pending) actions.push({ id: 'accept', icon: 'check', title: 'Accept patch' });
   if (writable && (patch.state === 'applied' || patch.state === 'conflict'))
     actions.push({ id: 'rollback', icon: 'discard', title: 'Roll back patch' });
-  const counts = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
+  const counts = patchCounts(patch);
   return {
     icon: look.icon,
     spin: false,

@@ -8,6 +8,19 @@ export function counted(n: number, singular: string, plural = `${singular}s`): s
   return `${n} ${n === 1 ? singular : plural}`;
 }
 
+/** "mode: +x" / "mode: -x" for a patch that changes the executable bit of a file kept on both sides; undefined otherwise. */
+export function modeWords(bits: { readonly execBefore?: boolean; readonly execAfter?: boolean }): string | undefined {
+  if (bits.execBefore === undefined || bits.execAfter === undefined || bits.execBefore === bits.execAfter) return undefined;
+  return `mode: ${bits.execAfter ? '+x' : '-x'}`;
+}
+
+/** "+3 −1", "binary", "mode: +x", "+3 −1 · mode: +x": what a patch changed, for its row. */
+export function patchCounts(patch: { binary: boolean; added: number; removed: number; mode?: string | undefined }): string {
+  const bytes = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
+  if (patch.mode === undefined) return bytes;
+  return patch.binary || patch.added + patch.removed > 0 ? `${bytes} · ${patch.mode}` : patch.mode;
+}
+
 export function cap(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }

@@ -15,6 +15,9 @@ export const FileIntent = z.object({
   /** Blobs of both sides, stored before `started` so a write cut before its patch record can still be recorded. */
   beforeBlob: BlobRef.optional(),
   afterBlob: BlobRef.optional(),
+  /** The executable bit of each side when the write changes it (Patch.execBefore/execAfter). */
+  execBefore: z.boolean().optional(),
+  execAfter: z.boolean().optional(),
 });
 
 /** Most problems a call's record (and its result) names; the rest are counted in `more`. */

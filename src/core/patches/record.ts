@@ -2,6 +2,7 @@ import type { Clock, Log, Workspace } from '../ports';
 import type { CheckpointStore } from '../store/contract';
 import type { FileIntent } from '../ledger/schema';
 import type { PreparedWrite } from '../tools/types';
+import { execBitsOf, execFields, liveExec, placeExec } from './exec-bit';
 import { ABSENT, decodeText, hashOrAbsent, isBinary } from './hash';
 import { diffTexts } from './hunks';
 import type { Patch } from './schema';
@@ -27,16 +28,27 @@ export interface WriteOrigin {
   readonly toolCallId: string;
 }
 
-/** Reads the LIVE content of path (buffer or disk) and describes writing `after` over it. */
-export async function prepareWrite(workspace: Workspace, path: string, after: Uint8Array | null): Promise<PreparedWrite> {
+/**
+ * Reads the LIVE content of path (buffer or disk) and describes writing `after` over it.
+ * `executable`: the bit the new content gets (a command's); undefined keeps the live file's.
+ */
+export async function prepareWrite(
+  workspace: Workspace,
+  path: string,
+  after: Uint8Array | null,
+  executable?: boolean,
+): Promise<PreparedWrite> {
   // A write's path is checked as one (names Windows refuses too) before anything is stored or written.
   const normalized = await workspace.normalize(path, after === null ? undefined : 'write');
   const live = await workspace.read(normalized);
   const before = live === null ? null : live.bytes;
+  // The bit is read only when the write may change it (a delete, a command's file): an edit keeps it.
+  const bits = after === null || executable !== undefined ? execBitsOf(await liveExec(workspace, normalized), after, executable) : {};
   return {
     path: normalized,
     beforeHash: live === null ? ABSENT : live.hash,
     afterHash: hashOrAbsent(after),
+    ...bits,
     before,
     after,
   };
@@ -88,6 +100,18 @@ export async function storeWriteBlobs(
   return { omitted, ...(beforeBlob === undefined ? {} : { beforeBlob }), ...(afterBlob === undefined ? {} : { afterBlob }) };
 }
 
+/** The write-ahead intent of a write whose blobs are stored (run before its call starts). */
+export function intentOf(write: PreparedWrite, blobs: StoredWriteBlobs): FileIntent {
+  return {
+    path: write.path,
+    beforeHash: write.beforeHash,
+    afterHash: write.afterHash,
+    ...(blobs.beforeBlob ? { beforeBlob: blobs.beforeBlob } : {}),
+    ...(blobs.afterBlob ? { afterBlob: blobs.afterBlob } : {}),
+    ...execFields(write),
+  };
+}
+
 function isOverCap(deps: Pick<WriteDeps, 'contentCapBytes'>, write: Pick<PreparedWrite, 'before' | 'after'>): boolean {
   return Math.max(write.before?.length ?? 0, write.after?.length ?? 0) > (deps.contentCapBytes ?? DEFAULT_CONTENT_CAP_BYTES);
 }
@@ -117,6 +141,7 @@ export function patchOfWrite(
     ...(blobs.beforeBlob === undefined ? {} : { beforeBlob: blobs.beforeBlob }),
     ...(blobs.afterBlob === undefined ? {} : { afterBlob: blobs.afterBlob }),
     ...summary,
+    ...execFields(write),
     ...(blobs.omitted ? { contentOmitted: true } : {}),
     ...(wroteDirtyBuffer ? { wroteDirtyBuffer: true } : {}),
     createdAt: deps.clock.now(),
@@ -177,17 +202,27 @@ export async function applyPreparedWrite(deps: WriteDeps, origin: WriteOrigin, w
 async function storeBlobsThenWrite(deps: WriteDeps, write: PreparedWrite): Promise<StoredWriteBlobs & { wroteDirtyBuffer: boolean }> {
   const { workspace } = deps;
   const wroteDirtyBuffer = await isDirtyNow(workspace, write.path);
-  if (write.after === null || !workspace.writeWhenReady) {
+  // A mode-only write (a command's chmod) has the same bytes on both sides: only its bit is placed.
+  const modeOnly = write.beforeHash === write.afterHash && write.execAfter !== undefined;
+  if (write.after === null || !workspace.writeWhenReady || modeOnly) {
     const blobs = await storeWriteBlobs(deps, write);
     if (write.after === null) await workspace.delete(write.path, write.beforeHash);
-    else await workspace.write(write.path, write.after, write.beforeHash);
+    else if (!modeOnly) await workspace.write(write.path, write.after, write.beforeHash);
+    await placeWrittenExec(workspace, write);
     return { ...blobs, wroteDirtyBuffer };
   }
   const stored = storeWriteBlobs(deps, write);
   const [blobs, written] = await Promise.allSettled([stored, workspace.writeWhenReady(write.path, write.after, write.beforeHash, stored)]);
   if (blobs.status === 'rejected') throw blobs.reason;
   if (written.status === 'rejected') throw written.reason;
+  await placeWrittenExec(workspace, write);
   return { ...blobs.value, wroteDirtyBuffer };
+}
+
+/** The bit a write changes (a mode-only write has only this), checked against the live one it was prepared with. */
+async function placeWrittenExec(workspace: Workspace, write: PreparedWrite): Promise<void> {
+  if (write.after === null) return;
+  await placeExec(workspace, write.path, write.execAfter, write.beforeHash === ABSENT ? undefined : write.execBefore);
 }
 
 /**
@@ -202,7 +237,14 @@ export async function recoverPatch(
   const before = intent.beforeBlob === undefined ? null : await deps.blobs.getBlob(intent.beforeBlob);
   const after = intent.afterBlob === undefined ? null : await deps.blobs.getBlob(intent.afterBlob);
   const omitted = (intent.beforeHash !== ABSENT && before === null) || (intent.afterHash !== ABSENT && after === null);
-  const write: PreparedWrite = { path: intent.path, beforeHash: intent.beforeHash, afterHash: intent.afterHash, before, after };
+  const write: PreparedWrite = {
+    path: intent.path,
+    beforeHash: intent.beforeHash,
+    afterHash: intent.afterHash,
+    ...execFields(intent),
+    before,
+    after,
+  };
   const blobs: StoredWriteBlobs = {
     omitted,
     ...(intent.beforeBlob ? { beforeBlob: intent.beforeBlob } : {}),

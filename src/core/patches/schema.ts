@@ -34,6 +34,13 @@ export const Patch = z.object({
   added: z.number().int().nonnegative(),
   removed: z.number().int().nonnegative(),
   binary: z.boolean(),
+  /**
+   * The executable bit of each side, when the patch changes it: a command's `chmod` (a mode-only
+   * patch: the same bytes on both sides), a created executable (`execAfter`), a deleted one
+   * (`execBefore`). Absent: unchanged, or not known (a host without modes, records before them).
+   */
+  execBefore: z.boolean().optional(),
+  execAfter: z.boolean().optional(),
   /** Set when content exceeded the size cap and is kept by hash only. */
   contentOmitted: z.boolean().optional(),
   /** The live buffer had unsaved user edits when the agent wrote; the agent did not save it. */

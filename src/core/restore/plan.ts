@@ -1,4 +1,5 @@
 import { classifyHash } from '../patches/classify';
+import { liveExec } from '../patches/exec-bit';
 import { ABSENT, bytesEqual, decodeText, encodeText, hashOrAbsent } from '../patches/hash';
 import { diffTexts } from '../patches/hunks';
 import type { BlobStore } from '../patches/record';
@@ -119,11 +120,41 @@ export interface FileTarget {
   readonly hunk?: number;
 }
 
-/** Plans the rollback of one file's patches against its live content, newest first. */
+/**
+ * Undoes a mode-only patch (a command's chmod: the same bytes on both sides) against the bit: the
+ * bit the command left is set back; one the person changed since is left as it is.
+ */
+function undoModeOnly(patch: Patch, content: Uint8Array | null, exec: boolean | undefined): ChainStep {
+  const plan = (status: RollbackStatus, reason?: string): PatchRollbackPlan => ({
+    patchId: patch.patchId,
+    status,
+    hunks: [],
+    ...(reason ? { reason } : {}),
+  });
+  if (content === null) return { content, plan: plan('conflict', 'the file no longer exists') };
+  if (exec === undefined || exec !== patch.execAfter)
+    return { content, plan: plan('already', 'the executable bit is already as before (or this host has no file modes)') };
+  return { content, plan: plan('revert') };
+}
+
+/** The bit once a patch is undone: the side before where the patch holds it, else the bit as it is (the person's). */
+function execAfterUndo(patch: Patch, content: Uint8Array | null, exec: boolean | undefined): boolean | undefined {
+  if (content === null) return undefined;
+  if (patch.execBefore === undefined) return exec;
+  return patch.execAfter === undefined || exec === patch.execAfter ? patch.execBefore : exec;
+}
+
+const isModeOnly = (patch: Patch): boolean => patch.beforeHash === patch.afterHash && patch.execAfter !== undefined;
+
+/** Plans the rollback of one file's patches against its live content (and executable bit), newest first. */
 export async function planFile(workspace: Workspace, blobs: BlobStore, target: FileTarget, force: boolean): Promise<FileWork> {
   const liveFile = await workspace.read(target.path);
   const live = liveFile === null ? null : liveFile.bytes;
+  // The bit is read only for a file one of whose patches holds it.
+  const modes = target.patches.some((p) => p.execBefore !== undefined || p.execAfter !== undefined);
+  const liveBit = (modes ? await liveExec(workspace, target.path) : undefined) ?? undefined;
   let content = live;
+  let exec = liveBit;
   const steps: PatchRollbackPlan[] = [];
   let conflict: string | undefined;
   for (const patch of [...target.patches].reverse()) {
@@ -131,15 +162,17 @@ export async function planFile(workspace: Workspace, blobs: BlobStore, target: F
       steps.push({ patchId: patch.patchId, status: 'skip', reason: 'a newer patch of this file conflicts', hunks: [] });
       continue;
     }
-    const step = await undoPatch(blobs, patch, content, target.hunk, force);
+    const step = isModeOnly(patch) ? undoModeOnly(patch, content, exec) : await undoPatch(blobs, patch, content, target.hunk, force);
     steps.push(step.plan);
     if (step.plan.status === 'conflict') {
       conflict = `${step.plan.reason ?? 'conflict'} (the agent's change of step ${patch.stepId})`;
       continue;
     }
+    if (step.plan.status === 'revert') exec = execAfterUndo(patch, step.content, exec);
     content = step.content;
   }
-  const status: RollbackStatus = conflict ? 'conflict' : bytesEqual(content, live) ? 'already' : 'revert';
+  const same = bytesEqual(content, live) && (content === null || liveBit === undefined || exec === liveBit);
+  const status: RollbackStatus = conflict ? 'conflict' : same ? 'already' : 'revert';
   const result = status === 'revert' ? content : live;
   const plan: FileRollbackPlan = {
     path: target.path,
@@ -147,6 +180,8 @@ export async function planFile(workspace: Workspace, blobs: BlobStore, target: F
     ...(conflict ? { reason: conflict } : {}),
     liveHash: liveFile?.hash ?? ABSENT,
     resultHash: hashOrAbsent(result),
+    ...(liveBit === undefined ? {} : { liveExec: liveBit }),
+    ...(status !== 'revert' || exec === undefined || result === null ? {} : { resultExec: exec }),
     patches: steps,
   };
   return { plan, live, result };

@@ -1,3 +1,5 @@
+import { placeExec } from '../patches/exec-bit';
+import { bytesEqual } from '../patches/hash';
 import { StaleContentError } from '../ports';
 import type { Patch } from '../patches/schema';
 import type { RunState } from '../store/contract';
@@ -109,9 +111,20 @@ export async function restoreFiles(deps: RestoreDeps, work: readonly FileWork[])
       ...(replacedBlob === undefined ? {} : { replacedBlob }),
       writtenHash: w.plan.resultHash,
       ...(writtenBlob === undefined ? {} : { writtenBlob }),
+      ...execChange(w),
     });
   }
   return files;
+}
+
+/** The executable bit a restore changes (a file it deletes keeps its bit for the undo), as restore record fields. */
+function execChange(w: FileWork): { replacedExec?: boolean; writtenExec?: boolean } {
+  const { liveExec, resultExec } = w.plan;
+  if (liveExec === resultExec) return {};
+  return {
+    ...(liveExec === undefined ? {} : { replacedExec: liveExec }),
+    ...(resultExec === undefined ? {} : { writtenExec: resultExec }),
+  };
 }
 
 /** Writes each planned file with the live hash it was planned against; stale files are reported. */
@@ -121,7 +134,9 @@ export async function writeFiles(deps: RestoreDeps, work: readonly FileWork[]): 
   for (const w of work) {
     try {
       if (w.result === null) await deps.workspace.delete(w.plan.path, w.plan.liveHash);
-      else await deps.workspace.write(w.plan.path, w.result, w.plan.liveHash);
+      else if (!bytesEqual(w.result, w.live)) await deps.workspace.write(w.plan.path, w.result, w.plan.liveHash);
+      // Bytes written keep the live file's bit; a file made again has the default one.
+      if (w.result !== null) await placeExec(deps.workspace, w.plan.path, w.plan.resultExec, w.live === null ? undefined : w.plan.liveExec);
       written.push(w.plan.path);
     } catch (error) {
       if (!(error instanceof StaleContentError)) throw error;

@@ -1,3 +1,4 @@
+import { liveExec } from '../patches/exec-bit';
 import { ABSENT } from '../patches/hash';
 import type { Workspace } from '../ports';
 import type { RunWriter } from '../store/contract';
@@ -23,7 +24,9 @@ async function outcome(workspace: Workspace, restore: RestoreRecord): Promise<{ 
   const left: FileFailure[] = [];
   for (const file of restore.files) {
     const live = (await workspace.read(file.path))?.hash ?? ABSENT;
-    if (live === file.writtenHash) written.push(file.path);
+    // A restore of the executable bit alone (the same bytes) was written only if the bit is the one it meant.
+    const bit = file.writtenExec === undefined ? undefined : await liveExec(workspace, file.path);
+    if (live === file.writtenHash && (bit === undefined || bit === null || bit === file.writtenExec)) written.push(file.path);
     else
       left.push({
         path: file.path,

@@ -34,6 +34,9 @@ export const FileRollbackPlan = z.object({
   liveHash: z.string(),
   /** Hash of the content the rollback would leave (`absent` = deleted). */
   resultHash: z.string(),
+  /** The executable bit live and after, when a patch of the file holds one and the host has modes. */
+  liveExec: z.boolean().optional(),
+  resultExec: z.boolean().optional(),
   /** Newest first, the order they are undone in. */
   patches: z.array(PatchRollbackPlan),
 });

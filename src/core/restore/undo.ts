@@ -1,3 +1,4 @@
+import { liveExec } from '../patches/exec-bit';
 import { ABSENT } from '../patches/hash';
 import type { NewRecord, RestoreRecord, StoredRecord } from '../store/records';
 import { undoSessionRestore } from './session';
@@ -17,6 +18,13 @@ async function bytesOf(deps: RestoreDeps, hash: string, blob: string | undefined
   if (hash === ABSENT) return null;
   if (blob === undefined) throw new Error(`restore record has no blob for content ${hash.slice(0, 12)}`);
   return deps.blobs.getBlob(blob);
+}
+
+/** Whether the file's executable bit is still the one the restore left (true when it set none, or the host has no modes). */
+async function sameBit(deps: RestoreDeps, file: RestoreRecord['files'][number]): Promise<boolean> {
+  if (file.writtenExec === undefined) return true;
+  const live = await liveExec(deps.workspace, file.path);
+  return live === undefined || live === null || live === file.writtenExec;
 }
 
 /** What an undo did, in words for the person: the files brought back and those left alone, never an id. */
@@ -47,8 +55,16 @@ export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord):
       conflicts.push({ path: file.path, error: 'changed since the restore; left as it is' });
       continue;
     }
+    if (!(await sameBit(deps, file))) {
+      conflicts.push({ path: file.path, error: 'its executable bit changed since the restore; left as it is' });
+      continue;
+    }
+    const bits = {
+      ...(file.writtenExec === undefined ? {} : { liveExec: file.writtenExec }),
+      ...(file.replacedExec === undefined ? {} : { resultExec: file.replacedExec }),
+    };
     work.push({
-      plan: { path: file.path, status: 'revert', liveHash, resultHash: file.replacedHash, patches: [] },
+      plan: { path: file.path, status: 'revert', liveHash, resultHash: file.replacedHash, ...bits, patches: [] },
       live: live?.bytes ?? null,
       result: await bytesOf(deps, file.replacedHash, file.replacedBlob),
     });
@@ -62,6 +78,8 @@ export async function undoFileRestore(deps: RestoreDeps, record: RestoreRecord):
       ...(original.writtenBlob === undefined ? {} : { replacedBlob: original.writtenBlob }),
       writtenHash: original.replacedHash,
       ...(original.replacedBlob === undefined ? {} : { writtenBlob: original.replacedBlob }),
+      ...(original.writtenExec === undefined ? {} : { replacedExec: original.writtenExec }),
+      ...(original.replacedExec === undefined ? {} : { writtenExec: original.replacedExec }),
     };
   });
   const undo = restoreRecord(deps, 'undo', files, [...record.patchIds], { undoes: record.restoreId });

@@ -2,7 +2,7 @@ import { inputHash } from '../ledger/canonical';
 import { isExternalEffect, type FileIntent, type LedgerEntry } from '../ledger/schema';
 import { transition, type EntryChanges } from '../ledger/transitions';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages';
-import { applyPreparedWrite, recoverPatch, storeWriteBlobs } from '../patches/record';
+import { applyPreparedWrite, intentOf, recoverPatch, storeWriteBlobs } from '../patches/record';
 import { loadRunReview } from '../patches/review-load';
 import type { Patch } from '../patches/schema';
 import { StaleContentError, PathRefusedError } from '../ports';
@@ -282,13 +282,7 @@ export async function prepareAndExecute(
   const intents = [];
   for (const write of prepared) {
     const blobs = await guardStore(() => storeWriteBlobs({ blobs: env.session.deps.store }, write));
-    intents.push({
-      path: write.path,
-      beforeHash: write.beforeHash,
-      afterHash: write.afterHash,
-      ...(blobs.beforeBlob ? { beforeBlob: blobs.beforeBlob } : {}),
-      ...(blobs.afterBlob ? { afterBlob: blobs.afterBlob } : {}),
-    });
+    intents.push(intentOf(write, blobs));
   }
   const started = transition(entry, 'started', { startedAt: env.session.deps.clock.now(), ...(tool.prepare ? { intents } : {}) });
   await env.session.save('tool_started', [{ type: 'ledger', entry: started }], { callId: entry.callId });

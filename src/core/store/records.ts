@@ -235,6 +235,9 @@ export const RestoreRecord = record('restore', {
       /** Content the restore wrote, or `absent` when it deleted the file. */
       writtenHash: z.string(),
       writtenBlob: BlobRef.optional(),
+      /** The executable bit before and after the restore, when it changed it (absent: unchanged or not known). */
+      replacedExec: z.boolean().optional(),
+      writtenExec: z.boolean().optional(),
     }),
   ),
   patchIds: z.array(z.string()),

@@ -1,6 +1,7 @@
 import { PathRefusedError, StaleContentError, type CommandChanges, type CommandFileChange } from '../ports';
 import { ABSENT } from '../patches/hash';
 import { prepareWrite } from '../patches/record';
+import { modeWords } from '../../words/words';
 import type { ToolContext } from './types';
 
 // A command's change set becomes patches of its call, through the same path as write_file and
@@ -27,8 +28,9 @@ interface Outcome {
 async function applyOne(ctx: ToolContext, change: CommandFileChange): Promise<Applied> {
   if (change.conflict !== undefined) throw new Conflict(change.conflict);
   const after = change.kind === 'write' ? await change.content() : null;
-  const write = await prepareWrite(ctx.workspace, change.path, after);
-  if (write.beforeHash === write.afterHash)
+  const write = await prepareWrite(ctx.workspace, change.path, after, change.kind === 'write' ? change.executable : undefined);
+  const mode = modeWords(write);
+  if (write.beforeHash === write.afterHash && mode === undefined)
     return {
       mark: '=',
       path: write.path,
@@ -38,9 +40,8 @@ async function applyOne(ctx: ToolContext, change: CommandFileChange): Promise<Ap
   if (write.beforeHash !== change.beforeHash)
     throw new Conflict('it differs from what the command started from (edited meanwhile, maybe unsaved): your version was kept');
   await ctx.applyWrite(write);
-  if (change.kind === 'write') await change.applyMode();
   const mark = change.kind === 'delete' ? 'D' : write.beforeHash === ABSENT ? 'A' : 'M';
-  const tail = `${change.binary ? ' (binary)' : ''}${change.executable === true && mark === 'A' ? ' (executable)' : ''}`;
+  const tail = `${change.binary ? ' (binary)' : ''}${write.execAfter === true && mark === 'A' ? ' (executable)' : ''}${mode ? ` (${mode})` : ''}`;
   return { mark, path: write.path, hash: mark === 'D' ? write.beforeHash : write.afterHash, tail };
 }
 

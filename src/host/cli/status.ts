@@ -52,6 +52,8 @@ export function statusJson(state: RunState): Record<string, unknown> {
       state: p.state,
       added: p.added,
       removed: p.removed,
+      ...(p.execBefore !== undefined ? { execBefore: p.execBefore } : {}),
+      ...(p.execAfter !== undefined ? { execAfter: p.execAfter } : {}),
       toolCallId: p.toolCallId,
     })),
   };

@@ -5,6 +5,7 @@ import { isInside, WorkspacePaths } from './path-rules';
 import { stagedTempName, sweepStagedTemps } from './staged-temps';
 import { nullOnMissing, readInBackground, readLive, readSmallNow, stageTemp } from './live-file-io';
 import { platformFs, type PlatformFs } from './platform-fs';
+import { executableAt, hasFileModes, setExecutableAt } from './file-mode';
 import {
   PathRefusedError,
   StaleContentError,
@@ -46,12 +47,22 @@ export class NodeWorkspace implements Workspace {
   private readonly pfs: PlatformFs;
   /** Folders this object has written into: swept of dead hosts' staged temp files once (staged-temps.ts). */
   private readonly swept = new Set<string>();
+  /** The executable bit (file-mode.ts); left out on Windows, which has no file modes. */
+  readonly executable?: (path: string) => Promise<boolean | null>;
+  readonly setExecutable?: (path: string, executable: boolean, expected?: boolean) => Promise<void>;
 
   constructor(private readonly options: NodeWorkspaceOptions) {
     if (options.roots.length === 0) throw new Error('NodeWorkspace needs at least one root');
     this.pfs = options.platformFs ?? platformFs;
     this.roots = options.roots.map((r) => nodePath.resolve(r));
     this.paths = new WorkspacePaths(this.roots, options.storeDir);
+    if (hasFileModes(this.pfs.platform)) {
+      this.executable = async (path) => executableAt((await this.resolve(path)).absolute);
+      this.setExecutable = async (path, executable, expected) => {
+        const { relative, absolute } = await this.resolve(path);
+        await setExecutableAt(relative, absolute, executable, expected);
+      };
+    }
   }
 
   async normalize(input: string, intent?: 'write'): Promise<string> {

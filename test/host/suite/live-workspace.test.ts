@@ -51,6 +51,19 @@ export function liveWorkspaceSuite(): void {
       assert.equal(await ws.read('lw/new/deep.txt'), null);
     });
 
+    it('reads and sets the executable bit on disk, other bits kept, and refuses a bit the person changed', async () => {
+      await writeWorkspaceFile('lw/tool.sh', '#!/bin/sh\n');
+      const abs = nodePath.join(workspaceRoot(), 'lw/tool.sh');
+      await fs.chmod(abs, 0o640);
+      assert.equal(await ws.executable?.('lw/tool.sh'), false);
+      assert.equal(await ws.executable?.('lw/none.sh'), null);
+      await ws.setExecutable?.('lw/tool.sh', true, false);
+      assert.equal((await fs.stat(abs)).mode & 0o777, 0o750, 'x where readable');
+      await assert.rejects(ws.setExecutable!('lw/tool.sh', false, false), StaleContentError);
+      await ws.setExecutable?.('lw/tool.sh', false, true);
+      assert.equal((await fs.stat(abs)).mode & 0o777, 0o640);
+    });
+
     it('refuses paths outside the folder, into .git or the store, and symlink escapes', async () => {
       const api = await extensionApi();
       const outside = await fs.mkdtemp(nodePath.join(tmpdir(), 'agent-host-outside-'));

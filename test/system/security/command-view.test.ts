@@ -113,14 +113,17 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.notEqual(statSync(join(ws, 'script.sh')).mode & 0o100, 0, 'chmod +x reached the file');
     assert.deepEqual(
       patches.map((p) => `${p.op} ${p.path}`).sort(),
-      ['create moved.txt', 'create new.txt', 'delete del.txt', 'delete mv-src.txt', 'modify a.txt', 'modify bin.dat'],
-      'touch and chmod leave no patch: the bytes did not change',
+      ['create moved.txt', 'create new.txt', 'delete del.txt', 'delete mv-src.txt', 'modify a.txt', 'modify bin.dat', 'modify script.sh'],
+      'touch leaves no patch; chmod +x leaves a mode-only one',
     );
+    const chmod = patches.find((p) => p.path === 'script.sh')!;
+    assert.deepEqual([chmod.beforeHash === chmod.afterHash, chmod.execBefore, chmod.execAfter], [true, false, true]);
     assert.ok(patches.every((p) => p.toolCallId === 'call-1'));
     assert.match(hit.text, /--- workspace changes ---\nApplied as patches of this call/);
     assert.match(hit.text, /R mv-src\.txt -> moved\.txt/);
     assert.match(hit.text, /M bin\.dat \(binary\)/);
-    assert.match(hit.text, /mode changed: script\.sh \(755; no patch holds a mode: Restore does not bring it back\)/);
+    assert.match(hit.text, /M script\.sh \(mode: \+x\)/);
+    assert.doesNotMatch(hit.text, /mode changed/);
     const journal = new MemoryJournal();
     await rollbackFiles(
       { workspace: new NodeWorkspace({ roots: [ws], ripgrep: null }), blobs, journal, clock: fixedClock, log: new MemoryLog(), newId },
@@ -129,6 +132,7 @@ describe('run_command: what a command changes becomes patches of its call', func
     );
     for (const [path, content] of Object.entries(FILES)) assert.equal(read(path), content, path);
     assert.deepEqual([...readFileSync(join(ws, 'bin.dat'))], [0, 1, 2, 3, 255]);
+    assert.equal(statSync(join(ws, 'script.sh')).mode & 0o111, 0, 'and the executable bit');
     assert.equal(existsSync(join(ws, 'new.txt')), false);
     assert.equal(existsSync(join(ws, 'moved.txt')), false);
   });

@@ -12,7 +12,9 @@ export async function applyToDisk(roots: readonly string[], changes: CommandChan
     workspace,
     async applyWrite(write: PreparedWrite): Promise<Patch> {
       if (write.after === null) await workspace.delete(write.path, write.beforeHash);
-      else await workspace.write(write.path, write.after, write.beforeHash);
+      else if (write.beforeHash !== write.afterHash) await workspace.write(write.path, write.after, write.beforeHash);
+      // A command's chmod: the bit the write changes (a mode-only write has only this).
+      if (write.after !== null && write.execAfter !== undefined) await workspace.setExecutable?.(write.path, write.execAfter);
       return {} as Patch;
     },
   } as unknown as ToolContext;

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { MessageParam } from '../../../src/core/model/messages';
-import { commandOutcome, describeCall, SANDBOX_WAY_OUT, sandboxBlock } from '../../../src/words/words';
+import { commandOutcome, describeCall, modeWords, patchCounts, SANDBOX_WAY_OUT, sandboxBlock } from '../../../src/words/words';
 import { assistantWords, toolResults, userWords } from '../../../src/host/vscode/timeline/view-history';
 import { formatCommandResult } from '../../../src/core/tools/run-command';
 import { readOnlyNote, type SandboxPlan } from '../../../src/host/node/sandbox/plan';
@@ -189,5 +189,19 @@ describe('a command the sandbox stopped reads as one', () => {
       ),
       undefined,
     );
+  });
+});
+
+describe('a patch row says what it changed, the executable bit included', () => {
+  it('a mode-only patch reads "mode: +x"; one that changes lines and the bit reads both; others are unchanged', () => {
+    const mode = modeWords({ execBefore: false, execAfter: true });
+    assert.equal(mode, 'mode: +x');
+    assert.equal(modeWords({ execBefore: true, execAfter: false }), 'mode: -x');
+    assert.equal(modeWords({ execAfter: true }), undefined, 'a file created executable: its row says create');
+    assert.equal(modeWords({}), undefined);
+    assert.equal(patchCounts({ binary: false, added: 0, removed: 0, mode }), 'mode: +x');
+    assert.equal(patchCounts({ binary: false, added: 2, removed: 1, mode }), '+2 −1 · mode: +x');
+    assert.equal(patchCounts({ binary: true, added: 0, removed: 0 }), 'binary');
+    assert.equal(patchCounts({ binary: false, added: 3, removed: 0 }), '+3 −0');
   });
 });

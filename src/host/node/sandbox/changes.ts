@@ -8,6 +8,8 @@ import { discardView, type View } from './overlay';
 // (core applies them as patches, checked against the live content); ignored paths, and everything
 // of a change set too large to track, are placed in the workspace here, without patches.
 
+const isExecutable = (mode: number): boolean => (mode & 0o111) !== 0;
+
 /** Default bound of a change set tracked as patches (`SandboxRequest.trackLimit`). */
 export const DEFAULT_TRACK_LIMIT: { readonly files: number; readonly bytes: number } = { files: 2000, bytes: 50 * 1024 * 1024 };
 
@@ -106,13 +108,19 @@ function fileChange(entry: Entry): CommandFileChange {
     beforeHash: entry.beforeHash,
     ...(entry.conflict !== undefined ? { conflict: entry.conflict } : {}),
     binary: entry.binary,
-    ...(entry.kind !== 'delete' ? { executable: (entry.mode & 0o111) !== 0 } : {}),
+    ...(entry.kind !== 'delete' ? { executable: isExecutable(entry.mode) } : {}),
     content: async () => new Uint8Array(await fs.readFile(entry.upper!)),
-    applyMode: async () => {
-      const now = await fs.stat(path);
-      if ((now.mode & 0o111) !== (entry.mode & 0o111)) await fs.chmod(path, (now.mode & ~0o111 & 0o7777) | (entry.mode & 0o111));
-    },
   };
+}
+
+/** The mode-only entries whose executable bit flips against the workspace's file: patches (the workspace applies the bit). */
+async function execFlips(modes: readonly Entry[]): Promise<Entry[]> {
+  const flips: Entry[] = [];
+  for (const entry of modes) {
+    const live = await fs.stat(nodePath.join(entry.root, entry.rel)).catch(() => null);
+    if (live !== null && isExecutable(live.mode) !== isExecutable(entry.mode)) flips.push(entry);
+  }
+  return flips;
 }
 
 /**
@@ -127,9 +135,11 @@ export async function changeSetOf(
   live = false,
 ): Promise<CommandChanges> {
   const tracked = captured.tracked.filter((e) => e.kind !== 'mode');
-  const modes = captured.tracked.filter((e) => e.kind === 'mode' && e.conflict === undefined);
+  const modes = captured.tracked.filter((e) => e.kind === 'mode');
   const bytes = tracked.reduce((sum, e) => sum + e.size, 0);
   const tooLarge = tracked.length > limit.files || bytes > limit.bytes;
+  // A chmod that flips the executable bit is a mode-only patch; other mode changes (g+x of an executable) are placed.
+  const flips = tooLarge ? [] : await execFlips(modes);
   const notes = [
     ...(await placeAll(captured.ignored, 'Ignored paths (the workspace ignore rules, node_modules)', live)),
     ...(tooLarge
@@ -140,12 +150,14 @@ export async function changeSetOf(
         )
       : []),
   ];
-  for (const entry of modes)
+  for (const entry of modes.filter((e) => e.conflict === undefined && !flips.includes(e)))
     if (await place(entry, live).catch(() => false))
-      notes.push(`mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)}; no patch holds a mode: Restore does not bring it back)`);
+      notes.push(
+        `mode changed: ${entry.rel} (${(entry.mode & 0o777).toString(8)}; ${tooLarge ? 'too large to track' : 'patches hold the executable bit only'}: not restorable)`,
+      );
   return {
     via: 'view',
-    files: tooLarge ? [] : tracked.map(fileChange),
+    files: tooLarge ? [] : [...tracked, ...flips].map(fileChange),
     refused: captured.refused,
     notes,
     discard: async () => {

@@ -6,7 +6,7 @@ import { NOT_RUN_REASON } from '../../../core/runtime/declined-calls';
 import type { RunState } from '../../../core/store/contract';
 import type { CheckpointRecord, NoteRecord } from '../../../core/store/records';
 import type { RunDeltaMessage } from '../../../protocol/messages';
-import { cap, commandOutcome, describeCall, refusedHosts, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
+import { cap, commandOutcome, describeCall, modeWords, refusedHosts, SANDBOX_WAY_OUT, sandboxBlock } from '../../../words/words';
 import { assistantWords, INPUT_TEXT_MAX, RESULT_MAX, TEXT_MAX, toolResults, userWords } from './view-history';
 import { compensationLinks, networkWords, pointBeforeCall, problemsOf } from './view-words';
 import type {
@@ -64,15 +64,9 @@ export function patchView(patch: Patch, live: LiveState | undefined): PatchView 
 }
 
 function patchRow(patch: Patch, live: ReadonlyMap<string, LiveState>): PatchRow {
-  return {
-    patchId: patch.patchId,
-    path: patch.path,
-    op: patch.op,
-    added: patch.added,
-    removed: patch.removed,
-    binary: patch.binary,
-    state: patchView(patch, live.get(patch.patchId)),
-  };
+  const { patchId, path, op, added, removed, binary } = patch;
+  const mode = modeWords(patch);
+  return { patchId, path, op, added, removed, binary, ...(mode === undefined ? {} : { mode }), state: patchView(patch, live.get(patchId)) };
 }
 
 export function effectOf(entry: LedgerEntry): EffectRow | undefined {

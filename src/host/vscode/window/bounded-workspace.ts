@@ -38,10 +38,17 @@ export function boundedWorkspace(inner: Workspace, limits = { readMs: READ_LIMIT
     list: (dir) => read(`listing ${dir}`, () => inner.list(dir)),
     stat: (path) => read(`reading ${path}`, () => inner.stat(path)),
   };
-  const { isDirty, writeWhenReady, searchText, findFiles, listTree } = inner;
+  const { isDirty, writeWhenReady, executable, setExecutable, searchText, findFiles, listTree } = inner;
   return {
     ...bounded,
     ...(isDirty ? { isDirty: (path: string) => read(`checking ${path}`, () => isDirty.call(inner, path)) } : {}),
+    ...(executable ? { executable: (path: string) => read(`reading ${path}`, () => executable.call(inner, path)) } : {}),
+    ...(setExecutable
+      ? {
+          setExecutable: (path: string, on: boolean, expected?: boolean) =>
+            write(`changing the mode of ${path}`, () => setExecutable.call(inner, path, on, expected)),
+        }
+      : {}),
     ...(writeWhenReady
       ? {
           writeWhenReady: (path: string, bytes: Uint8Array, before: string, ready: Promise<unknown>) =>

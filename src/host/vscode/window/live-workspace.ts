@@ -16,6 +16,7 @@ import {
   type TreeQuery,
   type Workspace,
 } from '../../../core/ports';
+import { executableAt, hasFileModes, setExecutableAt } from '../../node/file-mode';
 import { readLive } from '../../node/live-file-io';
 import { isInside, realpathOfDeepest, ROOT_PATH, samePath, WorkspacePaths, type ResolvedPath } from '../../node/path-rules';
 import { ripgrepOnPath, ripgrepUnderAppRoot } from '../../node/search/index';
@@ -57,6 +58,9 @@ export class LiveWorkspace implements Workspace {
   readonly paths: WorkspacePaths;
   /** One write at a time per file, so a check-then-write pair is never interleaved. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** The executable bit, on disk (file-mode.ts); left out on Windows, which has no file modes. */
+  readonly executable?: (path: string) => Promise<boolean | null>;
+  readonly setExecutable?: (path: string, executable: boolean, expected?: boolean) => Promise<void>;
 
   constructor(
     roots: readonly string[],
@@ -65,6 +69,13 @@ export class LiveWorkspace implements Workspace {
   ) {
     this.roots = roots;
     this.paths = new WorkspacePaths(roots, storeDir);
+    if (hasFileModes()) {
+      this.executable = async (path) => executableAt((await this.paths.resolve(path)).real);
+      this.setExecutable = async (path, executable, expected) => {
+        const resolved = await this.paths.resolve(path);
+        await this.serialized(resolved.real, () => setExecutableAt(resolved.relative, resolved.real, executable, expected));
+      };
+    }
   }
 
   async normalize(path: string, intent?: 'write'): Promise<string> {
