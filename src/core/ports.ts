@@ -271,6 +271,12 @@ export interface CommandResult {
   readonly environmentNote?: string;
   /** What the command changed in the workspace, when the host captured it (a copy-on-write view, or a scan): run_command applies it. */
   readonly changes?: CommandChanges;
+  /**
+   * Set by a sandbox that held the command to its copy-on-write view: it ran in one, no writable
+   * path outside the workspace was granted, and it reached no network (off, or the proxy accepted
+   * no connection at all while it ran). Unset whenever any of that is not known.
+   */
+  readonly isolated?: true;
 }
 
 /**
@@ -300,6 +306,12 @@ export interface CommandChanges {
   readonly refused: readonly { readonly path: string; readonly rule: string }[];
   /** Lines the host adds (ignored paths placed, too large to track, the fallback used). */
   readonly notes: readonly string[];
+  /**
+   * True when every change the command made is in `files` or `refused`; unset when something
+   * reached the workspace without a patch (ignored paths, a change set too large to track, a mode
+   * change) or may have unseen (a scan: the command wrote in place, and ignored paths are not scanned).
+   */
+  readonly allInFiles?: true;
   /** Removes what the capture kept (the view's folder), once the call's result is recorded. */
   discard(): Promise<void>;
 }

@@ -69,6 +69,12 @@ export const LedgerEntry = z.object({
   intents: z.array(FileIntent).optional(),
   /** The new errors and warnings the editor reported for the files the call wrote (with tool_finished; older records have none). */
   diagnostics: CallDiagnostics.optional(),
+  /**
+   * Everything the call did is held by its patches (with tool_finished; a command that ran in a
+   * copy-on-write view, held to it: run-command.ts commandContained). Absent (older records, and
+   * whatever is not known to be so): its declared side effects count.
+   */
+  contained: z.boolean().optional(),
 });
 
 export type LedgerStatus = z.infer<typeof LedgerStatus>;
@@ -92,9 +98,12 @@ export function isExternalEffect(effect: string): boolean {
 
 /**
  * True when a call may have changed something outside the workspace files: it reached `started`
- * (a call denied or failed before it started changed nothing) and its tool declares an effect
- * beyond workspace file writes (those are patches, rolled back with the files).
+ * (a call denied or failed before it started changed nothing), its tool declares an effect beyond
+ * workspace file writes (those are patches, rolled back with the files), and its record does not
+ * say that all it did is held by its patches (`contained`).
  */
-export function hasExternalEffect(entry: Pick<LedgerEntry, 'sideEffects' | 'intents' | 'startedAt'>): boolean {
-  return entry.startedAt !== undefined && entry.intents === undefined && entry.sideEffects.some(isExternalEffect);
+export function hasExternalEffect(entry: Pick<LedgerEntry, 'sideEffects' | 'intents' | 'startedAt' | 'contained'>): boolean {
+  return (
+    entry.startedAt !== undefined && entry.intents === undefined && entry.contained !== true && entry.sideEffects.some(isExternalEffect)
+  );
 }

@@ -310,6 +310,7 @@ async function execute(
   const changes = {
     ...(ctx.patchIds.length > 0 ? { patchIds: [...ctx.patchIds] } : {}),
     ...(checked?.record !== undefined ? { diagnostics: checked.record } : {}),
+    ...(output.contained === true ? { contained: true } : {}),
   };
   const block = await recordResult(env, started, output.isError ? 'failed' : 'succeeded', output, changes);
   await output.afterRecorded?.();

@@ -72,13 +72,20 @@ function appliedLines(applied: readonly Applied[]): string[] {
   return [...applied.filter((a) => !paired.has(a)).map((a) => `${a.mark} ${a.path}${a.tail}`), ...lines];
 }
 
+/** What became of a change set: the lines for the tool result, and whether all of it is held by patches of the call. */
+export interface AppliedChanges {
+  readonly text: string | undefined;
+  /** Every change is applied as a patch (or was there already): nothing refused, in conflict, or placed without a patch. */
+  readonly allPatched: boolean;
+}
+
 /**
  * Applies a command's change set as patches of the call and says what became of every path (for
  * the tool result). The captured files stay until `changes.discard()`, which the caller runs once
  * the call's result is on disk (a host that dies before finds them at the next open: run_command's
  * settle); on a failure they are kept for that too.
  */
-export async function applyCommandChanges(ctx: ToolContext, changes: CommandChanges): Promise<string | undefined> {
+export async function applyChangeSet(ctx: ToolContext, changes: CommandChanges): Promise<AppliedChanges> {
   const { applied, conflicts } = await applyFiles(ctx, changes.files);
   const lines = [
     ...(applied.length > 0 ? ['Applied as patches of this call (Keep/Undo, Restore):', ...appliedLines(applied).map((l) => `  ${l}`)] : []),
@@ -90,5 +97,13 @@ export async function applyCommandChanges(ctx: ToolContext, changes: CommandChan
       : []),
     ...changes.notes,
   ];
-  return lines.length === 0 ? undefined : lines.join('\n');
+  return {
+    text: lines.length === 0 ? undefined : lines.join('\n'),
+    allPatched: changes.allInFiles === true && conflicts.length === 0 && changes.refused.length === 0,
+  };
+}
+
+/** applyChangeSet's lines for the tool result only (an MCP server's change set, the settle of a cut command). */
+export async function applyCommandChanges(ctx: ToolContext, changes: CommandChanges): Promise<string | undefined> {
+  return (await applyChangeSet(ctx, changes)).text;
 }

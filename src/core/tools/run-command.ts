@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CommandResult } from '../ports';
 import { ToolError } from './errors';
-import { applyCommandChanges } from './command-changes';
+import { applyChangeSet, applyCommandChanges, type AppliedChanges } from './command-changes';
 import type { ToolDefinition } from './types';
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
@@ -41,6 +41,16 @@ export function formatCommandResult(result: CommandResult, changes?: string): st
   return parts.join('\n');
 }
 
+/**
+ * Whether everything a command did is held by the patches of its call, so that it is no external
+ * effect (hasExternalEffect): the sandbox held it to its copy-on-write view (`isolated`), nothing
+ * it started outlived it, and all it changed was applied as patches. Anything unknown: false.
+ */
+export function commandContained(result: CommandResult, changes: AppliedChanges | undefined): boolean {
+  if (result.isolated !== true || result.stillRunning !== undefined) return false;
+  return result.changes === undefined || changes?.allPatched === true;
+}
+
 export const runCommandTool: ToolDefinition<RunCommandInput> = {
   name: 'run_command',
   description:
@@ -61,11 +71,12 @@ export const runCommandTool: ToolDefinition<RunCommandInput> = {
       signal: ctx.signal,
       callId: ctx.callId,
     });
-    const changes = result.changes !== undefined ? await applyCommandChanges(ctx, result.changes) : undefined;
+    const changes = result.changes !== undefined ? await applyChangeSet(ctx, result.changes) : undefined;
     return {
-      content: formatCommandResult(result, changes),
+      content: formatCommandResult(result, changes?.text),
       isError: result.timedOut || result.cancelled === true || result.exitCode !== 0,
       ...(result.changes !== undefined ? { afterRecorded: result.changes.discard } : {}),
+      ...(commandContained(result, changes) ? { contained: true } : {}),
     };
   },
   async settle(_input, ctx) {

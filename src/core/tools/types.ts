@@ -37,6 +37,8 @@ export interface ToolOutput {
   readonly isError?: boolean;
   /** Runs once the call's result is on disk (run_command: drops its captured change set only then). */
   readonly afterRecorded?: () => Promise<void>;
+  /** Everything the call did is held by its patches (run_command held to its view): recorded on its ledger entry. */
+  readonly contained?: boolean;
 }
 
 export interface ToolDefinition<I = unknown> {

@@ -33,6 +33,8 @@ export interface NetProxy {
   rules(): readonly HostRule[];
   /** The refusals since the last call, one line each (for a command's result). */
   takeRefusals(): string[];
+  /** Connections accepted so far, from any command or server: a command during which none came reached no host through the proxy. */
+  connections(): number;
   /** Allows a host from now on (the person allowed a refused one): an earlier refusal of it is forgotten. */
   allow(rule: HostRule): void;
   close(): Promise<void>;
@@ -209,6 +211,10 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
   const server: Server = createServer((req, res) => void proxy.onRequest(req, res));
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => void proxy.onConnect(req, client, head));
   server.on('clientError', (_error, client: Socket) => client.destroy());
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socket, resolve);
@@ -220,6 +226,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
     socket,
     rules: () => proxy.allowlist(),
     takeRefusals: () => proxy.takeRefusals(),
+    connections: () => connections,
     allow: (rule) => proxy.allow(rule),
     close: () =>
       new Promise<void>((resolve) => {

@@ -93,6 +93,7 @@ export function sandboxedLaunch(
   const args = kind.kind === 'bwrap' ? bwrapArgs(plan, cwd, command) : sandboxExecArgs(plan, command);
   const proxied = kind.kind === 'bwrap' && plan.proxySocket !== undefined;
   const view = withView && request.views !== undefined ? makeView(request.views, plan.roots, callId) : undefined;
+  const unreached = networkUnreached(plan, request);
   const launched = view !== undefined ? viewLaunch(unshareOf()!, view, kind.path, args) : { file: kind.path, args };
   return {
     ...launched,
@@ -109,7 +110,13 @@ export function sandboxedLaunch(
         ...(proxied ? refusalNote(request.proxy?.takeRefusals() ?? []) : []),
         ...(foreign !== undefined ? [`${FOREIGN_NOTE_START} ${foreign}; the workspace file was not changed. ${FOREIGN_NOTE_END}`] : []),
       ];
-      const noted = parts.length === 0 ? result : { ...result, sandboxNote: parts.join('\n') };
+      const held =
+        view !== undefined && foreign === undefined && !noViewResult(result) && plan.homePaths.length === 0 && (await unreached());
+      const noted = {
+        ...result,
+        ...(parts.length > 0 ? { sandboxNote: parts.join('\n') } : {}),
+        ...(held ? { isolated: true as const } : {}),
+      };
       if (view === undefined) return noted;
       if (noViewResult(result) || untouched(view)) {
         discardView(view.dir); // no view, or nothing written in it: nothing to capture
@@ -127,6 +134,24 @@ export function sandboxedLaunch(
         settledView(view);
       }
     },
+  };
+}
+
+/**
+ * Whether a command reached no host, asked when it ended: the network off, and either no proxy or
+ * one that accepted no connection at all since the launch (the proxy serves every command and
+ * server of the host, so none at all is the only count that speaks for this one). Read a turn of
+ * the event loop after the end, so that a connection queued before it is counted.
+ */
+function networkUnreached(plan: SandboxPlan, request: SandboxRequest): () => Promise<boolean> {
+  const proxy = request.proxy;
+  if (plan.network) return () => Promise.resolve(false);
+  if (plan.proxySocket === undefined) return () => Promise.resolve(true);
+  if (proxy?.connections === undefined) return () => Promise.resolve(false);
+  const before = proxy.connections();
+  return async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return proxy.connections?.() === before;
   };
 }
 

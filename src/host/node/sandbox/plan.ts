@@ -23,7 +23,7 @@ export interface SandboxRequest {
    * With the network off: the host's proxy (netproxy/), reached through a forwarder in the sandbox;
    * the command's HTTP(S) traffic leaves only through it.
    */
-  readonly proxy?: { readonly socket: string; takeRefusals(): string[] };
+  readonly proxy?: { readonly socket: string; takeRefusals(): string[]; connections?(): number };
   readonly home?: string;
   /** Folders of programs (PATH entries, the running Node's own): visible read-only even inside the home folder. */
   readonly programDirs?: readonly string[];
