@@ -6,7 +6,8 @@
 //   (c) Fork from here, then Compare: the tabs name both branches by title, parent left;
 //   (e) a reload with the runs and an editor tab open: both follow the selected run;
 //   (d) an external effect undone by the agent, then the preview again: the effect reads "already
-//       undone", the undo call "an undo of", and neither is offered.
+//       undone", the undo call "an undo of", and neither is offered (the commands' network is on, so
+//       a command is an effect no patch holds).
 // Screenshots: test-results/screenshots/first-hour-branches-*-{300,800}-{light,dark}.png.
 import { strict as assert } from 'node:assert';
 import type { FrameLocator } from 'playwright-core';
@@ -118,6 +119,9 @@ describe('e2e: branches a person can follow', function () {
         'agentCheckpoints.provider': 'anthropic',
         'agentCheckpoints.baseUrl': fake.url,
         'agentCheckpoints.model': 'claude-e2e-test',
+        // (d)'s command must be an effect no patch holds: with the network on it may have reached
+        // anything, so it stays external (a sandboxed command without network would be contained).
+        'agentCheckpoints.commandNetwork': 'on',
       },
     });
   });
