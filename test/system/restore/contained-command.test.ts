@@ -19,7 +19,7 @@ import { MemoryLog, newId } from '../../unit/patches/fakes';
 // leave it out, and Restore puts its files back. Anything else the sandbox cannot vouch for stays
 // an external effect.
 
-const FILES = { 'CONTRIBUTING.md': 'Use tabs.\n', '.gitignore': 'build/\n' };
+const FILES = { 'CONTRIBUTING.md': 'Use tabs.\n', '.gitignore': 'build/\n', 'run.sh': 'echo hi\n' };
 
 describe('run_command: a command held by its patches is no external effect', function () {
   this.timeout(30_000);
@@ -112,6 +112,13 @@ describe('run_command: a command held by its patches is no external effect', fun
     );
     assert.equal(readText(h!.root, 'build/out.txt'), 'x\n', 'the ignored path reached the workspace');
     assertExternal(entry, effects, 'an ignored path changed');
+  });
+
+  it('chmod +x: a patch holds the executable bit, so the call is contained', async () => {
+    const { entry, effects, state } = await runCommand('chmod +x run.sh', sandboxed);
+    assert.equal(state.patches.filter((p) => p.toolCallId === 'c1').length, 1, 'a mode-only patch');
+    assert.equal(entry.contained, true);
+    assert.deepEqual(effects, []);
   });
 
   it('with the network on, or a writable folder of the home granted, it stays external', async () => {

@@ -31,7 +31,6 @@ function rewrite(path: string, before: string, after: string): CommandFileChange
     beforeHash: hashContent(utf8(before)),
     binary: false,
     content: async () => utf8(after),
-    applyMode: async () => undefined,
   };
 }
 

@@ -160,8 +160,8 @@ export async function changeSetOf(
     files: tooLarge ? [] : [...tracked, ...flips].map(fileChange),
     refused: captured.refused,
     notes,
-    // Held by patches whole: nothing placed without one (ignored paths, too large, a mode change).
-    ...(captured.ignored.length === 0 && !tooLarge && tracked.length === captured.tracked.length ? { allInFiles: true as const } : {}),
+    // Held by patches whole: nothing placed without one (ignored paths, too large, a mode change other than the executable bit).
+    ...(captured.ignored.length === 0 && !tooLarge && modes.every((e) => flips.includes(e)) ? { allInFiles: true as const } : {}),
     discard: async () => {
       // What the command removed whole goes once the files in it were applied (a folder the person filled meanwhile stays).
       for (const folder of captured.folders) await fs.rmdir(folder).catch(() => undefined);
