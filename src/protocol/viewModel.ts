@@ -62,6 +62,8 @@ export const ProblemRow = z.object({
   message: z.string(),
   /** Which service and code: "ts 2322". */
   origin: z.optional(z.string()),
+  /** Found after the write in a file the editor had not checked before it: it may be older. */
+  unchecked: z.optional(z.boolean()),
 });
 
 export const CallRow = z.object({

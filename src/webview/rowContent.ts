@@ -11,7 +11,18 @@ import { counted } from '../words/words';
 export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
 
 export type ActionId =
-  'restore' | 'fork' | 'compare' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback' | 'allowHosts';
+  | 'restore'
+  | 'fork'
+  | 'compare'
+  | 'resume'
+  | 'takeOver'
+  | 'cancel'
+  | 'undoRestore'
+  | 'openDiff'
+  | 'openProblem'
+  | 'accept'
+  | 'rollback'
+  | 'allowHosts';
 
 export interface RowAction {
   readonly id: ActionId;
@@ -30,6 +41,8 @@ export interface RowContent {
   readonly actions: readonly RowAction[];
   /** A second line under the label (what a step saved, when, how much it cost). */
   readonly meta?: string;
+  /** What a screen reader says for the row, when its text and icon alone would not say it. */
+  readonly spoken?: string;
 }
 
 export const LEDGER_LOOK: Record<LedgerStatus, { icon: string; tone: Tone; text: string }> = {
@@ -338,20 +351,30 @@ function patchContent(row: FlatRow): RowContent {
   };
 }
 
-/** An error or warning the editor reported after the call's writes: where (short, so a narrow view keeps it), and what it says. */
+/**
+ * An error or warning the editor reported after the call's writes: where on the first line (the
+ * file's name, so a narrow view keeps it), what it says below, on up to two lines.
+ */
 function problemContent(row: FlatRow): RowContent {
   const problem = row.problem!;
   const where = `${problem.path}:${problem.line}`;
   const name = problem.path.slice(problem.path.lastIndexOf('/') + 1);
+  const severity = problem.severity === 'error' ? 'Error' : 'Warning';
   const origin = problem.origin !== undefined ? ` (${problem.origin})` : '';
+  const older = problem.unchecked ? ' · may be older' : '';
+  const found = problem.unchecked
+    ? 'found after the edit; the file had not been checked before it, so it may be older'
+    : "the editor reported after this call's writes, new since before them";
   return {
     icon: problem.severity === 'error' ? 'error' : 'warning',
     spin: false,
     tone: problem.severity === 'error' ? 'error' : 'warning',
     label: `${name}:${problem.line}`,
-    description: problem.message,
+    description: `${problem.severity}${origin}${older}`,
     badges: [],
-    title: `${problem.severity === 'error' ? 'Error' : 'Warning'} the editor reported after this call's writes, new since before them:\n${where}${origin}\n${problem.message}`,
+    meta: problem.message,
+    title: `${severity} ${found}:\n${where}${origin}\n${problem.message}\nEnter or click: open it in the editor`,
+    spoken: `${severity} in ${problem.path}, line ${problem.line}: ${problem.message}${problem.unchecked ? ` (${found})` : ''}`,
     actions: [],
   };
 }
@@ -377,5 +400,6 @@ export function describeRow(row: FlatRow, now: number, streaming?: string): RowC
 /** The action Enter runs on a row, when it has one other than expanding. */
 export function defaultAction(row: FlatRow): ActionId | undefined {
   if (row.kind === 'patch' && !row.patch!.binary) return 'openDiff';
+  if (row.kind === 'problem') return 'openProblem';
   return undefined;
 }

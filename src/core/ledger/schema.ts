@@ -28,6 +28,8 @@ export const DiagnosticItem = z.object({
   message: z.string(),
   code: z.string().optional(),
   source: z.string().optional(),
+  /** Found after the write in a file no service had checked before it: it may be older than the write. */
+  unchecked: z.literal(true).optional(),
 });
 
 /** The new problems after a call's writes, once the language services settled: at most MAX_DIAGNOSTICS, and how many more. */

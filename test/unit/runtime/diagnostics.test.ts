@@ -114,10 +114,11 @@ class FakeService implements Diagnostics {
     this.reported.set(path, found);
   }
 
-  async snapshot(paths: readonly string[]): Promise<readonly Diagnostic[]> {
+  /** Files it has not analysed yet are `unchecked` (as VS Code's services with a file no editor held). */
+  async snapshot(paths: readonly string[]): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
     this.calls.push(`snapshot ${paths.join(',')} ${this.fileText(paths[0]!)}`);
     if (this.fail === 'snapshot') throw new Error('no problems today');
-    return paths.flatMap((p) => this.reported.get(p) ?? []);
+    return { reported: paths.flatMap((p) => this.reported.get(p) ?? []), unchecked: paths.filter((p) => !this.reported.has(p)) };
   }
 
   async settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]> {
@@ -176,6 +177,30 @@ describe('diagnostics after writes: the core path with a fake service', () => {
     };
     await h.runtime({ diagnostics: service }).start({ task: 'x', settings: SETTINGS });
     assert.deepEqual(seen, ['tool_started', 'file_written']);
+  });
+
+  it('a file the services had not checked before the write: its problems are named, marked as maybe older', async () => {
+    h = await harness({ files: { 'a.ts': 'const a = 1;\nconst b = BAD;\n' }, script: [reply([EDIT]), answer('done')] });
+    const service = new FakeService(h.root);
+    const outcome = await h.runtime({ diagnostics: service }).start({ task: 'x', settings: SETTINGS });
+    const [result] = lastToolResults(h.fake, 1);
+    assert.equal(
+      result!.content,
+      [
+        'edited a.ts',
+        '',
+        'The editor reports 2 new problems in the changed files:',
+        '  a.ts:2: error: bad: const a = BAD;',
+        '  a.ts:3: error: bad: const b = BAD;',
+        'Found after the edit in a.ts, which the editor had not checked before it: some may be older than the edit.',
+      ].join('\n'),
+    );
+    const entry = (await h.store.readRun(outcome.runId)).ledger.find((e) => e.callId === 't1')!;
+    assert.deepEqual(
+      entry.diagnostics?.items.map((d) => `${d.line} ${d.unchecked ?? false}`),
+      ['2 true', '3 true'],
+    );
+    assert.equal(LedgerEntry.parse(entry).diagnostics?.items[0]?.unchecked, true, 'the mark passes the ledger schema');
   });
 
   it('a service that fails leaves the write and its result as they were (nothing said of problems)', async () => {

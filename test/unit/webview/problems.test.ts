@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
 import { CallRow } from '../../../src/protocol/viewModel';
-import { describeRow } from '../../../src/webview/rowContent';
+import { defaultAction, describeRow } from '../../../src/webview/rowContent';
 import { flatten, rowKey } from '../../../src/webview/tree';
 import { sampleRun } from './fixtures';
 
@@ -25,7 +25,13 @@ function runWithProblems(more: number): ReturnType<typeof buildRunView> {
                 source: 'ts',
                 code: '2322',
               },
-              { path: 'src/a.ts', line: 7, severity: 'warning' as const, message: "'x' is declared but never used." },
+              {
+                path: 'src/a.ts',
+                line: 7,
+                severity: 'warning' as const,
+                message: "'x' is declared but never used.",
+                unchecked: true as const,
+              },
             ],
             more,
           },
@@ -53,11 +59,20 @@ describe('webview: the problems after a call', () => {
     );
     const [error, warning] = under.filter((r) => r.kind === 'problem').map((r) => describeRow(r, 0));
     assert.deepEqual(
-      [error!.icon, error!.tone, error!.label, error!.description],
-      ['error', 'error', 'a.ts:3', "Type 'number' is not assignable to type 'string'."],
+      [error!.icon, error!.tone, error!.label, error!.description, error!.meta],
+      ['error', 'error', 'a.ts:3', 'error (ts 2322)', "Type 'number' is not assignable to type 'string'."],
     );
     assert.match(error!.title, /src\/a\.ts:3 \(ts 2322\)/);
+    assert.equal(error!.spoken, "Error in src/a.ts, line 3: Type 'number' is not assignable to type 'string'.");
+    assert.deepEqual(
+      under.map((r) => defaultAction(r)),
+      [...call.patches.map((p) => (p.binary ? undefined : 'openDiff')), 'openProblem', 'openProblem'],
+      'Enter on a problem opens its file at its line',
+    );
     assert.deepEqual([warning!.icon, warning!.tone, warning!.label], ['warning', 'warning', 'a.ts:7']);
+    assert.equal(warning!.description, 'warning · may be older', 'one found in a file not checked before the edit says so');
+    assert.match(warning!.spoken!, /found after the edit; the file had not been checked before it/);
+    assert.doesNotMatch(error!.spoken!, /checked before/);
     const callRow = rows.find((r) => r.key === rowKey.call('a', 'toolu_1'))!;
     assert.ok(describeRow(callRow, 0).badges.includes('3 new problems'), 'the count includes those past the cap');
     assert.ok(callRow.expandable);

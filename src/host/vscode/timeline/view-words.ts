@@ -12,7 +12,8 @@ export function problemsOf(entry: LedgerEntry): Pick<CallRow, 'problems' | 'more
   if (found === undefined || found.items.length === 0) return {};
   const problems = found.items.map((d) => {
     const origin = [d.source, d.code].filter((part) => part !== undefined && part !== '').join(' ');
-    return { path: d.path, line: d.line, severity: d.severity, message: d.message, ...(origin !== '' ? { origin } : {}) };
+    const problem = { path: d.path, line: d.line, severity: d.severity, message: d.message };
+    return { ...problem, ...(origin !== '' ? { origin } : {}), ...(d.unchecked ? { unchecked: true } : {}) };
   });
   return { problems, ...(found.more > 0 ? { moreProblems: found.more } : {}) };
 }
