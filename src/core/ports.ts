@@ -390,10 +390,7 @@ export interface Diagnostic {
  * without language services (the CLI) has none and says so (`RuntimeDeps.diagnostics: 'none'`).
  */
 export interface Diagnostics {
-  /**
-   * Before a write: what is reported for these files; a file no editor holds is first opened and its
-   * services given the wait of `settled`. `unchecked`: files they said nothing of (problems then unknown).
-   */
+  /** Before a write: what is reported (a file no editor holds is opened and waited for first); `unchecked`: files not spoken of. */
   snapshot(paths: readonly string[], signal: AbortSignal): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }>;
   /**
    * Waits until the services have settled after a change of these files (no new report for them

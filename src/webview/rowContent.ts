@@ -4,6 +4,7 @@ import type { LedgerStatus, PatchView, RunHeader, RunStatus, StepRow } from '../
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 import { counted } from '../words/words';
+import { problemContent } from './problemContent';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
 // colour of each ledger status and patch state are tested without a DOM.
@@ -280,7 +281,8 @@ function callContent(row: FlatRow): RowContent {
   if (call.undoneBy) badges.push('undone');
   if (call.refusedHosts) badges.push('network refused');
   const problems = (call.problems?.length ?? 0) + (call.moreProblems ?? 0);
-  if (problems > 0) badges.push(counted(problems, 'new problem'));
+  // Short, so a narrow view keeps the call's own words: the tooltip says they are new since the writes.
+  if (problems > 0) badges.push(counted(problems, 'problem'));
   const actions: RowAction[] =
     call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
   if (call.refusedHosts)
@@ -348,34 +350,6 @@ function patchContent(row: FlatRow): RowContent {
     badges: patch.op === 'modify' ? [] : [patch.op],
     title: `${patch.path} (${patch.op})\n${counts}\nState: ${look.text}`,
     actions,
-  };
-}
-
-/**
- * An error or warning the editor reported after the call's writes: where on the first line (the
- * file's name, so a narrow view keeps it), what it says below, on up to two lines.
- */
-function problemContent(row: FlatRow): RowContent {
-  const problem = row.problem!;
-  const where = `${problem.path}:${problem.line}`;
-  const name = problem.path.slice(problem.path.lastIndexOf('/') + 1);
-  const severity = problem.severity === 'error' ? 'Error' : 'Warning';
-  const origin = problem.origin !== undefined ? ` (${problem.origin})` : '';
-  const older = problem.unchecked ? ' · may be older' : '';
-  const found = problem.unchecked
-    ? 'found after the edit; the file had not been checked before it, so it may be older'
-    : "the editor reported after this call's writes, new since before them";
-  return {
-    icon: problem.severity === 'error' ? 'error' : 'warning',
-    spin: false,
-    tone: problem.severity === 'error' ? 'error' : 'warning',
-    label: `${name}:${problem.line}`,
-    description: `${problem.severity}${origin}${older}`,
-    badges: [],
-    meta: problem.message,
-    title: `${severity} ${found}:\n${where}${origin}\n${problem.message}\nEnter or click: open it in the editor`,
-    spoken: `${severity} in ${problem.path}, line ${problem.line}: ${problem.message}${problem.unchecked ? ` (${found})` : ''}`,
-    actions: [],
   };
 }
 

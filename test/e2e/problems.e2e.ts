@@ -138,13 +138,15 @@ describe("e2e: the editor's problems after an edit, in the Timeline", function (
       await wb.page.keyboard.press('ArrowRight');
       const call = row(frame, /edit src\/total\.ts/, 'call');
       await call.waitFor({ timeout: 10_000 });
-      assert.ok(((await call.textContent()) ?? '').includes('1 new problem'), (await call.textContent()) ?? '');
+      assert.ok(((await call.textContent()) ?? '').includes('1 problem'), (await call.textContent()) ?? '');
       await call.click();
       await wb.page.keyboard.press('ArrowRight');
       const problem = row(frame, 'total.ts:5', 'problem');
       await problem.waitFor({ timeout: 10_000 });
       assert.equal((await problem.locator('.meta').textContent())?.trim(), MESSAGE);
       assert.equal(await problem.getAttribute('aria-label'), `Error in src/total.ts, line 5: ${MESSAGE}`);
+      const inConversation = frame.locator('.detail details.call .call-status', { hasText: '1 new problem' });
+      assert.equal(await inConversation.count(), 1, "the step's conversation counts it on the call too");
       await shots(wb, 'problems', { prefix: 'conversation' });
     });
 

@@ -74,7 +74,7 @@ describe('webview: the problems after a call', () => {
     assert.match(warning!.spoken!, /found after the edit; the file had not been checked before it/);
     assert.doesNotMatch(error!.spoken!, /checked before/);
     const callRow = rows.find((r) => r.key === rowKey.call('a', 'toolu_1'))!;
-    assert.ok(describeRow(callRow, 0).badges.includes('3 new problems'), 'the count includes those past the cap');
+    assert.ok(describeRow(callRow, 0).badges.includes('3 problems'), 'the count includes those past the cap');
     assert.ok(callRow.expandable);
   });
 
