@@ -70,7 +70,10 @@ async function openFile(page: Page, path: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   await input.fill(path);
-  await page.locator('.quick-input-list .monaco-list-row').first().waitFor();
+  // The list answers the query a moment later: Enter once its first entry is the file asked for.
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const first = page.locator('.quick-input-list .monaco-list-row').first();
+  await waitUntil(`quick open to list ${name} first`, async () => ((await first.getAttribute('aria-label')) ?? '').includes(name), 20_000);
   await page.keyboard.press('Enter');
 }
 
