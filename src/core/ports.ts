@@ -390,8 +390,8 @@ export interface Diagnostic {
  * without language services (the CLI) has none and says so (`RuntimeDeps.diagnostics: 'none'`).
  */
 export interface Diagnostics {
-  /** Before a write: what is reported (a file no editor holds is opened and waited for first); `unchecked`: files not spoken of. */
-  snapshot(paths: readonly string[], signal: AbortSignal): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }>;
+  /** Before a write: what is reported now; `unchecked`: files there that no service has looked at yet (no editor holds them). */
+  snapshot(paths: readonly string[]): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }>;
   /**
    * Waits until the services have settled after a change of these files (no new report for them
    * for a quiet spell, or a longest wait, both the person's settings; never a fixed sleep; at once

@@ -385,7 +385,7 @@ export function toolContext(env: CallEnv, entry: LedgerEntry, approved?: string)
     patchIds,
     diagnostics,
     async applyWrite(write: PreparedWrite): Promise<Patch> {
-      await diagnostics.beforeWrite(write, env.signal);
+      await diagnostics.beforeWrite(write);
       const patch = await applyPreparedWrite(
         { workspace: deps.workspace, blobs, clock: deps.clock, log: deps.log, newId },
         { runId: session.runId, stepId: entry.stepId, toolCallId: entry.callId },

@@ -103,13 +103,13 @@ export class WriteDiagnostics {
   ) {}
 
   /** Before a write: what is reported for its file now (once a call per file). A delete is not checked. */
-  async beforeWrite(write: { readonly path: string; readonly after: Uint8Array | null }, signal: AbortSignal): Promise<void> {
+  async beforeWrite(write: { readonly path: string; readonly after: Uint8Array | null }): Promise<void> {
     if (write.after === null || this.before.has(write.path)) return;
     const source = this.source;
     this.before.set(write.path, []);
     if (typeof source !== 'object' || this.failed) return;
     try {
-      const { reported, unchecked } = await source.snapshot([write.path], signal);
+      const { reported, unchecked } = await source.snapshot([write.path]);
       this.before.set(write.path, reported);
       for (const path of unchecked) this.unchecked.add(path);
     } catch (error) {

@@ -3,6 +3,8 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
+import { EditorDiagnostics } from '../../../src/host/vscode/run/editor-diagnostics';
+import { WorkspacePaths } from '../../../src/host/node/path-rules';
 import type { RecordedRequest } from '../../support/fake-anthropic/server';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, workspaceRoot, writeWorkspaceFile } from './helpers';
 
@@ -87,45 +89,26 @@ export function diagnosticsSuite(): void {
       }
     });
 
-    it('a file no editor held: the problem it already had is not counted as new (its baseline taken before the write)', async function () {
-      this.timeout(240_000);
-      const api = await extensionApi();
-      // The JSON service checks every open document, shown or not (TypeScript checks only those in a
-      // tab). Another file's report first: the service is up, so the baseline wait hears it.
-      const warm = await writeWorkspaceFile('diag/warm.json', '{ "w": 1, }\n');
-      await vscode.workspace.openTextDocument(warm);
-      await waitFor(
-        'the JSON service to report on a document no editor shows',
-        () => vscode.languages.getDiagnostics(warm).length > 0,
-        120_000,
-      );
-      const uri = await writeWorkspaceFile('diag/old.json', '{\n  "a": 1,\n}\n');
-      assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString()), 'no editor holds the file');
-      await config().update('diagnostics.quietMs', 2000, vscode.ConfigurationTarget.Global);
-      await config().update('diagnostics.maxWaitMs', 30_000, vscode.ConfigurationTarget.Global);
-      const fake = await useFakeModel(api, [
-        toolUse('toolu_json', 'edit_file', { path: 'diag/old.json', old_string: '"a": 1,', new_string: '"a": 1 "b": 2,' }),
-        finalAnswer('Edited.'),
-      ]);
+    it('before a write: a file no editor holds is unchecked (its problems after are marked), one open in an editor is not', async function () {
+      this.timeout(180_000);
+      const service = new EditorDiagnostics(new WorkspacePaths([workspaceRoot()], undefined));
+      const uri = await writeWorkspaceFile('diag/closed.ts', BEFORE);
       try {
-        fake.prompts.inputs.push('Add b');
-        fake.prompts.pick = (items) => items.find((i) => i.label.startsWith('No extra context'));
-        const started = await vscode.commands.executeCommand<{ runId: string } | undefined>('agentCheckpoints.run');
-        assert.ok(started, `the run did not start: ${JSON.stringify(fake.prompts.messages)}`);
-        const outcome = await api.whenIdle();
-        assert.equal(outcome?.status, 'completed', `outcome ${JSON.stringify(outcome)}; log:\n${api.logText().slice(-3000)}`);
-        const text = resultText(fake.server.requests, 'toolu_json');
-        assert.match(
-          text,
-          /^edited diag\/old\.json\n\nThe editor reports 1 new problem in the changed files:\n {2}diag\/old\.json:2: error: Expected comma/,
-          text,
+        assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString()), 'no editor holds the file');
+        assert.deepEqual(await service.snapshot(['diag/closed.ts', 'diag/not-there-yet.ts']), {
+          reported: [],
+          unchecked: ['diag/closed.ts'],
+        });
+        await vscode.window.showTextDocument(uri);
+        await waitFor('TypeScript to report the error the file has', () => vscode.languages.getDiagnostics(uri).length > 0, 120_000);
+        const open = await service.snapshot(['diag/closed.ts']);
+        assert.deepEqual(open.unchecked, []);
+        assert.deepEqual(
+          open.reported.map((d) => `${d.path}:${d.line} ${d.severity} ${d.source ?? ''} ${d.code ?? ''}`),
+          ['diag/closed.ts:2 error ts 2322'],
         );
-        assert.ok(!text.includes('Trailing comma'), `the trailing comma the file had is not new:\n${text}`);
-        assert.ok(!text.includes('may be older'), `the file was checked before the edit:\n${text}`);
       } finally {
-        await config().update('diagnostics.quietMs', undefined, vscode.ConfigurationTarget.Global);
-        await config().update('diagnostics.maxWaitMs', undefined, vscode.ConfigurationTarget.Global);
-        await fake.dispose();
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         await fs.rm(join(workspaceRoot(), 'diag'), { recursive: true, force: true });
       }
     });

@@ -31,81 +31,48 @@ export class EditorDiagnostics implements Diagnostics {
   ) {}
 
   /**
-   * Before a write. A file no editor holds has no problems reported yet (most services look at open
-   * documents only): it is opened, unshown, and given the same wait as after the write, so what it
-   * already had is not counted as new. One the services said nothing of in that time is `unchecked`.
-   * A file that cannot be opened (not there yet, binary) had none; plain text has no service to wait for.
+   * Before a write: what is reported now. A file no document holds has had no service look at it:
+   * it is `unchecked` (unless it is not there yet), so its problems after the write are marked as
+   * maybe older. Opening it here and waiting would cost every such write, and would not help
+   * TypeScript or JSON: VS Code's services check only the files open in an editor tab.
    */
-  async snapshot(
-    paths: readonly string[],
-    signal: AbortSignal,
-  ): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
-    const closed = this.unopened(paths).slice(0, MAX_OPENED);
-    let heard = new Set<string>();
-    if (closed.length > 0) {
-      heard = await this.openAndSettle(
-        closed.map((c) => c.uri),
-        signal,
-        (docs) => docs.some((doc) => doc?.languageId !== undefined && doc.languageId !== 'plaintext'),
-      );
-    }
-    return {
-      reported: paths.flatMap((path) => this.reported(path)),
-      unchecked: closed.filter((c) => !heard.has(c.uri.toString())).map((c) => c.path),
-    };
-  }
-
-  /** After the writes: a written file no editor holds is opened (not shown) so the services look at it, then the wait. */
-  async settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]> {
-    const watched = paths.map((path) => fileUriOf(this.rules, path)).filter((uri) => uri !== undefined);
-    const closed = new Set(this.unopened(paths).map((c) => c.uri.toString()));
-    await this.openAndSettle(
-      watched.slice(0, MAX_OPENED).filter((uri) => closed.has(uri.toString())),
-      signal,
-      () => true,
-      watched,
-    );
-    return paths.flatMap((path) => this.reported(path));
-  }
-
-  /** The files of `paths` no document holds, with their URIs. */
-  private unopened(paths: readonly string[]): { path: string; uri: vscode.Uri }[] {
+  async snapshot(paths: readonly string[]): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
     const open = new Set(vscode.workspace.textDocuments.map((doc) => doc.uri.toString()));
-    return paths.flatMap((path) => {
+    const unchecked: string[] = [];
+    for (const path of paths) {
       const uri = fileUriOf(this.rules, path);
-      return uri !== undefined && !open.has(uri.toString()) ? [{ path, uri }] : [];
-    });
+      if (uri === undefined || open.has(uri.toString())) continue;
+      const there = await vscode.workspace.fs.stat(uri).then(
+        () => true,
+        () => false,
+      );
+      if (there) unchecked.push(path);
+    }
+    return { reported: paths.flatMap((path) => this.reported(path)), unchecked };
   }
 
   /**
-   * Opens `toOpen` (unshown) and waits until the services are quiet about `watched` (listening from
-   * before the open, so a first report counts); not at all when `worthWaiting` says the opened
-   * documents have nothing to wait for. Resolves with the files the services spoke of meanwhile.
+   * A written file no editor holds is opened (not shown) so the language services look at it: most
+   * report on open documents only. Listening starts first, so their first report counts.
    */
-  private async openAndSettle(
-    toOpen: readonly vscode.Uri[],
-    signal: AbortSignal,
-    worthWaiting: (docs: readonly (vscode.TextDocument | undefined)[]) => boolean,
-    watched: readonly vscode.Uri[] = toOpen,
-  ): Promise<Set<string>> {
-    const keys = new Set(watched.map((uri) => uri.toString()));
-    const heard = new Set<string>();
-    const skip = new AbortController();
+  async settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]> {
+    const uris = paths.map((path) => fileUriOf(this.rules, path)).filter((uri) => uri !== undefined);
+    const watched = new Set(uris.map((uri) => uri.toString()));
     const quiet = untilQuiet(
-      (listen) =>
-        vscode.languages.onDidChangeDiagnostics((event) => {
-          const ours = event.uris.map((uri) => uri.toString()).filter((key) => keys.has(key));
-          for (const key of ours) heard.add(key);
-          if (ours.length > 0) listen();
-        }),
+      (listen) => vscode.languages.onDidChangeDiagnostics((event) => event.uris.some((uri) => watched.has(uri.toString())) && listen()),
       this.wait(),
-      AbortSignal.any([signal, skip.signal]),
+      signal,
     );
-    // A file that cannot be opened as text (binary, too large, absent) has no problems to wait for.
-    const docs = await Promise.all(toOpen.map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)));
-    if (!worthWaiting(docs)) skip.abort();
+    const open = new Set(vscode.workspace.textDocuments.map((doc) => doc.uri.toString()));
+    // A file that cannot be opened as text (binary, too large, deleted since) has no problems to wait for.
+    await Promise.all(
+      uris
+        .slice(0, MAX_OPENED)
+        .filter((uri) => !open.has(uri.toString()))
+        .map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)),
+    );
     await quiet;
-    return heard;
+    return paths.flatMap((path) => this.reported(path));
   }
 
   private reported(path: string): Diagnostic[] {
