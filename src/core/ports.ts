@@ -397,5 +397,5 @@ export interface Diagnostics {
    * for a quiet spell, or a longest wait, both the person's settings; never a fixed sleep; at once
    * when `signal` aborts), then what is reported.
    */
-  settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]>;
+  settled(paths: readonly string[], signal: AbortSignal): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }>;
 }

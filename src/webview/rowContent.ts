@@ -303,6 +303,7 @@ function callContent(row: FlatRow): RowContent {
   if (call.undoneBy) lines.push(`Undone by: ${call.undoneBy.join(', ')}`);
   if (call.refusedHosts) lines.push(`Refused by the network proxy: ${call.refusedHosts.join(', ')} (the globe action allows them)`);
   if (problems > 0) lines.push(`The editor reported ${counted(problems, 'new problem')} in the files it wrote (expand the call)`);
+  if (call.notChecked) lines.push(`No language service looked at ${call.notChecked.join(', ')}: problems not known`);
   const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,

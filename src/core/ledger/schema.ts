@@ -36,6 +36,8 @@ export const DiagnosticItem = z.object({
 export const CallDiagnostics = z.object({
   items: z.array(DiagnosticItem).max(MAX_DIAGNOSTICS),
   more: z.number().int().nonnegative(),
+  /** Written files no language service looked at (their problems are not known): at most MAX_DIAGNOSTICS. */
+  notChecked: z.array(z.string()).max(MAX_DIAGNOSTICS).optional(),
 });
 
 /** One tool call's durable record; a new full copy is journaled on every transition. */

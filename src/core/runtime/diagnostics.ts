@@ -70,10 +70,21 @@ export function diagnosticLine(d: Diagnostic): string {
   return `${d.path}:${d.line}: ${d.severity}: ${d.message}${origin !== '' ? ` (${origin})` : ''}`;
 }
 
-/** The problems as the model reads them, after the call's own result. */
-export function diagnosticsText(found: CallDiagnostics): string {
+/** Which written files no language service looked at, when there are some. */
+function notCheckedLine(found: CallDiagnostics, written: number): string | undefined {
+  const paths = found.notChecked ?? [];
+  if (paths.length === 0) return undefined;
+  const files = paths.length === written ? 'the changed files' : paths.join(', ');
+  return `No language service looked at ${files} (some check only the files open in an editor), so their errors and warnings are not known: run the project's compiler, linter or tests to check.`;
+}
+
+/** The problems as the model reads them, after the call's own result; `written`: how many files the call wrote. */
+export function diagnosticsText(found: CallDiagnostics, written = Infinity): string {
   const total = found.items.length + found.more;
-  if (total === 0) return 'The editor reports no new errors or warnings in the changed files.';
+  const notChecked = notCheckedLine(found, written);
+  if (total === 0 && (found.notChecked?.length ?? 0) === written) return notChecked!;
+  if (total === 0)
+    return ['The editor reports no new errors or warnings in the changed files.', ...(notChecked ? [notChecked] : [])].join('\n');
   const lines = found.items.map((d) => `  ${diagnosticLine(d)}`);
   if (found.more > 0) lines.push(`  +${found.more} more`);
   const unchecked = [...new Set(found.items.filter((d) => d.unchecked).map((d) => d.path))];
@@ -81,6 +92,7 @@ export function diagnosticsText(found: CallDiagnostics): string {
     lines.push(
       `Found after the edit in ${unchecked.join(', ')}, which the editor had not checked before it: some may be older than the edit.`,
     );
+  if (notChecked) lines.push(notChecked);
   return [`The editor reports ${counted(total, 'new problem')} in the changed files:`, ...lines].join('\n');
 }
 
@@ -127,7 +139,7 @@ export class WriteDiagnostics {
       session.noLanguageServiceSaid = true;
       return { text: NO_LANGUAGE_SERVICE };
     }
-    let after: readonly Diagnostic[];
+    let after: { reported: readonly Diagnostic[]; unchecked: readonly string[] };
     try {
       after = await source.settled(paths, signal);
     } catch (error) {
@@ -139,10 +151,12 @@ export class WriteDiagnostics {
     const written = new Set(paths);
     const found = newDiagnostics(
       [...this.before.values()].flat(),
-      after.filter((d) => written.has(d.path)),
+      after.reported.filter((d) => written.has(d.path)),
       this.unchecked,
     );
-    return { text: diagnosticsText(found), record: found };
+    const notChecked = after.unchecked.filter((path) => written.has(path)).slice(0, MAX_DIAGNOSTICS);
+    const record = notChecked.length > 0 ? { ...found, notChecked } : found;
+    return { text: diagnosticsText(record, written.size), record };
   }
 
   private fail(error: unknown): void {

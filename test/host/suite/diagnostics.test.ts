@@ -89,9 +89,9 @@ export function diagnosticsSuite(): void {
       }
     });
 
-    it('before a write: a file no editor holds is unchecked (its problems after are marked), one open in an editor is not', async function () {
+    it('a file no editor holds is unchecked before a write and, in no tab, not looked at after it; one open in a tab is checked', async function () {
       this.timeout(180_000);
-      const service = new EditorDiagnostics(new WorkspacePaths([workspaceRoot()], undefined));
+      const service = new EditorDiagnostics(new WorkspacePaths([workspaceRoot()], undefined), () => ({ quietMs: 500, maxWaitMs: 5000 }));
       const uri = await writeWorkspaceFile('diag/closed.ts', BEFORE);
       try {
         assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString()), 'no editor holds the file');
@@ -99,6 +99,9 @@ export function diagnosticsSuite(): void {
           reported: [],
           unchecked: ['diag/closed.ts'],
         });
+        // VS Code's TypeScript checks only files in a tab: opened unshown, the file is not looked at.
+        const unshown = await service.settled(['diag/closed.ts'], new AbortController().signal);
+        assert.deepEqual(unshown, { reported: [], unchecked: ['diag/closed.ts'] });
         await vscode.window.showTextDocument(uri);
         await waitFor('TypeScript to report the error the file has', () => vscode.languages.getDiagnostics(uri).length > 0, 120_000);
         const open = await service.snapshot(['diag/closed.ts']);
@@ -107,6 +110,8 @@ export function diagnosticsSuite(): void {
           open.reported.map((d) => `${d.path}:${d.line} ${d.severity} ${d.source ?? ''} ${d.code ?? ''}`),
           ['diag/closed.ts:2 error ts 2322'],
         );
+        const shown = await service.settled(['diag/closed.ts'], new AbortController().signal);
+        assert.deepEqual([shown.reported.length, shown.unchecked], [1, []]);
       } finally {
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         await fs.rm(join(workspaceRoot(), 'diag'), { recursive: true, force: true });

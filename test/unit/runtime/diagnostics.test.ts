@@ -121,11 +121,14 @@ class FakeService implements Diagnostics {
     return { reported: paths.flatMap((p) => this.reported.get(p) ?? []), unchecked: paths.filter((p) => !this.reported.has(p)) };
   }
 
-  async settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]> {
+  /** Files it does not look at (as VS Code's TypeScript with a file in no editor tab). */
+  readonly ignored = new Set<string>();
+
+  async settled(paths: readonly string[], signal: AbortSignal): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
     this.calls.push(`settled ${paths.join(',')} aborted=${signal.aborted}`);
     if (this.fail === 'settled') throw new Error('the service died');
-    for (const path of paths) this.analyse(path);
-    return paths.flatMap((p) => this.reported.get(p) ?? []);
+    for (const path of paths) if (!this.ignored.has(path)) this.analyse(path);
+    return { reported: paths.flatMap((p) => this.reported.get(p) ?? []), unchecked: paths.filter((p) => this.ignored.has(p)) };
   }
 
   private fileText(path: string): string {
@@ -201,6 +204,28 @@ describe('diagnostics after writes: the core path with a fake service', () => {
       ['2 true', '3 true'],
     );
     assert.equal(LedgerEntry.parse(entry).diagnostics?.items[0]?.unchecked, true, 'the mark passes the ledger schema');
+  });
+
+  it('a written file no service looked at is named as not checked, never as free of problems', async () => {
+    const WRITE = toolUse('t2', 'write_file', { path: 'b.ts', content: 'const b = BAD;\n' });
+    h = await harness({ files: { 'a.ts': 'const a = 1;\n' }, script: [reply([EDIT, WRITE]), answer('done')] });
+    const service = new FakeService(h.root);
+    service.analyse('a.ts');
+    service.ignored.add('a.ts').add('b.ts');
+    const outcome = await h.runtime({ diagnostics: service }).start({ task: 'x', settings: SETTINGS });
+    const [edit, write] = lastToolResults(h.fake, 1);
+    const none =
+      "No language service looked at the changed files (some check only the files open in an editor), so their errors and warnings are not known: run the project's compiler, linter or tests to check.";
+    assert.equal(edit!.content, `edited a.ts\n\n${none}`);
+    assert.ok(!edit!.content.includes('no new errors'), 'not told the file is free of problems');
+    assert.ok(write!.content.endsWith(none), write!.content);
+    const entry = (await h.store.readRun(outcome.runId)).ledger.find((e) => e.callId === 't1')!;
+    assert.deepEqual(entry.diagnostics, { items: [], more: 0, notChecked: ['a.ts'] });
+    assert.equal(
+      diagnosticsText({ items: [], more: 0, notChecked: ['b.ts'] }, 2),
+      "The editor reports no new errors or warnings in the changed files.\nNo language service looked at b.ts (some check only the files open in an editor), so their errors and warnings are not known: run the project's compiler, linter or tests to check.",
+      'one of two files not looked at is named',
+    );
   });
 
   it('a service that fails leaves the write and its result as they were (nothing said of problems)', async () => {

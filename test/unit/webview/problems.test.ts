@@ -78,6 +78,20 @@ describe('webview: the problems after a call', () => {
     assert.ok(callRow.expandable);
   });
 
+  it('a call whose files no language service looked at says so in its tooltip, with no problem rows', () => {
+    const sample = sampleRun(2, { runId: 'a' });
+    const ledger = sample.state.ledger.map((entry) =>
+      entry.callId === 'toolu_1' ? { ...entry, diagnostics: { items: [], more: 0, notChecked: ['src/b.ts'] } } : entry,
+    );
+    const run = buildRunView({ ...sample.state, ledger }, sample.live, false);
+    const call = run.steps.flatMap((s) => s.calls).find((c) => c.callId === 'toolu_1')!;
+    assert.ok(CallRow.safeParse(call).success, 'the row passes the wire schema');
+    const rows = flatten([run], new Set([rowKey.run('a'), rowKey.step('a', 1), rowKey.call('a', 'toolu_1')]));
+    assert.ok(rows.every((r) => r.kind !== 'problem'));
+    const callRow = rows.find((r) => r.key === rowKey.call('a', 'toolu_1'))!;
+    assert.match(describeRow(callRow, 0).title, /No language service looked at src\/b\.ts: problems not known/);
+  });
+
   it('a call without problems (or an older record) has no such rows', () => {
     const run = buildRunView(sampleRun(2, { runId: 'a' }).state, new Map(), false);
     const call = run.steps.flatMap((s) => s.calls).find((c) => c.callId === 'toolu_1')!;
