@@ -410,12 +410,12 @@ export interface Diagnostic {
  * without language services (the CLI) has none and says so (`RuntimeDeps.diagnostics: 'none'`).
  */
 export interface Diagnostics {
-  /** What is reported now for these files (a file no service watches has none). */
-  snapshot(paths: readonly string[]): Promise<readonly Diagnostic[]>;
+  /** Before a write: what is reported now; `unchecked`: files there that no service has looked at yet (no editor holds them). */
+  snapshot(paths: readonly string[]): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }>;
   /**
    * Waits until the services have settled after a change of these files (no new report for them
    * for a quiet spell, or a longest wait, both the person's settings; never a fixed sleep; at once
    * when `signal` aborts), then what is reported.
    */
-  settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]>;
+  settled(paths: readonly string[], signal: AbortSignal): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }>;
 }

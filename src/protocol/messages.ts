@@ -38,6 +38,11 @@ export const RequestParams = {
   restorePreview: CheckpointRef,
   restore: z.extend(CheckpointRef, { previewId: id }),
   openDiff: PatchRef,
+  /** A problem row of a call: its file opened in the editor at its line (the host checks the path is in the workspace). */
+  openProblem: z.object({
+    path: z.string().check(z.minLength(1), z.maxLength(1000)),
+    line: z.int().check(z.positive()),
+  }),
   accept: PatchRef,
   rollbackPatch: z.extend(PatchRef, { hunk: z.optional(z.int().check(z.nonnegative())) }),
   undoLastRestore: RunRef,
@@ -102,6 +107,7 @@ export const ResultSchemas = {
   restorePreview: RestorePreview,
   restore: RestoreOutcome,
   openDiff: ActionOutcome,
+  openProblem: ActionOutcome,
   accept: ActionOutcome,
   rollbackPatch: RollbackOutcome,
   undoLastRestore: RestoreOutcome,
@@ -136,6 +142,7 @@ export const RequestMessage = z.discriminatedUnion('method', [
   requestVariant('restorePreview'),
   requestVariant('restore'),
   requestVariant('openDiff'),
+  requestVariant('openProblem'),
   requestVariant('accept'),
   requestVariant('rollbackPatch'),
   requestVariant('undoLastRestore'),

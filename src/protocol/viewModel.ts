@@ -64,6 +64,8 @@ export const ProblemRow = z.object({
   message: z.string(),
   /** Which service and code: "ts 2322". */
   origin: z.optional(z.string()),
+  /** Found after the write in a file the editor had not checked before it: it may be older. */
+  unchecked: z.optional(z.boolean()),
 });
 
 export const CallRow = z.object({
@@ -96,6 +98,8 @@ export const CallRow = z.object({
   /** The new problems the editor reported in the files the call wrote (the first 20), and how many more. */
   problems: z.optional(z.array(ProblemRow)),
   moreProblems: z.optional(count),
+  /** Files the call wrote that no language service looked at (their problems are not known). */
+  notChecked: z.optional(z.array(z.string())),
   /** What the call did in words: "edit src/greet.js +1 -1", "run `node test.js` -> exit 1". */
   summary: z.string(),
   /** The full input as indented JSON (capped). */

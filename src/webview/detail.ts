@@ -6,6 +6,7 @@ import { formatClock, formatCost, formatDuration, formatTokens } from './format'
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { callLook, canRestoreRun, EARLIER_UNANSWERED, PATCH_LOOK } from './rowContent';
 import { el } from './dom';
+import { counted } from '../words/words';
 
 // The open step in full: what the model said (Markdown) and thought, each call's input and
 // result, its patches with their live state. Built from the view model; no host data is
@@ -55,7 +56,9 @@ function callSection(runId: string, runLive: boolean, call: CallRow, actions: De
   section.open = call.isError || call.status === 'started' || call.status === 'uncertain';
   const summary = el('summary', 'call-summary');
   summary.append(icon(look.icon, look.tone, look.spin), el('span', 'call-title', call.summary));
+  const problems = (call.problems?.length ?? 0) + (call.moreProblems ?? 0);
   const facts = [look.text, ...(call.durationMs !== undefined ? [formatDuration(call.durationMs)] : [])];
+  if (problems > 0) facts.push(counted(problems, 'new problem'));
   summary.append(el('span', 'call-status', facts.join(' · ')));
   section.append(summary);
   if (call.detail && call.isError) section.append(el('div', 'call-detail tone-error', call.detail));

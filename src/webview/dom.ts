@@ -6,3 +6,9 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: str
   if (text !== undefined) node.textContent = text;
   return node;
 }
+
+/** Sets an attribute to `value`, or removes it when there is none. */
+export function setAttr(node: Element, name: string, value: string | undefined): void {
+  if (value !== undefined) node.setAttribute(name, value);
+  else node.removeAttribute(name);
+}

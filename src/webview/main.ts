@@ -106,6 +106,11 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
       notice('info', (await rpc.request(method, { runId, patchId })).message);
       return;
     }
+    case 'openProblem': {
+      const problem = row.problem;
+      if (problem) await rpc.request('openProblem', { path: problem.path, line: problem.line });
+      return;
+    }
     case 'undoRestore':
       notice('info', (await rpc.request('undoLastRestore', { runId })).message);
       return;

@@ -4,6 +4,7 @@ import type { LedgerStatus, PatchView, RunHeader, RunStatus, StepRow } from '../
 import { formatAgo, formatClock, formatCost, formatDateTime, formatDuration, formatTime, formatTokens } from './format';
 import type { FlatRow } from './tree';
 import { counted, patchCounts } from '../words/words';
+import { problemContent } from './problemContent';
 
 // What one row shows: icon, tone, texts, tooltip and action buttons. Pure, so the icon and
 // colour of each ledger status and patch state are tested without a DOM.
@@ -11,7 +12,18 @@ import { counted, patchCounts } from '../words/words';
 export type Tone = 'muted' | 'info' | 'ok' | 'error' | 'warning' | 'accent' | 'plain';
 
 export type ActionId =
-  'restore' | 'fork' | 'compare' | 'resume' | 'takeOver' | 'cancel' | 'undoRestore' | 'openDiff' | 'accept' | 'rollback' | 'allowHosts';
+  | 'restore'
+  | 'fork'
+  | 'compare'
+  | 'resume'
+  | 'takeOver'
+  | 'cancel'
+  | 'undoRestore'
+  | 'openDiff'
+  | 'openProblem'
+  | 'accept'
+  | 'rollback'
+  | 'allowHosts';
 
 export interface RowAction {
   readonly id: ActionId;
@@ -30,6 +42,8 @@ export interface RowContent {
   readonly actions: readonly RowAction[];
   /** A second line under the label (what a step saved, when, how much it cost). */
   readonly meta?: string;
+  /** What a screen reader says for the row, when its text and icon alone would not say it. */
+  readonly spoken?: string;
 }
 
 export const LEDGER_LOOK: Record<LedgerStatus, { icon: string; tone: Tone; text: string }> = {
@@ -269,7 +283,8 @@ function callContent(row: FlatRow): RowContent {
   if (call.undoneBy) badges.push('undone');
   if (call.refusedHosts) badges.push('network refused');
   const problems = (call.problems?.length ?? 0) + (call.moreProblems ?? 0);
-  if (problems > 0) badges.push(counted(problems, 'new problem'));
+  // Short, so a narrow view keeps the call's own words: the tooltip says they are new since the writes.
+  if (problems > 0) badges.push(counted(problems, 'problem'));
   const actions: RowAction[] =
     call.checkpointId && canRestore(row) ? [{ id: 'restore', icon: 'history', title: 'Restore to before this call…' }] : [];
   if (call.refusedHosts)
@@ -290,6 +305,7 @@ function callContent(row: FlatRow): RowContent {
   if (call.undoneBy) lines.push(`Undone by: ${call.undoneBy.join(', ')}`);
   if (call.refusedHosts) lines.push(`Refused by the network proxy: ${call.refusedHosts.join(', ')} (the globe action allows them)`);
   if (problems > 0) lines.push(`The editor reported ${counted(problems, 'new problem')} in the files it wrote (expand the call)`);
+  if (call.notChecked) lines.push(`No language service looked at ${call.notChecked.join(', ')}: problems not known`);
   const status = call.status === 'succeeded' ? '' : call.detail && call.isError ? `${look.text}: ${call.detail}` : look.text;
   return {
     icon: look.icon,
@@ -340,24 +356,6 @@ function patchContent(row: FlatRow): RowContent {
   };
 }
 
-/** An error or warning the editor reported after the call's writes: where (short, so a narrow view keeps it), and what it says. */
-function problemContent(row: FlatRow): RowContent {
-  const problem = row.problem!;
-  const where = `${problem.path}:${problem.line}`;
-  const name = problem.path.slice(problem.path.lastIndexOf('/') + 1);
-  const origin = problem.origin !== undefined ? ` (${problem.origin})` : '';
-  return {
-    icon: problem.severity === 'error' ? 'error' : 'warning',
-    spin: false,
-    tone: problem.severity === 'error' ? 'error' : 'warning',
-    label: `${name}:${problem.line}`,
-    description: problem.message,
-    badges: [],
-    title: `${problem.severity === 'error' ? 'Error' : 'Warning'} the editor reported after this call's writes, new since before them:\n${where}${origin}\n${problem.message}`,
-    actions: [],
-  };
-}
-
 /** `streaming`: text the model is writing into this (step) row right now. */
 export function describeRow(row: FlatRow, now: number, streaming?: string): RowContent {
   switch (row.kind) {
@@ -379,5 +377,6 @@ export function describeRow(row: FlatRow, now: number, streaming?: string): RowC
 /** The action Enter runs on a row, when it has one other than expanding. */
 export function defaultAction(row: FlatRow): ActionId | undefined {
   if (row.kind === 'patch' && !row.patch!.binary) return 'openDiff';
+  if (row.kind === 'problem') return 'openProblem';
   return undefined;
 }

@@ -4,18 +4,16 @@ import type { TimelineModel } from './model';
 import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
 import { newlySeen, type SavedState } from './state';
 import { contextOf, flatten, forkDepths, indexOfKey, rowKey, type FlatRow } from './tree';
-
-export { contextOf } from './tree';
 import { maxScrollTop, pageSize, revealScrollTop, rowAt, rowOffsets, visibleWindow } from './virtual';
-import { el } from './dom';
+import { el, setAttr } from './dom';
 
 /** How long a saved scroll place waits for the steps it lies in to arrive. */
 const PENDING_SCROLL_MS = 3000;
 
 export const ROW_HEIGHT = 22;
-/** Height of each kind of row: a run and a step carry a second line; a step's label wraps to two lines. */
+/** Height of each kind of row: a run carries a second line; a step's label and a problem's message wrap to two lines. */
 const H = ROW_HEIGHT;
-export const ROW_HEIGHTS: Record<FlatRow['kind'], number> = { run: 40, step: 58, call: H, effect: H, patch: H, problem: H };
+export const ROW_HEIGHTS: Record<FlatRow['kind'], number> = { run: 40, step: 58, call: H, effect: H, patch: H, problem: 56 };
 const OVERSCAN = 6;
 const INDENT_PX = 14;
 
@@ -275,6 +273,7 @@ export class TimelineView {
     if (row.expandable) el.setAttribute('aria-expanded', String(row.expanded));
     else el.removeAttribute('aria-expanded');
     el.title = content.title;
+    setAttr(el, 'aria-label', content.spoken);
     el.setAttribute('data-vscode-context', JSON.stringify(contextOf(row)));
     el.replaceChildren(...this.rowChildren(row, content, selected));
   }
@@ -376,6 +375,7 @@ export class TimelineView {
     else if (target.dataset.twistie) this.setExpanded(index, !row.expanded);
     else this.select(index);
     if (!button) this.tree.focus();
+    if (!button && row.kind === 'problem') this.activate(index);
   }
 
   private onDoubleClick(event: MouseEvent): void {

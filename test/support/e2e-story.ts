@@ -20,8 +20,12 @@ export async function waitUntil(what: string, probe: () => boolean | Promise<boo
   }
 }
 
-/** A workbench on a copy of the demo workspace (plus `files`), its agent on the fake model at `modelUrl`. */
-export function openAgentWorkbench(modelUrl: string, files: Record<string, string> = {}): Promise<Workbench> {
+/** A workbench on a copy of the demo workspace (plus `files`), its agent on the fake model at `modelUrl`; more user `settings`. */
+export function openAgentWorkbench(
+  modelUrl: string,
+  files: Record<string, string> = {},
+  settings: Record<string, unknown> = {},
+): Promise<Workbench> {
   return openWorkbench({
     files,
     env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-not-a-real-key' },
@@ -30,6 +34,7 @@ export function openAgentWorkbench(modelUrl: string, files: Record<string, strin
       'agentCheckpoints.baseUrl': modelUrl,
       'agentCheckpoints.model': 'claude-e2e-test',
       'editor.codeLens': true,
+      ...settings,
     },
   });
 }

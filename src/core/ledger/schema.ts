@@ -31,12 +31,16 @@ export const DiagnosticItem = z.object({
   message: z.string(),
   code: z.string().optional(),
   source: z.string().optional(),
+  /** Found after the write in a file no service had checked before it: it may be older than the write. */
+  unchecked: z.literal(true).optional(),
 });
 
 /** The new problems after a call's writes, once the language services settled: at most MAX_DIAGNOSTICS, and how many more. */
 export const CallDiagnostics = z.object({
   items: z.array(DiagnosticItem).max(MAX_DIAGNOSTICS),
   more: z.number().int().nonnegative(),
+  /** Written files no language service looked at (their problems are not known): at most MAX_DIAGNOSTICS. */
+  notChecked: z.array(z.string()).max(MAX_DIAGNOSTICS).optional(),
 });
 
 /** One tool call's durable record; a new full copy is journaled on every transition. */

@@ -27,7 +27,7 @@ function byWeight(a: Diagnostic, b: Diagnostic): number {
   return a.line - b.line;
 }
 
-function kept(d: Diagnostic): Diagnostic {
+function kept(d: Diagnostic, unchecked: ReadonlySet<string>): CallDiagnostics['items'][number] {
   const message = d.message.length > MESSAGE_MAX ? `${d.message.slice(0, MESSAGE_MAX)}…` : d.message;
   return {
     path: d.path,
@@ -36,15 +36,22 @@ function kept(d: Diagnostic): Diagnostic {
     message,
     ...(d.code !== undefined ? { code: d.code } : {}),
     ...(d.source !== undefined ? { source: d.source } : {}),
+    ...(unchecked.has(d.path) ? { unchecked: true as const } : {}),
   };
 }
 
 /**
  * The problems of `after` that `before` did not have, compared by file, severity, message and code
  * (a problem moved by lines added above it is not new; one reported twice where it was once, is).
- * Errors first, then by file and line; at most `max`, the rest counted.
+ * Errors first, then by file and line; at most `max`, the rest counted. Those of an `unchecked` file
+ * (no service spoke of it before the write) are kept, marked: they may be older than the write.
  */
-export function newDiagnostics(before: readonly Diagnostic[], after: readonly Diagnostic[], max = MAX_DIAGNOSTICS): CallDiagnostics {
+export function newDiagnostics(
+  before: readonly Diagnostic[],
+  after: readonly Diagnostic[],
+  unchecked: ReadonlySet<string> = new Set(),
+  max = MAX_DIAGNOSTICS,
+): CallDiagnostics {
   const left = new Map<string, number>();
   for (const d of before) left.set(sameness(d), (left.get(sameness(d)) ?? 0) + 1);
   const fresh: Diagnostic[] = [];
@@ -54,7 +61,7 @@ export function newDiagnostics(before: readonly Diagnostic[], after: readonly Di
     else fresh.push(d);
   }
   fresh.sort(byWeight);
-  return { items: fresh.slice(0, max).map(kept), more: Math.max(0, fresh.length - max) };
+  return { items: fresh.slice(0, max).map((d) => kept(d, unchecked)), more: Math.max(0, fresh.length - max) };
 }
 
 /** One problem in a line: `src/a.ts:3: error: Type 'number' is not assignable to type 'string'. (ts 2322)`. */
@@ -63,12 +70,29 @@ export function diagnosticLine(d: Diagnostic): string {
   return `${d.path}:${d.line}: ${d.severity}: ${d.message}${origin !== '' ? ` (${origin})` : ''}`;
 }
 
-/** The problems as the model reads them, after the call's own result. */
-export function diagnosticsText(found: CallDiagnostics): string {
+/** Which written files no language service looked at, when there are some. */
+function notCheckedLine(found: CallDiagnostics, written: number): string | undefined {
+  const paths = found.notChecked ?? [];
+  if (paths.length === 0) return undefined;
+  const files = paths.length === written ? 'the changed files' : paths.join(', ');
+  return `No language service looked at ${files} (some check only the files open in an editor), so their errors and warnings are not known: run the project's compiler, linter or tests to check.`;
+}
+
+/** The problems as the model reads them, after the call's own result; `written`: how many files the call wrote. */
+export function diagnosticsText(found: CallDiagnostics, written = Infinity): string {
   const total = found.items.length + found.more;
-  if (total === 0) return 'The editor reports no new errors or warnings in the changed files.';
+  const notChecked = notCheckedLine(found, written);
+  if (total === 0 && (found.notChecked?.length ?? 0) === written) return notChecked!;
+  if (total === 0)
+    return ['The editor reports no new errors or warnings in the changed files.', ...(notChecked ? [notChecked] : [])].join('\n');
   const lines = found.items.map((d) => `  ${diagnosticLine(d)}`);
   if (found.more > 0) lines.push(`  +${found.more} more`);
+  const unchecked = [...new Set(found.items.filter((d) => d.unchecked).map((d) => d.path))];
+  if (unchecked.length > 0)
+    lines.push(
+      `Found after the edit in ${unchecked.join(', ')}, which the editor had not checked before it: some may be older than the edit.`,
+    );
+  if (notChecked) lines.push(notChecked);
   return [`The editor reports ${counted(total, 'new problem')} in the changed files:`, ...lines].join('\n');
 }
 
@@ -81,6 +105,8 @@ export interface Checked {
 /** One call's check: the problems of each file before its first write, then the new ones once the services settled. */
 export class WriteDiagnostics {
   private readonly before = new Map<string, readonly Diagnostic[]>();
+  /** Written files whose problems before the write are unknown (no service spoke of them then). */
+  private readonly unchecked = new Set<string>();
   private failed = false;
 
   constructor(
@@ -95,7 +121,9 @@ export class WriteDiagnostics {
     this.before.set(write.path, []);
     if (typeof source !== 'object' || this.failed) return;
     try {
-      this.before.set(write.path, await source.snapshot([write.path]));
+      const { reported, unchecked } = await source.snapshot([write.path]);
+      this.before.set(write.path, reported);
+      for (const path of unchecked) this.unchecked.add(path);
     } catch (error) {
       this.fail(error);
     }
@@ -111,7 +139,7 @@ export class WriteDiagnostics {
       session.noLanguageServiceSaid = true;
       return { text: NO_LANGUAGE_SERVICE };
     }
-    let after: readonly Diagnostic[];
+    let after: { reported: readonly Diagnostic[]; unchecked: readonly string[] };
     try {
       after = await source.settled(paths, signal);
     } catch (error) {
@@ -123,9 +151,12 @@ export class WriteDiagnostics {
     const written = new Set(paths);
     const found = newDiagnostics(
       [...this.before.values()].flat(),
-      after.filter((d) => written.has(d.path)),
+      after.reported.filter((d) => written.has(d.path)),
+      this.unchecked,
     );
-    return { text: diagnosticsText(found), record: found };
+    const notChecked = after.unchecked.filter((path) => written.has(path)).slice(0, MAX_DIAGNOSTICS);
+    const record = notChecked.length > 0 ? { ...found, notChecked } : found;
+    return { text: diagnosticsText(record, written.size), record };
   }
 
   private fail(error: unknown): void {

@@ -3,6 +3,8 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';
+import { EditorDiagnostics } from '../../../src/host/vscode/run/editor-diagnostics';
+import { WorkspacePaths } from '../../../src/host/node/path-rules';
 import type { RecordedRequest } from '../../support/fake-anthropic/server';
 import { extensionApi, finalAnswer, toolUse, useFakeModel, waitFor, workspaceRoot, writeWorkspaceFile } from './helpers';
 
@@ -82,6 +84,35 @@ export function diagnosticsSuite(): void {
         await config().update('diagnostics.quietMs', undefined, vscode.ConfigurationTarget.Global);
         await config().update('diagnostics.maxWaitMs', undefined, vscode.ConfigurationTarget.Global);
         await fake.dispose();
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await fs.rm(join(workspaceRoot(), 'diag'), { recursive: true, force: true });
+      }
+    });
+
+    it('a file no editor holds is unchecked before a write and, in no tab, not looked at after it; one open in a tab is checked', async function () {
+      this.timeout(180_000);
+      const service = new EditorDiagnostics(new WorkspacePaths([workspaceRoot()], undefined), () => ({ quietMs: 500, maxWaitMs: 5000 }));
+      const uri = await writeWorkspaceFile('diag/closed.ts', BEFORE);
+      try {
+        assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString()), 'no editor holds the file');
+        assert.deepEqual(await service.snapshot(['diag/closed.ts', 'diag/not-there-yet.ts']), {
+          reported: [],
+          unchecked: ['diag/closed.ts'],
+        });
+        // VS Code's TypeScript checks only files in a tab: opened unshown, the file is not looked at.
+        const unshown = await service.settled(['diag/closed.ts'], new AbortController().signal);
+        assert.deepEqual(unshown, { reported: [], unchecked: ['diag/closed.ts'] });
+        await vscode.window.showTextDocument(uri);
+        await waitFor('TypeScript to report the error the file has', () => vscode.languages.getDiagnostics(uri).length > 0, 120_000);
+        const open = await service.snapshot(['diag/closed.ts']);
+        assert.deepEqual(open.unchecked, []);
+        assert.deepEqual(
+          open.reported.map((d) => `${d.path}:${d.line} ${d.severity} ${d.source ?? ''} ${d.code ?? ''}`),
+          ['diag/closed.ts:2 error ts 2322'],
+        );
+        const shown = await service.settled(['diag/closed.ts'], new AbortController().signal);
+        assert.deepEqual([shown.reported.length, shown.unchecked], [1, []]);
+      } finally {
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         await fs.rm(join(workspaceRoot(), 'diag'), { recursive: true, force: true });
       }

@@ -22,6 +22,10 @@ export function fakeConversation(waiting: PendingApproval[] = []): ConversationB
     startRun: async (task, context) => (calls.push(`start:${task}:${context.map((c) => c.path).join(',')}`), 'run-new'),
     continueRun: async (runId, instruction) => (calls.push(`continue:${runId}:${instruction}`), 'Continuing with your instruction.'),
     pickContext: async (kind) => [{ kind, path: 'src/a.ts' }],
+    openProblem: async (path, line) => {
+      if (path.startsWith('..')) throw new Error(`${path}: outside every workspace folder`);
+      calls.push(`problem:${path}:${line}`);
+    },
     openLink: async (url) => (calls.push(`link:${url}`), true),
     copyText: async (text) => void calls.push(`copy:${text}`),
   };

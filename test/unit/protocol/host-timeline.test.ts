@@ -180,6 +180,30 @@ describe('timeline host: requests', () => {
     assert.equal(parsed.ok, false);
   });
 
+  it('a problem row opens its file at its line through the conversation; a bad line or path is refused', async () => {
+    const conversation = fakeConversation();
+    const h = new RequestHandler({
+      backend: fakeBackend(state, []),
+      conversation,
+      state: async () => state,
+      openDiff: async () => {},
+      newId: () => 'x',
+    });
+    const open = (path: string, line: number) => ({ type: 'request', requestId: 'p1', method: 'openProblem', params: { path, line } });
+    const parsed = parseMessage(WebviewToHost, open('src/a.ts', 5));
+    assert.ok(parsed.ok && parsed.value.type === 'request');
+    assert.deepEqual(await h.handle(parsed.value), { type: 'reply', requestId: 'p1', ok: true, result: { message: 'Opened src/a.ts:5.' } });
+    assert.deepEqual(conversation.calls, ['problem:src/a.ts:5']);
+    assert.equal(parseMessage(WebviewToHost, open('src/a.ts', 0)).ok, false, 'lines count from 1');
+    assert.equal(parseMessage(WebviewToHost, open('', 1)).ok, false, 'a path is needed');
+    const outside = parseMessage(WebviewToHost, open('../secret.ts', 1));
+    assert.ok(outside.ok && outside.value.type === 'request');
+    const refused = await h.handle(outside.value);
+    assert.equal(refused.ok, false);
+    assert.match(refused.error ?? '', /outside every workspace folder/);
+    assert.deepEqual(conversation.calls, ['problem:src/a.ts:5'], 'nothing opened');
+  });
+
   it('takeOver says whether the person took the run over', async () => {
     const backend = fakeBackend(state, []);
     const ask = () => handler(backend).handle({ type: 'request', requestId: 't1', method: 'takeOver', params: { runId: 'run-1' } });

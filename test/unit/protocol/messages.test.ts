@@ -8,6 +8,7 @@ const PARAMS: Record<string, unknown> = {
   restorePreview: { runId: 'r', checkpointId: 'c', mode: 'files' },
   restore: { runId: 'r', checkpointId: 'c', mode: 'both', previewId: 'p' },
   openDiff: { runId: 'r', patchId: 'p' },
+  openProblem: { path: 'src/a.ts', line: 3 },
   accept: { runId: 'r', patchId: 'p' },
   rollbackPatch: { runId: 'r', patchId: 'p', hunk: 2 },
   undoLastRestore: { runId: 'r' },

@@ -114,17 +114,21 @@ class FakeService implements Diagnostics {
     this.reported.set(path, found);
   }
 
-  async snapshot(paths: readonly string[]): Promise<readonly Diagnostic[]> {
+  /** Files it has not analysed yet are `unchecked` (as VS Code's services with a file no editor held). */
+  async snapshot(paths: readonly string[]): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
     this.calls.push(`snapshot ${paths.join(',')} ${this.fileText(paths[0]!)}`);
     if (this.fail === 'snapshot') throw new Error('no problems today');
-    return paths.flatMap((p) => this.reported.get(p) ?? []);
+    return { reported: paths.flatMap((p) => this.reported.get(p) ?? []), unchecked: paths.filter((p) => !this.reported.has(p)) };
   }
 
-  async settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]> {
+  /** Files it does not look at (as VS Code's TypeScript with a file in no editor tab). */
+  readonly ignored = new Set<string>();
+
+  async settled(paths: readonly string[], signal: AbortSignal): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
     this.calls.push(`settled ${paths.join(',')} aborted=${signal.aborted}`);
     if (this.fail === 'settled') throw new Error('the service died');
-    for (const path of paths) this.analyse(path);
-    return paths.flatMap((p) => this.reported.get(p) ?? []);
+    for (const path of paths) if (!this.ignored.has(path)) this.analyse(path);
+    return { reported: paths.flatMap((p) => this.reported.get(p) ?? []), unchecked: paths.filter((p) => this.ignored.has(p)) };
   }
 
   private fileText(path: string): string {
@@ -176,6 +180,52 @@ describe('diagnostics after writes: the core path with a fake service', () => {
     };
     await h.runtime({ diagnostics: service }).start({ task: 'x', settings: SETTINGS });
     assert.deepEqual(seen, ['tool_started', 'file_written']);
+  });
+
+  it('a file the services had not checked before the write: its problems are named, marked as maybe older', async () => {
+    h = await harness({ files: { 'a.ts': 'const a = 1;\nconst b = BAD;\n' }, script: [reply([EDIT]), answer('done')] });
+    const service = new FakeService(h.root);
+    const outcome = await h.runtime({ diagnostics: service }).start({ task: 'x', settings: SETTINGS });
+    const [result] = lastToolResults(h.fake, 1);
+    assert.equal(
+      result!.content,
+      [
+        'edited a.ts',
+        '',
+        'The editor reports 2 new problems in the changed files:',
+        '  a.ts:2: error: bad: const a = BAD;',
+        '  a.ts:3: error: bad: const b = BAD;',
+        'Found after the edit in a.ts, which the editor had not checked before it: some may be older than the edit.',
+      ].join('\n'),
+    );
+    const entry = (await h.store.readRun(outcome.runId)).ledger.find((e) => e.callId === 't1')!;
+    assert.deepEqual(
+      entry.diagnostics?.items.map((d) => `${d.line} ${d.unchecked ?? false}`),
+      ['2 true', '3 true'],
+    );
+    assert.equal(LedgerEntry.parse(entry).diagnostics?.items[0]?.unchecked, true, 'the mark passes the ledger schema');
+  });
+
+  it('a written file no service looked at is named as not checked, never as free of problems', async () => {
+    const WRITE = toolUse('t2', 'write_file', { path: 'b.ts', content: 'const b = BAD;\n' });
+    h = await harness({ files: { 'a.ts': 'const a = 1;\n' }, script: [reply([EDIT, WRITE]), answer('done')] });
+    const service = new FakeService(h.root);
+    service.analyse('a.ts');
+    service.ignored.add('a.ts').add('b.ts');
+    const outcome = await h.runtime({ diagnostics: service }).start({ task: 'x', settings: SETTINGS });
+    const [edit, write] = lastToolResults(h.fake, 1);
+    const none =
+      "No language service looked at the changed files (some check only the files open in an editor), so their errors and warnings are not known: run the project's compiler, linter or tests to check.";
+    assert.equal(edit!.content, `edited a.ts\n\n${none}`);
+    assert.ok(!edit!.content.includes('no new errors'), 'not told the file is free of problems');
+    assert.ok(write!.content.endsWith(none), write!.content);
+    const entry = (await h.store.readRun(outcome.runId)).ledger.find((e) => e.callId === 't1')!;
+    assert.deepEqual(entry.diagnostics, { items: [], more: 0, notChecked: ['a.ts'] });
+    assert.equal(
+      diagnosticsText({ items: [], more: 0, notChecked: ['b.ts'] }, 2),
+      "The editor reports no new errors or warnings in the changed files.\nNo language service looked at b.ts (some check only the files open in an editor), so their errors and warnings are not known: run the project's compiler, linter or tests to check.",
+      'one of two files not looked at is named',
+    );
   });
 
   it('a service that fails leaves the write and its result as they were (nothing said of problems)', async () => {

@@ -7,8 +7,7 @@ import { TimelineModel } from '../../../src/webview/model';
 import { LEDGER_LOOK, PATCH_LOOK, describeRow } from '../../../src/webview/rowContent';
 import { Rpc } from '../../../src/webview/rpc';
 import { EMPTY_STATE, loadState, newlySeen } from '../../../src/webview/state';
-import { flatten, rowKey } from '../../../src/webview/tree';
-import { contextOf } from '../../../src/webview/view';
+import { contextOf, flatten, rowKey } from '../../../src/webview/tree';
 import { sampleRun } from './fixtures';
 
 function harness() {

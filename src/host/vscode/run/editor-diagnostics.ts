@@ -24,25 +24,58 @@ function codeText(code: vscode.Diagnostic['code']): string | undefined {
   return String(typeof code === 'object' ? code.value : code);
 }
 
+/** The files the editor's tabs show (a diff's both sides). */
+function tabUris(): Set<string> {
+  const keys = new Set<string>();
+  for (const tab of vscode.window.tabGroups.all.flatMap((group) => group.tabs)) {
+    if (tab.input instanceof vscode.TabInputText) keys.add(tab.input.uri.toString());
+    if (tab.input instanceof vscode.TabInputTextDiff) for (const uri of [tab.input.original, tab.input.modified]) keys.add(uri.toString());
+  }
+  return keys;
+}
+
 export class EditorDiagnostics implements Diagnostics {
   constructor(
     private readonly rules: Rules,
     private readonly wait: () => DiagnosticsWait = waitNow,
   ) {}
 
-  snapshot(paths: readonly string[]): Promise<readonly Diagnostic[]> {
-    return Promise.resolve(paths.flatMap((path) => this.reported(path)));
+  /**
+   * Before a write: what is reported now. A file no document holds has had no service look at it:
+   * it is `unchecked` (unless it is not there yet), so its problems after the write are marked as
+   * maybe older. Opening it here and waiting would cost every such write, and would not help
+   * TypeScript or JSON: VS Code's services check only the files open in an editor tab.
+   */
+  async snapshot(paths: readonly string[]): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
+    const open = new Set(vscode.workspace.textDocuments.map((doc) => doc.uri.toString()));
+    const unchecked: string[] = [];
+    for (const path of paths) {
+      const uri = fileUriOf(this.rules, path);
+      if (uri === undefined || open.has(uri.toString())) continue;
+      const there = await vscode.workspace.fs.stat(uri).then(
+        () => true,
+        () => false,
+      );
+      if (there) unchecked.push(path);
+    }
+    return { reported: paths.flatMap((path) => this.reported(path)), unchecked };
   }
 
   /**
    * A written file no editor holds is opened (not shown) so the language services look at it: most
    * report on open documents only. Listening starts first, so their first report counts.
    */
-  async settled(paths: readonly string[], signal: AbortSignal): Promise<readonly Diagnostic[]> {
+  async settled(paths: readonly string[], signal: AbortSignal): Promise<{ reported: readonly Diagnostic[]; unchecked: readonly string[] }> {
     const uris = paths.map((path) => fileUriOf(this.rules, path)).filter((uri) => uri !== undefined);
     const watched = new Set(uris.map((uri) => uri.toString()));
+    const heard = new Set<string>();
     const quiet = untilQuiet(
-      (listen) => vscode.languages.onDidChangeDiagnostics((event) => event.uris.some((uri) => watched.has(uri.toString())) && listen()),
+      (listen) =>
+        vscode.languages.onDidChangeDiagnostics((event) => {
+          const ours = event.uris.map((uri) => uri.toString()).filter((key) => watched.has(key));
+          for (const key of ours) heard.add(key);
+          if (ours.length > 0) listen();
+        }),
       this.wait(),
       signal,
     );
@@ -55,7 +88,13 @@ export class EditorDiagnostics implements Diagnostics {
         .map((uri) => vscode.workspace.openTextDocument(uri).then(undefined, () => undefined)),
     );
     await quiet;
-    return this.snapshot(paths);
+    // VS Code's TypeScript checks only files open in a tab: one in none that no service spoke of was not looked at.
+    const tabbed = tabUris();
+    const unchecked = paths.filter((path) => {
+      const key = fileUriOf(this.rules, path)?.toString();
+      return key !== undefined && !tabbed.has(key) && !heard.has(key) && this.reported(path).length === 0;
+    });
+    return { reported: paths.flatMap((path) => this.reported(path)), unchecked };
   }
 
   private reported(path: string): Diagnostic[] {

@@ -87,6 +87,8 @@ export interface ConversationBackend {
   /** Allows hosts the commands' network proxy refused, for this workspace; says what it did. */
   allowHosts?(hosts: readonly string[]): Promise<string>;
   pickContext(kind: ContextChip['kind']): Promise<ContextChip[]>;
+  /** Opens a workspace file in the editor at a 1-based line (a problem row); refuses a path outside the workspace. */
+  openProblem?(path: string, line: number): Promise<void>;
   /** Opens a link from the model's text once the person confirms; false when they did not. */
   openLink(url: string): Promise<boolean>;
   copyText(text: string): Promise<void>;

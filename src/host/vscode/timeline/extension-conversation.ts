@@ -109,6 +109,18 @@ export class ExtensionConversation implements ConversationBackend, vscode.Dispos
     });
   }
 
+  /**
+   * A problem's file at its line. The path comes from the webview: the agent's path rules apply
+   * (inside a workspace folder, not through a symlink out of it, not `.git/` or the store).
+   */
+  async openProblem(path: string, line: number): Promise<void> {
+    const resolved = await this.s.workspace.paths.resolve(path);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(resolved.lexical));
+    // The file may have lost lines since the problem was reported: the last line then.
+    const at = new vscode.Position(Math.min(line, doc.lineCount) - 1, 0);
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(at, at), preview: true });
+  }
+
   /** Only http(s) and mailto links, each after the person saw the full address. */
   async openLink(url: string): Promise<boolean> {
     let uri: vscode.Uri;

@@ -160,6 +160,12 @@ export class RequestHandler {
     switch (request.method) {
       case 'openLink':
         return { message: (await conversation.openLink(request.params.url)) ? 'Link opened.' : 'Link not opened.' };
+      case 'openProblem': {
+        if (!conversation.openProblem) throw new Error('Opening a problem is not available here.');
+        const { path, line } = request.params;
+        await conversation.openProblem(path, line);
+        return { message: `Opened ${path}:${line}.` };
+      }
       case 'copyText':
         await conversation.copyText(request.params.text);
         return { message: 'Copied to the clipboard.' };

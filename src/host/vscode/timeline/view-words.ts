@@ -7,14 +7,16 @@ import type { CallRow } from '../../../protocol/viewModel';
 // the point before a call, which calls undo which, the problems a call's writes left.
 
 /** The new problems the editor reported after a call's writes (ledger `diagnostics`), as its row carries them. */
-export function problemsOf(entry: LedgerEntry): Pick<CallRow, 'problems' | 'moreProblems'> {
+export function problemsOf(entry: LedgerEntry): Pick<CallRow, 'problems' | 'moreProblems' | 'notChecked'> {
   const found = entry.diagnostics;
-  if (found === undefined || found.items.length === 0) return {};
+  const notChecked = found?.notChecked !== undefined ? { notChecked: found.notChecked } : {};
+  if (found === undefined || found.items.length === 0) return notChecked;
   const problems = found.items.map((d) => {
     const origin = [d.source, d.code].filter((part) => part !== undefined && part !== '').join(' ');
-    return { path: d.path, line: d.line, severity: d.severity, message: d.message, ...(origin !== '' ? { origin } : {}) };
+    const problem = { path: d.path, line: d.line, severity: d.severity, message: d.message };
+    return { ...problem, ...(origin !== '' ? { origin } : {}), ...(d.unchecked ? { unchecked: true } : {}) };
   });
-  return { problems, ...(found.more > 0 ? { moreProblems: found.more } : {}) };
+  return { problems, ...(found.more > 0 ? { moreProblems: found.more } : {}), ...notChecked };
 }
 
 /** How the run's commands reached the network, in words (undefined for a run that recorded nothing of it). */
