@@ -21,7 +21,8 @@ import {
   unknownProcess,
   type ProcessIdentity,
 } from '../../src/core/store/lease-policy';
-import { foldInSlices, foldRecord, foldRecords, startFold, type FoldState } from '../../src/core/store/fold';
+import { foldRecord, startFold, type FoldState } from '../../src/core/store/fold';
+import { foldInSlices, foldRecords } from '../../src/core/store/history';
 import type { NewRecord, RunRecord, StoredRecord } from '../../src/core/store/records';
 import { blobRefs, runRefs } from '../../src/core/store/refs';
 import { planRetention, type RetentionPolicy } from '../../src/core/store/retention';

@@ -23,7 +23,8 @@ import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './fil
 import { listFileRuns, verifyFileRun } from './file-listing';
 import { FileRunWriter } from './file-run-writer';
 import { rememberLines, resumeFromSnapshot, type RecordLines } from './file-snapshots';
-import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
+import { runStateOf, startFold, type FoldState } from '../fold';
+import { foldInSlices } from '../history';
 import { factsOfRun } from '../listing-facts';
 import { pointAt, readRunFacts, runFacts, writeFactsFile } from './run-facts';
 import { writeNewFile } from '../atomic-file';

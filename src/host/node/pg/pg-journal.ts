@@ -1,5 +1,6 @@
 import { StoreError, type JournalDamage } from '../../../core/store/contract';
-import { BranchNeedsRecords, foldFromResumeState, foldInSlices, foldRecord, type FoldState } from '../../../core/store/fold';
+import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../../../core/store/fold';
+import { foldInSlices } from '../../../core/store/history';
 import { encodeGroup, scanJournal, type JournalScan } from '../../../core/store/journal-format';
 import type { StoredRecord } from '../../../core/store/records';
 import { decodeSnapshot, inlineState } from '../../../core/store/resume-state';

@@ -15,7 +15,8 @@ import {
   type RunWriter,
   type VerifyReport,
 } from '../../../core/store/contract';
-import { foldInSlices, runStateOf, startFold } from '../../../core/store/fold';
+import { runStateOf, startFold } from '../../../core/store/fold';
+import { foldInSlices } from '../../../core/store/history';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from '../../../core/store/lease-policy';
 import type { RunRecord, StoredRecord } from '../../../core/store/records';
 import { blobRefs } from '../../../core/store/refs';
