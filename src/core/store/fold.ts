@@ -7,6 +7,7 @@ import { branchAt, type History } from './history';
 import type { Budget, CheckpointRecord, StoredRecord } from './records';
 import { listedInstruction } from './listing-facts';
 import type { ResumeState } from './resume-state';
+import { SLICE } from './slices';
 import { forkAt } from './fork-fold';
 import { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
 import { foldPlanCall } from './plan';
@@ -250,5 +251,19 @@ export function foldDecision(decisions: Map<string, Map<number, ReviewDecision>>
     const perPatch = decisions.get(ref.patchId) ?? new Map<number, ReviewDecision>();
     perPatch.set(ref.hunk, record.decision);
     decisions.set(ref.patchId, perPatch);
+  }
+}
+
+/** Folds `records` into `fold` (in place), letting `pause` run between slices; false when a branch needs the records before them. */
+export async function foldTail(fold: FoldState, records: readonly StoredRecord[], pause?: () => Promise<void>): Promise<boolean> {
+  try {
+    for (const [i, record] of records.entries()) {
+      foldRecord(fold, record);
+      if (i % SLICE === SLICE - 1) await pause?.();
+    }
+    return true;
+  } catch (error) {
+    if (error instanceof BranchNeedsRecords) return false;
+    throw error;
   }
 }

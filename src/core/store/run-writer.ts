@@ -1,6 +1,6 @@
 import type { Clock, Timers } from '../ports';
 import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './contract';
-import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from './fold';
+import { foldFromResumeState, foldTail, type FoldState } from './fold';
 import { encodeGroup } from './journal-format';
 import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
 import type { NewRecord, StoredRecord } from './records';
@@ -142,7 +142,8 @@ export class StoreRunWriter implements RunWriter {
     const now = this.device.clock.now();
     const stamped = stampRecords(records, this.lastSeq + 1, now);
     await this.checkBlobs(stamped);
-    const rereadAfter = this.track(stamped);
+    // A branch needs the whole journal: read once the group is durable.
+    const rereadAfter = !(await foldTail(this.fold, stamped));
     const group: AppendGroup = { records: stamped, bytes: encodeGroup(stamped), journalBytes: this.journalBytes, now, fold: this.fold };
     this.lease = await this.guard(() => this.device.appendGroup(group, this.lease), true);
     this.lastSeq = stamped.at(-1)!.seq;
@@ -168,17 +169,6 @@ export class StoreRunWriter implements RunWriter {
     if (refs.length === 0) return;
     const missing = await this.guard(() => this.device.missingBlobs(refs), false);
     if (missing.length > 0) throw new StoreError(`record names blob ${missing[0]} that is not in the store`, 'invalid');
-  }
-
-  /** Folds appended records in; true when a branch needs the whole journal (read once the group is durable). */
-  private track(records: readonly StoredRecord[]): boolean {
-    try {
-      for (const record of records) foldRecord(this.fold, record);
-      return false;
-    } catch (error) {
-      if (error instanceof BranchNeedsRecords) return true;
-      throw error;
-    }
   }
 
   /** A state snapshot of the journal up to the end of its last group; a failure only leaves the older ones (the journal stays the truth). */
