@@ -15,17 +15,18 @@ import { sha256Hex } from '../../src/core/patches/hash';
 import {
   DEFAULT_LEASE_TIMEOUT_MS,
   isLeaseStale,
-  leaseNeedsRenewal,
   newHolderId,
   newLease,
   unknownProcess,
   type ProcessIdentity,
 } from '../../src/core/store/lease-policy';
-import { foldInSlices, foldRecord, foldRecords, startFold, type FoldState } from '../../src/core/store/fold';
-import type { NewRecord, RunRecord, StoredRecord } from '../../src/core/store/records';
+import { foldRecord, startFold, type FoldState } from '../../src/core/store/fold';
+import { foldInSlices, foldRecords } from '../../src/core/store/history';
+import type { RunRecord, StoredRecord } from '../../src/core/store/records';
 import { blobRefs, runRefs } from '../../src/core/store/refs';
 import { planRetention, type RetentionPolicy } from '../../src/core/store/retention';
 import { resumeStateOf, type ResumeState } from '../../src/core/store/resume-state';
+import { StoreRunWriter, type AppendGroup, type WriterDevice } from '../../src/core/store/run-writer';
 import { stampRecords } from '../../src/core/store/stamp';
 
 export type MemoryStoreOptions = Pick<FileStoreOptions, 'clock' | 'leaseTimeoutMs' | 'process' | 'blobGraceMs'>;
@@ -203,45 +204,84 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const now = this.clock.now();
     if (this.isLive(run.lease, now)) throw new StoreError(`run ${runId} is held by ${run.lease!.holderId}`, 'lease_held');
     const holderId = newHolderId();
-    run.lease = newLease(holderId, now, this.me);
-    let stopped: StoreError | null = null;
-    // Each call checks the lease; losing it stops the writer for good.
-    const held = async <T>(work: () => T): Promise<T> => {
-      if (stopped) throw stopped;
-      if (run.lease?.holderId !== holderId)
-        throw (stopped = new StoreError('the lease of this run was taken over by another writer', 'lease_lost'));
-      return work();
-    };
-    return {
-      runId,
-      holderId,
-      resumeState: structuredClone(resumeStateOf(run.fold)),
-      append: (records) => held(() => this.appendTo(run, records)),
-      renewLease: () => held(() => void (run.lease = { ...run.lease!, renewedAt: this.clock.now() })),
-      close: async () => {
-        if (!stopped && run.lease?.holderId === holderId) run.lease = null;
-        stopped = new StoreError('this writer is closed', 'lease_lost');
-      },
-    };
+    const lease = (run.lease = newLease(holderId, now, this.me));
+    const device = new MemoryWriterDevice(run, holderId, this.blobs, { clock: this.clock, leaseTimeoutMs: this.leaseTimeoutMs });
+    const start = { fold: structuredClone(run.fold), lastSeq: run.fold.lastSeq, journalBytes: run.bytes, snapshotAt: run.bytes };
+    return new StoreRunWriter(device, runId, holderId, lease, start);
+  }
+}
+
+/** The writer's primitives over one run in memory: a third device of the one store writer, in a few lines. */
+class MemoryWriterDevice implements WriterDevice {
+  readonly clock: Clock;
+  readonly timers = undefined;
+  readonly leaseTimeoutMs: number;
+  readonly snapshotStepBytes = Infinity;
+  readonly stopsOnAnyFailure = false;
+
+  constructor(
+    private readonly run: MemoryRun,
+    private readonly holderId: string,
+    private readonly blobs: ReadonlyMap<string, unknown>,
+    options: { clock: Clock; leaseTimeoutMs: number },
+  ) {
+    this.clock = options.clock;
+    this.leaseTimeoutMs = options.leaseTimeoutMs;
   }
 
-  private appendTo(run: MemoryRun, records: readonly NewRecord[]): StoredRecord[] {
-    const now = this.clock.now();
-    if (leaseNeedsRenewal(run.lease!, now, this.leaseTimeoutMs)) run.lease = { ...run.lease!, renewedAt: now };
-    const stamped = stampRecords(records, run.fold.lastSeq + 1, now);
-    for (const hash of stamped.flatMap(blobRefs)) {
-      if (!this.blobs.has(hash)) throw new StoreError(`record names blob ${hash} that is not in the store`, 'invalid');
-    }
+  async missingBlobs(hashes: readonly string[]): Promise<readonly string[]> {
+    return hashes.filter((hash) => !this.blobs.has(hash));
+  }
+
+  async appendGroup({ records, now }: AppendGroup, lease: LeaseInfo): Promise<LeaseInfo> {
+    const { run } = this;
+    this.hold(lease);
     // A fork's branch records need the parent's records before its own.
     const journal = run.parent ? recordsOf(run) : run.records;
-    for (const record of stamped) {
+    for (const record of records) {
       foldRecord(run.fold, record, { records: journal });
       if (journal !== run.records) journal.push(record);
       run.records.push(record);
       run.bytes += JSON.stringify(record).length + 1;
     }
     run.updatedAt = now;
-    return stamped;
+    return run.lease!;
+  }
+
+  async renewLease(lease: LeaseInfo): Promise<LeaseInfo> {
+    this.hold(lease);
+    return (this.run.lease = { ...this.run.lease!, renewedAt: this.clock.now() });
+  }
+
+  /** Throws lease_lost unless `lease` (holder and generation) still holds the run. */
+  private hold(lease: LeaseInfo): void {
+    const held = this.run.lease;
+    if (held?.holderId !== this.holderId || held.generation !== lease.generation)
+      throw new StoreError('the lease of this run was taken over by another writer', 'lease_lost');
+  }
+
+  async appended(): Promise<void> {}
+
+  async putSnapshot(): Promise<number | null> {
+    return null;
+  }
+
+  async reopen(): Promise<FoldState> {
+    return structuredClone(this.run.fold);
+  }
+
+  async release(): Promise<void> {
+    if (this.run.lease?.holderId === this.holderId) this.run.lease = null;
+  }
+
+  async cutBack(): Promise<void> {}
+
+  abandon(): void {}
+
+  async closeHandle(): Promise<void> {}
+
+  ioError(error: unknown): StoreError {
+    return new StoreError(String(error), 'io');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { CheckpointStore, ForkRequest, RunState, RunSummary } from '../store/contract';
-import { stepStartOf } from '../store/fold';
+import { stepStartOf } from '../store/history';
 import { rollbackFiles, RollbackTargetError, type RollbackResult } from './rollback';
 import type { RestoreDeps } from './types';
 

@@ -3,21 +3,23 @@ import type { MessageParam } from '../model/messages';
 import type { ReviewDecision } from '../patches/review';
 import type { Patch } from '../patches/schema';
 import { StoreError, type RunState } from './contract';
+import { branchAt, type History } from './history';
 import type { Budget, CheckpointRecord, StoredRecord } from './records';
 import { listedInstruction } from './listing-facts';
-import type { FileChange, ResumeState } from './resume-state';
+import type { ResumeState } from './resume-state';
+import { SLICE } from './slices';
 import { forkAt } from './fork-fold';
 import { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
 import { foldPlanCall } from './plan';
-import { drain, inSlices, SLICE, type Sliced } from './slices';
 export { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from './file-changes';
 
-// The one fold of records into a run's state. Every reader of a run folds with it: the full read
-// of a journal (timeline, restore, verify), the live session of a writer, the file writer's
-// snapshots and the memory store. foldRecord is the incremental step (state + record -> state,
-// in place, for speed); foldRecords folds a whole journal. A `branch` record (restore_session)
-// takes the active history back to a checkpoint: that needs the records before it, so the
-// incremental step asks for them and throws BranchNeedsRecords without them.
+// The reducer: the one fold of records into a run's state. Every reader of a run folds with it:
+// the full read of a journal (timeline, restore, verify), the live session of a writer, the
+// writer's snapshots and the memory store. foldRecord is the incremental step (state + record ->
+// state, in place, for speed); the whole fold of a journal and the queries of its history are in
+// history.ts. A `branch` record (restore_session) takes the active history back to a checkpoint:
+// that needs the records before it, so the incremental step asks for them and throws
+// BranchNeedsRecords without them.
 
 /** A run's state as records fold into it: ResumeState's fields, the ledger and patches by id. */
 export type FoldState = Omit<ResumeState, 'ledger' | 'patches' | 'lastPatchIndex'> & {
@@ -204,7 +206,7 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
     case 'branch':
       revised(state, record);
       if (!journal) throw new BranchNeedsRecords();
-      branchTo(state, historyAt(journal, record.seq - 1, record.checkpointId), latestEntries(journal.records, record.seq - 1), journal);
+      branchAt(state, journal, record);
       break;
     case 'fork':
       if (!journal) throw new BranchNeedsRecords();
@@ -221,152 +223,6 @@ export function foldRecord(state: FoldState, record: StoredRecord, journal?: Fol
 /** Notes a record that changes what came before it (a patch's state, a restore, a review, a branch): a fork from before it reads the parent whole. */
 function revised(state: FoldState, record: StoredRecord): void {
   if (state.lastRevisionSeq !== undefined) state.lastRevisionSeq = record.seq;
-}
-
-export type History = Pick<
-  FoldState,
-  'messages' | 'ledger' | 'checkpoints' | 'stepId' | 'latestCheckpoint' | 'lastStopReason' | 'ended' | 'patchCount' | 'plan'
->;
-
-export function findCheckpoint(records: readonly StoredRecord[], checkpointId: string, end = records.length): number {
-  for (let i = end - 1; i >= 0; i--) {
-    const record = records[i]!;
-    if (record.type === 'checkpoint' && record.checkpointId === checkpointId) return i;
-  }
-  throw new StoreError(`checkpoint ${checkpointId} not found`, 'not_found');
-}
-
-/** The active history right after a checkpoint before `end`, folded from the records up to it (each checkpoint's once). */
-export function historyAt(journal: FoldRecords, end: number, checkpointId: string): History {
-  const { records } = journal;
-  const histories = journal.histories ?? new Map<number, History>();
-  const at = findCheckpoint(records, checkpointId, end);
-  let history = histories.get(at);
-  if (!history) {
-    const state = drain(folding(records, at, histories));
-    const checkpoint = records[at] as CheckpointRecord;
-    if (state.messages.length > checkpoint.messageCount) state.messages.length = checkpoint.messageCount;
-    histories.set(at, (history = state));
-  }
-  return {
-    ...history,
-    messages: [...history.messages],
-    ledger: new Map(history.ledger),
-    checkpoints: history.checkpoints && [...history.checkpoints],
-  };
-}
-
-/** Each call's latest entry, whatever branch it was planned on. */
-function latestEntries(records: readonly StoredRecord[], end: number): Map<string, LedgerEntry> {
-  const latest = new Map<string, LedgerEntry>();
-  for (let i = 0; i < end; i++) {
-    const record = records[i]!;
-    if (record.type === 'ledger') latest.set(record.entry.callId, record.entry);
-  }
-  return latest;
-}
-
-/** A call whose file writes were all rolled back: its effect is undone, so its later entry is not reused. */
-function undone(entry: LedgerEntry | undefined, patches: ReadonlyMap<string, Patch>): boolean {
-  const ids = entry?.patchIds ?? [];
-  return ids.length > 0 && ids.every((id) => patches.get(id)?.state === 'rolled_back');
-}
-
-/**
- * The active history goes back to `history`; the ledger keeps each call's latest entry, except a
- * call whose effect was undone (its files rolled back), which is as it was at the checkpoint. The
- * run is no longer ended (its run_end is past the checkpoint).
- */
-export function branchTo(state: FoldState, history: History, latest: ReadonlyMap<string, LedgerEntry>, journal?: FoldRecords): void {
-  state.messages = history.messages;
-  state.ledger = new Map(
-    [...history.ledger.keys()].map((callId) => {
-      const newer = latest.get(callId);
-      return [callId, newer && !undone(newer, state.patches) ? newer : history.ledger.get(callId)!];
-    }),
-  );
-  if (state.checkpoints) state.checkpoints = [...(history.checkpoints ?? [])];
-  state.stepId = history.stepId;
-  state.latestCheckpoint = history.latestCheckpoint;
-  state.lastStopReason = history.lastStopReason;
-  state.ended = history.ended;
-  state.plan = history.plan;
-  if (journal) noteFileChanges(state, laterPatchChanges(state, history.patchCount, 'after this point'));
-}
-
-/**
- * The files the agent wrote after the first `patchCount` patches: what the model of a shorter
- * history does not know. In the order of each file's first later patch; `byLatest`, of its latest
- * (what a fork can know from its parent's snapshot: fork-fold.ts).
- */
-export function laterPatchChanges(state: Pick<FoldState, 'patches'>, patchCount: number, when: string, byLatest = false): FileChange[] {
-  const byPath = new Map<string, Patch[]>();
-  for (const patch of [...state.patches.values()].slice(patchCount)) {
-    const earlier = byPath.get(patch.path) ?? [];
-    if (byLatest) byPath.delete(patch.path);
-    byPath.set(patch.path, [...earlier, patch]);
-  }
-  return [...byPath].map(([path, patches]) =>
-    laterChange(
-      path,
-      patches.every((p) => p.state === 'rolled_back'),
-      when,
-    ),
-  );
-}
-
-/** One file a shorter history does not know: restored (every later patch rolled back) or changed. */
-export function laterChange(path: string, restored: boolean, when: string): FileChange {
-  return {
-    path,
-    what: restored
-      ? `restored to its content before the agent's later changes (${when})`
-      : `changed by the agent ${when} on another branch; those changes are still in the file (read it before editing)`,
-  };
-}
-
-/**
- * The checkpoint at the start of `step` in an active history: its before_model (every message
- * before the model call is counted there, the previous step's tool results included), else the
- * last checkpoint before the step.
- */
-export function stepStartOf(checkpoints: readonly CheckpointRecord[], step: number): CheckpointRecord | undefined {
-  const first = checkpoints.findIndex((c) => c.stepId >= step);
-  if (first <= 0 || checkpoints[first]!.stepId !== step) return undefined;
-  return checkpoints[first]!.label === 'before_model' ? checkpoints[first] : checkpoints[first - 1];
-}
-
-/** The full fold of records[0..end] (every checkpoint kept). */
-export function foldTo(records: readonly StoredRecord[], end: number, histories?: Map<number, History>): FoldState {
-  return drain(folding(records, end, histories));
-}
-
-function* folding(records: readonly StoredRecord[], end: number, histories = new Map<number, History>()): Sliced<FoldState> {
-  const state = startFold(records[0], true);
-  const journal = { records, histories };
-  for (let i = 1; i <= end; i++) {
-    if (i % SLICE === SLICE - 1) yield;
-    foldRecord(state, records[i]!, journal);
-  }
-  return state;
-}
-
-function endOf(records: readonly StoredRecord[], options?: { atCheckpoint?: string }): number {
-  return options?.atCheckpoint === undefined ? records.length - 1 : findCheckpoint(records, options.atCheckpoint);
-}
-
-/** A run's whole state from its records; with `atCheckpoint`, the state right after that checkpoint record. */
-export function foldRecords(records: readonly StoredRecord[], options?: { atCheckpoint?: string }): RunState {
-  return runStateOf(drain(folding(records, endOf(records, options))));
-}
-
-/** The whole fold of foldRecords, letting `pause` (the event loop) run between slices. */
-export function foldInSlices(
-  records: readonly StoredRecord[],
-  options: { atCheckpoint?: string } | undefined,
-  pause?: () => Promise<void>,
-): Promise<FoldState> {
-  return inSlices(folding(records, endOf(records, options)), pause);
 }
 
 /** The fold as the RunState readers get. */
@@ -395,5 +251,19 @@ export function foldDecision(decisions: Map<string, Map<number, ReviewDecision>>
     const perPatch = decisions.get(ref.patchId) ?? new Map<number, ReviewDecision>();
     perPatch.set(ref.hunk, record.decision);
     decisions.set(ref.patchId, perPatch);
+  }
+}
+
+/** Folds `records` into `fold` (in place), letting `pause` run between slices; false when a branch needs the records before them. */
+export async function foldTail(fold: FoldState, records: readonly StoredRecord[], pause?: () => Promise<void>): Promise<boolean> {
+  try {
+    for (const [i, record] of records.entries()) {
+      foldRecord(fold, record);
+      if (i % SLICE === SLICE - 1) await pause?.();
+    }
+    return true;
+  } catch (error) {
+    if (error instanceof BranchNeedsRecords) return false;
+    throw error;
   }
 }

@@ -1,22 +1,7 @@
 import type { LedgerEntry } from '../ledger/schema';
 import { StoreError } from './contract';
-import {
-  BranchNeedsRecords,
-  branchTo,
-  findCheckpoint,
-  foldRecord,
-  foldTo,
-  historyAt,
-  laterChange,
-  laterPatchChanges,
-  noteFileChanges,
-  restoreChanges,
-  reviewChanges,
-  stepStartOf,
-  type FoldRecords,
-  type FoldState,
-  type History,
-} from './fold';
+import { BranchNeedsRecords, foldRecord, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
+import { branchTo, findCheckpoint, foldTo, historyAt, laterChange, laterPatchChanges, stepStartOf, type History } from './history';
 import type { Budget, CheckpointRecord, StoredRecord } from './records';
 import type { FileChange } from './resume-state';
 

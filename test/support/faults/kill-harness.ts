@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { MessageParam } from '../../../src/core/model/messages';
 import { scanJournal } from '../../../src/core/store/journal-format';
-import { foldRecords } from '../../../src/core/store/fold';
+import { foldRecords } from '../../../src/core/store/history';
 import type { StoredRecord } from '../../../src/core/store/records';
 import { startFakeAnthropic } from '../fake-anthropic/server';
 import { checkAcknowledged, checkFinal } from './agent-checks';

@@ -1,5 +1,5 @@
 import { ABSENT, hashContent } from '../../../src/core/patches/hash';
-import { foldRecords, stepStartOf } from '../../../src/core/store/fold';
+import { foldRecords, stepStartOf } from '../../../src/core/store/history';
 import type { StoredRecord } from '../../../src/core/store/records';
 import type { MemWorkspace } from '../faults/mem-world';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { isExternalEffect } from '../../../src/core/ledger/schema';
 import { buildRunView, runDelta, summarizeInput } from '../../../src/host/vscode/timeline/view-build';
 import { applyRunDelta } from '../../../src/protocol/messages';
-import { foldRecords } from '../../../src/core/store/fold';
+import { foldRecords } from '../../../src/core/store/history';
 import { compactedRun } from '../store/fixtures';
 import { sampleRun } from '../webview/fixtures';
 

@@ -12,7 +12,7 @@ import type { Patch } from '../../../src/core/patches/schema';
 import { recordsBetween, sampleRun } from '../webview/fixtures';
 import { checkpoint, compactedRun, ledgerEntry } from '../store/fixtures';
 import { stampRecords } from '../../../src/core/store/stamp';
-import { foldRecords } from '../../../src/core/store/fold';
+import { foldRecords } from '../../../src/core/store/history';
 import { fakeConversation } from './fake-conversation';
 
 describe('timeline host: html', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import { readRunFacts } from '../../../src/core/store/file/run-facts';
-import { foldRecords } from '../../../src/core/store/fold';
+import { foldRecords } from '../../../src/core/store/history';
 import type { NewRecord } from '../../../src/core/store/records';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { pendingPatch, runInput } from './fixtures';

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { StoreError } from '../../../src/core/store/contract';
-import { BranchNeedsRecords, foldRecord, foldRecords, runStateOf, startFold } from '../../../src/core/store/fold';
+import { BranchNeedsRecords, foldRecord, runStateOf, startFold } from '../../../src/core/store/fold';
+import { foldRecords } from '../../../src/core/store/history';
 import type { NewRecord, StoredRecord } from '../../../src/core/store/records';
 import { stampRecords } from '../../../src/core/store/stamp';
 import { checkpoint, ledgerEntry, message, runInput } from './fixtures';

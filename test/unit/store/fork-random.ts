@@ -1,5 +1,5 @@
 import type { CheckpointStore, RunWriter } from '../../../src/core/store/contract';
-import { foldInSlices } from '../../../src/core/store/fold';
+import { foldInSlices } from '../../../src/core/store/history';
 import type { NewRecord } from '../../../src/core/store/records';
 import { resumeStateOf, type ResumeState } from '../../../src/core/store/resume-state';
 import { budget, ledgerEntry, message } from './fixtures';

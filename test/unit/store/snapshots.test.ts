@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreError, type RunWriter } from '../../../src/core/store/contract';
 import type { FileCheckpointStore } from '../../../src/core/store/file/file-store';
-import { foldRecords } from '../../../src/core/store/fold';
+import { foldRecords } from '../../../src/core/store/history';
 import type { NewRecord } from '../../../src/core/store/records';
 import { pathsTo, refsAt } from '../../../src/core/store/refs';
 import { decodeSnapshot, encodeSnapshot, ResumeState, type Snapshot } from '../../../src/core/store/resume-state';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { createRunOutput } from '../../../src/host/cli/output';
 import { createToolRegistry } from '../../../src/core/tools/registry';
-import { foldRecords } from '../../../src/core/store/fold';
+import { foldRecords } from '../../../src/core/store/history';
 import type { NewRecord } from '../../../src/core/store/records';
 import { stampRecords } from '../../../src/core/store/stamp';
 import { buildRunView } from '../../../src/host/vscode/timeline/view-build';

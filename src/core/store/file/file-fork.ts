@@ -6,18 +6,9 @@ import { encodeGroup, lastLineOf, readLine, scanJournal, type ReadOptions } from
 import type { ForkRecord, StoredRecord } from '../records';
 import { readStateFile, STATE, stateFileBytes } from './run-files';
 import { forkRecords, forkSteps } from '../stamp';
-import type { FoldState } from '../fold';
+import { foldTail, type FoldState } from '../fold';
 import { forkFromParts, type ParentParts } from '../fork-fold';
-import {
-  foldTail,
-  readSnapshot,
-  readSnapshotRun,
-  rememberLines,
-  snapshotNames,
-  snapshotSeq,
-  snapshotHead,
-  type RecordLines,
-} from './file-snapshots';
+import { readSnapshot, readSnapshotRun, rememberLines, snapshotNames, snapshotSeq, snapshotHead, type RecordLines } from './file-snapshots';
 
 // Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
 // numbered after the parent's record it stands on; nothing of the parent is copied. Reading the

@@ -1,6 +1,6 @@
 import { readIfExists, replaceFileAtomic } from '../atomic-file';
 import type { OpenedRun } from './file-store';
-import { BranchNeedsRecords, foldFromResumeState, foldRecord, type FoldState } from '../fold';
+import { foldFromResumeState, foldTail, type FoldState } from '../fold';
 import { joinPath, readdirOrEmpty, type StoreFs } from '../fs-port';
 import {
   lineRefs,
@@ -13,7 +13,6 @@ import {
   type ReadOptions,
 } from '../journal-format';
 import type { StoredRecord } from '../records';
-import { SLICE } from '../slices';
 import { FORK_SPAN, prunableSnapshots } from '../fork-fold';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '../resume-state';
 
@@ -204,20 +203,6 @@ export async function readSnapshotRun(
   // The tail's are known by line too, for the writer's next snapshot.
   rememberLines(at.lines, bytes.subarray(snapshot.journalBytes - from), snapshot.journalBytes, scan.records);
   return { fold: foldFromResumeState({ ...state, messages, ledger }), scan, bytes, from, lines: at.lines };
-}
-
-/** Folds `records` into `fold` (in place), letting `pause` run between slices; false when a branch needs the records before them. */
-export async function foldTail(fold: FoldState, records: readonly StoredRecord[], pause?: () => Promise<void>): Promise<boolean> {
-  try {
-    for (const [i, record] of records.entries()) {
-      foldRecord(fold, record);
-      if (i % SLICE === SLICE - 1) await pause?.();
-    }
-    return true;
-  } catch (error) {
-    if (error instanceof BranchNeedsRecords) return false;
-    throw error;
-  }
 }
 
 /** The run from one snapshot and the journal after it; null when it does not hold (see resumeFromSnapshot). */

@@ -21,9 +21,10 @@ import { firstSeqOf, forkFileRun, openForkFromParent, parentRecords } from './fi
 import { collectFileGarbage } from './file-gc';
 import { acquireLease, fenceLease, releaseLease, type LeaseContext } from './file-lease';
 import { listFileRuns, verifyFileRun } from './file-listing';
-import { FileRunWriter } from './file-run-writer';
+import { fileRunWriter } from './file-run-writer';
 import { rememberLines, resumeFromSnapshot, type RecordLines } from './file-snapshots';
-import { foldInSlices, runStateOf, startFold, type FoldState } from '../fold';
+import { runStateOf, startFold, type FoldState } from '../fold';
+import { foldInSlices } from '../history';
 import { factsOfRun } from '../listing-facts';
 import { pointAt, readRunFacts, runFacts, writeFactsFile } from './run-facts';
 import { writeNewFile } from '../atomic-file';
@@ -185,7 +186,7 @@ export class FileCheckpointStore implements CheckpointStore {
     // A writer that closed cleanly left the state file current: rewriting it would only cost fsyncs.
     if (!sameState(stored, state)) await writeStateFile(this.fs, dir, state);
     const handle = await this.fs.openAppend(this.journalPath(runId));
-    return new FileRunWriter(this, handle, holderId, lease, state, opened, facts, refsKnown, cut);
+    return fileRunWriter(this, handle, holderId, lease, state, opened, facts, refsKnown, cut);
   }
 
   /** Runs `open` holding a new lease of the run; the lease is released when it fails. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonAs, readIfExists, replaceFileUnsynced } from '../atomic-file';
 import { checksummed, readChecked } from '../journal-format';
-import { foldInSlices } from '../fold';
+import { foldInSlices } from '../history';
 import { joinPath } from '../fs-port';
 import { lastLineOf } from '../journal-format';
 import { emptyMoves, factsOfRun, foldPending, foldRefs, noteMoves, type FactsMoves, type RunFacts } from '../listing-facts';

@@ -1,8 +1,9 @@
 import { StoreError, type ForkRequest, type RunSummary } from '../../../core/store/contract';
 import { forkRecords, forkSteps } from '../../../core/store/stamp';
+import { foldTail } from '../../../core/store/fold';
 import { forkFromParts, type ParentParts } from '../../../core/store/fork-fold';
 import type { StoredRecord } from '../../../core/store/records';
-import { foldRows, journalName, linesOf, scanRows, snapshotRows, type PgOpened, type SnapshotRow } from './pg-journal';
+import { journalName, linesOf, scanRows, snapshotRows, type PgOpened, type SnapshotRow } from './pg-journal';
 import { notifySql } from './pg-notify';
 import type { PgCheckpointStore } from './pg-store';
 
@@ -78,7 +79,7 @@ export async function openPgForkFromParent(store: PgCheckpointStore, runId: stri
   if (scan.damage || fork?.type !== 'fork' || fork.runId !== runId) return null;
   const parts = await parentParts(store, fork);
   const state = parts && forkFromParts(fork, parts);
-  if (!state || !foldRows(state, scan.records.slice(1))) return null;
+  if (!state || !(await foldTail(state, scan.records.slice(1)))) return null;
   return { fold: state, lastSeq: state.lastSeq, journalBytes: scan.goodLength, snapshotAt: scan.goodLength };
 }
 
@@ -122,7 +123,7 @@ async function parentParts(store: PgCheckpointStore, fork: Extract<StoredRecord,
   const [endRow, beforeRow] = [await rowAt(seqs[0]!), await rowAt(seqs[low]!)];
   if (!endRow || !beforeRow) return null;
   const end = await snapshotRows(runId, endRow, await rows(endRow.seq, seq));
-  if (!end || !foldRows(end.fold, end.scan.records) || end.fold.lastSeq !== seq) return null;
+  if (!end || !(await foldTail(end.fold, end.scan.records)) || end.fold.lastSeq !== seq) return null;
   const before = await snapshotRows(runId, beforeRow, await rows(beforeRow.seq, until));
   return before && { before: before.fold, after: before.scan.records, end: end.fold };
 }

@@ -1,5 +1,6 @@
 import { StoreError, type JournalDamage } from '../../../core/store/contract';
-import { BranchNeedsRecords, foldFromResumeState, foldInSlices, foldRecord, type FoldState } from '../../../core/store/fold';
+import { foldFromResumeState, foldTail, type FoldState } from '../../../core/store/fold';
+import { foldInSlices } from '../../../core/store/history';
 import { encodeGroup, scanJournal, type JournalScan } from '../../../core/store/journal-format';
 import type { StoredRecord } from '../../../core/store/records';
 import { decodeSnapshot, inlineState } from '../../../core/store/resume-state';
@@ -95,17 +96,6 @@ export async function snapshotRows(
   return { fold: foldFromResumeState(state), scan, snapshotAt: snapshot.journalBytes };
 }
 
-/** Folds `records` into `fold` (in place); false when a branch needs the records before them. */
-export function foldRows(fold: FoldState, records: readonly StoredRecord[]): boolean {
-  try {
-    for (const record of records) foldRecord(fold, record);
-    return true;
-  } catch (error) {
-    if (error instanceof BranchNeedsRecords) return false;
-    throw error;
-  }
-}
-
 /**
  * The run from a snapshot row and the rows after it, or null when the snapshot does not hold or
  * the rows after it need the whole journal (a branch to before it).
@@ -117,7 +107,7 @@ export async function openFromSnapshot(
   pause?: () => Promise<void>,
 ): Promise<PgOpened | null> {
   const opened = await snapshotRows(runId, row, tail, pause);
-  if (!opened || !foldRows(opened.fold, opened.scan.records)) return null;
+  if (!opened || !(await foldTail(opened.fold, opened.scan.records, pause))) return null;
   const { fold, scan, snapshotAt } = opened;
   return { fold, lastSeq: fold.lastSeq, journalBytes: scan.goodLength, snapshotAt };
 }

@@ -15,7 +15,8 @@ import {
   type RunWriter,
   type VerifyReport,
 } from '../../../core/store/contract';
-import { foldInSlices, runStateOf, startFold } from '../../../core/store/fold';
+import { runStateOf, startFold } from '../../../core/store/fold';
+import { foldInSlices } from '../../../core/store/history';
 import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from '../../../core/store/lease-policy';
 import type { RunRecord, StoredRecord } from '../../../core/store/records';
 import { blobRefs } from '../../../core/store/refs';
@@ -29,7 +30,7 @@ import { collectPgGarbage, listPgRuns } from './pg-listing';
 import { forkPgRun } from './pg-fork';
 import { LEASE_CHANNEL, leaseNoticeSql, notifySql, PgAppendWatch } from './pg-notify';
 import { migrateSchema } from './pg-schema';
-import { KEEP_SNAPSHOTS, leaseOfRow, PgRunWriter, type LeaseRow } from './pg-writer';
+import { KEEP_SNAPSHOTS, leaseOfRow, pgRunWriter, type LeaseRow } from './pg-writer';
 import { errorText } from '../../../core/error-text';
 // A fork opens from its parent's snapshot rows (pg-fork.ts).
 import { openPgForkFromParent } from './pg-fork';
@@ -212,7 +213,7 @@ export class PgCheckpointStore implements CheckpointStore {
     });
     this.wrote(run.runId, 1);
     const opened: PgOpened = { fold: startFold(stamped[0]), lastSeq: 1, journalBytes: line!.length + 1, snapshotAt: 0 };
-    return new PgRunWriter(this, run.runId, holderId, lease, opened);
+    return pgRunWriter(this, run.runId, holderId, lease, opened);
   }
 
   async openWriter(runId: string): Promise<RunWriter> {
@@ -222,7 +223,7 @@ export class PgCheckpointStore implements CheckpointStore {
     const holderId = claim?.holderId ?? newHolderId();
     const lease = claim?.lease ?? (await takeLease(this, runId, holderId));
     try {
-      return new PgRunWriter(this, runId, holderId, lease, await this.openRun(runId));
+      return pgRunWriter(this, runId, holderId, lease, await this.openRun(runId));
     } catch (error) {
       const release = 'UPDATE ac_leases SET holder_id = NULL WHERE run_id = $1 AND holder_id = $2 RETURNING run_id';
       await this.query(leaseNoticeSql(release, '$3'), [runId, holderId, this.token]).catch(() => undefined);
