@@ -130,6 +130,35 @@ export function searchTextCases(engine: string, rgPath: string | null): void {
       assert.match(complete.content, /\[7 matching lines in 3 files; complete: every text file under "m" was searched/);
     });
 
+    it('hits spread over many folders come in path order, the first ones up to the cap; a file with more lines than the cap stops inside it', async () => {
+      const spread: Record<string, string> = { 's/d9/many.txt': 'hit\n'.repeat(20) };
+      for (let i = 0; i < 40; i++) spread[`s/d${i % 8}/f${String(i).padStart(2, '0')}.txt`] = 'hit\n';
+      const inOrder = Object.keys(spread).sort();
+      writeFiles(root, spread);
+      const all = await search({ dir: 's', pattern: 'hit', maxMatches: 60 });
+      assert.deepEqual(
+        all.files.map((f) => f.path),
+        inOrder,
+      );
+      assert.equal(all.matches, 60);
+      assert.equal(all.stopped, undefined);
+      const first = await search({ dir: 's', pattern: 'hit', maxMatches: 25 });
+      assert.deepEqual(
+        first.files.map((f) => f.path),
+        inOrder.slice(0, 25),
+      );
+      assert.deepEqual(first.stopped, { reason: 'max_matches', lastPath: inOrder[24] });
+      const inside = await search({ dir: 's', pattern: 'hit', maxMatches: 45 });
+      assert.deepEqual(inside.stopped, { reason: 'max_matches', lastPath: 's/d9/many.txt', lastLine: 5 });
+      assert.deepEqual(
+        inside.files.at(-1)!.lines.map((l) => l.line),
+        [1, 2, 3, 4, 5],
+      );
+      const one = await search({ dir: 's/d9', pattern: 'hit', maxMatches: 3 });
+      assert.deepEqual(one.stopped, { reason: 'max_matches', lastPath: 's/d9/many.txt', lastLine: 3 });
+      assert.equal(one.matches, 3);
+    });
+
     it('a catastrophic pattern gets an error or an answer at once, never a hang', async () => {
       writeFiles(root, { 'evil.txt': `${'a'.repeat(5000)}!\n` });
       const started = Date.now();
