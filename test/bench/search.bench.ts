@@ -27,7 +27,7 @@ import { MAX_SEARCH_FILE_BYTES, ripgrepOnPath, ripgrepUnderAppRoot, searchText, 
 import type { BufferText } from '../../src/host/node/search/buffers';
 import { workspaceFind, workspaceSearch } from '../../src/host/node/search/workspace-search';
 import { engineQuery } from '../../src/host/node/search/engine-query';
-import { ripgrepArgs } from '../../src/host/node/search/rg-engine';
+import { ripgrepArgs, walkArgs } from '../../src/host/node/search/rg-engine';
 
 const PATTERN = process.env.SEARCH_PATTERN ?? 'Copyright';
 const RUNS = 3;
@@ -255,10 +255,9 @@ async function babelFigures(rgPath: string | null): Promise<Record<string, unkno
     // The floor: ripgrep alone, listing and searching the tree with the engine's own flags.
     const rgAlone = async (args: string[]) =>
       rgPath === null ? null : await best(async () => spawnSync(rgPath, args, { cwd: root, maxBuffer: 1 << 28 }));
-    const walkFlags = ['--no-config', '--hidden', '--no-require-git', '--no-ignore-global', '--glob', '!.git'];
-    const rgFilesMs = await rgAlone(['--files', '--null', ...walkFlags, '.']);
+    const rgFilesMs = await rgAlone(['--files', '--null', ...(await walkArgs(root)), '.']);
     const engine = await engineQuery({ ...specOf(root, BABEL_PATTERN), maxMatches: query.maxMatches }, Date.now());
-    const rgSearchMs = await rgAlone(ripgrepArgs(engine, false));
+    const rgSearchMs = await rgAlone(await ripgrepArgs(engine, false));
     const calls = [
       ['find_files', { pattern: FIND_GLOB }],
       ['search_text', { pattern: BABEL_PATTERN }],

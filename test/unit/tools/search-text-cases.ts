@@ -130,6 +130,26 @@ export function searchTextCases(engine: string, rgPath: string | null): void {
       assert.match(complete.content, /\[7 matching lines in 3 files; complete: every text file under "m" was searched/);
     });
 
+    it(".git/info/exclude of the folder is honoured by search and find; a nested repository's is not read", async () => {
+      writeFiles(root, {
+        '.git/info/exclude': 'private-notes.txt\n',
+        'private-notes.txt': 'alpha private\n',
+        'vendor/lib/.git/info/exclude': 'inner.txt\n',
+        'vendor/lib/inner.txt': 'alpha inner\n',
+      });
+      const result = await search({ include: ['*.txt'] });
+      assert.ok(!result.files.some((f) => f.path === 'private-notes.txt'));
+      assert.ok(result.files.some((f) => f.path === 'vendor/lib/inner.txt'));
+      const found = await new NodeWorkspace({ roots: [root], ripgrep: rgPath }).findFiles({
+        dir: '.',
+        glob: '**/*.txt',
+        exclude: [],
+        max: 100,
+      });
+      assert.ok(!found.paths.includes('private-notes.txt'));
+      assert.ok(found.paths.includes('vendor/lib/inner.txt'));
+    });
+
     it('hits spread over many folders come in path order, the first ones up to the cap; a file with more lines than the cap stops inside it', async () => {
       const spread: Record<string, string> = { 's/d9/many.txt': 'hit\n'.repeat(20) };
       for (let i = 0; i < 40; i++) spread[`s/d${i % 8}/f${String(i).padStart(2, '0')}.txt`] = 'hit\n';

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as nodePath from 'node:path';
 import { createInterface } from 'node:readline';
 import type { SearchLine } from '../../../core/ports';
 import { passes, type EngineQuery } from './engine-query';
-import type { PathFilter } from './filters';
+import { ALWAYS_SKIPPED, type PathFilter } from './filters';
 import type { HitCollector } from './hits';
 import { comparePaths } from './walk';
 
@@ -17,12 +19,27 @@ import { comparePaths } from './walk';
 /** What ripgrep answered: it searched (the collector holds the hits), or it cannot run the pattern. */
 export type RipgrepOutcome = 'searched' | { readonly unsupported: string };
 
-/** The walk's rules as ripgrep flags: dot files seen, ignore files read without a repository, nothing of the user's own config or global ignores, `.git` never entered. */
-const WALK_ARGS = ['--no-config', '--hidden', '--no-require-git', '--no-ignore-global', '--glob', '!.git'];
+/**
+ * The walk's rules as ripgrep flags: dot files seen, ignore files read without a repository,
+ * nothing of the user's own config or global ignores, `.git` never entered; `.git/info/exclude`
+ * of the workspace folder only (as the shared filter reads it), so that ripgrep does not look for
+ * one in each of its folders.
+ */
+const WALK_ARGS = ['--no-config', '--hidden', '--no-require-git', '--no-ignore-global', '--glob', '!.git', '--no-ignore-exclude'];
+
+/** The walk's flags for a workspace folder: WALK_ARGS, and its `.git/info/exclude` when it has one. */
+export async function walkArgs(rootAbs: string): Promise<string[]> {
+  const exclude = nodePath.join(rootAbs, ALWAYS_SKIPPED, 'info', 'exclude');
+  const regular = await fs.lstat(exclude).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  return regular ? [...WALK_ARGS, '--ignore-file', exclude] : WALK_ARGS;
+}
 
 /** `sorted`: in path order on one thread; else ripgrep's threads, in no order. */
-export function ripgrepArgs(query: EngineQuery, sorted: boolean): string[] {
-  const args = ['--json', ...(sorted ? ['--sort', 'path'] : []), ...WALK_ARGS, '--crlf'];
+export async function ripgrepArgs(query: EngineQuery, sorted: boolean): Promise<string[]> {
+  const args = ['--json', ...(sorted ? ['--sort', 'path'] : []), ...(await walkArgs(query.filter.ignore.rootAbs)), '--crlf'];
   args.push('--encoding', 'none', '--max-filesize', String(query.maxFileBytes));
   // One file never shows more than the cap: past cap + 1 its lines are not needed to say where the search stopped.
   args.push('--max-count', String(query.maxMatches + 1));
@@ -132,7 +149,7 @@ async function searchAll(rgPath: string, query: EngineQuery, signal: AbortSignal
   const files: RgFile[] = [];
   let matches = 0;
   const deadline = Math.min(query.deadline, Date.now() + query.budgetMs / 2);
-  const run = await runRipgrep(rgPath, ripgrepArgs(query, false), query.filter.ignore.rootAbs, deadline, signal, async (file) => {
+  const run = await runRipgrep(rgPath, await ripgrepArgs(query, false), query.filter.ignore.rootAbs, deadline, signal, async (file) => {
     if (!(await passes(query, file.path))) return true;
     files.push(file);
     matches += file.lines.filter((l) => l.match).length;
@@ -147,7 +164,7 @@ async function searchAll(rgPath: string, query: EngineQuery, signal: AbortSignal
 async function searchSorted(rgPath: string, query: EngineQuery, collector: HitCollector, signal: AbortSignal): Promise<RipgrepOutcome> {
   const run = await runRipgrep(
     rgPath,
-    ripgrepArgs(query, true),
+    await ripgrepArgs(query, true),
     query.filter.ignore.rootAbs,
     query.deadline,
     signal,
@@ -179,7 +196,7 @@ export async function ripgrepSearch(
  */
 export async function ripgrepFiles(rgPath: string, filter: PathFilter, signal?: AbortSignal, name?: string): Promise<string[] | null> {
   const only = name === undefined ? [] : ['--glob', name];
-  const args = ['--files', '--null', ...WALK_ARGS, ...only, '--', filter.base === '' ? '.' : filter.base];
+  const args = ['--files', '--null', ...(await walkArgs(filter.ignore.rootAbs)), ...only, '--', filter.base === '' ? '.' : filter.base];
   const child = spawn(rgPath, args, { cwd: filter.ignore.rootAbs, env: {}, stdio: ['ignore', 'pipe', 'ignore'] });
   const stop = (): void => void child.kill('SIGKILL');
   signal?.addEventListener('abort', stop, { once: true });
