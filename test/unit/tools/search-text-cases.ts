@@ -3,6 +3,7 @@ import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileQuery, TextSearchQuery, TextSearchResult } from '../../../src/core/ports';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
+import { comparePaths } from '../../../src/host/node/search/walk';
 import { tempDir, writeFiles } from '../runtime/harness';
 import { ripgrepOrSkip, runTool } from './search-support';
 
@@ -151,16 +152,23 @@ export function searchTextCases(engine: string, rgPath: string | null): void {
     });
 
     it('hits spread over many folders come in path order, the first ones up to the cap; a file with more lines than the cap stops inside it', async () => {
-      const spread: Record<string, string> = { 's/d9/many.txt': 'hit\n'.repeat(20) };
+      // Folder names that a plain string sort puts elsewhere ("a.b/" and "a-b.txt" before "a/").
+      const spread: Record<string, string> = {
+        's/d9/many.txt': 'hit\n'.repeat(20),
+        's/a/x.txt': 'hit\n',
+        's/a.b/y.txt': 'hit\n',
+        's/a-b.txt': 'hit\n',
+      };
       for (let i = 0; i < 40; i++) spread[`s/d${i % 8}/f${String(i).padStart(2, '0')}.txt`] = 'hit\n';
-      const inOrder = Object.keys(spread).sort();
+      const inOrder = Object.keys(spread).sort(comparePaths);
+      const singles = inOrder.length - 1;
       writeFiles(root, spread);
-      const all = await search({ dir: 's', pattern: 'hit', maxMatches: 60 });
+      const all = await search({ dir: 's', pattern: 'hit', maxMatches: singles + 20 });
       assert.deepEqual(
         all.files.map((f) => f.path),
         inOrder,
       );
-      assert.equal(all.matches, 60);
+      assert.equal(all.matches, singles + 20);
       assert.equal(all.stopped, undefined);
       const first = await search({ dir: 's', pattern: 'hit', maxMatches: 25 });
       assert.deepEqual(
@@ -168,7 +176,7 @@ export function searchTextCases(engine: string, rgPath: string | null): void {
         inOrder.slice(0, 25),
       );
       assert.deepEqual(first.stopped, { reason: 'max_matches', lastPath: inOrder[24] });
-      const inside = await search({ dir: 's', pattern: 'hit', maxMatches: 45 });
+      const inside = await search({ dir: 's', pattern: 'hit', maxMatches: singles + 5 });
       assert.deepEqual(inside.stopped, { reason: 'max_matches', lastPath: 's/d9/many.txt', lastLine: 5 });
       assert.deepEqual(
         inside.files.at(-1)!.lines.map((l) => l.line),

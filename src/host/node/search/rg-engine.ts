@@ -6,7 +6,6 @@ import type { SearchLine } from '../../../core/ports';
 import { passes, type EngineQuery } from './engine-query';
 import { ALWAYS_SKIPPED, type PathFilter } from './filters';
 import type { HitCollector } from './hits';
-import { comparePaths } from './walk';
 
 // ripgrep as the engine where one is at hand: its regex engine runs in linear time, so a model's
 // pattern cannot stall it. First its threads search the whole tree in no order; when that ends
@@ -157,7 +156,16 @@ async function searchAll(rgPath: string, query: EngineQuery, signal: AbortSignal
   });
   if (signal.aborted) return 'searched';
   if (run.stopped) return null;
-  return (files.length === 0 ? unsupported(run) : null) ?? files.sort((a, b) => comparePaths(a.path, b.path));
+  return (files.length === 0 ? unsupported(run) : null) ?? inPathOrder(files);
+}
+
+/**
+ * The files in path order (as comparePaths orders them) without splitting paths at each comparison:
+ * with "/" as the lowest character, a path's string order is its folder-by-folder order.
+ */
+function inPathOrder(files: readonly RgFile[]): RgFile[] {
+  const keyed = files.map((file) => ({ file, key: file.path.replaceAll('/', '\0') }));
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((k) => k.file);
 }
 
 /** ripgrep in path order, stopped at the cap. */
