@@ -12,7 +12,8 @@
 // from a call's start to its result with editor buffers laid over the disk (buffers_seen says the
 // buffers were found), *_answer_to_request_ms from the model's answer to the next request in a
 // scripted run, *_cpu_ms the CPU of this process and of ripgrep (which load does not inflate), and
-// rg_alone_* for ripgrep by itself on the same tree (the floor on this machine at this load).
+// rg_alone_* for ripgrep by itself on the same tree with the engine's flags (its threads, in no
+// order: the floor on this machine at this load).
 // Prints ONE JSON object.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ import { TREE_PATTERN, writeRepoTree } from './search-tree';
 import { MAX_SEARCH_FILE_BYTES, ripgrepOnPath, ripgrepUnderAppRoot, searchText, type SearchSpec } from '../../src/host/node/search/index';
 import type { BufferText } from '../../src/host/node/search/buffers';
 import { workspaceFind, workspaceSearch } from '../../src/host/node/search/workspace-search';
+import { engineQuery } from '../../src/host/node/search/engine-query';
+import { ripgrepArgs, walkArgs } from '../../src/host/node/search/rg-engine';
 
 const PATTERN = process.env.SEARCH_PATTERN ?? 'Copyright';
 const RUNS = 3;
@@ -252,9 +255,9 @@ async function babelFigures(rgPath: string | null): Promise<Record<string, unkno
     // The floor: ripgrep alone, listing and searching the tree with the engine's own flags.
     const rgAlone = async (args: string[]) =>
       rgPath === null ? null : await best(async () => spawnSync(rgPath, args, { cwd: root, maxBuffer: 1 << 28 }));
-    const walkFlags = ['--no-config', '--hidden', '--no-require-git', '--no-ignore-global', '--glob', '!.git'];
-    const rgFilesMs = await rgAlone(['--files', '--null', ...walkFlags, '.']);
-    const rgSearchMs = await rgAlone(['--json', '--sort', 'path', ...walkFlags, '--fixed-strings', '--regexp', BABEL_PATTERN, '.']);
+    const rgFilesMs = await rgAlone(['--files', '--null', ...(await walkArgs(root)), '.']);
+    const engine = await engineQuery({ ...specOf(root, BABEL_PATTERN), maxMatches: query.maxMatches }, Date.now());
+    const rgSearchMs = await rgAlone(await ripgrepArgs(engine, false));
     const calls = [
       ['find_files', { pattern: FIND_GLOB }],
       ['search_text', { pattern: BABEL_PATTERN }],

@@ -69,6 +69,26 @@ export function searchBuffersCases(engine: string, rgPath: string | null): void 
       assert.equal(result.stopped?.lastPath, 'b.txt');
     });
 
+    it('matches a buffer alike with plain text (in this thread) and a regular expression (in a worker that stops a runaway pattern)', async () => {
+      const buffers: BufferText[] = [{ path: 'b.txt', text: 'one\r\nZebra two\r\nthree\r\nzebra\u0000x\n', onDisk: true }];
+      const shown = (result: { files: readonly { path: string; lines: readonly { line: number; text: string; match: boolean }[] }[] }) =>
+        result.files.filter((f) => f.path === 'b.txt').flatMap((f) => f.lines.map((l) => `${l.line}${l.match ? ':' : '-'}${l.text}`));
+      const plain = await workspaceSearch(at, query({ caseSensitive: false, contextLines: 1 }), { rgPath, buffers });
+      const regex = await workspaceSearch(at, query({ regex: true, pattern: '[Zz]ebr.', contextLines: 1 }), { rgPath, buffers });
+      assert.deepEqual(shown(plain), [], 'a buffer holding a NUL is binary, as a file is');
+      const text: BufferText[] = [{ path: 'b.txt', text: 'one\r\nZebra two\r\nthree\r\n', onDisk: true }];
+      const plainText = await workspaceSearch(at, query({ caseSensitive: false, contextLines: 1 }), { rgPath, buffers: text });
+      const regexText = await workspaceSearch(at, query({ regex: true, pattern: '[Zz]ebr.', contextLines: 1 }), { rgPath, buffers: text });
+      assert.deepEqual(shown(plainText), ['1-one', '2:Zebra two', '3-three']);
+      assert.deepEqual(shown(regexText), shown(plainText));
+      assert.deepEqual(shown(regex), []);
+      const runaway: BufferText[] = [{ path: 'b.txt', text: `${'a'.repeat(5000)}!\n`, onDisk: true }];
+      await assert.rejects(
+        workspaceSearch(at, query({ regex: true, pattern: '(a+)+$' }), { rgPath, buffers: runaway }),
+        /backtracks catastrophically/,
+      );
+    });
+
     it('find_files and list_dir show a file that exists only in an editor, with its size', async () => {
       const buffers: BufferText[] = [
         { path: 'src/new.txt', text: 'hello\n', onDisk: false },

@@ -3,6 +3,7 @@ import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileQuery, TextSearchQuery, TextSearchResult } from '../../../src/core/ports';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
+import { comparePaths } from '../../../src/host/node/search/walk';
 import { tempDir, writeFiles } from '../runtime/harness';
 import { ripgrepOrSkip, runTool } from './search-support';
 
@@ -128,6 +129,62 @@ export function searchTextCases(engine: string, rgPath: string | null): void {
       );
       const complete = await runTool(root, 'search_text', { pattern: 'hit', path: 'm' }, rgPath);
       assert.match(complete.content, /\[7 matching lines in 3 files; complete: every text file under "m" was searched/);
+    });
+
+    it(".git/info/exclude of the folder is honoured by search and find; a nested repository's is not read", async () => {
+      writeFiles(root, {
+        '.git/info/exclude': 'private-notes.txt\n',
+        'private-notes.txt': 'alpha private\n',
+        'vendor/lib/.git/info/exclude': 'inner.txt\n',
+        'vendor/lib/inner.txt': 'alpha inner\n',
+      });
+      const result = await search({ include: ['*.txt'] });
+      assert.ok(!result.files.some((f) => f.path === 'private-notes.txt'));
+      assert.ok(result.files.some((f) => f.path === 'vendor/lib/inner.txt'));
+      const found = await new NodeWorkspace({ roots: [root], ripgrep: rgPath }).findFiles({
+        dir: '.',
+        glob: '**/*.txt',
+        exclude: [],
+        max: 100,
+      });
+      assert.ok(!found.paths.includes('private-notes.txt'));
+      assert.ok(found.paths.includes('vendor/lib/inner.txt'));
+    });
+
+    it('hits spread over many folders come in path order, the first ones up to the cap; a file with more lines than the cap stops inside it', async () => {
+      // Folder names that a plain string sort puts elsewhere ("a.b/" and "a-b.txt" before "a/").
+      const spread: Record<string, string> = {
+        's/d9/many.txt': 'hit\n'.repeat(20),
+        's/a/x.txt': 'hit\n',
+        's/a.b/y.txt': 'hit\n',
+        's/a-b.txt': 'hit\n',
+      };
+      for (let i = 0; i < 40; i++) spread[`s/d${i % 8}/f${String(i).padStart(2, '0')}.txt`] = 'hit\n';
+      const inOrder = Object.keys(spread).sort(comparePaths);
+      const singles = inOrder.length - 1;
+      writeFiles(root, spread);
+      const all = await search({ dir: 's', pattern: 'hit', maxMatches: singles + 20 });
+      assert.deepEqual(
+        all.files.map((f) => f.path),
+        inOrder,
+      );
+      assert.equal(all.matches, singles + 20);
+      assert.equal(all.stopped, undefined);
+      const first = await search({ dir: 's', pattern: 'hit', maxMatches: 25 });
+      assert.deepEqual(
+        first.files.map((f) => f.path),
+        inOrder.slice(0, 25),
+      );
+      assert.deepEqual(first.stopped, { reason: 'max_matches', lastPath: inOrder[24] });
+      const inside = await search({ dir: 's', pattern: 'hit', maxMatches: singles + 5 });
+      assert.deepEqual(inside.stopped, { reason: 'max_matches', lastPath: 's/d9/many.txt', lastLine: 5 });
+      assert.deepEqual(
+        inside.files.at(-1)!.lines.map((l) => l.line),
+        [1, 2, 3, 4, 5],
+      );
+      const one = await search({ dir: 's/d9', pattern: 'hit', maxMatches: 3 });
+      assert.deepEqual(one.stopped, { reason: 'max_matches', lastPath: 's/d9/many.txt', lastLine: 3 });
+      assert.equal(one.matches, 3);
     });
 
     it('a catastrophic pattern gets an error or an answer at once, never a hang', async () => {

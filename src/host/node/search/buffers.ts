@@ -4,7 +4,7 @@ import { ALWAYS_SKIPPED, fromBase, globTest } from './filters';
 import { HitCollector } from './hits';
 import { searchText, type SearchOutcome } from './index';
 import { findFiles, listTree, type FindSpec, type TreeSpec } from './listing';
-import { RegexWorker } from './regex-worker';
+import { matchTextsHere, RegexWorker, type WorkerHit } from './regex-worker';
 import { comparePaths } from './walk';
 
 // Search, find and tree over the disk with the editor's unsaved buffers laid over it, so the
@@ -32,19 +32,31 @@ async function covered(query: EngineQuery, buffers: readonly BufferText[]): Prom
   return out.sort((a, b) => comparePaths(a.path, b.path));
 }
 
+/** The buffers' hits: plain text is matched here, a regular expression in a worker that can be stopped. */
 async function bufferHits(query: EngineQuery, buffers: readonly BufferText[]): Promise<SearchFileHits[]> {
   if (buffers.length === 0) return [];
   const literal = !query.regex && query.caseSensitive ? query.pattern : null;
-  const worker = new RegexWorker(query.source, query.flags, { maxBytes: query.maxFileBytes, literal, context: query.contextLines });
+  const options = { maxBytes: query.maxFileBytes, literal, context: query.contextLines };
+  const texts = buffers.map((b) => b.text);
+  const hits = query.regex ? await inWorker(query, options, buffers, texts) : matchTextsHere(query.source, query.flags, options, texts);
+  return hits.map((hit) => ({
+    path: buffers[hit.index]!.path,
+    lines: hit.lines.map(([index, text, match]) => ({ line: index + 1, text, match })),
+  }));
+}
+
+async function inWorker(
+  query: EngineQuery,
+  options: ConstructorParameters<typeof RegexWorker>[2],
+  buffers: readonly BufferText[],
+  texts: readonly string[],
+): Promise<WorkerHit[]> {
+  const worker = new RegexWorker(query.source, query.flags, options);
   try {
-    const hits = await worker.run(
+    return await worker.run(
       buffers.map((b) => b.path),
-      buffers.map((b) => b.text),
+      texts,
     );
-    return hits.map((hit) => ({
-      path: buffers[hit.index]!.path,
-      lines: hit.lines.map(([index, text, match]) => ({ line: index + 1, text, match })),
-    }));
   } finally {
     worker.close();
   }

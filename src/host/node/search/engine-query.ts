@@ -10,6 +10,8 @@ export interface EngineQuery {
   readonly regex: boolean;
   readonly caseSensitive: boolean;
   readonly contextLines: number;
+  /** Matching lines shown at most. */
+  readonly maxMatches: number;
   readonly maxFileBytes: number;
   readonly budgetMs: number;
   readonly deadline: number;
@@ -93,6 +95,7 @@ export async function engineQuery(spec: SearchSpec, now: number): Promise<Engine
     regex: spec.regex,
     caseSensitive: spec.caseSensitive,
     contextLines: spec.contextLines,
+    maxMatches: spec.maxMatches,
     maxFileBytes: spec.maxFileBytes,
     budgetMs: spec.budgetMs,
     deadline: now + spec.budgetMs,

@@ -13,33 +13,12 @@ export const STALL_MS = 1000;
 // For each file: read it if regular, small and not binary; a quick test of the whole text; then
 // its matching lines with their context. Lines are split at "\n", a trailing "\r" dropped, no
 // empty line after a final "\n": as ripgrep counts them with --crlf.
-const WORKER_SOURCE = `
-const fs = require('node:fs');
-const { parentPort, workerData } = require('node:worker_threads');
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+// MATCHER_SOURCE, the part that takes a text, is also run in this thread for a pattern that
+// cannot backtrack (plain text, escaped): editor buffers then need no worker.
+const MATCHER_SOURCE = `
 const whole = new RegExp(workerData.source, workerData.flags + 'm');
 const line = new RegExp(workerData.source, workerData.flags);
-const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0);
 const literal = workerData.literal === null ? null : Buffer.from(workerData.literal, 'utf8');
-function readText(path) {
-  let fd;
-  try { fd = fs.openSync(path, FLAGS); } catch { return null; }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.size > workerData.maxBytes) return null;
-    const bytes = Buffer.allocUnsafe(st.size);
-    let length = 0;
-    while (length < st.size) {
-      const n = fs.readSync(fd, bytes, length, st.size - length, length);
-      if (n === 0) break;
-      length += n;
-    }
-    const body = bytes.subarray(0, length);
-    // Plain case-sensitive text: a file without its bytes is skipped undecoded.
-    if (literal !== null && body.indexOf(literal) === -1) return null;
-    return body.includes(0) ? null : decoder.decode(body);
-  } catch { return null; } finally { fs.closeSync(fd); }
-}
 // An editor buffer's text (unsaved edits), under the same size, literal and binary rules as a file.
 function bufferText(text) {
   if (Buffer.byteLength(text, 'utf8') > workerData.maxBytes) return null;
@@ -68,6 +47,33 @@ function hitLines(text) {
     next = Math.max(next, to + 1);
   }
   return out;
+}
+`;
+
+const WORKER_SOURCE = `
+const fs = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0);
+${MATCHER_SOURCE}
+function readText(path) {
+  let fd;
+  try { fd = fs.openSync(path, FLAGS); } catch { return null; }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > workerData.maxBytes) return null;
+    const bytes = Buffer.allocUnsafe(st.size);
+    let length = 0;
+    while (length < st.size) {
+      const n = fs.readSync(fd, bytes, length, st.size - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    const body = bytes.subarray(0, length);
+    // Plain case-sensitive text: a file without its bytes is skipped undecoded.
+    if (literal !== null && body.indexOf(literal) === -1) return null;
+    return body.includes(0) ? null : decoder.decode(body);
+  } catch { return null; } finally { fs.closeSync(fd); }
 }
 parentPort.postMessage({ ready: true });
 parentPort.on('message', (batch) => {
@@ -99,6 +105,34 @@ export class PatternTimeoutError extends Error {
 export interface WorkerHit {
   readonly index: number;
   readonly lines: readonly (readonly [number, string, boolean])[];
+}
+
+/** The matching part of the worker's source, as this thread runs it. */
+interface Matcher {
+  bufferText(text: string): string | null;
+  hitLines(text: string): WorkerHit['lines'];
+}
+
+/**
+ * Editor buffers matched in this thread by the worker's own code: only for a pattern that cannot
+ * backtrack (plain text, escaped), which needs no watchdog and so no worker to start.
+ */
+export function matchTextsHere(
+  source: string,
+  flags: string,
+  options: { maxBytes: number; literal: string | null; context: number },
+  texts: readonly string[],
+): WorkerHit[] {
+  // Our own constant source; the pattern comes in as data (workerData), as in the worker.
+  const build = new Function('workerData', `${MATCHER_SOURCE}\nreturn { bufferText, hitLines };`) as (data: unknown) => Matcher;
+  const matcher = build({ source, flags, ...options });
+  const hits: WorkerHit[] = [];
+  texts.forEach((text, index) => {
+    const kept = matcher.bufferText(text);
+    const lines = kept === null ? [] : matcher.hitLines(kept);
+    if (lines.length > 0) hits.push({ index, lines });
+  });
+  return hits;
 }
 
 interface Pending {
