@@ -22,6 +22,14 @@ interface Applied {
 interface Outcome {
   readonly applied: Applied[];
   readonly conflicts: string[];
+  /** Files the system would not let the person's own process write (a folder they cannot write): left as they were. */
+  readonly unwritable: string[];
+}
+
+/** The system refused the write (permissions, a read-only mount): nothing was placed, and the other files still go. */
+function refusedBySystem(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'NoPermissions');
 }
 
 /** Applies one file (a patch of the call), or throws why not. */
@@ -46,13 +54,15 @@ async function applyOne(ctx: ToolContext, change: CommandFileChange): Promise<Ap
 }
 
 async function applyFiles(ctx: ToolContext, files: readonly CommandFileChange[]): Promise<Outcome> {
-  const outcome: Outcome = { applied: [], conflicts: [] };
+  const outcome: Outcome = { applied: [], conflicts: [], unwritable: [] };
   for (const change of files) {
     try {
       outcome.applied.push(await applyOne(ctx, change));
     } catch (error) {
-      if (!(error instanceof Conflict || error instanceof StaleContentError || error instanceof PathRefusedError)) throw error;
-      outcome.conflicts.push(`${change.path}: ${error.message}`);
+      if (error instanceof Conflict || error instanceof StaleContentError || error instanceof PathRefusedError)
+        outcome.conflicts.push(`${change.path}: ${error.message}`);
+      else if (refusedBySystem(error)) outcome.unwritable.push(`${change.path}: ${error.message}`);
+      else throw error;
     }
   }
   return outcome;
@@ -86,11 +96,14 @@ export interface AppliedChanges {
  * settle); on a failure they are kept for that too.
  */
 export async function applyChangeSet(ctx: ToolContext, changes: CommandChanges): Promise<AppliedChanges> {
-  const { applied, conflicts } = await applyFiles(ctx, changes.files);
+  const { applied, conflicts, unwritable } = await applyFiles(ctx, changes.files);
   const lines = [
     ...(applied.length > 0 ? ['Applied as patches of this call (Keep/Undo, Restore):', ...appliedLines(applied).map((l) => `  ${l}`)] : []),
     ...(conflicts.length > 0
       ? ['Not applied (conflict: the workspace differs from what the command saw):', ...conflicts.map((l) => `  ${l}`)]
+      : []),
+    ...(unwritable.length > 0
+      ? ['Not applied (you cannot write it here; the workspace differs from what the command saw):', ...unwritable.map((l) => `  ${l}`)]
       : []),
     ...(changes.refused.length > 0
       ? ['Not applied (refused; the workspace differs from what the command saw):', ...changes.refused.map((r) => `  ${r.path}: ${r.rule}`)]
@@ -99,7 +112,7 @@ export async function applyChangeSet(ctx: ToolContext, changes: CommandChanges):
   ];
   return {
     text: lines.length === 0 ? undefined : lines.join('\n'),
-    allPatched: changes.allInFiles === true && conflicts.length === 0 && changes.refused.length === 0,
+    allPatched: changes.allInFiles === true && conflicts.length === 0 && unwritable.length === 0 && changes.refused.length === 0,
   };
 }
 

@@ -91,3 +91,38 @@ describe('run_command: a contained command', () => {
     assert.equal(hasExternalEffect({ ...old, contained: false }), true);
   });
 });
+
+describe('run_command: a file the system will not let the person write', () => {
+  it('is named as not applied, the other files still go, and the call is not contained', async () => {
+    const workspace = new MemoryWorkspace();
+    workspace.userSave('locked/a.txt', utf8('a\n'));
+    workspace.userSave('b.txt', utf8('b\n'));
+    const ctx = contextOver(workspace);
+    const refusing: ToolContext = {
+      ...ctx,
+      async applyWrite(write: PreparedWrite): Promise<Patch> {
+        if (write.path.startsWith('locked/'))
+          throw Object.assign(new Error(`EACCES: permission denied, open '${write.path}.ac-tmp'`), { code: 'EACCES' });
+        return ctx.applyWrite(write);
+      },
+    };
+    const applied = await applyChangeSet(refusing, changeSet([rewrite('locked/a.txt', 'a\n', 'A\n'), rewrite('b.txt', 'b\n', 'B\n')]));
+    assert.match(applied.text ?? '', /M b\.txt/);
+    assert.match(applied.text ?? '', /Not applied \(you cannot write it here[^\n]*\n {2}locked\/a\.txt: EACCES/);
+    assert.equal(applied.allPatched, false);
+    assert.equal(new TextDecoder().decode((await workspace.read('b.txt'))!.bytes), 'B\n');
+    assert.equal(new TextDecoder().decode((await workspace.read('locked/a.txt'))!.bytes), 'a\n');
+  });
+
+  it('any other failure (the store, a defect) still stops the call', async () => {
+    const workspace = new MemoryWorkspace();
+    workspace.userSave('b.txt', utf8('b\n'));
+    const failing = {
+      ...contextOver(workspace),
+      applyWrite: async () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      },
+    } as unknown as ToolContext;
+    await assert.rejects(applyChangeSet(failing, changeSet([rewrite('b.txt', 'b\n', 'B\n')])), /ENOSPC/);
+  });
+});
