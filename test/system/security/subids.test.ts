@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildSync } from 'esbuild';
 import { skipWithoutViews } from '../../support/cow-views';
 import { tempDir } from '../../unit/runtime/harness';
 
@@ -12,7 +13,6 @@ import { tempDir } from '../../unit/runtime/harness';
 // result. Proven as a throwaway user (made here as root, removed after), running the runner itself.
 
 const CHILD = join(__dirname, 'subids-child.ts');
-const REPO = join(__dirname, '..', '..', '..');
 const NAME = `acsub${process.pid % 1_000_000}`;
 const START = 2_000_000_000 + (process.pid % 10_000) * 65_536;
 const COUNT = 65_536;
@@ -37,6 +37,8 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
   this.timeout(60_000);
   let uid = -1;
   let base = '';
+  /** The child, bundled where the throwaway user can read it: the checkout may sit in a folder only root can enter (a clone under a 0700 temp folder). */
+  let child = '';
 
   before(function () {
     const missing = process.getuid?.() !== 0 ? 'making a throwaway user takes root' : !onPath('useradd') ? 'useradd is missing' : undefined;
@@ -49,6 +51,11 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
       this.skip();
     }
     skipWithoutViews(this);
+    const bundle = tempDir('subids-child');
+    chmodSync(bundle, 0o755);
+    child = join(bundle, 'child.cjs');
+    buildSync({ entryPoints: [CHILD], bundle: true, platform: 'node', format: 'cjs', outfile: child, logLevel: 'error' });
+    chmodSync(child, 0o644);
     const made = spawnSync('useradd', ['-M', '-s', '/bin/sh', NAME], { encoding: 'utf8' });
     assert.equal(made.status, 0, made.stderr);
     uid = Number(spawnSync('id', ['-u', NAME], { encoding: 'utf8' }).stdout.trim());
@@ -63,7 +70,6 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
     if (uid < 0) return;
     for (const file of ['/etc/subuid', '/etc/subgid']) dropLines(file);
     spawnSync('userdel', [NAME]);
-    rmSync(`/tmp/tsx-${uid}`, { recursive: true, force: true });
   });
 
   beforeEach(() => {
@@ -87,8 +93,8 @@ describe('copy-on-write views with subordinate ids (a throwaway user with a subu
   function asUser(commands: string[], path = process.env['PATH']): { steps: Step[]; viewsLeft: string[] } {
     const run = spawnSync(
       'runuser',
-      ['-u', NAME, '--', process.execPath, '--import', 'tsx', CHILD, join(base, 'ws'), join(base, 'store', 'views'), ...commands],
-      { cwd: REPO, encoding: 'utf8', timeout: 40_000, env: { PATH: path, HOME: base } },
+      ['-u', NAME, '--', process.execPath, child, join(base, 'ws'), join(base, 'store', 'views'), ...commands],
+      { cwd: base, encoding: 'utf8', timeout: 40_000, env: { PATH: path, HOME: base } },
     );
     assert.equal(run.status, 0, `${run.stderr}\n${run.stdout}`);
     const lines = run.stdout
