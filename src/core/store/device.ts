@@ -159,7 +159,11 @@ export interface JournalDevice {
    * running or interrupted, not damaged, not in `skip`, whose lease `take` turns into a new one
    * (null: not free); claims of several workers never take the same run.
    */
-  claimRun?(workspace: string, skip: readonly string[], take: (current: LeaseRead) => LeaseInfo | null): Promise<{ runId: string; lease: LeaseInfo } | null>;
+  claimRun?(
+    workspace: string,
+    skip: readonly string[],
+    take: (current: LeaseRead) => LeaseInfo | null,
+  ): Promise<{ runId: string; lease: LeaseInfo } | null>;
   /** Ends what the device holds open (connections, watches). */
   dispose?(): Promise<void>;
 }

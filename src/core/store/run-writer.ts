@@ -35,8 +35,6 @@ export interface WriterDevice {
   readonly leaseTimeoutMs: number;
   /** A snapshot is written once the journal after the newest one holds this much. */
   readonly snapshotStepBytes: number;
-  /** True where any failed I/O may leave the writer's view of the run wrong (a server): the writer stops on it. */
-  readonly stopsOnAnyFailure: boolean;
   /** The blobs among `hashes` that the store does not hold. */
   missingBlobs(hashes: readonly string[]): Promise<readonly string[]>;
   /** Appends the group durably, only while `lease` (holder and generation) still holds the run; else lease_lost, nothing appended. Gives the lease after. */
@@ -199,9 +197,10 @@ export class StoreRunWriter implements RunWriter {
         await this.device.closeHandle();
         throw error;
       }
-      if (error instanceof StoreError && (error.code === 'invalid' || !this.device.stopsOnAnyFailure)) throw error;
+      // A device's own failure ('io': a server gone, a disk error) may leave the writer's view wrong: it stops.
+      if (error instanceof StoreError && error.code !== 'io') throw error;
       const failure = error instanceof StoreError ? error : this.device.ioError(error);
-      if (fatal || this.device.stopsOnAnyFailure) {
+      if (fatal || error instanceof StoreError) {
         this.stop(failure);
         await this.device.closeHandle();
         await this.device.cutBack(this.journalBytes).catch(() => undefined);

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileCheckpointStore } from '../../../src/core/store/file/file-store';
-import { readRunFacts } from '../../../src/core/store/file/run-facts';
+import { readRunFacts } from '../../../src/core/store/facts-log';
 import { foldRecords } from '../../../src/core/store/history';
 import type { NewRecord } from '../../../src/core/store/records';
 import { openFileStore } from '../../../src/host/node/store-factory';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunStateFile } from '../../../src/core/store/file/run-files';
+import { ListingRow as RunStateFile } from '../../../src/core/store/device';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { checkpoint, message, runInput } from './fixtures';

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeStoreFs } from '../../../src/host/node/node-store-fs';
-import { readRunFacts } from '../../../src/core/store/file/run-facts';
+import { readRunFacts } from '../../../src/core/store/facts-log';
 import { openFileStore } from '../../../src/host/node/store-factory';
 import { pendingPatch, runInput } from './fixtures';
 

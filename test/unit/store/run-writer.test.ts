@@ -28,10 +28,7 @@ class ScriptedDevice implements WriterDevice {
   released = false;
   reopened = 0;
 
-  constructor(
-    readonly stopsOnAnyFailure: boolean,
-    snapshotStepBytes = 1 << 30,
-  ) {
+  constructor(snapshotStepBytes = 1 << 30) {
     this.snapshotStepBytes = snapshotStepBytes;
   }
 
@@ -90,7 +87,7 @@ const isCode = (code: StoreError['code']) => (e: unknown) => e instanceof StoreE
 
 describe('the one run writer over a device', () => {
   it('numbers groups after the last record and hands each to the device in call order', async () => {
-    const device = new ScriptedDevice(false);
+    const device = new ScriptedDevice();
     const writer = writerOver(device);
     const [a, b] = await Promise.all([
       writer.append([message(0, 1, 'user', 'hi')]),
@@ -104,7 +101,7 @@ describe('the one run writer over a device', () => {
   });
 
   it('a fenced lease: the append lands nothing, the writer stops for good and lets go of its handle, its holder not abandoned', async () => {
-    const device = new ScriptedDevice(false);
+    const device = new ScriptedDevice();
     const writer = writerOver(device);
     device.generation = 1;
     await assert.rejects(writer.append([message(0, 1, 'user', 'hi')]), isCode('lease_lost'));
@@ -117,7 +114,7 @@ describe('the one run writer over a device', () => {
   });
 
   it('a failed write stops the writer, cuts the journal back to its last known end and abandons the holder', async () => {
-    const device = new ScriptedDevice(false);
+    const device = new ScriptedDevice();
     const writer = writerOver(device);
     await writer.append([message(0, 1, 'user', 'hi')]);
     const end = 100 + encodeGroup(device.groups[0]!).length;
@@ -129,16 +126,16 @@ describe('the one run writer over a device', () => {
     await assert.rejects(writer.append([message(1, 1, 'assistant', 'there')]), isCode('io'));
   });
 
-  it('a failed renewal stops the writer only where the device says any failure must (a server), not on files', async () => {
-    const files = new ScriptedDevice(false);
+  it('a failed renewal stops the writer only when the device names it its own failure (a server gone), not on a raw file error', async () => {
+    const files = new ScriptedDevice();
     const fileWriter = writerOver(files);
     files.fail.renew = new Error('EIO');
     await assert.rejects(fileWriter.renewLease(), isCode('io'));
     files.fail = {};
     await fileWriter.append([message(0, 1, 'user', 'still writing')]);
-    const server = new ScriptedDevice(true);
+    const server = new ScriptedDevice();
     const serverWriter = writerOver(server);
-    server.fail.renew = new Error('connection reset');
+    server.fail.renew = new StoreError('PostgreSQL at postgres://db: connection reset', 'io');
     await assert.rejects(serverWriter.renewLease(), isCode('io'));
     server.fail = {};
     await assert.rejects(serverWriter.append([message(0, 1, 'user', 'no')]), isCode('io'));
@@ -146,7 +143,7 @@ describe('the one run writer over a device', () => {
   });
 
   it('snapshots at a step of journal and at a compaction; a failed one leaves the writer appending; close writes one after 64 KiB', async () => {
-    const device = new ScriptedDevice(false, 200);
+    const device = new ScriptedDevice(200);
     const writer = writerOver(device);
     await writer.append([message(0, 1, 'user', 'x'.repeat(150))]);
     assert.equal(device.snapshots.length, 1, 'past the step');
@@ -172,7 +169,7 @@ describe('the one run writer over a device', () => {
     assert.equal(device.snapshots.length, 3, 'nothing after the newest');
     assert.equal(device.released, true);
     await assert.rejects(writer.append([message(2, 1, 'user', 'closed')]), isCode('lease_lost'));
-    const quiet = new ScriptedDevice(false);
+    const quiet = new ScriptedDevice();
     const closing = writerOver(quiet);
     await closing.append([message(0, 1, 'user', 'w'.repeat(64 << 10))]);
     assert.equal(quiet.snapshots.length, 0);
@@ -181,7 +178,7 @@ describe('the one run writer over a device', () => {
   });
 
   it('a branch record the fold cannot take alone: the run is read again once the group is durable', async () => {
-    const device = new ScriptedDevice(false);
+    const device = new ScriptedDevice();
     const writer = writerOver(device);
     await writer.append([checkpoint('c1', 1, 'before_model', 0)]);
     await writer.append([{ type: 'branch', checkpointId: 'c1', branchId: 'b1' }]);

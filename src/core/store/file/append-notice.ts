@@ -1,7 +1,6 @@
 import { joinPath, type StoreFs } from '../fs-port';
 import { RUN_ID } from '../run-id';
-import { LEASE } from './file-lease';
-import { JOURNAL } from './run-files';
+import { JOURNAL, LEASE } from './file-device';
 
 /**
  * The file store's change notice: a journal that grew (or was cut) by a write of another holder

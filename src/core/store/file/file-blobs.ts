@@ -24,8 +24,8 @@ export class FileBlobs {
     return joinPath(this.root, hash.slice(0, 2), hash);
   }
 
-  async put(bytes: Uint8Array): Promise<string> {
-    const hash = sha256Hex(bytes);
+  /** Puts `bytes` (whose sha256 is `hash` when the caller has it). */
+  async put(bytes: Uint8Array, hash = sha256Hex(bytes)): Promise<string> {
     if (this.known.has(hash)) return hash;
     const dir = joinPath(this.root, hash.slice(0, 2));
     if (!this.dirs.has(dir)) {

@@ -1,7 +1,6 @@
-import { readIfExists, replaceFileAtomic } from '../atomic-file';
-import type { OpenedRun } from './file-store';
-import { foldFromResumeState, foldTail, type FoldState } from '../fold';
-import { joinPath, readdirOrEmpty, type StoreFs } from '../fs-port';
+import type { JournalDevice } from './device';
+import type { OpenedRun } from './store';
+import { foldFromResumeState, foldTail, type FoldState } from './fold';
 import {
   lineRefs,
   readChecked,
@@ -11,13 +10,12 @@ import {
   type JournalScan,
   type LineRef,
   type ReadOptions,
-} from '../journal-format';
-import type { StoredRecord } from '../records';
-import { FORK_SPAN, prunableSnapshots } from '../fork-fold';
-import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from '../resume-state';
+} from './journal-format';
+import type { StoredRecord } from './records';
+import { FORK_SPAN, prunableSnapshots } from './fork-fold';
+import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './resume-state';
 
-// State snapshots of one run's folder, snapshot-<seq>.json. Written atomically (temp, fsync,
-// rename, fsync the folder) after a commit group is durable; the newest KEEP stay. A snapshot names
+// State snapshots of one run, documents snapshot-<seq>.json. Written durably after a commit group is durable; the newest KEEP stay. A snapshot names
 // the live context's messages by their lines in the journal (a message's line, checksum and seq)
 // rather than copying them, so it stays small however long the context. A resume takes the newest
 // one that holds and that the journal still matches (the line it names as its end ends where it
@@ -37,23 +35,27 @@ export function prunable(names: readonly string[], span = FORK_SPAN): string[] {
   return names.filter((name) => gone.has(snapshotSeq(name)));
 }
 
-/** The snapshot file names of a run folder, newest first. */
-export async function snapshotNames(fs: StoreFs, runDir: string): Promise<string[]> {
+/** The snapshot names of a run, newest first. */
+export async function snapshotNames(device: JournalDevice, runId: string): Promise<string[]> {
   // Names of one width compare as plain strings (localeCompare's first call sets up ICU's collator: 12 ms).
-  return (await readdirOrEmpty(fs, runDir))
+  return (await device.listDocs(runId, 'snapshot-'))
     .filter((name) => SNAPSHOT_NAME.test(name))
     .sort()
     .reverse();
 }
 
-export async function readSnapshot(fs: StoreFs, runDir: string, name: string, pause?: () => Promise<void>): Promise<Snapshot | null> {
-  const bytes = await readIfExists(fs, joinPath(runDir, name));
-  return bytes === null ? null : decodeSnapshot(bytes, pause);
+export async function readSnapshot(device: JournalDevice, runId: string, name: string): Promise<Snapshot | null> {
+  const bytes = await device.getDoc(runId, name);
+  return bytes === null ? null : decodeSnapshot(bytes, device.pause);
 }
 
 /** The step a snapshot file states and the journal bytes it covers, read without its schema (to pick one among many); null when it does not hold. */
-export async function snapshotHead(fs: StoreFs, runDir: string, name: string): Promise<{ stepId: number; journalBytes: number } | null> {
-  const bytes = await readIfExists(fs, joinPath(runDir, name)).catch(() => null);
+export async function snapshotHead(
+  device: JournalDevice,
+  runId: string,
+  name: string,
+): Promise<{ stepId: number; journalBytes: number } | null> {
+  const bytes = await device.getDoc(runId, name).catch(() => null);
   if (!bytes || bytes[bytes.length - 1] !== 0x0a) return null;
   const raw = readChecked(bytes, 0, bytes.length - 1) as { journalBytes?: unknown; state?: { stepId?: unknown } } | null;
   const { journalBytes } = raw ?? {};
@@ -79,8 +81,7 @@ export function rememberLines(lines: RecordLines, bytes: Uint8Array, base: numbe
  * bytes when it copies items (those `lines` does not know: a fork's ancestors'), else 0.
  */
 export async function writeSnapshot(
-  fs: StoreFs,
-  runDir: string,
+  device: JournalDevice,
   fold: FoldState,
   position: Omit<Snapshot, 'v' | 'state'>,
   lines?: RecordLines,
@@ -94,8 +95,9 @@ export async function writeSnapshot(
   };
   const named = { ...state, messages: state.messages.map(byLine), ledger: state.ledger.map(byLine) };
   const bytes = encodeSnapshot({ ...position, state: named });
-  await replaceFileAtomic(fs, runDir, name, bytes);
-  for (const old of prunable(await snapshotNames(fs, runDir), span)) await fs.unlink(joinPath(runDir, old)).catch(() => undefined);
+  const runId = fold.run.runId;
+  await device.putDoc(runId, name, bytes, true);
+  for (const old of prunable(await snapshotNames(device, runId), span)) await device.removeDoc(runId, old).catch(() => undefined);
   return [...named.messages, ...named.ledger].every((item) => 'line' in item) ? 0 : bytes.length;
 }
 
@@ -115,45 +117,39 @@ function matchesJournal(point: JournalPoint, bytes: Uint8Array): boolean {
   return line !== null && line.c === point.lastLineCrc && line.s === point.lastSeq && line.s === line.e;
 }
 
+/** Where a run's journal is read: the device, the run, and how its lines are read. */
+export interface JournalAt {
+  readonly device: JournalDevice;
+  readonly runId: string;
+  readonly read: ReadOptions;
+}
+
 /** The journal from byte `from` to its end (or to byte `end`); null when it cannot be read. */
-function readJournalFrom(fs: StoreFs, file: string, from: number, end?: number): Promise<Uint8Array | null> {
-  const length = end === undefined ? undefined : Math.max(0, end - from);
-  const bytes = fs.readFrom ? fs.readFrom(file, from, length) : fs.readFile(file).then((all) => all.subarray(from));
-  return bytes.then((read) => (length === undefined ? read : read.subarray(0, length))).catch(() => null);
+function readJournalFrom(at: JournalAt, from: number, end?: number): Promise<Uint8Array | null> {
+  return at.device.readJournal(at.runId, from, end).catch(() => null);
 }
 
 /** The journal after `point`, scanned from `bytes` (the journal from byte `from` on); null when they no longer hold the line the point names. */
-function scanAfter(
-  bytes: Uint8Array,
-  from: number,
-  read: ReadOptions,
-  point: JournalPoint,
-  pause?: () => Promise<void>,
-): Promise<JournalScan> | null {
+function scanAfter(at: JournalAt, bytes: Uint8Array, from: number, point: JournalPoint): Promise<JournalScan> | null {
   if (point.lastLineStart < from || !matchesJournal(point, bytes.subarray(point.lastLineStart - from))) return null;
-  return scanJournal(bytes.subarray(point.journalBytes - from), { ...read, base: point.journalBytes, firstSeq: point.lastSeq + 1 }, pause);
+  const read = { ...at.read, base: point.journalBytes, firstSeq: point.lastSeq + 1 };
+  return scanJournal(bytes.subarray(point.journalBytes - from), read, at.device.pause);
 }
 
 /**
- * The journal after `point`, scanned (offsets those of the file); null when the journal cannot be
- * read or no longer holds the line the point names. Damage after it is in `damage`.
+ * The journal after `point`, scanned (offsets those of the journal); null when the journal cannot
+ * be read or no longer holds the line the point names. Damage after it is in `damage`.
  */
-export async function journalAfter(
-  fs: StoreFs,
-  read: ReadOptions,
-  point: JournalPoint,
-  pause?: () => Promise<void>,
-): Promise<JournalScan | null> {
-  const bytes = await readJournalFrom(fs, read.file, point.lastLineStart);
-  return bytes && scanAfter(bytes, point.lastLineStart, read, point, pause);
+export async function journalAfter(at: JournalAt, point: JournalPoint): Promise<JournalScan | null> {
+  const bytes = await readJournalFrom(at, point.lastLineStart);
+  return bytes && scanAfter(at, bytes, point.lastLineStart, point);
 }
 
 /** A snapshot's list, the items it names by line read from `bytes` (the journal from byte `from` on) into `lines`; null when one does not hold. */
 async function itemsOf<T extends object>(
   items: ReadonlyArray<T | { line: LineRef }>,
   pick: (record: StoredRecord | null) => T | undefined,
-  at: { bytes: Uint8Array; from: number; read: ReadOptions; lines: RecordLines },
-  pause?: () => Promise<void>,
+  at: { bytes: Uint8Array; from: number; read: ReadOptions; lines: RecordLines; pause?: () => Promise<void> },
 ): Promise<T[] | null> {
   const out: T[] = [];
   for (const item of items) {
@@ -161,7 +157,7 @@ async function itemsOf<T extends object>(
       out.push(item);
       continue;
     }
-    await pause?.();
+    await at.pause?.();
     const found = pick(recordAtLine(at.bytes, at.from, item.line, at.read));
     if (!found) return null;
     at.lines.set(found, item.line);
@@ -174,42 +170,29 @@ async function itemsOf<T extends object>(
 export interface SnapshotRun {
   readonly fold: FoldState;
   readonly scan: JournalScan;
-  /** The journal bytes read, from file offset `from` on. */
+  /** The journal bytes read, from offset `from` on. */
   readonly bytes: Uint8Array;
   readonly from: number;
   readonly lines: RecordLines;
 }
 
 /** The state of one snapshot and the journal after it (to byte `end`, else to its end), not folded in; null when it does not hold. */
-export async function readSnapshotRun(
-  fs: StoreFs,
-  snapshot: Snapshot,
-  read: ReadOptions,
-  pause?: () => Promise<void>,
-  end?: number,
-): Promise<SnapshotRun | null> {
+export async function readSnapshotRun(journal: JournalAt, snapshot: Snapshot, end?: number): Promise<SnapshotRun | null> {
   const { state } = snapshot;
   const point = { ...snapshot, lastSeq: state.lastSeq };
   const named = [...state.messages, ...state.ledger];
   const from = named.reduce((min, item) => ('line' in item ? Math.min(min, item.line.start) : min), point.lastLineStart);
   // A journal that cannot be read is left to the whole read, which says why.
-  const bytes = await readJournalFrom(fs, read.file, from, end);
-  const scan = bytes && (await scanAfter(bytes, from, read, point, pause));
+  const bytes = await readJournalFrom(journal, from, end);
+  const scan = bytes && (await scanAfter(journal, bytes, from, point));
   if (!scan) return null;
-  const at = { bytes, from, read, lines: new WeakMap() };
-  const messages = await itemsOf(state.messages, (r) => (r?.type === 'message' ? r.message : undefined), at, pause);
-  const ledger = messages && (await itemsOf(state.ledger, (r) => (r?.type === 'ledger' ? r.entry : undefined), at, pause));
+  const at = { bytes, from, read: journal.read, lines: new WeakMap(), pause: journal.device.pause };
+  const messages = await itemsOf(state.messages, (r) => (r?.type === 'message' ? r.message : undefined), at);
+  const ledger = messages && (await itemsOf(state.ledger, (r) => (r?.type === 'ledger' ? r.entry : undefined), at));
   if (!ledger) return null;
   // The tail's are known by line too, for the writer's next snapshot.
   rememberLines(at.lines, bytes.subarray(snapshot.journalBytes - from), snapshot.journalBytes, scan.records);
   return { fold: foldFromResumeState({ ...state, messages, ledger }), scan, bytes, from, lines: at.lines };
-}
-
-/** The run from one snapshot and the journal after it; null when it does not hold (see resumeFromSnapshot). */
-async function resumeFrom(fs: StoreFs, snapshot: Snapshot, read: ReadOptions, pause?: () => Promise<void>): Promise<OpenedRun | null> {
-  const opened = await readSnapshotRun(fs, snapshot, read, pause);
-  if (!opened || !(await foldTail(opened.fold, opened.scan.records, pause))) return null;
-  return { fold: opened.fold, scan: opened.scan, snapshotAt: snapshot.journalBytes, lines: opened.lines };
 }
 
 /**
@@ -217,18 +200,14 @@ async function resumeFrom(fs: StoreFs, snapshot: Snapshot, read: ReadOptions, pa
  * holds, or the journal after it needs the whole journal (a damaged tail is not null: it is
  * returned in `scan.damage`, for the caller to refuse).
  */
-export async function resumeFromSnapshot(
-  fs: StoreFs,
-  runDir: string,
-  runId: string,
-  read: ReadOptions,
-  pause?: () => Promise<void>,
-): Promise<OpenedRun | null> {
-  for (const name of await snapshotNames(fs, runDir)) {
-    const snapshot = await readSnapshot(fs, runDir, name, pause).catch(() => null);
+export async function resumeFromSnapshot(journal: JournalAt): Promise<OpenedRun | null> {
+  const { device, runId } = journal;
+  for (const name of await snapshotNames(device, runId)) {
+    const snapshot = await readSnapshot(device, runId, name).catch(() => null);
     if (!snapshot || snapshot.state.run.runId !== runId) continue;
-    const opened = await resumeFrom(fs, snapshot, read, pause);
-    if (opened) return opened;
+    const opened = await readSnapshotRun(journal, snapshot);
+    if (opened && (await foldTail(opened.fold, opened.scan.records, device.pause)))
+      return { fold: opened.fold, scan: opened.scan, snapshotAt: snapshot.journalBytes, lines: opened.lines };
   }
   return null;
 }

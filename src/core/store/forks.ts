@@ -1,16 +1,22 @@
-import { StoreError, type ForkRequest, type RunSummary } from '../contract';
-import { writeNewFile } from '../atomic-file';
-import type { FileCheckpointStore, OpenedRun } from './file-store';
-import { isExists, isNotFound, joinPath } from '../fs-port';
-import { encodeGroup, lastLineOf, readLine, scanJournal, type ReadOptions } from '../journal-format';
-import type { ForkRecord, StoredRecord } from '../records';
-import { readStateFile, STATE, stateFileBytes } from './run-files';
-import { forkRecords, forkSteps } from '../stamp';
-import { foldTail, type FoldState } from '../fold';
-import { forkFromParts, type ParentParts } from '../fork-fold';
-import { readSnapshot, readSnapshotRun, rememberLines, snapshotNames, snapshotSeq, snapshotHead, type RecordLines } from './file-snapshots';
+import { StoreError, type ForkRequest, type RunSummary } from './contract';
+import type { JournalStore, OpenedRun } from './store';
+import { encodeGroup, lastLineOf, readLine, scanJournal } from './journal-format';
+import type { ForkRecord, StoredRecord } from './records';
+import { forkRecords, forkSteps } from './stamp';
+import { foldTail, type FoldState } from './fold';
+import { forkFromParts, type ParentParts } from './fork-fold';
+import {
+  readSnapshot,
+  readSnapshotRun,
+  rememberLines,
+  snapshotNames,
+  snapshotSeq,
+  snapshotHead,
+  type JournalAt,
+  type RecordLines,
+} from './snapshots';
 
-// Forks in the file store. A fork's folder holds a journal whose first line is a `fork` record,
+// Forks. A fork's journal holds whose first line is a `fork` record,
 // numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
 // fork reads the parent's journal up to that line (checked: it ends at the stated byte with the
 // stated checksum and seq) before its own; the fold (fold.ts) does the rest.
@@ -23,22 +29,20 @@ export function firstSeqOf(bytes: Uint8Array): number {
   return (end === -1 ? null : readLine(bytes, 0, end))?.s ?? 1;
 }
 
-/** The parent's journal end now, from its state file and its last line: O(1) in its length. */
+/** The parent's journal end now, from its listing row and its last line: O(1) in its length. */
 async function journalEnd(
-  store: FileCheckpointStore,
+  store: JournalStore,
   runId: string,
 ): Promise<{ seq: number; bytes: number; crc: string; steps: number; task: string }> {
-  const journal = store.journalPath(runId);
-  const stat = await store.fs.stat(journal);
-  if (!stat) throw new StoreError(`run ${runId} not found`, 'not_found', journal);
-  const state = await readStateFile(store.fs, store.runDir(runId));
-  // The state file is a cache rewritten now and then: one the journal has grown past (a writer
+  const size = await store.device.journalSize(runId);
+  if (size === null) throw new StoreError(`run ${runId} not found`, 'not_found', store.device.journalName(runId));
+  const state = await store.device.readListing(runId);
+  // The listing row is a cache rewritten now and then: one the journal has grown past (a writer
   // killed since) names an older end, and a fork on it would lack the records after it.
-  if (state && state.journalBytes > 0 && state.journalBytes === stat.size) {
+  if (state && state.journalBytes > 0 && state.journalBytes === size) {
     for (let window = 64 << 10; ; window *= 4) {
       const from = Math.max(0, state.journalBytes - window);
-      const read = store.fs.readFrom ? store.fs.readFrom(journal, from) : store.fs.readFile(journal).then((all) => all.subarray(from));
-      const bytes = (await read).subarray(0, state.journalBytes - from);
+      const bytes = await store.device.readJournal(runId, from, state.journalBytes);
       if (bytes.length !== state.journalBytes - from || bytes[bytes.length - 1] !== NEWLINE) break;
       const { start, crc } = lastLineOf(bytes);
       if (start === 0 && from > 0) continue;
@@ -48,28 +52,19 @@ async function journalEnd(
       break;
     }
   }
-  // No state file that matches the journal: read it whole (a rare, slower way).
+  // No listing row that matches the journal: read it whole (a rare, slower way).
   const scan = await store.checkedScan(runId, await store.scanJournalOf(runId));
   const resume = await store.readResumeState(runId);
-  const own = await store.fs.readFile(journal);
-  const bytes = own.subarray(0, scan.goodLength);
+  const bytes = await store.device.readJournal(runId, 0, scan.goodLength);
   return { seq: resume.lastSeq, bytes: scan.goodLength, crc: lastLineOf(bytes).crc, steps: resume.stepId, task: resume.run.task };
 }
 
-/** Writes a fork's folder: its journal of one `fork` record and its state file. */
-export async function forkFileRun(store: FileCheckpointStore, parentId: string, fork: ForkRequest): Promise<RunSummary> {
+/** Starts a fork: its journal of one `fork` record, its listing row, no lease. */
+export async function forkRun(store: JournalStore, parentId: string, fork: ForkRequest): Promise<RunSummary> {
   const end = await journalEnd(store, parentId);
   const now = store.clock.now();
   const stamped = forkRecords(parentId, fork, { seq: end.seq, steps: end.steps, journalBytes: end.bytes, lineCrc: end.crc }, now);
-  const dir = store.runDir(fork.runId);
-  const journal = store.journalPath(fork.runId);
   const bytes = encodeGroup(stamped);
-  await store.ensureRoot();
-  await store.fs.mkdirp(dir);
-  store.appends.wrote(fork.runId, bytes.length);
-  await writeNewFile(store.fs, journal, bytes).catch((error: unknown) =>
-    Promise.reject(isExists(error) ? new StoreError(`run ${fork.runId} already exists`, 'invalid', journal) : error),
-  );
   const summary = {
     runId: fork.runId,
     task: end.task,
@@ -79,27 +74,14 @@ export async function forkFileRun(store: FileCheckpointStore, parentId: string, 
     steps: forkSteps(fork),
     parent: { runId: parentId, step: fork.step },
   };
-  // state.json is a listing cache (the journal is the truth): written unsynced, its name made durable
-  // with the journal's by the one fsync of the folder. A state file lost to a power cut lists the fork from its journal.
-  await writeUnsynced(store, joinPath(dir, STATE), stateFileBytes({ ...summary, lastSeq: end.seq + 1, journalBytes: bytes.length }));
-  await store.fs.syncDir(dir);
-  await store.fs.syncDir(store.runsDir);
+  await store.device.createRun(fork.runId, bytes, { ...summary, lastSeq: end.seq + 1, journalBytes: bytes.length }, null);
   return { ...summary, leased: false };
 }
 
-async function writeUnsynced(store: FileCheckpointStore, path: string, bytes: Uint8Array): Promise<void> {
-  const handle = await store.fs.openExclusive(path);
-  try {
-    await store.fs.write(handle, bytes);
-  } finally {
-    await store.fs.close(handle);
-  }
-}
-
 /** The parent's records a fork stands on, its own parents' first; checked against the fork's pointer. */
-export async function parentRecords(store: FileCheckpointStore, fork: ForkRecord, depth = 0): Promise<StoredRecord[]> {
+export async function parentRecords(store: JournalStore, fork: ForkRecord, depth = 0): Promise<StoredRecord[]> {
   const { parent } = fork;
-  const journal = store.journalPath(parent.runId);
+  const journal = store.device.journalName(parent.runId);
   const broken = (why: string) =>
     new StoreError(
       `fork ${fork.runId} stands on ${journal} up to record ${parent.seq}, but ${why}`,
@@ -108,18 +90,13 @@ export async function parentRecords(store: FileCheckpointStore, fork: ForkRecord
       parent.journalBytes,
     );
   if (depth > 1000) throw broken('the forks go round in a circle');
-  const all = await store.fs.readFile(journal).catch((error: unknown) => {
-    throw isNotFound(error) ? broken('that run is gone') : error;
+  const all = await store.device.readJournal(parent.runId).catch((error: unknown) => {
+    throw error instanceof StoreError && error.code === 'not_found' ? broken('that run is gone') : error;
   });
   const length = parent.journalBytes ?? all.length;
   if (all.length < length) throw broken(`the journal holds only ${all.length} bytes`);
   const bytes = all.subarray(0, length);
-  const scan = await scanJournal(bytes, {
-    file: journal,
-    migrations: store.migrations,
-    readVersion: store.readVersion,
-    firstSeq: firstSeqOf(bytes),
-  });
+  const scan = await scanJournal(bytes, store.journal(parent.runId, firstSeqOf(bytes)).read);
   if (scan.damage || scan.tornTail) throw broken(`it does not read back there (${scan.damage?.message ?? 'an unclosed commit group'})`);
   const records = parent.journalBytes === undefined ? scan.records.filter((r) => r.seq <= parent.seq) : scan.records;
   if (records.at(-1)?.seq !== parent.seq) throw broken(`its record there is ${records.at(-1)?.seq ?? 'none'}`);
@@ -139,16 +116,14 @@ const FIRST_WINDOW = 64 << 10;
  * then the fork's own journal (forkFromParts). null when that does not hold: the caller reads the
  * parent whole, which says why.
  */
-export async function openForkFromParent(store: FileCheckpointStore, runId: string): Promise<OpenedRun | null> {
+export async function openForkFromParent(store: JournalStore, runId: string): Promise<OpenedRun | null> {
   // Only a fork's first line is a `fork` record: any other run is left to the whole read at once.
-  const journal = store.journalPath(runId);
-  const head = await (store.fs.readFrom ? store.fs.readFrom(journal, 0, 4096) : store.fs.readFile(journal)).catch(() => null);
+  const head = await store.device.readJournal(runId, 0, 4096).catch(() => null);
   const end = head?.indexOf(NEWLINE) ?? -1;
   if (!head || end === -1 || readLine(head, 0, end)?.r['type'] !== 'fork') return null;
-  const bytes = await store.fs.readFile(journal).catch(() => null);
+  const bytes = await store.device.readJournal(runId).catch(() => null);
   if (!bytes) return null;
-  const read = { file: store.journalPath(runId), migrations: store.migrations, readVersion: store.readVersion };
-  const own = await scanJournal(bytes, { ...read, firstSeq: firstSeqOf(bytes) }, store.pause);
+  const own = await scanJournal(bytes, store.journal(runId, firstSeqOf(bytes)).read, store.pause);
   const fork = own.records[0];
   if (own.damage || fork?.type !== 'fork' || fork.runId !== runId || fork.parent.journalBytes === undefined) return null;
   const parts = await parentParts(store, fork);
@@ -162,14 +137,13 @@ export async function openForkFromParent(store: FileCheckpointStore, runId: stri
 }
 
 /** The two states of the parent a fork is folded from (forkFromParts); null when its snapshots do not give them. */
-async function parentParts(store: FileCheckpointStore, fork: ForkRecord): Promise<ParentParts | null> {
+async function parentParts(store: JournalStore, fork: ForkRecord): Promise<ParentParts | null> {
   const { parent } = fork;
-  const dir = store.runDir(parent.runId);
-  const read = { file: store.journalPath(parent.runId), migrations: store.migrations, readVersion: store.readVersion };
-  const names = (await snapshotNames(store.fs, dir)).filter((name) => snapshotSeq(name) <= parent.seq);
-  const end = await parentEnd(store, dir, names, fork, read);
-  const name = end && (await snapshotBefore(store, dir, names, parent.step - 1));
-  const snapshot = name && (await readSnapshot(store.fs, dir, name, store.pause).catch(() => null));
+  const journal = store.journal(parent.runId);
+  const names = (await snapshotNames(store.device, parent.runId)).filter((name) => snapshotSeq(name) <= parent.seq);
+  const end = await parentEnd(journal, names, fork);
+  const name = end && (await snapshotBefore(journal, names, parent.step - 1));
+  const snapshot = name && (await readSnapshot(store.device, parent.runId, name).catch(() => null));
   if (!end || !snapshot || snapshot.state.run.runId !== parent.runId || snapshot.state.stepId >= parent.step - 1) return null;
   // The journal after it up to the fork's point: first as many bytes as its steps took each so far
   // (a quarter more), four times as many each time that falls short.
@@ -177,7 +151,7 @@ async function parentParts(store: FileCheckpointStore, fork: ForkRecord): Promis
   const guess = Math.max(FIRST_WINDOW, Math.ceil(perStep * (parent.step + 1 - snapshot.state.stepId) * 1.25));
   for (let window = guess; ; window *= 4) {
     const until = Math.min(parent.journalBytes!, snapshot.journalBytes + window);
-    const before = await readSnapshotRun(store.fs, snapshot, read, store.pause, until);
+    const before = await readSnapshotRun(journal, snapshot, until);
     if (!before || before.scan.damage) return null;
     if (before.scan.records.some((r) => pastPoint(fork, r))) return { before: before.fold, after: before.scan.records, end };
     if (until === parent.journalBytes) return null;
@@ -188,11 +162,11 @@ async function parentParts(store: FileCheckpointStore, fork: ForkRecord): Promis
  * Of snapshot names (newest first), the newest whose step is below `step`, found by halves (the
  * steps of a run's snapshots grow with their seq; one that does not is checked by the caller).
  */
-async function snapshotBefore(store: FileCheckpointStore, dir: string, names: readonly string[], step: number): Promise<string | null> {
+async function snapshotBefore({ device, runId }: JournalAt, names: readonly string[], step: number): Promise<string | null> {
   let [low, high] = [0, names.length];
   while (low < high) {
     const mid = (low + high) >> 1;
-    const head = await snapshotHead(store.fs, dir, names[mid]!);
+    const head = await snapshotHead(device, runId, names[mid]!);
     if (head && head.stepId < step) high = mid;
     else low = mid + 1;
   }
@@ -206,22 +180,16 @@ function pastPoint({ parent }: ForkRecord, record: StoredRecord): boolean {
 }
 
 /** The parent's state at the record the fork stands on, from its newest snapshot at or before it that holds; null when none does. */
-async function parentEnd(
-  store: FileCheckpointStore,
-  dir: string,
-  names: readonly string[],
-  { parent }: ForkRecord,
-  read: ReadOptions,
-): Promise<FoldState | null> {
+async function parentEnd(journal: JournalAt, names: readonly string[], { parent }: ForkRecord): Promise<FoldState | null> {
   for (const name of names) {
-    const snapshot = await readSnapshot(store.fs, dir, name, store.pause).catch(() => null);
+    const snapshot = await readSnapshot(journal.device, journal.runId, name).catch(() => null);
     if (!snapshot || snapshot.state.run.runId !== parent.runId) continue;
-    const opened = await readSnapshotRun(store.fs, snapshot, read, store.pause, parent.journalBytes);
+    const opened = await readSnapshotRun(journal, snapshot, parent.journalBytes);
     const { scan, bytes, from } = opened ?? {};
     if (!opened || !scan || !bytes || scan.damage || scan.tornTail || scan.goodLength !== parent.journalBytes) continue;
     if (opened.fold.lastSeq + scan.records.length !== parent.seq) continue;
     if (parent.lineCrc !== undefined && lastLineOf(bytes.subarray(0, parent.journalBytes! - from!)).crc !== parent.lineCrc) continue;
-    if (await foldTail(opened.fold, scan.records, store.pause)) return opened.fold;
+    if (await foldTail(opened.fold, scan.records, journal.device.pause)) return opened.fold;
   }
   return null;
 }

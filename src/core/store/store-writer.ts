@@ -1,50 +1,70 @@
-import type { Clock, Timers } from '../../ports';
-import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from '../contract';
-import { checkHolder, releaseLease, renewLease, type LeaseContext } from './file-lease';
-import { rememberLines, writeSnapshot, type JournalPoint, type RecordLines } from './file-snapshots';
-import type { FileCheckpointStore, OpenedRun } from './file-store';
-import type { FoldState } from '../fold';
-import { emptyMoves, foldFacts, noteMoves, type FactsMoves, type RunFacts } from '../listing-facts';
-import { errorMessage, type StoreFileHandle } from '../fs-port';
-import { lastLineOf } from '../journal-format';
-import { StoreRunWriter, type AppendGroup, type WriterDevice } from '../run-writer';
-import { appendFactsMoves, readRunFacts, rebuildRunFacts, writeFactsFile, type FactsPart } from './run-facts';
-import { factsChanged, stateFileOf, writeStateFile, type RunStateFile } from './run-files';
+import type { Clock, Timers } from '../ports';
+import type { LeaseInfo, RunWriter, TornTailCut } from './contract';
+import type { NewListingRow } from './device';
+import { renewLease, releaseLease, type LeaseContext } from './lease';
+import { rememberLines, writeSnapshot, type JournalPoint, type RecordLines } from './snapshots';
+import type { JournalStore, OpenedRun } from './store';
+import type { FoldState } from './fold';
+import { emptyMoves, factsOfRun, foldFacts, noteMoves, type FactsMoves, type RunFacts } from './listing-facts';
+import { lastLineOf } from './journal-format';
+import { StoreRunWriter, type AppendGroup, type WriterDevice } from './run-writer';
+import { appendFactsMoves, pointAt, readRunFacts, rebuildRunFacts, runFacts, writeFactsFile, type FactsPart } from './facts-log';
+import { factsChanged, listingOf, sameListing } from './listing-row';
+import type { StoreError } from './contract';
 
 /** refs.json (only garbage collection reads it) is rewritten with a snapshot at a compaction or after this much journal; pending.json (a resume reads it) with each. */
 const REFS_STEP_BYTES = 4 << 20;
 /** A facts log is started again (one whole line) once the lines appended pass its first line's bytes, or this many when that is smaller. */
 const FACTS_LOG_MIN_BYTES = 16 << 10;
 
-/** The writer of a run of a file store: the store's one writer over this run's files. */
-export function fileRunWriter(
-  store: FileCheckpointStore,
-  handle: StoreFileHandle,
+/**
+ * The writer of a run just opened (or created) under a new lease: the listing row brought up to
+ * date first, with the facts a writer keeps (from a whole fold, else pending.json with the journal
+ * after it, rebuilt from the whole journal when it does not hold). A resume needs the pending
+ * count, not the run's blob references: the writer reads refs.json only when it first writes it
+ * (refsKnown false), off the resume's path.
+ */
+export async function startWriter(
+  store: JournalStore,
   holderId: string,
   lease: LeaseInfo,
-  state: Omit<RunStateFile, 'v'>,
   opened: OpenedRun,
-  facts: RunFacts,
-  refsKnown: boolean,
-  tornTailCut?: TornTailCut,
-): RunWriter {
-  const device = new FileWriterDevice(store, handle, holderId, state, opened, facts, refsKnown);
-  const start = { fold: opened.fold, lastSeq: state.lastSeq, journalBytes: state.journalBytes, snapshotAt: opened.snapshotAt };
-  return new StoreRunWriter(device, state.runId, holderId, lease, start, tornTailCut);
+  cut?: TornTailCut,
+): Promise<RunWriter> {
+  const { device } = store;
+  const { fold, scan } = opened;
+  const runId = fold.run.runId;
+  const stored = await device.readListing(runId);
+  await store.pause?.();
+  // The time of the last record: the listing's when it stands at that record (a snapshot does not carry it).
+  const current = stored?.lastSeq === fold.lastSeq ? stored.updatedAt : undefined;
+  const updatedAt = scan.records.at(-1)?.at ?? current ?? fold.latestCheckpoint?.at ?? fold.run.at;
+  const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: store.clock.now() } : stored?.tornTailCut;
+  const known = { from: opened.snapshotAt, end: scan.goodLength, records: scan.records };
+  const whole = opened.snapshotAt === 0;
+  const pending = whole ? null : await readRunFacts(store, runId, known, ['pending']).catch(() => null);
+  const facts = whole ? factsOfRun(fold, scan.records) : (pending ?? (await runFacts(store, runId, known)));
+  await store.pause?.();
+  // Its readers (GC while the run goes on) then fold only the journal after this point.
+  if (whole) await writeFactsFile(store, runId, facts, await pointAt(store, runId, scan.goodLength, fold.lastSeq)).catch(() => undefined);
+  const state = listingOf(fold, scan.goodLength, updatedAt, tornTailCut, facts.pending.size);
+  // A writer that closed cleanly left the listing current: rewriting it would only cost a write.
+  if (!sameListing(stored, state)) await device.writeListing(runId, state, true);
+  const writer = new StoreWriterDevice(store, holderId, state, opened, facts, whole || pending === null);
+  const start = { fold, lastSeq: state.lastSeq, journalBytes: state.journalBytes, snapshotAt: opened.snapshotAt };
+  return new StoreRunWriter(writer, runId, holderId, lease, start, cut);
 }
 
-/** A file store's primitives for one writer: the run's journal file, its lease file, snapshots, facts logs and state.json. */
-class FileWriterDevice implements WriterDevice {
+/** What one writer does over the device: the run's journal and lease, its snapshots, facts logs and listing row. */
+class StoreWriterDevice implements WriterDevice {
   readonly clock: Clock;
   readonly timers: Timers | undefined;
   readonly leaseTimeoutMs: number;
   readonly snapshotStepBytes: number;
-  readonly stopsOnAnyFailure = false;
   private readonly runId: string;
   private readonly ctx: LeaseContext;
   private stateWrittenAt: number;
   private stateDirty = false;
-  private closing: Promise<void> | undefined;
   /** Where the last line appended starts, and its checksum (a snapshot names it). */
   private lastLine: { start: number; crc: string } | undefined;
   /** The journal lines of the fold's messages and ledger entries, which its snapshots name instead of copying them. */
@@ -58,12 +78,11 @@ class FileWriterDevice implements WriterDevice {
     refs: { first: 0, appended: 0 },
   };
 
-  /** `state`: what state.json says now (its lastSeq and journalBytes are where the writer starts). */
+  /** `state`: the listing row now (its lastSeq and journalBytes are where the writer starts). */
   constructor(
-    private readonly store: FileCheckpointStore,
-    private readonly handle: StoreFileHandle,
+    private readonly store: JournalStore,
     private readonly holderId: string,
-    private state: Omit<RunStateFile, 'v'>,
+    private state: NewListingRow,
     opened: OpenedRun,
     /** The run's facts at the journal's end, kept as records are appended (its blob and run references only those appended, until refsKnown). */
     private readonly facts: RunFacts,
@@ -71,53 +90,56 @@ class FileWriterDevice implements WriterDevice {
     private refsKnown: boolean,
   ) {
     this.runId = state.runId;
-    this.ctx = store.leaseContext(this.runId);
+    this.ctx = store.lease;
     this.clock = store.clock;
     this.timers = store.timers;
-    this.leaseTimeoutMs = this.ctx.timeoutMs;
+    this.leaseTimeoutMs = store.leaseTimeoutMs;
     this.snapshotStepBytes = store.snapshotStepBytes;
     this.stateWrittenAt = store.clock.now();
     this.lines = opened.lines ?? new WeakMap();
   }
 
-  async missingBlobs(hashes: readonly string[]): Promise<readonly string[]> {
-    const missing: string[] = [];
-    for (const hash of hashes) if (!(await this.store.blobs.has(hash))) missing.push(hash);
-    return missing;
+  missingBlobs(hashes: readonly string[]): Promise<readonly string[]> {
+    return this.store.device.missingBlobs(hashes);
   }
 
-  /** The critical section: the holder and generation, the journal's size, then the write, with nothing else awaited between them. */
-  async appendGroup({ bytes, journalBytes }: AppendGroup, held: LeaseInfo): Promise<LeaseInfo> {
-    const { fs } = this.store;
-    const [lease, size] = await Promise.all([checkHolder(this.ctx, this.holderId, held.generation), fs.size(this.handle)]);
-    if (size !== journalBytes) {
-      throw new StoreError(
-        `the journal changed under this writer (${size} bytes, expected ${journalBytes}); reopen the run`,
-        'lease_lost',
-        this.store.journalPath(this.runId),
-      );
-    }
-    this.store.appends.wrote(this.runId, size + bytes.length);
-    await fs.write(this.handle, bytes);
-    await fs.sync(this.handle);
+  /** The group under the lease, with the listing row when it is due (a device that can writes both in one commit). */
+  async appendGroup({ records, bytes, journalBytes, now, fold }: AppendGroup, held: LeaseInfo): Promise<LeaseInfo> {
+    foldFacts(this.facts, records);
+    noteMoves(this.moves.pending, records);
+    noteMoves(this.moves.refs, records);
+    const next = listingOf(fold, journalBytes + bytes.length, now, this.state.tornTailCut, this.facts.pending.size);
+    const due = this.listingDue(now, next);
+    const group = { bytes, at: journalBytes, firstSeq: records[0]!.seq };
+    const lease = await this.store.device.appendGroup(this.runId, group, held, due ? next : undefined);
+    this.stateDirty = !due;
+    if (due) this.stateWrittenAt = now;
+    this.state = next;
     return lease;
   }
 
   renewLease(lease: LeaseInfo): Promise<LeaseInfo> {
-    return renewLease(this.ctx, this.holderId, lease.generation);
+    return renewLease(this.ctx, this.runId, lease);
   }
 
   async appended({ records, bytes, journalBytes, now, fold }: AppendGroup): Promise<void> {
-    const before = this.state;
-    this.stateDirty = true;
-    foldFacts(this.facts, records);
-    noteMoves(this.moves.pending, records);
-    noteMoves(this.moves.refs, records);
-    this.state = stateFileOf(fold, journalBytes + bytes.length, now, this.state.tornTailCut, this.facts.pending.size);
     const line = lastLineOf(bytes);
     this.lastLine = { start: journalBytes + line.start, crc: line.crc };
     rememberLines(this.lines, bytes, journalBytes, records);
-    await this.maybeWriteState(now, before);
+    // A branch record folds only once the run is read again: its listing row is the one after that.
+    const next = listingOf(fold, journalBytes + bytes.length, now, this.state.tornTailCut, this.facts.pending.size);
+    if (JSON.stringify(next) === JSON.stringify(this.state)) return;
+    const due = this.listingDue(now, next);
+    this.state = next;
+    this.stateDirty = true;
+    if (due) await this.writeState().catch(() => undefined);
+  }
+
+  /** The listing row is a cache: rewritten when the status, step or a fact changes, else at most every interval. */
+  private listingDue(now: number, next: NewListingRow): boolean {
+    const before = this.state;
+    const changed = before.status !== next.status || before.steps !== next.steps || factsChanged(before, next);
+    return changed || now - this.stateWrittenAt >= this.store.stateIntervalMs;
   }
 
   async reopen(): Promise<FoldState> {
@@ -131,7 +153,7 @@ class FileWriterDevice implements WriterDevice {
     const line = this.lastLine;
     if (!line) return null;
     const position = { journalBytes, lastLineStart: line.start, lastLineCrc: line.crc };
-    const copied = await writeSnapshot(this.store.fs, this.ctx.runDir, fold, position, this.lines, this.store.forkSpan);
+    const copied = await writeSnapshot(this.store.device, fold, position, this.lines, this.store.forkSpan);
     const refs = compacted || journalBytes - this.factsAt.refs >= REFS_STEP_BYTES;
     await this.writeFacts(line, refs ? ['pending', 'refs'] : ['pending']);
     return copied;
@@ -140,11 +162,11 @@ class FileWriterDevice implements WriterDevice {
   async release(): Promise<void> {
     if (this.lastLine) await this.writeFacts(this.lastLine, ['pending', 'refs']);
     if (this.stateDirty) await this.writeState();
-    await releaseLease(this.ctx, this.holderId);
+    await releaseLease(this.ctx, this.runId, this.holderId);
   }
 
   async cutBack(journalBytes: number): Promise<void> {
-    await this.store.fs.truncate(this.store.journalPath(this.runId), journalBytes);
+    await this.store.device.truncateJournal(this.runId, journalBytes);
   }
 
   abandon(): void {
@@ -152,11 +174,11 @@ class FileWriterDevice implements WriterDevice {
   }
 
   closeHandle(): Promise<void> {
-    return (this.closing ??= this.store.fs.close(this.handle).catch(() => undefined));
+    return this.store.device.closeJournal(this.runId);
   }
 
   ioError(error: unknown): StoreError {
-    return new StoreError(`store I/O failed for run ${this.runId}: ${errorMessage(error)}`, 'io', this.store.journalPath(this.runId));
+    return this.store.ioError(this.runId, error);
   }
 
   /** Those of `parts` not yet at the journal's end, so that their next readers fold only what is appended after; a failure leaves the older one. */
@@ -199,19 +221,8 @@ class FileWriterDevice implements WriterDevice {
     return (this.refsKnown = true);
   }
 
-  /** state.json is a listing cache: rewritten when the status or step changes, else at most every interval. */
-  private async maybeWriteState(now: number, before: Omit<RunStateFile, 'v'>): Promise<void> {
-    const changed = before.status !== this.state.status || before.steps !== this.state.steps || factsChanged(before, this.state);
-    if (!changed && now - this.stateWrittenAt < this.store.stateIntervalMs) return;
-    try {
-      await this.writeState();
-    } catch {
-      // The records are durable in the journal, which stays the truth; the next append retries.
-    }
-  }
-
   private async writeState(): Promise<void> {
-    await writeStateFile(this.store.fs, this.ctx.runDir, this.state);
+    await this.store.device.writeListing(this.runId, this.state, true);
     this.stateDirty = false;
     this.stateWrittenAt = this.store.clock.now();
   }

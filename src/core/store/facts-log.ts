@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import { parseJsonAs, readIfExists, replaceFileUnsynced } from '../atomic-file';
-import { checksummed, readChecked } from '../journal-format';
-import { foldInSlices } from '../history';
-import { joinPath } from '../fs-port';
-import { lastLineOf } from '../journal-format';
-import { emptyMoves, factsOfRun, foldPending, foldRefs, noteMoves, type FactsMoves, type RunFacts } from '../listing-facts';
-import { FORMAT_VERSION, type StoredRecord } from '../records';
-import { BLOB_HASH } from '../refs';
-import { PendingIds } from '../pending-ids';
-import { journalAfter, type JournalPoint } from './file-snapshots';
-import type { FileCheckpointStore } from './file-store';
+import { parseJsonAs } from './atomic-file';
+import { checksummed, lastLineOf, readChecked } from './journal-format';
+import { foldInSlices } from './history';
+import { emptyMoves, factsOfRun, foldPending, foldRefs, noteMoves, type FactsMoves, type RunFacts } from './listing-facts';
+import { FORMAT_VERSION, type StoredRecord } from './records';
+import { BLOB_HASH } from './refs';
+import { PendingIds } from './pending-ids';
+import { journalAfter, type JournalPoint } from './snapshots';
+import type { JournalStore } from './store';
 
 // pending.json and refs.json: caches of the ids the fold's facts stand on, each as of a point of
 // the journal: the pending patches (the listing counts them), the blobs and runs the records
@@ -79,7 +77,7 @@ const lineOf = (line: object): Uint8Array => new TextEncoder().encode(checksumme
 
 /** Writes the run's facts as of `point` of its journal (unsynced: a cache), the `parts` asked for, each as a new log of one line; the bytes of each. */
 export async function writeFactsFile(
-  store: FileCheckpointStore,
+  store: JournalStore,
   runId: string,
   facts: RunFacts,
   point: JournalPoint,
@@ -93,7 +91,7 @@ export async function writeFactsFile(
   for (const part of parts.filter((p) => p !== 'pending' || pending !== null)) {
     const body = part === 'pending' ? { pending, pendingCount: facts.pending.size } : { blobs: [...facts.blobs], runs: [...facts.runs] };
     const bytes = lineOf({ ...head, ...body });
-    await replaceFileUnsynced(store.fs, store.runDir(runId), FACTS_FILES[part], bytes);
+    await store.device.putDoc(runId, FACTS_FILES[part], bytes, false);
     written[part] = bytes.length;
   }
   return written;
@@ -105,7 +103,7 @@ export async function writeFactsFile(
  * written so (an id with a line break: the caller writes the whole set instead).
  */
 export async function appendFactsMoves(
-  store: FileCheckpointStore,
+  store: JournalStore,
   runId: string,
   part: FactsPart,
   moves: FactsMoves,
@@ -115,12 +113,7 @@ export async function appendFactsMoves(
   const body = part === 'pending' ? pendingMoves(moves.pending) : { blobs: [...moves.blobs], runs: [...moves.runs] };
   if (!body) return null;
   const bytes = lineOf({ v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq, moved: true, ...body });
-  const handle = await store.fs.openAppend(joinPath(store.runDir(runId), FACTS_FILES[part]));
-  try {
-    await store.fs.write(handle, bytes);
-  } finally {
-    await store.fs.close(handle);
-  }
+  await store.device.appendDoc(runId, FACTS_FILES[part], bytes);
   return bytes.length;
 }
 
@@ -140,12 +133,8 @@ function applyMoved(facts: RunFacts, line: FactsFile): void {
 }
 
 /** A facts log read: the facts as of its last line, and that line's point; null when it does not hold. */
-async function readFactsLog(
-  store: FileCheckpointStore,
-  runId: string,
-  part: FactsPart,
-): Promise<{ facts: RunFacts; file: FactsFile } | null> {
-  const bytes = await readIfExists(store.fs, joinPath(store.runDir(runId), FACTS_FILES[part])).catch(() => null);
+async function readFactsLog(store: JournalStore, runId: string, part: FactsPart): Promise<{ facts: RunFacts; file: FactsFile } | null> {
+  const bytes = await store.device.getDoc(runId, FACTS_FILES[part]).catch(() => null);
   const lines = bytes && factsLines(bytes);
   const [first] = lines ?? [];
   if (!lines || !first || lines.some((line) => line.runId !== runId || line.v > FORMAT_VERSION)) return null;
@@ -169,7 +158,7 @@ export interface JournalPart {
  * matches it, damage after it).
  */
 export async function readRunFacts(
-  store: FileCheckpointStore,
+  store: JournalStore,
   runId: string,
   known?: JournalPart,
   parts: readonly FactsPart[] = PARTS,
@@ -195,12 +184,7 @@ export async function readRunFacts(
  * right after the cache's point) to the new `point`: one line of what moved is appended. The new
  * count; null when the cache is not at `known.from` (the caller then reads the facts the general way).
  */
-export async function movePending(
-  store: FileCheckpointStore,
-  runId: string,
-  known: JournalPart,
-  point: JournalPoint,
-): Promise<number | null> {
+export async function movePending(store: JournalStore, runId: string, known: JournalPart, point: JournalPoint): Promise<number | null> {
   const log = await readFactsLog(store, runId, 'pending');
   const first = known.records[0]?.seq;
   if (!log || log.file.journalBytes !== known.from || first === undefined || log.file.lastSeq !== first - 1) return null;
@@ -214,7 +198,7 @@ export async function movePending(
 
 /** The records after a cache file's point, or null when the journal does not hold that point. */
 async function journalAfterFile(
-  store: FileCheckpointStore,
+  store: JournalStore,
   runId: string,
   file: FactsFile,
   known?: JournalPart,
@@ -224,14 +208,13 @@ async function journalAfterFile(
   const first = known?.records[0]?.seq ?? file.lastSeq + 1;
   if (known && file.journalBytes >= known.from && file.journalBytes <= known.end && file.lastSeq >= first - 1)
     return known.records.filter((r) => r.seq > file.lastSeq);
-  if ((await store.fs.stat(store.journalPath(runId)))?.size === file.journalBytes) return [];
-  const read = { file: store.journalPath(runId), migrations: store.migrations, readVersion: store.readVersion };
-  const scan = await journalAfter(store.fs, read, file);
+  if ((await store.device.journalSize(runId)) === file.journalBytes) return [];
+  const scan = await journalAfter(store.journal(runId), file);
   return scan && !scan.damage ? scan.records : null;
 }
 
 /** The run's facts from its whole journal (and its parents', for a fork), written to facts.json for the next reader. */
-export async function rebuildRunFacts(store: FileCheckpointStore, runId: string): Promise<RunFacts> {
+export async function rebuildRunFacts(store: JournalStore, runId: string): Promise<RunFacts> {
   const scan = await store.checkedScan(runId, await store.scanJournalOf(runId));
   const facts = factsOfRun(await foldInSlices(scan.records, undefined, store.pause), scan.records);
   const point = await pointAt(store, runId, scan.goodLength, scan.records.at(-1)!.seq);
@@ -240,17 +223,15 @@ export async function rebuildRunFacts(store: FileCheckpointStore, runId: string)
 }
 
 /** The run's facts at its journal's end: from facts.json when it holds, else from the whole journal. */
-export async function runFacts(store: FileCheckpointStore, runId: string, known: JournalPart): Promise<RunFacts> {
+export async function runFacts(store: JournalStore, runId: string, known: JournalPart): Promise<RunFacts> {
   return (await readRunFacts(store, runId, known)) ?? rebuildRunFacts(store, runId);
 }
 
 /** The point of the run's journal that ends at `journalBytes` with record `lastSeq`: its last line read back. */
-export async function pointAt(store: FileCheckpointStore, runId: string, journalBytes: number, lastSeq: number): Promise<JournalPoint> {
-  const journal = store.journalPath(runId);
+export async function pointAt(store: JournalStore, runId: string, journalBytes: number, lastSeq: number): Promise<JournalPoint> {
   for (let window = 4 << 10; ; window *= 4) {
     const from = Math.max(0, journalBytes - window);
-    const read = store.fs.readFrom ? store.fs.readFrom(journal, from) : store.fs.readFile(journal).then((all) => all.subarray(from));
-    const bytes = (await read).subarray(0, journalBytes - from);
+    const bytes = await store.device.readJournal(runId, from, journalBytes);
     const { start, crc } = lastLineOf(bytes);
     if (start > 0 || from === 0) return { journalBytes, lastLineStart: from + start, lastLineCrc: crc, lastSeq };
   }

@@ -1,0 +1,73 @@
+import type { GcResult, RunSummary } from './contract';
+import { acquireLease } from './lease';
+import type { JournalStore } from './store';
+import { newHolderId } from './lease-policy';
+import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
+import { readRunFacts, rebuildRunFacts } from './facts-log';
+
+/**
+ * What one run uses, with the runs it stands on (a fork's parents). Its blob references come with
+ * its facts (refs.json and the journal after it; the whole journal only when that cache does not
+ * hold and no writer holds the run). A run whose facts are not known is protected, and its blob
+ * references are unknown.
+ */
+async function usageOf(store: JournalStore, summary: RunSummary): Promise<RunUsage & { standsOn: string[] }> {
+  const { runId } = summary;
+  const bytes = await store.device.runBytes(runId);
+  const known = await readRunFacts(store, runId, undefined, ['refs']).catch(() => null);
+  const facts = known ?? (!summary.leased ? await rebuildRunFacts(store, runId).catch(() => null) : null);
+  const removable = facts !== null && !summary.leased && summary.damaged === undefined;
+  return {
+    runId,
+    status: summary.status,
+    updatedAt: summary.updatedAt,
+    bytes,
+    protected: !removable,
+    blobs: facts?.blobs ?? null,
+    standsOn: facts ? [...facts.runs] : summary.parent ? [summary.parent.runId] : [],
+  };
+}
+
+/** Removes a run while holding its lease (a writer that opened it since keeps it). */
+async function removeRun(store: JournalStore, runId: string): Promise<number> {
+  await acquireLease(store.lease, runId, newHolderId());
+  const bytes = await store.device.runBytes(runId);
+  await store.device.removeRun(runId);
+  return bytes;
+}
+
+/** Retention over the listing (live, damaged and forked-from runs are kept), then blobs no run names, past their grace. */
+export async function collectGarbage(store: JournalStore, policy: RetentionPolicy): Promise<GcResult> {
+  let usages: RunUsage[] = [];
+  const standOn = new Set<string>();
+  let allRefsKnown = true;
+  for (const summary of await store.listRuns()) {
+    const usage = await usageOf(store, summary).catch(() => undefined);
+    if (usage) usages.push(usage);
+    usage?.standsOn.forEach((runId) => standOn.add(runId));
+    if (usage === undefined || usage?.blobs === null) allRefsKnown = false; // its blobs may be named
+  }
+  // A run a fork stands on stays while the fork does.
+  usages = usages.map((usage) => (standOn.has(usage.runId) ? { ...usage, protected: true } : usage));
+  const blobs = await store.device.listBlobs();
+  const result: GcResult = { removedRuns: [], removedBlobs: 0, freedBytes: 0 };
+  for (const runId of planRetention(usages, new Map(blobs.map((b) => [b.hash, b.size])), policy)) {
+    try {
+      result.freedBytes += await removeRun(store, runId);
+      result.removedRuns.push(runId);
+    } catch {
+      allRefsKnown = false; // a run we could not remove keeps its blobs
+    }
+  }
+  if (!allRefsKnown) return result;
+  const removed = new Set(result.removedRuns);
+  const referenced = new Set(usages.filter((u) => !removed.has(u.runId)).flatMap((u) => [...u.blobs!]));
+  const now = store.clock.now();
+  for (const blob of blobs) {
+    if (referenced.has(blob.hash) || now - blob.putAt < store.blobGraceMs) continue;
+    await store.device.removeBlob(blob.hash);
+    result.removedBlobs++;
+    result.freedBytes += blob.size;
+  }
+  return result;
+}
