@@ -113,9 +113,11 @@ export class JournalStore implements CheckpointStore {
     const fold = startFold(stamped[0]);
     const holderId = newHolderId();
     const lease = takeOver(this.lease, { kind: 'none' }, holderId)!;
-    await this.device.createRun(run.runId, bytes, listingOf(fold, bytes.length, fold.run.at, undefined, 0), lease);
     const opened = { fold, scan: { records: stamped, goodLength: bytes.length }, snapshotAt: 0 };
-    return this.started(run.runId, holderId, () => startWriter(this, holderId, lease, opened));
+    return this.started(run.runId, holderId, async () => {
+      await this.device.createRun(run.runId, bytes, listingOf(fold, bytes.length, fold.run.at, undefined, 0), lease);
+      return startWriter(this, holderId, lease, opened);
+    });
   }
 
   async openWriter(runId: string): Promise<RunWriter> {

@@ -25,7 +25,8 @@ describe('faults: agent runs over the file store, cut by power loss and I/O erro
     for (let atSync = 1; atSync <= syncs; atSync++) {
       for (let draw = 0; draw < 3; draw++) results.push(await powerLossAgentPoint({ atSync }, atSync * 131 + draw, draw));
     }
-    assert.ok(results.length >= 200, `${results.length} points`);
+    // A clean run syncs about 40 times (the journal, snapshots, the leases' and blobs' files; the listing row is a cache, unsynced).
+    assert.ok(results.length >= 120, `${results.length} points`);
     assert.deepEqual(failures(results).slice(0, 5), []);
     assert.equal(
       results.reduce((n, r) => n + r.duplicates + r.lostAcknowledged, 0),
