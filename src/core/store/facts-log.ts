@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseJsonAs } from './atomic-file';
 import { checksummed, lastLineOf, readChecked } from './journal-format';
 import { foldInSlices } from './history';
-import { emptyMoves, factsOfRun, foldPending, foldRefs, noteMoves, type FactsMoves, type RunFacts } from './listing-facts';
+import { emptyMoves, factsOfRun, foldFacts, foldPending, foldRefs, noteMoves, type FactsMoves, type RunFacts } from './listing-facts';
 import { FORMAT_VERSION, type StoredRecord } from './records';
 import { BLOB_HASH } from './refs';
 import { PendingIds } from './pending-ids';
@@ -234,5 +234,79 @@ export async function pointAt(store: JournalStore, runId: string, journalBytes: 
     const bytes = await store.device.readJournal(runId, from, journalBytes);
     const { start, crc } = lastLineOf(bytes);
     if (start > 0 || from === 0) return { journalBytes, lastLineStart: from + start, lastLineCrc: crc, lastSeq };
+  }
+}
+
+/** refs.json (only garbage collection reads it) is rewritten with a snapshot at a compaction or after this much journal; pending.json (a resume reads it) with each. */
+const REFS_STEP_BYTES = 4 << 20;
+/** A facts log is started again (one whole line) once the lines appended pass its first line's bytes, or this many when that is smaller. */
+const FACTS_LOG_MIN_BYTES = 16 << 10;
+
+/** A writer's facts: kept as it appends, and its logs brought to the journal's end with its snapshots and at its close. */
+export class FactsWriter {
+  /** The journal offsets each log was last written at (-1: not by this writer). */
+  private readonly at: Record<FactsPart, number> = { pending: -1, refs: -1 };
+  /** What moved of each part's facts since this writer last wrote it. */
+  private readonly moves: Record<FactsPart, FactsMoves> = { pending: emptyMoves(), refs: emptyMoves() };
+  /** The bytes of each log's first line and of the lines appended since. */
+  private readonly log: Record<FactsPart, { first: number; appended: number }> = {
+    pending: { first: 0, appended: 0 },
+    refs: { first: 0, appended: 0 },
+  };
+
+  constructor(
+    private readonly store: JournalStore,
+    private readonly runId: string,
+    /** The run's facts at the journal's end (its blob and run references only those appended, until refsKnown). */
+    readonly facts: RunFacts,
+    /** False when the run was opened without reading refs.json: read (and merged) before refs.json is first written. */
+    private refsKnown: boolean,
+  ) {}
+
+  /** Folds appended records in. */
+  add(records: readonly StoredRecord[]): void {
+    foldFacts(this.facts, records);
+    noteMoves(this.moves.pending, records);
+    noteMoves(this.moves.refs, records);
+  }
+
+  /** With a snapshot at `point`: pending.json, and refs.json at a compaction or after REFS_STEP_BYTES (`all`: both, as at close). */
+  async write(point: JournalPoint, all: boolean): Promise<void> {
+    const refs = all || point.journalBytes - this.at.refs >= REFS_STEP_BYTES;
+    let stale = (refs ? PARTS : (['pending'] as const)).filter((part) => this.at[part] !== point.journalBytes);
+    // An older refs.json stays when this writer cannot learn the run's references: its readers fold the journal after it.
+    if (stale.includes('refs') && !(await this.knowRefs())) stale = stale.filter((part) => part !== 'refs');
+    for (const part of stale) {
+      const written = await this.writePart(part, point).catch(() => false);
+      this.at[part] = written ? point.journalBytes : -1;
+      if (written) this.moves[part] = emptyMoves();
+    }
+  }
+
+  /**
+   * One facts log brought to `point`: what moved since appended to the line this writer wrote last;
+   * else, and once the appended lines outgrow the first, the whole set as a new log. False when not written.
+   */
+  private async writePart(part: FactsPart, point: JournalPoint): Promise<boolean> {
+    const log = this.log[part];
+    if (this.at[part] !== -1 && log.appended <= Math.max(log.first, FACTS_LOG_MIN_BYTES)) {
+      const bytes = await appendFactsMoves(this.store, this.runId, part, this.moves[part], point);
+      if (bytes !== null) log.appended += bytes;
+      if (bytes !== null) return true;
+    }
+    const first = (await writeFactsFile(this.store, this.runId, this.facts, point, [part]))[part];
+    this.log[part] = { first: first ?? 0, appended: 0 };
+    return first !== undefined;
+  }
+
+  /** True once the facts hold the run's blob and run references (read from refs.json and the journal after it, else the whole journal). */
+  private async knowRefs(): Promise<boolean> {
+    if (this.refsKnown) return true;
+    const read = await readRunFacts(this.store, this.runId, undefined, ['refs']).catch(() => null);
+    const refs = read ?? (await rebuildRunFacts(this.store, this.runId).catch(() => null));
+    if (!refs) return false;
+    refs.blobs.forEach((hash) => this.facts.blobs.add(hash));
+    refs.runs.forEach((id) => this.facts.runs.add(id));
+    return (this.refsKnown = true);
   }
 }

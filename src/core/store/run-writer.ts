@@ -1,75 +1,64 @@
-import type { Clock, Timers } from '../ports';
 import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './contract';
+import type { NewListingRow } from './device';
+import { FactsWriter, pointAt, readRunFacts, runFacts, writeFactsFile } from './facts-log';
 import { foldFromResumeState, foldTail, type FoldState } from './fold';
-import { encodeGroup } from './journal-format';
+import { encodeGroup, lastLineOf } from './journal-format';
+import { releaseLease, renewLease } from './lease';
 import { leaseNeedsRenewal, renewIntervalMs } from './lease-policy';
+import { factsOfRun } from './listing-facts';
+import { factsChanged, listingOf, sameListing } from './listing-row';
 import type { NewRecord, StoredRecord } from './records';
 import { blobRefs } from './refs';
 import { resumeStateOf, type ResumeState } from './resume-state';
+import { rememberLines, writeSnapshot, type RecordLines } from './snapshots';
 import { stampRecords } from './stamp';
+import type { JournalStore, OpenedRun } from './store';
 
-// The writer of one run, written once over the device that holds the run (the writer's half of
-// the journal device port): a serialised queue of appends and renewals, the lease heartbeat,
-// fencing (every append is refused unless the writer's holder and generation still hold the
-// lease), the fold kept as records are appended, and the snapshot cadence. What a device does
-// beyond its primitives (a file store's listing file and facts logs) it does in `appended`.
+// The writer of one run, written once over the journal device: a serialised queue of appends and
+// renewals, the lease heartbeat, fencing (every append is refused unless the writer's holder and
+// generation still hold the lease), the fold kept as records are appended, the listing row, the
+// snapshot cadence and the facts logs.
 
 /** A writer that closes writes a snapshot when the journal after the newest one holds at least this much. */
 const CLOSE_SNAPSHOT_BYTES = 64 << 10;
 
-/** One commit group on its way to a device: its records, their journal bytes, and where the journal ended before it. */
-export interface AppendGroup {
-  readonly records: readonly StoredRecord[];
-  readonly bytes: Uint8Array;
-  /** The journal's bytes before the group. */
-  readonly journalBytes: number;
-  readonly now: number;
-  /** The run's state with the group folded in. */
-  readonly fold: FoldState;
-}
-
-/** What a device does for one writer of one run. Failures of its own I/O it throws as they come (the writer names them). */
-export interface WriterDevice {
-  readonly clock: Clock;
-  readonly timers: Timers | undefined;
-  readonly leaseTimeoutMs: number;
-  /** A snapshot is written once the journal after the newest one holds this much. */
-  readonly snapshotStepBytes: number;
-  /** The blobs among `hashes` that the store does not hold. */
-  missingBlobs(hashes: readonly string[]): Promise<readonly string[]>;
-  /** Appends the group durably, only while `lease` (holder and generation) still holds the run; else lease_lost, nothing appended. Gives the lease after. */
-  appendGroup(group: AppendGroup, lease: LeaseInfo): Promise<LeaseInfo>;
-  /** Renews the lease if it is still this one (holder and generation), else lease_lost. */
-  renewLease(lease: LeaseInfo): Promise<LeaseInfo>;
-  /** After a durable group: what the device keeps of the run beyond its journal. Never throws for it. */
-  appended(group: AppendGroup): Promise<void>;
-  /** A snapshot of `fold` at the journal's end; the bytes it copied (the next waits for as much journal), null when none was written. */
-  putSnapshot(fold: FoldState, at: { journalBytes: number; compacted: boolean }): Promise<number | null>;
-  /** The run read again after its last group (a branch record needs the records before it). */
-  reopen(): Promise<FoldState>;
-  /** A clean close: what the device writes last, then the lease released. */
-  release(lease: LeaseInfo): Promise<void>;
-  /** A failed write: the journal back to its last known end, `journalBytes`. */
-  cutBack(journalBytes: number): Promise<void>;
-  /** This process knows the writer's holder is gone: it may open the run again at once. */
-  abandon(): void;
-  /** The writer stopped: what it held open is let go. */
-  closeHandle(): Promise<void>;
-  /** A failure of the device's I/O, as the writer throws it. */
-  ioError(error: unknown): StoreError;
-}
-
-/** Where a writer starts: the run's state and the journal's end. */
-export interface WriterStart {
-  readonly fold: FoldState;
-  readonly lastSeq: number;
-  readonly journalBytes: number;
-  /** The journal bytes the newest snapshot covers (0: none). */
-  readonly snapshotAt: number;
+/**
+ * The writer of a run just opened (or created) under a new lease: the listing row brought up to
+ * date first, with the facts a writer keeps (from a whole fold, else pending.json with the journal
+ * after it, rebuilt from the whole journal when it does not hold). A resume needs the pending
+ * count, not the run's blob references: the writer reads refs.json only when it first writes it.
+ */
+export async function startWriter(
+  store: JournalStore,
+  holderId: string,
+  lease: LeaseInfo,
+  opened: OpenedRun,
+  cut?: TornTailCut,
+): Promise<RunWriter> {
+  const { fold, scan } = opened;
+  const runId = fold.run.runId;
+  const stored = await store.device.readListing(runId);
+  await store.pause?.();
+  // The time of the last record: the listing's when it stands at that record (a snapshot does not carry it).
+  const current = stored?.lastSeq === fold.lastSeq ? stored.updatedAt : undefined;
+  const updatedAt = scan.records.at(-1)?.at ?? current ?? fold.latestCheckpoint?.at ?? fold.run.at;
+  const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: store.clock.now() } : stored?.tornTailCut;
+  const known = { from: opened.snapshotAt, end: scan.goodLength, records: scan.records };
+  const whole = opened.snapshotAt === 0;
+  const pending = whole ? null : await readRunFacts(store, runId, known, ['pending']).catch(() => null);
+  const facts = whole ? factsOfRun(fold, scan.records) : (pending ?? (await runFacts(store, runId, known)));
+  await store.pause?.();
+  // Its readers (GC while the run goes on) then fold only the journal after this point.
+  if (whole) await writeFactsFile(store, runId, facts, await pointAt(store, runId, scan.goodLength, fold.lastSeq)).catch(() => undefined);
+  const row = listingOf(fold, scan.goodLength, updatedAt, tornTailCut, facts.pending.size);
+  // A writer that closed cleanly left the listing current: rewriting it would only cost a write.
+  if (!sameListing(stored, row)) await store.device.writeListing(runId, row, true);
+  return new StoreRunWriter(store, holderId, lease, opened, row, new FactsWriter(store, runId, facts, whole || pending === null), cut);
 }
 
 /** Appends commit groups to one run while it holds the run's lease. */
 export class StoreRunWriter implements RunWriter {
+  readonly runId: string;
   readonly resumeState: ResumeState;
   private fold: FoldState;
   private lastSeq: number;
@@ -80,23 +69,34 @@ export class StoreRunWriter implements RunWriter {
   private stopped: StoreError | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private heartbeat: { stop(): void } | undefined;
+  private rowWrittenAt: number;
+  private rowDirty = false;
+  /** Where the last line appended starts, and its checksum (a snapshot names it). */
+  private lastLine: { start: number; crc: string } | undefined;
+  /** The journal lines of the fold's messages and ledger entries, which its snapshots name instead of copying them. */
+  private lines: RecordLines;
 
   constructor(
-    private readonly device: WriterDevice,
-    readonly runId: string,
+    private readonly store: JournalStore,
     readonly holderId: string,
     private lease: LeaseInfo,
-    start: WriterStart,
+    opened: OpenedRun,
+    /** The listing row now (its lastSeq and journalBytes are where the writer starts). */
+    private row: NewListingRow,
+    private readonly facts: FactsWriter,
     readonly tornTailCut?: TornTailCut,
   ) {
-    this.resumeState = resumeStateOf(start.fold);
+    this.runId = row.runId;
+    this.resumeState = resumeStateOf(opened.fold);
     // Its own copy: the state handed out stays what it was at open while appends fold in.
     this.fold = foldFromResumeState(this.resumeState);
-    this.lastSeq = start.lastSeq;
-    this.journalBytes = start.journalBytes;
-    this.snapshotAt = start.snapshotAt;
-    const every = renewIntervalMs(device.leaseTimeoutMs);
-    this.heartbeat = device.timers?.every(every, () => this.renewLease().catch(() => undefined));
+    this.lastSeq = row.lastSeq;
+    this.journalBytes = row.journalBytes;
+    this.snapshotAt = opened.snapshotAt;
+    this.lines = opened.lines ?? new WeakMap();
+    this.rowWrittenAt = store.clock.now();
+    const every = renewIntervalMs(store.leaseTimeoutMs);
+    this.heartbeat = store.timers?.every(every, () => this.renewLease().catch(() => undefined));
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
@@ -107,7 +107,7 @@ export class StoreRunWriter implements RunWriter {
   renewLease(): Promise<void> {
     return this.serialised(async () => {
       if (this.stopped) throw this.stopped;
-      this.lease = await this.guard(() => this.device.renewLease(this.lease), false);
+      this.lease = await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false);
     });
   }
 
@@ -118,12 +118,14 @@ export class StoreRunWriter implements RunWriter {
         try {
           // A resume after a clean stop then reads no journal, only what a snapshot of its live context holds.
           if (this.journalBytes - this.snapshotAt >= CLOSE_SNAPSHOT_BYTES) await this.snapshot(false);
-          await this.device.release(this.lease);
+          if (this.lastLine) await this.facts.write(this.point(this.lastLine), true);
+          if (this.rowDirty) await this.writeRow();
+          await releaseLease(this.store.lease, this.runId, this.holderId);
         } catch {
-          this.device.abandon();
+          this.store.abandoned.add(this.holderId);
         }
       }
-      await this.device.closeHandle();
+      await this.store.device.closeJournal(this.runId);
     });
   }
 
@@ -137,55 +139,91 @@ export class StoreRunWriter implements RunWriter {
   private async appendNow(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
     if (this.stopped) throw this.stopped;
     if (records.length === 0) return [];
-    const now = this.device.clock.now();
+    const now = this.store.clock.now();
     const stamped = stampRecords(records, this.lastSeq + 1, now);
     await this.checkBlobs(stamped);
     // A branch needs the whole journal: read once the group is durable.
     const rereadAfter = !(await foldTail(this.fold, stamped));
-    const group: AppendGroup = { records: stamped, bytes: encodeGroup(stamped), journalBytes: this.journalBytes, now, fold: this.fold };
-    this.lease = await this.guard(() => this.device.appendGroup(group, this.lease), true);
-    this.lastSeq = stamped.at(-1)!.seq;
-    this.journalBytes += group.bytes.length;
+    const bytes = encodeGroup(stamped);
+    const at = this.journalBytes;
+    this.facts.add(stamped);
+    const next = listingOf(this.fold, at + bytes.length, now, this.row.tornTailCut, this.facts.facts.pending.size);
+    // The listing row goes with the group when it is due (in one commit where the device can); after a branch, once the run is read again.
+    const due = !rereadAfter && this.rowDue(now, next);
+    const group = { bytes, at, firstSeq: stamped[0]!.seq };
+    this.lease = await this.guard(() => this.store.device.appendGroup(this.runId, group, this.lease, due ? next : undefined), true);
+    [this.lastSeq, this.journalBytes] = [stamped.at(-1)!.seq, at + bytes.length];
+    if (!rereadAfter) [this.row, this.rowDirty] = [next, !due];
+    if (due) this.rowWrittenAt = now;
     // The records are durable: a failed renewal here only stops the writer (lease lost) or waits for the next one.
-    if (leaseNeedsRenewal(this.lease, now, this.device.leaseTimeoutMs)) {
-      await this.guard(() => this.device.renewLease(this.lease), false).then(
+    if (leaseNeedsRenewal(this.lease, now, this.store.leaseTimeoutMs))
+      await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false).then(
         (renewed) => (this.lease = renewed),
         () => undefined,
       );
-    }
-    if (rereadAfter) this.fold = foldFromResumeState(resumeStateOf(await this.device.reopen()));
-    await this.device.appended({ ...group, fold: this.fold });
+    if (rereadAfter) await this.reread(now);
+    const line = lastLineOf(bytes);
+    this.lastLine = { start: at + line.start, crc: line.crc };
+    rememberLines(this.lines, bytes, at, stamped);
     const compacted = stamped.some((record) => record.type === 'compaction');
     // A snapshot copying items it cannot name (a fork's ancestors') waits for as much journal as it holds.
-    const due = this.journalBytes - this.snapshotAt >= Math.max(this.device.snapshotStepBytes, this.snapshotBytes);
-    if (compacted || due) await this.snapshot(compacted);
+    if (compacted || this.journalBytes - this.snapshotAt >= Math.max(this.store.snapshotStepBytes, this.snapshotBytes))
+      await this.snapshot(compacted);
     return stamped;
+  }
+
+  /** After a branch record: the run read again (the fold needs the records before it), and its listing row with it. */
+  private async reread(now: number): Promise<void> {
+    const opened = await this.store.openRun(this.runId);
+    this.lines = opened.lines ?? new WeakMap();
+    this.fold = foldFromResumeState(resumeStateOf(opened.fold));
+    const next = listingOf(this.fold, this.journalBytes, now, this.row.tornTailCut, this.facts.facts.pending.size);
+    const due = this.rowDue(now, next);
+    [this.row, this.rowDirty] = [next, true];
+    if (due) await this.writeRow().catch(() => undefined);
   }
 
   private async checkBlobs(records: readonly StoredRecord[]): Promise<void> {
     const refs = [...new Set(records.flatMap(blobRefs))];
     if (refs.length === 0) return;
-    const missing = await this.guard(() => this.device.missingBlobs(refs), false);
+    const missing = await this.guard(() => this.store.device.missingBlobs(refs), false);
     if (missing.length > 0) throw new StoreError(`record names blob ${missing[0]} that is not in the store`, 'invalid');
   }
 
-  /** A state snapshot of the journal up to the end of its last group; a failure only leaves the older ones (the journal stays the truth). */
+  /** The listing row is a cache: rewritten when the status, step or a fact changes, else at most every interval. */
+  private rowDue(now: number, next: NewListingRow): boolean {
+    const changed = this.row.status !== next.status || this.row.steps !== next.steps || factsChanged(this.row, next);
+    return changed || now - this.rowWrittenAt >= this.store.stateIntervalMs;
+  }
+
+  private async writeRow(): Promise<void> {
+    await this.store.device.writeListing(this.runId, this.row, true);
+    this.rowDirty = false;
+    this.rowWrittenAt = this.store.clock.now();
+  }
+
+  private point(line: { start: number; crc: string }) {
+    return { journalBytes: this.journalBytes, lastLineStart: line.start, lastLineCrc: line.crc, lastSeq: this.lastSeq };
+  }
+
+  /** A state snapshot of the journal up to the end of its last group, then the facts logs at that point; a failure only leaves the older ones (the journal stays the truth). */
   private async snapshot(compacted: boolean): Promise<void> {
-    const { journalBytes } = this;
+    const line = this.lastLine;
+    if (!line) return;
     try {
-      const copied = await this.device.putSnapshot(this.fold, { journalBytes, compacted });
-      if (copied === null) return;
-      this.snapshotBytes = copied;
-      this.snapshotAt = journalBytes;
+      const position = { journalBytes: this.journalBytes, lastLineStart: line.start, lastLineCrc: line.crc };
+      this.snapshotBytes = await writeSnapshot(this.store.device, this.fold, position, this.lines, this.store.forkSpan);
+      this.snapshotAt = this.journalBytes;
+      await this.facts.write(this.point(line), compacted);
     } catch {
       // the next one is tried after the next step of journal
     }
   }
 
   /**
-   * Runs one device step. A lost lease stops the writer; any other failure stops it too when
-   * `fatal` (bytes may be half written: the journal is cut back to its last known end) or when
-   * the device says any failure must.
+   * Runs one device step. A lost lease stops the writer; so does a failure of the device's own
+   * ('io': a server gone, a disk error), and any failure when `fatal` (bytes may be half written:
+   * the journal is cut back to its last known end).
    */
   private async guard<T>(step: () => Promise<T>, fatal: boolean): Promise<T> {
     try {
@@ -194,17 +232,16 @@ export class StoreRunWriter implements RunWriter {
       if (error instanceof StoreError && error.code === 'lease_lost') {
         // A writer that lost its lease never writes again: what it holds goes now, not at its owner's close().
         this.stop(error);
-        await this.device.closeHandle();
+        await this.store.device.closeJournal(this.runId);
         throw error;
       }
-      // A device's own failure ('io': a server gone, a disk error) may leave the writer's view wrong: it stops.
       if (error instanceof StoreError && error.code !== 'io') throw error;
-      const failure = error instanceof StoreError ? error : this.device.ioError(error);
+      const failure = error instanceof StoreError ? error : this.store.ioError(this.runId, error);
       if (fatal || error instanceof StoreError) {
         this.stop(failure);
-        await this.device.closeHandle();
-        await this.device.cutBack(this.journalBytes).catch(() => undefined);
-        this.device.abandon();
+        await this.store.device.closeJournal(this.runId);
+        await this.store.device.truncateJournal(this.runId, this.journalBytes).catch(() => undefined);
+        this.store.abandoned.add(this.holderId);
       }
       throw failure;
     }

@@ -34,7 +34,7 @@ import type { RetentionPolicy } from './retention';
 import { resumeStateOf, type ResumeState } from './resume-state';
 import { rememberLines, resumeFromSnapshot, type JournalAt, type RecordLines } from './snapshots';
 import { stampRecords } from './stamp';
-import { startWriter } from './store-writer';
+import { startWriter } from './run-writer';
 
 export interface StoreOptions {
   readonly clock?: Clock;
