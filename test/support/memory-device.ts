@@ -2,7 +2,9 @@ import { systemClock, type Clock } from '../../src/core/ports';
 import { parseJsonAs } from '../../src/core/store/atomic-file';
 import { StoreError } from '../../src/core/store/contract';
 import {
+  DAMAGE_DOC,
   ListingRow,
+  type DeviceWatch,
   type BlobEntry,
   type DeviceGroup,
   type DeviceRun,
@@ -11,7 +13,6 @@ import {
   type NewListingRow,
 } from '../../src/core/store/device';
 import type { LeaseInfo } from '../../src/core/store/lease-policy';
-import { DAMAGE } from '../../src/core/store/listing-row';
 import { FORMAT_VERSION } from '../../src/core/store/records';
 import { RUN_ID } from '../../src/core/store/run-id';
 
@@ -172,7 +173,7 @@ export class MemoryJournalDevice implements JournalDevice {
     return [...this.volume.runs]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([runId, run]) => {
-        const damage = run.docs.get(DAMAGE);
+        const damage = run.docs.get(DAMAGE_DOC);
         return { runId, journalBytes: run.length, listing: listingOf(run), lease: leaseOf(run), damage: damage ? copy(damage) : null };
       });
   }
@@ -207,7 +208,7 @@ export class MemoryJournalDevice implements JournalDevice {
     this.volume.blobs.delete(hash);
   }
 
-  watch(kind: Kind, listener: (runId: string) => void): { close(): void } {
+  watch(kind: Kind, listener: (runId: string) => void): DeviceWatch {
     const watcher: Watcher = { kind, owner: this, listener };
     this.volume.watchers.add(watcher);
     return { close: () => void this.volume.watchers.delete(watcher) };
