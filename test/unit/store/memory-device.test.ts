@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { sha256Hex } from '../../../src/core/patches/hash';
+import type { JournalDevice } from '../../../src/core/store/device';
 import { FORMAT_VERSION } from '../../../src/core/store/records';
 import { MemoryJournalDevice, MemoryVolume } from '../../support/memory-device';
 import { runDeviceConformance } from './device-conformance';
@@ -13,7 +14,7 @@ runDeviceConformance('memory', async () => {
 
 describe('the memory device: what the conformance suite leaves to it', () => {
   it('keeps copies of the bytes it is given: a caller that changes them after changes nothing stored', async () => {
-    const d = new MemoryJournalDevice();
+    const d: JournalDevice = new MemoryJournalDevice();
     const [first, more, doc, tail, blob] = [
       firstGroup('r1'),
       group(2, 2),
