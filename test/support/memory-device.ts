@@ -46,7 +46,6 @@ export class MemoryVolume {
   }
 }
 
-const encoder = new TextEncoder();
 const copy = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes);
 const sameLease = (a: LeaseInfo, b: LeaseInfo): boolean =>
   a.holderId === b.holderId && a.generation === b.generation && (a.fenced === true) === (b.fenced === true);
@@ -98,11 +97,10 @@ export class MemoryJournalDevice implements JournalDevice {
     if (run.lease?.holderId !== lease.holderId || run.lease.generation !== lease.generation)
       throw lost('the lease of this run was taken over by another writer');
     if (run.length !== group.at) throw lost(`the journal changed under this writer (${run.length} bytes, expected ${group.at})`);
-    if (run.length + group.bytes.length > run.journal.length) {
-      run.journal = Buffer.concat([run.journal.subarray(0, run.length)], Math.max(run.length + group.bytes.length, run.journal.length * 2));
-    }
+    const need = run.length + group.bytes.length;
+    if (need > run.journal.length) run.journal = Buffer.concat([run.journal.subarray(0, run.length)], Math.max(need, 2 * run.length));
     run.journal.set(group.bytes, run.length);
-    run.length += group.bytes.length;
+    run.length = need;
     if (listing) run.listing = rowBytes(listing);
     this.volume.tell('appends', this, runId);
     return { ...run.lease };
@@ -225,6 +223,4 @@ function listingOf(run: MemoryRun): ListingRow | null {
   return row && row.v <= FORMAT_VERSION ? row : null;
 }
 
-function rowBytes(row: NewListingRow): Uint8Array {
-  return encoder.encode(JSON.stringify({ v: FORMAT_VERSION, ...row }));
-}
+const rowBytes = (row: NewListingRow): Uint8Array => Buffer.from(JSON.stringify({ v: FORMAT_VERSION, ...row }));
