@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { StoreError } from '../../../src/core/store/contract';
-import type { JournalDevice, LeaseRead, NewListingRow } from '../../../src/core/store/device';
+import type { DeviceWatch, JournalDevice, LeaseRead, NewListingRow } from '../../../src/core/store/device';
 import { encodeGroup } from '../../../src/core/store/journal-format';
 import type { LeaseInfo } from '../../../src/core/store/lease-policy';
 import { stampRecords } from '../../../src/core/store/stamp';
@@ -61,8 +61,42 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
 
 export const isStoreError = (code: StoreError['code']) => (e: unknown) => e instanceof StoreError && e.code === code;
 
+/** Asserts `actual` holds the bytes of `expected` (a Buffer as well as a Uint8Array: the port's type is Uint8Array). */
+export function sameBytes(actual: Uint8Array | null, expected: Uint8Array, message?: string): void {
+  assert.ok(actual !== null, message ?? 'bytes, not null');
+  const [a, e] = [
+    Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength),
+    Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength),
+  ];
+  assert.equal(a.toString('utf8'), e.toString('utf8'), message);
+  assert.ok(a.equals(e), message ?? `${a.length} bytes, expected ${e.length}`);
+}
+
 /** The lease as held, or a failure naming what was read. */
 export function heldLease(read: LeaseRead): LeaseInfo {
   assert.equal(read.kind, 'held', `a held lease, read ${JSON.stringify(read)}`);
   return (read as { lease: LeaseInfo }).lease;
+}
+
+/** Run ids a watch tells, and a wait for one of them (no fixed sleep: it settles when the notice comes). */
+export function heard(
+  device: JournalDevice,
+  kind: 'appends' | 'leases',
+): { told: string[]; watch: DeviceWatch | undefined; next(runId: string): Promise<void> } {
+  const told: string[] = [];
+  const waiting: Array<{ runId: string; resolve: () => void }> = [];
+  const watch = device.watch(kind, (runId) => {
+    told.push(runId);
+    for (const w of waiting.filter((x) => x.runId === runId)) w.resolve();
+  });
+  const next = (runId: string) => {
+    const notice = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${kind} notice of ${runId}; told ${JSON.stringify(told)}`)), 10_000);
+      waiting.push({ runId, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+    // A case that fails before it awaits the notice leaves no unhandled rejection behind.
+    notice.catch(() => undefined);
+    return notice;
+  };
+  return { told, watch, next };
 }
