@@ -52,6 +52,15 @@ export type LeaseRead =
 
 export { LeaseFile };
 
+/** The document of a run that notes its damage (a DamageFile's JSON): listRuns gives its bytes, and a run that has one is never claimed. */
+export const DAMAGE_DOC = 'damage.json';
+
+/** A watch of change notices: `whenListening`, where the device starts a watch asynchronously, settles once nothing after it can be missed. */
+export interface DeviceWatch {
+  close(): void;
+  whenListening?(): Promise<void>;
+}
+
 /** One run as the device lists it: its journal's size, listing row (null: none that parses), lease and damage note (its bytes). */
 export interface DeviceRun {
   readonly runId: string;
@@ -152,14 +161,18 @@ export interface JournalDevice {
    * another device object (another process, another store), until closed; may tell one more than
    * once, and for leases also a heartbeat. Undefined when the device cannot watch.
    */
-  watch(kind: 'appends' | 'leases', listener: (runId: string) => void): { close(): void } | undefined;
+  watch(kind: 'appends' | 'leases', listener: (runId: string) => void): DeviceWatch | undefined;
 
   /**
    * Optional (a device shared by workers): takes the lease of one run of `workspace` that is
    * running or interrupted, not damaged, not in `skip`, whose lease `take` turns into a new one
    * (null: not free); claims of several workers never take the same run.
    */
-  claimRun?(workspace: string, skip: readonly string[], take: (current: LeaseRead) => LeaseInfo | null): Promise<{ runId: string; lease: LeaseInfo } | null>;
+  claimRun?(
+    workspace: string,
+    skip: readonly string[],
+    take: (current: LeaseRead) => LeaseInfo | null,
+  ): Promise<{ runId: string; lease: LeaseInfo } | null>;
   /** Ends what the device holds open (connections, watches). */
   dispose?(): Promise<void>;
 }
