@@ -85,7 +85,7 @@ export function storageCases(c: DeviceCase): void {
 
   it('lists every run in run id order with its journal size, listing, lease and damage note', async () => {
     await c.d.createRun('b1', firstGroup('b1'), listing('b1'), lease('a', 1));
-    await c.d.appendGroup('b1', { bytes: group(2, 2), at: firstGroup('b1').length, firstSeq: 2 }, lease('a', 1));
+    const renewed = await c.d.appendGroup('b1', { bytes: group(2, 2), at: firstGroup('b1').length, firstSeq: 2 }, lease('a', 1));
     await c.d.createRun('a1', firstGroup('a1'), listing('a1', { task: 'a' }), null);
     await c.d.createRun('B2', firstGroup('B2'), listing('B2'), null);
     const damage = utf8(JSON.stringify({ file: c.d.journalName('B2'), offset: 0, message: 'bad line', at: T0 }));
@@ -101,7 +101,7 @@ export function storageCases(c: DeviceCase): void {
     assert.equal(a1!.damage, null);
     assert.equal(a1!.listing?.task, 'a');
     assert.equal(a1!.lease.kind, 'none');
-    assert.deepEqual(heldLease(b1!.lease), lease('a', 1));
+    assert.deepEqual(heldLease(b1!.lease), renewed);
   });
 
   it('counts a run’s bytes and removes a run whole', async () => {
