@@ -21,11 +21,15 @@ function heard(
     told.push(runId);
     for (const w of waiting.filter((x) => x.runId === runId)) w.resolve();
   });
-  const next = (runId: string) =>
-    new Promise<void>((resolve, reject) => {
+  const next = (runId: string) => {
+    const notice = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no ${kind} notice of ${runId}; told ${JSON.stringify(told)}`)), 10_000);
       waiting.push({ runId, resolve: () => (clearTimeout(timer), resolve()) });
     });
+    // A case that fails before it awaits the notice leaves no unhandled rejection behind.
+    notice.catch(() => undefined);
+    return notice;
+  };
   return { told, watch, next };
 }
 

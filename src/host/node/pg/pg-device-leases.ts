@@ -81,8 +81,8 @@ export function claimPgDeviceRun(
   skip: readonly string[],
   take: (current: LeaseRead) => LeaseInfo | null,
 ): Promise<{ runId: string; lease: LeaseInfo } | null> {
-  return device.db.transaction(async (client) => {
-    const { rows } = await client.query<LeaseRow>(
+  return device.db.transaction(async (query) => {
+    const { rows } = await query<LeaseRow>(
       `SELECT l.* FROM ac_leases l JOIN ac_runs r ON r.run_id = l.run_id
         WHERE r.workspace_key = $1 AND r.status IN ('running', 'interrupted') AND NOT (r.run_id = ANY($2))
           AND NOT EXISTS (SELECT 1 FROM ac_docs d WHERE d.run_id = r.run_id AND d.name = $3)
@@ -93,7 +93,7 @@ export function claimPgDeviceRun(
       const lease = take(leaseReadOf(row));
       if (!lease) continue;
       // The row is locked by this transaction: it is as read.
-      await client.query(leaseNoticeSql(`UPDATE ac_leases SET ${SET_LEASE} WHERE run_id = $1 RETURNING run_id`, '$10'), [
+      await query(leaseNoticeSql(`UPDATE ac_leases SET ${SET_LEASE} WHERE run_id = $1 RETURNING run_id`, '$10'), [
         row.run_id,
         ...leaseParams(lease),
         device.token,

@@ -54,13 +54,13 @@ export class PgPool {
     return this.io(() => this.pool.query<R>(sql, params));
   }
 
-  /** `work` in one transaction on one connection; rolled back when it throws. */
-  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** `work` in one transaction on one connection (its statements told as by `io`); rolled back when it throws. */
+  async transaction<T>(work: (query: PgPool['query']) => Promise<T>): Promise<T> {
     await this.ensureSchema();
     const client = await this.io(() => this.pool.connect());
     try {
       await this.io(() => client.query('BEGIN'));
-      const result = await this.io(() => work(client));
+      const result = await work((sql, params = []) => this.io(() => client.query(sql, params)));
       await this.io(() => client.query('COMMIT'));
       return result;
     } catch (error) {
