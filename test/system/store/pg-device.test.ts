@@ -71,66 +71,70 @@ describe('PostgreSQL journal device', () => {
       await client.query('INSERT INTO ac_journal (run_id, seq, line) VALUES ($1, $2, $3)', [runId, firstSeq + i, line]);
   }
 
-  it('migrates a schema-3 database (runs, snapshots, a fork, a damaged run) to journals read back byte-exact at their offsets', async () => {
-    await migrateSchema(client as unknown as pg.PoolClient, 3);
-    const plain = concat(firstGroup('r-plain'), group(2, 3));
-    const fork = group(5, 2, 'the fork’s own');
-    await oldRun('r-plain', plain, 1);
-    await oldRun('r-fork', fork, 5, { parent: 'r-plain' });
-    await oldRun('r-bad', firstGroup('r-bad'), 1, { damaged: 'a complete line does not match its checksum' });
-    await client.query(`INSERT INTO ac_snapshots (run_id, seq, snapshot) VALUES ('r-plain', 4, '{"v":3,"ünï":1}'), ('r-plain', 1, 'one')`);
-    await client.query(
-      `INSERT INTO ac_leases (run_id, holder_id, pid, hostname, acquired_at, renewed_at, generation) VALUES ('r-plain', 'a', 7, 'box', $1, $1, 2)`,
-      [T0],
-    );
-    await client.query(`INSERT INTO ac_leases (run_id) VALUES ('r-fork'), ('r-bad')`);
-    await client.query(`INSERT INTO ac_blob_refs (run_id, hash) VALUES ('r-plain', 'abc')`);
-
-    assert.deepEqual(await device.readJournal('r-plain'), plain);
-    assert.equal((await client.query('SELECT version FROM ac_schema')).rows[0].version, 4);
-    const ats = async (runId: string) =>
-      (await client.query<{ at: string }>('SELECT at FROM ac_journal WHERE run_id = $1 ORDER BY seq', [runId])).rows.map((r) =>
-        Number(r.at),
+  for (const from of [2, 3]) {
+    it(`migrates a schema-${from} database (runs, snapshots, a fork, a damaged run) to journals read back byte-exact at their offsets`, async () => {
+      await migrateSchema(client as unknown as pg.PoolClient, from);
+      const plain = concat(firstGroup('r-plain'), group(2, 3));
+      const fork = group(5, 2, 'the fork’s own');
+      await oldRun('r-plain', plain, 1);
+      await oldRun('r-fork', fork, 5, { parent: 'r-plain' });
+      await oldRun('r-bad', firstGroup('r-bad'), 1, { damaged: 'a complete line does not match its checksum' });
+      await client.query(
+        `INSERT INTO ac_snapshots (run_id, seq, snapshot) VALUES ('r-plain', 4, '{"v":3,"ünï":1}'), ('r-plain', 1, 'one')`,
       );
-    const starts = (bytes: Uint8Array) => [
-      0,
-      ...[...bytes.entries()].filter(([i, b]) => b === 0x0a && i < bytes.length - 1).map(([i]) => i + 1),
-    ];
-    assert.deepEqual(await ats('r-plain'), starts(plain));
-    assert.deepEqual(await ats('r-fork'), starts(fork), "a fork's rows begin at 0");
-    assert.equal(await device.journalSize('r-plain'), plain.length);
-    assert.deepEqual(await device.readJournal('r-plain', 100, 260), plain.subarray(100, 260));
-    assert.deepEqual(await device.readJournal('r-fork'), fork);
+      await client.query(
+        `INSERT INTO ac_leases (run_id, holder_id, pid, hostname, acquired_at, renewed_at, generation) VALUES ('r-plain', 'a', 7, 'box', $1, $1, 2)`,
+        [T0],
+      );
+      await client.query(`INSERT INTO ac_leases (run_id) VALUES ('r-fork'), ('r-bad')`);
+      await client.query(`INSERT INTO ac_blob_refs (run_id, hash) VALUES ('r-plain', 'abc')`);
 
-    const text = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('utf8'));
-    assert.deepEqual(await device.listDocs('r-plain', 'snapshot-'), ['snapshot-000000000001.json', 'snapshot-000000000004.json']);
-    assert.equal(text(await device.getDoc('r-plain', 'snapshot-000000000004.json')), '{"v":3,"ünï":1}\n');
-    const runs = await device.listRuns();
-    assert.deepEqual(
-      runs.map((r) => [r.runId, r.listing, r.lease.kind, r.journalBytes]),
-      [
-        ['r-bad', null, 'none', firstGroup('r-bad').length],
-        ['r-fork', null, 'none', fork.length],
-        ['r-plain', null, 'held', plain.length],
-      ],
-    );
-    assert.deepEqual(JSON.parse(text(runs[0]!.damage)!), {
-      file: 'postgres journal of run r-bad',
-      offset: 0,
-      message: 'a complete line does not match its checksum',
-      at: T0 + 7,
+      assert.deepEqual(await device.readJournal('r-plain'), plain);
+      assert.equal((await client.query('SELECT version FROM ac_schema')).rows[0].version, 4);
+      const ats = async (runId: string) =>
+        (await client.query<{ at: string }>('SELECT at FROM ac_journal WHERE run_id = $1 ORDER BY seq', [runId])).rows.map((r) =>
+          Number(r.at),
+        );
+      const starts = (bytes: Uint8Array) => [
+        0,
+        ...[...bytes.entries()].filter(([i, b]) => b === 0x0a && i < bytes.length - 1).map(([i]) => i + 1),
+      ];
+      assert.deepEqual(await ats('r-plain'), starts(plain));
+      assert.deepEqual(await ats('r-fork'), starts(fork), "a fork's rows begin at 0");
+      assert.equal(await device.journalSize('r-plain'), plain.length);
+      assert.deepEqual(await device.readJournal('r-plain', 100, 260), plain.subarray(100, 260));
+      assert.deepEqual(await device.readJournal('r-fork'), fork);
+
+      const text = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('utf8'));
+      assert.deepEqual(await device.listDocs('r-plain', 'snapshot-'), ['snapshot-000000000001.json', 'snapshot-000000000004.json']);
+      assert.equal(text(await device.getDoc('r-plain', 'snapshot-000000000004.json')), '{"v":3,"ünï":1}\n');
+      const runs = await device.listRuns();
+      assert.deepEqual(
+        runs.map((r) => [r.runId, r.listing, r.lease.kind, r.journalBytes]),
+        [
+          ['r-bad', null, 'none', firstGroup('r-bad').length],
+          ['r-fork', null, 'none', fork.length],
+          ['r-plain', null, 'held', plain.length],
+        ],
+      );
+      assert.deepEqual(JSON.parse(text(runs[0]!.damage)!), {
+        file: 'postgres journal of run r-bad',
+        offset: 0,
+        message: 'a complete line does not match its checksum',
+        at: T0 + 7,
+      });
+      const gone = await client.query(`SELECT to_regclass('ac_snapshots') AS s, to_regclass('ac_blob_refs') AS b`);
+      assert.deepEqual(gone.rows[0], { s: null, b: null });
+
+      // The migrated run goes on: the next group lands at its end under its lease.
+      const held = heldLease(runs[2]!.lease);
+      const next = group(5, 1);
+      await device.appendGroup('r-plain', { bytes: next, at: plain.length, firstSeq: 5 }, held, listing('r-plain', { lastSeq: 5 }));
+      assert.deepEqual(await device.readJournal('r-plain'), concat(plain, next));
+      assert.deepEqual(await ats('r-plain'), starts(concat(plain, next)));
+      assert.equal((await device.readListing('r-plain'))?.lastSeq, 5);
     });
-    const gone = await client.query(`SELECT to_regclass('ac_snapshots') AS s, to_regclass('ac_blob_refs') AS b`);
-    assert.deepEqual(gone.rows[0], { s: null, b: null });
-
-    // The migrated run goes on: the next group lands at its end under its lease.
-    const held = heldLease(runs[2]!.lease);
-    const next = group(5, 1);
-    await device.appendGroup('r-plain', { bytes: next, at: plain.length, firstSeq: 5 }, held, listing('r-plain', { lastSeq: 5 }));
-    assert.deepEqual(await device.readJournal('r-plain'), concat(plain, next));
-    assert.deepEqual(await ats('r-plain'), starts(concat(plain, next)));
-    assert.equal((await device.readListing('r-plain'))?.lastSeq, 5);
-  });
+  }
 
   it('refuses to cut inside a line (invalid) and cuts nothing', async () => {
     const first = firstGroup('r1');

@@ -1,37 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { sha256Hex } from '../../../src/core/patches/hash';
-import { DAMAGE_DOC, type DeviceWatch, type JournalDevice, type LeaseRead } from '../../../src/core/store/device';
+import { DAMAGE_DOC, type LeaseRead } from '../../../src/core/store/device';
 import type { LeaseInfo } from '../../../src/core/store/lease-policy';
-import { firstGroup, group, held, heldLease, lease, listing, T0, type DeviceCase } from './device-fixtures';
+import { firstGroup, group, heard, held, heldLease, lease, listing, T0, type DeviceCase } from './device-fixtures';
 
 // The device contract's documents, listing rows, runs, blobs, change notices and claims
 // (device-conformance.ts runs these with the journal and lease cases).
 
 const text = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('utf8'));
 const utf8 = (s: string) => new TextEncoder().encode(s);
-
-/** Run ids a watch tells, and a wait for one of them (no fixed sleep: it settles when the notice comes). */
-function heard(
-  device: JournalDevice,
-  kind: 'appends' | 'leases',
-): { told: string[]; watch: DeviceWatch | undefined; next(runId: string): Promise<void> } {
-  const told: string[] = [];
-  const waiting: Array<{ runId: string; resolve: () => void }> = [];
-  const watch = device.watch(kind, (runId) => {
-    told.push(runId);
-    for (const w of waiting.filter((x) => x.runId === runId)) w.resolve();
-  });
-  const next = (runId: string) => {
-    const notice = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${kind} notice of ${runId}; told ${JSON.stringify(told)}`)), 10_000);
-      waiting.push({ runId, resolve: () => (clearTimeout(timer), resolve()) });
-    });
-    // A case that fails before it awaits the notice leaves no unhandled rejection behind.
-    notice.catch(() => undefined);
-    return notice;
-  };
-  return { told, watch, next };
-}
 
 export function storageCases(c: DeviceCase): void {
   it('puts, appends, reads, lists by prefix and removes a run’s documents, apart from other runs’', async () => {

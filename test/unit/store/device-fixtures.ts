@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { StoreError } from '../../../src/core/store/contract';
-import type { JournalDevice, LeaseRead, NewListingRow } from '../../../src/core/store/device';
+import type { DeviceWatch, JournalDevice, LeaseRead, NewListingRow } from '../../../src/core/store/device';
 import { encodeGroup } from '../../../src/core/store/journal-format';
 import type { LeaseInfo } from '../../../src/core/store/lease-policy';
 import { stampRecords } from '../../../src/core/store/stamp';
@@ -65,4 +65,27 @@ export const isStoreError = (code: StoreError['code']) => (e: unknown) => e inst
 export function heldLease(read: LeaseRead): LeaseInfo {
   assert.equal(read.kind, 'held', `a held lease, read ${JSON.stringify(read)}`);
   return (read as { lease: LeaseInfo }).lease;
+}
+
+/** Run ids a watch tells, and a wait for one of them (no fixed sleep: it settles when the notice comes). */
+export function heard(
+  device: JournalDevice,
+  kind: 'appends' | 'leases',
+): { told: string[]; watch: DeviceWatch | undefined; next(runId: string): Promise<void> } {
+  const told: string[] = [];
+  const waiting: Array<{ runId: string; resolve: () => void }> = [];
+  const watch = device.watch(kind, (runId) => {
+    told.push(runId);
+    for (const w of waiting.filter((x) => x.runId === runId)) w.resolve();
+  });
+  const next = (runId: string) => {
+    const notice = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${kind} notice of ${runId}; told ${JSON.stringify(told)}`)), 10_000);
+      waiting.push({ runId, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+    // A case that fails before it awaits the notice leaves no unhandled rejection behind.
+    notice.catch(() => undefined);
+    return notice;
+  };
+  return { told, watch, next };
 }
