@@ -86,6 +86,25 @@ describe('PostgreSQL journal device: fencing and notices', () => {
     assert.deepEqual(told, ['landed']);
   });
 
+  it("tells a lease watch neither its own object's swaps nor renewals", async () => {
+    const watcher = open();
+    const other = open();
+    const { told, watch, next } = heard(watcher, 'leases');
+    await watch!.whenListening!();
+    for (const runId of ['mine', 'renewed', 'taken']) await watcher.createRun(runId, firstGroup(runId), listing(runId), null);
+    assert.equal(await watcher.swapLease('mine', { kind: 'none' }, lease('a', 1)), true);
+    const first = next('renewed');
+    assert.equal(await other.swapLease('renewed', await other.readLease('renewed'), lease('b', 1)), true);
+    await first;
+    told.length = 0;
+    assert.equal(await other.swapLease('renewed', held(lease('b', 1)), lease('b', 1, { renewedAt: Date.now() })), true);
+    // Notices are delivered in commit order: once the later take is told, a notice of the renewal would have been.
+    const taken = next('taken');
+    assert.equal(await other.swapLease('taken', await other.readLease('taken'), lease('c', 1)), true);
+    await taken;
+    assert.deepEqual(told, ['taken']);
+  });
+
   it('a watch whose connection is cut reconnects and tells what was appended meanwhile', async () => {
     const watcher = open();
     const writer = open();

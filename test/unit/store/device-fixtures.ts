@@ -61,6 +61,17 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
 
 export const isStoreError = (code: StoreError['code']) => (e: unknown) => e instanceof StoreError && e.code === code;
 
+/** Asserts `actual` holds the bytes of `expected` (a Buffer as well as a Uint8Array: the port's type is Uint8Array). */
+export function sameBytes(actual: Uint8Array | null, expected: Uint8Array, message?: string): void {
+  assert.ok(actual !== null, message ?? 'bytes, not null');
+  const [a, e] = [
+    Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength),
+    Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength),
+  ];
+  assert.equal(a.toString('utf8'), e.toString('utf8'), message);
+  assert.ok(a.equals(e), message ?? `${a.length} bytes, expected ${e.length}`);
+}
+
 /** The lease as held, or a failure naming what was read. */
 export function heldLease(read: LeaseRead): LeaseInfo {
   assert.equal(read.kind, 'held', `a held lease, read ${JSON.stringify(read)}`);
