@@ -81,12 +81,11 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
          VALUES ($1, $2, $3, $4, $5, coalesce($6, ''), $7, $8) ON CONFLICT (run_id) DO NOTHING RETURNING run_id
        ), journal AS (
          INSERT INTO ac_journal (run_id, seq, at, line) SELECT $1, s, a, l FROM unnest($9::integer[], $10::bigint[], $11::text[]) AS t(s, a, l)
-          WHERE EXISTS (SELECT 1 FROM run) RETURNING 1
+          WHERE EXISTS (SELECT 1 FROM run)
        ), lease AS (
          INSERT INTO ac_leases (run_id, holder_id, pid, hostname, start_time, acquired_at, renewed_at, generation, fenced)
-         SELECT run_id, $12, $13, $14, $15, $16, $17, $18, $19 FROM run RETURNING 1
-       ) SELECT (SELECT count(*) FROM run)::integer AS created, (SELECT count(*) FROM journal) AS lines, (SELECT count(*) FROM lease) AS leases,
-                (SELECT ${notifySql('run_id', '$20')} FROM run) AS told`,
+         SELECT run_id, $12, $13, $14, $15, $16, $17, $18, $19 FROM run
+       ) SELECT (SELECT count(*) FROM run)::integer AS created, (SELECT ${notifySql('run_id', '$20')} FROM run) AS told`,
       [runId, ...listingParams(listing), seqs.at(-1), bytes.length, seqs, offsets, lines, ...leaseParams(lease), this.token],
     );
     if (rows[0]?.created !== 1) throw new StoreError(`run ${runId} already exists`, 'invalid', journal);
@@ -132,13 +131,13 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
             AND EXISTS (SELECT 1 FROM ac_runs WHERE run_id = $1 AND bytes = $5) RETURNING run_id
        ), rows AS (
          INSERT INTO ac_journal (run_id, seq, at, line) SELECT $1, $6 + t.i - 1, $5 + t.o, t.l
-           FROM unnest($7::text[], $8::bigint[]) WITH ORDINALITY AS t(l, o, i) WHERE EXISTS (SELECT 1 FROM lease) RETURNING 1
+           FROM unnest($7::text[], $8::bigint[]) WITH ORDINALITY AS t(l, o, i) WHERE EXISTS (SELECT 1 FROM lease)
        ), run AS (
-         UPDATE ac_runs SET bytes = $5 + $9, last_seq = $10${listed} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1
+         UPDATE ac_runs SET bytes = $5 + $9, last_seq = $10${listed} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease)
        ), note AS (
          SELECT ${notifySql('$1', '$11')} FROM lease
-       ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note) AS told, (SELECT count(*) FROM rows) AS n,
-                (SELECT count(*) FROM run) AS runs, (SELECT bytes FROM ac_runs WHERE run_id = $1) AS end`,
+       ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note) AS told,
+                (SELECT bytes FROM ac_runs WHERE run_id = $1) AS end`,
       [
         ...[
           runId,
@@ -179,13 +178,12 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
          SELECT 1 FROM ac_journal WHERE run_id = $1 AND at < $2 AND at + octet_length(line) + 1 > $2
             AND at = (SELECT max(at) FROM ac_journal WHERE run_id = $1 AND at < $2)
        ), cut AS (
-         DELETE FROM ac_journal WHERE run_id = $1 AND at >= $2 AND NOT EXISTS (SELECT 1 FROM inside) RETURNING 1
+         DELETE FROM ac_journal WHERE run_id = $1 AND at >= $2 AND NOT EXISTS (SELECT 1 FROM inside)
        ), run AS (
          UPDATE ac_runs SET bytes = $2,
                 last_seq = coalesce((SELECT seq FROM ac_journal WHERE run_id = $1 AND at < $2 ORDER BY at DESC LIMIT 1), 0)
-          WHERE run_id = $1 AND bytes > $2 AND NOT EXISTS (SELECT 1 FROM inside) RETURNING 1
-       ) SELECT (SELECT count(*) FROM ac_runs WHERE run_id = $1)::integer AS runs, (SELECT count(*) FROM inside)::integer AS inside,
-                (SELECT count(*) FROM cut) AS cut, (SELECT count(*) FROM run) AS changed`,
+          WHERE run_id = $1 AND bytes > $2 AND NOT EXISTS (SELECT 1 FROM inside)
+       ) SELECT (SELECT count(*) FROM ac_runs WHERE run_id = $1)::integer AS runs, (SELECT count(*) FROM inside)::integer AS inside`,
       [runId, length],
     );
     if (rows[0]?.runs !== 1) throw this.notFound(runId);
