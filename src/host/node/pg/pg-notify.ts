@@ -1,6 +1,19 @@
 import pg from 'pg';
 import { z } from 'zod';
-import type { PgCheckpointStore } from './pg-store';
+import type { Clock } from '../../../core/ports';
+
+/** What a watch needs of the store or device it watches for. */
+export interface PgWatchHost {
+  /** How a watch's own connection reaches the server. */
+  readonly clientConfig: pg.ClientConfig;
+  /** Names the host's own notices, which its watches drop. */
+  readonly token: string;
+  readonly clock: Clock;
+  readonly leaseTimeoutMs: number;
+  query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** Whether the last append of a run (its last seq) was the host's. */
+  wroteLast(runId: string, lastSeq: number): boolean;
+}
 
 /**
  * The change notice of the PostgreSQL store: every append (and every new run or fork) sends
@@ -51,7 +64,7 @@ export class PgAppendWatch {
   private schema: string | null = null;
 
   constructor(
-    private readonly store: PgCheckpointStore,
+    private readonly store: PgWatchHost,
     private readonly listener: (runId: string) => void,
     private readonly onClose?: () => void,
     private readonly channel: typeof APPEND_CHANNEL | typeof LEASE_CHANNEL = APPEND_CHANNEL,

@@ -5,20 +5,17 @@ import { StoreError } from '../../../core/store/contract';
 // one transaction under an advisory lock, so workers that start together migrate once. A database
 // whose schema is newer than this build is refused with a clear error and left as it is.
 //
-//   ac_runs      one row per run: the listing (task, status, steps, times, first instruction), the workspace it works
-//                on (workspaceKey), which a worker must have to take it, and for a fork the run,
-//                step and record it stands on (its rows begin after that record). An append updates
-//                no indexed column of it, so its row is rewritten in place (a HOT update).
-//   ac_blob_refs one row per (run, blob) its records name, for GC: added as records are appended
-//                (no journal is read to GC), never rewritten, so an append costs the same at step
-//                10,000 as at step 1
-//   ac_journal   one row per record: (run_id, seq) and the record's checksummed journal line, the
-//                same bytes as a file journal's line; one transaction per commit group
+//   ac_runs      one row per run: its listing row (JSON), the columns a claim reads of it (task,
+//                status, updated_at, workspace_key: workspaceKey, which a worker must have to take
+//                it), its journal's end in bytes and last seq. (parent_* are unused since version 4.)
+//   ac_journal   one row per record: (run_id, seq), its byte offset `at` in the run's own journal,
+//                and the record's checksummed journal line, the same bytes as a file journal's line;
+//                one statement per commit group
+//   ac_docs      a run's named documents (snapshots, facts logs, the damage note), as bytes
 //   ac_blobs     content-addressed bytes, deduplicated by their sha256
-//   ac_snapshots the newest state snapshots of a run (the file store's snapshot bytes), by seq
 //   ac_leases    one row per run: the holder, its heartbeat, and the generation every append checks
 
-export const PG_SCHEMA_VERSION = 3;
+export const PG_SCHEMA_VERSION = 4;
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE ac_runs (
@@ -77,6 +74,35 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX ac_runs_claimable ON ac_runs (workspace_key) WHERE status IN ('running', 'interrupted');`,
   // 3: the first new instruction since the run began or was forked, which the listing titles a fork by.
   `ALTER TABLE ac_runs ADD COLUMN instruction text;`,
+  // 4: the journal device (pg-device.ts). A row's byte offset in its run's own journal (a fork's
+  // begins at 0), so a range is read by offset; `bytes` is the journal's end. Snapshots, the damage
+  // note and the facts logs are documents; the listing row is JSON (null for these migrated rows:
+  // the store then reads the run). The damage note names the journal as PgJournalDevice.journalName.
+  `ALTER TABLE ac_journal ADD COLUMN at bigint;
+   UPDATE ac_journal j SET at = w.at FROM (
+     SELECT run_id, seq, coalesce(sum(octet_length(line) + 1) OVER (
+       PARTITION BY run_id ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS at
+     FROM ac_journal) w
+    WHERE j.run_id = w.run_id AND j.seq = w.seq;
+   ALTER TABLE ac_journal ALTER COLUMN at SET NOT NULL;
+   CREATE UNIQUE INDEX ac_journal_at ON ac_journal (run_id, at);
+   UPDATE ac_runs r SET bytes = coalesce((SELECT sum(octet_length(j.line) + 1) FROM ac_journal j WHERE j.run_id = r.run_id), 0);
+   CREATE TABLE ac_docs (
+     run_id text NOT NULL REFERENCES ac_runs ON DELETE CASCADE,
+     name text NOT NULL,
+     bytes bytea NOT NULL,
+     PRIMARY KEY (run_id, name)
+   );
+   INSERT INTO ac_docs (run_id, name, bytes)
+     SELECT run_id, 'snapshot-' || lpad(seq::text, 12, '0') || '.json', convert_to(snapshot || E'\\n', 'UTF8') FROM ac_snapshots;
+   INSERT INTO ac_docs (run_id, name, bytes)
+     SELECT run_id, 'damage.json', convert_to(json_build_object(
+       'file', 'postgres journal of run ' || run_id, 'offset', 0, 'message', damaged, 'at', updated_at)::text, 'UTF8')
+     FROM ac_runs WHERE damaged IS NOT NULL;
+   ALTER TABLE ac_runs ADD COLUMN listing text;
+   ALTER TABLE ac_runs DROP COLUMN damaged, DROP COLUMN steps, DROP COLUMN created_at, DROP COLUMN instruction;
+   DROP TABLE ac_snapshots;
+   DROP TABLE ac_blob_refs;`,
 ];
 
 function newer(version: number, target: number): StoreError {

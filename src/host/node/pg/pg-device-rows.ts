@@ -1,0 +1,91 @@
+import { StoreError } from '../../../core/store/contract';
+import { ListingRow, type LeaseRead, type NewListingRow } from '../../../core/store/device';
+import { readLine } from '../../../core/store/journal-format';
+import type { LeaseInfo } from '../../../core/store/lease-policy';
+import { FORMAT_VERSION } from '../../../core/store/records';
+
+// Rows of the PostgreSQL journal device (pg-device.ts) and what they are made from and into.
+
+/** A lease row as the driver returns it. */
+export interface LeaseRow {
+  readonly run_id: string;
+  readonly holder_id: string | null;
+  readonly pid: number;
+  readonly hostname: string;
+  readonly start_time: string | null;
+  readonly acquired_at: number;
+  readonly renewed_at: number;
+  readonly generation: number;
+  readonly fenced: boolean;
+}
+
+/** The lease a row holds: none when there is no row or no holder (with the generation it had). */
+export function leaseReadOf(row: LeaseRow | undefined): LeaseRead {
+  if (!row) return { kind: 'none' };
+  if (row.holder_id === null) return { kind: 'none', generation: row.generation };
+  const lease: LeaseInfo = {
+    holderId: row.holder_id,
+    pid: row.pid,
+    hostname: row.hostname,
+    ...(row.start_time !== null ? { startTime: row.start_time } : {}),
+    acquiredAt: row.acquired_at,
+    renewedAt: row.renewed_at,
+    generation: row.generation,
+    ...(row.fenced ? { fenced: true } : {}),
+  };
+  return { kind: 'held', lease };
+}
+
+/** A lease's columns in ac_leases order from holder_id on (null: no holder): `holder_id, pid, hostname, start_time, acquired_at, renewed_at, generation, fenced`. */
+export function leaseParams(lease: LeaseInfo | null): unknown[] {
+  if (!lease) return [null, 0, '', null, 0, 0, 0, false];
+  const { holderId, pid, hostname, startTime, acquiredAt, renewedAt, generation, fenced } = lease;
+  return [holderId, pid, hostname, startTime ?? null, acquiredAt, renewedAt, generation, fenced === true];
+}
+
+/** A listing row as stored (its JSON with the format version) and the columns a claim reads of it: json, task, status, updated_at, workspace_key. */
+export function listingParams(row: NewListingRow): [string, string, string, number, string | null] {
+  return [JSON.stringify({ v: FORMAT_VERSION, ...row }), row.task, row.status, row.updatedAt, row.workspace ?? null];
+}
+
+/** A stored listing row; null when there is none, it does not parse, or a newer build wrote it. */
+export function parseListing(text: string | null): ListingRow | null {
+  if (text === null) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const row = ListingRow.safeParse(json);
+  return row.success && row.data.v <= FORMAT_VERSION ? row.data : null;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Whole journal lines as rows: each line's text (without its newline), byte offset in `bytes` and seq (its `s`, when asked). */
+export function rowsOf(bytes: Uint8Array, journal: string, withSeq = false): { lines: string[]; offsets: number[]; seqs: number[] } {
+  const rows = { lines: [] as string[], offsets: [] as number[], seqs: [] as number[] };
+  if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) throw new StoreError(`${journal}: a group must be whole lines`, 'invalid');
+  for (let start = 0; start < bytes.length;) {
+    const nl = bytes.indexOf(0x0a, start);
+    const seq = withSeq ? readLine(bytes, start, nl)?.s : 0;
+    if (seq === undefined) throw new StoreError(`${journal}: byte ${start} does not begin a journal line that holds`, 'invalid');
+    try {
+      rows.lines.push(decoder.decode(bytes.subarray(start, nl)));
+    } catch {
+      throw new StoreError(`${journal}: the line at byte ${start} is not UTF-8`, 'invalid');
+    }
+    rows.offsets.push(start);
+    rows.seqs.push(seq);
+    start = nl + 1;
+  }
+  return rows;
+}
+
+/** The bytes from..end of rows read in journal order, the first beginning at byte `base`. */
+export function sliceOfRows(lines: readonly string[], base: number, from: number, end: number | undefined): Uint8Array {
+  const bytes = Buffer.from(lines.length === 0 ? '' : `${lines.join('\n')}\n`, 'utf8');
+  const start = Math.max(0, from - base);
+  return new Uint8Array(bytes.subarray(start, end === undefined ? bytes.length : Math.max(start, end - base)));
+}
