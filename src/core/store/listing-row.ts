@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { parseJsonAs } from './atomic-file';
-import type { JournalDevice, ListingRow, NewListingRow } from './device';
+import { DAMAGE_DOC as DAMAGE, type JournalDevice, type ListingRow, type NewListingRow } from './device';
 import type { FoldState } from './fold';
 import { lastUndoableRestore } from './listing-facts';
 import { FORMAT_VERSION, type RunRecord } from './records';
 
 // A run's listing row as the store derives it from its fold, and the damage note a whole read
 // leaves beside a damaged journal (so that writers and the listing refuse it without reading it).
-
-export const DAMAGE = 'damage.json';
 
 /** True when the stored row already says what `row` says (a writer that closed cleanly left it current). */
 export function sameListing(stored: ListingRow | null, row: NewListingRow): boolean {

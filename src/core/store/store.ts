@@ -16,7 +16,7 @@ import {
 } from './contract';
 import { sha256Hex } from '../patches/hash';
 import { appendDecisions } from './decisions';
-import type { JournalDevice } from './device';
+import type { DeviceWatch, JournalDevice } from './device';
 import { firstSeqOf, forkRun, openForkFromParent, parentRecords } from './forks';
 import { collectGarbage } from './gc';
 import { acquireLease, fenceLease, releaseLease, takeOver, type LeaseContext } from './lease';
@@ -218,11 +218,11 @@ export class JournalStore implements CheckpointStore {
     return listRuns(this);
   }
 
-  watchAppends(listener: (runId: string) => void): { close(): void } {
+  watchAppends(listener: (runId: string) => void): DeviceWatch {
     return this.device.watch('appends', listener) ?? { close: () => undefined };
   }
 
-  watchLeases(listener: (runId: string) => void): { close(): void } {
+  watchLeases(listener: (runId: string) => void): DeviceWatch {
     return this.device.watch('leases', listener) ?? { close: () => undefined };
   }
 

@@ -25,8 +25,9 @@ describe('PostgreSQL: a fork opens from its parent snapshots', () => {
       forkSpan: 16,
     });
     const whole: string[] = [];
-    const lines = store.lines.bind(store);
-    store.lines = (runId, ...rest) => (whole.push(runId), lines(runId, ...rest));
+    // A whole read of a journal: from its start to its end.
+    const read = store.device.readJournal.bind(store.device);
+    store.device.readJournal = (runId, from, end) => ((from ?? 0) === 0 && end === undefined && whole.push(runId), read(runId, from, end));
     opened.push(store);
     return { store, whole };
   };

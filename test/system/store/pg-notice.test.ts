@@ -42,7 +42,7 @@ describe('PostgreSQL store change notice (watchAppends)', () => {
     const elsewhere = open(await server.newSchema());
     const told: string[] = [];
     const watch = here.watchAppends((runId) => told.push(runId));
-    await watch.whenListening();
+    await watch.whenListening!();
 
     const theirs = await other.createRun(runInput('r-other'));
     await until(() => told.includes('r-other'), 'the new run');
@@ -77,7 +77,7 @@ describe('PostgreSQL store change notice (watchAppends)', () => {
     const other = open();
     const told: string[] = [];
     const watch = here.watchAppends((runId) => told.push(runId));
-    await watch.whenListening();
+    await watch.whenListening!();
     const killed = await other.query<{ n: number }>(
       `SELECT count(pg_terminate_backend(pid))::integer AS n FROM pg_stat_activity
         WHERE application_name = 'agent-checkpoints-watch' AND pid <> pg_backend_pid()`,
@@ -97,7 +97,7 @@ describe('PostgreSQL store change notice (watchAppends)', () => {
     await (await here.createRun(runInput('r-lease'))).close();
     const told: string[] = [];
     const watch = here.watchLeases((runId) => told.push(runId));
-    await watch.whenListening();
+    await watch.whenListening!();
 
     const writer = await other.openWriter('r-lease');
     await until(() => told.length === 1, 'the lease taken');

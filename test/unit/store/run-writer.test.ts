@@ -61,7 +61,10 @@ const isCode = (code: StoreError['code']) => (e: unknown) => e instanceof StoreE
 describe('the one run writer over a device', () => {
   it('numbers groups after the last record and hands each to the device in call order', async () => {
     const { device, writer } = await writerOver();
-    const [a, b] = await Promise.all([writer.append([message(0, 1, 'user', 'hi')]), writer.append([checkpoint('c1', 1, 'before_model', 1)])]);
+    const [a, b] = await Promise.all([
+      writer.append([message(0, 1, 'user', 'hi')]),
+      writer.append([checkpoint('c1', 1, 'before_model', 1)]),
+    ]);
     assert.deepEqual([a![0]!.seq, b![0]!.seq], [2, 3]);
     assert.deepEqual(device.groups, [[2], [3]]);
   });

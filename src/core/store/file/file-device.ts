@@ -1,7 +1,9 @@
 import { StoreError } from '../contract';
 import { parseJsonAs, readIfExists, replaceFileAtomic, replaceFileUnsynced, tempName, writeNewFile } from '../atomic-file';
 import {
+  DAMAGE_DOC,
   ListingRow,
+  type DeviceWatch,
   type BlobEntry,
   type DeviceGroup,
   type DeviceRun,
@@ -37,6 +39,10 @@ export const JOURNAL = 'journal.jsonl';
 export const STATE = 'state.json';
 export const LEASE = 'lease.json';
 const encoder = new TextEncoder();
+/** The run folder's own files, which are no documents. */
+const OWN = new Set([JOURNAL, STATE, LEASE]);
+const DOC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const sameLease = (a: LeaseInfo, b: LeaseInfo): boolean => a.holderId === b.holderId && a.generation === b.generation;
 
 export class FileJournalDevice implements JournalDevice {
   readonly runsDir: string;
@@ -138,6 +144,11 @@ export class FileJournalDevice implements JournalDevice {
     if (handle) await handle.then((h) => this.fs.close(h)).catch(() => undefined);
   }
 
+  /** Closes every journal this object holds open. */
+  async dispose(): Promise<void> {
+    for (const runId of [...this.handles.keys()]) await this.closeJournal(runId);
+  }
+
   async readLease(runId: string): Promise<LeaseRead> {
     const path = joinPath(this.runDir(runId), LEASE);
     const bytes = await readIfExists(this.fs, path);
@@ -150,7 +161,7 @@ export class FileJournalDevice implements JournalDevice {
 
   private async checkHolder(runId: string, held: LeaseInfo): Promise<LeaseInfo> {
     const read = await this.readLease(runId);
-    if (read.kind === 'held' && read.lease.holderId === held.holderId && read.lease.generation === held.generation) return read.lease;
+    if (read.kind === 'held' && sameLease(read.lease, held) && read.lease.fenced !== true) return read.lease;
     const by =
       read.kind === 'held' && read.lease.fenced === true ? 'taken over (from another window or process)' : 'taken over by another writer';
     throw new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', joinPath(this.runDir(runId), LEASE));
@@ -162,8 +173,7 @@ export class FileJournalDevice implements JournalDevice {
     const renewal = expected.kind === 'held' && next?.holderId === expected.lease.holderId && next.generation === expected.lease.generation;
     if (renewal || (next === null && expected.kind === 'held')) {
       const read = await this.readLease(runId);
-      if (read.kind !== 'held' || read.lease.holderId !== expected.lease.holderId || read.lease.generation !== expected.lease.generation)
-        return false;
+      if (read.kind !== 'held' || !sameLease(read.lease, expected.lease) || read.lease.fenced !== expected.lease.fenced) return false;
       if (next) await replaceFileAtomic(this.fs, dir, LEASE, JSON.stringify(next));
       else await this.fs.unlink(joinPath(dir, LEASE)).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
       return true;
@@ -202,20 +212,30 @@ export class FileJournalDevice implements JournalDevice {
     const moved = await readIfExists(this.fs, aside);
     const lease = moved && parseJsonAs(moved, LeaseFile);
     const same =
-      judged.kind !== 'held'
-        ? lease === null
-        : lease !== null && lease.holderId === judged.lease.holderId && lease.generation === judged.lease.generation;
+      judged.kind !== 'held' ? lease === null : lease !== null && sameLease(lease, judged.lease) && lease.fenced === judged.lease.fenced;
     if (!same && moved !== null) await this.fs.link(aside, path).catch(() => undefined);
     await this.fs.unlink(aside).catch(() => undefined);
     return same;
   }
 
+  /** A document's path: a plain name that is none of the run folder's own files. */
+  private docPath(runId: string, name: string): string {
+    if (!DOC_NAME.test(name) || OWN.has(name) || name.startsWith(LEASE))
+      throw new StoreError(`not a document name: ${JSON.stringify(name)}`, 'invalid');
+    return joinPath(this.runDir(runId), name);
+  }
+
   async putDoc(runId: string, name: string, bytes: Uint8Array, durable: boolean): Promise<void> {
+    this.docPath(runId, name);
+    await this.replace(runId, name, bytes, durable);
+  }
+
+  private async replace(runId: string, name: string, bytes: Uint8Array, durable: boolean): Promise<void> {
     await (durable ? replaceFileAtomic : replaceFileUnsynced)(this.fs, this.runDir(runId), name, bytes);
   }
 
   async appendDoc(runId: string, name: string, bytes: Uint8Array): Promise<void> {
-    const handle = await this.fs.openAppend(joinPath(this.runDir(runId), name));
+    const handle = await this.fs.openAppend(this.docPath(runId, name));
     try {
       await this.fs.write(handle, bytes);
     } finally {
@@ -223,26 +243,29 @@ export class FileJournalDevice implements JournalDevice {
     }
   }
 
-  getDoc(runId: string, name: string): Promise<Uint8Array | null> {
-    return readIfExists(this.fs, joinPath(this.runDir(runId), name));
+  async getDoc(runId: string, name: string): Promise<Uint8Array | null> {
+    return readIfExists(this.fs, this.docPath(runId, name));
   }
 
   async listDocs(runId: string, prefix: string): Promise<string[]> {
-    return (await readdirOrEmpty(this.fs, this.runDir(runId))).filter((name) => name.startsWith(prefix));
+    const names = await readdirOrEmpty(this.fs, this.runDir(runId));
+    return names.filter((name) => name.startsWith(prefix) && DOC_NAME.test(name) && !OWN.has(name) && !name.startsWith(LEASE));
   }
 
   async removeDoc(runId: string, name: string): Promise<void> {
-    await this.fs
-      .unlink(joinPath(this.runDir(runId), name))
-      .catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+    await this.unlink(this.docPath(runId, name));
+  }
+
+  private async unlink(path: string): Promise<void> {
+    await this.fs.unlink(path).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
   }
 
   writeListing(runId: string, row: NewListingRow, durable: boolean): Promise<void> {
-    return this.putDoc(runId, STATE, encoder.encode(JSON.stringify({ v: FORMAT_VERSION, ...row })), durable);
+    return this.replace(runId, STATE, encoder.encode(JSON.stringify({ v: FORMAT_VERSION, ...row })), durable);
   }
 
   async readListing(runId: string): Promise<ListingRow | null> {
-    const bytes = await this.getDoc(runId, STATE);
+    const bytes = await readIfExists(this.fs, joinPath(this.runDir(runId), STATE));
     const row = bytes && parseJsonAs(bytes, ListingRow);
     return row && row.v <= FORMAT_VERSION ? row : null;
   }
@@ -253,11 +276,7 @@ export class FileJournalDevice implements JournalDevice {
       if (!RUN_ID.test(runId)) continue;
       const journalBytes = await this.journalSize(runId);
       if (journalBytes === null) continue;
-      const [lease, listing, damage] = await Promise.all([
-        this.readLease(runId),
-        this.readListing(runId),
-        this.getDoc(runId, 'damage.json'),
-      ]);
+      const [lease, listing, damage] = await Promise.all([this.readLease(runId), this.readListing(runId), this.getDoc(runId, DAMAGE_DOC)]);
       runs.push({ runId, journalBytes, lease, listing, damage });
     }
     return runs;
@@ -273,7 +292,7 @@ export class FileJournalDevice implements JournalDevice {
   async removeRun(runId: string): Promise<void> {
     const dir = this.runDir(runId);
     const names = await this.fs.readdir(dir);
-    for (const name of [JOURNAL, ...names.filter((n) => n !== JOURNAL)]) await this.removeDoc(runId, name);
+    for (const name of [JOURNAL, ...names.filter((n) => n !== JOURNAL)]) await this.unlink(joinPath(dir, name));
     await this.fs.rmdir(dir);
     await this.fs.syncDir(this.runsDir);
   }
@@ -301,8 +320,21 @@ export class FileJournalDevice implements JournalDevice {
     return this.blobs.remove(hash);
   }
 
-  watch(kind: 'appends' | 'leases', listener: (runId: string) => void): { close(): void } | undefined {
-    return kind === 'appends' ? this.appends.watch(listener) : watchLeaseFiles(this.fs, this.runsDir, listener);
+  /** Watches runs/ once it exists (a new store's folder is made first). */
+  watch(kind: 'appends' | 'leases', listener: (runId: string) => void): DeviceWatch | undefined {
+    if (!this.fs.watch) return undefined;
+    let inner: { close(): void } | undefined;
+    let closed = false;
+    const started = this.ensureRoot().then(() => {
+      if (!closed) inner = kind === 'appends' ? this.appends.watch(listener) : watchLeaseFiles(this.fs, this.runsDir, listener);
+    });
+    return {
+      whenListening: () => started,
+      close: () => {
+        closed = true;
+        inner?.close();
+      },
+    };
   }
 
   /** A failure of this device's I/O on the run's journal, as the store throws it. */
