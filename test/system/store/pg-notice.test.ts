@@ -106,8 +106,12 @@ describe('PostgreSQL store change notice (watchAppends)', () => {
     await writer.close();
     await until(() => told.length === 2, 'the lease released');
     assert.deepEqual(told, ['r-lease', 'r-lease'], 'heartbeats told nothing between the take and the release');
-    await other.fenceLease('r-lease');
-    await until(() => told.length === 3, 'the lease fenced');
+    // A take-over fences a live holder's lease (a free lease has nothing to fence).
+    const held = await other.openWriter('r-lease');
+    await until(() => told.length === 3, 'the lease taken again');
+    await open().fenceLease('r-lease');
+    await until(() => told.length === 4, 'the lease fenced');
+    await held.close();
     watch.close();
   });
 });

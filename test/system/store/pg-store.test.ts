@@ -6,7 +6,7 @@ import { PgCheckpointStore, type PgStoreOptions } from '../../../src/host/node/p
 import { nodeProcessIdentity } from '../../../src/host/node/store-factory';
 import { testPostgres, type TestPostgres } from '../../support/pg-server';
 import { runStoreConformance } from '../../unit/store/conformance';
-import { ManualClock, message, runInput } from '../../unit/store/fixtures';
+import { checkpoint, ManualClock, message, runInput } from '../../unit/store/fixtures';
 
 const isCode = (code: StoreError['code']) => (e: unknown) => e instanceof StoreError && e.code === code;
 
@@ -94,13 +94,15 @@ describe('PostgreSQL store: fencing, snapshots, damage, schema', () => {
 
   it('resume reads the newest snapshot and the rows after it; a whole read still checks every row', async () => {
     const writer = await open({ snapshotStepBytes: 0 }).createRun(runInput('r1'));
+    await writer.append([checkpoint('c0', 0, 'before_model', 0)]);
     for (let i = 0; i < 5; i++) await writer.append([message(i, i, i % 2 ? 'assistant' : 'user', `m${i}`)]);
     await writer.close();
     const store = open();
-    // Damage a row the snapshot covers: resume does not read it, a whole read refuses the run.
-    await store.query(`UPDATE ac_journal SET line = replace(line, 'm1', 'mX') WHERE run_id = 'r1' AND seq = 3`);
+    // Damage a row the snapshot covers and does not name (an older checkpoint; the live context's
+    // messages it names by row, and reads): resume does not read it, a whole read refuses the run.
+    await store.query(`UPDATE ac_journal SET line = replace(line, 'c0', 'cX') WHERE run_id = 'r1' AND seq = 2`);
     const state = await store.readResumeState('r1');
-    assert.equal(state.lastSeq, 6);
+    assert.equal(state.lastSeq, 7);
     assert.equal(state.messages.length, 5);
     await assert.rejects(
       store.readRun('r1'),
@@ -143,7 +145,7 @@ describe('PostgreSQL store: fencing, snapshots, damage, schema', () => {
     assert.ok(port);
   });
 
-  it("a version 1 database is brought to the current schema, each run's blob references kept as rows", async () => {
+  it('a version 1 database is brought to the current schema, its runs kept (pg-device.test.ts checks versions 2 and 3 row by row)', async () => {
     const client = new pg.Client({ connectionString: server.url, options: `-c search_path=${schema}` });
     await client.connect();
     try {
@@ -156,11 +158,8 @@ describe('PostgreSQL store: fencing, snapshots, damage, schema', () => {
       await client.end();
     }
     const store = open();
-    const refs = await store.query<{ run_id: string; hash: string }>('SELECT run_id, hash FROM ac_blob_refs ORDER BY hash');
-    assert.deepEqual(refs.rows, [
-      { run_id: 'old', hash: 'a' },
-      { run_id: 'old', hash: 'b' },
-    ]);
+    const runs = await store.query<{ run_id: string; workspace_key: string }>('SELECT run_id, workspace_key FROM ac_runs');
+    assert.deepEqual(runs.rows, [{ run_id: 'old', workspace_key: 'folder:/ws' }]);
     const version = await store.query<{ version: number }>('SELECT version FROM ac_schema');
     assert.equal(version.rows[0]!.version, PG_SCHEMA_VERSION);
   });

@@ -165,7 +165,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
     if (end === null) return this.notFound(runId);
     const why =
       end !== group.at
-        ? `its journal ends at byte ${end}, not ${group.at}: another writer appended`
+        ? `another writer took the run over and appended: its journal ends at byte ${end}, not ${group.at}`
         : `generation ${lease.generation} is no longer current: another writer took the run over`;
     return new StoreError(`this writer lost the lease of run ${runId} (${why}); nothing was appended`, 'lease_lost');
   }

@@ -51,7 +51,13 @@ export class PgPool {
   /** One statement on a pooled connection, the schema brought up to date first. */
   async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     await this.ensureSchema();
-    return this.io(() => this.pool.query<R>(sql, params));
+    // A read on a pooled connection the server just ended (its end not yet seen here) is read again once, on another.
+    const read = /^\s*SELECT\b/i.test(sql);
+    return this.io(() =>
+      this.pool
+        .query<R>(sql, params)
+        .catch((error: unknown) => (read && connectionLost(error) ? this.pool.query<R>(sql, params) : Promise.reject(error))),
+    );
   }
 
   /** `work` in one transaction on one connection (its statements told as by `io`); rolled back when it throws. */
@@ -100,4 +106,10 @@ export class PgPool {
     });
     return this.ready;
   }
+}
+
+/** A failure that ended the connection, not the statement: the server shut it (57P0x), a connection error (08xxx), a reset socket. */
+function connectionLost(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return /^(57P0[1-3]|08...|ECONNRESET|EPIPE)$/.test(code) || /Connection terminated/i.test(errorText(error));
 }
