@@ -80,6 +80,8 @@ export class JournalStore implements CheckpointStore {
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   readonly lease: LeaseContext;
+  /** Runs this store claimed for a worker (claimRun), by run: the lease the next openWriter opens it under. */
+  private readonly claims = new Map<string, { holderId: string; lease: LeaseInfo }>();
   /** @internal Asked between slices of a long read. */
   readonly pause: (() => Promise<void>) | undefined;
 
@@ -122,8 +124,11 @@ export class JournalStore implements CheckpointStore {
 
   async openWriter(runId: string): Promise<RunWriter> {
     await this.mustExist(runId);
-    const holderId = newHolderId();
-    const lease = await acquireLease(this.lease, runId, holderId);
+    // A run this store claimed for a worker (claimRun) opens under the claim's lease.
+    const claim = this.claims.get(runId);
+    this.claims.delete(runId);
+    const holderId = claim?.holderId ?? newHolderId();
+    const lease = claim?.lease ?? (await acquireLease(this.lease, runId, holderId));
     return this.started(runId, holderId, () => this.openUnder(runId, holderId, lease));
   }
 
@@ -244,14 +249,14 @@ export class JournalStore implements CheckpointStore {
 
   /**
    * Claims one run a worker of `workspace` may go on with (a device shared by workers): the claim
-   * is the run's lease, released again; the worker's openWriter then takes it at once. null when
-   * none is free or the device hands no runs to workers.
+   * is the run's lease, which the next openWriter of the run opens it under. null when none is
+   * free or the device hands no runs to workers.
    */
   async claimRun(workspace: string, skip: readonly string[] = []): Promise<string | null> {
     const holderId = newHolderId();
     const claimed = await this.device.claimRun?.(workspace, skip, (read) => takeOver(this.lease, read, holderId));
     if (!claimed) return null;
-    this.abandoned.add(holderId);
+    this.claims.set(claimed.runId, { holderId, lease: claimed.lease });
     return claimed.runId;
   }
 
