@@ -194,11 +194,6 @@ export async function decodeSnapshot(bytes: Uint8Array, pause?: () => Promise<vo
   return { ...head.data, state: state as SnapshotState };
 }
 
-/** The resume state of a snapshot that holds all its items (names none by its journal line); else null. */
-export function inlineState(state: SnapshotState): ResumeState | null {
-  return [...state.messages, ...state.ledger].every((item) => !('line' in item)) ? (state as ResumeState) : null;
-}
-
 /** Items of a list checked between two pauses of a snapshot's decoding (most are journal line references; a copied message's first check in a process takes milliseconds). */
 const ITEMS_PER_PAUSE = 16;
 
