@@ -1,10 +1,11 @@
 import { StoreError, type DecisionRecord } from './contract';
-import { acquireLease, releaseLease } from './lease';
+import { acquireLease } from './lease';
 import type { JournalStore } from './store';
 import { encodeGroup, lastLineOf } from './journal-format';
 import { newHolderId } from './lease-policy';
 import type { StoredRecord } from './records';
-import { movePending, readRunFacts, writeFactsFile } from './facts-log';
+import { appendFactsMoves, pendingAfter, readRunFacts, writeFactsFile } from './facts-log';
+import { emptyMoves, noteMoves } from './listing-facts';
 import { readDamage } from './listing-row';
 import { stampRecords } from './stamp';
 
@@ -29,13 +30,20 @@ export async function appendDecisions(
     const stamped = stampRecords(records, state.lastSeq + 1, now);
     const bytes = encodeGroup(stamped);
     const end = size + bytes.length;
+    const known = { from: size, end, records: stamped };
+    // Keep and Undo move no fact; an accept or a rollback moves pending patches, counted from pending.json
+    // before the group goes, so the listing row goes with it (one commit where the device can).
+    const moves = stamped.some((r) => r.type === 'patch_state');
+    const count = moves ? await pendingAfter(store, runId, known).catch(() => null) : (state.pendingPatches ?? null);
     const { v: _v, pendingPatches: _count, ...rest } = state;
     const next = { ...rest, lastSeq: stamped.at(-1)!.seq, journalBytes: end, updatedAt: now };
-    // Keep and Undo move no fact: the listing row goes with the group (one commit where the device can).
-    const moves = stamped.some((r) => r.type === 'patch_state');
-    const withGroup = moves ? undefined : state.pendingPatches !== undefined ? { ...next, pendingPatches: state.pendingPatches } : next;
     try {
-      await device.appendGroup(runId, { bytes, at: size, firstSeq: stamped[0]!.seq }, lease, withGroup);
+      await device.appendGroup(
+        runId,
+        { bytes, at: size, firstSeq: stamped[0]!.seq },
+        lease,
+        count !== null ? { ...next, pendingPatches: count } : next,
+      );
     } catch (error) {
       await device.truncateJournal(runId, size).catch(() => undefined);
       throw error instanceof StoreError ? error : store.ioError(runId, error);
@@ -43,22 +51,19 @@ export async function appendDecisions(
       await device.closeJournal(runId);
     }
     if (!moves) return stamped;
-    // An accept or a rollback moves pending patches: pending.json (with the journal after it) tells
-    // which, and is written anew at the journal's end.
-    const known = { from: size, end, records: stamped };
     const line = lastLineOf(bytes);
     const point = { journalBytes: end, lastLineStart: size + line.start, lastLineCrc: line.crc, lastSeq: stamped.at(-1)!.seq };
-    let pendingPatches = (await movePending(store, runId, known, point).catch(() => null)) ?? undefined;
-    if (pendingPatches === undefined) {
-      const facts = await readRunFacts(store, runId, known, ['pending']).catch(() => null);
-      pendingPatches = facts?.pending.size;
-      if (facts) await writeFactsFile(store, runId, facts, point, ['pending']).catch(() => undefined);
-    }
-    // A listing cache, written without syncs: the journal is the truth, and a row lost or left
-    // behind by a crash sends the next decision the full way (a writer then rewrites it).
-    await device.writeListing(runId, pendingPatches !== undefined ? { ...next, pendingPatches } : next, false).catch(() => undefined);
+    // pending.json follows (a cache): what moved, appended to its log; else the facts read the general way.
+    const moved =
+      count !== null &&
+      (await appendFactsMoves(store, runId, 'pending', noteMoves(emptyMoves(), stamped), point).catch(() => null)) !== null;
+    if (moved) return stamped;
+    const facts = await readRunFacts(store, runId, known, ['pending']).catch(() => null);
+    if (facts) await writeFactsFile(store, runId, facts, point, ['pending']).catch(() => undefined);
+    if (count === null && facts)
+      await device.writeListing(runId, { ...next, pendingPatches: facts.pending.size }, false).catch(() => undefined);
     return stamped;
   } finally {
-    await releaseLease(store.lease, runId, holderId).catch(() => store.abandoned.add(holderId));
+    await device.swapLease(runId, { kind: 'held', lease }, null).catch(() => store.abandoned.add(holderId));
   }
 }

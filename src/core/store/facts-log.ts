@@ -180,18 +180,15 @@ export async function readRunFacts(
 }
 
 /**
- * The light path's move of pending.json over the decision records it just appended (`known`,
- * right after the cache's point) to the new `point`: one line of what moved is appended. The new
- * count; null when the cache is not at `known.from` (the caller then reads the facts the general way).
+ * The light path's pending count after the decision records `known` (right after pending.json's
+ * point), from pending.json alone; null when the cache is not at `known.from` (the caller then
+ * reads the facts the general way). The ids stay text (PendingIds), never split into 10,000 strings.
  */
-export async function movePending(store: JournalStore, runId: string, known: JournalPart, point: JournalPoint): Promise<number | null> {
+export async function pendingAfter(store: JournalStore, runId: string, known: JournalPart): Promise<number | null> {
   const log = await readFactsLog(store, runId, 'pending');
   const first = known.records[0]?.seq;
   if (!log || log.file.journalBytes !== known.from || first === undefined || log.file.lastSeq !== first - 1) return null;
-  // Only decisions come this way; the ids stay text (PendingIds), never split into 10,000 strings.
   if (known.records.some((record) => record.type !== 'patch_state' && record.type !== 'review')) return null;
-  const moves = noteMoves(emptyMoves(), known.records);
-  if ((await appendFactsMoves(store, runId, 'pending', moves, point)) === null) return null;
   foldPending(log.facts.pending, known.records);
   return log.facts.pending.size;
 }
