@@ -1,8 +1,7 @@
 import { StoreError, type DecisionRecord } from './contract';
-import { acquireLease } from './lease';
 import type { JournalStore } from './store';
 import { encodeGroup, lastLineOf } from './journal-format';
-import { newHolderId } from './lease-policy';
+import { acquireLease, newHolderId } from './lease-policy';
 import type { StoredRecord } from './records';
 import { appendFactsMoves, pendingAfter, readRunFacts, writeFactsFile } from './facts-log';
 import { emptyMoves, noteMoves } from './listing-facts';

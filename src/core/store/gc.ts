@@ -1,7 +1,6 @@
 import type { GcResult, RunSummary } from './contract';
-import { acquireLease } from './lease';
 import type { JournalStore } from './store';
-import { newHolderId } from './lease-policy';
+import { acquireLease, newHolderId } from './lease-policy';
 import { planRetention, type RetentionPolicy, type RunUsage } from './retention';
 import { readRunFacts, rebuildRunFacts } from './facts-log';
 

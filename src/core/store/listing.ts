@@ -2,7 +2,7 @@ import { StoreError, type LeaseInfo, type RunSummary, type VerifyReport } from '
 import type { DeviceRun } from './device';
 import { errorMessage } from './fs-port';
 import type { JournalScan } from './journal-format';
-import { liveLease } from './lease';
+import { liveLease } from './lease-policy';
 import { parseDamage } from './listing-row';
 import { blobRefs } from './refs';
 import type { JournalStore } from './store';

@@ -19,14 +19,23 @@ import { appendDecisions } from './decisions';
 import type { DeviceWatch, JournalDevice } from './device';
 import { firstSeqOf, forkRun, openForkFromParent, parentRecords } from './forks';
 import { collectGarbage } from './gc';
-import { acquireLease, fenceLease, releaseLease, takeOver, type LeaseContext } from './lease';
 import { listRuns, verifyRun } from './listing';
 import { listingOf, readDamage, writeDamage } from './listing-row';
 import { runStateOf, startFold, type FoldState } from './fold';
 import { foldInSlices } from './history';
 import { errorMessage } from './fs-port';
 import { encodeGroup, scanJournal, type JournalScan, type ReadOptions } from './journal-format';
-import { DEFAULT_LEASE_TIMEOUT_MS, newHolderId, unknownProcess, type ProcessIdentity } from './lease-policy';
+import {
+  acquireLease,
+  DEFAULT_LEASE_TIMEOUT_MS,
+  fenceLease,
+  newHolderId,
+  releaseLease,
+  takeOver,
+  unknownProcess,
+  type LeaseContext,
+  type ProcessIdentity,
+} from './lease-policy';
 import { MIGRATIONS, type MigrationTable } from './migrations';
 import { FORMAT_VERSION, type RunRecord, type StoredRecord } from './records';
 import { BLOB_HASH } from './refs';
