@@ -1,7 +1,8 @@
 // npm run bench:pg: the PostgreSQL store on a throwaway server (fsync on, as a team's server runs):
 // an append against a bare INSERT + COMMIT of the same bytes, the resume of a 10,000-step run in
-// fresh processes (its writer killed mid-run, then closed), and the throughput of 1 and 4 workers
-// on 100 queued runs whose model answers after a fixed latency. Prints one JSON object.
+// fresh processes (its writer killed mid-run, then closed), a person's Keep of one hunk on a run of
+// that length (pg-keep.ts), and the throughput of 1 and 4 workers on 100 queued runs whose
+// model answers after a fixed latency. Prints one JSON object.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { batchModel } from '../support/batch-model';
 import { bundleCli } from '../support/cli-process';
 import { startFakeAnthropic } from '../support/fake-anthropic/server';
 import { startPostgres, type TestPostgres } from '../support/pg-server';
+import { keepFigures, KEEPS } from './pg-keep';
 
 const APPENDS = 400;
 const RESUME_STEPS = Number(process.env.PG_BENCH_STEPS ?? 10_000);
@@ -212,6 +214,10 @@ async function main(): Promise<void> {
     const killed = resumes(child, fixtures.url, schema, true);
     const closed = resumes(child, fixtures.url, schema, false);
     progress('resume');
+    const keep = await keepFigures(server, (url, schema) =>
+      execFileSync(process.execPath, [child, 'build', url, schema], { stdio: ['ignore', 'ignore', 'inherit'] }),
+    );
+    progress('keeps');
     const cli = await bundleCli(dir);
     const one = await throughput(server, cli, 1, dir);
     progress('1 worker');
@@ -224,6 +230,11 @@ async function main(): Promise<void> {
         resume_ms_10k: round(closed),
         resume_killed_ms_10k: round(killed),
         resume_steps: RESUME_STEPS,
+        keep_ms_p95: round(keep.p95),
+        keep_journal_reads: keep.reads.whole + keep.reads.partial,
+        keep_journal_reads_parts: keep.reads,
+        keep_path: keep.path,
+        keeps: KEEPS,
         workers_1_runs_per_min: round(one.perMin),
         workers_4_runs_per_min: round(four.perMin),
         scale_4_vs_1: round(four.perMin / one.perMin),
@@ -232,6 +243,7 @@ async function main(): Promise<void> {
         model_call_ms: round(one.modelMs),
         model_call_ms_4: round(four.modelMs),
         loadavg: loadavg().map((x) => round(x)),
+        targets: { keep_ms_p95: 20, keep_journal_reads: 0 },
       }),
     );
   } finally {
