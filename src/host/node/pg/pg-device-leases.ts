@@ -56,7 +56,7 @@ export async function swapPgLease(device: PgJournalDevice, runId: string, expect
 export async function listPgDeviceRuns(device: PgJournalDevice): Promise<DeviceRun[]> {
   const { rows } = await device.query<Partial<LeaseRow> & { id: string; bytes: number; listing: string | null; damage: Buffer | null }>(
     `SELECT r.run_id AS id, r.bytes, r.listing, d.bytes AS damage, l.*
-       FROM ac_runs r LEFT JOIN ac_leases l ON l.run_id = r.run_id LEFT JOIN ac_docs d ON d.run_id = r.run_id AND d.name = $1
+       FROM ac_runs r LEFT JOIN ac_leases l ON l.run_id = r.run_id LEFT JOIN ac_docs d ON d.run_id = r.run_id AND d.name = $1 AND d.part = 0
       ORDER BY r.run_id COLLATE "C"`,
     [DAMAGE_DOC],
   );

@@ -212,26 +212,32 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
 
   async putDoc(runId: string, name: string, bytes: Uint8Array): Promise<void> {
     await this.query(
-      'INSERT INTO ac_docs (run_id, name, bytes) VALUES ($1, $2, $3) ON CONFLICT (run_id, name) DO UPDATE SET bytes = EXCLUDED.bytes',
+      `WITH parts AS (DELETE FROM ac_docs WHERE run_id = $1 AND name = $2 AND part > 0)
+       INSERT INTO ac_docs (run_id, name, part, bytes) VALUES ($1, $2, 0, $3) ON CONFLICT (run_id, name, part) DO UPDATE SET bytes = EXCLUDED.bytes`,
       [runId, name, Buffer.from(bytes)],
     );
   }
 
+  /** The next part: an append writes its bytes only (a log's line), never the document again. */
   async appendDoc(runId: string, name: string, bytes: Uint8Array): Promise<void> {
     await this.query(
-      'INSERT INTO ac_docs AS d (run_id, name, bytes) VALUES ($1, $2, $3) ON CONFLICT (run_id, name) DO UPDATE SET bytes = d.bytes || EXCLUDED.bytes',
+      `INSERT INTO ac_docs (run_id, name, part, bytes)
+       SELECT $1, $2, coalesce(max(part) + 1, 0), $3 FROM ac_docs WHERE run_id = $1 AND name = $2`,
       [runId, name, Buffer.from(bytes)],
     );
   }
 
   async getDoc(runId: string, name: string): Promise<Uint8Array | null> {
-    const { rows } = await this.query<{ bytes: Buffer }>('SELECT bytes FROM ac_docs WHERE run_id = $1 AND name = $2', [runId, name]);
-    return rows[0] ? new Uint8Array(rows[0].bytes) : null;
+    const { rows } = await this.query<{ bytes: Buffer }>('SELECT bytes FROM ac_docs WHERE run_id = $1 AND name = $2 ORDER BY part', [
+      runId,
+      name,
+    ]);
+    return rows.length === 0 ? null : new Uint8Array(Buffer.concat(rows.map((row) => row.bytes)));
   }
 
   async listDocs(runId: string, prefix: string): Promise<string[]> {
     const { rows } = await this.query<{ name: string }>(
-      'SELECT name FROM ac_docs WHERE run_id = $1 AND left(name, char_length($2)) = $2 ORDER BY name COLLATE "C"',
+      'SELECT name FROM ac_docs WHERE run_id = $1 AND part = 0 AND left(name, char_length($2)) = $2 ORDER BY name COLLATE "C"',
       [runId, prefix],
     );
     return rows.map((row) => row.name);

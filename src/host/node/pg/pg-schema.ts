@@ -11,7 +11,8 @@ import { StoreError } from '../../../core/store/contract';
 //   ac_journal   one row per record: (run_id, seq), its byte offset `at` in the run's own journal,
 //                and the record's checksummed journal line, the same bytes as a file journal's line;
 //                one statement per commit group
-//   ac_docs      a run's named documents (snapshots, facts logs, the damage note), as bytes
+//   ac_docs      a run's named documents (snapshots, facts logs, the damage note), as bytes in parts:
+//                a put writes part 0 alone, an append adds the next part (a log's append writes its line, not the log)
 //   ac_blobs     content-addressed bytes, deduplicated by their sha256
 //   ac_leases    one row per run: the holder, its heartbeat, and the generation every append checks
 
@@ -90,13 +91,14 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE ac_docs (
      run_id text NOT NULL REFERENCES ac_runs ON DELETE CASCADE,
      name text NOT NULL,
+     part integer NOT NULL,
      bytes bytea NOT NULL,
-     PRIMARY KEY (run_id, name)
+     PRIMARY KEY (run_id, name, part)
    );
-   INSERT INTO ac_docs (run_id, name, bytes)
-     SELECT run_id, 'snapshot-' || lpad(seq::text, 12, '0') || '.json', convert_to(snapshot || E'\\n', 'UTF8') FROM ac_snapshots;
-   INSERT INTO ac_docs (run_id, name, bytes)
-     SELECT run_id, 'damage.json', convert_to(json_build_object(
+   INSERT INTO ac_docs (run_id, name, part, bytes)
+     SELECT run_id, 'snapshot-' || lpad(seq::text, 12, '0') || '.json', 0, convert_to(snapshot || E'\\n', 'UTF8') FROM ac_snapshots;
+   INSERT INTO ac_docs (run_id, name, part, bytes)
+     SELECT run_id, 'damage.json', 0, convert_to(json_build_object(
        'file', 'postgres journal of run ' || run_id, 'offset', 0, 'message', damaged, 'at', updated_at)::text, 'UTF8')
      FROM ac_runs WHERE damaged IS NOT NULL;
    ALTER TABLE ac_runs ADD COLUMN listing text;
