@@ -4,7 +4,6 @@ import { encodeGroup, lastLineOf } from './journal-format';
 import { acquireLease, newHolderId } from './lease-policy';
 import type { StoredRecord } from './records';
 import { appendFactsMoves, pendingAfter, readRunFacts, writeFactsFile } from './facts-log';
-import { emptyMoves, noteMoves } from './listing-facts';
 import { readDamage } from './listing-row';
 import { stampRecords } from './stamp';
 
@@ -33,7 +32,8 @@ export async function appendDecisions(
     // Keep and Undo move no fact; an accept or a rollback moves pending patches, counted from pending.json
     // before the group goes, so the listing row goes with it (one commit where the device can).
     const moves = stamped.some((r) => r.type === 'patch_state');
-    const count = moves ? await pendingAfter(store, runId, known).catch(() => null) : (state.pendingPatches ?? null);
+    const after = moves ? await pendingAfter(store, runId, known).catch(() => null) : null;
+    const count = moves ? (after?.count ?? null) : (state.pendingPatches ?? null);
     const { v: _v, pendingPatches: _count, ...rest } = state;
     const next = { ...rest, lastSeq: stamped.at(-1)!.seq, journalBytes: end, updatedAt: now };
     try {
@@ -53,9 +53,7 @@ export async function appendDecisions(
     const line = lastLineOf(bytes);
     const point = { journalBytes: end, lastLineStart: size + line.start, lastLineCrc: line.crc, lastSeq: stamped.at(-1)!.seq };
     // pending.json follows (a cache): what moved, appended to its log; else the facts read the general way.
-    const moved =
-      count !== null &&
-      (await appendFactsMoves(store, runId, 'pending', noteMoves(emptyMoves(), stamped), point).catch(() => null)) !== null;
+    const moved = after !== null && (await appendFactsMoves(store, runId, 'pending', after.moves, point).catch(() => null)) !== null;
     if (moved) return stamped;
     const facts = await readRunFacts(store, runId, known, ['pending']).catch(() => null);
     if (facts) await writeFactsFile(store, runId, facts, point, ['pending']).catch(() => undefined);

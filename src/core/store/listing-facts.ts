@@ -37,18 +37,6 @@ export function factsOfRun(fold: Pick<FoldState, 'patches'>, records: Iterable<S
   return facts;
 }
 
-/**
- * Moves `facts` (in place) over `records` appended after them: a patch comes in pending, a
- * patch_state moves it out (accepted, rolled back) or back in; every blob and run named is added.
- * True when anything changed.
- */
-export function foldFacts(facts: RunFacts, records: Iterable<StoredRecord>): boolean {
-  const moved = foldPending(facts.pending, records);
-  let named = false;
-  for (const record of records) named = addRefs(facts, record) || named;
-  return moved || named;
-}
-
 /** What a record moves of the pending ids: its patch id, and whether that patch is pending after it. */
 function pendingMove(record: StoredRecord): [string, boolean] | undefined {
   if (record.type === 'patch') return [record.patch.patchId, record.patch.state === 'pending'];
@@ -56,16 +44,20 @@ function pendingMove(record: StoredRecord): [string, boolean] | undefined {
   return undefined;
 }
 
-/** Moves the pending patch ids (in place) over `records` appended after them; true when they changed. */
-export function foldPending(pending: PendingIds, records: Iterable<StoredRecord>): boolean {
+/**
+ * Moves the pending patch ids (in place) over `records` appended after them; true when they
+ * changed. `moved` learns each id's move since it was empty (a move back cancels the first), as
+ * a line of pending.json states it: only ids that were not pending and are, or the reverse.
+ */
+export function foldPending(pending: PendingIds, records: Iterable<StoredRecord>, moved?: Map<string, boolean>): boolean {
   let changed = false;
   for (const record of records) {
     const [id, isPending] = pendingMove(record) ?? [];
-    if (id === undefined) continue;
-    const had = pending.has(id);
-    if (isPending) pending.add(id);
-    else pending.delete(id);
-    changed ||= had !== pending.has(id);
+    if (id === undefined || pending.has(id) === isPending) continue;
+    pending.move(id, isPending!);
+    changed = true;
+    if (moved?.has(id)) moved.delete(id);
+    else moved?.set(id, isPending!);
   }
   return changed;
 }
@@ -78,16 +70,6 @@ export interface FactsMoves {
 }
 
 export const emptyMoves = (): FactsMoves => ({ pending: new Map(), blobs: new Set(), runs: new Set() });
-
-/** Adds what `records` move to `moves` (in place; a patch's latest move wins) and returns them. */
-export function noteMoves(moves: FactsMoves, records: Iterable<StoredRecord>): FactsMoves {
-  for (const record of records) {
-    const [id, isPending] = pendingMove(record) ?? [];
-    if (id !== undefined) moves.pending.set(id, isPending!);
-  }
-  foldRefs(moves, records);
-  return moves;
-}
 
 /** Adds the blobs and runs `records` name to `facts` (in place). */
 export function foldRefs(facts: Pick<RunFacts, 'blobs' | 'runs'>, records: Iterable<StoredRecord>): void {

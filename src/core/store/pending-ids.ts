@@ -42,18 +42,17 @@ export class PendingIds {
     return this.text.includes(`\n${id}\n`);
   }
 
-  add(id: string): void {
-    const present = this.has(id); // the lookup may build the Set
-    if (this.set) this.set.add(id);
-    else if (!present && !this.removed.delete(id)) this.added.add(id);
-  }
-
-  delete(id: string): boolean {
-    if (this.added.delete(id)) return true;
-    const present = this.has(id); // the lookup may build the Set
-    if (this.set) return this.set.delete(id);
-    if (present) this.removed.add(id);
-    return present;
+  /**
+   * The id became pending (`pending`) or stopped being so. Trusted: the caller knows it was not,
+   * or was, pending (a lookup, or a pending.json line of moves), so nothing is looked up.
+   */
+  move(id: string, pending: boolean): void {
+    if (this.set) {
+      if (pending) this.set.add(id);
+      else this.set.delete(id);
+    } else if (pending) {
+      if (!this.removed.delete(id)) this.added.add(id);
+    } else if (!this.added.delete(id)) this.removed.add(id);
   }
 
   /** The ids one a line, as pending.json holds them; null when one cannot be written so (empty, or holding a line break). */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileCheckpointStore } from '../../../src/core/store/file/file-store';
 import { readRunFacts } from '../../../src/core/store/facts-log';
+import { checksummed } from '../../../src/core/store/journal-format';
 import { foldRecords } from '../../../src/core/store/history';
 import type { NewRecord } from '../../../src/core/store/records';
 import { openFileStore } from '../../../src/host/node/store-factory';
@@ -56,6 +57,25 @@ describe('the facts logs (pending.json, refs.json)', () => {
     const grew = sizeAt('pending.json') - before;
     await writer.close();
     assert.ok(grew > 0 && grew < 1024, `pending.json grew ${grew} bytes (its first line holds 100 ids, 1,200 bytes of them)`);
+  });
+
+  it('a moved line states only true moves, applied without a lookup; an older line of latest states is still checked id by id', async () => {
+    const store = open();
+    const writer = await patches(store, 9);
+    // Pending and kept within one write: it never moved as the log sees it.
+    await writer.append([pendingPatch('z'), accept('z'), accept('p0')]);
+    await writer.close();
+    const path = file(store, 'pending.json');
+    const last = JSON.parse(readFileSync(path, 'utf8').trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+    assert.equal(last['exact'], true);
+    assert.equal(last['gone'], 'p0', 'z moved in and out again: not in the line');
+    // A line an older writer appended: its moves are each id's latest state, true or not.
+    const { c: _c, exact: _exact, ...point } = last;
+    appendFileSync(path, checksummed(JSON.stringify({ ...point, pending: 'p2\nnew', gone: 'never\nnever2\np0' }).slice(0, -1)));
+    const read = await readRunFacts(open(), 'r1');
+    const expected = [...(await wholePending(store)), 'new'].sort();
+    assert.equal(read!.pending.size, expected.length, 'an id already pending, or never pending, does not move the count');
+    assert.deepEqual([...read!.pending].sort(), expected);
   });
 
   it('a torn last line (an append cut short) is left out: the journal after the line before it is folded in', async () => {
