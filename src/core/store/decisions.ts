@@ -3,7 +3,7 @@ import type { JournalStore } from './store';
 import { encodeGroup, lastLineOf } from './journal-format';
 import { acquireLease, newHolderId } from './lease-policy';
 import type { StoredRecord } from './records';
-import { appendFactsMoves, pendingAfter, readRunFacts, writeFactsFile } from './facts-log';
+import { appendFactsMoves, pendingAfter, readFactsLog, readRunFacts, writeFactsFile } from './facts-log';
 import { readDamage } from './listing-row';
 import { stampRecords } from './stamp';
 
@@ -22,17 +22,22 @@ export async function appendDecisions(
   const holderId = newHolderId();
   const lease = await acquireLease(store.lease, runId, holderId);
   try {
-    const [state, size, damage] = await Promise.all([device.readListing(runId), device.journalSize(runId), readDamage(device, runId)]);
+    // Keep and Undo move no fact; an accept or a rollback moves pending patches, counted from pending.json
+    // (read beside the rest) before the group goes, so the listing row goes with it (one commit where the device can).
+    const moves = records.some((r) => r.type === 'patch_state');
+    const [state, size, damage, log] = await Promise.all([
+      device.readListing(runId),
+      device.journalSize(runId),
+      readDamage(device, runId),
+      moves ? readFactsLog(store, runId, 'pending') : null,
+    ]);
     if (!state || size === null || damage || state.journalBytes !== size || state.runId !== runId) return null;
     const now = store.clock.now();
     const stamped = stampRecords(records, state.lastSeq + 1, now);
     const bytes = encodeGroup(stamped);
     const end = size + bytes.length;
     const known = { from: size, end, records: stamped };
-    // Keep and Undo move no fact; an accept or a rollback moves pending patches, counted from pending.json
-    // before the group goes, so the listing row goes with it (one commit where the device can).
-    const moves = stamped.some((r) => r.type === 'patch_state');
-    const after = moves ? await pendingAfter(store, runId, known).catch(() => null) : null;
+    const after = moves ? pendingAfter(log, known) : null;
     const count = moves ? (after?.count ?? null) : (state.pendingPatches ?? null);
     const { v: _v, pendingPatches: _count, ...rest } = state;
     const next = { ...rest, lastSeq: stamped.at(-1)!.seq, journalBytes: end, updatedAt: now };

@@ -138,8 +138,14 @@ function applyMoved(facts: RunFacts, line: FactsFile): void {
   line.runs?.forEach((id) => facts.runs.add(id));
 }
 
-/** A facts log read: the facts as of its last line, and that line's point; null when it does not hold. */
-async function readFactsLog(store: JournalStore, runId: string, part: FactsPart): Promise<{ facts: RunFacts; file: FactsFile } | null> {
+/** A facts log read: the facts as of its last line, and that line's point. */
+export interface FactsLog {
+  readonly facts: RunFacts;
+  readonly file: FactsFile;
+}
+
+/** Reads a facts log; null when it does not hold. */
+export async function readFactsLog(store: JournalStore, runId: string, part: FactsPart): Promise<FactsLog | null> {
   const bytes = await store.device.getDoc(runId, FACTS_FILES[part]).catch(() => null);
   const lines = bytes && factsLines(bytes);
   const [first] = lines ?? [];
@@ -190,12 +196,7 @@ export async function readRunFacts(
  * point), from pending.json alone; null when the cache is not at `known.from` (the caller then
  * reads the facts the general way). The ids stay text (PendingIds), never split into 10,000 strings.
  */
-export async function pendingAfter(
-  store: JournalStore,
-  runId: string,
-  known: JournalPart,
-): Promise<{ count: number; moves: FactsMoves } | null> {
-  const log = await readFactsLog(store, runId, 'pending');
+export function pendingAfter(log: FactsLog | null, known: JournalPart): { count: number; moves: FactsMoves } | null {
   const first = known.records[0]?.seq;
   if (!log || log.file.journalBytes !== known.from || first === undefined || log.file.lastSeq !== first - 1) return null;
   if (known.records.some((record) => record.type !== 'patch_state' && record.type !== 'review')) return null;

@@ -87,5 +87,8 @@ export function rowsOf(bytes: Uint8Array, journal: string, withSeq = false): { l
 export function sliceOfRows(lines: readonly string[], base: number, from: number, end: number | undefined): Uint8Array {
   const bytes = Buffer.from(lines.length === 0 ? '' : `${lines.join('\n')}\n`, 'utf8');
   const start = Math.max(0, from - base);
-  return new Uint8Array(bytes.subarray(start, end === undefined ? bytes.length : Math.max(start, end - base)));
+  return plainBytes(bytes.subarray(start, end === undefined ? bytes.length : Math.max(start, end - base)));
 }
+
+/** A Buffer the driver gave as a plain Uint8Array over the same memory (no copy: a journal range or a document can be megabytes). */
+export const plainBytes = (bytes: Buffer): Uint8Array => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -15,7 +15,7 @@ import type {
 import { DEFAULT_LEASE_TIMEOUT_MS, type LeaseInfo } from '../../../core/store/lease-policy';
 import { RUN_ID } from '../../../core/store/run-id';
 import { claimPgDeviceRun, listPgDeviceRuns, swapPgLease } from './pg-device-leases';
-import { leaseParams, leaseReadOf, listingParams, parseListing, rowsOf, sliceOfRows, type LeaseRow } from './pg-device-rows';
+import { leaseParams, leaseReadOf, listingParams, parseListing, plainBytes, rowsOf, sliceOfRows, type LeaseRow } from './pg-device-rows';
 import { APPEND_CHANNEL, LEASE_CHANNEL, notifySql, PgAppendWatch, type PgWatchHost } from './pg-notify';
 import { PgPool, type PgPoolOptions } from './pg-pool';
 
@@ -232,7 +232,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
       runId,
       name,
     ]);
-    return rows.length === 0 ? null : new Uint8Array(Buffer.concat(rows.map((row) => row.bytes)));
+    return rows.length === 0 ? null : plainBytes(Buffer.concat(rows.map((row) => row.bytes)));
   }
 
   async listDocs(runId: string, prefix: string): Promise<string[]> {
@@ -294,7 +294,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
 
   async getBlob(hash: string): Promise<Uint8Array | null> {
     const { rows } = await this.query<{ bytes: Buffer }>('SELECT bytes FROM ac_blobs WHERE hash = $1', [hash]);
-    return rows[0] ? new Uint8Array(rows[0].bytes) : null;
+    return rows[0] ? plainBytes(rows[0].bytes) : null;
   }
 
   async missingBlobs(hashes: readonly string[]): Promise<string[]> {
