@@ -216,8 +216,9 @@ export class ConversationPanel {
   private planOf(run: RunView): HTMLElement | undefined {
     const steps = run.header.plan;
     if (steps === undefined || steps.length === 0) return (this.plan = undefined);
-    const key = JSON.stringify(steps);
-    if (this.plan?.key !== key) this.plan = { key, el: planPanel(steps, this.planOpen, (open) => (this.planOpen = open)) };
+    const stopped = run.header.status !== 'running';
+    const key = JSON.stringify([steps, stopped]);
+    if (this.plan?.key !== key) this.plan = { key, el: planPanel(steps, stopped, this.planOpen, (open) => (this.planOpen = open)) };
     return this.plan.el;
   }
 

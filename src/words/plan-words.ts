@@ -11,14 +11,18 @@ interface StepLike {
 }
 
 /** A step's status as a person reads it. */
-export const PLAN_STATUS_WORDS: Record<PlanStepStatus, string> = { pending: 'to do', in_progress: 'in progress', done: 'done' };
+const PLAN_STATUS_WORDS: Record<PlanStepStatus, string> = { pending: 'to do', in_progress: 'in progress', done: 'done' };
 
-/** "2 of 5 done" (and the step in progress, when there is one). */
-export function planSummary(steps: readonly StepLike[]): string {
+/** "2 of 5 done" and the step in progress, when there is one: "now: …", or "left at: …" when the run is not running (`stopped`). */
+export function planSummary(steps: readonly StepLike[], stopped = false): string {
   const done = steps.filter((s) => s.status === 'done').length;
   const now = steps.find((s) => s.status === 'in_progress');
-  return `${done} of ${steps.length} done${now ? `; now: ${now.step}` : ''}`;
+  return `${done} of ${steps.length} done${now ? `; ${stopped ? 'left at' : 'now'}: ${now.step}` : ''}`;
 }
+
+/** A step's status in words; the step in progress of a run that is not running is where it was left. */
+export const planStatusWords = (status: PlanStepStatus, stopped: boolean): string =>
+  stopped && status === 'in_progress' ? 'where the run was left' : PLAN_STATUS_WORDS[status];
 
 /** One line a step: "[x] text", "[>] text", "[ ] text". */
 export function planStepLines(steps: readonly StepLike[]): string[] {

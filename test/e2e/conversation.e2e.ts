@@ -127,6 +127,8 @@ describe('e2e: the conversation in the Timeline', function () {
       await shots(wb, 'plan', { prefix: 'conversation' });
       await card.locator('button', { hasText: 'Allow once' }).click();
       await waitUntil('the run to complete', async () => (await runTitle(frame)).includes('Status: completed'));
+      // The model left its plan's first step in progress: a completed run says where it was left, not "now".
+      await frame.locator('.detail > details.plan .plan-progress', { hasText: `left at: ${STEPS[0]!.step}` }).waitFor({ timeout: 10_000 });
       await row(frame, /run `node test\.js` -> exit 1/, 'step').waitFor({ timeout: 10_000 });
       await row(frame, 'The tests ran: one case fails', 'step').click();
       await frame.locator('.detail .markdown strong', { hasText: 'one case fails' }).waitFor();
@@ -150,7 +152,7 @@ describe('e2e: the conversation in the Timeline', function () {
       // The window's run stopped with the reload, its answer unfinished: it is offered for resume.
       await waitUntil('the run to stop', async () => !(await runTitle(frame)).includes('Status: running'), 60_000);
       assert.doesNotMatch(await runTitle(frame), /Status: completed/, 'the cut answer cannot have finished the run');
-      await frame.locator('.detail > details.plan .plan-progress', { hasText: '0 of 3 done' }).waitFor({ timeout: 10_000 });
+      await frame.locator('.detail > details.plan .plan-progress', { hasText: '0 of 3 done; left at:' }).waitFor({ timeout: 10_000 });
       console.log(`      screenshot: ${await wb.screenshot('conversation-5-after-reload')}`);
       const run = row(frame, TASK, 'run');
       await run.click();
