@@ -147,13 +147,14 @@ export function forkFromParts(record: ForkRecord, parts: ParentParts): FoldState
 }
 
 /** The fork's point among `after`: its checkpoint's index and the checkpoint before it (as stepStartOf finds them). */
-function locate({ parent }: ForkRecord, { before, after }: ParentParts): { index: number; previous?: CheckpointRecord } | null {
+function locate(fork: ForkRecord, { before, after }: ParentParts): { index: number; previous?: CheckpointRecord } | null {
+  const { parent } = fork;
   let previous = before.latestCheckpoint;
   let beforeLast: CheckpointRecord | undefined;
   let last = -1;
   for (const [i, record] of after.entries()) {
     if (record.type !== 'checkpoint') continue;
-    if (parent.checkpointId !== undefined ? record.checkpointId === parent.checkpointId : record.stepId >= parent.step) {
+    if (pastPoint(fork, record)) {
       if (parent.checkpointId !== undefined) return { index: i, ...(previous ? { previous } : {}) };
       if (record.stepId !== parent.step || !previous) return null;
       if (record.label === 'before_model') return { index: i, previous };
@@ -164,6 +165,12 @@ function locate({ parent }: ForkRecord, { before, after }: ParentParts): { index
     last = i;
   }
   return null;
+}
+
+/** A checkpoint at or past the fork's point. */
+export function pastPoint({ parent }: Pick<ForkRecord, 'parent'>, record: StoredRecord): boolean {
+  if (record.type !== 'checkpoint') return false;
+  return parent.checkpointId !== undefined ? record.checkpointId === parent.checkpointId : record.stepId >= parent.step;
 }
 
 /** The files changed after the first `patchCount` patches, from the parent's latest patch of each file; null when one was rolled back. */

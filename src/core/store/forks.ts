@@ -1,11 +1,13 @@
 import { StoreError, type ForkRequest, type RunSummary } from './contract';
 import type { JournalStore, OpenedRun } from './store';
-import { encodeGroup, lastLineOf, readLine, scanJournal } from './journal-format';
+import { encodeGroup, lastLineOf, readLine, scanJournal, type JournalScan } from './journal-format';
+import { pointAt } from './facts-log';
 import type { ForkRecord, StoredRecord } from './records';
 import { forkRecords, forkSteps } from './stamp';
 import { foldTail, type FoldState } from './fold';
-import { forkFromParts, type ParentParts } from './fork-fold';
+import { forkFromParts, pastPoint, type ParentParts } from './fork-fold';
 import {
+  journalAfter,
   readSnapshot,
   readSnapshotRun,
   rememberLines,
@@ -13,6 +15,7 @@ import {
   snapshotSeq,
   snapshotHead,
   type JournalAt,
+  type JournalPoint,
   type RecordLines,
 } from './snapshots';
 
@@ -29,41 +32,28 @@ export function firstSeqOf(bytes: Uint8Array): number {
   return (end === -1 ? null : readLine(bytes, 0, end))?.s ?? 1;
 }
 
-/** The parent's journal end now, from its listing row and its last line: O(1) in its length. */
-async function journalEnd(
-  store: JournalStore,
-  runId: string,
-): Promise<{ seq: number; bytes: number; crc: string; steps: number; task: string }> {
+/** The parent's journal end now (its point, steps and task), from its listing row and its last line: O(1) in its length. */
+async function journalEnd(store: JournalStore, runId: string): Promise<{ point: JournalPoint; steps: number; task: string }> {
   const size = await store.device.journalSize(runId);
   if (size === null) throw new StoreError(`run ${runId} not found`, 'not_found', store.device.journalName(runId));
-  const state = await store.device.readListing(runId);
+  const row = await store.device.readListing(runId);
   // The listing row is a cache rewritten now and then: one the journal has grown past (a writer
   // killed since) names an older end, and a fork on it would lack the records after it.
-  if (state && state.journalBytes > 0 && state.journalBytes === size) {
-    for (let window = 64 << 10; ; window *= 4) {
-      const from = Math.max(0, state.journalBytes - window);
-      const bytes = await store.device.readJournal(runId, from, state.journalBytes);
-      if (bytes.length !== state.journalBytes - from || bytes[bytes.length - 1] !== NEWLINE) break;
-      const { start, crc } = lastLineOf(bytes);
-      if (start === 0 && from > 0) continue;
-      const line = readLine(bytes, start, bytes.length - 1);
-      if (line && line.s === state.lastSeq && line.s === line.e)
-        return { seq: line.s, bytes: state.journalBytes, crc, steps: state.steps, task: state.task };
-      break;
-    }
+  if (row && row.journalBytes > 0 && row.journalBytes === size) {
+    const point = await pointAt(store, runId, size, row.lastSeq);
+    if (await journalAfter(store.journal(runId), point)) return { point, steps: row.steps, task: row.task };
   }
-  // No listing row that matches the journal: read it whole (a rare, slower way).
-  const scan = await store.checkedScan(runId, await store.scanJournalOf(runId));
-  const resume = await store.readResumeState(runId);
-  const bytes = await store.device.readJournal(runId, 0, scan.goodLength);
-  return { seq: resume.lastSeq, bytes: scan.goodLength, crc: lastLineOf(bytes).crc, steps: resume.stepId, task: resume.run.task };
+  // No listing row that matches the journal: the run read (a rare, slower way).
+  const { fold, scan } = await store.openRun(runId);
+  return { point: await pointAt(store, runId, scan.goodLength, fold.lastSeq), steps: fold.stepId, task: fold.run.task };
 }
 
 /** Starts a fork: its journal of one `fork` record, its listing row, no lease. */
 export async function forkRun(store: JournalStore, parentId: string, fork: ForkRequest): Promise<RunSummary> {
   const end = await journalEnd(store, parentId);
   const now = store.clock.now();
-  const stamped = forkRecords(parentId, fork, { seq: end.seq, steps: end.steps, journalBytes: end.bytes, lineCrc: end.crc }, now);
+  const { lastSeq: seq, journalBytes, lastLineCrc: lineCrc } = end.point;
+  const stamped = forkRecords(parentId, fork, { seq, steps: end.steps, journalBytes, lineCrc }, now);
   const bytes = encodeGroup(stamped);
   const summary = {
     runId: fork.runId,
@@ -74,7 +64,7 @@ export async function forkRun(store: JournalStore, parentId: string, fork: ForkR
     steps: forkSteps(fork),
     parent: { runId: parentId, step: fork.step },
   };
-  await store.device.createRun(fork.runId, bytes, { ...summary, lastSeq: end.seq + 1, journalBytes: bytes.length }, null);
+  await store.device.createRun(fork.runId, bytes, { ...summary, lastSeq: seq + 1, journalBytes: bytes.length }, null);
   return { ...summary, leased: false };
 }
 
@@ -113,19 +103,12 @@ const FIRST_WINDOW = 64 << 10;
 /**
  * A fork's state without reading its parent whole: the parent's newest snapshot before the fork's
  * step and the journal after it up to that step, its snapshot at the point the fork stands on,
- * then the fork's own journal (forkFromParts). null when that does not hold: the caller reads the
- * parent whole, which says why.
+ * then the fork's own journal (`own`, scanned from `bytes`; forkFromParts). null when that does not
+ * hold: the caller reads the parent whole, which says why.
  */
-export async function openForkFromParent(store: JournalStore, runId: string): Promise<OpenedRun | null> {
-  // Only a fork's first line is a `fork` record: any other run is left to the whole read at once.
-  const head = await store.device.readJournal(runId, 0, 4096).catch(() => null);
-  const end = head?.indexOf(NEWLINE) ?? -1;
-  if (!head || end === -1 || readLine(head, 0, end)?.r['type'] !== 'fork') return null;
-  const bytes = await store.device.readJournal(runId).catch(() => null);
-  if (!bytes) return null;
-  const own = await scanJournal(bytes, store.journal(runId, firstSeqOf(bytes)).read, store.pause);
+export async function openForkFromParent(store: JournalStore, bytes: Uint8Array, own: JournalScan): Promise<OpenedRun | null> {
   const fork = own.records[0];
-  if (own.damage || fork?.type !== 'fork' || fork.runId !== runId || fork.parent.journalBytes === undefined) return null;
+  if (own.damage || fork?.type !== 'fork' || fork.parent.journalBytes === undefined) return null;
   const parts = await parentParts(store, fork);
   const state = parts && forkFromParts(fork, parts);
   if (!state || !(await foldTail(state, own.records.slice(1), store.pause))) return null;
@@ -171,12 +154,6 @@ async function snapshotBefore({ device, runId }: JournalAt, names: readonly stri
     else low = mid + 1;
   }
   return names[low] ?? null;
-}
-
-/** A checkpoint at or past the fork's point. */
-function pastPoint({ parent }: ForkRecord, record: StoredRecord): boolean {
-  if (record.type !== 'checkpoint') return false;
-  return parent.checkpointId !== undefined ? record.checkpointId === parent.checkpointId : record.stepId >= parent.step;
 }
 
 /** The parent's state at the record the fork stands on, from its newest snapshot at or before it that holds; null when none does. */

@@ -188,11 +188,15 @@ export class JournalStore implements CheckpointStore {
   async openRun(runId: string): Promise<OpenedRun> {
     const resumed = await resumeFromSnapshot(this.journal(runId));
     if (resumed) return { ...resumed, scan: await this.checkedScan(runId, resumed.scan, false) };
+    const bytes = await this.device.readJournal(runId);
+    const own = await this.scanOwn(runId, bytes);
     // A fork without a snapshot of its own: from its parent's snapshots, not its parent's whole journal.
-    const forked = await openForkFromParent(this, runId);
+    const first = own.records[0];
+    const forked = first?.type === 'fork' && first.runId === runId ? await openForkFromParent(this, bytes, own) : null;
     if (forked) return forked;
     const lines: RecordLines = new WeakMap();
-    const scan = await this.checkedScan(runId, await this.scanJournalOf(runId, lines));
+    rememberLines(lines, bytes, 0, own.records);
+    const scan = await this.checkedScan(runId, await this.withParents(own));
     return { fold: await foldInSlices(scan.records, undefined, this.pause), scan, snapshotAt: 0, lines };
   }
 
@@ -212,13 +216,18 @@ export class JournalStore implements CheckpointStore {
 
   /**
    * @internal The whole journal of a run, scanned; a fork's records begin with the parent's it
-   * stands on (offsets stay those of its own journal; `lines` learns its own messages' and entries').
-   * Throws not_found when the run has no journal.
+   * stands on (offsets stay those of its own journal). Throws not_found when the run has no journal.
    */
-  async scanJournalOf(runId: string, lines?: RecordLines): Promise<JournalScan> {
-    const bytes = await this.device.readJournal(runId);
-    const scan = await scanJournal(bytes, this.journal(runId, firstSeqOf(bytes)).read, this.pause);
-    if (lines) rememberLines(lines, bytes, 0, scan.records);
+  async scanJournalOf(runId: string): Promise<JournalScan> {
+    return this.withParents(await this.scanOwn(runId, await this.device.readJournal(runId)));
+  }
+
+  private scanOwn(runId: string, bytes: Uint8Array): Promise<JournalScan> {
+    return scanJournal(bytes, this.journal(runId, firstSeqOf(bytes)).read, this.pause);
+  }
+
+  /** A fork's scan with its parents' records it stands on before its own. */
+  private async withParents(scan: JournalScan): Promise<JournalScan> {
     const first = scan.records[0];
     if (first?.type !== 'fork' || scan.damage) return scan;
     return { ...scan, records: [...(await parentRecords(this, first)), ...scan.records] };
