@@ -34,7 +34,7 @@ export function forkAt(state: FoldState, journal: FoldRecords, record: ForkRecor
     throw new StoreError(`fork ${record.runId} stands on record ${parent.seq} of run ${parent.runId}, which is not there`, 'invalid');
   const target =
     parent.checkpointId === undefined
-      ? stepStartOf(foldTo(journal.records, end - 1, journal.histories).checkpoints ?? [], parent.step)
+      ? stepStartOf(state.checkpoints ?? foldTo(journal.records, end - 1, journal.histories).checkpoints ?? [], parent.step)
       : (journal.records[findCheckpoint(journal.records, parent.checkpointId, end)] as CheckpointRecord);
   if (!target) throw new StoreError(`run ${parent.runId} has no step ${parent.step} to fork from`, 'invalid');
   const history = historyAt(journal, end, target.checkpointId);
