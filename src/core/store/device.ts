@@ -34,7 +34,7 @@ export const ListingRow = z.object({
   pendingPatches: z.union([z.number().int().nonnegative(), z.array(z.string()).transform((ids) => ids.length)]).optional(),
   /** Whether a restore can be undone. */
   undoableRestore: z.boolean().optional(),
-  /** The first new instruction since the run began or was forked (listedInstruction). */
+  /** The first new instruction since the run began or was forked (listedInstruction): a fork is titled by it. */
   instruction: z.string().optional(),
   /** The workspace the run works on, as workers match it (workspaceKey): a device that hands runs to workers indexes it. */
   workspace: z.string().optional(),
