@@ -3,7 +3,7 @@ import { parseJsonAs } from './atomic-file';
 import { checksummed, lastLineOf, readChecked } from './journal-format';
 import { foldInSlices } from './history';
 import { emptyMoves, factsOfRun, foldPending, foldRefs, type FactsMoves, type RunFacts } from './listing-facts';
-import { FORMAT_VERSION, type StoredRecord } from './records';
+import { FORMAT_VERSION, LineCrc, type StoredRecord } from './records';
 import { BLOB_HASH } from './refs';
 import { PendingIds } from './pending-ids';
 import { journalAfter, type JournalPoint } from './snapshots';
@@ -37,7 +37,7 @@ const FactsFile = z.object({
   runId: z.string(),
   journalBytes: count,
   lastLineStart: count,
-  lastLineCrc: z.string().regex(/^[0-9a-f]{8}$/),
+  lastLineCrc: LineCrc,
   lastSeq: count,
   /** The pending patch ids, one a line: one string parses and writes far faster than 10,000. */
   pending: z.string().optional(),

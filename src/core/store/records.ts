@@ -10,6 +10,9 @@ export const FORMAT_VERSION = 3;
 
 export const RunStatus = z.enum(RUN_STATUSES);
 
+/** The checksum of a journal line (journal-format.ts), in hex. */
+export const LineCrc = z.string().regex(/^[0-9a-f]{8}$/);
+
 /** The save points (src/words/statuses.ts says which is which). */
 export const CheckpointLabel = z.enum(CHECKPOINT_LABELS);
 
@@ -20,7 +23,6 @@ export const GitFacts = z.object({
   dirtyPaths: z.array(z.string()),
 });
 
-/** A run's limits: turns always, tokens and cost when set. */
 const Limits = z.object({
   maxTurns: z.number().int().positive(),
   maxTokens: z.number().int().positive().optional(),
@@ -74,7 +76,7 @@ export const InstructionFileRef = z.object({
 });
 export type InstructionFileRef = z.infer<typeof InstructionFileRef>;
 
-/** How the run's system prompt was made: its version, the instruction file names looked for, the files used. */
+/** How the run's system prompt was made. */
 export const RunPrompt = z.object({
   version: z.number().int().positive(),
   instructionNames: z.array(z.string()),
@@ -96,10 +98,7 @@ export const ForkPoint = z.object({
   checkpointId: z.string().min(1).optional(),
   seq: z.number().int().positive(),
   journalBytes: z.number().int().positive().optional(),
-  lineCrc: z
-    .string()
-    .regex(/^[0-9a-f]{8}$/)
-    .optional(),
+  lineCrc: LineCrc.optional(),
   files: z.enum(['keep', 'restore']),
 });
 
@@ -128,9 +127,8 @@ export const RunRecord = record('run', {
   /** The system prompt every request of the run sends, byte for byte. */
   system: z.string().optional(),
   /**
-   * The tool definitions every request of the run sends, byte for byte, recorded at its start:
-   * whatever version of the product resumes it (a thinking block is bound to them). A run
-   * recorded before there was this field sends the registry's, as then.
+   * The tool definitions every request of the run sends, byte for byte, whatever version of the
+   * product resumes it (a thinking block is bound to them). Absent (older runs): the registry's.
    */
   tools: z.array(RecordedToolSpec).optional(),
   /** What the thinking setting means on the run's model, recorded at its start (runtime/request's thinkingParam). */
@@ -224,7 +222,6 @@ export const BranchRecord = record('branch', {
 export const RestoreRecord = record('restore', {
   restoreId: z.string(),
   kind: z.enum(['rollback_files', 'restore_session', 'undo']),
-  /** For undo: the restoreId undone. */
   undoes: z.string().optional(),
   files: z.array(
     z.object({
@@ -297,7 +294,6 @@ const UsageRecord = record('usage', {
 /** A person raised a paused run's limits (the budget record of the same group holds them). */
 const LimitsRecord = record('limits', {
   ...Limits.partial().shape,
-  /** The limits before the raise. */
   before: Limits,
 });
 
@@ -372,7 +368,6 @@ export type NoteRecord = z.infer<typeof NoteRecord>;
 export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
 export type RestoreDoneRecord = z.infer<typeof RestoreDoneRecord>;
-export type RunEndRecord = z.infer<typeof RunEndRecord>;
 export type InstructionRecord = z.infer<typeof InstructionRecord>;
 export type ForkPoint = z.infer<typeof ForkPoint>;
 export type ForkRecord = z.infer<typeof ForkRecord>;
