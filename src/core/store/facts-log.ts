@@ -160,10 +160,9 @@ export interface JournalPart {
 }
 
 /**
- * The run's facts at its journal's end (those of `parts`; the others are left empty), each from
- * its file and the journal after the point it names (taken from `known` when that holds it, read
- * otherwise); null when one does not hold (missing, another run's, a journal that no longer
- * matches it, damage after it).
+ * The run's facts at its journal's end (those of `parts`; the others left empty): each log's, and
+ * the journal's after its point (from `known` when that holds it); null when one does not hold
+ * (missing, another run's, a journal that no longer matches it, damage after it).
  */
 export async function readRunFacts(
   store: JournalStore,
@@ -171,18 +170,16 @@ export async function readRunFacts(
   known?: JournalPart,
   parts: readonly FactsPart[] = PARTS,
 ): Promise<RunFacts | null> {
-  // Each part fills its own sets (the pending ids stay pending.json's text until they are needed one by one).
   let pending = new PendingIds();
   let refs: Pick<RunFacts, 'blobs' | 'runs'> = { blobs: new Set(), runs: new Set() };
   for (const part of parts) {
     const log = await readFactsLog(store, runId, part);
-    if (!log) return null;
-    const { facts: one, file } = log;
-    const after = await journalAfterFile(store, runId, file, known);
-    if (!after) return null;
-    // Each part folds only its own facts (a resume asks for pending alone: no blob walk of the tail).
-    if (part === 'pending') foldPending((pending = one.pending), after);
-    else foldRefs((refs = one), after);
+    const after = log && (await journalAfterFile(store, runId, log.file, known));
+    if (!log || !after) return null;
+    // Each part folds only its own facts (a resume asks for pending alone: no blob walk of the
+    // tail), and the pending ids stay pending.json's text until they are needed one by one.
+    if (part === 'pending') foldPending((pending = log.facts.pending), after);
+    else foldRefs((refs = log.facts), after);
   }
   return { pending, blobs: refs.blobs, runs: refs.runs };
 }
