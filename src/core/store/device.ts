@@ -46,7 +46,7 @@ export type LeaseRead =
   /** A file device's lease file being written (or torn): its holder is unknown; `since` is when it was last written. */
   | { readonly kind: 'unreadable'; readonly since: number };
 
-/** The document of a run that notes its damage (a DamageNote's JSON, listing-row.ts): listRuns gives its bytes, and a run that has one is never claimed. */
+/** The document of a run that notes its damage (a DamageNote's JSON): listRuns gives its bytes, and a run that has one is never claimed. */
 export const DAMAGE_DOC = 'damage.json';
 
 /** A watch of change notices: `whenListening`, where the device starts a watch asynchronously, settles once nothing after it can be missed. */

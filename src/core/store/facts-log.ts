@@ -244,7 +244,7 @@ const REFS_STEP_BYTES = 4 << 20;
 /** A facts log is started again (one whole line) once the lines appended pass its first line's bytes, or this many when that is smaller. */
 const FACTS_LOG_MIN_BYTES = 16 << 10;
 
-/** A writer's log of one part: the journal offset it last wrote it at (-1: not yet), what moved since, the bytes of its first line and of the lines appended since. */
+/** A writer's log of one part: the offset it last wrote it at (-1: not yet), what moved since, its first line's and appended bytes. */
 type LogState = { at: number; moves: FactsMoves; first: number; appended: number };
 const newLog = (): LogState => ({ at: -1, moves: emptyMoves(), first: 0, appended: 0 });
 

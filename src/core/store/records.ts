@@ -109,7 +109,7 @@ export const RecordedToolSpec = z.object({
   input_schema: z.record(z.string(), z.unknown()),
 });
 
-/** The thinking parameter a run's requests send (`none`: no parameter), as decided at its start. */
+/** The thinking parameter a run's requests send (`none`: no parameter), decided at its start (runtime/request's thinkingParam). */
 export const ThinkingSent = z.union([
   z.object({ type: z.literal('none') }),
   z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
@@ -131,18 +131,13 @@ export const RunRecord = record('run', {
    * product resumes it (a thinking block is bound to them). Absent (older runs): the registry's.
    */
   tools: z.array(RecordedToolSpec).optional(),
-  /** What the thinking setting means on the run's model, recorded at its start (runtime/request's thinkingParam). */
   thinkingSent: ThinkingSent.optional(),
   prompt: RunPrompt.optional(),
   /** Set by the fold of a fork (from its `fork` record), never written in a run record. */
   parent: ForkPoint.optional(),
 });
 
-/**
- * The first record of a fork's journal (its seq follows the parent's `seq`): a new run whose
- * history is the parent's up to the start of `parent.step`. It points at the parent's journal
- * and blobs, it copies nothing; the parent stays as it was.
- */
+/** The first record of a fork's journal (its seq follows the parent's `seq`): a run whose history is the parent's up to `parent`. */
 export const ForkRecord = record('fork', {
   runId: z.string().min(1),
   createdAt: z.number(),
@@ -254,9 +249,8 @@ export const FileChange = z.object({ path: z.string(), what: z.string() });
 export type FileChange = z.infer<typeof FileChange>;
 
 /**
- * A fork takes in what a person did to the files in its ancestors after it was forked (restores,
- * inline undos there): the changes its model must hear of, and how far into each ancestor's
- * journal it has looked (`seen`, run by run).
+ * What a person did to the files in a fork's ancestors since it was forked (restores, inline
+ * undos): the changes its model must hear of, and how far into each ancestor's journal it looked.
  */
 export const AncestorChangesRecord = record('ancestor_changes', {
   seen: z.array(z.object({ runId: z.string(), seq: z.number().int().nonnegative() })),
