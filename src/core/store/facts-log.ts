@@ -24,7 +24,7 @@ import type { JournalStore } from './store';
 
 /** The two caches, by the facts they hold. */
 export type FactsPart = 'pending' | 'refs';
-export const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pending.json', refs: 'refs.json' };
+const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pending.json', refs: 'refs.json' };
 const PARTS: readonly FactsPart[] = ['pending', 'refs'];
 const NEWLINE = 0x0a;
 

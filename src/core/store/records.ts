@@ -103,14 +103,14 @@ export const ForkPoint = z.object({
 });
 
 /** One tool definition as the Messages API's `tools` takes it (core/tools/registry's toolSpec). */
-export const RecordedToolSpec = z.object({
+const RecordedToolSpec = z.object({
   name: z.string().min(1),
   description: z.string(),
   input_schema: z.record(z.string(), z.unknown()),
 });
 
 /** The thinking parameter a run's requests send (`none`: no parameter), decided at its start (runtime/request's thinkingParam). */
-export const ThinkingSent = z.union([
+const ThinkingSent = z.union([
   z.object({ type: z.literal('none') }),
   z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
   z.object({ type: z.literal('adaptive'), display: z.enum(['summarized', 'omitted']).optional() }),
@@ -252,7 +252,7 @@ export type FileChange = z.infer<typeof FileChange>;
  * What a person did to the files in a fork's ancestors since it was forked (restores, inline
  * undos): the changes its model must hear of, and how far into each ancestor's journal it looked.
  */
-export const AncestorChangesRecord = record('ancestor_changes', {
+const AncestorChangesRecord = record('ancestor_changes', {
   seen: z.array(z.object({ runId: z.string(), seq: z.number().int().nonnegative() })),
   changes: z.array(FileChange),
 });
