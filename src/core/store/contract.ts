@@ -135,8 +135,7 @@ export interface CheckpointStore {
   /**
    * Starts a fork of `parentId`: a new run (paused) whose history is the parent's up to the start
    * of `fork.step`. It writes only the fork's first record, pointing at the parent's journal as it
-   * is now (its last record, and in a file store that line's end and checksum) and its blobs: O(1)
-   * in the parent's length. The parent is not written. Throws not_found / invalid.
+   * is now (ForkPoint) and its blobs: O(1) in the parent's length. Throws not_found / invalid.
    */
   forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary>;
   listRuns(): Promise<readonly RunSummary[]>;
@@ -145,9 +144,8 @@ export interface CheckpointStore {
   verify(runId: string): Promise<VerifyReport>;
   /**
    * Appends a person's decisions as one commit group to a run no writer holds: the light path of
-   * Keep, Undo and Accept, reading no journal where the store can (else it opens a writer,
-   * appends and closes). Throws lease_held while another writer holds the run. Optional: without
-   * it, open a writer, append and close.
+   * Keep, Undo and Accept, reading no journal where the store can. Throws lease_held while another
+   * writer holds the run. Optional: without it (as where the store cannot), a writer appends them.
    */
   appendDecisions?(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]>;
   /** Deletes old completed runs beyond the quota and unreferenced blobs. */
