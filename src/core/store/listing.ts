@@ -67,8 +67,7 @@ export async function verifyRun(store: JournalStore, runId: string): Promise<Ver
     scan = await store.scanJournalOf(runId);
   } catch (error) {
     if (error instanceof StoreError && error.code === 'not_found') throw error;
-    const message = errorMessage(error);
-    return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
+    return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message: errorMessage(error) }, missingBlobs: [] };
   }
   const { records } = scan;
   const missing = await store.device.missingBlobs([...new Set(records.flatMap(blobRefs))]);
