@@ -1,15 +1,17 @@
 import type { MessageParam } from '../model/messages';
 import type { Decisions } from '../patches/review';
-import type { CheckpointRecord, ForkPoint, NewRecord, RunRecord, RunStatus, StoredRecord } from './records';
-
-/** A person's decision on the agent's changes: hunks kept or undone, a patch accepted or rolled back. */
-export type DecisionRecord =
-  Extract<NewRecord, { type: 'review' }> | (Extract<NewRecord, { type: 'patch_state' }> & { state: 'accepted' | 'rolled_back' });
+import type { CheckpointRecord, ForkPoint, NewRecord, RunRecord, StoredRecord } from './records';
 import type { LeaseInfo } from './lease-policy';
+import type { ListingRow } from './device';
+import type { DamageNote } from './listing-row';
 import type { RetentionPolicy } from './retention';
 import type { ResumeState } from './resume-state';
 
 export type { LeaseInfo } from './lease-policy';
+
+/** A person's decision on the agent's changes: hunks kept or undone, a patch accepted or rolled back. */
+export type DecisionRecord =
+  Extract<NewRecord, { type: 'review' }> | (Extract<NewRecord, { type: 'patch_state' }> & { state: 'accepted' | 'rolled_back' });
 
 /**
  * A run's state folded from its whole journal (at its latest checkpoint or an earlier one): the
@@ -30,11 +32,7 @@ export type RunState = Omit<ResumeState, 'patchCount'> & {
 };
 
 /** A complete journal line that does not hold: the run cannot be written until a person repairs it. */
-export interface JournalDamage {
-  readonly file: string;
-  readonly offset: number;
-  readonly message: string;
-}
+export type JournalDamage = Readonly<Omit<DamageNote, 'at'>>;
 
 /** A torn write that opening a run for writing cut from the journal's end: where it began and how many bytes it held. */
 export interface TornTailCut {
@@ -43,13 +41,13 @@ export interface TornTailCut {
   readonly bytes: number;
 }
 
-export interface RunSummary {
-  readonly runId: string;
-  readonly task: string;
-  readonly createdAt: number;
-  readonly status: RunStatus;
-  readonly updatedAt: number;
-  readonly steps: number;
+/** A run as the store lists it: the facts of its listing row (those absent are not known without reading the run), and its lease. */
+export type RunSummary = Readonly<
+  Pick<
+    ListingRow,
+    'runId' | 'task' | 'createdAt' | 'status' | 'updatedAt' | 'steps' | 'parent' | 'instruction' | 'pendingPatches' | 'undoableRestore'
+  >
+> & {
   readonly damaged?: string;
   /** True when a live writer holds the lease right now. */
   readonly leased: boolean;
@@ -57,16 +55,7 @@ export interface RunSummary {
   readonly holder?: LeaseInfo;
   /** True when that holder is this very process (a writer of this window), false for another one. */
   readonly heldHere?: boolean;
-  /** A fork: the run and step it was forked from. */
-  readonly parent?: { readonly runId: string; readonly step: number };
-  /** The first new instruction since the run began or was forked (listedInstruction): a fork is titled by it. */
-  readonly instruction?: string;
-  // Facts of the run's fold, carried so that nothing reads a journal for them; undefined when the store does not know (read the run).
-  /** Patches waiting for a decision (pending). */
-  readonly pendingPatches?: number;
-  /** The run has a restore or rollback that can be undone. */
-  readonly undoableRestore?: boolean;
-}
+};
 
 /** A fork to start: its id, the parent's step it starts at (or a checkpoint inside that step), and what was done to the files. */
 export interface ForkRequest {
@@ -82,7 +71,6 @@ export interface VerifyReport {
   readonly records: number;
   /** A torn tail that was (or would be) cut: byte offset and length. */
   readonly tornTail?: { offset: number; bytes: number };
-  /** A complete line that does not hold: file and byte offset. */
   readonly damage?: JournalDamage;
   readonly missingBlobs: readonly string[];
 }
@@ -147,8 +135,7 @@ export interface CheckpointStore {
   /**
    * Starts a fork of `parentId`: a new run (paused) whose history is the parent's up to the start
    * of `fork.step`. It writes only the fork's first record, pointing at the parent's journal as it
-   * is now (its last record, and in a file store that line's end and checksum) and its blobs: O(1)
-   * in the parent's length. The parent is not written. Throws not_found / invalid.
+   * is now (ForkPoint) and its blobs: O(1) in the parent's length. Throws not_found / invalid.
    */
   forkRun(parentId: string, fork: ForkRequest): Promise<RunSummary>;
   listRuns(): Promise<readonly RunSummary[]>;
@@ -157,9 +144,8 @@ export interface CheckpointStore {
   verify(runId: string): Promise<VerifyReport>;
   /**
    * Appends a person's decisions as one commit group to a run no writer holds: the light path of
-   * Keep, Undo and Accept, reading no journal where the store can (else it opens a writer,
-   * appends and closes). Throws lease_held while another writer holds the run. Optional: without
-   * it, open a writer, append and close.
+   * Keep, Undo and Accept, reading no journal where the store can. Throws lease_held while another
+   * writer holds the run. Optional: without it (as where the store cannot), a writer appends them.
    */
   appendDecisions?(runId: string, records: readonly DecisionRecord[]): Promise<readonly StoredRecord[]>;
   /** Deletes old completed runs beyond the quota and unreferenced blobs. */

@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { LeaseFile, type LeaseInfo } from './lease-policy';
+import type { LeaseInfo } from './lease-policy';
 import { RunStatus } from './records';
 
-// The journal device port: the few primitives a store keeps its runs in. The store (store.ts and
-// the modules beside it) is written once over it: runs, writers, snapshots, listing facts, the
-// light path of decisions, forks, GC planning, verify. A device holds, per run, a journal of
-// bytes (checksummed lines, journal-format.ts) only ever appended or cut back, a lease compared
-// and set by generation, small named documents (snapshots, facts logs, the damage note), and a
-// listing row; and the store's content-addressed blobs. The file device keeps them as files of
-// one folder per run; the PostgreSQL device as rows; the tests' memory device in maps.
+// The journal device port: the few primitives the store (store.ts and the modules beside it) is
+// written once over. Per run, a journal of bytes (checksummed lines, journal-format.ts) only ever
+// appended or cut back, a lease compared and set by generation, small named documents and a
+// listing row; and the store's content-addressed blobs. Devices: files, PostgreSQL, memory (tests).
 //
 // Errors: a device throws StoreError for what the store must tell apart (not_found, lease_lost,
 // invalid for a run that exists already); any other failure of its I/O as it comes (the store
@@ -32,9 +29,8 @@ export const ListingRow = z.object({
   tornTailCut: z.object({ offset: z.number(), bytes: z.number(), at: z.number() }).optional(),
   /** How many patches are pending (absent: not known without reading the run). A store of an older version wrote the ids here. */
   pendingPatches: z.union([z.number().int().nonnegative(), z.array(z.string()).transform((ids) => ids.length)]).optional(),
-  /** Whether a restore can be undone. */
   undoableRestore: z.boolean().optional(),
-  /** The first new instruction since the run began or was forked (listedInstruction). */
+  /** The first new instruction since the run began or was forked (listedInstruction): a fork is titled by it. */
   instruction: z.string().optional(),
   /** The workspace the run works on, as workers match it (workspaceKey): a device that hands runs to workers indexes it. */
   workspace: z.string().optional(),
@@ -50,9 +46,7 @@ export type LeaseRead =
   /** A file device's lease file being written (or torn): its holder is unknown; `since` is when it was last written. */
   | { readonly kind: 'unreadable'; readonly since: number };
 
-export { LeaseFile };
-
-/** The document of a run that notes its damage (a DamageFile's JSON): listRuns gives its bytes, and a run that has one is never claimed. */
+/** The document of a run that notes its damage (a DamageNote's JSON): listRuns gives its bytes, and a run that has one is never claimed. */
 export const DAMAGE_DOC = 'damage.json';
 
 /** A watch of change notices: `whenListening`, where the device starts a watch asynchronously, settles once nothing after it can be missed. */
@@ -150,7 +144,6 @@ export interface JournalDevice {
   putBlob(hash: string, bytes: Uint8Array): Promise<void>;
   /** A blob's bytes as stored (the store checks the hash); null when missing. */
   getBlob(hash: string): Promise<Uint8Array | null>;
-  /** Those of `hashes` the device does not hold. */
   missingBlobs(hashes: readonly string[]): Promise<string[]>;
   listBlobs(): Promise<BlobEntry[]>;
   removeBlob(hash: string): Promise<void>;

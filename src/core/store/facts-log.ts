@@ -3,31 +3,28 @@ import { parseJsonAs } from './atomic-file';
 import { checksummed, lastLineOf, readChecked } from './journal-format';
 import { foldInSlices } from './history';
 import { emptyMoves, factsOfRun, foldPending, foldRefs, type FactsMoves, type RunFacts } from './listing-facts';
-import { FORMAT_VERSION, type StoredRecord } from './records';
+import { FORMAT_VERSION, LineCrc, type StoredRecord } from './records';
 import { BLOB_HASH } from './refs';
 import { PendingIds } from './pending-ids';
 import { journalAfter, type JournalPoint } from './snapshots';
 import type { JournalStore } from './store';
 
 // pending.json and refs.json: caches of the ids the fold's facts stand on, each as of a point of
-// the journal: the pending patches (the listing counts them), the blobs and runs the records
-// name (garbage collection keeps them). Only their readers read them: a writer opening the run,
-// a decision that moves a patch (pending.json only), garbage collection (refs.json only). Each
-// folds the journal after its point in (the journal stays the truth); one that no longer matches
-// the journal is rebuilt from the whole journal. Written without fsyncs: a crash leaves an older one.
-// Each file is a log of checksummed lines (a journal line's suffix, `checksummed`): a first line
-// with the whole set as of a point, then lines each with what moved since the line before (ids
-// added, pending ids gone) as of a later point, appended by the writer that wrote the line before:
-// what a step writes follows what it moved, not the length of the run. The writer starts the log
-// again with one whole line when it first writes it, and when the appended lines outgrow the
-// first. A last line without its newline (a torn append) is left out (the journal after the line
-// before it is folded in instead, and the next first line replaces it); a complete line that does
-// not hold makes the file not hold (the facts are rebuilt from the journal). A file of an older
-// version (one JSON object, no checksum) is read as a first line.
+// the journal: the pending patches (the listing counts them; a writer opening the run and a
+// decision that moves a patch read them), the blobs and runs the records name (only garbage
+// collection reads them). A reader folds the journal after the point in (the journal stays the
+// truth); one that no longer matches the journal is rebuilt from it whole. Unsynced: a crash
+// leaves an older one. Each is a log of checksummed lines (`checksummed`, as the journal's): a
+// first line with the whole set, then lines of what moved since the line before (ids added,
+// pending ids gone), each appended by the writer of the line before: a step writes what it moved,
+// not the run's length. The writer starts the log again with one whole line when it first writes
+// it and once the appended lines outgrow the first. A torn last line is left out (the journal
+// after the line before is folded in); a complete line that does not hold makes the file not
+// hold. A file of an older version (one JSON object, no checksum) reads as a first line.
 
 /** The two caches, by the facts they hold. */
 export type FactsPart = 'pending' | 'refs';
-export const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pending.json', refs: 'refs.json' };
+const FACTS_FILES: Readonly<Record<FactsPart, string>> = { pending: 'pending.json', refs: 'refs.json' };
 const PARTS: readonly FactsPart[] = ['pending', 'refs'];
 const NEWLINE = 0x0a;
 
@@ -40,7 +37,7 @@ const FactsFile = z.object({
   runId: z.string(),
   journalBytes: count,
   lastLineStart: count,
-  lastLineCrc: z.string().regex(/^[0-9a-f]{8}$/),
+  lastLineCrc: LineCrc,
   lastSeq: count,
   /** The pending patch ids, one a line: one string parses and writes far faster than 10,000. */
   pending: z.string().optional(),
@@ -74,8 +71,11 @@ function olderFile(bytes: Uint8Array): FactsFile[] | null {
   return file && file.moved === undefined ? [file] : null;
 }
 
-/** A facts file's line: its JSON closed by a checksum, as a journal line is. */
-const lineOf = (line: object): Uint8Array => new TextEncoder().encode(checksummed(JSON.stringify(line).slice(0, -1)));
+/** A facts file's line at `point` of the journal: its JSON closed by a checksum, as a journal line is. */
+function lineOf(runId: string, { journalBytes, lastLineStart, lastLineCrc, lastSeq }: JournalPoint, body: object): Uint8Array {
+  const line = { v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq, ...body };
+  return new TextEncoder().encode(checksummed(JSON.stringify(line).slice(0, -1)));
+}
 
 /** Writes the run's facts as of `point` of its journal (unsynced: a cache), the `parts` asked for, each as a new log of one line; the bytes of each. */
 export async function writeFactsFile(
@@ -86,13 +86,11 @@ export async function writeFactsFile(
   parts: readonly FactsPart[] = PARTS,
 ): Promise<Partial<Record<FactsPart, number>>> {
   const written: Partial<Record<FactsPart, number>> = {};
-  const { journalBytes, lastLineStart, lastLineCrc, lastSeq } = point;
-  const head = { v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq };
   // An id with a line break (the record schema allows one) cannot be written one a line: no cache then, it is rebuilt.
   const pending = parts.includes('pending') ? facts.pending.lines() : null;
   for (const part of parts.filter((p) => p !== 'pending' || pending !== null)) {
     const body = part === 'pending' ? { pending, pendingCount: facts.pending.size } : { blobs: [...facts.blobs], runs: [...facts.runs] };
-    const bytes = lineOf({ ...head, ...body });
+    const bytes = lineOf(runId, point, body);
     await store.device.putDoc(runId, FACTS_FILES[part], bytes, false);
     written[part] = bytes.length;
   }
@@ -111,11 +109,9 @@ export async function appendFactsMoves(
   moves: FactsMoves,
   point: JournalPoint,
 ): Promise<number | null> {
-  const { journalBytes, lastLineStart, lastLineCrc, lastSeq } = point;
   const body = part === 'pending' ? pendingMoves(moves.pending) : { blobs: [...moves.blobs], runs: [...moves.runs] };
   if (!body) return null;
-  const exact = part === 'pending' ? { exact: true } : {};
-  const bytes = lineOf({ v: FORMAT_VERSION, runId, journalBytes, lastLineStart, lastLineCrc, lastSeq, moved: true, ...exact, ...body });
+  const bytes = lineOf(runId, point, { moved: true, ...(part === 'pending' ? { exact: true } : {}), ...body });
   await store.device.appendDoc(runId, FACTS_FILES[part], bytes);
   return bytes.length;
 }
@@ -164,10 +160,9 @@ export interface JournalPart {
 }
 
 /**
- * The run's facts at its journal's end (those of `parts`; the others are left empty), each from
- * its file and the journal after the point it names (taken from `known` when that holds it, read
- * otherwise); null when one does not hold (missing, another run's, a journal that no longer
- * matches it, damage after it).
+ * The run's facts at its journal's end (those of `parts`; the others left empty): each log's, and
+ * the journal's after its point (from `known` when that holds it); null when one does not hold
+ * (missing, another run's, a journal that no longer matches it, damage after it).
  */
 export async function readRunFacts(
   store: JournalStore,
@@ -175,18 +170,16 @@ export async function readRunFacts(
   known?: JournalPart,
   parts: readonly FactsPart[] = PARTS,
 ): Promise<RunFacts | null> {
-  // Each part fills its own sets (the pending ids stay pending.json's text until they are needed one by one).
   let pending = new PendingIds();
   let refs: Pick<RunFacts, 'blobs' | 'runs'> = { blobs: new Set(), runs: new Set() };
   for (const part of parts) {
     const log = await readFactsLog(store, runId, part);
-    if (!log) return null;
-    const { facts: one, file } = log;
-    const after = await journalAfterFile(store, runId, file, known);
-    if (!after) return null;
-    // Each part folds only its own facts (a resume asks for pending alone: no blob walk of the tail).
-    if (part === 'pending') foldPending((pending = one.pending), after);
-    else foldRefs((refs = one), after);
+    const after = log && (await journalAfterFile(store, runId, log.file, known));
+    if (!log || !after) return null;
+    // Each part folds only its own facts (a resume asks for pending alone: no blob walk of the
+    // tail), and the pending ids stay pending.json's text until they are needed one by one.
+    if (part === 'pending') foldPending((pending = log.facts.pending), after);
+    else foldRefs((refs = log.facts), after);
   }
   return { pending, blobs: refs.blobs, runs: refs.runs };
 }
@@ -222,7 +215,7 @@ async function journalAfterFile(
   return scan && !scan.damage ? scan.records : null;
 }
 
-/** The run's facts from its whole journal (and its parents', for a fork), written to facts.json for the next reader. */
+/** The run's facts from its whole journal (and its parents', for a fork), written to its facts logs for the next reader. */
 export async function rebuildRunFacts(store: JournalStore, runId: string): Promise<RunFacts> {
   const scan = await store.checkedScan(runId, await store.scanJournalOf(runId));
   const facts = factsOfRun(await foldInSlices(scan.records, undefined, store.pause), scan.records);
@@ -231,7 +224,7 @@ export async function rebuildRunFacts(store: JournalStore, runId: string): Promi
   return facts;
 }
 
-/** The run's facts at its journal's end: from facts.json when it holds, else from the whole journal. */
+/** The run's facts at its journal's end: from its facts logs when they hold, else from the whole journal. */
 export async function runFacts(store: JournalStore, runId: string, known: JournalPart): Promise<RunFacts> {
   return (await readRunFacts(store, runId, known)) ?? rebuildRunFacts(store, runId);
 }
@@ -251,17 +244,13 @@ const REFS_STEP_BYTES = 4 << 20;
 /** A facts log is started again (one whole line) once the lines appended pass its first line's bytes, or this many when that is smaller. */
 const FACTS_LOG_MIN_BYTES = 16 << 10;
 
+/** A writer's log of one part: the offset it last wrote it at (-1: not yet), what moved since, its first line's and appended bytes. */
+type LogState = { at: number; moves: FactsMoves; first: number; appended: number };
+const newLog = (): LogState => ({ at: -1, moves: emptyMoves(), first: 0, appended: 0 });
+
 /** A writer's facts: kept as it appends, and its logs brought to the journal's end with its snapshots and at its close. */
 export class FactsWriter {
-  /** The journal offsets each log was last written at (-1: not by this writer). */
-  private readonly at: Record<FactsPart, number> = { pending: -1, refs: -1 };
-  /** What moved of each part's facts since this writer last wrote it. */
-  private readonly moves: Record<FactsPart, FactsMoves> = { pending: emptyMoves(), refs: emptyMoves() };
-  /** The bytes of each log's first line and of the lines appended since. */
-  private readonly log: Record<FactsPart, { first: number; appended: number }> = {
-    pending: { first: 0, appended: 0 },
-    refs: { first: 0, appended: 0 },
-  };
+  private readonly logs: Record<FactsPart, LogState> = { pending: newLog(), refs: newLog() };
 
   constructor(
     private readonly store: JournalStore,
@@ -274,21 +263,22 @@ export class FactsWriter {
 
   /** Folds appended records in. */
   add(records: readonly StoredRecord[]): void {
-    foldPending(this.facts.pending, records, this.moves.pending.pending);
+    foldPending(this.facts.pending, records, this.logs.pending.moves.pending);
     foldRefs(this.facts, records);
-    foldRefs(this.moves.refs, records);
+    foldRefs(this.logs.refs.moves, records);
   }
 
   /** With a snapshot at `point`: pending.json, and refs.json at a compaction or after REFS_STEP_BYTES (`all`: both, as at close). */
   async write(point: JournalPoint, all: boolean): Promise<void> {
-    const refs = all || point.journalBytes - this.at.refs >= REFS_STEP_BYTES;
-    let stale = (refs ? PARTS : (['pending'] as const)).filter((part) => this.at[part] !== point.journalBytes);
+    const refs = all || point.journalBytes - this.logs.refs.at >= REFS_STEP_BYTES;
+    let stale = (refs ? PARTS : (['pending'] as const)).filter((part) => this.logs[part].at !== point.journalBytes);
     // An older refs.json stays when this writer cannot learn the run's references: its readers fold the journal after it.
     if (stale.includes('refs') && !(await this.knowRefs())) stale = stale.filter((part) => part !== 'refs');
     for (const part of stale) {
-      const written = await this.writePart(part, point).catch(() => false);
-      this.at[part] = written ? point.journalBytes : -1;
-      if (written) this.moves[part] = emptyMoves();
+      const log = this.logs[part];
+      const written = await this.writePart(log, part, point).catch(() => false);
+      log.at = written ? point.journalBytes : -1;
+      if (written) log.moves = emptyMoves();
     }
   }
 
@@ -296,15 +286,15 @@ export class FactsWriter {
    * One facts log brought to `point`: what moved since appended to the line this writer wrote last;
    * else, and once the appended lines outgrow the first, the whole set as a new log. False when not written.
    */
-  private async writePart(part: FactsPart, point: JournalPoint): Promise<boolean> {
-    const log = this.log[part];
-    if (this.at[part] !== -1 && log.appended <= Math.max(log.first, FACTS_LOG_MIN_BYTES)) {
-      const bytes = await appendFactsMoves(this.store, this.runId, part, this.moves[part], point);
+  private async writePart(log: LogState, part: FactsPart, point: JournalPoint): Promise<boolean> {
+    if (log.at !== -1 && log.appended <= Math.max(log.first, FACTS_LOG_MIN_BYTES)) {
+      const bytes = await appendFactsMoves(this.store, this.runId, part, log.moves, point);
       if (bytes !== null) log.appended += bytes;
       if (bytes !== null) return true;
     }
     const first = (await writeFactsFile(this.store, this.runId, this.facts, point, [part]))[part];
-    this.log[part] = { first: first ?? 0, appended: 0 };
+    log.first = first ?? 0;
+    log.appended = 0;
     return first !== undefined;
   }
 

@@ -33,7 +33,7 @@ export interface RunFacts {
 export function factsOfRun(fold: Pick<FoldState, 'patches'>, records: Iterable<StoredRecord>): RunFacts {
   const pending = [...fold.patches.values()].filter((patch) => patch.state === 'pending').map((patch) => patch.patchId);
   const facts: RunFacts = { pending: new PendingIds(pending), blobs: new Set(), runs: new Set() };
-  for (const record of records) addRefs(facts, record);
+  foldRefs(facts, records);
   return facts;
 }
 
@@ -45,21 +45,18 @@ function pendingMove(record: StoredRecord): [string, boolean] | undefined {
 }
 
 /**
- * Moves the pending patch ids (in place) over `records` appended after them; true when they
- * changed. `moved` learns each id's move since it was empty (a move back cancels the first), as
- * a line of pending.json states it: only ids that were not pending and are, or the reverse.
+ * Moves the pending patch ids (in place) over `records` appended after them. `moved` learns each
+ * id's move since it was empty (a move back cancels the first), as a line of pending.json states
+ * it: only ids that were not pending and are, or the reverse.
  */
-export function foldPending(pending: PendingIds, records: Iterable<StoredRecord>, moved?: Map<string, boolean>): boolean {
-  let changed = false;
+export function foldPending(pending: PendingIds, records: Iterable<StoredRecord>, moved?: Map<string, boolean>): void {
   for (const record of records) {
     const [id, isPending] = pendingMove(record) ?? [];
     if (id === undefined || pending.has(id) === isPending) continue;
     pending.move(id, isPending!);
-    changed = true;
     if (moved?.has(id)) moved.delete(id);
     else moved?.set(id, isPending!);
   }
-  return changed;
 }
 
 /** What records moved of a run's facts since they were last written: each moved patch id (pending after, or not), the references named. */
@@ -73,12 +70,8 @@ export const emptyMoves = (): FactsMoves => ({ pending: new Map(), blobs: new Se
 
 /** Adds the blobs and runs `records` name to `facts` (in place). */
 export function foldRefs(facts: Pick<RunFacts, 'blobs' | 'runs'>, records: Iterable<StoredRecord>): void {
-  for (const record of records) addRefs(facts, record);
-}
-
-function addRefs(facts: Pick<RunFacts, 'blobs' | 'runs'>, record: StoredRecord): boolean {
-  const before = facts.blobs.size + facts.runs.size;
-  for (const hash of blobRefs(record)) facts.blobs.add(hash);
-  for (const runId of runRefs(record)) facts.runs.add(runId);
-  return facts.blobs.size + facts.runs.size !== before;
+  for (const record of records) {
+    for (const hash of blobRefs(record)) facts.blobs.add(hash);
+    for (const runId of runRefs(record)) facts.runs.add(runId);
+  }
 }

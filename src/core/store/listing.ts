@@ -22,22 +22,20 @@ async function summaryOf(store: JournalStore, { runId, journalBytes, listing, le
   const holder = live !== null && live !== 'unreadable' ? { holder: live, heldHere: here(live) } : {};
   const note = parseDamage(damage);
   const damaged = note ? `${note.file} at byte ${note.offset}: ${note.message}` : undefined;
+  const known = { runId, leased, ...holder, ...(damaged ? { damaged } : {}) };
   if (listing) {
     const { task, createdAt, status, updatedAt, steps, parent, undoableRestore, instruction } = listing;
     // The count is of the journal's end the row names: a live writer keeps it current when it
     // moves, but one the journal has grown past with no writer left (killed between its writes) is not known.
     const pendingPatches = leased || listing.journalBytes === journalBytes ? listing.pendingPatches : undefined;
     return {
-      runId,
+      ...known,
       task,
       createdAt,
       status,
       updatedAt,
       steps,
-      leased,
-      ...holder,
       ...(parent ? { parent } : {}),
-      ...(damaged ? { damaged } : {}),
       ...(pendingPatches !== undefined ? { pendingPatches } : {}),
       ...(undoableRestore !== undefined ? { undoableRestore } : {}),
       ...(instruction !== undefined ? { instruction } : {}),
@@ -46,31 +44,18 @@ async function summaryOf(store: JournalStore, { runId, journalBytes, listing, le
   try {
     // No listing row to list it by: its newest snapshot and the journal after it tell the same.
     const { run, status, stepId: steps, latestCheckpoint, firstInstruction } = await store.readResumeState(runId);
-    const parent = run.parent && { parent: { runId: run.parent.runId, step: run.parent.step } };
     return {
-      runId,
+      ...known,
       task: run.task,
       createdAt: run.createdAt,
       status,
       updatedAt: latestCheckpoint?.at ?? run.at,
       steps,
-      leased,
-      ...holder,
-      ...parent,
-      ...(damaged ? { damaged } : {}),
+      ...(run.parent ? { parent: { runId: run.parent.runId, step: run.parent.step } } : {}),
       ...(firstInstruction !== undefined ? { instruction: firstInstruction } : {}),
     };
   } catch (error) {
-    return {
-      runId,
-      task: '',
-      createdAt: 0,
-      status: 'interrupted',
-      updatedAt: 0,
-      steps: 0,
-      leased,
-      damaged: damaged ?? errorMessage(error),
-    };
+    return { ...known, task: '', createdAt: 0, status: 'interrupted', updatedAt: 0, steps: 0, damaged: damaged ?? errorMessage(error) };
   }
 }
 
@@ -82,8 +67,7 @@ export async function verifyRun(store: JournalStore, runId: string): Promise<Ver
     scan = await store.scanJournalOf(runId);
   } catch (error) {
     if (error instanceof StoreError && error.code === 'not_found') throw error;
-    const message = errorMessage(error);
-    return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message }, missingBlobs: [] };
+    return { runId, ok: false, records: 0, damage: { file: journal, offset: 0, message: errorMessage(error) }, missingBlobs: [] };
   }
   const { records } = scan;
   const missing = await store.device.missingBlobs([...new Set(records.flatMap(blobRefs))]);

@@ -13,9 +13,9 @@ import { planStepLines } from '../../words/plan-words';
 
 export const UPDATE_PLAN = 'update_plan';
 export const MAX_PLAN_STEPS = 20;
-export const MAX_PLAN_STEP_CHARS = 200;
+const MAX_PLAN_STEP_CHARS = 200;
 
-export const PlanStep = z.strictObject({
+const PlanStep = z.strictObject({
   step: z
     .string()
     .min(1)

@@ -10,6 +10,9 @@ export const FORMAT_VERSION = 3;
 
 export const RunStatus = z.enum(RUN_STATUSES);
 
+/** The checksum of a journal line (journal-format.ts), in hex. */
+export const LineCrc = z.string().regex(/^[0-9a-f]{8}$/);
+
 /** The save points (src/words/statuses.ts says which is which). */
 export const CheckpointLabel = z.enum(CHECKPOINT_LABELS);
 
@@ -20,7 +23,6 @@ export const GitFacts = z.object({
   dirtyPaths: z.array(z.string()),
 });
 
-/** A run's limits: turns always, tokens and cost when set. */
 const Limits = z.object({
   maxTurns: z.number().int().positive(),
   maxTokens: z.number().int().positive().optional(),
@@ -74,7 +76,7 @@ export const InstructionFileRef = z.object({
 });
 export type InstructionFileRef = z.infer<typeof InstructionFileRef>;
 
-/** How the run's system prompt was made: its version, the instruction file names looked for, the files used. */
+/** How the run's system prompt was made. */
 export const RunPrompt = z.object({
   version: z.number().int().positive(),
   instructionNames: z.array(z.string()),
@@ -96,22 +98,19 @@ export const ForkPoint = z.object({
   checkpointId: z.string().min(1).optional(),
   seq: z.number().int().positive(),
   journalBytes: z.number().int().positive().optional(),
-  lineCrc: z
-    .string()
-    .regex(/^[0-9a-f]{8}$/)
-    .optional(),
+  lineCrc: LineCrc.optional(),
   files: z.enum(['keep', 'restore']),
 });
 
 /** One tool definition as the Messages API's `tools` takes it (core/tools/registry's toolSpec). */
-export const RecordedToolSpec = z.object({
+const RecordedToolSpec = z.object({
   name: z.string().min(1),
   description: z.string(),
   input_schema: z.record(z.string(), z.unknown()),
 });
 
-/** The thinking parameter a run's requests send (`none`: no parameter), as decided at its start. */
-export const ThinkingSent = z.union([
+/** The thinking parameter a run's requests send (`none`: no parameter), decided at its start (runtime/request's thinkingParam). */
+const ThinkingSent = z.union([
   z.object({ type: z.literal('none') }),
   z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
   z.object({ type: z.literal('adaptive'), display: z.enum(['summarized', 'omitted']).optional() }),
@@ -128,23 +127,17 @@ export const RunRecord = record('run', {
   /** The system prompt every request of the run sends, byte for byte. */
   system: z.string().optional(),
   /**
-   * The tool definitions every request of the run sends, byte for byte, recorded at its start:
-   * whatever version of the product resumes it (a thinking block is bound to them). A run
-   * recorded before there was this field sends the registry's, as then.
+   * The tool definitions every request of the run sends, byte for byte, whatever version of the
+   * product resumes it (a thinking block is bound to them). Absent (older runs): the registry's.
    */
   tools: z.array(RecordedToolSpec).optional(),
-  /** What the thinking setting means on the run's model, recorded at its start (runtime/request's thinkingParam). */
   thinkingSent: ThinkingSent.optional(),
   prompt: RunPrompt.optional(),
   /** Set by the fold of a fork (from its `fork` record), never written in a run record. */
   parent: ForkPoint.optional(),
 });
 
-/**
- * The first record of a fork's journal (its seq follows the parent's `seq`): a new run whose
- * history is the parent's up to the start of `parent.step`. It points at the parent's journal
- * and blobs, it copies nothing; the parent stays as it was.
- */
+/** The first record of a fork's journal (its seq follows the parent's `seq`): a run whose history is the parent's up to `parent`. */
 export const ForkRecord = record('fork', {
   runId: z.string().min(1),
   createdAt: z.number(),
@@ -224,7 +217,6 @@ export const BranchRecord = record('branch', {
 export const RestoreRecord = record('restore', {
   restoreId: z.string(),
   kind: z.enum(['rollback_files', 'restore_session', 'undo']),
-  /** For undo: the restoreId undone. */
   undoes: z.string().optional(),
   files: z.array(
     z.object({
@@ -257,11 +249,10 @@ export const FileChange = z.object({ path: z.string(), what: z.string() });
 export type FileChange = z.infer<typeof FileChange>;
 
 /**
- * A fork takes in what a person did to the files in its ancestors after it was forked (restores,
- * inline undos there): the changes its model must hear of, and how far into each ancestor's
- * journal it has looked (`seen`, run by run).
+ * What a person did to the files in a fork's ancestors since it was forked (restores, inline
+ * undos): the changes its model must hear of, and how far into each ancestor's journal it looked.
  */
-export const AncestorChangesRecord = record('ancestor_changes', {
+const AncestorChangesRecord = record('ancestor_changes', {
   seen: z.array(z.object({ runId: z.string(), seq: z.number().int().nonnegative() })),
   changes: z.array(FileChange),
 });
@@ -297,7 +288,6 @@ const UsageRecord = record('usage', {
 /** A person raised a paused run's limits (the budget record of the same group holds them). */
 const LimitsRecord = record('limits', {
   ...Limits.partial().shape,
-  /** The limits before the raise. */
   before: Limits,
 });
 
@@ -372,7 +362,6 @@ export type NoteRecord = z.infer<typeof NoteRecord>;
 export type BranchRecord = z.infer<typeof BranchRecord>;
 export type RestoreRecord = z.infer<typeof RestoreRecord>;
 export type RestoreDoneRecord = z.infer<typeof RestoreDoneRecord>;
-export type RunEndRecord = z.infer<typeof RunEndRecord>;
 export type InstructionRecord = z.infer<typeof InstructionRecord>;
 export type ForkPoint = z.infer<typeof ForkPoint>;
 export type ForkRecord = z.infer<typeof ForkRecord>;
