@@ -224,11 +224,6 @@ export async function rebuildRunFacts(store: JournalStore, runId: string): Promi
   return facts;
 }
 
-/** The run's facts at its journal's end: from its facts logs when they hold, else from the whole journal. */
-export async function runFacts(store: JournalStore, runId: string, known: JournalPart): Promise<RunFacts> {
-  return (await readRunFacts(store, runId, known)) ?? rebuildRunFacts(store, runId);
-}
-
 /** The point of the run's journal that ends at `journalBytes` with record `lastSeq`: its last line read back. */
 export async function pointAt(store: JournalStore, runId: string, journalBytes: number, lastSeq: number): Promise<JournalPoint> {
   for (let window = 4 << 10; ; window *= 4) {

@@ -11,6 +11,7 @@ import {
   CheckpointRecord,
   FileChange,
   FORMAT_VERSION,
+  LineCrc,
   NoteRecord,
   RestoreRecord,
   RunEndRecord,
@@ -90,7 +91,7 @@ export const Snapshot = z.object({
   v: z.number().int().positive(),
   journalBytes: count,
   lastLineStart: count,
-  lastLineCrc: z.string().regex(/^[0-9a-f]{8}$/),
+  lastLineCrc: LineCrc,
   state: SnapshotState,
 });
 export type Snapshot = z.infer<typeof Snapshot>;

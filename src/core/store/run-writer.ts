@@ -1,6 +1,6 @@
 import { StoreError, type LeaseInfo, type RunWriter, type TornTailCut } from './contract';
 import type { NewListingRow } from './device';
-import { FactsWriter, pointAt, readRunFacts, runFacts, writeFactsFile } from './facts-log';
+import { FactsWriter, pointAt, readRunFacts, rebuildRunFacts, writeFactsFile } from './facts-log';
 import { foldFromResumeState, foldTail, type FoldState } from './fold';
 import { encodeGroup, lastLineOf } from './journal-format';
 import { leaseNeedsRenewal, releaseLease, renewIntervalMs, renewLease } from './lease-policy';
@@ -45,7 +45,8 @@ export async function startWriter(
   const known = { from: opened.snapshotAt, end: scan.goodLength, records: scan.records };
   const whole = opened.snapshotAt === 0;
   const pending = whole ? null : await readRunFacts(store, runId, known, ['pending']).catch(() => null);
-  const facts = whole ? factsOfRun(fold, scan.records) : (pending ?? (await runFacts(store, runId, known)));
+  const read = whole || pending ? null : await readRunFacts(store, runId, known);
+  const facts = whole ? factsOfRun(fold, scan.records) : (pending ?? read ?? (await rebuildRunFacts(store, runId)));
   await store.pause?.();
   // Its readers (GC while the run goes on) then fold only the journal after this point.
   if (whole) await writeFactsFile(store, runId, facts, await pointAt(store, runId, scan.goodLength, fold.lastSeq)).catch(() => undefined);
