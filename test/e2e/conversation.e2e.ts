@@ -5,9 +5,9 @@
 // conversation, kept across the reload. Screenshots go to test-results/screenshots/conversation-*.png
 // (the plan: conversation-plan-{300,800}-{light,dark}.png).
 import { strict as assert } from 'node:assert';
-import type { FrameLocator } from 'playwright-core';
+import type { FrameLocator, Locator } from 'playwright-core';
 import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
-import { shots } from './first-hour-shots';
+import { setSideBarWidth, shots } from './first-hour-shots';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic/server';
 import { openTimeline, type Workbench } from '../support/workbench';
 
@@ -84,6 +84,59 @@ async function pinnedPlan(frame: FrameLocator): Promise<void> {
   assert.equal(await plan.evaluate((node) => (node as HTMLDetailsElement).open), true, 'and opens it again');
 }
 
+/**
+ * The view reads cleanly (`where`: the width and theme): the filter bar, the tree, the plan, the
+ * conversation, the other runs' waiting calls and the composer do not overlap; in the
+ * conversation, no part in view (a step, a restore point, the waiting call's card) lies under the
+ * plan, and what shows at its middle is itself, not something drawn over it.
+ */
+async function readsCleanly(frame: FrameLocator, where: string): Promise<void> {
+  const problems = await frame.locator('#app').evaluate((app) => {
+    const found: string[] = [];
+    // No named functions in here: the test's compiler would wrap them in a helper the page lacks.
+    const round = Math.round;
+    const parts = ['.filter-bar', '.tree', 'details.plan', '.detail', '.approvals:not(.inline)', '.composer']
+      .map((selector) => ({ selector, node: app.querySelector<HTMLElement>(selector) }))
+      .filter((part) => part.node && part.node.getClientRects().length > 0);
+    for (const [i, a] of parts.entries())
+      for (const b of parts.slice(i + 1)) {
+        if (a.node!.contains(b.node) || b.node!.contains(a.node)) continue;
+        const [ra, rb] = [a.node!.getBoundingClientRect(), b.node!.getBoundingClientRect()];
+        if (ra.top < rb.bottom - 0.5 && rb.top < ra.bottom - 0.5 && ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5)
+          found.push(`${a.selector} ${round(ra.top)}..${round(ra.bottom)} overlaps ${b.selector} ${round(rb.top)}..${round(rb.bottom)}`);
+      }
+    const plan = app.querySelector('details.plan')!.getBoundingClientRect();
+    const detail = app.querySelector<HTMLElement>('.detail')!;
+    const frameBox = detail.getBoundingClientRect();
+    const seen = { top: frameBox.top + detail.clientTop, left: frameBox.left + detail.clientLeft };
+    const view = { ...seen, bottom: seen.top + detail.clientHeight, right: seen.left + detail.clientWidth };
+    for (const block of detail.querySelectorAll<HTMLElement>(':scope > :not(details.plan), .approval')) {
+      const r = block.getBoundingClientRect();
+      const shown = { top: Math.max(r.top, view.top), bottom: Math.min(r.bottom, view.bottom), left: Math.max(r.left, view.left), right: Math.min(r.right, view.right) };
+      if (shown.bottom - shown.top < 1 || shown.right - shown.left < 1) continue;
+      const name = `${block.className || block.tagName} ${round(shown.top)}..${round(shown.bottom)}`;
+      if (shown.top < plan.bottom - 0.5 && plan.top < shown.bottom - 0.5) found.push(`${name} lies under the plan ${round(plan.top)}..${round(plan.bottom)}`);
+      const hit = document.elementFromPoint((shown.left + shown.right) / 2, (shown.top + shown.bottom) / 2);
+      if (!hit || !block.contains(hit)) found.push(`${name} is covered at its middle by ${hit?.className || hit?.tagName}`);
+    }
+    return found;
+  });
+  assert.deepEqual(problems, [], `the conversation reads cleanly at ${where}`);
+}
+
+/** The waiting call's card and the plan can be reached: scrolled to, each is in view and answers at its middle. */
+async function reachable(frame: FrameLocator, card: Locator, where: string): Promise<void> {
+  for (const target of [card.locator('button', { hasText: 'Allow once' }), frame.locator('details.plan > summary')]) {
+    await target.scrollIntoViewIfNeeded();
+    const onTop = await target.evaluate((node) => {
+      const r = node.getBoundingClientRect();
+      return node.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+    });
+    assert.equal(onTop, true, `${await target.evaluate((node) => node.textContent)} can be reached at ${where}`);
+  }
+  await readsCleanly(frame, `${where}, the card scrolled to`);
+}
+
 describe('e2e: the conversation in the Timeline', function () {
   let fake: FakeAnthropic;
   let wb: Workbench;
@@ -124,7 +177,12 @@ describe('e2e: the conversation in the Timeline', function () {
       assert.equal(await card.locator('button', { hasText: 'Allow for this run' }).count(), 1);
       console.log(`      screenshot: ${await wb.screenshot('conversation-2-approval')}`);
       await pinnedPlan(frame);
-      await shots(wb, 'plan', { prefix: 'conversation' });
+      // Each width and theme: checked as the shot shows it, then with the card scrolled to.
+      await shots(wb, 'plan', { prefix: 'conversation', before: (shot) => readsCleanly(frame, shot) });
+      for (const width of [800, 300]) {
+        await setSideBarWidth(wb.page, width);
+        await reachable(frame, card, `${width} px`);
+      }
       await card.locator('button', { hasText: 'Allow once' }).click();
       await waitUntil('the run to complete', async () => (await runTitle(frame)).includes('Status: completed'));
       // The model left its plan's first step in progress: a completed run says where it was left, not "now".
