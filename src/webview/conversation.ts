@@ -7,8 +7,9 @@ import type { FlatRow } from './tree';
 
 // Under the tree: the run as one conversation (the person's words, the model's in full as they
 // stream, each call a line that expands, why it stopped with what helps), following the live
-// end unless the person scrolled up; a step picked in the tree is scrolled into view. Beside it,
-// the calls waiting for a decision.
+// end unless the person scrolled up; a step picked in the tree is scrolled into view. Its plan is
+// pinned above it, outside the part that scrolls (nothing is drawn over the conversation). Beside
+// it, the calls waiting for a decision.
 
 /** The newest steps painted at first; "Show earlier steps" adds more. */
 export const CONVERSATION_STEPS = 40;
@@ -52,7 +53,12 @@ export class ConversationPanel {
   /** Streamed text was painted since the last frame began: more waits for the next frame. */
   private streamPainted = false;
 
+  /**
+   * `box` holds the run's plan (painted here, first) and `detail`, the conversation that scrolls;
+   * `approvals` the other runs' waiting calls.
+   */
   constructor(
+    readonly box: HTMLElement,
     readonly detail: HTMLElement,
     readonly approvals: HTMLElement,
     private readonly model: TimelineModel,
@@ -124,7 +130,7 @@ export class ConversationPanel {
     // The shown run's waiting calls sit at the end of its conversation; other runs' below it.
     const inline = this.model.approvals.filter((a) => a.runId === run?.header.runId);
     const others = this.model.approvals.filter((a) => a.runId !== run?.header.runId);
-    if (!run) this.detail.hidden = true;
+    if (!run) this.box.hidden = true;
     else
       this.paintRun(
         run,
@@ -156,12 +162,12 @@ export class ConversationPanel {
       this.shown = FIRST_FRAME_STEPS;
     }
     const stick = this.atEnd();
-    this.detail.hidden = false;
+    this.box.hidden = false;
+    const plan = this.planOf(run);
+    replaceIfChanged(this.box, plan ? [plan, this.detail] : [this.detail]);
     const streamingId = this.model.streamingStep(runId);
     const steps = visibleSteps(run, this.shown, this.reveal);
     const children: HTMLElement[] = [];
-    const plan = this.planOf(run);
-    if (plan) children.push(plan);
     if (steps.length < run.steps.length) children.push(this.earlierButton(run.steps.length - steps.length));
     for (const step of steps) {
       const point = this.restorePointOf(run, step);
@@ -212,7 +218,7 @@ export class ConversationPanel {
     return el;
   }
 
-  /** The run's plan, pinned first; built again only when it changed. */
+  /** The run's plan, pinned above its conversation; built again only when it changed. */
   private planOf(run: RunView): HTMLElement | undefined {
     const steps = run.header.plan;
     if (steps === undefined || steps.length === 0) return (this.plan = undefined);
