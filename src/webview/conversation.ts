@@ -52,6 +52,8 @@ export class ConversationPanel {
   private readonly streamText = new WeakMap<HTMLElement, string>();
   /** Streamed text was painted since the last frame began: more waits for the next frame. */
   private streamPainted = false;
+  /** The conversation was at its end when last scrolled (or never scrolled). */
+  private following = true;
 
   /**
    * `box` holds the run's plan (painted here, first) and `detail`, the conversation that scrolls;
@@ -63,7 +65,14 @@ export class ConversationPanel {
     readonly approvals: HTMLElement,
     private readonly model: TimelineModel,
     private readonly actions: DetailActions & ApprovalActions,
-  ) {}
+  ) {
+    // A narrower view, the plan opened, more rows in the tree: a conversation at its end (the
+    // waiting call's card in view) stays there when its area shrinks.
+    detail.addEventListener('scroll', () => (this.following = this.atEnd()));
+    new ResizeObserver(() => {
+      if (this.following) detail.scrollTop = detail.scrollHeight;
+    }).observe(detail);
+  }
 
   /** The run the panel is set to show (undefined: none picked). */
   shownRun(): string | undefined {
