@@ -198,6 +198,8 @@ export class ConversationPanel {
     } else if (stick) this.detail.scrollTop = this.detail.scrollHeight;
     if (this.fresh && waiting.includes(this.fresh)) this.fresh.scrollIntoView({ block: 'nearest' });
     this.fresh = undefined;
+    // Now, not at the scroll event a frame later: a resize this frame must not undo a step revealed.
+    this.following = this.atEnd();
     if (this.shown < CONVERSATION_STEPS) {
       this.shown = CONVERSATION_STEPS;
       this.refresh();
