@@ -52,8 +52,9 @@ export class ConversationPanel {
   private readonly streamText = new WeakMap<HTMLElement, string>();
   /** Streamed text was painted since the last frame began: more waits for the next frame. */
   private streamPainted = false;
-  /** The conversation was at its end when last scrolled (or never scrolled). */
+  /** The person has not scrolled up from the conversation's end; and where it was last scrolled to. */
   private following = true;
+  private scrolledTo = 0;
 
   /**
    * `box` holds the run's plan (painted here, first) and `detail`, the conversation that scrolls;
@@ -67,8 +68,12 @@ export class ConversationPanel {
     private readonly actions: DetailActions & ApprovalActions,
   ) {
     // A narrower view, the plan opened, more rows in the tree: a conversation at its end (the
-    // waiting call's card in view) stays there when its area shrinks.
-    detail.addEventListener('scroll', () => (this.following = this.atEnd()));
+    // waiting call's card in view) stays there when its area shrinks. Only a scroll up leaves the
+    // end: text wrapped anew since a scroll to the end does not.
+    detail.addEventListener('scroll', () => {
+      if (detail.scrollTop < this.scrolledTo || this.atEnd()) this.following = this.atEnd();
+      this.scrolledTo = detail.scrollTop;
+    });
     new ResizeObserver(() => {
       if (this.following) detail.scrollTop = detail.scrollHeight;
     }).observe(detail);
@@ -195,11 +200,12 @@ export class ConversationPanel {
     if (target) {
       target.scrollIntoView({ block: 'start' });
       this.reveal = undefined;
+      // Now, not at the scroll event a frame later: a resize this frame must not undo the reveal.
+      // (Nothing else here: a paint in the frame of a resize sees the end moved away, not left.)
+      this.following = this.atEnd();
     } else if (stick) this.detail.scrollTop = this.detail.scrollHeight;
     if (this.fresh && waiting.includes(this.fresh)) this.fresh.scrollIntoView({ block: 'nearest' });
     this.fresh = undefined;
-    // Now, not at the scroll event a frame later: a resize this frame must not undo a step revealed.
-    this.following = this.atEnd();
     if (this.shown < CONVERSATION_STEPS) {
       this.shown = CONVERSATION_STEPS;
       this.refresh();
