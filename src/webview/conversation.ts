@@ -7,8 +7,9 @@ import type { FlatRow } from './tree';
 
 // Under the tree: the run as one conversation (the person's words, the model's in full as they
 // stream, each call a line that expands, why it stopped with what helps), following the live
-// end unless the person scrolled up; a step picked in the tree is scrolled into view. Beside it,
-// the calls waiting for a decision.
+// end unless the person scrolled up; a step picked in the tree is scrolled into view. Its plan is
+// pinned above it, outside the part that scrolls (nothing is drawn over the conversation). Beside
+// it, the calls waiting for a decision.
 
 /** The newest steps painted at first; "Show earlier steps" adds more. */
 export const CONVERSATION_STEPS = 40;
@@ -51,13 +52,32 @@ export class ConversationPanel {
   private readonly streamText = new WeakMap<HTMLElement, string>();
   /** Streamed text was painted since the last frame began: more waits for the next frame. */
   private streamPainted = false;
+  /** The person has not scrolled up from the conversation's end; and where it was last scrolled to. */
+  private following = true;
+  private scrolledTo = 0;
 
+  /**
+   * `box` holds the run's plan (painted here, first) and `detail`, the conversation that scrolls;
+   * `approvals` the other runs' waiting calls.
+   */
   constructor(
+    readonly box: HTMLElement,
     readonly detail: HTMLElement,
     readonly approvals: HTMLElement,
     private readonly model: TimelineModel,
     private readonly actions: DetailActions & ApprovalActions,
-  ) {}
+  ) {
+    // A narrower view, the plan opened, more rows in the tree: a conversation at its end (the
+    // waiting call's card in view) stays there when its area shrinks. Only a scroll up leaves the
+    // end: text wrapped anew since a scroll to the end does not.
+    detail.addEventListener('scroll', () => {
+      if (detail.scrollTop < this.scrolledTo || this.atEnd()) this.following = this.atEnd();
+      this.scrolledTo = detail.scrollTop;
+    });
+    new ResizeObserver(() => {
+      if (this.following) detail.scrollTop = detail.scrollHeight;
+    }).observe(detail);
+  }
 
   /** The run the panel is set to show (undefined: none picked). */
   shownRun(): string | undefined {
@@ -124,7 +144,7 @@ export class ConversationPanel {
     // The shown run's waiting calls sit at the end of its conversation; other runs' below it.
     const inline = this.model.approvals.filter((a) => a.runId === run?.header.runId);
     const others = this.model.approvals.filter((a) => a.runId !== run?.header.runId);
-    if (!run) this.detail.hidden = true;
+    if (!run) this.box.hidden = true;
     else
       this.paintRun(
         run,
@@ -156,12 +176,12 @@ export class ConversationPanel {
       this.shown = FIRST_FRAME_STEPS;
     }
     const stick = this.atEnd();
-    this.detail.hidden = false;
+    this.box.hidden = false;
+    const plan = this.planOf(run);
+    replaceIfChanged(this.box, plan ? [plan, this.detail] : [this.detail]);
     const streamingId = this.model.streamingStep(runId);
     const steps = visibleSteps(run, this.shown, this.reveal);
     const children: HTMLElement[] = [];
-    const plan = this.planOf(run);
-    if (plan) children.push(plan);
     if (steps.length < run.steps.length) children.push(this.earlierButton(run.steps.length - steps.length));
     for (const step of steps) {
       const point = this.restorePointOf(run, step);
@@ -180,6 +200,9 @@ export class ConversationPanel {
     if (target) {
       target.scrollIntoView({ block: 'start' });
       this.reveal = undefined;
+      // Now, not at the scroll event a frame later: a resize this frame must not undo the reveal.
+      // (Nothing else here: a paint in the frame of a resize sees the end moved away, not left.)
+      this.following = this.atEnd();
     } else if (stick) this.detail.scrollTop = this.detail.scrollHeight;
     if (this.fresh && waiting.includes(this.fresh)) this.fresh.scrollIntoView({ block: 'nearest' });
     this.fresh = undefined;
@@ -212,7 +235,7 @@ export class ConversationPanel {
     return el;
   }
 
-  /** The run's plan, pinned first; built again only when it changed. */
+  /** The run's plan, pinned above its conversation; built again only when it changed. */
   private planOf(run: RunView): HTMLElement | undefined {
     const steps = run.header.plan;
     if (steps === undefined || steps.length === 0) return (this.plan = undefined);

@@ -51,6 +51,9 @@ const detail = element('div', 'detail');
 detail.setAttribute('role', 'region');
 detail.setAttribute('aria-label', 'The open step: what the agent said and did');
 detail.tabIndex = 0;
+// The run's conversation: its pinned plan (painted by the panel) above `detail`, the part that scrolls.
+const conversation = element('div', 'conversation');
+conversation.append(detail);
 const approvals = element('div', 'approvals');
 approvals.setAttribute('role', 'region');
 approvals.setAttribute('aria-label', 'Tool calls waiting for your decision');
@@ -127,7 +130,7 @@ async function runAction(id: ActionId, row: FlatRow): Promise<void> {
   }
 }
 
-const panel = new ConversationPanel(detail, approvals, model, {
+const panel = new ConversationPanel(conversation, detail, approvals, model, {
   openLink: (url) => void rpc.request('openLink', { url }).catch(reportError),
   copy: (text) =>
     void rpc
@@ -234,7 +237,7 @@ document.addEventListener('keydown', (event) => {
 const banner = keyBanner(() => {
   rpc.request('setApiKey', {}).then((outcome) => notice('info', outcome.message), reportError);
 });
-app.append(status, banner.element, filterBar.element, tree, empty, detail, approvals, composer.element);
+app.append(status, banner.element, filterBar.element, tree, empty, conversation, approvals, composer.element);
 
 window.addEventListener('message', (event: MessageEvent) => {
   dispatchHostMessage(event.data, {

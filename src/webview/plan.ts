@@ -2,7 +2,7 @@ import type { PlanView } from '../protocol/viewModel';
 import { planStatusWords, planSummary } from '../words/plan-words';
 import { el } from './dom';
 
-// The model's plan (its latest update_plan call), pinned at the top of the run's conversation: a
+// The model's plan (its latest update_plan call), pinned above the run's conversation: a
 // disclosure whose summary line says how far it is ("Plan: 1 of 3 done; now: …", or "left at: …"
 // once the run is not running) and opens to the steps, each with an icon and, for a screen reader,
 // its status in words. Theme colours only.

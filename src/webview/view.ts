@@ -107,7 +107,7 @@ export class TimelineView {
     this.depths = forkDepths(filtered.runs.map((run) => run.header));
     this.count = { active: !isEmptyFilter(this.filter), steps: filtered.steps, runs: filtered.runs.length };
     this.offsets = rowOffsets(this.rows.map((r) => ROW_HEIGHTS[r.kind]));
-    this.canvas.style.height = `${this.offsets[this.rows.length]}px`;
+    this.tree.style.setProperty('--rows-height', `${this.offsets[this.rows.length]}px`);
     this.empty.hidden = this.rows.length > 0;
     if (this.pendingScrollTop !== undefined && (reason === 'snapshot' || reason === 'delta')) {
       // A long run's later steps follow the snapshot as deltas: the saved place may lie in them.

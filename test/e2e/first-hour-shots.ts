@@ -67,12 +67,12 @@ export async function setTheme(wb: Workbench, theme: Theme): Promise<boolean> {
 
 /**
  * `first-hour-<name>-{300,800}-{light,dark}.png` (or other `widths`, another `prefix`): the theme worn now first,
- * then the other (one switch per call); leaves the side bar at the narrow width. `before` runs before each (e.g. hover a toast to keep it).
+ * then the other (one switch per call); leaves the side bar at the narrow width. `before` runs before each, told its width and theme (e.g. hover a toast to keep it).
  */
 export async function shots(
   wb: Workbench,
   name: string,
-  options: { before?: () => Promise<void>; widths?: readonly [number, number]; prefix?: string } = {},
+  options: { before?: (shot: string) => Promise<void>; widths?: readonly [number, number]; prefix?: string } = {},
 ): Promise<void> {
   const [narrow, wide] = options.widths ?? [300, 800];
   const first: Theme = (await wornTheme(wb.page)) === 'dark' ? 'dark' : 'light';
@@ -81,7 +81,7 @@ export async function shots(
     if (!(await setTheme(wb, theme))) continue;
     for (const width of i === 0 ? [narrow, wide] : [wide, narrow]) {
       await setSideBarWidth(wb.page, width);
-      await options.before?.();
+      await options.before?.(`${width} px, ${theme}`);
       console.log(`      screenshot: ${await wb.screenshot(`${options.prefix ?? 'first-hour'}-${name}-${width}-${theme}`)}`);
     }
   }
