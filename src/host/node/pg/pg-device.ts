@@ -16,7 +16,7 @@ import { DEFAULT_LEASE_TIMEOUT_MS, type LeaseInfo } from '../../../core/store/le
 import { RUN_ID } from '../../../core/store/run-id';
 import { claimPgDeviceRun, listPgDeviceRuns, swapPgLease } from './pg-device-leases';
 import { leaseParams, leaseReadOf, listingParams, parseListing, plainBytes, rowsOf, sliceOfRows, type LeaseRow } from './pg-device-rows';
-import { APPEND_CHANNEL, LEASE_CHANNEL, notifySql, PgAppendWatch, type PgWatchHost } from './pg-notify';
+import { notifySql, PgWatch } from './pg-notify';
 import { PgPool, type PgPoolOptions } from './pg-pool';
 
 export interface PgDeviceOptions extends PgPoolOptions {
@@ -33,7 +33,7 @@ export interface PgDeviceOptions extends PgPoolOptions {
  * journal ends where the writer thinks. Every append and lease change sends its NOTIFY in the same
  * statement, so a notice is delivered only if the change commits.
  */
-export class PgJournalDevice implements JournalDevice, PgWatchHost {
+export class PgJournalDevice implements JournalDevice {
   readonly db: PgPool;
   readonly clock: Clock;
   readonly leaseTimeoutMs: number;
@@ -41,7 +41,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
   readonly token = randomUUID();
   /** The last seq this device object wrote per run: a watch that reconnects skips runs written last here. */
   private readonly ownLast = new Map<string, number>();
-  private readonly watches = new Set<PgAppendWatch>();
+  private readonly watches = new Set<PgWatch>();
 
   constructor(options: PgDeviceOptions) {
     this.db = new PgPool(options);
@@ -49,15 +49,12 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
     this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
   }
 
-  get clientConfig(): pg.ClientConfig {
-    return this.db.clientConfig;
-  }
-
   query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     return this.db.query<R>(sql, params);
   }
 
-  wroteLast(runId: string, lastSeq: number): boolean {
+  /** Whether the last append of a run (its last seq) was this object's. */
+  wroteLast(runId: string, lastSeq: number | null): boolean {
     return this.ownLast.get(runId) === lastSeq;
   }
 
@@ -317,8 +314,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
 
   /** LISTEN on a connection of the watch's own (pg-notify.ts); this object's own notices are dropped. */
   watch(kind: 'appends' | 'leases', listener: (runId: string) => void): DeviceWatch {
-    const channel = kind === 'appends' ? APPEND_CHANNEL : LEASE_CHANNEL;
-    const watch = new PgAppendWatch(this, listener, () => this.watches.delete(watch), channel);
+    const watch = new PgWatch(this, kind, listener, () => this.watches.delete(watch));
     this.watches.add(watch);
     return watch;
   }
