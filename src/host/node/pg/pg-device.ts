@@ -14,16 +14,14 @@ import type {
 } from '../../../core/store/device';
 import { DEFAULT_LEASE_TIMEOUT_MS, type LeaseInfo } from '../../../core/store/lease-policy';
 import { RUN_ID } from '../../../core/store/run-id';
+import type { StoreOptions } from '../../../core/store/store';
 import { claimPgDeviceRun, listPgDeviceRuns, swapPgLease } from './pg-device-leases';
 import { leaseParams, leaseReadOf, listingParams, parseListing, plainBytes, rowsOf, sliceOfRows, type LeaseRow } from './pg-device-rows';
 import { notifySql, PgWatch } from './pg-notify';
 import { PgPool, type PgPoolOptions } from './pg-pool';
 
-export interface PgDeviceOptions extends PgPoolOptions {
-  readonly clock?: Clock;
-  /** How far back a watch that reconnects looks for appends (other hosts' clocks may lag by up to a lease's timeout). */
-  readonly leaseTimeoutMs?: number;
-}
+/** The store's clock and lease timeout (how far back a watch that reconnects looks: pg-notify.ts). */
+export type PgDeviceOptions = PgPoolOptions & Pick<StoreOptions, 'clock' | 'leaseTimeoutMs'>;
 
 /**
  * The journal device in PostgreSQL (schema in pg-schema.ts): a run's journal is its ac_journal
@@ -329,6 +327,6 @@ export class PgJournalDevice implements JournalDevice {
 
   async dispose(): Promise<void> {
     for (const watch of [...this.watches]) watch.close();
-    await this.db.end();
+    await this.db.pool.end();
   }
 }
