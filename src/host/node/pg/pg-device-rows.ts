@@ -1,3 +1,4 @@
+import { parseJsonAs } from '../../../core/store/atomic-file';
 import { StoreError } from '../../../core/store/contract';
 import { ListingRow, type LeaseRead, type NewListingRow } from '../../../core/store/device';
 import { readLine } from '../../../core/store/journal-format';
@@ -48,17 +49,16 @@ export function listingParams(row: NewListingRow): [string, string, string, numb
   return [JSON.stringify({ v: FORMAT_VERSION, ...row }), row.task, row.status, row.updatedAt, row.workspace ?? null];
 }
 
+/** SQL that sets those columns of ac_runs to listingParams at $first on (a row that names no workspace keeps its key). */
+export function setListing(first: number): string {
+  const $ = (i: number) => `$${first + i}`;
+  return `listing = ${$(0)}, task = ${$(1)}, status = ${$(2)}, updated_at = ${$(3)}, workspace_key = coalesce(${$(4)}, workspace_key)`;
+}
+
 /** A stored listing row; null when there is none, it does not parse, or a newer build wrote it. */
 export function parseListing(text: string | null): ListingRow | null {
-  if (text === null) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const row = ListingRow.safeParse(json);
-  return row.success && row.data.v <= FORMAT_VERSION ? row.data : null;
+  const row = text === null ? null : parseJsonAs(Buffer.from(text), ListingRow);
+  return row && row.v <= FORMAT_VERSION ? row : null;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });

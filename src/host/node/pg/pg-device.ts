@@ -16,7 +16,17 @@ import { DEFAULT_LEASE_TIMEOUT_MS, type LeaseInfo } from '../../../core/store/le
 import { RUN_ID } from '../../../core/store/run-id';
 import type { StoreOptions } from '../../../core/store/store';
 import { claimPgDeviceRun, listPgDeviceRuns, swapPgLease } from './pg-device-leases';
-import { leaseParams, leaseReadOf, listingParams, parseListing, plainBytes, rowsOf, sliceOfRows, type LeaseRow } from './pg-device-rows';
+import {
+  leaseParams,
+  leaseReadOf,
+  listingParams,
+  parseListing,
+  plainBytes,
+  rowsOf,
+  setListing,
+  sliceOfRows,
+  type LeaseRow,
+} from './pg-device-rows';
 import { notifySql, PgWatch } from './pg-notify';
 import { PgPool, type PgPoolOptions } from './pg-pool';
 
@@ -117,9 +127,8 @@ export class PgJournalDevice implements JournalDevice {
     const { lines, offsets } = rowsOf(group.bytes, this.journalName(runId));
     const now = this.clock.now();
     const lastSeq = group.firstSeq + lines.length - 1;
-    const listed = listing
-      ? `, listing = $12, task = $13, status = $14, updated_at = $15, workspace_key = coalesce($16, workspace_key)`
-      : ', updated_at = greatest(updated_at, $4)';
+    const listed = listing ? `, ${setListing(12)}` : ', updated_at = greatest(updated_at, $4)';
+    const params = [runId, lease.holderId, lease.generation, now, group.at, group.firstSeq, lines, offsets, group.bytes.length, lastSeq];
     const { rows } = await this.query<{ held: number; end: number | null }>(
       `WITH lease AS (
          UPDATE ac_leases SET renewed_at = $4 WHERE run_id = $1 AND holder_id = $2 AND generation = $3 AND NOT fenced
@@ -133,22 +142,7 @@ export class PgJournalDevice implements JournalDevice {
          SELECT ${notifySql('$1', '$11')} FROM lease
        ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note) AS told,
                 (SELECT bytes FROM ac_runs WHERE run_id = $1) AS end`,
-      [
-        ...[
-          runId,
-          lease.holderId,
-          lease.generation,
-          now,
-          group.at,
-          group.firstSeq,
-          lines,
-          offsets,
-          group.bytes.length,
-          lastSeq,
-          this.token,
-        ],
-        ...(listing ? listingParams(listing) : []),
-      ],
+      [...params, this.token, ...(listing ? listingParams(listing) : [])],
     );
     const row = rows[0];
     if (row?.held !== 1) throw this.refused(runId, group, lease, row?.end ?? null);
@@ -245,10 +239,7 @@ export class PgJournalDevice implements JournalDevice {
   // ── listing rows and runs ──
 
   async writeListing(runId: string, row: NewListingRow): Promise<void> {
-    const { rowCount } = await this.query(
-      'UPDATE ac_runs SET listing = $2, task = $3, status = $4, updated_at = $5, workspace_key = coalesce($6, workspace_key) WHERE run_id = $1',
-      [runId, ...listingParams(row)],
-    );
+    const { rowCount } = await this.query(`UPDATE ac_runs SET ${setListing(2)} WHERE run_id = $1`, [runId, ...listingParams(row)]);
     if (rowCount === 0) throw this.notFound(runId);
   }
 
