@@ -15,18 +15,8 @@ import type {
 import { DEFAULT_LEASE_TIMEOUT_MS, type LeaseInfo } from '../../../core/store/lease-policy';
 import { RUN_ID } from '../../../core/store/run-id';
 import type { StoreOptions } from '../../../core/store/store';
-import { claimPgDeviceRun, listPgDeviceRuns, swapPgLease } from './pg-device-leases';
-import {
-  leaseParams,
-  leaseReadOf,
-  listingParams,
-  parseListing,
-  plainBytes,
-  rowsOf,
-  setListing,
-  sliceOfRows,
-  type LeaseRow,
-} from './pg-device-rows';
+import { claimPgDeviceRun, LEASE_COLUMNS, leaseParams, listPgDeviceRuns, readPgLease, swapPgLease } from './pg-device-leases';
+import { listingParams, parseListing, plainBytes, rowsOf, setListing, sliceOfRows } from './pg-device-rows';
 import { notifySql, PgWatch } from './pg-notify';
 import { PgPool, type PgPoolOptions } from './pg-pool';
 
@@ -71,7 +61,7 @@ export class PgJournalDevice implements JournalDevice {
     return `postgres journal of run ${runId}`;
   }
 
-  private notFound(runId: string): StoreError {
+  notFound(runId: string): StoreError {
     return new StoreError(`run ${runId} not found`, 'not_found', this.journalName(runId));
   }
 
@@ -88,8 +78,7 @@ export class PgJournalDevice implements JournalDevice {
          INSERT INTO ac_journal (run_id, seq, at, line) SELECT $1, s, a, l FROM unnest($9::integer[], $10::bigint[], $11::text[]) AS t(s, a, l)
           WHERE EXISTS (SELECT 1 FROM run)
        ), lease AS (
-         INSERT INTO ac_leases (run_id, holder_id, pid, hostname, start_time, acquired_at, renewed_at, generation, fenced)
-         SELECT run_id, $12, $13, $14, $15, $16, $17, $18, $19 FROM run
+         INSERT INTO ac_leases (run_id, ${LEASE_COLUMNS}) SELECT run_id, $12, $13, $14, $15, $16, $17, $18, $19 FROM run
        ) SELECT (SELECT count(*) FROM run)::integer AS created, (SELECT ${notifySql('run_id', '$20')} FROM run) AS told`,
       [runId, ...listingParams(listing), seqs.at(-1), bytes.length, seqs, offsets, lines, ...leaseParams(lease), this.token],
     );
@@ -186,10 +175,8 @@ export class PgJournalDevice implements JournalDevice {
 
   // ── leases ──
 
-  async readLease(runId: string): Promise<LeaseRead> {
-    this.journalName(runId);
-    const { rows } = await this.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = $1', [runId]);
-    return leaseReadOf(rows[0]);
+  readLease(runId: string): Promise<LeaseRead> {
+    return readPgLease(this, runId);
   }
 
   swapLease(runId: string, expected: LeaseRead, next: LeaseInfo | null): Promise<boolean> {
