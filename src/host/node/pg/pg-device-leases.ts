@@ -124,7 +124,7 @@ export function claimPgDeviceRun(
   skip: readonly string[],
   take: (current: LeaseRead) => LeaseInfo | null,
 ): Promise<{ runId: string; lease: LeaseInfo } | null> {
-  return device.db.transaction(async (query) => {
+  return device.transaction(async (query) => {
     const { rows } = await query<LeaseRow>(
       `SELECT l.* FROM ac_leases l JOIN ac_runs r ON r.run_id = l.run_id
         WHERE r.workspace_key = $1 AND r.status IN ('running', 'interrupted') AND NOT (r.run_id = ANY($2))

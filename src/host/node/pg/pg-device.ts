@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
 import { systemClock, type Clock } from '../../../core/ports';
 import { StoreError } from '../../../core/store/contract';
 import type {
@@ -31,29 +30,19 @@ export type PgDeviceOptions = PgPoolOptions & Pick<StoreOptions, 'clock' | 'leas
  * journal ends where the writer thinks. Every append and lease change sends its NOTIFY in the same
  * statement, so a notice is delivered only if the change commits.
  */
-export class PgJournalDevice implements JournalDevice {
-  readonly db: PgPool;
+export class PgJournalDevice extends PgPool implements JournalDevice {
   readonly clock: Clock;
   readonly leaseTimeoutMs: number;
   /** Names this device object in its change notices, so its own watches skip them. */
   readonly token = randomUUID();
   /** The last seq this device object wrote per run: a watch that reconnects skips runs written last here. */
-  private readonly ownLast = new Map<string, number>();
+  readonly ownLast = new Map<string, number>();
   private readonly watches = new Set<PgWatch>();
 
   constructor(options: PgDeviceOptions) {
-    this.db = new PgPool(options);
+    super(options);
     this.clock = options.clock ?? systemClock;
     this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
-  }
-
-  query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.db.query<R>(sql, params);
-  }
-
-  /** Whether the last append of a run (its last seq) was this object's. */
-  wroteLast(runId: string, lastSeq: number | null): boolean {
-    return this.ownLast.get(runId) === lastSeq;
   }
 
   journalName(runId: string): string {
@@ -305,6 +294,6 @@ export class PgJournalDevice implements JournalDevice {
 
   async dispose(): Promise<void> {
     for (const watch of [...this.watches]) watch.close();
-    await this.db.pool.end();
+    await this.pool.end();
   }
 }

@@ -68,7 +68,7 @@ export class PgWatch {
   }
 
   private connect(): void {
-    const client = new pg.Client({ ...this.device.db.clientConfig, application_name: 'agent-checkpoints-watch' });
+    const client = new pg.Client({ ...this.device.clientConfig, application_name: 'agent-checkpoints-watch' });
     this.client = client;
     const dropped = () => this.dropped(client);
     client.on('error', dropped);
@@ -122,6 +122,6 @@ export class PgWatch {
         : 'SELECT run_id, last_seq FROM ac_runs WHERE updated_at >= $1 ORDER BY updated_at',
       this.kind === 'leases' ? [] : [droppedAt - this.device.leaseTimeoutMs],
     );
-    for (const row of rows) if (!this.closed && !this.device.wroteLast(row.run_id, row.last_seq)) this.tell(row.run_id);
+    for (const row of rows) if (!this.closed && this.device.ownLast.get(row.run_id) !== row.last_seq) this.tell(row.run_id);
   }
 }

@@ -4,9 +4,9 @@ import { StoreError } from '../../../core/store/contract';
 import { redactedAddress } from './pg-names';
 import { migrateSchema } from './pg-schema';
 
-// The connections of the PostgreSQL journal device: a pool whose schema is brought up to date on
-// first use, and failures of the driver or server told as StoreError('io') naming the server,
-// never its password.
+// The connections of the PostgreSQL journal device (its base class): a pool whose schema is
+// brought up to date on first use, and failures of the driver or server told as StoreError('io')
+// naming the server, never its password.
 
 export interface PgPoolOptions {
   /** postgres://user:password@host:port/database (the password never appears in an error). */
