@@ -62,6 +62,7 @@ export async function readPgLease(device: PgJournalDevice, runId: string): Promi
  * (the same holder, generation and fence) sends its lease notice in the same statement.
  */
 export async function swapPgLease(device: PgJournalDevice, runId: string, expected: LeaseRead, next: LeaseInfo | null): Promise<boolean> {
+  device.journalName(runId);
   if (expected.kind === 'held') {
     const was = expected.lease;
     const renewal = next !== null && next.holderId === was.holderId && next.generation === was.generation && !!next.fenced === !!was.fenced;
@@ -69,26 +70,19 @@ export async function swapPgLease(device: PgJournalDevice, runId: string, expect
     const n = params.length;
     const update = `UPDATE ac_leases SET ${set} WHERE run_id = $1 AND holder_id = $${n + 1} AND generation = $${n + 2} AND fenced = $${n + 3} RETURNING run_id`;
     const compared = [...params, was.holderId, was.generation, was.fenced === true];
-    const { rows } = renewal
-      ? await device.query(update, compared)
-      : await device.query(leaseNoticeSql(update, `$${n + 4}`), [...compared, device.token]);
-    return rows.length === 1;
+    const [sql, values] = renewal ? [update, compared] : [leaseNoticeSql(update, `$${n + 4}`), [...compared, device.token]];
+    return (await device.query(sql, values)).rows.length === 1;
   }
   // Read as none (or unreadable, which a row never is): it is as read while nobody (or `next`'s holder) holds it.
   if (!next) return (await readPgLease(device, runId)).kind === 'none';
-  const free =
-    expected.kind === 'unreadable'
-      ? '(l.holder_id IS NULL OR l.holder_id = $2)'
-      : `l.holder_id IS NULL${expected.generation !== undefined ? ' AND l.generation = $10' : ''}`;
+  const generation = expected.kind === 'none' ? expected.generation : undefined;
+  let free = expected.kind === 'unreadable' ? '(l.holder_id IS NULL OR l.holder_id = $2)' : 'l.holder_id IS NULL';
+  if (generation !== undefined) free += ' AND l.generation = $10';
   const upsert = `INSERT INTO ac_leases AS l (run_id, ${LEASE_COLUMNS})
       SELECT run_id, $2, $3, $4, $5, $6, $7, $8, $9 FROM ac_runs WHERE run_id = $1
       ON CONFLICT (run_id) DO UPDATE SET ${SET_EXCLUDED}
       WHERE ${free} RETURNING l.run_id`;
-  const params = [
-    runId,
-    ...leaseParams(next),
-    ...(expected.kind === 'none' && expected.generation !== undefined ? [expected.generation] : []),
-  ];
+  const params = [runId, ...leaseParams(next), ...(generation === undefined ? [] : [generation])];
   const { rows } = await device.query(leaseNoticeSql(upsert, `$${params.length + 1}`), [...params, device.token]);
   if (rows.length === 1) return true;
   if ((await device.journalSize(runId)) === null) throw device.notFound(runId);
@@ -132,15 +126,12 @@ export function claimPgDeviceRun(
         ORDER BY r.updated_at FOR UPDATE OF l SKIP LOCKED LIMIT 32`,
       [workspace, skip, DAMAGE_DOC],
     );
+    // Each row is locked by this transaction: it is as read.
+    const update = leaseNoticeSql(`UPDATE ac_leases SET ${SET_LEASE} WHERE run_id = $1 RETURNING run_id`, '$10');
     for (const row of rows) {
       const lease = take(leaseReadOf(row));
       if (!lease) continue;
-      // The row is locked by this transaction: it is as read.
-      await query(leaseNoticeSql(`UPDATE ac_leases SET ${SET_LEASE} WHERE run_id = $1 RETURNING run_id`, '$10'), [
-        row.run_id,
-        ...leaseParams(lease),
-        device.token,
-      ]);
+      await query(update, [row.run_id, ...leaseParams(lease), device.token]);
       return { runId: row.run_id, lease };
     }
     return null;
