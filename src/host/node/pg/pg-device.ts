@@ -23,12 +23,8 @@ import { PgPool, type PgPoolOptions } from './pg-pool';
 export type PgDeviceOptions = PgPoolOptions & Pick<StoreOptions, 'clock' | 'leaseTimeoutMs'>;
 
 /**
- * The journal device in PostgreSQL (schema in pg-schema.ts): a run's journal is its ac_journal
- * rows, one checksummed line each with its byte offset; its lease an ac_leases row compared and
- * set in one statement; its documents ac_docs rows; its listing row JSON in ac_runs. An append is
- * one statement (one round trip, one commit) that goes in only while the lease holds and the
- * journal ends where the writer thinks. Every append and lease change sends its NOTIFY in the same
- * statement, so a notice is delivered only if the change commits.
+ * The journal device in PostgreSQL (its tables: pg-schema.ts). An append (appendGroup) and a lease
+ * change (pg-device-leases.ts) are one statement each, which sends its notice (pg-notify.ts).
  */
 export class PgJournalDevice extends PgPool implements JournalDevice {
   readonly clock: Clock;
@@ -169,7 +165,6 @@ export class PgJournalDevice extends PgPool implements JournalDevice {
   }
 
   swapLease(runId: string, expected: LeaseRead, next: LeaseInfo | null): Promise<boolean> {
-    this.journalName(runId);
     return swapPgLease(this, runId, expected, next);
   }
 
