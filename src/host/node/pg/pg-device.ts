@@ -112,9 +112,7 @@ export class PgJournalDevice extends PgPool implements JournalDevice {
            FROM unnest($7::text[], $8::bigint[]) WITH ORDINALITY AS t(l, o, i) WHERE EXISTS (SELECT 1 FROM lease)
        ), run AS (
          UPDATE ac_runs SET bytes = $5 + $9, last_seq = $10${listed} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease)
-       ), note AS (
-         SELECT ${notifySql('$1', '$11')} FROM lease
-       ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note) AS told,
+       ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT ${notifySql('$1', '$11')} FROM lease) AS told,
                 (SELECT bytes FROM ac_runs WHERE run_id = $1) AS end`,
       [...params, this.token, ...(listing ? listingParams(listing) : [])],
     );
