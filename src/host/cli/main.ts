@@ -12,6 +12,7 @@ import { runSettingsOf } from '../../core/runtime/agent';
 import type { RunOutcome } from '../../core/runtime/types';
 import { StoreError, type CheckpointStore } from '../../core/store/contract';
 import type { RunSettings } from '../../core/store/records';
+import { workspaceKey } from '../../core/store/listing-row';
 import {
   commandLaunch,
   createAgentHost,
@@ -29,7 +30,6 @@ import { nodeGitReader } from '../node/git-facts';
 import { commandSettings, detectSandbox } from '../node/sandbox/index';
 import { allowlistText, startCommandProxy, type NetProxy } from '../node/netproxy/index';
 import { defaultStoreDir } from '../node/state-dir';
-import { workspaceKey } from '../node/pg/pg-names';
 import type { PgCheckpointStore } from '../node/pg/pg-store';
 import { isPostgresAddress, openStore, shownAddress, storeAddressOf } from '../node/store-factory';
 import { runWorker } from './worker';

@@ -1,64 +1,26 @@
 import { StoreError } from '../../../core/store/contract';
-import { ListingRow, type LeaseRead, type NewListingRow } from '../../../core/store/device';
+import { parseJsonAs } from '../../../core/store/atomic-file';
+import { ListingRow, type NewListingRow } from '../../../core/store/device';
 import { readLine } from '../../../core/store/journal-format';
-import type { LeaseInfo } from '../../../core/store/lease-policy';
 import { FORMAT_VERSION } from '../../../core/store/records';
 
 // Rows of the PostgreSQL journal device (pg-device.ts) and what they are made from and into.
-
-/** A lease row as the driver returns it. */
-export interface LeaseRow {
-  readonly run_id: string;
-  readonly holder_id: string | null;
-  readonly pid: number;
-  readonly hostname: string;
-  readonly start_time: string | null;
-  readonly acquired_at: number;
-  readonly renewed_at: number;
-  readonly generation: number;
-  readonly fenced: boolean;
-}
-
-/** The lease a row holds: none when there is no row or no holder (with the generation it had). */
-export function leaseReadOf(row: LeaseRow | undefined): LeaseRead {
-  if (!row) return { kind: 'none' };
-  if (row.holder_id === null) return { kind: 'none', generation: row.generation };
-  const lease: LeaseInfo = {
-    holderId: row.holder_id,
-    pid: row.pid,
-    hostname: row.hostname,
-    ...(row.start_time !== null ? { startTime: row.start_time } : {}),
-    acquiredAt: row.acquired_at,
-    renewedAt: row.renewed_at,
-    generation: row.generation,
-    ...(row.fenced ? { fenced: true } : {}),
-  };
-  return { kind: 'held', lease };
-}
-
-/** A lease's columns in ac_leases order from holder_id on (null: no holder): `holder_id, pid, hostname, start_time, acquired_at, renewed_at, generation, fenced`. */
-export function leaseParams(lease: LeaseInfo | null): unknown[] {
-  if (!lease) return [null, 0, '', null, 0, 0, 0, false];
-  const { holderId, pid, hostname, startTime, acquiredAt, renewedAt, generation, fenced } = lease;
-  return [holderId, pid, hostname, startTime ?? null, acquiredAt, renewedAt, generation, fenced === true];
-}
 
 /** A listing row as stored (its JSON with the format version) and the columns a claim reads of it: json, task, status, updated_at, workspace_key. */
 export function listingParams(row: NewListingRow): [string, string, string, number, string | null] {
   return [JSON.stringify({ v: FORMAT_VERSION, ...row }), row.task, row.status, row.updatedAt, row.workspace ?? null];
 }
 
+/** SQL that sets those columns of ac_runs to listingParams at $first on (a row that names no workspace keeps its key). */
+export function setListing(first: number): string {
+  const $ = (i: number) => `$${first + i}`;
+  return `listing = ${$(0)}, task = ${$(1)}, status = ${$(2)}, updated_at = ${$(3)}, workspace_key = coalesce(${$(4)}, workspace_key)`;
+}
+
 /** A stored listing row; null when there is none, it does not parse, or a newer build wrote it. */
 export function parseListing(text: string | null): ListingRow | null {
-  if (text === null) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const row = ListingRow.safeParse(json);
-  return row.success && row.data.v <= FORMAT_VERSION ? row.data : null;
+  const row = text === null ? null : parseJsonAs(Buffer.from(text), ListingRow);
+  return row && row.v <= FORMAT_VERSION ? row : null;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });

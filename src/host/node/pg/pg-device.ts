@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
 import { systemClock, type Clock } from '../../../core/ports';
 import { StoreError } from '../../../core/store/contract';
 import type {
@@ -14,51 +13,32 @@ import type {
 } from '../../../core/store/device';
 import { DEFAULT_LEASE_TIMEOUT_MS, type LeaseInfo } from '../../../core/store/lease-policy';
 import { RUN_ID } from '../../../core/store/run-id';
-import { claimPgDeviceRun, listPgDeviceRuns, swapPgLease } from './pg-device-leases';
-import { leaseParams, leaseReadOf, listingParams, parseListing, plainBytes, rowsOf, sliceOfRows, type LeaseRow } from './pg-device-rows';
-import { APPEND_CHANNEL, LEASE_CHANNEL, notifySql, PgAppendWatch, type PgWatchHost } from './pg-notify';
+import type { StoreOptions } from '../../../core/store/store';
+import { claimPgDeviceRun, LEASE_COLUMNS, leaseParams, listPgDeviceRuns, readPgLease, swapPgLease } from './pg-device-leases';
+import { listingParams, parseListing, plainBytes, rowsOf, setListing, sliceOfRows } from './pg-device-rows';
+import { notifySql, PgWatch } from './pg-notify';
 import { PgPool, type PgPoolOptions } from './pg-pool';
 
-export interface PgDeviceOptions extends PgPoolOptions {
-  readonly clock?: Clock;
-  /** How far back a watch that reconnects looks for appends (other hosts' clocks may lag by up to a lease's timeout). */
-  readonly leaseTimeoutMs?: number;
-}
+/** The store's clock and lease timeout (how far back a watch that reconnects looks: pg-notify.ts). */
+export type PgDeviceOptions = PgPoolOptions & Pick<StoreOptions, 'clock' | 'leaseTimeoutMs'>;
 
 /**
- * The journal device in PostgreSQL (schema in pg-schema.ts): a run's journal is its ac_journal
- * rows, one checksummed line each with its byte offset; its lease an ac_leases row compared and
- * set in one statement; its documents ac_docs rows; its listing row JSON in ac_runs. An append is
- * one statement (one round trip, one commit) that goes in only while the lease holds and the
- * journal ends where the writer thinks. Every append and lease change sends its NOTIFY in the same
- * statement, so a notice is delivered only if the change commits.
+ * The journal device in PostgreSQL (its tables: pg-schema.ts). An append (appendGroup) and a lease
+ * change (pg-device-leases.ts) are one statement each, which sends its notice (pg-notify.ts).
  */
-export class PgJournalDevice implements JournalDevice, PgWatchHost {
-  readonly db: PgPool;
+export class PgJournalDevice extends PgPool implements JournalDevice {
   readonly clock: Clock;
   readonly leaseTimeoutMs: number;
   /** Names this device object in its change notices, so its own watches skip them. */
   readonly token = randomUUID();
   /** The last seq this device object wrote per run: a watch that reconnects skips runs written last here. */
-  private readonly ownLast = new Map<string, number>();
-  private readonly watches = new Set<PgAppendWatch>();
+  readonly ownLast = new Map<string, number>();
+  private readonly watches = new Set<PgWatch>();
 
   constructor(options: PgDeviceOptions) {
-    this.db = new PgPool(options);
+    super(options);
     this.clock = options.clock ?? systemClock;
     this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
-  }
-
-  get clientConfig(): pg.ClientConfig {
-    return this.db.clientConfig;
-  }
-
-  query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.db.query<R>(sql, params);
-  }
-
-  wroteLast(runId: string, lastSeq: number): boolean {
-    return this.ownLast.get(runId) === lastSeq;
   }
 
   journalName(runId: string): string {
@@ -66,7 +46,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
     return `postgres journal of run ${runId}`;
   }
 
-  private notFound(runId: string): StoreError {
+  notFound(runId: string): StoreError {
     return new StoreError(`run ${runId} not found`, 'not_found', this.journalName(runId));
   }
 
@@ -83,8 +63,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
          INSERT INTO ac_journal (run_id, seq, at, line) SELECT $1, s, a, l FROM unnest($9::integer[], $10::bigint[], $11::text[]) AS t(s, a, l)
           WHERE EXISTS (SELECT 1 FROM run)
        ), lease AS (
-         INSERT INTO ac_leases (run_id, holder_id, pid, hostname, start_time, acquired_at, renewed_at, generation, fenced)
-         SELECT run_id, $12, $13, $14, $15, $16, $17, $18, $19 FROM run
+         INSERT INTO ac_leases (run_id, ${LEASE_COLUMNS}) SELECT run_id, $12, $13, $14, $15, $16, $17, $18, $19 FROM run
        ) SELECT (SELECT count(*) FROM run)::integer AS created, (SELECT ${notifySql('run_id', '$20')} FROM run) AS told`,
       [runId, ...listingParams(listing), seqs.at(-1), bytes.length, seqs, offsets, lines, ...leaseParams(lease), this.token],
     );
@@ -122,9 +101,8 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
     const { lines, offsets } = rowsOf(group.bytes, this.journalName(runId));
     const now = this.clock.now();
     const lastSeq = group.firstSeq + lines.length - 1;
-    const listed = listing
-      ? `, listing = $12, task = $13, status = $14, updated_at = $15, workspace_key = coalesce($16, workspace_key)`
-      : ', updated_at = greatest(updated_at, $4)';
+    const listed = listing ? `, ${setListing(12)}` : ', updated_at = greatest(updated_at, $4)';
+    const params = [runId, lease.holderId, lease.generation, now, group.at, group.firstSeq, lines, offsets, group.bytes.length, lastSeq];
     const { rows } = await this.query<{ held: number; end: number | null }>(
       `WITH lease AS (
          UPDATE ac_leases SET renewed_at = $4 WHERE run_id = $1 AND holder_id = $2 AND generation = $3 AND NOT fenced
@@ -134,26 +112,9 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
            FROM unnest($7::text[], $8::bigint[]) WITH ORDINALITY AS t(l, o, i) WHERE EXISTS (SELECT 1 FROM lease)
        ), run AS (
          UPDATE ac_runs SET bytes = $5 + $9, last_seq = $10${listed} WHERE run_id = $1 AND EXISTS (SELECT 1 FROM lease)
-       ), note AS (
-         SELECT ${notifySql('$1', '$11')} FROM lease
-       ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT count(*) FROM note) AS told,
+       ) SELECT (SELECT count(*) FROM lease)::integer AS held, (SELECT ${notifySql('$1', '$11')} FROM lease) AS told,
                 (SELECT bytes FROM ac_runs WHERE run_id = $1) AS end`,
-      [
-        ...[
-          runId,
-          lease.holderId,
-          lease.generation,
-          now,
-          group.at,
-          group.firstSeq,
-          lines,
-          offsets,
-          group.bytes.length,
-          lastSeq,
-          this.token,
-        ],
-        ...(listing ? listingParams(listing) : []),
-      ],
+      [...params, this.token, ...(listing ? listingParams(listing) : [])],
     );
     const row = rows[0];
     if (row?.held !== 1) throw this.refused(runId, group, lease, row?.end ?? null);
@@ -197,14 +158,11 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
 
   // ── leases ──
 
-  async readLease(runId: string): Promise<LeaseRead> {
-    this.journalName(runId);
-    const { rows } = await this.query<LeaseRow>('SELECT * FROM ac_leases WHERE run_id = $1', [runId]);
-    return leaseReadOf(rows[0]);
+  readLease(runId: string): Promise<LeaseRead> {
+    return readPgLease(this, runId);
   }
 
   swapLease(runId: string, expected: LeaseRead, next: LeaseInfo | null): Promise<boolean> {
-    this.journalName(runId);
     return swapPgLease(this, runId, expected, next);
   }
 
@@ -250,10 +208,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
   // ── listing rows and runs ──
 
   async writeListing(runId: string, row: NewListingRow): Promise<void> {
-    const { rowCount } = await this.query(
-      'UPDATE ac_runs SET listing = $2, task = $3, status = $4, updated_at = $5, workspace_key = coalesce($6, workspace_key) WHERE run_id = $1',
-      [runId, ...listingParams(row)],
-    );
+    const { rowCount } = await this.query(`UPDATE ac_runs SET ${setListing(2)} WHERE run_id = $1`, [runId, ...listingParams(row)]);
     if (rowCount === 0) throw this.notFound(runId);
   }
 
@@ -317,8 +272,7 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
 
   /** LISTEN on a connection of the watch's own (pg-notify.ts); this object's own notices are dropped. */
   watch(kind: 'appends' | 'leases', listener: (runId: string) => void): DeviceWatch {
-    const channel = kind === 'appends' ? APPEND_CHANNEL : LEASE_CHANNEL;
-    const watch = new PgAppendWatch(this, listener, () => this.watches.delete(watch), channel);
+    const watch = new PgWatch(this, kind, listener, () => this.watches.delete(watch));
     this.watches.add(watch);
     return watch;
   }
@@ -333,6 +287,6 @@ export class PgJournalDevice implements JournalDevice, PgWatchHost {
 
   async dispose(): Promise<void> {
     for (const watch of [...this.watches]) watch.close();
-    await this.db.end();
+    await this.pool.end();
   }
 }

@@ -2,8 +2,6 @@
 // postgres:// store is opened (loading it costs the CLI about 55 ms, and its runtime probe of
 // `navigator` is reported as an error by the extension host).
 
-export { workspaceKey } from '../../../core/store/listing-row';
-
 /** The address without its password, for messages. */
 export function redactedAddress(url: string): string {
   try {

@@ -1,59 +1,40 @@
 import pg from 'pg';
 import { z } from 'zod';
-import type { Clock } from '../../../core/ports';
-
-/** What a watch needs of the store or device it watches for. */
-export interface PgWatchHost {
-  /** How a watch's own connection reaches the server. */
-  readonly clientConfig: pg.ClientConfig;
-  /** Names the host's own notices, which its watches drop. */
-  readonly token: string;
-  readonly clock: Clock;
-  readonly leaseTimeoutMs: number;
-  query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
-  /** Whether the last append of a run (its last seq) was the host's. */
-  wroteLast(runId: string, lastSeq: number): boolean;
-}
+import { parseJsonAs } from '../../../core/store/atomic-file';
+import type { PgJournalDevice } from './pg-device';
 
 /**
- * The change notice of the PostgreSQL store: every append (and every new run or fork) sends
- * NOTIFY on one channel inside its own transaction, so it is delivered only if it commits. The
- * payload names the schema (the channel is per database), the run and the token of the store
- * object that wrote it; a watch drops its own object's notices. A heartbeat renews the lease row
- * only and sends nothing.
+ * The change notices of the PostgreSQL device, one channel per kind: every append (and new run or
+ * fork), and every lease taken, released or fenced, sends NOTIFY in the statement that makes the
+ * change, so it is delivered only if that commits; a heartbeat (renewed_at only) sends nothing.
+ * The payload names the schema (the channel is per database), the run and the token of the device
+ * object that wrote it; a watch drops its own object's notices.
  */
-export const APPEND_CHANNEL = 'ac_appends';
-/**
- * The lease notice: a lease taken, released or fenced sends NOTIFY on this channel with the same
- * payload, in the statement that changes it; a heartbeat (renewed_at only) sends nothing.
- */
-export const LEASE_CHANNEL = 'ac_leases';
+const CHANNELS = { appends: 'ac_appends', leases: 'ac_leases' } as const;
+type Kind = keyof typeof CHANNELS;
 
 /** A notice's payload as a watch reads it (any client of the database may NOTIFY on the channel). */
-const AppendNote = z.object({ schema: z.string(), run: z.string(), token: z.string() });
+const Note = z.object({ schema: z.string(), run: z.string(), token: z.string() });
 
-/** SQL of the notice: `$run` and `$token` are the placeholders of the run id and the writer's store token. */
-export function notifySql(run: string, token: string, channel = APPEND_CHANNEL): string {
-  return `pg_notify('${channel}', json_build_object('schema', current_schema(), 'run', ${run}::text, 'token', ${token}::text)::text)`;
+/** SQL of the notice: `run` and `token` are SQL of the run id and of the writer's device token. */
+export function notifySql(run: string, token: string, kind: Kind = 'appends'): string {
+  return `pg_notify('${CHANNELS[kind]}', json_build_object('schema', current_schema(), 'run', ${run}::text, 'token', ${token}::text)::text)`;
 }
 
-/**
- * A lease update (`UPDATE ac_leases ... RETURNING run_id`, its token at `token`) that tells the
- * lease channel of the rows it changed, in the same statement (so only if it commits).
- */
+/** A lease update (`UPDATE ac_leases ... RETURNING run_id`, its token at `token`) that tells the lease channel of the rows it changed. */
 export function leaseNoticeSql(update: string, token: string): string {
-  return `WITH changed AS (${update}) SELECT changed.*, ${notifySql('changed.run_id', token, LEASE_CHANNEL)} AS told FROM changed`;
+  return `WITH changed AS (${update}) SELECT changed.*, ${notifySql('changed.run_id', token, 'leases')} AS told FROM changed`;
 }
 
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
 /**
- * One LISTEN (appends, or leases) on a connection of its own (a pooled one would be handed to other queries). When
- * the connection fails it reconnects with backoff, then tells the runs updated while it was away
- * that this store object did not write last (a run may then be told twice: the contract allows it).
+ * One LISTEN on a connection of its own (a pooled one would be handed to other queries). When
+ * the connection fails it reconnects with backoff, then tells what may have changed while it was
+ * away (a run may then be told twice: the contract allows it).
  */
-export class PgAppendWatch {
+export class PgWatch {
   private client: pg.Client | undefined;
   private closed = false;
   private retryMs = RETRY_FIRST_MS;
@@ -64,10 +45,10 @@ export class PgAppendWatch {
   private schema: string | null = null;
 
   constructor(
-    private readonly store: PgWatchHost,
+    private readonly device: PgJournalDevice,
+    private readonly kind: Kind,
     private readonly listener: (runId: string) => void,
-    private readonly onClose?: () => void,
-    private readonly channel: typeof APPEND_CHANNEL | typeof LEASE_CHANNEL = APPEND_CHANNEL,
+    private readonly onClose: () => void,
   ) {
     this.connect();
   }
@@ -79,7 +60,7 @@ export class PgAppendWatch {
 
   close(): void {
     this.closed = true;
-    this.onClose?.();
+    this.onClose();
     clearTimeout(this.retry);
     const client = this.client;
     this.client = undefined;
@@ -87,7 +68,7 @@ export class PgAppendWatch {
   }
 
   private connect(): void {
-    const client = new pg.Client({ ...this.store.clientConfig, application_name: 'agent-checkpoints-watch' });
+    const client = new pg.Client({ ...this.device.clientConfig, application_name: 'agent-checkpoints-watch' });
     this.client = client;
     const dropped = () => this.dropped(client);
     client.on('error', dropped);
@@ -97,7 +78,7 @@ export class PgAppendWatch {
       await client.connect();
       const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
       this.schema = rows[0]?.schema ?? null;
-      await client.query(`LISTEN ${this.channel}`);
+      await client.query(`LISTEN ${CHANNELS[this.kind]}`);
       this.retryMs = RETRY_FIRST_MS;
       if (this.droppedAt !== undefined) await this.catchUp(this.droppedAt);
       this.droppedAt = undefined;
@@ -106,16 +87,9 @@ export class PgAppendWatch {
   }
 
   private heard(note: pg.Notification): void {
-    if (this.closed || note.channel !== this.channel) return;
-    let payload: unknown;
-    try {
-      payload = JSON.parse(note.payload ?? '');
-    } catch {
-      return;
-    }
-    const parsed = AppendNote.safeParse(payload);
-    if (!parsed.success || parsed.data.schema !== this.schema || parsed.data.token === this.store.token) return;
-    this.tell(parsed.data.run);
+    if (this.closed || note.channel !== CHANNELS[this.kind]) return;
+    const parsed = parseJsonAs(Buffer.from(note.payload ?? ''), Note);
+    if (parsed && parsed.schema === this.schema && parsed.token !== this.device.token) this.tell(parsed.run);
   }
 
   /** A listener that throws must not break the connection's reading of notices. */
@@ -130,25 +104,24 @@ export class PgAppendWatch {
   private dropped(client: pg.Client): void {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
-    this.droppedAt ??= this.store.clock.now();
+    this.droppedAt ??= this.device.clock.now();
     void client.end().catch(() => undefined);
     this.retry = setTimeout(() => this.connect(), this.retryMs);
     this.retry.unref();
     this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 
-  /** The runs updated since the connection dropped (less the lease timeout, for clocks of other hosts) and not last written here. */
+  /**
+   * Appends: the runs updated since the connection dropped (less the lease timeout, for clocks of
+   * other hosts) and not last written here. Leases: every run, as a release leaves no time behind.
+   */
   private async catchUp(droppedAt: number): Promise<void> {
-    if (this.channel === LEASE_CHANNEL) {
-      // A release leaves no time behind: every run's holder may have changed meanwhile.
-      const { rows } = await this.store.query<{ run_id: string }>('SELECT run_id FROM ac_leases ORDER BY run_id');
-      for (const row of rows) if (!this.closed) this.tell(row.run_id);
-      return;
-    }
-    const { rows } = await this.store.query<{ run_id: string; last_seq: number }>(
-      'SELECT run_id, last_seq FROM ac_runs WHERE updated_at >= $1 ORDER BY updated_at',
-      [droppedAt - this.store.leaseTimeoutMs],
+    const { rows } = await this.device.query<{ run_id: string; last_seq: number | null }>(
+      this.kind === 'leases'
+        ? 'SELECT run_id, NULL AS last_seq FROM ac_leases ORDER BY run_id'
+        : 'SELECT run_id, last_seq FROM ac_runs WHERE updated_at >= $1 ORDER BY updated_at',
+      this.kind === 'leases' ? [] : [droppedAt - this.device.leaseTimeoutMs],
     );
-    for (const row of rows) if (!this.closed && !this.store.wroteLast(row.run_id, row.last_seq)) this.tell(row.run_id);
+    for (const row of rows) if (!this.closed && this.device.ownLast.get(row.run_id) !== row.last_seq) this.tell(row.run_id);
   }
 }

@@ -4,16 +4,15 @@ import { StoreError } from '../../../core/store/contract';
 import { redactedAddress } from './pg-names';
 import { migrateSchema } from './pg-schema';
 
-// The connections of the PostgreSQL journal device: a pool whose schema is brought up to date on
-// first use, and failures of the driver or server told as StoreError('io') naming the server,
-// never its password.
+// The connections of the PostgreSQL journal device (its base class): a pool whose schema is
+// brought up to date on first use, and failures of the driver or server told as StoreError('io')
+// naming the server, never its password.
 
 export interface PgPoolOptions {
   /** postgres://user:password@host:port/database (the password never appears in an error). */
   readonly url: string;
   /** A schema of its own (tests; a team sharing one database between projects); default: the user's search_path. */
   readonly schema?: string;
-  readonly poolSize?: number;
 }
 
 /** bigint columns as numbers (every one of ours holds milliseconds, bytes or a generation). */
@@ -43,7 +42,7 @@ export class PgPool {
       connectionTimeoutMillis: 10_000,
       ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
     };
-    this.pool = new pg.Pool({ ...this.clientConfig, max: options.poolSize ?? 4, allowExitOnIdle: true });
+    this.pool = new pg.Pool({ ...this.clientConfig, max: 4, allowExitOnIdle: true });
     // A connection that drops while idle is replaced; the error must not end the process.
     this.pool.on('error', () => undefined);
   }
@@ -86,10 +85,6 @@ export class PgPool {
       const message = `PostgreSQL at ${this.address}: ${errorText(error)}`;
       throw new StoreError(message, (error as { code?: unknown }).code === NO_SUCH_RUN ? 'not_found' : 'io');
     }
-  }
-
-  end(): Promise<void> {
-    return this.pool.end();
   }
 
   private ensureSchema(): Promise<void> {

@@ -75,10 +75,9 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX ac_runs_claimable ON ac_runs (workspace_key) WHERE status IN ('running', 'interrupted');`,
   // 3: the first new instruction since the run began or was forked, which the listing titles a fork by.
   `ALTER TABLE ac_runs ADD COLUMN instruction text;`,
-  // 4: the journal device (pg-device.ts). A row's byte offset in its run's own journal (a fork's
-  // begins at 0), so a range is read by offset; `bytes` is the journal's end. Snapshots, the damage
-  // note and the facts logs are documents; the listing row is JSON (null for these migrated rows:
-  // the store then reads the run). The damage note names the journal as PgJournalDevice.journalName.
+  // 4: the journal device (pg-device.ts): each row's byte offset, each run's journal end; snapshots
+  // and the damage note (naming the journal as PgJournalDevice.journalName) as documents; the
+  // listing row as JSON, null for these migrated rows (the store then reads the run).
   `ALTER TABLE ac_journal ADD COLUMN at bigint;
    UPDATE ac_journal j SET at = w.at FROM (
      SELECT run_id, seq, coalesce(sum(octet_length(line) + 1) OVER (
