@@ -1,5 +1,5 @@
 import { StoreError } from '../contract';
-import { parseJsonAs, readIfExists, replaceFileAtomic, replaceFileUnsynced, tempName, writeNewFile } from '../atomic-file';
+import { parseJsonAs, readIfExists, replaceFileAtomic, tempName, writeNewFile } from '../atomic-file';
 import {
   DAMAGE_DOC,
   ListingRow,
@@ -175,7 +175,7 @@ export class FileJournalDevice implements JournalDevice {
       const read = await this.readLease(runId);
       if (read.kind !== 'held' || !sameLease(read.lease, expected.lease) || read.lease.fenced !== expected.lease.fenced) return false;
       if (next) await replaceFileAtomic(this.fs, dir, LEASE, JSON.stringify(next));
-      else await this.fs.unlink(joinPath(dir, LEASE)).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+      else await this.unlink(joinPath(dir, LEASE));
       return true;
     }
     return (await this.setAside(dir, expected)) && (next === null || this.publishLease(dir, next));
@@ -227,11 +227,7 @@ export class FileJournalDevice implements JournalDevice {
 
   async putDoc(runId: string, name: string, bytes: Uint8Array, durable: boolean): Promise<void> {
     this.docPath(runId, name);
-    await this.replace(runId, name, bytes, durable);
-  }
-
-  private async replace(runId: string, name: string, bytes: Uint8Array, durable: boolean): Promise<void> {
-    await (durable ? replaceFileAtomic : replaceFileUnsynced)(this.fs, this.runDir(runId), name, bytes);
+    await replaceFileAtomic(this.fs, this.runDir(runId), name, bytes, durable);
   }
 
   async appendDoc(runId: string, name: string, bytes: Uint8Array): Promise<void> {
@@ -261,7 +257,7 @@ export class FileJournalDevice implements JournalDevice {
   }
 
   writeListing(runId: string, row: NewListingRow, durable: boolean): Promise<void> {
-    return this.replace(runId, STATE, encoder.encode(JSON.stringify({ v: FORMAT_VERSION, ...row })), durable);
+    return replaceFileAtomic(this.fs, this.runDir(runId), STATE, JSON.stringify({ v: FORMAT_VERSION, ...row }), durable);
   }
 
   async readListing(runId: string): Promise<ListingRow | null> {
