@@ -43,6 +43,11 @@ export const LeaseFile = z.object({
 });
 export type LeaseInfo = z.infer<typeof LeaseFile>;
 
+/** The same holder, generation and fence: a writer's own lease is never a fence, so a fenced one is another's. */
+export function sameLease(a: LeaseInfo, b: LeaseInfo): boolean {
+  return a.holderId === b.holderId && a.generation === b.generation && a.fenced === b.fenced;
+}
+
 /** What the holder's process is, as far as this process can tell. */
 export function holderProcess(lease: LeaseInfo, me: ProcessIdentity): 'alive' | 'dead' | 'unknown' {
   if (lease.hostname !== me.hostname) return 'unknown';
@@ -144,19 +149,20 @@ export async function acquireLease(ctx: LeaseContext, runId: string, holderId: s
   throw new StoreError('another process took the lease at the same time', 'lease_held', where);
 }
 
-function lost(ctx: LeaseContext, runId: string, read: LeaseRead): StoreError {
+/** lease_lost for a writer whose lease now reads as `read` (`where`: the file or journal the error names). */
+export function leaseLost(where: string, read: LeaseRead): StoreError {
   const by =
     read.kind === 'held' && read.lease.fenced === true ? 'taken over (from another window or process)' : 'taken over by another writer';
-  return new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', ctx.device.journalName(runId));
+  return new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', where);
 }
 
 /** Renews the lease if holder and generation still hold it, else lease_lost. */
 export async function renewLease(ctx: LeaseContext, runId: string, held: LeaseInfo): Promise<LeaseInfo> {
   const read = await ctx.device.readLease(runId);
-  if (read.kind !== 'held' || read.lease.holderId !== held.holderId || read.lease.generation !== held.generation)
-    throw lost(ctx, runId, read);
+  if (read.kind !== 'held' || !sameLease(read.lease, held)) throw leaseLost(ctx.device.journalName(runId), read);
   const renewed = { ...read.lease, renewedAt: ctx.now() };
-  if (!(await ctx.device.swapLease(runId, read, renewed))) throw lost(ctx, runId, await ctx.device.readLease(runId));
+  if (!(await ctx.device.swapLease(runId, read, renewed)))
+    throw leaseLost(ctx.device.journalName(runId), await ctx.device.readLease(runId));
   return renewed;
 }
 

@@ -21,7 +21,7 @@ import {
   type StoreFileHandle,
   type StoreFs,
 } from '../fs-port';
-import { LeaseFile, type LeaseInfo } from '../lease-policy';
+import { LeaseFile, leaseLost, sameLease, type LeaseInfo } from '../lease-policy';
 import { FORMAT_VERSION } from '../records';
 import { RUN_ID } from '../run-id';
 
@@ -42,7 +42,6 @@ const encoder = new TextEncoder();
 /** The run folder's own files, which are no documents. */
 const OWN = new Set([JOURNAL, STATE, LEASE]);
 const DOC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const sameLease = (a: LeaseInfo, b: LeaseInfo): boolean => a.holderId === b.holderId && a.generation === b.generation;
 
 export class FileJournalDevice implements JournalDevice {
   readonly runsDir: string;
@@ -161,10 +160,8 @@ export class FileJournalDevice implements JournalDevice {
 
   private async checkHolder(runId: string, held: LeaseInfo): Promise<LeaseInfo> {
     const read = await this.readLease(runId);
-    if (read.kind === 'held' && sameLease(read.lease, held) && read.lease.fenced !== true) return read.lease;
-    const by =
-      read.kind === 'held' && read.lease.fenced === true ? 'taken over (from another window or process)' : 'taken over by another writer';
-    throw new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', joinPath(this.runDir(runId), LEASE));
+    if (read.kind === 'held' && sameLease(read.lease, held)) return read.lease;
+    throw leaseLost(joinPath(this.runDir(runId), LEASE), read);
   }
 
   async swapLease(runId: string, expected: LeaseRead, next: LeaseInfo | null): Promise<boolean> {
@@ -173,7 +170,7 @@ export class FileJournalDevice implements JournalDevice {
     const renewal = expected.kind === 'held' && next?.holderId === expected.lease.holderId && next.generation === expected.lease.generation;
     if (renewal || (next === null && expected.kind === 'held')) {
       const read = await this.readLease(runId);
-      if (read.kind !== 'held' || !sameLease(read.lease, expected.lease) || read.lease.fenced !== expected.lease.fenced) return false;
+      if (read.kind !== 'held' || !sameLease(read.lease, expected.lease)) return false;
       if (next) await replaceFileAtomic(this.fs, dir, LEASE, JSON.stringify(next));
       else await this.unlink(joinPath(dir, LEASE));
       return true;
@@ -211,8 +208,7 @@ export class FileJournalDevice implements JournalDevice {
     }
     const moved = await readIfExists(this.fs, aside);
     const lease = moved && parseJsonAs(moved, LeaseFile);
-    const same =
-      judged.kind !== 'held' ? lease === null : lease !== null && sameLease(lease, judged.lease) && lease.fenced === judged.lease.fenced;
+    const same = judged.kind !== 'held' ? lease === null : lease !== null && sameLease(lease, judged.lease);
     if (!same && moved !== null) await this.fs.link(aside, path).catch(() => undefined);
     await this.fs.unlink(aside).catch(() => undefined);
     return same;
