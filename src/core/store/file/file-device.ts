@@ -25,7 +25,7 @@ import { LeaseFile, leaseLost, sameLease, type LeaseInfo } from '../lease-policy
 import { FORMAT_VERSION } from '../records';
 import { RUN_ID } from '../run-id';
 
-import { AppendNotice, watchLeaseFiles } from './append-notice';
+import { AppendNotice } from './append-notice';
 import { FileBlobs } from './file-blobs';
 
 // The file device: one folder per run under runs/ (journal.jsonl, lease.json, state.json as the
@@ -39,16 +39,16 @@ export const JOURNAL = 'journal.jsonl';
 export const STATE = 'state.json';
 export const LEASE = 'lease.json';
 const encoder = new TextEncoder();
-/** The run folder's own files, which are no documents. */
-const OWN = new Set([JOURNAL, STATE, LEASE]);
 const DOC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** A document's name: a plain name that is none of the run folder's own files (nor a lease's temporary one). */
+const isDocName = (name: string): boolean => DOC_NAME.test(name) && name !== JOURNAL && name !== STATE && !name.startsWith(LEASE);
 
 export class FileJournalDevice implements JournalDevice {
   readonly runsDir: string;
   readonly blobs: FileBlobs;
   readonly pause: (() => Promise<void>) | undefined;
-  /** @internal Tells other holders' appends from this object's own. */
-  readonly appends: AppendNotice;
+  /** Tells other holders' appends from this object's own. */
+  private readonly appends: AppendNotice;
   /** Open journals of this object's writers, by run. */
   private readonly handles = new Map<string, Promise<StoreFileHandle>>();
   private rootReady = false;
@@ -214,10 +214,8 @@ export class FileJournalDevice implements JournalDevice {
     return same;
   }
 
-  /** A document's path: a plain name that is none of the run folder's own files. */
   private docPath(runId: string, name: string): string {
-    if (!DOC_NAME.test(name) || OWN.has(name) || name.startsWith(LEASE))
-      throw new StoreError(`not a document name: ${JSON.stringify(name)}`, 'invalid');
+    if (!isDocName(name)) throw new StoreError(`not a document name: ${JSON.stringify(name)}`, 'invalid');
     return joinPath(this.runDir(runId), name);
   }
 
@@ -241,7 +239,7 @@ export class FileJournalDevice implements JournalDevice {
 
   async listDocs(runId: string, prefix: string): Promise<string[]> {
     const names = await readdirOrEmpty(this.fs, this.runDir(runId));
-    return names.filter((name) => name.startsWith(prefix) && DOC_NAME.test(name) && !OWN.has(name) && !name.startsWith(LEASE));
+    return names.filter((name) => name.startsWith(prefix) && isDocName(name));
   }
 
   async removeDoc(runId: string, name: string): Promise<void> {
@@ -318,7 +316,7 @@ export class FileJournalDevice implements JournalDevice {
     let inner: { close(): void } | undefined;
     let closed = false;
     const started = this.ensureRoot().then(() => {
-      if (!closed) inner = kind === 'appends' ? this.appends.watch(listener) : watchLeaseFiles(this.fs, this.runsDir, listener);
+      if (!closed) inner = kind === 'appends' ? this.appends.watch(listener) : this.appends.watchLeases(listener);
     });
     return {
       whenListening: () => started,
