@@ -23,10 +23,10 @@ import {
 } from '../fs-port';
 import { LeaseFile, leaseLost, sameLease, type LeaseInfo } from '../lease-policy';
 import { FORMAT_VERSION } from '../records';
+import { BLOB_HASH } from '../refs';
 import { RUN_ID } from '../run-id';
 
 import { AppendNotice } from './append-notice';
-import { FileBlobs } from './file-blobs';
 
 // The file device: one folder per run under runs/ (journal.jsonl, lease.json, state.json as the
 // listing row, and the documents: snapshots, facts logs, damage.json) and blobs/ab/<sha256>.
@@ -45,12 +45,16 @@ const isDocName = (name: string): boolean => DOC_NAME.test(name) && name !== JOU
 
 export class FileJournalDevice implements JournalDevice {
   readonly runsDir: string;
-  readonly blobs: FileBlobs;
+  readonly blobsDir: string;
   readonly pause: (() => Promise<void>) | undefined;
   /** Tells other holders' appends from this object's own. */
   private readonly appends: AppendNotice;
   /** Open journals of this object's writers, by run. */
   private readonly handles = new Map<string, Promise<StoreFileHandle>>();
+  /** Blobs this object put, durable and whole: a put or a check of one of them does nothing. */
+  private readonly knownBlobs = new Set<string>();
+  /** Prefix folders of blobs this object made durable (created, and their name in blobs/ fsynced). */
+  private readonly blobDirs = new Set<string>();
   private rootReady = false;
 
   constructor(
@@ -58,7 +62,7 @@ export class FileJournalDevice implements JournalDevice {
     readonly root: string,
   ) {
     this.runsDir = joinPath(root, 'runs');
-    this.blobs = new FileBlobs(fs, joinPath(root, 'blobs'));
+    this.blobsDir = joinPath(root, 'blobs');
     this.pause = fs.yieldToEventLoop?.bind(fs);
     this.appends = new AppendNotice(fs, this.runsDir);
   }
@@ -76,7 +80,7 @@ export class FileJournalDevice implements JournalDevice {
     if (this.rootReady) return;
     // The store folder itself is often new (VS Code's storageUri, the CLI's --store): its name must be durable too.
     await mkdirpDurable(this.fs, this.runsDir);
-    await mkdirpDurable(this.fs, this.blobs.root);
+    await mkdirpDurable(this.fs, this.blobsDir);
     this.rootReady = true;
   }
 
@@ -287,27 +291,50 @@ export class FileJournalDevice implements JournalDevice {
     await this.fs.syncDir(this.runsDir);
   }
 
+  private blobPath(hash: string): string {
+    return joinPath(this.blobsDir, hash.slice(0, 2), hash);
+  }
+
+  /**
+   * A file found under a blob's name is never trusted (a crash may have left it torn, or written
+   * but not synced): a put replaces it, the safe way, and the store checks the hash of what it reads.
+   */
   async putBlob(hash: string, bytes: Uint8Array): Promise<void> {
+    if (this.knownBlobs.has(hash)) return;
     await this.ensureRoot();
-    await this.blobs.put(bytes, hash);
+    const dir = joinPath(this.blobsDir, hash.slice(0, 2));
+    if (!this.blobDirs.has(dir)) {
+      await mkdirpDurable(this.fs, dir);
+      this.blobDirs.add(dir);
+    }
+    await replaceFileAtomic(this.fs, dir, hash, bytes);
+    this.knownBlobs.add(hash);
   }
 
   async getBlob(hash: string): Promise<Uint8Array | null> {
-    return readIfExists(this.fs, this.blobs.pathOf(hash));
+    return readIfExists(this.fs, this.blobPath(hash));
   }
 
   async missingBlobs(hashes: readonly string[]): Promise<string[]> {
     const missing: string[] = [];
-    for (const hash of hashes) if (!(await this.blobs.has(hash))) missing.push(hash);
+    for (const hash of hashes) if (!this.knownBlobs.has(hash) && (await this.fs.stat(this.blobPath(hash))) === null) missing.push(hash);
     return missing;
   }
 
   async listBlobs(): Promise<BlobEntry[]> {
-    return (await this.blobs.list()).map(({ hash, size, mtimeMs }) => ({ hash, size, putAt: mtimeMs }));
+    const blobs: BlobEntry[] = [];
+    for (const prefix of await readdirOrEmpty(this.fs, this.blobsDir)) {
+      for (const name of await readdirOrEmpty(this.fs, joinPath(this.blobsDir, prefix))) {
+        const st = BLOB_HASH.test(name) ? await this.fs.stat(this.blobPath(name)) : null;
+        if (st) blobs.push({ hash: name, size: st.size, putAt: st.mtimeMs });
+      }
+    }
+    return blobs;
   }
 
-  removeBlob(hash: string): Promise<void> {
-    return this.blobs.remove(hash);
+  async removeBlob(hash: string): Promise<void> {
+    this.knownBlobs.delete(hash);
+    await this.fs.unlink(this.blobPath(hash));
   }
 
   /** Watches runs/ once it exists (a new store's folder is made first). */
