@@ -11,16 +11,7 @@ import {
   type LeaseRead,
   type NewListingRow,
 } from '../device';
-import {
-  errorMessage,
-  isExists,
-  isNotFound,
-  joinPath,
-  mkdirpDurable,
-  readdirOrEmpty,
-  type StoreFileHandle,
-  type StoreFs,
-} from '../fs-port';
+import { isExists, isNotFound, joinPath, mkdirpDurable, readdirOrEmpty, type StoreFileHandle, type StoreFs } from '../fs-port';
 import { LeaseFile, leaseLost, sameLease, type LeaseInfo } from '../lease-policy';
 import { FORMAT_VERSION } from '../records';
 import { BLOB_HASH } from '../refs';
@@ -352,10 +343,5 @@ export class FileJournalDevice implements JournalDevice {
         inner?.close();
       },
     };
-  }
-
-  /** A failure of this device's I/O on the run's journal, as the store throws it. */
-  ioError(runId: string, error: unknown): StoreError {
-    return new StoreError(`store I/O failed on ${this.journalName(runId)}: ${errorMessage(error)}`, 'io', this.journalName(runId));
   }
 }
