@@ -49,27 +49,14 @@ export function sameLease(a: LeaseInfo, b: LeaseInfo): boolean {
 }
 
 /** What the holder's process is, as far as this process can tell. */
-export function holderProcess(lease: LeaseInfo, me: ProcessIdentity): 'alive' | 'dead' | 'unknown' {
+function holderProcess(lease: LeaseInfo, me: ProcessIdentity): 'alive' | 'dead' | 'unknown' {
   if (lease.hostname !== me.hostname) return 'unknown';
-  const self = lease.pid === me.pid;
-  if (self && (lease.startTime === undefined || me.startTime === undefined)) return 'unknown';
-  if (self) return lease.startTime === me.startTime ? 'unknown' : 'dead';
+  // This process's pid: an earlier process's only when both start times are known and differ.
+  if (lease.pid === me.pid)
+    return lease.startTime !== undefined && me.startTime !== undefined && lease.startTime !== me.startTime ? 'dead' : 'unknown';
   if (!me.isAlive(lease.pid)) return 'dead';
   const now = lease.startTime !== undefined ? me.startTimeOf?.(lease.pid) : undefined;
-  if (now === undefined) return 'unknown';
-  return now === lease.startTime ? 'alive' : 'dead';
-}
-
-/**
- * A lease is taken over only when its holder is gone: a dead process on this host (pid and start
- * time), else a heartbeat older than the timeout. A live holder on this host is never stale: only
- * a person's take-over (a fenced lease) frees it.
- */
-export function isLeaseStale(lease: LeaseInfo, now: number, timeoutMs: number, me: ProcessIdentity): boolean {
-  if (lease.fenced === true) return true;
-  const holder = holderProcess(lease, me);
-  if (holder !== 'unknown') return holder === 'dead';
-  return now - lease.renewedAt > timeoutMs;
+  return now === undefined ? 'unknown' : now === lease.startTime ? 'alive' : 'dead';
 }
 
 export function newHolderId(): string {
@@ -116,12 +103,19 @@ export interface LeaseContext {
   readonly abandoned: ReadonlySet<string>;
 }
 
-/** The lease when a live writer holds it ('unreadable' while a half-written one is young), else null. */
+/**
+ * The lease when a live writer holds it ('unreadable' while a half-written one is young), else null.
+ * A lease is taken over only when its holder is gone: a dead process on this host (pid and start
+ * time), else a heartbeat older than the timeout. A live holder on this host is never stale: only
+ * a person's take-over (a fenced lease) frees it, or its own writer's failure (abandoned).
+ */
 export function liveLease(ctx: LeaseContext, read: LeaseRead): LeaseInfo | 'unreadable' | null {
   if (read.kind === 'none') return null;
   if (read.kind === 'unreadable') return ctx.now() - read.since <= ctx.timeoutMs ? 'unreadable' : null;
-  const live = !ctx.abandoned.has(read.lease.holderId) && !isLeaseStale(read.lease, ctx.now(), ctx.timeoutMs, ctx.me);
-  return live ? read.lease : null;
+  const { lease } = read;
+  if (lease.fenced === true || ctx.abandoned.has(lease.holderId)) return null;
+  const holder = holderProcess(lease, ctx.me);
+  return (holder === 'unknown' ? ctx.now() - lease.renewedAt <= ctx.timeoutMs : holder === 'alive') ? lease : null;
 }
 
 /** The lease that takes over from `read` (a free, stale or abandoned one) for holderId, in the next generation; null when a live writer holds it. */
