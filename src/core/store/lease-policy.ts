@@ -63,18 +63,6 @@ export function newHolderId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-export function newLease(holderId: string, now: number, me: ProcessIdentity, generation = 0): LeaseInfo {
-  return {
-    holderId,
-    pid: me.pid,
-    hostname: me.hostname,
-    ...(me.startTime !== undefined ? { startTime: me.startTime } : {}),
-    acquiredAt: now,
-    renewedAt: now,
-    generation,
-  };
-}
-
 /** A writer renews its lease by itself when it appends after half the timeout. */
 export function leaseNeedsRenewal(lease: LeaseInfo, now: number, timeoutMs: number): boolean {
   return now - lease.renewedAt >= timeoutMs / 2;
@@ -118,12 +106,24 @@ export function liveLease(ctx: LeaseContext, read: LeaseRead): LeaseInfo | 'unre
   return (holder === 'unknown' ? ctx.now() - lease.renewedAt <= ctx.timeoutMs : holder === 'alive') ? lease : null;
 }
 
-/** The lease that takes over from `read` (a free, stale or abandoned one) for holderId, in the next generation; null when a live writer holds it. */
+/** holderId's lease, taken by this process now, in the generation after `read`'s. */
+function leaseAfter(ctx: LeaseContext, read: LeaseRead, holderId: string): LeaseInfo {
+  const last = read.kind === 'held' ? read.lease.generation : read.kind === 'none' ? read.generation : undefined;
+  const now = ctx.now();
+  return {
+    holderId,
+    pid: ctx.me.pid,
+    hostname: ctx.me.hostname,
+    ...(ctx.me.startTime !== undefined ? { startTime: ctx.me.startTime } : {}),
+    acquiredAt: now,
+    renewedAt: now,
+    generation: last === undefined ? 0 : last + 1,
+  };
+}
+
+/** The lease that takes over from `read` (a free, stale or abandoned one) for holderId; null when a live writer holds it. */
 export function takeOver(ctx: LeaseContext, read: LeaseRead, holderId: string): LeaseInfo | null {
-  if (liveLease(ctx, read) !== null) return null;
-  const generation =
-    read.kind === 'held' ? read.lease.generation + 1 : read.kind === 'none' && read.generation !== undefined ? read.generation + 1 : 0;
-  return newLease(holderId, ctx.now(), ctx.me, generation);
+  return liveLease(ctx, read) === null ? leaseAfter(ctx, read, holderId) : null;
 }
 
 /** Takes the lease for holderId: free, stale, or abandoned by this process; else lease_held. */
@@ -131,13 +131,13 @@ export async function acquireLease(ctx: LeaseContext, runId: string, holderId: s
   const where = ctx.device.journalName(runId);
   for (let attempt = 0; attempt < 3; attempt++) {
     const read = await ctx.device.readLease(runId);
-    const next = takeOver(ctx, read, holderId);
-    if (!next) {
-      const live = liveLease(ctx, read)!;
+    const live = liveLease(ctx, read);
+    if (live !== null) {
       const who =
         live === 'unreadable' ? 'a writer whose lease is being written' : `another live writer (${describeHolder(live, ctx.now())})`;
       throw new StoreError(`run is held by ${who}`, 'lease_held', where);
     }
+    const next = leaseAfter(ctx, read, holderId);
     if (await ctx.device.swapLease(runId, read, next)) return next;
   }
   throw new StoreError('another process took the lease at the same time', 'lease_held', where);
@@ -175,8 +175,7 @@ export async function fenceLease(ctx: LeaseContext, runId: string): Promise<void
   for (let attempt = 0; attempt < 3; attempt++) {
     const read = await ctx.device.readLease(runId);
     if (read.kind === 'none' || (read.kind === 'held' && read.lease.fenced === true)) return;
-    const generation = read.kind === 'held' ? read.lease.generation + 1 : 0;
-    const fence: LeaseInfo = { ...newLease(`fence-${newHolderId()}`, ctx.now(), ctx.me, generation), fenced: true };
+    const fence: LeaseInfo = { ...leaseAfter(ctx, read, `fence-${newHolderId()}`), fenced: true };
     if (await ctx.device.swapLease(runId, read, fence)) return;
   }
 }
