@@ -27,7 +27,6 @@ export class AppendNotice {
     const seen = new Map<string, number>();
     // A run checked now, and whether another event came meanwhile (checked again after).
     const checking = new Map<string, boolean>();
-    let closed = false;
     const check = async (runId: string): Promise<void> => {
       if (checking.has(runId)) return void checking.set(runId, true);
       try {
@@ -36,22 +35,16 @@ export class AppendNotice {
           const size = (await this.fs.stat(joinPath(this.runsDir, runId, JOURNAL)).catch(() => null))?.size;
           if (size === undefined || size === seen.get(runId)) continue;
           seen.set(runId, size);
-          if (size !== this.own.get(runId) && !closed) listener(runId);
+          if (size !== this.own.get(runId)) listener(runId);
         } while (checking.get(runId) === true);
       } finally {
         checking.delete(runId);
       }
     };
-    const handle = this.watchFiles(
+    return this.watchFiles(
       (name) => name === JOURNAL,
       (runId) => void check(runId),
     );
-    return {
-      close: () => {
-        closed = true;
-        handle.close();
-      },
-    };
   }
 
   /** A lease file taken, renewed, released or set aside (its other names too); who holds what the caller reads from the listing. */

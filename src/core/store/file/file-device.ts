@@ -328,13 +328,16 @@ export class FileJournalDevice implements JournalDevice {
     await this.fs.unlink(this.blobPath(hash));
   }
 
-  /** Watches runs/ once it exists (a new store's folder is made first). */
+  /** Watches runs/ once it exists (a new store's folder is made first); tells nothing once closed (a check may still be under way). */
   watch(kind: 'appends' | 'leases', listener: (runId: string) => void): DeviceWatch | undefined {
     if (!this.fs.watch) return undefined;
     let inner: { close(): void } | undefined;
     let closed = false;
+    const tell = (runId: string): void => {
+      if (!closed) listener(runId);
+    };
     const started = this.ensureRoot().then(() => {
-      if (!closed) inner = kind === 'appends' ? this.appends.watch(listener) : this.appends.watchLeases(listener);
+      if (!closed) inner = kind === 'appends' ? this.appends.watch(tell) : this.appends.watchLeases(tell);
     });
     return {
       whenListening: () => started,
