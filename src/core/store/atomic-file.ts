@@ -46,7 +46,6 @@ export async function replaceFileAtomic(
   if (durable) await fs.syncDir(dir);
 }
 
-/** Bytes of a file, or null when it does not exist. */
 export async function readIfExists(fs: StoreFs, path: string): Promise<Uint8Array | null> {
   return fs.readFile(path).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
 }

@@ -28,7 +28,6 @@ export function checksummed(head: string): string {
   return `${head},"c":"${crc32(encoder.encode(head)).toString(16).padStart(8, '0')}"}\n`;
 }
 
-/** The bytes of one commit group, ready to append. */
 export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
   const first = records[0]?.seq ?? 0;
   const last = records[records.length - 1]?.seq ?? 0;

@@ -65,7 +65,6 @@ function collect(value: unknown, path: BlobPath, at: number, refs: string[]): vo
   for (const item of Array.isArray(value) ? value : Object.values(value)) collect(item, path, at + 1, refs);
 }
 
-/** The blob hashes `value` holds at `paths`. */
 export function refsAt(value: unknown, paths: readonly BlobPath[]): string[] {
   const refs: string[] = [];
   for (const path of paths) collect(value, path, 0, refs);

@@ -138,7 +138,6 @@ export class FileJournalDevice implements JournalDevice {
     if (handle) await handle.then((h) => this.fs.close(h)).catch(() => undefined);
   }
 
-  /** Closes every journal this object holds open. */
   async dispose(): Promise<void> {
     for (const runId of [...this.handles.keys()]) await this.closeJournal(runId);
   }
