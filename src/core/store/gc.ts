@@ -27,14 +27,6 @@ async function usageOf(store: JournalStore, summary: RunSummary): Promise<RunUsa
   };
 }
 
-/** Removes a run while holding its lease (a writer that opened it since keeps it). */
-async function removeRun(store: JournalStore, runId: string): Promise<number> {
-  await acquireLease(store.lease, runId, newHolderId());
-  const bytes = await store.device.runBytes(runId);
-  await store.device.removeRun(runId);
-  return bytes;
-}
-
 /** Retention over the listing (live, damaged and forked-from runs are kept), then blobs no run names, past their grace. */
 export async function collectGarbage(store: JournalStore, policy: RetentionPolicy): Promise<GcResult> {
   const found: Array<Awaited<ReturnType<typeof usageOf>> | undefined> = [];
@@ -48,7 +40,11 @@ export async function collectGarbage(store: JournalStore, policy: RetentionPolic
   const result: GcResult = { removedRuns: [], removedBlobs: 0, freedBytes: 0 };
   for (const runId of planRetention(usages, new Map(blobs.map((b) => [b.hash, b.size])), policy)) {
     try {
-      result.freedBytes += await removeRun(store, runId);
+      // Removed while holding its lease: a writer that opened it since keeps it.
+      await acquireLease(store.lease, runId, newHolderId());
+      const bytes = await store.device.runBytes(runId);
+      await store.device.removeRun(runId);
+      result.freedBytes += bytes;
       result.removedRuns.push(runId);
     } catch {
       allRefsKnown = false; // a run we could not remove keeps its blobs
