@@ -12,52 +12,40 @@ export function tempName(): string {
   return `.ac-${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 14)}.tmp`;
 }
 
-/** Writes bytes to a new file, durably: every byte synced before it is closed. */
-export async function writeNewFile(fs: StoreFs, path: string, bytes: Uint8Array): Promise<void> {
+/** Writes bytes to a new file; `durable`: every byte synced before it is closed. */
+export async function writeNewFile(fs: StoreFs, path: string, bytes: Uint8Array, durable = true): Promise<void> {
   const handle = await fs.openExclusive(path);
   try {
     await fs.write(handle, bytes);
-    await fs.sync(handle);
+    if (durable) await fs.sync(handle);
   } finally {
     await fs.close(handle);
   }
 }
 
-/** Replaces dir/name atomically: temp file, fsync, rename, fsync the folder. */
-export async function replaceFileAtomic(fs: StoreFs, dir: string, name: string, content: Uint8Array | string): Promise<void> {
+/**
+ * Replaces dir/name atomically: temp file, fsync, rename, fsync the folder. Not `durable`: no
+ * fsyncs, for caches the journal can rebuild (a crash may leave the old file, or none, never a part of one).
+ */
+export async function replaceFileAtomic(
+  fs: StoreFs,
+  dir: string,
+  name: string,
+  content: Uint8Array | string,
+  durable = true,
+): Promise<void> {
   const bytes = typeof content === 'string' ? encoder.encode(content) : content;
   const temp = joinPath(dir, tempName());
   try {
-    await writeNewFile(fs, temp, bytes);
+    await writeNewFile(fs, temp, bytes, durable);
     await fs.rename(temp, joinPath(dir, name));
   } catch (error) {
     await fs.unlink(temp).catch(() => undefined);
     throw error;
   }
-  await fs.syncDir(dir);
+  if (durable) await fs.syncDir(dir);
 }
 
-/**
- * Replaces dir/name by rename without fsyncs: for caches the journal can rebuild (a crash may
- * leave the old file, or none, never a part of one).
- */
-export async function replaceFileUnsynced(fs: StoreFs, dir: string, name: string, bytes: Uint8Array): Promise<void> {
-  const temp = joinPath(dir, tempName());
-  try {
-    const handle = await fs.openExclusive(temp);
-    try {
-      await fs.write(handle, bytes);
-    } finally {
-      await fs.close(handle);
-    }
-    await fs.rename(temp, joinPath(dir, name));
-  } catch (error) {
-    await fs.unlink(temp).catch(() => undefined);
-    throw error;
-  }
-}
-
-/** Bytes of a file, or null when it does not exist. */
 export async function readIfExists(fs: StoreFs, path: string): Promise<Uint8Array | null> {
   return fs.readFile(path).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
 }

@@ -27,32 +27,24 @@ async function usageOf(store: JournalStore, summary: RunSummary): Promise<RunUsa
   };
 }
 
-/** Removes a run while holding its lease (a writer that opened it since keeps it). */
-async function removeRun(store: JournalStore, runId: string): Promise<number> {
-  await acquireLease(store.lease, runId, newHolderId());
-  const bytes = await store.device.runBytes(runId);
-  await store.device.removeRun(runId);
-  return bytes;
-}
-
 /** Retention over the listing (live, damaged and forked-from runs are kept), then blobs no run names, past their grace. */
 export async function collectGarbage(store: JournalStore, policy: RetentionPolicy): Promise<GcResult> {
-  let usages: RunUsage[] = [];
-  const standOn = new Set<string>();
-  let allRefsKnown = true;
-  for (const summary of await store.listRuns()) {
-    const usage = await usageOf(store, summary).catch(() => undefined);
-    if (usage) usages.push(usage);
-    usage?.standsOn.forEach((runId) => standOn.add(runId));
-    if (usage === undefined || usage?.blobs === null) allRefsKnown = false; // its blobs may be named
-  }
+  const found: Array<Awaited<ReturnType<typeof usageOf>> | undefined> = [];
+  for (const summary of await store.listRuns()) found.push(await usageOf(store, summary).catch(() => undefined));
+  // A run not read, or whose blob references are not known, may name any blob.
+  let allRefsKnown = found.every((usage) => usage !== undefined && usage.blobs !== null);
+  const standOn = new Set(found.flatMap((usage) => usage?.standsOn ?? []));
   // A run a fork stands on stays while the fork does.
-  usages = usages.map((usage) => (standOn.has(usage.runId) ? { ...usage, protected: true } : usage));
+  const usages = found.flatMap((usage) => (usage ? [{ ...usage, protected: usage.protected || standOn.has(usage.runId) }] : []));
   const blobs = await store.device.listBlobs();
   const result: GcResult = { removedRuns: [], removedBlobs: 0, freedBytes: 0 };
   for (const runId of planRetention(usages, new Map(blobs.map((b) => [b.hash, b.size])), policy)) {
     try {
-      result.freedBytes += await removeRun(store, runId);
+      // Removed while holding its lease: a writer that opened it since keeps it.
+      await acquireLease(store.lease, runId, newHolderId());
+      const bytes = await store.device.runBytes(runId);
+      await store.device.removeRun(runId);
+      result.freedBytes += bytes;
       result.removedRuns.push(runId);
     } catch {
       allRefsKnown = false; // a run we could not remove keeps its blobs

@@ -28,7 +28,6 @@ export function checksummed(head: string): string {
   return `${head},"c":"${crc32(encoder.encode(head)).toString(16).padStart(8, '0')}"}\n`;
 }
 
-/** The bytes of one commit group, ready to append. */
 export function encodeGroup(records: readonly StoredRecord[]): Uint8Array {
   const first = records[0]?.seq ?? 0;
   const last = records[records.length - 1]?.seq ?? 0;
@@ -154,10 +153,9 @@ function recordOf(line: Line, options: ReadOptions, offset: number): StoredRecor
 }
 
 /**
- * Reads a journal (or its tail after a snapshot): every line checked (checksum, sequence, group,
- * version, schema). An unclosed last commit group whose lines hold, ending maybe in a line without
- * its newline, is a torn tail; any complete line that does not hold is damage. Throws
- * StoreError('future_version') for a checksum-valid record this build cannot read.
+ * Reads a journal (or its tail after a snapshot) as the top of this file says, every line checked
+ * (checksum, sequence, group, version, schema). Throws StoreError('future_version') for a
+ * checksum-valid record this build cannot read.
  */
 function* scanning(bytes: Uint8Array, options: ReadOptions): Sliced<JournalScan> {
   const base = options.base ?? 0;
@@ -201,8 +199,7 @@ function* scanning(bytes: Uint8Array, options: ReadOptions): Sliced<JournalScan>
   if (start < bytes.length && readLine(bytes, start, bytes.length - 1)) {
     return damage(start, 'the last line ends in a byte that is not its newline');
   }
-  if (goodLength === bytes.length) return result();
-  return result({ tornTail: { offset: base + goodLength, bytes: bytes.length - goodLength } });
+  return result(goodLength === bytes.length ? {} : { tornTail: { offset: base + goodLength, bytes: bytes.length - goodLength } });
 }
 
 /** Reads a journal (or a tail), letting `pause` (the event loop) run between slices; without `pause`, at once. */

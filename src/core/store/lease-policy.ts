@@ -43,44 +43,24 @@ export const LeaseFile = z.object({
 });
 export type LeaseInfo = z.infer<typeof LeaseFile>;
 
-/** What the holder's process is, as far as this process can tell. */
-export function holderProcess(lease: LeaseInfo, me: ProcessIdentity): 'alive' | 'dead' | 'unknown' {
-  if (lease.hostname !== me.hostname) return 'unknown';
-  const self = lease.pid === me.pid;
-  if (self && (lease.startTime === undefined || me.startTime === undefined)) return 'unknown';
-  if (self) return lease.startTime === me.startTime ? 'unknown' : 'dead';
-  if (!me.isAlive(lease.pid)) return 'dead';
-  const now = lease.startTime !== undefined ? me.startTimeOf?.(lease.pid) : undefined;
-  if (now === undefined) return 'unknown';
-  return now === lease.startTime ? 'alive' : 'dead';
+/** The same holder, generation and fence: a writer's own lease is never a fence, so a fenced one is another's. */
+export function sameLease(a: LeaseInfo, b: LeaseInfo): boolean {
+  return a.holderId === b.holderId && a.generation === b.generation && a.fenced === b.fenced;
 }
 
-/**
- * A lease is taken over only when its holder is gone: a dead process on this host (pid and start
- * time), else a heartbeat older than the timeout. A live holder on this host is never stale: only
- * a person's take-over (a fenced lease) frees it.
- */
-export function isLeaseStale(lease: LeaseInfo, now: number, timeoutMs: number, me: ProcessIdentity): boolean {
-  if (lease.fenced === true) return true;
-  const holder = holderProcess(lease, me);
-  if (holder !== 'unknown') return holder === 'dead';
-  return now - lease.renewedAt > timeoutMs;
+/** What the holder's process is, as far as this process can tell. */
+function holderProcess(lease: LeaseInfo, me: ProcessIdentity): 'alive' | 'dead' | 'unknown' {
+  if (lease.hostname !== me.hostname) return 'unknown';
+  // This process's pid: an earlier process's only when both start times are known and differ.
+  if (lease.pid === me.pid)
+    return lease.startTime !== undefined && me.startTime !== undefined && lease.startTime !== me.startTime ? 'dead' : 'unknown';
+  if (!me.isAlive(lease.pid)) return 'dead';
+  const now = lease.startTime !== undefined ? me.startTimeOf?.(lease.pid) : undefined;
+  return now === undefined ? 'unknown' : now === lease.startTime ? 'alive' : 'dead';
 }
 
 export function newHolderId(): string {
   return globalThis.crypto.randomUUID();
-}
-
-export function newLease(holderId: string, now: number, me: ProcessIdentity, generation = 0): LeaseInfo {
-  return {
-    holderId,
-    pid: me.pid,
-    hostname: me.hostname,
-    ...(me.startTime !== undefined ? { startTime: me.startTime } : {}),
-    acquiredAt: now,
-    renewedAt: now,
-    generation,
-  };
 }
 
 /** A writer renews its lease by itself when it appends after half the timeout. */
@@ -111,20 +91,39 @@ export interface LeaseContext {
   readonly abandoned: ReadonlySet<string>;
 }
 
-/** The lease when a live writer holds it ('unreadable' while a half-written one is young), else null. */
+/**
+ * The lease when a live writer holds it ('unreadable' while a half-written one is young), else null.
+ * A lease is taken over only when its holder is gone: a dead process on this host (pid and start
+ * time), else a heartbeat older than the timeout. A live holder on this host is never stale: only
+ * a person's take-over (a fenced lease) frees it, or its own writer's failure (abandoned).
+ */
 export function liveLease(ctx: LeaseContext, read: LeaseRead): LeaseInfo | 'unreadable' | null {
   if (read.kind === 'none') return null;
   if (read.kind === 'unreadable') return ctx.now() - read.since <= ctx.timeoutMs ? 'unreadable' : null;
-  const live = !ctx.abandoned.has(read.lease.holderId) && !isLeaseStale(read.lease, ctx.now(), ctx.timeoutMs, ctx.me);
-  return live ? read.lease : null;
+  const { lease } = read;
+  if (lease.fenced === true || ctx.abandoned.has(lease.holderId)) return null;
+  const holder = holderProcess(lease, ctx.me);
+  return (holder === 'unknown' ? ctx.now() - lease.renewedAt <= ctx.timeoutMs : holder === 'alive') ? lease : null;
 }
 
-/** The lease that takes over from `read` (a free, stale or abandoned one) for holderId, in the next generation; null when a live writer holds it. */
+/** holderId's lease, taken by this process now, in the generation after `read`'s. */
+function leaseAfter(ctx: LeaseContext, read: LeaseRead, holderId: string): LeaseInfo {
+  const last = read.kind === 'held' ? read.lease.generation : read.kind === 'none' ? read.generation : undefined;
+  const now = ctx.now();
+  return {
+    holderId,
+    pid: ctx.me.pid,
+    hostname: ctx.me.hostname,
+    ...(ctx.me.startTime !== undefined ? { startTime: ctx.me.startTime } : {}),
+    acquiredAt: now,
+    renewedAt: now,
+    generation: last === undefined ? 0 : last + 1,
+  };
+}
+
+/** The lease that takes over from `read` (a free, stale or abandoned one) for holderId; null when a live writer holds it. */
 export function takeOver(ctx: LeaseContext, read: LeaseRead, holderId: string): LeaseInfo | null {
-  if (liveLease(ctx, read) !== null) return null;
-  const generation =
-    read.kind === 'held' ? read.lease.generation + 1 : read.kind === 'none' && read.generation !== undefined ? read.generation + 1 : 0;
-  return newLease(holderId, ctx.now(), ctx.me, generation);
+  return liveLease(ctx, read) === null ? leaseAfter(ctx, read, holderId) : null;
 }
 
 /** Takes the lease for holderId: free, stale, or abandoned by this process; else lease_held. */
@@ -132,31 +131,32 @@ export async function acquireLease(ctx: LeaseContext, runId: string, holderId: s
   const where = ctx.device.journalName(runId);
   for (let attempt = 0; attempt < 3; attempt++) {
     const read = await ctx.device.readLease(runId);
-    const next = takeOver(ctx, read, holderId);
-    if (!next) {
-      const live = liveLease(ctx, read)!;
+    const live = liveLease(ctx, read);
+    if (live !== null) {
       const who =
         live === 'unreadable' ? 'a writer whose lease is being written' : `another live writer (${describeHolder(live, ctx.now())})`;
       throw new StoreError(`run is held by ${who}`, 'lease_held', where);
     }
+    const next = leaseAfter(ctx, read, holderId);
     if (await ctx.device.swapLease(runId, read, next)) return next;
   }
   throw new StoreError('another process took the lease at the same time', 'lease_held', where);
 }
 
-function lost(ctx: LeaseContext, runId: string, read: LeaseRead): StoreError {
+/** lease_lost for a writer whose lease now reads as `read` (`where`: the file or journal the error names). */
+export function leaseLost(where: string, read: LeaseRead): StoreError {
   const by =
     read.kind === 'held' && read.lease.fenced === true ? 'taken over (from another window or process)' : 'taken over by another writer';
-  return new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', ctx.device.journalName(runId));
+  return new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', where);
 }
 
 /** Renews the lease if holder and generation still hold it, else lease_lost. */
 export async function renewLease(ctx: LeaseContext, runId: string, held: LeaseInfo): Promise<LeaseInfo> {
   const read = await ctx.device.readLease(runId);
-  if (read.kind !== 'held' || read.lease.holderId !== held.holderId || read.lease.generation !== held.generation)
-    throw lost(ctx, runId, read);
+  if (read.kind !== 'held' || !sameLease(read.lease, held)) throw leaseLost(ctx.device.journalName(runId), read);
   const renewed = { ...read.lease, renewedAt: ctx.now() };
-  if (!(await ctx.device.swapLease(runId, read, renewed))) throw lost(ctx, runId, await ctx.device.readLease(runId));
+  if (!(await ctx.device.swapLease(runId, read, renewed)))
+    throw leaseLost(ctx.device.journalName(runId), await ctx.device.readLease(runId));
   return renewed;
 }
 
@@ -175,8 +175,7 @@ export async function fenceLease(ctx: LeaseContext, runId: string): Promise<void
   for (let attempt = 0; attempt < 3; attempt++) {
     const read = await ctx.device.readLease(runId);
     if (read.kind === 'none' || (read.kind === 'held' && read.lease.fenced === true)) return;
-    const generation = read.kind === 'held' ? read.lease.generation + 1 : 0;
-    const fence: LeaseInfo = { ...newLease(`fence-${newHolderId()}`, ctx.now(), ctx.me, generation), fenced: true };
+    const fence: LeaseInfo = { ...leaseAfter(ctx, read, `fence-${newHolderId()}`), fenced: true };
     if (await ctx.device.swapLease(runId, read, fence)) return;
   }
 }

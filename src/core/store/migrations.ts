@@ -1,9 +1,8 @@
 import { StoreError } from './contract';
 import { FORMAT_VERSION } from './records';
 
-/** Upgrades a raw record of version N to version N + 1 (keyed by N). */
-export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
-export type MigrationTable = ReadonlyMap<number, Migration>;
+/** By N, what upgrades a raw record of version N to version N + 1. */
+export type MigrationTable = ReadonlyMap<number, (raw: Record<string, unknown>) => Record<string, unknown>>;
 
 /**
  * Format 2 drops a patch's unified diff (`patch.diff`): nothing read it, and it held a copy of
@@ -15,18 +14,12 @@ function dropPatchDiff(raw: Record<string, unknown>): Record<string, unknown> {
   return { ...raw, patch };
 }
 
-/**
- * Format 3 adds records (restore_done, ancestor_changes) and fields (a restore's confirm and hunks):
- * an older record reads as it is. The number moves so that a build of format 2 refuses a journal
- * holding them as newer than it reads (future_version), instead of taking them for damage.
- */
-function addsOnly(raw: Record<string, unknown>): Record<string, unknown> {
-  return raw;
-}
-
 export const MIGRATIONS: MigrationTable = new Map([
   [1, dropPatchDiff],
-  [2, addsOnly],
+  // Format 3 adds records (restore_done, ancestor_changes) and fields (a restore's confirm and hunks):
+  // an older record reads as it is. The number moves so that a build of format 2 refuses a journal
+  // holding them as newer than it reads (future_version), instead of taking them for damage.
+  [2, (raw) => raw],
 ]);
 
 /**

@@ -8,21 +8,13 @@ export const BLOB_HASH = SHA256_HEX;
 export type BlobPath = readonly string[];
 
 /** The parts of a zod schema's definition the walk reads. */
-interface Def {
-  readonly type: string;
+type Def = Partial<Record<'innerType' | 'left' | 'right' | 'in' | 'out' | 'element' | 'valueType', z.ZodType>> & {
   readonly shape?: Record<string, z.ZodType>;
-  readonly innerType?: z.ZodType;
-  readonly element?: z.ZodType;
-  readonly valueType?: z.ZodType;
   readonly options?: readonly z.ZodType[];
   readonly items?: readonly z.ZodType[];
-  readonly left?: z.ZodType;
-  readonly right?: z.ZodType;
-  readonly in?: z.ZodType;
-  readonly out?: z.ZodType;
   readonly getter?: () => z.ZodType;
   readonly values?: readonly unknown[];
-}
+};
 
 function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { def: Def }).def;
@@ -73,7 +65,6 @@ function collect(value: unknown, path: BlobPath, at: number, refs: string[]): vo
   for (const item of Array.isArray(value) ? value : Object.values(value)) collect(item, path, at + 1, refs);
 }
 
-/** The blob hashes `value` holds at `paths`. */
 export function refsAt(value: unknown, paths: readonly BlobPath[]): string[] {
   const refs: string[] = [];
   for (const path of paths) collect(value, path, 0, refs);

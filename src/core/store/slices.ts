@@ -19,9 +19,6 @@ export function drain<T>(work: Sliced<T>): T {
 export async function inSlices<T>(work: Sliced<T>, pause?: () => Promise<void>): Promise<T> {
   if (!pause) return drain(work);
   let step = work.next();
-  while (!step.done) {
-    await pause();
-    step = work.next();
-  }
+  for (; !step.done; step = work.next()) await pause();
   return step.value;
 }

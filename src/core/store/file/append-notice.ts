@@ -22,13 +22,11 @@ export class AppendNotice {
     this.own.set(runId, size);
   }
 
-  /** Undefined when the port cannot watch (no notice, as a store without one). */
-  watch(listener: (runId: string) => void): { close(): void } | undefined {
-    if (!this.fs.watch) return undefined;
+  /** Appends of other holders, by run (the port can watch). */
+  watch(listener: (runId: string) => void): { close(): void } {
     const seen = new Map<string, number>();
     // A run checked now, and whether another event came meanwhile (checked again after).
     const checking = new Map<string, boolean>();
-    let closed = false;
     const check = async (runId: string): Promise<void> => {
       if (checking.has(runId)) return void checking.set(runId, true);
       try {
@@ -37,33 +35,28 @@ export class AppendNotice {
           const size = (await this.fs.stat(joinPath(this.runsDir, runId, JOURNAL)).catch(() => null))?.size;
           if (size === undefined || size === seen.get(runId)) continue;
           seen.set(runId, size);
-          if (size !== this.own.get(runId) && !closed) listener(runId);
+          if (size !== this.own.get(runId)) listener(runId);
         } while (checking.get(runId) === true);
       } finally {
         checking.delete(runId);
       }
     };
-    const handle = this.fs.watch(this.runsDir, (path) => {
-      const [runId, name, ...rest] = path.split('/');
-      if (runId !== undefined && name === JOURNAL && rest.length === 0 && RUN_ID.test(runId)) void check(runId);
-    });
-    return {
-      close: () => {
-        closed = true;
-        handle.close();
-      },
-    };
+    return this.watchFiles(
+      (name) => name === JOURNAL,
+      (runId) => void check(runId),
+    );
   }
-}
 
-/**
- * The file store's lease notice: a lease file of a run taken, renewed, released or set aside
- * (its temporary and stale names too). Who holds what is read from the listing by the caller.
- */
-export function watchLeaseFiles(fs: StoreFs, runsDir: string, listener: (runId: string) => void): { close(): void } {
-  const handle = fs.watch?.(runsDir, (path) => {
-    const [runId, name, ...rest] = path.split('/');
-    if (runId !== undefined && name?.startsWith(LEASE) === true && rest.length === 0 && RUN_ID.test(runId)) listener(runId);
-  });
-  return handle ?? { close: () => undefined };
+  /** A lease file taken, renewed, released or set aside (its other names too); who holds what the caller reads from the listing. */
+  watchLeases(listener: (runId: string) => void): { close(): void } {
+    return this.watchFiles((name) => name.startsWith(LEASE), listener);
+  }
+
+  /** Changes to a file runs/<runId>/<name> whose name `matches`, by run. */
+  private watchFiles(matches: (name: string) => boolean, listener: (runId: string) => void): { close(): void } {
+    return this.fs.watch!(this.runsDir, (path) => {
+      const [runId, name, ...rest] = path.split('/');
+      if (runId !== undefined && name !== undefined && matches(name) && rest.length === 0 && RUN_ID.test(runId)) listener(runId);
+    });
+  }
 }

@@ -1,5 +1,5 @@
 import { StoreError } from '../contract';
-import { parseJsonAs, readIfExists, replaceFileAtomic, replaceFileUnsynced, tempName, writeNewFile } from '../atomic-file';
+import { parseJsonAs, readIfExists, replaceFileAtomic, tempName, writeNewFile } from '../atomic-file';
 import {
   DAMAGE_DOC,
   ListingRow,
@@ -11,22 +11,13 @@ import {
   type LeaseRead,
   type NewListingRow,
 } from '../device';
-import {
-  errorMessage,
-  isExists,
-  isNotFound,
-  joinPath,
-  mkdirpDurable,
-  readdirOrEmpty,
-  type StoreFileHandle,
-  type StoreFs,
-} from '../fs-port';
-import { LeaseFile, type LeaseInfo } from '../lease-policy';
+import { isExists, isNotFound, joinPath, mkdirpDurable, readdirOrEmpty, type StoreFileHandle, type StoreFs } from '../fs-port';
+import { LeaseFile, leaseLost, sameLease, type LeaseInfo } from '../lease-policy';
 import { FORMAT_VERSION } from '../records';
+import { BLOB_HASH } from '../refs';
 import { RUN_ID } from '../run-id';
 
-import { AppendNotice, watchLeaseFiles } from './append-notice';
-import { FileBlobs } from './file-blobs';
+import { AppendNotice } from './append-notice';
 
 // The file device: one folder per run under runs/ (journal.jsonl, lease.json, state.json as the
 // listing row, and the documents: snapshots, facts logs, damage.json) and blobs/ab/<sha256>.
@@ -39,19 +30,22 @@ export const JOURNAL = 'journal.jsonl';
 export const STATE = 'state.json';
 export const LEASE = 'lease.json';
 const encoder = new TextEncoder();
-/** The run folder's own files, which are no documents. */
-const OWN = new Set([JOURNAL, STATE, LEASE]);
 const DOC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const sameLease = (a: LeaseInfo, b: LeaseInfo): boolean => a.holderId === b.holderId && a.generation === b.generation;
+/** A document's name: a plain name that is none of the run folder's own files (nor a lease's temporary one). */
+const isDocName = (name: string): boolean => DOC_NAME.test(name) && name !== JOURNAL && name !== STATE && !name.startsWith(LEASE);
 
 export class FileJournalDevice implements JournalDevice {
   readonly runsDir: string;
-  readonly blobs: FileBlobs;
+  readonly blobsDir: string;
   readonly pause: (() => Promise<void>) | undefined;
-  /** @internal Tells other holders' appends from this object's own. */
-  readonly appends: AppendNotice;
+  /** Tells other holders' appends from this object's own. */
+  private readonly appends: AppendNotice;
   /** Open journals of this object's writers, by run. */
   private readonly handles = new Map<string, Promise<StoreFileHandle>>();
+  /** Blobs this object put, durable and whole: a put or a check of one of them does nothing. */
+  private readonly knownBlobs = new Set<string>();
+  /** Prefix folders of blobs this object made durable (created, and their name in blobs/ fsynced). */
+  private readonly blobDirs = new Set<string>();
   private rootReady = false;
 
   constructor(
@@ -59,7 +53,7 @@ export class FileJournalDevice implements JournalDevice {
     readonly root: string,
   ) {
     this.runsDir = joinPath(root, 'runs');
-    this.blobs = new FileBlobs(fs, joinPath(root, 'blobs'));
+    this.blobsDir = joinPath(root, 'blobs');
     this.pause = fs.yieldToEventLoop?.bind(fs);
     this.appends = new AppendNotice(fs, this.runsDir);
   }
@@ -77,7 +71,7 @@ export class FileJournalDevice implements JournalDevice {
     if (this.rootReady) return;
     // The store folder itself is often new (VS Code's storageUri, the CLI's --store): its name must be durable too.
     await mkdirpDurable(this.fs, this.runsDir);
-    await mkdirpDurable(this.fs, this.blobs.root);
+    await mkdirpDurable(this.fs, this.blobsDir);
     this.rootReady = true;
   }
 
@@ -144,7 +138,6 @@ export class FileJournalDevice implements JournalDevice {
     if (handle) await handle.then((h) => this.fs.close(h)).catch(() => undefined);
   }
 
-  /** Closes every journal this object holds open. */
   async dispose(): Promise<void> {
     for (const runId of [...this.handles.keys()]) await this.closeJournal(runId);
   }
@@ -161,10 +154,8 @@ export class FileJournalDevice implements JournalDevice {
 
   private async checkHolder(runId: string, held: LeaseInfo): Promise<LeaseInfo> {
     const read = await this.readLease(runId);
-    if (read.kind === 'held' && sameLease(read.lease, held) && read.lease.fenced !== true) return read.lease;
-    const by =
-      read.kind === 'held' && read.lease.fenced === true ? 'taken over (from another window or process)' : 'taken over by another writer';
-    throw new StoreError(`the lease of this run was ${by}; this writer stopped writing`, 'lease_lost', joinPath(this.runDir(runId), LEASE));
+    if (read.kind === 'held' && sameLease(read.lease, held)) return read.lease;
+    throw leaseLost(joinPath(this.runDir(runId), LEASE), read);
   }
 
   async swapLease(runId: string, expected: LeaseRead, next: LeaseInfo | null): Promise<boolean> {
@@ -173,9 +164,9 @@ export class FileJournalDevice implements JournalDevice {
     const renewal = expected.kind === 'held' && next?.holderId === expected.lease.holderId && next.generation === expected.lease.generation;
     if (renewal || (next === null && expected.kind === 'held')) {
       const read = await this.readLease(runId);
-      if (read.kind !== 'held' || !sameLease(read.lease, expected.lease) || read.lease.fenced !== expected.lease.fenced) return false;
+      if (read.kind !== 'held' || !sameLease(read.lease, expected.lease)) return false;
       if (next) await replaceFileAtomic(this.fs, dir, LEASE, JSON.stringify(next));
-      else await this.fs.unlink(joinPath(dir, LEASE)).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+      else await this.unlink(joinPath(dir, LEASE));
       return true;
     }
     return (await this.setAside(dir, expected)) && (next === null || this.publishLease(dir, next));
@@ -211,27 +202,20 @@ export class FileJournalDevice implements JournalDevice {
     }
     const moved = await readIfExists(this.fs, aside);
     const lease = moved && parseJsonAs(moved, LeaseFile);
-    const same =
-      judged.kind !== 'held' ? lease === null : lease !== null && sameLease(lease, judged.lease) && lease.fenced === judged.lease.fenced;
+    const same = judged.kind !== 'held' ? lease === null : lease !== null && sameLease(lease, judged.lease);
     if (!same && moved !== null) await this.fs.link(aside, path).catch(() => undefined);
     await this.fs.unlink(aside).catch(() => undefined);
     return same;
   }
 
-  /** A document's path: a plain name that is none of the run folder's own files. */
   private docPath(runId: string, name: string): string {
-    if (!DOC_NAME.test(name) || OWN.has(name) || name.startsWith(LEASE))
-      throw new StoreError(`not a document name: ${JSON.stringify(name)}`, 'invalid');
+    if (!isDocName(name)) throw new StoreError(`not a document name: ${JSON.stringify(name)}`, 'invalid');
     return joinPath(this.runDir(runId), name);
   }
 
   async putDoc(runId: string, name: string, bytes: Uint8Array, durable: boolean): Promise<void> {
     this.docPath(runId, name);
-    await this.replace(runId, name, bytes, durable);
-  }
-
-  private async replace(runId: string, name: string, bytes: Uint8Array, durable: boolean): Promise<void> {
-    await (durable ? replaceFileAtomic : replaceFileUnsynced)(this.fs, this.runDir(runId), name, bytes);
+    await replaceFileAtomic(this.fs, this.runDir(runId), name, bytes, durable);
   }
 
   async appendDoc(runId: string, name: string, bytes: Uint8Array): Promise<void> {
@@ -249,7 +233,7 @@ export class FileJournalDevice implements JournalDevice {
 
   async listDocs(runId: string, prefix: string): Promise<string[]> {
     const names = await readdirOrEmpty(this.fs, this.runDir(runId));
-    return names.filter((name) => name.startsWith(prefix) && DOC_NAME.test(name) && !OWN.has(name) && !name.startsWith(LEASE));
+    return names.filter((name) => name.startsWith(prefix) && isDocName(name));
   }
 
   async removeDoc(runId: string, name: string): Promise<void> {
@@ -261,7 +245,7 @@ export class FileJournalDevice implements JournalDevice {
   }
 
   writeListing(runId: string, row: NewListingRow, durable: boolean): Promise<void> {
-    return this.replace(runId, STATE, encoder.encode(JSON.stringify({ v: FORMAT_VERSION, ...row })), durable);
+    return replaceFileAtomic(this.fs, this.runDir(runId), STATE, JSON.stringify({ v: FORMAT_VERSION, ...row }), durable);
   }
 
   async readListing(runId: string): Promise<ListingRow | null> {
@@ -297,36 +281,62 @@ export class FileJournalDevice implements JournalDevice {
     await this.fs.syncDir(this.runsDir);
   }
 
+  private blobPath(hash: string): string {
+    return joinPath(this.blobsDir, hash.slice(0, 2), hash);
+  }
+
+  /**
+   * A file found under a blob's name is never trusted (a crash may have left it torn, or written
+   * but not synced): a put replaces it, the safe way, and the store checks the hash of what it reads.
+   */
   async putBlob(hash: string, bytes: Uint8Array): Promise<void> {
+    if (this.knownBlobs.has(hash)) return;
     await this.ensureRoot();
-    await this.blobs.put(bytes, hash);
+    const dir = joinPath(this.blobsDir, hash.slice(0, 2));
+    if (!this.blobDirs.has(dir)) {
+      await mkdirpDurable(this.fs, dir);
+      this.blobDirs.add(dir);
+    }
+    await replaceFileAtomic(this.fs, dir, hash, bytes);
+    this.knownBlobs.add(hash);
   }
 
   async getBlob(hash: string): Promise<Uint8Array | null> {
-    return readIfExists(this.fs, this.blobs.pathOf(hash));
+    return readIfExists(this.fs, this.blobPath(hash));
   }
 
   async missingBlobs(hashes: readonly string[]): Promise<string[]> {
     const missing: string[] = [];
-    for (const hash of hashes) if (!(await this.blobs.has(hash))) missing.push(hash);
+    for (const hash of hashes) if (!this.knownBlobs.has(hash) && (await this.fs.stat(this.blobPath(hash))) === null) missing.push(hash);
     return missing;
   }
 
   async listBlobs(): Promise<BlobEntry[]> {
-    return (await this.blobs.list()).map(({ hash, size, mtimeMs }) => ({ hash, size, putAt: mtimeMs }));
+    const blobs: BlobEntry[] = [];
+    for (const prefix of await readdirOrEmpty(this.fs, this.blobsDir)) {
+      for (const name of await readdirOrEmpty(this.fs, joinPath(this.blobsDir, prefix))) {
+        const st = BLOB_HASH.test(name) ? await this.fs.stat(this.blobPath(name)) : null;
+        if (st) blobs.push({ hash: name, size: st.size, putAt: st.mtimeMs });
+      }
+    }
+    return blobs;
   }
 
-  removeBlob(hash: string): Promise<void> {
-    return this.blobs.remove(hash);
+  async removeBlob(hash: string): Promise<void> {
+    this.knownBlobs.delete(hash);
+    await this.fs.unlink(this.blobPath(hash));
   }
 
-  /** Watches runs/ once it exists (a new store's folder is made first). */
+  /** Watches runs/ once it exists (a new store's folder is made first); tells nothing once closed (a check may still be under way). */
   watch(kind: 'appends' | 'leases', listener: (runId: string) => void): DeviceWatch | undefined {
     if (!this.fs.watch) return undefined;
     let inner: { close(): void } | undefined;
     let closed = false;
+    const tell = (runId: string): void => {
+      if (!closed) listener(runId);
+    };
     const started = this.ensureRoot().then(() => {
-      if (!closed) inner = kind === 'appends' ? this.appends.watch(listener) : watchLeaseFiles(this.fs, this.runsDir, listener);
+      if (!closed) inner = kind === 'appends' ? this.appends.watch(tell) : this.appends.watchLeases(tell);
     });
     return {
       whenListening: () => started,
@@ -335,10 +345,5 @@ export class FileJournalDevice implements JournalDevice {
         inner?.close();
       },
     };
-  }
-
-  /** A failure of this device's I/O on the run's journal, as the store throws it. */
-  ioError(runId: string, error: unknown): StoreError {
-    return new StoreError(`store I/O failed on ${this.journalName(runId)}: ${errorMessage(error)}`, 'io', this.journalName(runId));
   }
 }

@@ -1,7 +1,6 @@
 import type { StoreFs } from '../fs-port';
 import { JournalStore, type StoreOptions } from '../store';
-import { FileJournalDevice, JOURNAL } from './file-device';
-import { joinPath } from '../fs-port';
+import { FileJournalDevice } from './file-device';
 
 export interface FileStoreOptions extends StoreOptions {
   readonly fs: StoreFs;
@@ -28,6 +27,6 @@ export class FileCheckpointStore extends JournalStore {
   }
 
   journalPath(runId: string): string {
-    return joinPath(this.runDir(runId), JOURNAL);
+    return this.device.journalName(runId);
   }
 }
