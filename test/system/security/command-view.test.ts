@@ -122,7 +122,7 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.match(hit.text, /--- workspace changes ---\nApplied as patches of this call/);
     assert.match(hit.text, /R mv-src\.txt -> moved\.txt/);
     assert.match(hit.text, /M bin\.dat \(binary\)/);
-    assert.match(hit.text, /M script\.sh \(mode: \+x\)/);
+    assert.match(hit.text, /M script\.sh \(made executable\)/);
     assert.doesNotMatch(hit.text, /mode changed/);
     const journal = new MemoryJournal();
     await rollbackFiles(
