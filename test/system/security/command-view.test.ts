@@ -137,6 +137,16 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.equal(existsSync(join(ws, 'moved.txt')), false);
   });
 
+  it('chmod 600 changes no executable bit: dropped by design (patches hold only that bit), no patch, the file keeps its mode', async () => {
+    const mode = statSync(join(ws, 'a.txt')).mode & 0o777;
+    assert.notEqual(mode, 0o600);
+    const hit = await run('chmod 600 a.txt && echo done');
+    assert.match(hit.stdout, /done/, hit.text);
+    assert.deepEqual(patches, []);
+    assert.equal(statSync(join(ws, 'a.txt')).mode & 0o777, mode);
+    assert.doesNotMatch(hit.text, /workspace changes/);
+  });
+
   it('ignored paths are placed without patches and summarised; a folder removed and made again loses what the command removed', async () => {
     const hit = await run('mkdir -p build/out && echo b > build/out/x.js && rm -rf sub && mkdir sub && echo y > sub/y.txt && echo done');
     assert.match(hit.stdout, /done/, hit.text);
