@@ -252,14 +252,13 @@ describe('e2e: inline review in the real workbench', function () {
       await waitUntil('the status bar count', async () => (await statusText(wb.page)).includes('1 change to review'), 30_000);
     });
 
-    await phase('the script shows Keep / Undo and "made executable" at its top; its Timeline row says so', async () => {
-      // The Timeline may hold the keys (the Allow button): give them to the editor until the script is open.
-      const active = wb.page.locator('.tab.active', { hasText: 'deploy.sh' });
-      for (let attempt = 0; attempt < 3 && (await active.count()) === 0; attempt++) {
-        await wb.page.locator('.monaco-editor .view-lines').first().click();
-        await openFile(wb.page, 'deploy.sh');
-        await active.waitFor({ timeout: 5_000 }).catch(() => undefined);
-      }
+    await phase('the status bar opens the script: "made executable" above it and on its Timeline row', async () => {
+      // The status bar item goes to the next change: the script, at its top.
+      await wb.page
+        .locator('.statusbar-item', { hasText: /1 change to review/ })
+        .first()
+        .click();
+      await wb.page.locator('.tab.active', { hasText: 'deploy.sh' }).waitFor({ timeout: 15_000 });
       await lenses(wb.page, /made executable/)
         .first()
         .waitFor({ timeout: 20_000 });
