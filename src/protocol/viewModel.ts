@@ -43,7 +43,7 @@ export const PatchRow = z.object({
   added: count,
   removed: count,
   binary: z.boolean(),
-  /** A patch that changes the executable bit of a file kept: "mode: +x" or "mode: -x". */
+  /** A patch that changes the executable bit of a file kept: "made executable" or "no longer executable". */
   mode: z.optional(z.string()),
   state: PatchView,
 });

@@ -8,13 +8,13 @@ export function counted(n: number, singular: string, plural = `${singular}s`): s
   return `${n} ${n === 1 ? singular : plural}`;
 }
 
-/** "mode: +x" / "mode: -x" for a patch that changes the executable bit of a file kept on both sides; undefined otherwise. */
+/** "made executable" / "no longer executable" for a patch that changes the executable bit of a file kept on both sides; undefined otherwise. */
 export function modeWords(bits: { readonly execBefore?: boolean; readonly execAfter?: boolean }): string | undefined {
   if (bits.execBefore === undefined || bits.execAfter === undefined || bits.execBefore === bits.execAfter) return undefined;
-  return `mode: ${bits.execAfter ? '+x' : '-x'}`;
+  return bits.execAfter ? 'made executable' : 'no longer executable';
 }
 
-/** "+3 −1", "binary", "mode: +x", "+3 −1 · mode: +x": what a patch changed, for its row. */
+/** "+3 −1", "binary", "made executable", "+3 −1 · made executable": what a patch changed, for its row. */
 export function patchCounts(patch: { binary: boolean; added: number; removed: number; mode?: string | undefined }): string {
   const bytes = patch.binary ? 'binary' : `+${patch.added} −${patch.removed}`;
   if (patch.mode === undefined) return bytes;

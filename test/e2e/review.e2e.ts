@@ -2,9 +2,10 @@
 // model server: a run rewrites a file (three hunks) and edits another; the editor marks the agent's
 // lines, the hover shows what it replaced, CodeLens Keep / Undo decide hunk by hunk (the person's
 // own edit stays), next change goes across files, and the status bar counts what still waits.
+// A second run's command makes a script executable: one change at its top, kept or undone.
 // Screenshots go to test-results/screenshots/review-*.png.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openAgentWorkbench, phase, waitUntil } from '../support/e2e-story';
@@ -54,6 +55,7 @@ const PRICING_AFTER = PRICING_BEFORE.replace(
   )
   .replace('  const rate = 0.2;\n', '');
 const PRICING_FINAL = PRICING_AFTER.replace('  return Math.round(sum * rate);', '  return Math.round(sum * 0.2);');
+const CHMOD_TASK = 'Make the deploy script executable';
 const GREET_OLD = '  const head = names.slice(0, names.length - 2);';
 const GREET_NEW = '  const head = names.slice(0, -1);';
 
@@ -70,9 +72,15 @@ function scriptedModel(): Promise<FakeAnthropic> {
     },
     { content: [{ type: 'text' as const, text: 'Done.' }], stop_reason: 'end_turn' },
   ];
+  // The second run only changes the executable bit of a script, through a command.
+  const chmod = [
+    { content: [toolUse('toolu_chmod', 'run_command', { command: 'chmod +x deploy.sh' })], stop_reason: 'tool_use' },
+    turns[2]!,
+  ];
   return startFakeAnthropic((request) => {
     const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
-    return turns[Math.min(messages.filter((m) => m.role === 'assistant').length, turns.length - 1)]!;
+    const script = JSON.stringify(messages[0] ?? '').includes(CHMOD_TASK) ? chmod : turns;
+    return script[Math.min(messages.filter((m) => m.role === 'assistant').length, script.length - 1)]!;
   });
 }
 
@@ -107,7 +115,7 @@ describe('e2e: inline review in the real workbench', function () {
 
   before(async () => {
     fake = await scriptedModel();
-    wb = await openAgentWorkbench(fake.url, { 'src/pricing.js': PRICING_BEFORE });
+    wb = await openAgentWorkbench(fake.url, { 'src/pricing.js': PRICING_BEFORE, 'deploy.sh': '#!/bin/sh\necho deploying\n' });
   });
 
   after(async () => {
@@ -214,6 +222,65 @@ describe('e2e: inline review in the real workbench', function () {
       await waitUntil('the status bar item to go', async () => (await statusText(wb.page)) === '');
       await waitUntil('no lens left', async () => (await lenses(wb.page, /Keep/).count()) === 0);
       console.log(`      screenshot: ${await wb.screenshot('review-6-all-kept')}`);
+    });
+  });
+
+  it('a command\'s chmod +x waits as one change: "made executable" above the script and in the Timeline, Undo clears the bit', async () => {
+    const script = join(wb.workspace, 'deploy.sh');
+    const isExec = () => (statSync(script).mode & 0o111) !== 0;
+    const timeline = await openTimeline(wb.page);
+    await phase('a run makes deploy.sh executable, its command allowed in the Timeline; one change waits', async () => {
+      assert.equal(isExec(), false);
+      await paletteEntries(wb.page, 'Agent: Run', 'Agent: Run');
+      await wb.page.keyboard.press('Enter');
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(CHMOD_TASK);
+      await wb.page.keyboard.press('Enter');
+      // With a file open the run offers it as context: none is wanted.
+      const context = wb.page.locator('.quick-input-widget', { hasText: 'No extra context' });
+      await context.waitFor({ timeout: 5_000 }).then(
+        () => wb.page.keyboard.press('Enter'),
+        () => undefined,
+      );
+      const card = timeline.locator('.approvals .approval', { hasText: 'chmod' });
+      await card.waitFor({ timeout: 30_000 });
+      await card.locator('button', { hasText: 'Allow once' }).click();
+      await waitUntil('the command to make the script executable', isExec, 30_000);
+      const run = timeline.locator('[role="treeitem"].kind-run', { hasText: CHMOD_TASK }).first();
+      await waitUntil('the run to complete', async () => ((await run.getAttribute('title')) ?? '').includes('Status: completed'));
+      await waitUntil('the status bar count', async () => (await statusText(wb.page)).includes('1 change to review'), 30_000);
+    });
+
+    await phase('the status bar opens the script: "made executable" above it and on its Timeline row', async () => {
+      // The status bar item goes to the next change: the script, at its top.
+      await wb.page
+        .locator('.statusbar-item', { hasText: /1 change to review/ })
+        .first()
+        .click();
+      await wb.page.locator('.tab.active', { hasText: 'deploy.sh' }).waitFor({ timeout: 15_000 });
+      await lenses(wb.page, /made executable/)
+        .first()
+        .waitFor({ timeout: 20_000 });
+      const patch = timeline.locator('[role="treeitem"].kind-patch', { hasText: 'deploy.sh' }).first();
+      // Its step, then its call, opened as a person would.
+      for (const kind of ['step', 'call']) {
+        const row = timeline.locator(`[role="treeitem"].kind-${kind}`, { hasText: 'chmod +x deploy.sh' }).first();
+        await row.click();
+        await row.press('ArrowRight');
+      }
+      await patch.waitFor({ timeout: 10_000 });
+      assert.match((await patch.textContent()) ?? '', /made executable/);
+      console.log(`      screenshot: ${await wb.screenshot('review-7-made-executable')}`);
+    });
+
+    await phase('Undo: the bit goes back on disk, the bytes stay, nothing waits', async () => {
+      await lenses(wb.page, /Undo/).first().click();
+      await waitUntil('the script no longer executable', () => !isExec(), 15_000);
+      assert.equal(readFileSync(script, 'utf8'), '#!/bin/sh\necho deploying\n');
+      await waitUntil('the status bar item to go', async () => (await statusText(wb.page)) === '');
+      await waitUntil('no lens left', async () => (await lenses(wb.page, /Keep/).count()) === 0);
+      console.log(`      screenshot: ${await wb.screenshot('review-8-mode-undone')}`);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { diffTexts, type LineHunk } from './hunks';
+import type { ExecBits } from './exec-bit';
 import { findNearest } from './reverse';
 
 /** Lines the agent removed, shown where they were: before line `at` of the hunk's new core. */
@@ -23,6 +24,11 @@ export interface ReviewHunk {
   /** Offsets in newCore of the lines the agent added. */
   readonly added: readonly number[];
   readonly removed: readonly RemovedBlock[];
+  /**
+   * A change of the executable bit (a command's chmod): the bit the agent gave the file. Such a
+   * hunk has no lines; it stands for the whole file, at its top, numbered after the text hunks.
+   */
+  readonly exec?: boolean;
 }
 
 function coreBounds(ops: string): { first: number; last: number } {
@@ -72,9 +78,16 @@ export function shapeHunk(hunk: LineHunk, index: number): ReviewHunk {
   return { index, newStart, contextBefore, contextAfter, oldCore, newCore, added, removed };
 }
 
-/** The review hunks of before -> after (texts without BOM). */
-export function reviewHunksOf(path: string, before: string, after: string): ReviewHunk[] {
-  return diffTexts(path, before, after).hunks.map(shapeHunk);
+/**
+ * The review hunks of before -> after (texts without BOM), and one for the executable bit when
+ * `bits` flip it (a mode-only patch has only that one).
+ */
+export function reviewHunksOf(path: string, before: string, after: string, bits: ExecBits = {}): ReviewHunk[] {
+  const hunks = diffTexts(path, before, after).hunks.map(shapeHunk);
+  const { execBefore, execAfter } = bits;
+  if (execBefore === undefined || execAfter === undefined || execBefore === execAfter) return hunks;
+  const lines = { contextBefore: [], contextAfter: [], oldCore: [], newCore: [], added: [], removed: [] };
+  return [...hunks, { index: hunks.length, newStart: 0, ...lines, exec: execAfter }];
 }
 
 /**

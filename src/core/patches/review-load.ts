@@ -34,7 +34,7 @@ async function computeHunks(source: Pick<ReviewSource, 'getBlob'>, patch: Patch)
   const before = await sideText(source, patch.beforeHash, patch.beforeBlob).catch(() => undefined);
   const after = await sideText(source, patch.afterHash, patch.afterBlob).catch(() => undefined);
   if (before === undefined || after === undefined) return null;
-  return reviewHunksOf(patch.path, before, after);
+  return reviewHunksOf(patch.path, before, after, patch);
 }
 
 async function reviewOf(

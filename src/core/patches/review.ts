@@ -91,6 +91,11 @@ function viewsOfPatch(lines: readonly string[], pending: PendingPatch, supersede
   let drift = 0;
   let from = 0;
   for (const hunk of pending.hunks) {
+    // The executable bit stands for the whole file: it waits at its top (Undo checks the live bit).
+    if (hunk.exec !== undefined) {
+      views.push({ patch: pending.patch, hunk, state: 'waiting', line: 0 });
+      continue;
+    }
     const expected = Math.max(0, hunk.newStart + drift);
     const at = locateHunk(lines, hunk, expected, from);
     if (at !== -1) {

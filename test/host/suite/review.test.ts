@@ -111,5 +111,55 @@ export function reviewSuite(): void {
       const state = await api.timelineBackend.readRun(runId);
       assert.equal(state.patches.find((p) => p.patchId === closed.patchId)?.state, 'accepted', 'a fully kept patch is accepted');
     });
+
+    it("a command's chmod +x waits as one change of the file: its lens says so, Undo clears the bit, Keep accepts it, and Undo refuses once the bit is not the agent's", async function () {
+      if (process.platform !== 'linux') this.skip(); // the sandbox that turns a chmod into a patch
+      const uri = await writeWorkspaceFile('review/run.sh', '#!/bin/sh\necho hi\n');
+      const isExec = async () => ((await fs.stat(uri.fsPath)).mode & 0o111) !== 0;
+      const api = await extensionApi();
+      const chmod = async (id: string) => {
+        const fake = await useFakeModel(api, [toolUse(id, 'run_command', { command: 'chmod +x review/run.sh' }), finalAnswer('done')]);
+        try {
+          fake.prompts.answer(/The agent wants to/, 'Allow once');
+          const started = await vscode.commands.executeCommand<{ runId: string }>('agentCheckpoints.run', {
+            task: 'Make run.sh executable',
+          });
+          assert.equal((await api.whenIdle())?.status, 'completed', api.logText());
+          assert.match(JSON.stringify(fake.server.requests.at(-1)?.body), /M review\/run\.sh \(made executable\)/);
+          const patch = (await api.timelineBackend.readRun(started.runId)).patches.find((p) => p.path === 'review/run.sh')!;
+          assert.deepEqual([patch.beforeHash === patch.afterHash, patch.execAfter, await isExec()], [true, true, true]);
+          await waitFor('the change of the bit waits for review', () => api.review.count(started.runId) === 1);
+          return { runId: started.runId, ref: { runId: started.runId, patchId: patch.patchId, hunk: 0 } };
+        } finally {
+          await fake.dispose();
+        }
+      };
+
+      const first = await chmod('toolu_chmod_1');
+      await vscode.window.showTextDocument(uri);
+      const lenses = await waitFor('the Keep / Undo lens at the top of the file', async () => {
+        const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+        const titles = all.map((l) => l.command?.title ?? '').filter((t) => /Keep|Undo|made executable/.test(t));
+        return titles.length === 3 ? { titles, line: all[0]!.range.start.line } : undefined;
+      });
+      assert.deepEqual(lenses.titles, ['$(check) Keep', '$(discard) Undo', 'Agent step 1 of "Make run.sh executable": made executable']);
+      assert.equal(lenses.line, 0);
+      assert.equal(await vscode.commands.executeCommand<string>('agentCheckpoints.review.undoHunk', first.ref), '1 change undone');
+      assert.equal(await isExec(), false, 'Undo cleared the bit of the live file');
+      assert.equal(await fs.readFile(uri.fsPath, 'utf8'), '#!/bin/sh\necho hi\n');
+      await waitFor('nothing waits after the Undo', () => api.review.count(first.runId) === 0);
+
+      const second = await chmod('toolu_chmod_2');
+      await fs.chmod(uri.fsPath, 0o644);
+      assert.equal(await vscode.commands.executeCommand('agentCheckpoints.review.undoHunk', second.ref), undefined, 'refused');
+      assert.equal(await isExec(), false, "the person's bit stays");
+      assert.equal(api.review.count(second.runId), 1, 'still waiting: it can be kept');
+      await fs.chmod(uri.fsPath, 0o755);
+      assert.equal(await vscode.commands.executeCommand<string>('agentCheckpoints.review.keepHunk', second.ref), '1 change kept');
+      await waitFor('nothing waits after the Keep', () => api.review.count(second.runId) === 0);
+      const kept = (await api.timelineBackend.readRun(second.runId)).patches.find((p) => p.patchId === second.ref.patchId);
+      assert.equal(kept?.state, 'accepted');
+      assert.equal(await isExec(), true);
+    });
   });
 }

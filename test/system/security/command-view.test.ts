@@ -122,7 +122,7 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.match(hit.text, /--- workspace changes ---\nApplied as patches of this call/);
     assert.match(hit.text, /R mv-src\.txt -> moved\.txt/);
     assert.match(hit.text, /M bin\.dat \(binary\)/);
-    assert.match(hit.text, /M script\.sh \(mode: \+x\)/);
+    assert.match(hit.text, /M script\.sh \(made executable\)/);
     assert.doesNotMatch(hit.text, /mode changed/);
     const journal = new MemoryJournal();
     await rollbackFiles(
@@ -135,6 +135,16 @@ describe('run_command: what a command changes becomes patches of its call', func
     assert.equal(statSync(join(ws, 'script.sh')).mode & 0o111, 0, 'and the executable bit');
     assert.equal(existsSync(join(ws, 'new.txt')), false);
     assert.equal(existsSync(join(ws, 'moved.txt')), false);
+  });
+
+  it('chmod 600 changes no executable bit: dropped by design (patches hold only that bit), no patch, the file keeps its mode', async () => {
+    const mode = statSync(join(ws, 'a.txt')).mode & 0o777;
+    assert.notEqual(mode, 0o600);
+    const hit = await run('chmod 600 a.txt && echo done');
+    assert.match(hit.stdout, /done/, hit.text);
+    assert.deepEqual(patches, []);
+    assert.equal(statSync(join(ws, 'a.txt')).mode & 0o777, mode);
+    assert.doesNotMatch(hit.text, /workspace changes/);
   });
 
   it('ignored paths are placed without patches and summarised; a folder removed and made again loses what the command removed', async () => {

@@ -193,14 +193,14 @@ describe('a command the sandbox stopped reads as one', () => {
 });
 
 describe('a patch row says what it changed, the executable bit included', () => {
-  it('a mode-only patch reads "mode: +x"; one that changes lines and the bit reads both; others are unchanged', () => {
+  it('a mode-only patch reads "made executable"; one that changes lines and the bit reads both; others are unchanged', () => {
     const mode = modeWords({ execBefore: false, execAfter: true });
-    assert.equal(mode, 'mode: +x');
-    assert.equal(modeWords({ execBefore: true, execAfter: false }), 'mode: -x');
+    assert.equal(mode, 'made executable');
+    assert.equal(modeWords({ execBefore: true, execAfter: false }), 'no longer executable');
     assert.equal(modeWords({ execAfter: true }), undefined, 'a file created executable: its row says create');
     assert.equal(modeWords({}), undefined);
-    assert.equal(patchCounts({ binary: false, added: 0, removed: 0, mode }), 'mode: +x');
-    assert.equal(patchCounts({ binary: false, added: 2, removed: 1, mode }), '+2 −1 · mode: +x');
+    assert.equal(patchCounts({ binary: false, added: 0, removed: 0, mode }), 'made executable');
+    assert.equal(patchCounts({ binary: false, added: 2, removed: 1, mode }), '+2 −1 · made executable');
     assert.equal(patchCounts({ binary: true, added: 0, removed: 0 }), 'binary');
     assert.equal(patchCounts({ binary: false, added: 3, removed: 0 }), '+3 −0');
   });

@@ -75,7 +75,7 @@ describe('patches hold the executable bit', function () {
 
   it("a command's chmod +x is a mode-only patch; Restore to before it clears the bit and the undo of that restore sets it again", async () => {
     const said = await applyCommandChanges(context(1), changeOf('tool.sh', SCRIPT, true));
-    assert.match(said ?? '', /M tool\.sh \(mode: \+x\)/);
+    assert.match(said ?? '', /M tool\.sh \(made executable\)/);
     assert.doesNotMatch(said ?? '', /does not bring it back/);
     assert.equal(isExec('tool.sh'), true);
     assert.equal(patches.length, 1);

@@ -5,9 +5,11 @@ import { placeOf, type ForkPlace, type ForkResult } from '../../../core/restore/
 import { forkRun } from '../../node/agent-host/fork';
 import type { RestoreDeps, RollbackOptions, RollbackPlan, RollbackTarget } from '../../../core/restore/types';
 import { settleCutRestores } from '../../../core/restore/settle';
-import { undoHunksInline } from '../../../core/restore/inline-undo';
+import { modeUndo, undoHunksInline } from '../../../core/restore/inline-undo';
 import { decodeText, encodeText, hashContent } from '../../../core/patches/hash';
+import { liveExec } from '../../../core/patches/exec-bit';
 import type { HunkRef } from '../../../core/patches/review';
+import type { Patch } from '../../../core/patches/schema';
 import { undoRestore, type UndoResult } from '../../../core/restore/undo';
 import { describeTornTailCut } from '../../../core/runtime/resumable';
 import type { CheckpointStore, RunSummary } from '../../../core/store/contract';
@@ -64,15 +66,32 @@ export class RestoreActions {
    * edit, restore_done and the review decision after), so a stop between the edit and the record
    * is settled on the next open, never taken for the person's own edit. `transform` makes the
    * undone text from the live one (it throws when that is not the text it was planned on).
+   * `mode`: the patch whose change of the executable bit is among the hunks (its bit goes back,
+   * checked against the live file: `modeUndo` throws when it is not the agent's any more).
    * False when the file changed meanwhile (left as it is).
    */
-  async undoHunks(runId: string, path: string, hunks: readonly HunkRef[], transform: (live: string) => string): Promise<boolean> {
+  async undoHunks(
+    runId: string,
+    path: string,
+    hunks: readonly HunkRef[],
+    transform: (live: string) => string,
+    mode?: Patch,
+  ): Promise<boolean> {
     return this.withWriter(runId, async (deps) => {
       const live = await deps.workspace.read(path);
       const decoded = live && decodeText(live.bytes);
       if (!live || !decoded) throw new Error(`${path} is missing or not text now; nothing was undone`);
+      const exec = mode ? { exec: modeUndo(mode, live.hash, await liveExec(deps.workspace, path)) } : {};
       const result = encodeText(transform(decoded.text), decoded.bom);
-      return undoHunksInline(deps, { path, live: live.bytes, liveHash: live.hash, result, resultHash: hashContent(result), hunks });
+      return undoHunksInline(deps, {
+        path,
+        live: live.bytes,
+        liveHash: live.hash,
+        result,
+        resultHash: hashContent(result),
+        hunks,
+        ...exec,
+      });
     });
   }
 

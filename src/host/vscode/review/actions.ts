@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { fullyKept, hunkRef, type HunkRef, type HunkView } from '../../../core/patches/review';
 import type { DecisionRecord } from '../../../core/store/contract';
 import { splitLines } from '../../../core/patches/hunks';
+import type { Patch } from '../../../core/patches/schema';
 import type { ReviewModel } from './model';
 
 export interface ReviewActionsDeps {
@@ -10,8 +11,11 @@ export interface ReviewActionsDeps {
   appendToRun(runId: string, records: DecisionRecord[]): Promise<void>;
   /** Throws when the run cannot take a decision now (it runs in this window). */
   checkWritable(runId: string): void;
-  /** An inline Undo of hunks of a file of one run, recorded as a restore around the edit (RestoreActions.undoHunks); false: the file changed meanwhile. */
-  undoHunks(runId: string, path: string, hunks: readonly HunkRef[], transform: (live: string) => string): Promise<boolean>;
+  /**
+   * An inline Undo of hunks of a file of one run, recorded as a restore around the edit (RestoreActions.undoHunks);
+   * `mode`: the patch whose executable bit goes back too. False: the file changed meanwhile.
+   */
+  undoHunks(runId: string, path: string, hunks: readonly HunkRef[], transform: (live: string) => string, mode?: Patch): Promise<boolean>;
   fileUri(path: string): vscode.Uri | undefined;
 }
 
@@ -29,13 +33,17 @@ function byRun(views: readonly HunkView[]): Map<string, HunkView[]> {
 
 const key = (ref: HunkRef) => `${ref.patchId}:${ref.hunk}`;
 
-/** The hunks that can be undone (waiting, not overlapping another), bottom first, and how many cannot. */
+/** A change of the executable bit: no lines, so it overlaps only another change of the bit. */
+const isBit = (view: HunkView): boolean => view.hunk.exec !== undefined;
+
+/** The hunks that can be undone (waiting, not overlapping another; one change of the bit), bottom first, and how many cannot. */
 function chooseHunks(views: readonly HunkView[]): { chosen: HunkView[]; overlapping: number } {
   const chosen: HunkView[] = [];
   let overlapping = 0;
   for (const view of [...views].sort((a, b) => b.line - a.line)) {
-    const next = chosen[chosen.length - 1];
-    if (view.state !== 'waiting' || (next && view.line + view.hunk.newCore.length > next.line)) overlapping++;
+    const next = chosen.filter((c) => !isBit(c)).at(-1);
+    const overlaps = isBit(view) ? chosen.some(isBit) : next !== undefined && view.line + view.hunk.newCore.length > next.line;
+    if (view.state !== 'waiting' || overlaps) overlapping++;
     else chosen.push(view);
   }
   return { chosen, overlapping };
@@ -99,10 +107,16 @@ export class ReviewActions {
       const { chosen, overlapping } = chooseHunks(views.filter((v) => v.patch.runId === runId));
       conflicts += overlapping;
       if (chosen.length === 0) continue;
-      const written = await this.deps.undoHunks(runId, path, chosen.map(hunkRef), (live) => {
-        if (live !== text) throw new Error(`${path} changed while its hunks were being undone; nothing was undone`);
-        return undoneText(live, chosen);
-      });
+      const written = await this.deps.undoHunks(
+        runId,
+        path,
+        chosen.map(hunkRef),
+        (live) => {
+          if (live !== text) throw new Error(`${path} changed while its hunks were being undone; nothing was undone`);
+          return undoneText(live, chosen);
+        },
+        chosen.find(isBit)?.patch,
+      );
       if (written) undone += chosen.length;
       else conflicts += chosen.length;
       await this.deps.model.settled();

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { HunkView } from '../../../core/patches/review';
+import { modeWords } from '../../../words/words';
 import { REVIEW_COMMANDS } from './ids';
 import { PATCH_COMMANDS } from './patch-commands';
 
@@ -23,10 +24,13 @@ export function hunkLenses(view: HunkView, task?: string): vscode.CodeLens[] {
   const ref = { runId: view.patch.runId, patchId: view.patch.patchId, hunk: view.hunk.index };
   const added = view.hunk.added.length;
   const removed = view.hunk.removed.reduce((n, b) => n + b.lines.length, 0);
+  const step = `Agent step ${view.patch.stepId}${shortTask(task)}`;
   const what =
-    view.state === 'edited'
-      ? `$(warning) Agent step ${view.patch.stepId}${shortTask(task)}: edited since`
-      : `Agent step ${view.patch.stepId}${shortTask(task)} (+${added} −${removed})`;
+    view.hunk.exec !== undefined
+      ? `${step}: ${modeWords(view.patch)}`
+      : view.state === 'edited'
+        ? `$(warning) ${step}: edited since`
+        : `${step} (+${added} −${removed})`;
   return [
     new vscode.CodeLens(range, {
       title: '$(check) Keep',
@@ -39,9 +43,11 @@ export function hunkLenses(view: HunkView, task?: string): vscode.CodeLens[] {
       command: REVIEW_COMMANDS.undoHunk,
       arguments: [ref],
       tooltip:
-        view.state === 'edited'
-          ? 'You changed these lines since the agent wrote them: undo would conflict and leaves them alone'
-          : 'Undo only this change; your other edits stay',
+        view.hunk.exec !== undefined
+          ? 'Set the executable bit back (refused if the file changed since)'
+          : view.state === 'edited'
+            ? 'You changed these lines since the agent wrote them: undo would conflict and leaves them alone'
+            : 'Undo only this change; your other edits stay',
     }),
     new vscode.CodeLens(range, {
       title: what,

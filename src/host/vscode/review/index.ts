@@ -54,7 +54,7 @@ function createActions(s: Services, model: ReviewModel): ReviewActions {
       if (s.controller.isRunning(runId)) throw new Error(`run ${runId} is still running: keep or undo its changes once it stops`);
     },
     // An undo edits a file: a restore around the edit, under the run's writer (write-ahead).
-    undoHunks: (runId, path, hunks, transform) => s.restore.undoHunks(runId, path, hunks, transform),
+    undoHunks: (runId, path, hunks, transform, mode) => s.restore.undoHunks(runId, path, hunks, transform, mode),
     fileUri: (path) => fileUriOf(s.workspace.paths, path),
   });
 }
