@@ -17,6 +17,7 @@ import { ruleTarget, type RunSession } from './session';
 import { CANCELLED_REASON } from './types';
 import { errorText } from '../error-text';
 import { WriteDiagnostics } from './diagnostics';
+import { HostClosing } from './failure';
 
 /** Stops the run at a safe point with a reason (cancelled, approval needed). */
 export class PauseSignal extends Error {
@@ -301,7 +302,8 @@ async function execute(
   try {
     output = await tool.execute(input, ctx, prepared);
   } catch (error) {
-    if (error instanceof StorageFailure || error instanceof PauseSignal) throw error;
+    // A host whose window closed fails what it was still doing ("Canceled"): no outcome of the call, which the next open settles.
+    if (error instanceof StorageFailure || error instanceof PauseSignal || env.signal.reason instanceof HostClosing) throw error;
     output = { content: `${tool.name} failed: ${errorText(error)}`, isError: true };
   }
   // The editor's new problems in the files written: after the writes' save points, before the result's.

@@ -2,10 +2,12 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
+import { NodeWorkspace } from '../../../src/host/node/node-workspace';
 import { atSavePoint, crashingStore } from '../../unit/runtime/crash-store';
 import {
   answer,
   byTurn,
+  closingAtFirstWrite,
   harness,
   lastToolResults,
   readText,
@@ -21,6 +23,8 @@ import { skipWithoutViews } from '../../support/cow-views';
 // A run cut between a command's capture and the end of its apply: at the next open its change set
 // is settled once (what was not applied yet is applied as patches of the call, what was is named),
 // the command is not run again, nobody is asked, and the view goes once the result is recorded.
+// A host whose window closes while its command runs (VS Code: the extension host terminating, its
+// API answering "Canceled") records no failure for the call: the next open settles it the same way.
 
 describe('run_command: a change set cut by the end of its host is settled at the next open', function () {
   this.timeout(30_000);
@@ -78,6 +82,51 @@ describe('run_command: a change set cut by the end of its host is settled at the
     assert.equal(new Set(patched).size, patched.length, 'no file patched twice');
     assert.ok(patched.includes('create n.txt'), patched.join(', '));
     assert.equal(state.ledger[0]!.status, 'uncertain');
+    assert.deepEqual(readdirSync(views), [], 'the view is gone once the result is recorded');
+  });
+
+  it('the window closes during the command, its apply refused: no failure recorded; resume applies what it wrote once, nobody asked', async () => {
+    views = tempDir('settle-views');
+    const approver = new ScriptedApprover(['allow_once'], []);
+    h = await harness({
+      approver,
+      script: byTurn([reply([toolUse('t1', 'run_command', { command: 'echo ran >> marker.txt' })]), answer('ok')]),
+    });
+    const root = h.root;
+    let runs = 0;
+    const real = createNodeCommandRunner({
+      sandbox: () => ({ roots: [root], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
+    });
+    const commands = {
+      run: (command: string, options: Parameters<typeof real.run>[1]) => {
+        runs += 1;
+        return real.run(command, options);
+      },
+      recover: (callId: string) => real.recover!(callId),
+    };
+    const closing = new AbortController();
+    const workspace = closingAtFirstWrite(new NodeWorkspace({ roots: [root] }), closing);
+    const first = await h.runtime({ commands, workspace }).start({ task: 'task', settings: SETTINGS }, closing.signal);
+    assert.equal(first.status, 'paused');
+    const cut = await h.store.readRun(first.runId);
+    assert.equal(cut.status, 'interrupted');
+    assert.equal(cut.ledger[0]!.status, 'started', `the closing host recorded no outcome: ${cut.ledger[0]!.error ?? ''}`);
+    assert.equal(existsSync(join(root, 'marker.txt')), false);
+    assert.equal(readdirSync(views).length, 1, 'the view waits for the resume');
+
+    const second = await h.runtime({ commands }).resume(first.runId);
+    assert.equal(second.status, 'completed');
+    assert.equal(runs, 1, 'the command ran once');
+    assert.equal(approver.uncertain.length, 0, 'nobody was asked');
+    assert.equal(readText(root, 'marker.txt'), 'ran\n', 'what it wrote is applied once');
+    const [result] = lastToolResults(h.fake, 1);
+    assert.match(result!.content, /^execution status unknown[\s\S]*applied now/);
+    assert.doesNotMatch(result!.content, /Canceled/);
+    const state = await h.store.readRun(first.runId);
+    assert.deepEqual(
+      state.patches.map((p) => `${p.op} ${p.path}`),
+      ['create marker.txt'],
+    );
     assert.deepEqual(readdirSync(views), [], 'the view is gone once the result is recorded');
   });
 });

@@ -3,7 +3,8 @@ import { createAnthropicProvider } from '../../../src/core/model/anthropic';
 import type { Log } from '../../../src/core/ports';
 import { HostClosing } from '../../../src/core/runtime/failure';
 import { describeFailure, failureLine } from '../../../src/words/failure-words';
-import { answer, harness, reply, SETTINGS, toolUse, type Harness } from './harness';
+import { NodeWorkspace } from '../../../src/host/node/node-workspace';
+import { answer, byTurn, closingAtFirstWrite, harness, readText, reply, SETTINGS, toolUse, type Harness } from './harness';
 
 // A run that stops early records why as a kind (the status record's `failure`), so every host
 // words it the same; a refused request (400) is never sent again by itself and is logged as a defect.
@@ -91,5 +92,27 @@ describe('runtime failures: recorded by kind, worded once', () => {
     const cancelled = await h.runtime().start({ task: 'y', settings: SETTINGS }, stop.signal);
     assert.equal(cancelled.failure, undefined);
     assert.equal((await h.store.readRun(cancelled.runId)).failure, undefined);
+  });
+
+  it('a call its closing host could not finish ("Canceled") is no failure: it stays started, and the resume settles it once', async () => {
+    h = await harness({
+      files: { 'a.txt': 'one\n' },
+      script: byTurn([reply([toolUse('t1', 'write_file', { path: 'a.txt', content: 'two\n' })]), answer('ok')]),
+    });
+    const closing = new AbortController();
+    const workspace = closingAtFirstWrite(new NodeWorkspace({ roots: [h.root] }), closing);
+    const cut = await h.runtime({ workspace }).start({ task: 'x', settings: SETTINGS }, closing.signal);
+    const state = await h.store.readRun(cut.runId);
+    assert.equal(state.status, 'interrupted');
+    assert.equal(state.ledger[0]!.status, 'started', `no outcome recorded: ${state.ledger[0]!.error ?? ''}`);
+    assert.equal(readText(h.root, 'a.txt'), 'one\n');
+
+    const resumed = await h.runtime().resume(cut.runId);
+    assert.equal(resumed.status, 'completed');
+    assert.equal(readText(h.root, 'a.txt'), 'two\n');
+    const after = await h.store.readRun(cut.runId);
+    assert.equal(after.ledger[0]!.status, 'succeeded');
+    assert.equal(after.patches.length, 1, 'written once');
+    assert.equal(h.approver.uncertain.length, 0);
   });
 });

@@ -10,8 +10,10 @@ import type {
   CommandRunner,
   UncertainChoice,
   UncertainRequest,
+  Workspace,
 } from '../../../src/core/ports';
 import { silentLog } from '../../../src/core/ports';
+import { HostClosing } from '../../../src/core/runtime/failure';
 import { RECOVERY_NOTE_MARKER } from '../../../src/core/runtime/recovery-note';
 import { buildAgent } from '../../../src/core/runtime/agent';
 import type { AgentRuntime } from '../../../src/core/runtime/runtime';
@@ -243,4 +245,23 @@ export function byTurn(steps: readonly ResponseStep[]): Responder {
 
 export function startedCalls(events: readonly RuntimeEvent[]): string[] {
   return events.flatMap((e) => (e.type === 'ledger' && e.entry.status === 'started' ? [e.entry.callId] : []));
+}
+
+/**
+ * The workspace of a host whose window closes at its first write: the host is told, and the write
+ * refused as VS Code's API then refuses it (no staged write, as the editor's workspace).
+ */
+export function closingAtFirstWrite(base: Workspace, closing: AbortController): Workspace {
+  return new Proxy(base, {
+    get(target, key) {
+      if (key === 'writeWhenReady') return undefined;
+      if (key === 'write')
+        return () => {
+          closing.abort(new HostClosing());
+          return Promise.reject(new Error('Canceled'));
+        };
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
