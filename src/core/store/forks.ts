@@ -51,7 +51,7 @@ async function journalEnd(store: JournalStore, runId: string): Promise<{ point: 
 /** Starts a fork: its journal of one `fork` record, its listing row, no lease. */
 export async function forkRun(store: JournalStore, parentId: string, fork: ForkRequest): Promise<RunSummary> {
   const end = await journalEnd(store, parentId);
-  const now = store.clock.now();
+  const now = store.settings.clock.now();
   const { lastSeq: seq, journalBytes, lastLineCrc: lineCrc } = end.point;
   const stamped = forkRecords(parentId, fork, { seq, steps: end.steps, journalBytes, lineCrc }, now);
   const bytes = encodeGroup(stamped);
