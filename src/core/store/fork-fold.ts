@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '../ledger/schema';
 import { StoreError } from './contract';
-import { BranchNeedsRecords, foldRecord, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
+import { foldTail, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
 import { branchTo, findCheckpoint, foldTo, historyAt, laterChange, laterPatchChanges, stepStartOf, type History } from './history';
 import type { Budget, CheckpointRecord, StoredRecord } from './records';
 import type { FileChange } from './resume-state';
@@ -119,7 +119,7 @@ export interface ParentParts {
 }
 
 /** The fork's state right after its `fork` record, from two states of its parent (the short way); null when only the whole way can say. */
-export function forkFromParts(record: ForkRecord, parts: ParentParts): FoldState | null {
+export async function forkFromParts(record: ForkRecord, parts: ParentParts): Promise<FoldState | null> {
   const { end } = parts;
   const found = locate(record, parts);
   if (!found || end.lastRevisionSeq === undefined || end.lastPatchIndex === undefined || end.run.parent) return null;
@@ -128,13 +128,7 @@ export function forkFromParts(record: ForkRecord, parts: ParentParts): FoldState
   // Something after the fork's point changed what came before it: the whole way says what.
   if (end.lastRevisionSeq > target.seq || end.lastSeq !== record.parent.seq) return null;
   const history = parts.before;
-  try {
-    for (const r of parts.after.slice(0, index + 1)) foldRecord(history, r);
-  } catch (error) {
-    if (error instanceof BranchNeedsRecords) return null;
-    throw error;
-  }
-  if (history.patchCount !== target.patchCount) return null;
+  if (!(await foldTail(history, parts.after.slice(0, index + 1))) || history.patchCount !== target.patchCount) return null;
   if (history.messages.length > target.messageCount) history.messages.length = target.messageCount;
   const later = laterFiles(end, target.patchCount, whenOf(record));
   const approvals = approvalsOf(history, end);

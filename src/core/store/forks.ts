@@ -110,7 +110,7 @@ export async function openForkFromParent(store: JournalStore, bytes: Uint8Array,
   const fork = own.records[0];
   if (own.damage || fork?.type !== 'fork' || fork.parent.journalBytes === undefined) return null;
   const parts = await parentParts(store, fork);
-  const state = parts && forkFromParts(fork, parts);
+  const state = parts && (await forkFromParts(fork, parts));
   if (!state || !(await foldTail(state, own.records.slice(1), store.pause))) return null;
   const lines: RecordLines = new WeakMap();
   rememberLines(lines, bytes, 0, own.records);
