@@ -29,12 +29,6 @@ const SNAPSHOT_NAME = /^snapshot-\d{12}\.json$/;
 /** The seq of the last record a snapshot covers, from its file name. */
 export const snapshotSeq = (name: string): number => Number(name.slice('snapshot-'.length, -'.json'.length));
 
-/** Of a run's snapshot names (newest first), those to remove (prunableSnapshots). */
-export function prunable(names: readonly string[], span = FORK_SPAN): string[] {
-  const gone = new Set(prunableSnapshots(names.map(snapshotSeq), KEEP, span));
-  return names.filter((name) => gone.has(snapshotSeq(name)));
-}
-
 /** The snapshot names of a run, newest first. */
 export async function snapshotNames(device: JournalDevice, runId: string): Promise<string[]> {
   // Names of one width compare as plain strings (localeCompare's first call sets up ICU's collator: 12 ms).
@@ -97,7 +91,9 @@ export async function writeSnapshot(
   const bytes = encodeSnapshot({ ...position, state: named });
   const runId = fold.run.runId;
   await device.putDoc(runId, name, bytes, true);
-  for (const old of prunable(await snapshotNames(device, runId), span)) await device.removeDoc(runId, old).catch(() => undefined);
+  const names = await snapshotNames(device, runId);
+  const gone = new Set(prunableSnapshots(names.map(snapshotSeq), KEEP, span));
+  for (const old of names.filter((n) => gone.has(snapshotSeq(n)))) await device.removeDoc(runId, old).catch(() => undefined);
   return [...named.messages, ...named.ledger].every((item) => 'line' in item) ? 0 : bytes.length;
 }
 
@@ -124,11 +120,6 @@ export interface JournalAt {
   readonly read: ReadOptions;
 }
 
-/** The journal from byte `from` to its end (or to byte `end`); null when it cannot be read. */
-function readJournalFrom(at: JournalAt, from: number, end?: number): Promise<Uint8Array | null> {
-  return at.device.readJournal(at.runId, from, end).catch(() => null);
-}
-
 /** The journal after `point`, scanned from `bytes` (the journal from byte `from` on); null when they no longer hold the line the point names. */
 function scanAfter(at: JournalAt, bytes: Uint8Array, from: number, point: JournalPoint): Promise<JournalScan> | null {
   if (point.lastLineStart < from || !matchesJournal(point, bytes.subarray(point.lastLineStart - from))) return null;
@@ -141,7 +132,7 @@ function scanAfter(at: JournalAt, bytes: Uint8Array, from: number, point: Journa
  * be read or no longer holds the line the point names. Damage after it is in `damage`.
  */
 export async function journalAfter(at: JournalAt, point: JournalPoint): Promise<JournalScan | null> {
-  const bytes = await readJournalFrom(at, point.lastLineStart);
+  const bytes = await at.device.readJournal(at.runId, point.lastLineStart).catch(() => null);
   return bytes && scanAfter(at, bytes, point.lastLineStart, point);
 }
 
@@ -183,7 +174,7 @@ export async function readSnapshotRun(journal: JournalAt, snapshot: Snapshot, en
   const named = [...state.messages, ...state.ledger];
   const from = named.reduce((min, item) => ('line' in item ? Math.min(min, item.line.start) : min), point.lastLineStart);
   // A journal that cannot be read is left to the whole read, which says why.
-  const bytes = await readJournalFrom(journal, from, end);
+  const bytes = await journal.device.readJournal(journal.runId, from, end).catch(() => null);
   const scan = bytes && (await scanAfter(journal, bytes, from, point));
   if (!scan) return null;
   const at = { bytes, from, read: journal.read, lines: new WeakMap(), pause: journal.device.pause };
