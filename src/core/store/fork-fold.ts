@@ -1,9 +1,8 @@
-import type { LedgerEntry } from '../ledger/schema';
 import { StoreError } from './contract';
 import { foldTail, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
 import { branchTo, findCheckpoint, foldTo, historyAt, laterChange, laterPatchChanges, stepStartOf, type History } from './history';
 import type { Budget, CheckpointRecord, StoredRecord } from './records';
-import type { FileChange } from './resume-state';
+import { OPEN, type FileChange } from './resume-state';
 
 type ForkRecord = Extract<StoredRecord, { type: 'fork' }>;
 type Checkpoint = Extract<StoredRecord, { type: 'checkpoint' }>;
@@ -174,8 +173,6 @@ function laterFiles(end: FoldState, patchCount: number, when: string): FileChang
   if (paths.some(([path]) => latest.get(path)?.state !== 'pending' && latest.get(path)?.state !== 'accepted')) return null;
   return paths.map(([path]) => laterChange(path, false, when));
 }
-
-const OPEN = new Set<LedgerEntry['status']>(['planned', 'approved', 'started', 'uncertain']);
 
 /**
  * The approvals of the fork: those up to its point, then the parent's rules for the run made
