@@ -105,10 +105,12 @@ export class StoreRunWriter implements RunWriter {
 
   /** Also called by the heartbeat timer: in the same queue as appends, so a renewal never splits an append's check from its write. */
   renewLease(): Promise<void> {
-    return this.serialised(async () => {
-      if (this.stopped) throw this.stopped;
-      this.lease = await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false);
-    });
+    return this.serialised(() => this.renew());
+  }
+
+  private async renew(): Promise<void> {
+    if (this.stopped) throw this.stopped;
+    this.lease = await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false);
   }
 
   close(): Promise<void> {
@@ -156,11 +158,7 @@ export class StoreRunWriter implements RunWriter {
     if (!rereadAfter) [this.row, this.rowDirty] = [next, !due];
     if (due) this.rowWrittenAt = now;
     // The records are durable: a failed renewal here only stops the writer (lease lost) or waits for the next one.
-    if (leaseNeedsRenewal(this.lease, now, this.store.settings.leaseTimeoutMs))
-      await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false).then(
-        (renewed) => (this.lease = renewed),
-        () => undefined,
-      );
+    if (leaseNeedsRenewal(this.lease, now, this.store.settings.leaseTimeoutMs)) await this.renew().catch(() => undefined);
     if (rereadAfter) await this.reread(now);
     const line = lastLineOf(bytes);
     this.lastLine = { start: at + line.start, crc: line.crc };
