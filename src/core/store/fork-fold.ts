@@ -1,7 +1,7 @@
 import { StoreError } from './contract';
-import { foldTail, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
+import { foldTail, limitsOf, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
 import { branchTo, findCheckpoint, foldTo, historyAt, laterChange, laterPatchChanges, stepStartOf, type History } from './history';
-import type { Budget, CheckpointRecord, StoredRecord } from './records';
+import type { CheckpointRecord, StoredRecord } from './records';
 import { OPEN, type FileChange } from './resume-state';
 
 type ForkRecord = Extract<StoredRecord, { type: 'fork' }>;
@@ -74,6 +74,7 @@ function becomeFork(state: FoldState, record: ForkRecord, point: ForkPoint, [cha
   noteFileChanges(state, later!.map(restored));
   state.patches = new Map([...state.patches].slice(0, target.patchCount));
   state.run = { ...state.run, runId: record.runId, createdAt: record.createdAt, parent };
+  // A fork keeps the limits the parent has now (raised ones included), with the counters of its point.
   state.budget = { ...budget, ...limitsOf(state.budget) };
   state.status = 'paused';
   state.statusReason = `fork of run ${parent.runId} at the start of step ${parent.step}`;
@@ -99,12 +100,6 @@ function personChangesAfter(state: FoldState, records: readonly StoredRecord[], 
     else if (record.type === 'review' && record.decision === 'undo') changes.push(...reviewChanges(state, record));
   }
   return changes;
-}
-
-/** A budget's limits: a fork keeps the limits the parent has now (raised ones included), with the counters of its point. */
-function limitsOf(budget: Budget): Partial<Budget> {
-  const { maxTurns, maxTokens, maxCostUsd } = budget;
-  return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
 }
 
 /** Two states of a fork's parent, each read from one of its snapshots and the journal after it (see forkFromParts). */
