@@ -16,15 +16,6 @@ type Checkpoint = Extract<StoredRecord, { type: 'checkpoint' }>;
 // it (a patch's state, a restore, a review, a branch), the short way gives up (null) and the
 // caller reads the parent whole.
 
-/** Of the older snapshots of a run, the newest of each span of this many records is kept too: a fork opens from its parent's newest one before its step. */
-export const FORK_SPAN = 2048;
-
-/** Of a run's snapshots (their seqs, newest first), those to remove: all but the newest `keep` and the newest of each older span of `span` records. */
-export function prunableSnapshots(seqs: readonly number[], keep: number, span = FORK_SPAN): number[] {
-  const spans = new Set(seqs.slice(0, keep).map((seq) => Math.floor(seq / span)));
-  return seqs.slice(keep).filter((seq) => spans.has(Math.floor(seq / span)) || !spans.add(Math.floor(seq / span)));
-}
-
 /** A fork of `record.parent`: the parent's history at the fork's point, under the fork's own run id (the whole way). */
 export function forkAt(state: FoldState, journal: FoldRecords, record: ForkRecord): void {
   const { parent } = record;

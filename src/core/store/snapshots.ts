@@ -12,7 +12,6 @@ import {
   type ReadOptions,
 } from './journal-format';
 import type { StoredRecord } from './records';
-import { FORK_SPAN, prunableSnapshots } from './fork-fold';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './resume-state';
 
 // State snapshots of one run, documents snapshot-<seq>.json. Written durably after a commit group is durable; the newest KEEP stay. A snapshot names
@@ -24,6 +23,8 @@ import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './
 // whole journal: a snapshot can make a resume fast, never wrong.
 
 const KEEP = 2;
+/** Of the older snapshots of a run, the newest of each span of this many records is kept too: a fork opens from its parent's newest one before its step. */
+const FORK_SPAN = 2048;
 const SNAPSHOT_NAME = /^snapshot-\d{12}\.json$/;
 
 /** The seq of the last record a snapshot covers, from its file name. */
@@ -91,9 +92,12 @@ export async function writeSnapshot(
   const bytes = encodeSnapshot({ ...position, state: named });
   const runId = fold.run.runId;
   await device.putDoc(runId, name, bytes, true);
+  // All but the newest KEEP go, and the newest of each older span of `span` records stays.
   const names = await snapshotNames(device, runId);
-  const gone = new Set(prunableSnapshots(names.map(snapshotSeq), KEEP, span));
-  for (const old of names.filter((n) => gone.has(snapshotSeq(n)))) await device.removeDoc(runId, old).catch(() => undefined);
+  const spanOf = (name: string) => Math.floor(snapshotSeq(name) / span);
+  const spans = new Set(names.slice(0, KEEP).map(spanOf));
+  const prunable = names.slice(KEEP).filter((name) => spans.has(spanOf(name)) || !spans.add(spanOf(name)));
+  for (const old of prunable) await device.removeDoc(runId, old).catch(() => undefined);
   return [...named.messages, ...named.ledger].every((item) => 'line' in item) ? 0 : bytes.length;
 }
 
