@@ -30,7 +30,7 @@ export function forkAt(state: FoldState, journal: FoldRecords, record: ForkRecor
   const history = historyAt(journal, end, target.checkpointId);
   const changes = personChangesAfter(state, journal.records, findCheckpoint(journal.records, target.checkpointId, end), end);
   const later = laterPatchChanges(state, target.patchCount, whenOf(record), true);
-  const previous = history.checkpoints && history.checkpoints.length > 1 ? history.checkpoints.at(-2) : undefined;
+  const previous = history.checkpoints?.at(-2);
   becomeFork(state, record, { history, target, previous }, [changes, later]);
 }
 
