@@ -16,10 +16,8 @@ export { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from '.
 // The reducer: the one fold of records into a run's state. Every reader of a run folds with it:
 // the full read of a journal (timeline, restore, verify), the live session of a writer, the
 // writer's snapshots and the memory store. foldRecord is the incremental step (state + record ->
-// state, in place, for speed); the whole fold of a journal and the queries of its history are in
-// history.ts. A `branch` record (restore_session) takes the active history back to a checkpoint:
-// that needs the records before it, so the incremental step asks for them and throws
-// BranchNeedsRecords without them.
+// state, in place, for speed); the whole fold of a journal is in history.ts. A `branch` record
+// (restore_session) needs the records before it: without them the step throws BranchNeedsRecords.
 
 /** A run's state as records fold into it: ResumeState's fields, the ledger and patches by id. */
 export type FoldState = Omit<ResumeState, 'ledger' | 'patches' | 'lastPatchIndex'> & {

@@ -19,8 +19,8 @@ import {
   type RecordLines,
 } from './snapshots';
 
-// Forks. A fork's journal holds whose first line is a `fork` record,
-// numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
+// Forks. A fork's journal begins with a `fork` record, numbered after the parent's record it
+// stands on; nothing of the parent is copied. Reading the
 // fork reads the parent's journal up to that line (checked: it ends at the stated byte with the
 // stated checksum and seq) before its own; the fold (fold.ts) does the rest.
 
