@@ -126,8 +126,8 @@ async function parentParts(store: JournalStore, fork: ForkRecord): Promise<Paren
   const names = (await snapshotNames(store.device, parent.runId)).filter((name) => snapshotSeq(name) <= parent.seq);
   const end = await parentEnd(journal, names, fork);
   const name = end && (await snapshotBefore(journal, names, parent.step - 1));
-  const snapshot = name && (await readSnapshot(store.device, parent.runId, name).catch(() => null));
-  if (!end || !snapshot || snapshot.state.run.runId !== parent.runId || snapshot.state.stepId >= parent.step - 1) return null;
+  const snapshot = name && (await readSnapshot(store.device, parent.runId, name));
+  if (!end || !snapshot || snapshot.state.stepId >= parent.step - 1) return null;
   // The journal after it up to the fork's point: first as many bytes as its steps took each so far
   // (a quarter more), four times as many each time that falls short.
   const perStep = snapshot.journalBytes / Math.max(1, snapshot.state.stepId);
@@ -159,9 +159,8 @@ async function snapshotBefore({ device, runId }: JournalAt, names: readonly stri
 /** The parent's state at the record the fork stands on, from its newest snapshot at or before it that holds; null when none does. */
 async function parentEnd(journal: JournalAt, names: readonly string[], { parent }: ForkRecord): Promise<FoldState | null> {
   for (const name of names) {
-    const snapshot = await readSnapshot(journal.device, journal.runId, name).catch(() => null);
-    if (!snapshot || snapshot.state.run.runId !== parent.runId) continue;
-    const opened = await readSnapshotRun(journal, snapshot, parent.journalBytes);
+    const snapshot = await readSnapshot(journal.device, journal.runId, name);
+    const opened = snapshot && (await readSnapshotRun(journal, snapshot, parent.journalBytes));
     const { scan, bytes, from } = opened ?? {};
     if (!opened || !scan || !bytes || scan.damage || scan.tornTail || scan.goodLength !== parent.journalBytes) continue;
     if (opened.fold.lastSeq + scan.records.length !== parent.seq) continue;

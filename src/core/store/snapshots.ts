@@ -39,9 +39,11 @@ export async function snapshotNames(device: JournalDevice, runId: string): Promi
     .reverse();
 }
 
+/** Snapshot `name` of run `runId`; null when it cannot be read, does not hold or is another run's (a folder copied). */
 export async function readSnapshot(device: JournalDevice, runId: string, name: string): Promise<Snapshot | null> {
-  const bytes = await device.getDoc(runId, name);
-  return bytes === null ? null : decodeSnapshot(bytes, device.pause);
+  const bytes = await device.getDoc(runId, name).catch(() => null);
+  const snapshot = bytes && (await decodeSnapshot(bytes, device.pause).catch(() => null));
+  return snapshot?.state.run.runId === runId ? snapshot : null;
 }
 
 /** The step a snapshot file states and the journal bytes it covers, read without its schema (to pick one among many); null when it does not hold. */
@@ -198,9 +200,8 @@ export async function readSnapshotRun(journal: JournalAt, snapshot: Snapshot, en
 export async function resumeFromSnapshot(journal: JournalAt): Promise<OpenedRun | null> {
   const { device, runId } = journal;
   for (const name of await snapshotNames(device, runId)) {
-    const snapshot = await readSnapshot(device, runId, name).catch(() => null);
-    if (!snapshot || snapshot.state.run.runId !== runId) continue;
-    const opened = await readSnapshotRun(journal, snapshot);
+    const snapshot = await readSnapshot(device, runId, name);
+    const opened = snapshot && (await readSnapshotRun(journal, snapshot));
     if (opened && (await foldTail(opened.fold, opened.scan.records, device.pause)))
       return { fold: opened.fold, scan: opened.scan, snapshotAt: snapshot.journalBytes, lines: opened.lines };
   }
