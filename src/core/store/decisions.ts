@@ -32,7 +32,7 @@ export async function appendDecisions(
       moves ? readFactsLog(store, runId, 'pending') : null,
     ]);
     if (!state || size === null || damage || state.journalBytes !== size || state.runId !== runId) return null;
-    const now = store.clock.now();
+    const now = store.settings.clock.now();
     const stamped = stampRecords(records, state.lastSeq + 1, now);
     const bytes = encodeGroup(stamped);
     const end = size + bytes.length;

@@ -16,10 +16,8 @@ export { noteFileChanges, restoreChanges, reviewChanges, settleRestore } from '.
 // The reducer: the one fold of records into a run's state. Every reader of a run folds with it:
 // the full read of a journal (timeline, restore, verify), the live session of a writer, the
 // writer's snapshots and the memory store. foldRecord is the incremental step (state + record ->
-// state, in place, for speed); the whole fold of a journal and the queries of its history are in
-// history.ts. A `branch` record (restore_session) takes the active history back to a checkpoint:
-// that needs the records before it, so the incremental step asks for them and throws
-// BranchNeedsRecords without them.
+// state, in place, for speed); the whole fold of a journal is in history.ts. A `branch` record
+// (restore_session) needs the records before it: without them the step throws BranchNeedsRecords.
 
 /** A run's state as records fold into it: ResumeState's fields, the ledger and patches by id. */
 export type FoldState = Omit<ResumeState, 'ledger' | 'patches' | 'lastPatchIndex'> & {
@@ -49,14 +47,10 @@ export class BranchNeedsRecords extends Error {
 /** The state right after the run record; `full` keeps every checkpoint (a live fold keeps only the latest). */
 export function startFold(record: StoredRecord | undefined, full = false): FoldState {
   if (!record || record.type !== 'run') throw new StoreError('journal does not start with a run record', 'invalid');
-  const { maxTurns, maxTokens, maxCostUsd } = record.settings;
-  const budget: Budget = { turns: 0, maxTurns, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0 };
-  if (maxTokens !== undefined) budget.maxTokens = maxTokens;
-  if (maxCostUsd !== undefined) budget.maxCostUsd = maxCostUsd;
   return {
     run: record,
     status: 'running',
-    budget,
+    budget: { turns: 0, inputTokens: 0, outputTokens: 0, tokensUsed: 0, costUsd: 0, ...limitsOf(record.settings) },
     messages: [],
     ledger: new Map(),
     patches: new Map(),
@@ -74,6 +68,13 @@ export function startFold(record: StoredRecord | undefined, full = false): FoldS
     historyOf: full ? new Map() : null,
     decisions: full ? new Map() : null,
   };
+}
+
+type Limits = Pick<Budget, 'maxTurns' | 'maxTokens' | 'maxCostUsd'>;
+
+/** A run's limits (those set of maxTurns, maxTokens, maxCostUsd): its settings' at first, a fork's its parent's now. */
+export function limitsOf({ maxTurns, maxTokens, maxCostUsd }: Limits): Limits {
+  return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
 }
 
 /** A fold that continues from a snapshot's state. */

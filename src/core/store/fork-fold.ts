@@ -1,9 +1,8 @@
-import type { LedgerEntry } from '../ledger/schema';
 import { StoreError } from './contract';
-import { BranchNeedsRecords, foldRecord, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
+import { foldTail, limitsOf, noteFileChanges, restoreChanges, reviewChanges, type FoldRecords, type FoldState } from './fold';
 import { branchTo, findCheckpoint, foldTo, historyAt, laterChange, laterPatchChanges, stepStartOf, type History } from './history';
-import type { Budget, CheckpointRecord, StoredRecord } from './records';
-import type { FileChange } from './resume-state';
+import type { CheckpointRecord, StoredRecord } from './records';
+import { OPEN, type FileChange } from './resume-state';
 
 type ForkRecord = Extract<StoredRecord, { type: 'fork' }>;
 type Checkpoint = Extract<StoredRecord, { type: 'checkpoint' }>;
@@ -16,15 +15,6 @@ type Checkpoint = Extract<StoredRecord, { type: 'checkpoint' }>;
 // limits and rules now) the second state holds; when something between changed what came before
 // it (a patch's state, a restore, a review, a branch), the short way gives up (null) and the
 // caller reads the parent whole.
-
-/** Of the older snapshots of a run, the newest of each span of this many records is kept too: a fork opens from its parent's newest one before its step. */
-export const FORK_SPAN = 2048;
-
-/** Of a run's snapshots (their seqs, newest first), those to remove: all but the newest `keep` and the newest of each older span of `span` records. */
-export function prunableSnapshots(seqs: readonly number[], keep: number, span = FORK_SPAN): number[] {
-  const spans = new Set(seqs.slice(0, keep).map((seq) => Math.floor(seq / span)));
-  return seqs.slice(keep).filter((seq) => spans.has(Math.floor(seq / span)) || !spans.add(Math.floor(seq / span)));
-}
 
 /** A fork of `record.parent`: the parent's history at the fork's point, under the fork's own run id (the whole way). */
 export function forkAt(state: FoldState, journal: FoldRecords, record: ForkRecord): void {
@@ -40,7 +30,7 @@ export function forkAt(state: FoldState, journal: FoldRecords, record: ForkRecor
   const history = historyAt(journal, end, target.checkpointId);
   const changes = personChangesAfter(state, journal.records, findCheckpoint(journal.records, target.checkpointId, end), end);
   const later = laterPatchChanges(state, target.patchCount, whenOf(record), true);
-  const previous = history.checkpoints && history.checkpoints.length > 1 ? history.checkpoints.at(-2) : undefined;
+  const previous = history.checkpoints?.at(-2);
   becomeFork(state, record, { history, target, previous }, [changes, later]);
 }
 
@@ -75,6 +65,7 @@ function becomeFork(state: FoldState, record: ForkRecord, point: ForkPoint, [cha
   noteFileChanges(state, later!.map(restored));
   state.patches = new Map([...state.patches].slice(0, target.patchCount));
   state.run = { ...state.run, runId: record.runId, createdAt: record.createdAt, parent };
+  // A fork keeps the limits the parent has now (raised ones included), with the counters of its point.
   state.budget = { ...budget, ...limitsOf(state.budget) };
   state.status = 'paused';
   state.statusReason = `fork of run ${parent.runId} at the start of step ${parent.step}`;
@@ -102,12 +93,6 @@ function personChangesAfter(state: FoldState, records: readonly StoredRecord[], 
   return changes;
 }
 
-/** A budget's limits: a fork keeps the limits the parent has now (raised ones included), with the counters of its point. */
-function limitsOf(budget: Budget): Partial<Budget> {
-  const { maxTurns, maxTokens, maxCostUsd } = budget;
-  return { maxTurns, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
-}
-
 /** Two states of a fork's parent, each read from one of its snapshots and the journal after it (see forkFromParts). */
 export interface ParentParts {
   /** The parent's state at a snapshot from before the fork's step (its stepId lower than the step before it); taken over. */
@@ -119,7 +104,7 @@ export interface ParentParts {
 }
 
 /** The fork's state right after its `fork` record, from two states of its parent (the short way); null when only the whole way can say. */
-export function forkFromParts(record: ForkRecord, parts: ParentParts): FoldState | null {
+export async function forkFromParts(record: ForkRecord, parts: ParentParts): Promise<FoldState | null> {
   const { end } = parts;
   const found = locate(record, parts);
   if (!found || end.lastRevisionSeq === undefined || end.lastPatchIndex === undefined || end.run.parent) return null;
@@ -128,13 +113,7 @@ export function forkFromParts(record: ForkRecord, parts: ParentParts): FoldState
   // Something after the fork's point changed what came before it: the whole way says what.
   if (end.lastRevisionSeq > target.seq || end.lastSeq !== record.parent.seq) return null;
   const history = parts.before;
-  try {
-    for (const r of parts.after.slice(0, index + 1)) foldRecord(history, r);
-  } catch (error) {
-    if (error instanceof BranchNeedsRecords) return null;
-    throw error;
-  }
-  if (history.patchCount !== target.patchCount) return null;
+  if (!(await foldTail(history, parts.after.slice(0, index + 1))) || history.patchCount !== target.patchCount) return null;
   if (history.messages.length > target.messageCount) history.messages.length = target.messageCount;
   const later = laterFiles(end, target.patchCount, whenOf(record));
   const approvals = approvalsOf(history, end);
@@ -180,8 +159,6 @@ function laterFiles(end: FoldState, patchCount: number, when: string): FileChang
   if (paths.some(([path]) => latest.get(path)?.state !== 'pending' && latest.get(path)?.state !== 'accepted')) return null;
   return paths.map(([path]) => laterChange(path, false, when));
 }
-
-const OPEN = new Set<LedgerEntry['status']>(['planned', 'approved', 'started', 'uncertain']);
 
 /**
  * The approvals of the fork: those up to its point, then the parent's rules for the run made

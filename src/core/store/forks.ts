@@ -19,8 +19,8 @@ import {
   type RecordLines,
 } from './snapshots';
 
-// Forks. A fork's journal holds whose first line is a `fork` record,
-// numbered after the parent's record it stands on; nothing of the parent is copied. Reading the
+// Forks. A fork's journal begins with a `fork` record, numbered after the parent's record it
+// stands on; nothing of the parent is copied. Reading the
 // fork reads the parent's journal up to that line (checked: it ends at the stated byte with the
 // stated checksum and seq) before its own; the fold (fold.ts) does the rest.
 
@@ -51,7 +51,7 @@ async function journalEnd(store: JournalStore, runId: string): Promise<{ point: 
 /** Starts a fork: its journal of one `fork` record, its listing row, no lease. */
 export async function forkRun(store: JournalStore, parentId: string, fork: ForkRequest): Promise<RunSummary> {
   const end = await journalEnd(store, parentId);
-  const now = store.clock.now();
+  const now = store.settings.clock.now();
   const { lastSeq: seq, journalBytes, lastLineCrc: lineCrc } = end.point;
   const stamped = forkRecords(parentId, fork, { seq, steps: end.steps, journalBytes, lineCrc }, now);
   const bytes = encodeGroup(stamped);
@@ -110,7 +110,7 @@ export async function openForkFromParent(store: JournalStore, bytes: Uint8Array,
   const fork = own.records[0];
   if (own.damage || fork?.type !== 'fork' || fork.parent.journalBytes === undefined) return null;
   const parts = await parentParts(store, fork);
-  const state = parts && forkFromParts(fork, parts);
+  const state = parts && (await forkFromParts(fork, parts));
   if (!state || !(await foldTail(state, own.records.slice(1), store.pause))) return null;
   const lines: RecordLines = new WeakMap();
   rememberLines(lines, bytes, 0, own.records);
@@ -126,8 +126,8 @@ async function parentParts(store: JournalStore, fork: ForkRecord): Promise<Paren
   const names = (await snapshotNames(store.device, parent.runId)).filter((name) => snapshotSeq(name) <= parent.seq);
   const end = await parentEnd(journal, names, fork);
   const name = end && (await snapshotBefore(journal, names, parent.step - 1));
-  const snapshot = name && (await readSnapshot(store.device, parent.runId, name).catch(() => null));
-  if (!end || !snapshot || snapshot.state.run.runId !== parent.runId || snapshot.state.stepId >= parent.step - 1) return null;
+  const snapshot = name && (await readSnapshot(store.device, parent.runId, name));
+  if (!end || !snapshot || snapshot.state.stepId >= parent.step - 1) return null;
   // The journal after it up to the fork's point: first as many bytes as its steps took each so far
   // (a quarter more), four times as many each time that falls short.
   const perStep = snapshot.journalBytes / Math.max(1, snapshot.state.stepId);
@@ -159,9 +159,8 @@ async function snapshotBefore({ device, runId }: JournalAt, names: readonly stri
 /** The parent's state at the record the fork stands on, from its newest snapshot at or before it that holds; null when none does. */
 async function parentEnd(journal: JournalAt, names: readonly string[], { parent }: ForkRecord): Promise<FoldState | null> {
   for (const name of names) {
-    const snapshot = await readSnapshot(journal.device, journal.runId, name).catch(() => null);
-    if (!snapshot || snapshot.state.run.runId !== parent.runId) continue;
-    const opened = await readSnapshotRun(journal, snapshot, parent.journalBytes);
+    const snapshot = await readSnapshot(journal.device, journal.runId, name);
+    const opened = snapshot && (await readSnapshotRun(journal, snapshot, parent.journalBytes));
     const { scan, bytes, from } = opened ?? {};
     if (!opened || !scan || !bytes || scan.damage || scan.tornTail || scan.goodLength !== parent.journalBytes) continue;
     if (opened.fold.lastSeq + scan.records.length !== parent.seq) continue;

@@ -53,9 +53,9 @@ export async function collectGarbage(store: JournalStore, policy: RetentionPolic
   if (!allRefsKnown) return result;
   const removed = new Set(result.removedRuns);
   const referenced = new Set(usages.filter((u) => !removed.has(u.runId)).flatMap((u) => [...u.blobs!]));
-  const now = store.clock.now();
+  const now = store.settings.clock.now();
   for (const blob of blobs) {
-    if (referenced.has(blob.hash) || now - blob.putAt < store.blobGraceMs) continue;
+    if (referenced.has(blob.hash) || now - blob.putAt < store.settings.blobGraceMs) continue;
     await store.device.removeBlob(blob.hash);
     result.removedBlobs++;
     result.freedBytes += blob.size;

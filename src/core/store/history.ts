@@ -7,10 +7,8 @@ import type { CheckpointRecord, StoredRecord } from './records';
 import type { FileChange } from './resume-state';
 import { drain, inSlices, SLICE, type Sliced } from './slices';
 
-// The history queries over a run's records, on top of the reducer (fold.ts): the active history
-// at a checkpoint (what a branch goes back to and a fork stands on), a branch's ledger, the files a
-// shorter history does not know, the checkpoint at the start of a step, and the whole fold of a
-// journal (up to its end or to a checkpoint) that the full readers use.
+// The history queries over a run's records, on top of the reducer (fold.ts): what a branch goes
+// back to and a fork stands on; and the whole fold of a journal that the full readers use.
 
 export type History = Pick<
   FoldState,

@@ -17,7 +17,7 @@ export async function listRuns(store: JournalStore): Promise<RunSummary[]> {
 async function summaryOf(store: JournalStore, { runId, journalBytes, listing, lease, damage }: DeviceRun): Promise<RunSummary> {
   const live = liveLease(store.lease, lease);
   const leased = live !== null;
-  const { pid, hostname, startTime } = store.me;
+  const { pid, hostname, startTime } = store.settings.process;
   const here = (holder: LeaseInfo) => holder.pid === pid && holder.hostname === hostname && holder.startTime === startTime;
   const holder = live !== null && live !== 'unreadable' ? { holder: live, heldHere: here(live) } : {};
   const note = parseDamage(damage);

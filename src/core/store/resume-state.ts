@@ -105,7 +105,7 @@ const SnapshotHead = Snapshot.omit({ state: true });
  */
 export const EARLIER_EFFECTS = 10;
 
-const OPEN = new Set<LedgerEntry['status']>(['planned', 'approved', 'started', 'uncertain']);
+export const OPEN = new Set<LedgerEntry['status']>(['planned', 'approved', 'started', 'uncertain']);
 
 /** Call ids the messages name (tool_use and tool_result blocks). */
 function namedCalls(messages: readonly MessageParam[]): Set<string> {

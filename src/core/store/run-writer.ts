@@ -41,7 +41,7 @@ export async function startWriter(
   // The time of the last record: the listing's when it stands at that record (a snapshot does not carry it).
   const current = stored?.lastSeq === fold.lastSeq ? stored.updatedAt : undefined;
   const updatedAt = scan.records.at(-1)?.at ?? current ?? fold.latestCheckpoint?.at ?? fold.run.at;
-  const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: store.clock.now() } : stored?.tornTailCut;
+  const tornTailCut = cut ? { offset: cut.offset, bytes: cut.bytes, at: store.settings.clock.now() } : stored?.tornTailCut;
   const known = { from: opened.snapshotAt, end: scan.goodLength, records: scan.records };
   const whole = opened.snapshotAt === 0;
   const pending = whole ? null : await readRunFacts(store, runId, known, ['pending']).catch(() => null);
@@ -94,9 +94,9 @@ export class StoreRunWriter implements RunWriter {
     this.journalBytes = row.journalBytes;
     this.snapshotAt = opened.snapshotAt;
     this.lines = opened.lines ?? new WeakMap();
-    this.rowWrittenAt = store.clock.now();
-    const every = renewIntervalMs(store.leaseTimeoutMs);
-    this.heartbeat = store.timers?.every(every, () => this.renewLease().catch(() => undefined));
+    this.rowWrittenAt = store.settings.clock.now();
+    const every = renewIntervalMs(store.settings.leaseTimeoutMs);
+    this.heartbeat = store.settings.timers?.every(every, () => this.renewLease().catch(() => undefined));
   }
 
   append(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
@@ -105,10 +105,12 @@ export class StoreRunWriter implements RunWriter {
 
   /** Also called by the heartbeat timer: in the same queue as appends, so a renewal never splits an append's check from its write. */
   renewLease(): Promise<void> {
-    return this.serialised(async () => {
-      if (this.stopped) throw this.stopped;
-      this.lease = await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false);
-    });
+    return this.serialised(() => this.renew());
+  }
+
+  private async renew(): Promise<void> {
+    if (this.stopped) throw this.stopped;
+    this.lease = await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false);
   }
 
   close(): Promise<void> {
@@ -139,7 +141,7 @@ export class StoreRunWriter implements RunWriter {
   private async appendNow(records: readonly NewRecord[]): Promise<readonly StoredRecord[]> {
     if (this.stopped) throw this.stopped;
     if (records.length === 0) return [];
-    const now = this.store.clock.now();
+    const now = this.store.settings.clock.now();
     const stamped = stampRecords(records, this.lastSeq + 1, now);
     await this.checkBlobs(stamped);
     // A branch needs the whole journal: read once the group is durable.
@@ -156,18 +158,14 @@ export class StoreRunWriter implements RunWriter {
     if (!rereadAfter) [this.row, this.rowDirty] = [next, !due];
     if (due) this.rowWrittenAt = now;
     // The records are durable: a failed renewal here only stops the writer (lease lost) or waits for the next one.
-    if (leaseNeedsRenewal(this.lease, now, this.store.leaseTimeoutMs))
-      await this.guard(() => renewLease(this.store.lease, this.runId, this.lease), false).then(
-        (renewed) => (this.lease = renewed),
-        () => undefined,
-      );
+    if (leaseNeedsRenewal(this.lease, now, this.store.settings.leaseTimeoutMs)) await this.renew().catch(() => undefined);
     if (rereadAfter) await this.reread(now);
     const line = lastLineOf(bytes);
     this.lastLine = { start: at + line.start, crc: line.crc };
     rememberLines(this.lines, bytes, at, stamped);
     const compacted = stamped.some((record) => record.type === 'compaction');
     // A snapshot copying items it cannot name (a fork's ancestors') waits for as much journal as it holds.
-    if (compacted || this.journalBytes - this.snapshotAt >= Math.max(this.store.snapshotStepBytes, this.snapshotBytes))
+    if (compacted || this.journalBytes - this.snapshotAt >= Math.max(this.store.settings.snapshotStepBytes, this.snapshotBytes))
       await this.snapshot(compacted);
     return stamped;
   }
@@ -193,13 +191,13 @@ export class StoreRunWriter implements RunWriter {
   /** The listing row is a cache: rewritten when the status, step or a fact changes, else at most every interval. */
   private rowDue(now: number, next: NewListingRow): boolean {
     const changed = this.row.status !== next.status || this.row.steps !== next.steps || factsChanged(this.row, next);
-    return changed || now - this.rowWrittenAt >= this.store.stateIntervalMs;
+    return changed || now - this.rowWrittenAt >= this.store.settings.stateIntervalMs;
   }
 
   private async writeRow(): Promise<void> {
     await this.store.device.writeListing(this.runId, this.row, true);
     this.rowDirty = false;
-    this.rowWrittenAt = this.store.clock.now();
+    this.rowWrittenAt = this.store.settings.clock.now();
   }
 
   private point(line: { start: number; crc: string }) {
@@ -212,7 +210,7 @@ export class StoreRunWriter implements RunWriter {
     if (!line) return;
     try {
       const position = { journalBytes: this.journalBytes, lastLineStart: line.start, lastLineCrc: line.crc };
-      this.snapshotBytes = await writeSnapshot(this.store.device, this.fold, position, this.lines, this.store.forkSpan);
+      this.snapshotBytes = await writeSnapshot(this.store.device, this.fold, position, this.lines, this.store.settings.forkSpan);
       this.snapshotAt = this.journalBytes;
       await this.facts.write(this.point(line), compacted);
     } catch {

@@ -12,7 +12,6 @@ import {
   type ReadOptions,
 } from './journal-format';
 import type { StoredRecord } from './records';
-import { FORK_SPAN, prunableSnapshots } from './fork-fold';
 import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './resume-state';
 
 // State snapshots of one run, documents snapshot-<seq>.json. Written durably after a commit group is durable; the newest KEEP stay. A snapshot names
@@ -24,16 +23,12 @@ import { decodeSnapshot, encodeSnapshot, resumeStateOf, type Snapshot } from './
 // whole journal: a snapshot can make a resume fast, never wrong.
 
 const KEEP = 2;
+/** Of the older snapshots of a run, the newest of each span of this many records is kept too: a fork opens from its parent's newest one before its step. */
+const FORK_SPAN = 2048;
 const SNAPSHOT_NAME = /^snapshot-\d{12}\.json$/;
 
 /** The seq of the last record a snapshot covers, from its file name. */
 export const snapshotSeq = (name: string): number => Number(name.slice('snapshot-'.length, -'.json'.length));
-
-/** Of a run's snapshot names (newest first), those to remove (prunableSnapshots). */
-export function prunable(names: readonly string[], span = FORK_SPAN): string[] {
-  const gone = new Set(prunableSnapshots(names.map(snapshotSeq), KEEP, span));
-  return names.filter((name) => gone.has(snapshotSeq(name)));
-}
 
 /** The snapshot names of a run, newest first. */
 export async function snapshotNames(device: JournalDevice, runId: string): Promise<string[]> {
@@ -44,9 +39,11 @@ export async function snapshotNames(device: JournalDevice, runId: string): Promi
     .reverse();
 }
 
+/** Snapshot `name` of run `runId`; null when it cannot be read, does not hold or is another run's (a folder copied). */
 export async function readSnapshot(device: JournalDevice, runId: string, name: string): Promise<Snapshot | null> {
-  const bytes = await device.getDoc(runId, name);
-  return bytes === null ? null : decodeSnapshot(bytes, device.pause);
+  const bytes = await device.getDoc(runId, name).catch(() => null);
+  const snapshot = bytes && (await decodeSnapshot(bytes, device.pause).catch(() => null));
+  return snapshot?.state.run.runId === runId ? snapshot : null;
 }
 
 /** The step a snapshot file states and the journal bytes it covers, read without its schema (to pick one among many); null when it does not hold. */
@@ -97,7 +94,12 @@ export async function writeSnapshot(
   const bytes = encodeSnapshot({ ...position, state: named });
   const runId = fold.run.runId;
   await device.putDoc(runId, name, bytes, true);
-  for (const old of prunable(await snapshotNames(device, runId), span)) await device.removeDoc(runId, old).catch(() => undefined);
+  // All but the newest KEEP go, and the newest of each older span of `span` records stays.
+  const names = await snapshotNames(device, runId);
+  const spanOf = (name: string) => Math.floor(snapshotSeq(name) / span);
+  const spans = new Set(names.slice(0, KEEP).map(spanOf));
+  const prunable = names.slice(KEEP).filter((name) => spans.has(spanOf(name)) || !spans.add(spanOf(name)));
+  for (const old of prunable) await device.removeDoc(runId, old).catch(() => undefined);
   return [...named.messages, ...named.ledger].every((item) => 'line' in item) ? 0 : bytes.length;
 }
 
@@ -124,11 +126,6 @@ export interface JournalAt {
   readonly read: ReadOptions;
 }
 
-/** The journal from byte `from` to its end (or to byte `end`); null when it cannot be read. */
-function readJournalFrom(at: JournalAt, from: number, end?: number): Promise<Uint8Array | null> {
-  return at.device.readJournal(at.runId, from, end).catch(() => null);
-}
-
 /** The journal after `point`, scanned from `bytes` (the journal from byte `from` on); null when they no longer hold the line the point names. */
 function scanAfter(at: JournalAt, bytes: Uint8Array, from: number, point: JournalPoint): Promise<JournalScan> | null {
   if (point.lastLineStart < from || !matchesJournal(point, bytes.subarray(point.lastLineStart - from))) return null;
@@ -141,7 +138,7 @@ function scanAfter(at: JournalAt, bytes: Uint8Array, from: number, point: Journa
  * be read or no longer holds the line the point names. Damage after it is in `damage`.
  */
 export async function journalAfter(at: JournalAt, point: JournalPoint): Promise<JournalScan | null> {
-  const bytes = await readJournalFrom(at, point.lastLineStart);
+  const bytes = await at.device.readJournal(at.runId, point.lastLineStart).catch(() => null);
   return bytes && scanAfter(at, bytes, point.lastLineStart, point);
 }
 
@@ -183,7 +180,7 @@ export async function readSnapshotRun(journal: JournalAt, snapshot: Snapshot, en
   const named = [...state.messages, ...state.ledger];
   const from = named.reduce((min, item) => ('line' in item ? Math.min(min, item.line.start) : min), point.lastLineStart);
   // A journal that cannot be read is left to the whole read, which says why.
-  const bytes = await readJournalFrom(journal, from, end);
+  const bytes = await journal.device.readJournal(journal.runId, from, end).catch(() => null);
   const scan = bytes && (await scanAfter(journal, bytes, from, point));
   if (!scan) return null;
   const at = { bytes, from, read: journal.read, lines: new WeakMap(), pause: journal.device.pause };
@@ -203,9 +200,8 @@ export async function readSnapshotRun(journal: JournalAt, snapshot: Snapshot, en
 export async function resumeFromSnapshot(journal: JournalAt): Promise<OpenedRun | null> {
   const { device, runId } = journal;
   for (const name of await snapshotNames(device, runId)) {
-    const snapshot = await readSnapshot(device, runId, name).catch(() => null);
-    if (!snapshot || snapshot.state.run.runId !== runId) continue;
-    const opened = await readSnapshotRun(journal, snapshot);
+    const snapshot = await readSnapshot(device, runId, name);
+    const opened = snapshot && (await readSnapshotRun(journal, snapshot));
     if (opened && (await foldTail(opened.fold, opened.scan.records, device.pause)))
       return { fold: opened.fold, scan: opened.scan, snapshotAt: snapshot.journalBytes, lines: opened.lines };
   }

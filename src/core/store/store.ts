@@ -76,16 +76,8 @@ export interface OpenedRun {
 
 /** The CheckpointStore, written once over a journal device (device.ts): the file device, PostgreSQL's, the tests' memory device. */
 export class JournalStore implements CheckpointStore {
-  readonly clock: Clock;
-  readonly timers: Timers | undefined;
-  readonly leaseTimeoutMs: number;
-  readonly me: ProcessIdentity;
-  readonly migrations: MigrationTable;
-  readonly readVersion: number;
-  readonly blobGraceMs: number;
-  readonly stateIntervalMs: number;
-  readonly snapshotStepBytes: number;
-  readonly forkSpan: number | undefined;
+  /** The options, with their defaults filled in. */
+  readonly settings;
   /** Holders of this process whose writer stopped on an I/O error: their lease may be taken at once. */
   readonly abandoned = new Set<string>();
   readonly lease: LeaseContext;
@@ -99,27 +91,31 @@ export class JournalStore implements CheckpointStore {
     options: StoreOptions = {},
   ) {
     this.pause = device.pause;
-    this.clock = options.clock ?? systemClock;
-    this.timers = options.timers;
-    this.leaseTimeoutMs = options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS;
-    this.me = options.process ?? unknownProcess;
-    this.migrations = options.migrations ?? MIGRATIONS;
-    this.readVersion = options.readVersion ?? FORMAT_VERSION;
-    this.blobGraceMs = options.blobGraceMs ?? 10 * 60_000;
-    this.stateIntervalMs = options.stateIntervalMs ?? 1000;
-    this.snapshotStepBytes = options.snapshotStepBytes ?? 256 << 10;
-    this.forkSpan = options.forkSpan;
-    this.lease = { device, timeoutMs: this.leaseTimeoutMs, me: this.me, now: () => this.clock.now(), abandoned: this.abandoned };
+    this.settings = {
+      clock: options.clock ?? systemClock,
+      timers: options.timers,
+      leaseTimeoutMs: options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS,
+      process: options.process ?? unknownProcess,
+      migrations: options.migrations ?? MIGRATIONS,
+      readVersion: options.readVersion ?? FORMAT_VERSION,
+      blobGraceMs: options.blobGraceMs ?? 10 * 60_000,
+      stateIntervalMs: options.stateIntervalMs ?? 1000,
+      snapshotStepBytes: options.snapshotStepBytes ?? 256 << 10,
+      forkSpan: options.forkSpan,
+    };
+    const { leaseTimeoutMs: timeoutMs, process: me, clock } = this.settings;
+    this.lease = { device, timeoutMs, me, now: () => clock.now(), abandoned: this.abandoned };
   }
 
   /** @internal How the run's journal is read. */
   journal(runId: string, firstSeq?: number): JournalAt {
-    const read: ReadOptions = { file: this.device.journalName(runId), migrations: this.migrations, readVersion: this.readVersion };
+    const { migrations, readVersion } = this.settings;
+    const read: ReadOptions = { file: this.device.journalName(runId), migrations, readVersion };
     return { device: this.device, runId, read: firstSeq === undefined ? read : { ...read, firstSeq } };
   }
 
   async createRun(run: Omit<RunRecord, 'v' | 'at' | 'type'>): Promise<RunWriter> {
-    const stamped = stampRecords([{ ...run, type: 'run' }], 1, this.clock.now());
+    const stamped = stampRecords([{ ...run, type: 'run' }], 1, this.settings.clock.now());
     const bytes = encodeGroup(stamped);
     const fold = startFold(stamped[0]);
     const holderId = newHolderId();
@@ -324,7 +320,7 @@ export class JournalStore implements CheckpointStore {
 
   /** @internal */
   async recordDamage(runId: string, damage: { offset: number; message: string }): Promise<void> {
-    await writeDamage(this.device, runId, { file: this.device.journalName(runId), ...damage, at: this.clock.now() });
+    await writeDamage(this.device, runId, { file: this.device.journalName(runId), ...damage, at: this.settings.clock.now() });
   }
 }
 
