@@ -280,6 +280,10 @@ describe('e2e: inline review in the real workbench', function () {
       assert.equal(readFileSync(script, 'utf8'), '#!/bin/sh\necho deploying\n');
       await waitUntil('the status bar item to go', async () => (await statusText(wb.page)) === '');
       await waitUntil('no lens left', async () => (await lenses(wb.page, /Keep/).count()) === 0);
+      // The same bytes, the bit put back: the row follows the bit.
+      const patch = timeline.locator('[role="treeitem"].kind-patch', { hasText: 'deploy.sh' }).first();
+      await waitUntil('the Timeline row to read not applied', async () => /not applied/.test((await patch.textContent()) ?? ''), 15_000);
+      assert.match((await patch.textContent()) ?? '', /made executable/);
       console.log(`      screenshot: ${await wb.screenshot('review-8-mode-undone')}`);
     });
   });

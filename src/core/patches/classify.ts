@@ -1,22 +1,45 @@
 import type { LiveFile, Workspace } from '../ports';
+import { liveExec } from './exec-bit';
 import { ABSENT, type LiveState, type Patch } from './schema';
 
 type Hashes = Pick<Patch, 'beforeHash' | 'afterHash'>;
+type Sides = Hashes & Pick<Patch, 'execBefore' | 'execAfter'>;
 
-/** State of a live hash (`absent` when the file does not exist) against before/after hashes. */
-export function classifyHash(hashes: Hashes, liveHash: string): LiveState {
-  if (liveHash === hashes.afterHash) return 'applied';
-  if (liveHash === hashes.beforeHash) return 'not_applied';
+/** A side's executable bit holds live: the side names none, the host knows no modes (undefined), or it is the live bit. */
+const bitHolds = (side: boolean | undefined, live: boolean | null | undefined): boolean =>
+  side === undefined || live === undefined || live === side;
+
+/**
+ * State of a live hash (`absent` when the file does not exist) and, for a patch that changes the
+ * executable bit, the live bit (undefined: not read or not known) against the patch's two sides.
+ * A side is live when its bytes are and its bit is (a mode-only patch: the same bytes, the bit decides).
+ */
+export function classifyHash(sides: Sides, liveHash: string, exec?: boolean | null): LiveState {
+  if (liveHash === sides.afterHash && bitHolds(sides.execAfter, exec)) return 'applied';
+  if (liveHash === sides.beforeHash && bitHolds(sides.execBefore, exec)) return 'not_applied';
   return liveHash === ABSENT ? 'missing' : 'conflict';
 }
 
 /**
- * applied = live is the afterHash (for a delete: the file is absent); not_applied = live is the
- * beforeHash (for a create: the file is absent); missing = absent while neither side is;
- * conflict = any other content.
+ * applied = live is the afterHash (for a delete: the file is absent) with the bit of execAfter;
+ * not_applied = live is the beforeHash (for a create: the file is absent) with the bit of
+ * execBefore; missing = absent while neither side is; conflict = any other content or bit.
  */
-export function classifyPatch(patch: Hashes, live: LiveFile | null): LiveState {
-  return classifyHash(patch, live === null ? ABSENT : live.hash);
+export function classifyPatch(patch: Sides, live: LiveFile | null, exec?: boolean | null): LiveState {
+  return classifyHash(patch, live === null ? ABSENT : live.hash, exec);
+}
+
+/** Whether a patch changes the executable bit (so its live state needs the live bit). */
+export const holdsExec = (patch: Sides): boolean => patch.execBefore !== undefined || patch.execAfter !== undefined;
+
+/** The live bit a patch's state needs: read only when the patch holds one (undefined otherwise or without modes). */
+export async function liveExecFor(workspace: Workspace, patch: Patch): Promise<boolean | null | undefined> {
+  return holdsExec(patch) ? liveExec(workspace, patch.path) : undefined;
+}
+
+/** A patch's live state, read from the workspace: its bytes, and its executable bit when it holds one. */
+export async function readLiveState(workspace: Workspace, patch: Patch): Promise<LiveState> {
+  return classifyPatch(patch, await workspace.read(patch.path), await liveExecFor(workspace, patch));
 }
 
 /** One file's patches (oldest first) and where its live content stands in their chain. */

@@ -1,4 +1,4 @@
-import { classifyPatch } from '../patches/classify';
+import { readLiveState } from '../patches/classify';
 import { ABSENT, type Patch } from '../patches/schema';
 import type { FileIntent, LedgerEntry } from '../ledger/schema';
 import { hasRecordedResult, transition } from '../ledger/transitions';
@@ -101,7 +101,7 @@ async function undoneSince(env: CallEnv, entry: LedgerEntry): Promise<string[]> 
   if (patches.length === 0 || patches.some((p) => p === undefined)) return [];
   const paths: string[] = [];
   for (const patch of patches as Patch[]) {
-    const live = classifyPatch(patch, await env.session.deps.workspace.read(patch.path));
+    const live = await readLiveState(env.session.deps.workspace, patch);
     if (live !== 'not_applied' && !(patch.state === 'rolled_back' && live !== 'applied')) return [];
     paths.push(patch.path);
   }

@@ -1,7 +1,7 @@
 import { transition } from '../ledger/transitions';
 import { toolUsesOf, type MessageParam } from '../model/messages';
-import { classifyPatch } from '../patches/classify';
-import type { LiveState, Patch } from '../patches/schema';
+import { readLiveState } from '../patches/classify';
+import type { Patch } from '../patches/schema';
 import type { Workspace } from '../ports';
 import { StoreError, type RunWriter } from '../store/contract';
 import { settleCutRestores } from '../restore/settle';
@@ -46,12 +46,8 @@ export async function classifyLatestPatches(workspace: Workspace, patches: reado
   const latest = new Map<string, Patch>();
   for (const patch of patches) if (patch.state !== 'rolled_back') latest.set(patch.path, patch);
   const states: PatchLiveState[] = [];
-  for (const patch of latest.values()) states.push({ patch, live: await liveStateOf(workspace, patch) });
+  for (const patch of latest.values()) states.push({ patch, live: await readLiveState(workspace, patch) });
   return states;
-}
-
-async function liveStateOf(workspace: Workspace, patch: Patch): Promise<LiveState> {
-  return classifyPatch(patch, await workspace.read(patch.path));
 }
 
 function isNoteOnly(message: MessageParam | undefined): boolean {

@@ -144,8 +144,14 @@ export function reviewSuite(): void {
       });
       assert.deepEqual(lenses.titles, ['$(check) Keep', '$(discard) Undo', 'Agent step 1 of "Make run.sh executable": made executable']);
       assert.equal(lenses.line, 0);
+      const liveState = async (ref: { runId: string; patchId: string }) => {
+        const patch = (await api.timelineBackend.readRun(ref.runId)).patches.find((p) => p.patchId === ref.patchId)!;
+        return (await api.timelineBackend.liveStates([patch])).get(patch.patchId);
+      };
+      assert.equal(await liveState(first.ref), 'applied', "the bytes and the bit are the agent's");
       assert.equal(await vscode.commands.executeCommand<string>('agentCheckpoints.review.undoHunk', first.ref), '1 change undone');
       assert.equal(await isExec(), false, 'Undo cleared the bit of the live file');
+      assert.equal(await liveState(first.ref), 'not_applied', 'the same bytes, the bit put back: the Timeline row reads not applied');
       assert.equal(await fs.readFile(uri.fsPath, 'utf8'), '#!/bin/sh\necho hi\n');
       await waitFor('nothing waits after the Undo', () => api.review.count(first.runId) === 0);
 
@@ -153,6 +159,7 @@ export function reviewSuite(): void {
       await fs.chmod(uri.fsPath, 0o644);
       assert.equal(await vscode.commands.executeCommand('agentCheckpoints.review.undoHunk', second.ref), undefined, 'refused');
       assert.equal(await isExec(), false, "the person's bit stays");
+      assert.equal(await liveState(second.ref), 'not_applied', 'the bit is back as before the command');
       assert.equal(api.review.count(second.runId), 1, 'still waiting: it can be kept');
       await fs.chmod(uri.fsPath, 0o755);
       assert.equal(await vscode.commands.executeCommand<string>('agentCheckpoints.review.keepHunk', second.ref), '1 change kept');

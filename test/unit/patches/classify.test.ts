@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { classifyEach, classifyPatch, classifyPatches, planFiles } from '../../../src/core/patches/classify';
+import { classifyEach, classifyPatch, classifyPatches, planFiles, readLiveState } from '../../../src/core/patches/classify';
+import { classifyLatestPatches } from '../../../src/core/runtime/resume';
 import { ABSENT, encodeText, hashContent } from '../../../src/core/patches/hash';
 import type { LiveFile } from '../../../src/core/ports';
 import type { Patch } from '../../../src/core/patches/schema';
@@ -22,6 +23,16 @@ const patch = (id: string, path: string, before: string | null, after: string | 
   createdAt: 0,
   state: 'pending',
 });
+
+/** A workspace with file modes: the executable bit per path (absent file: null). */
+class ModesWorkspace extends MemoryWorkspace {
+  readonly modes = new Map<string, boolean>();
+  reads = 0;
+  async executable(path: string): Promise<boolean | null> {
+    this.reads++;
+    return this.files.has(path) ? (this.modes.get(path) ?? false) : null;
+  }
+}
 
 describe('patches/classify', () => {
   it('modify: applied, not_applied, conflict, missing', () => {
@@ -47,6 +58,50 @@ describe('patches/classify', () => {
     const p = patch('p', 'f', 'a', 'b\r\n');
     const disk = encodeText('b\r\n', true);
     assert.equal(classifyPatch(p, { ...live('b\r\n'), bytes: disk, hash: hashContent(disk) }), 'applied');
+  });
+
+  it('a mode-only patch (a chmod +x: the same bytes): the live bit decides, bytes alone never do', () => {
+    const chmod = { ...patch('m', 'f', 'a', 'a'), execBefore: false, execAfter: true };
+    assert.equal(classifyPatch(chmod, live('a'), true), 'applied');
+    assert.equal(classifyPatch(chmod, live('a'), false), 'not_applied', 'the bit put back: undone');
+    assert.equal(classifyPatch(chmod, live('b'), true), 'conflict');
+    assert.equal(classifyPatch(chmod, live('b'), false), 'conflict');
+    assert.equal(classifyPatch(chmod, null, null), 'missing');
+    assert.equal(classifyPatch(chmod, live('a')), 'applied', 'a host without modes: bytes only, as before');
+  });
+
+  it('a write that also changes the bit: each side needs its bytes and its bit, else a conflict', () => {
+    const both = { ...patch('w', 'f', 'a', 'b'), execBefore: false, execAfter: true };
+    assert.equal(classifyPatch(both, live('b'), true), 'applied');
+    assert.equal(classifyPatch(both, live('a'), false), 'not_applied');
+    assert.equal(classifyPatch(both, live('b'), false), 'conflict', "the bytes are the agent's, the bit is not");
+    assert.equal(classifyPatch(both, live('a'), true), 'conflict');
+    const created = { ...patch('c', 'f', null, 'x'), execAfter: true };
+    assert.equal(classifyPatch(created, live('x'), true), 'applied');
+    assert.equal(classifyPatch(created, live('x'), false), 'conflict');
+    assert.equal(classifyPatch(created, null, null), 'not_applied');
+    const deleted = { ...patch('d', 'f', 'x', null), execBefore: true };
+    assert.equal(classifyPatch(deleted, null, null), 'applied');
+    assert.equal(classifyPatch(deleted, live('x'), true), 'not_applied');
+    assert.equal(classifyPatch(deleted, live('x'), false), 'conflict');
+  });
+
+  it('read from the workspace: the bit is read for a patch that holds one, and a resume sees a bit put back as not_applied', async () => {
+    const ws = new ModesWorkspace();
+    ws.files.set('run.sh', { disk: utf8('a') });
+    const chmod = { ...patch('m', 'run.sh', 'a', 'a'), execBefore: false, execAfter: true };
+    ws.modes.set('run.sh', true);
+    assert.equal(await readLiveState(ws, chmod), 'applied');
+    ws.modes.set('run.sh', false);
+    assert.equal(await readLiveState(ws, chmod), 'not_applied');
+    assert.deepEqual(
+      (await classifyLatestPatches(ws, [chmod])).map((f) => f.live),
+      ['not_applied'],
+    );
+    ws.reads = 0;
+    assert.equal(await readLiveState(ws, patch('p', 'run.sh', 'b', 'a')), 'applied');
+    assert.equal(ws.reads, 0, 'no bit read for a patch that does not change it');
+    assert.equal(await readLiveState(new MemoryWorkspace(), chmod), 'missing');
   });
 
   it('per-file plan of a chain: the newest decides applied, an intermediate state is located', () => {

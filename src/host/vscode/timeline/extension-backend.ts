@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import { API_KEY_SECRET } from '../window/api-key';
 import { COMMANDS } from '../run/run-commands';
 import { readOneSetting } from '../window/settings';
-import { classifyPatch } from '../../../core/patches/classify';
+import { classifyPatch, holdsExec } from '../../../core/patches/classify';
+import { liveExec } from '../../../core/patches/exec-bit';
 import type { LiveState, Patch } from '../../../core/patches/schema';
 import type { LiveFile } from '../../../core/ports';
 import type { RunSummary } from '../../../core/store/contract';
@@ -89,11 +90,15 @@ export class ExtensionTimelineBackend implements TimelineBackend {
 
   async liveStates(patches: readonly Patch[]): Promise<ReadonlyMap<string, LiveState>> {
     const live = new Map<string, LiveFile | null>();
+    const bits = new Map<string, boolean | null | undefined>();
     const states = new Map<string, LiveState>();
     for (const patch of patches) {
       if (patch.state !== 'pending') continue;
       if (!live.has(patch.path)) live.set(patch.path, await this.s.workspace.read(patch.path).catch(() => null));
-      states.set(patch.patchId, classifyPatch(patch, live.get(patch.path) ?? null));
+      // The bit is read once per file, and only for a file a patch of which changes it.
+      if (holdsExec(patch) && !bits.has(patch.path))
+        bits.set(patch.path, await liveExec(this.s.workspace, patch.path).catch(() => undefined));
+      states.set(patch.patchId, classifyPatch(patch, live.get(patch.path) ?? null, bits.get(patch.path)));
     }
     return states;
   }
