@@ -26,6 +26,22 @@ import { skipWithoutViews } from '../../support/cow-views';
 // A host whose window closes while its command runs (VS Code: the extension host terminating, its
 // API answering "Canceled") records no failure for the call: the next open settles it the same way.
 
+/** The real sandboxed command runner over `root` with its views in `views`, counting the commands it runs. */
+function countingRunner(root: string, views: string) {
+  let count = 0;
+  const real = createNodeCommandRunner({
+    sandbox: () => ({ roots: [root], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
+  });
+  const commands = {
+    run: (command: string, options: Parameters<typeof real.run>[1]) => {
+      count += 1;
+      return real.run(command, options);
+    },
+    recover: (callId: string) => real.recover!(callId),
+  };
+  return { commands, runs: () => count };
+}
+
 describe('run_command: a change set cut by the end of its host is settled at the next open', function () {
   this.timeout(30_000);
   let h: Harness | undefined;
@@ -52,24 +68,14 @@ describe('run_command: a change set cut by the end of its host is settled at the
       ]),
     });
     const root = h.root;
-    let runs = 0;
-    const real = createNodeCommandRunner({
-      sandbox: () => ({ roots: [root], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
-    });
-    const commands = {
-      run: (command: string, options: Parameters<typeof real.run>[1]) => {
-        runs += 1;
-        return real.run(command, options);
-      },
-      recover: (callId: string) => real.recover!(callId),
-    };
+    const { commands, runs } = countingRunner(root, views);
     const crashing = crashingStore(h.store, atSavePoint('file_written', 't1') as never);
     const first = await h.runtime({ store: crashing, commands }).start({ task: 'task', settings: SETTINGS });
     assert.equal(first.status, 'paused');
     assert.equal(readdirSync(views).length, 1, 'the view waits for the resume');
     const second = await h.runtime({ commands }).resume(first.runId);
     assert.equal(second.status, 'completed');
-    assert.equal(runs, 1, 'the command ran once');
+    assert.equal(runs(), 1, 'the command ran once');
     assert.equal(approver.uncertain.length, 0, 'nobody was asked');
     const [result] = lastToolResults(h.fake, 1);
     assert.match(result!.content, /^execution status unknown[\s\S]*was not run again[\s\S]*applied now/);
@@ -93,17 +99,7 @@ describe('run_command: a change set cut by the end of its host is settled at the
       script: byTurn([reply([toolUse('t1', 'run_command', { command: 'echo ran >> marker.txt' })]), answer('ok')]),
     });
     const root = h.root;
-    let runs = 0;
-    const real = createNodeCommandRunner({
-      sandbox: () => ({ roots: [root], protectedPaths: [], hidden: [], homePaths: [], network: false, views }),
-    });
-    const commands = {
-      run: (command: string, options: Parameters<typeof real.run>[1]) => {
-        runs += 1;
-        return real.run(command, options);
-      },
-      recover: (callId: string) => real.recover!(callId),
-    };
+    const { commands, runs } = countingRunner(root, views);
     const closing = new AbortController();
     const workspace = closingAtFirstWrite(new NodeWorkspace({ roots: [root] }), closing);
     const first = await h.runtime({ commands, workspace }).start({ task: 'task', settings: SETTINGS }, closing.signal);
@@ -116,7 +112,7 @@ describe('run_command: a change set cut by the end of its host is settled at the
 
     const second = await h.runtime({ commands }).resume(first.runId);
     assert.equal(second.status, 'completed');
-    assert.equal(runs, 1, 'the command ran once');
+    assert.equal(runs(), 1, 'the command ran once');
     assert.equal(approver.uncertain.length, 0, 'nobody was asked');
     assert.equal(readText(root, 'marker.txt'), 'ran\n', 'what it wrote is applied once');
     const [result] = lastToolResults(h.fake, 1);
