@@ -322,7 +322,13 @@ describe('run_command: what a command changes becomes patches of its call', func
         // there, cut between its write and its rename; the settle writes that folder, which removes it.
         const strangers = readdirSync(ws).filter((name) => !made(name) && !(staged && stagedTempPid(name) !== undefined));
         assert.deepEqual(strangers, [], `killed at ${instant} ms, ${when}`);
-        for (const name of readdirSync(ws).filter((n) => /^f\d+\.txt$/.test(n))) assert.equal(read(name), `${name.slice(1, -4)}\n`, name);
+        // The loop's files hold their numbers; the last one may be empty: a kill between `>`'s truncation and the echo's write.
+        const numbered = readdirSync(ws).filter((n) => /^f\d+\.txt$/.test(n));
+        const last = Math.max(0, ...numbered.map((n) => Number(n.slice(1, -4))));
+        for (const name of numbered) {
+          const cut = name === `f${last}.txt` && read(name) === '';
+          if (!cut) assert.equal(read(name), `${name.slice(1, -4)}\n`, name);
+        }
       };
       check('after the kill', true);
       const next = createNodeCommandRunner({ sandbox: () => sandbox });
