@@ -314,6 +314,8 @@ export interface CommandChanges {
   readonly allInFiles?: true;
   /** Removes what the capture kept (the view's folder), once the call's result is recorded. */
   discard(): Promise<void>;
+  /** Optional: this process will not apply the changes (its apply failed): the run's next open may settle them at once, though this process still lives. */
+  release?(): void;
 }
 
 /** Runs a shell command in a workspace folder. Output is bounded by maxOutputBytes. */

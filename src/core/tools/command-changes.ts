@@ -93,10 +93,14 @@ export interface AppliedChanges {
  * Applies a command's change set as patches of the call and says what became of every path (for
  * the tool result). The captured files stay until `changes.discard()`, which the caller runs once
  * the call's result is on disk (a host that dies before finds them at the next open: run_command's
- * settle); on a failure they are kept for that too.
+ * settle); on a failure they are kept for that too, and released: a closing window's host may
+ * live on for seconds, and the next open must not wait for it.
  */
 export async function applyChangeSet(ctx: ToolContext, changes: CommandChanges): Promise<AppliedChanges> {
-  const { applied, conflicts, unwritable } = await applyFiles(ctx, changes.files);
+  const { applied, conflicts, unwritable } = await applyFiles(ctx, changes.files).catch((error: unknown) => {
+    changes.release?.();
+    throw error;
+  });
   const lines = [
     ...(applied.length > 0 ? ['Applied as patches of this call (Keep/Undo, Restore):', ...appliedLines(applied).map((l) => `  ${l}`)] : []),
     ...(conflicts.length > 0

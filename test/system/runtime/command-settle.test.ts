@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNodeCommandRunner } from '../../../src/host/node/command-runner';
 import { NodeWorkspace } from '../../../src/host/node/node-workspace';
@@ -24,7 +24,8 @@ import { skipWithoutViews } from '../../support/cow-views';
 // is settled once (what was not applied yet is applied as patches of the call, what was is named),
 // the command is not run again, nobody is asked, and the view goes once the result is recorded.
 // A host whose window closes while its command runs (VS Code: the extension host terminating, its
-// API answering "Canceled") records no failure for the call: the next open settles it the same way.
+// API answering "Canceled") records no failure for the call: the next open settles it the same way,
+// while that host's process still lives.
 
 /** The real sandboxed command runner over `root` with its views in `views`, counting the commands it runs. */
 function countingRunner(root: string, views: string) {
@@ -109,6 +110,10 @@ describe('run_command: a change set cut by the end of its host is settled at the
     assert.equal(cut.ledger[0]!.status, 'started', `the closing host recorded no outcome: ${cut.ledger[0]!.error ?? ''}`);
     assert.equal(existsSync(join(root, 'marker.txt')), false);
     assert.equal(readdirSync(views).length, 1, 'the view waits for the resume');
+    // The closing host's process may live on for seconds after its window reopened: the resume
+    // (another process) must not wait for it. Its view, as that process would have named it:
+    const [name] = readdirSync(views);
+    renameSync(join(views, name!), join(views, name!.replace(/^\d+-/, `${process.ppid}-`)));
 
     const second = await h.runtime({ commands }).resume(first.runId);
     assert.equal(second.status, 'completed');

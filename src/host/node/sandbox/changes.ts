@@ -2,7 +2,7 @@ import { promises as fs, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { CommandChanges, CommandFileChange } from '../../../core/ports';
 import type { Captured, Entry } from './capture';
-import { discardView, type View } from './overlay';
+import { discardView, releaseView, type View } from './overlay';
 
 // From a captured view to what run_command applies: the tracked files become CommandFileChanges
 // (core applies them as patches, checked against the live content); ignored paths, and everything
@@ -167,5 +167,6 @@ export async function changeSetOf(
       for (const folder of captured.folders) await fs.rmdir(folder).catch(() => undefined);
       if (!live) discardView(view.dir);
     },
+    release: () => releaseView(view.dir),
   };
 }

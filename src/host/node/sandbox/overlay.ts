@@ -121,9 +121,21 @@ export function settledView(view: View): void {
   inUse.delete(view.dir);
 }
 
+/** Marks a view its process gave up (its apply failed: a closing window): recoverView may take it while that process still lives. */
+export function releaseView(dir: string): void {
+  inUse.delete(dir);
+  try {
+    writeFileSync(nodePath.join(dir, RELEASED), '');
+  } catch {
+    // the view is gone: nothing to settle from it
+  }
+}
+
+const RELEASED = 'released';
+
 /**
- * The view left for `callId` by a dead process, or by this one when its call's result was never
- * recorded (a run paused by a storage failure), if any.
+ * The view left for `callId` by a dead process, by one that released it, or by this one when its
+ * call's result was never recorded (a run paused by a storage failure), if any.
  */
 export function recoverView(views: string, callId: string): View | undefined {
   const mark = `-c${callMark(callId)}`;
@@ -131,7 +143,8 @@ export function recoverView(views: string, callId: string): View | undefined {
   for (const name of names) {
     const pid = Number(/^(\d+)-/.exec(name)?.[1]);
     const dir = nodePath.join(views, name);
-    if (!name.endsWith(mark) || inUse.has(dir) || (pid !== process.pid && isAlive(pid))) continue;
+    const owned = pid !== process.pid && isAlive(pid) && !existsSync(nodePath.join(dir, RELEASED));
+    if (!name.endsWith(mark) || inUse.has(dir) || owned) continue;
     try {
       const file = ViewFile.parse(JSON.parse(readFileSync(nodePath.join(dir, 'view.json'), 'utf8')));
       return { dir, layers: layersOf(dir, file.roots, false), startedAt: file.startedAt };
