@@ -33,12 +33,13 @@ describe('headless CLI: the network of commands through the allowlist (the defau
   /** One run whose model runs `command`; the tool result the model got back and the CLI's stderr. */
   async function runWith(command: string, flags: string[], home = scratch): Promise<{ result: string; stderr: string }> {
     const ws = tempDir('ws-net');
+    const store = `${ws}-store`;
     const fake = await startFakeAnthropic([
       { content: [{ type: 'tool_use', id: 'toolu_net', name: 'run_command', input: { command } }], stop_reason: 'tool_use' },
       { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
     ]);
     try {
-      const args = ['run', '--workspace', ws, '--store', join(ws, '..', `${ws.split('/').pop()}-store`), '--task', 'x', '--trust', '--yes'];
+      const args = ['run', '--workspace', ws, '--store', store, '--task', 'x', '--trust', '--yes'];
       const run = await startCli(bundle, [...args, '--base-url', fake.url, ...flags], {
         PATH: process.env['PATH'],
         HOME: home,
@@ -50,6 +51,7 @@ describe('headless CLI: the network of commands through the allowlist (the defau
     } finally {
       await fake.close();
       rmSync(ws, { recursive: true, force: true });
+      rmSync(store, { recursive: true, force: true });
     }
   }
 
