@@ -170,6 +170,9 @@ export const WebviewToHost = z.union([ReadyMessage, RequestMessage]);
 
 export const SnapshotMessage = z.object({ type: z.literal('snapshot'), runs: z.array(RunView) });
 
+/** More runs of the view's opening, whole (after the snapshot's one): added to what the webview holds, none of them new to the person. */
+export const RunsListedMessage = z.object({ type: z.literal('runsListed'), runs: z.array(RunView) });
+
 /** A run's header, and its steps from `fromStep` on replacing what the webview holds. */
 export const RunDeltaMessage = z.object({
   type: z.literal('runDelta'),
@@ -221,6 +224,7 @@ export const NoticeMessage = z.object({ type: z.literal('notice'), level: z.enum
 
 export const HostToWebview = z.discriminatedUnion('type', [
   SnapshotMessage,
+  RunsListedMessage,
   RunDeltaMessage,
   RunRemovedMessage,
   PatchLiveMessage,
@@ -238,6 +242,7 @@ export type RollbackOutcome = z.infer<typeof RollbackOutcome>;
 export type RequestMessage = z.infer<typeof RequestMessage>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 export type SnapshotMessage = z.infer<typeof SnapshotMessage>;
+export type RunsListedMessage = z.infer<typeof RunsListedMessage>;
 export type RunDeltaMessage = z.infer<typeof RunDeltaMessage>;
 export type PatchLiveMessage = z.infer<typeof PatchLiveMessage>;
 export type ReplyMessage = z.infer<typeof ReplyMessage>;

@@ -2,11 +2,14 @@ import { HostToWebview, parseMessage } from '../protocol/messages';
 import type { TimelineModel } from './model';
 import type { Rpc } from './rpc';
 
+/** Why the rows changed: `listed`, runs of the view's opening came after its snapshot (none is new to the person). */
+export type RefreshReason = 'snapshot' | 'listed' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals';
+
 export interface DispatchDeps {
   readonly model: TimelineModel;
   readonly rpc: Rpc;
   /** The rows changed: re-flatten and render. `appended` when only new records arrived. */
-  changed(reason: 'snapshot' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals'): void;
+  changed(reason: RefreshReason): void;
   notice(level: 'info' | 'error', text: string): void;
   /** The window's selected run changed (null: none). */
   selected(runId: string | null): void;
@@ -27,6 +30,10 @@ export function dispatchHostMessage(data: unknown, deps: DispatchDeps): boolean 
     case 'snapshot':
       deps.model.replaceAll(message.runs);
       deps.changed('snapshot');
+      return true;
+    case 'runsListed':
+      deps.model.addListed(message.runs);
+      deps.changed('listed');
       return true;
     case 'runDelta':
       deps.model.applyDelta(message);

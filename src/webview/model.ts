@@ -52,6 +52,14 @@ export class TimelineModel {
     for (const run of this.runs) this.settleStream(run);
   }
 
+  /** Runs of the opening after the snapshot's: each added (or replacing the one held), sorted once. */
+  addListed(runs: readonly RunView[]): void {
+    const listed = new Set(runs.map((r) => r.header.runId));
+    this.runs = [...this.runs.filter((r) => !listed.has(r.header.runId)), ...runs];
+    this.sort();
+    for (const run of runs) this.settleStream(run);
+  }
+
   applyDelta(delta: RunDeltaMessage): void {
     const index = this.runs.findIndex((r) => r.header.runId === delta.header.runId);
     const next = applyRunDelta(index >= 0 ? this.runs[index] : undefined, delta);

@@ -1,6 +1,7 @@
 import { filterRuns, isEmptyFilter, NO_FILTER, parseFilter, type TimelineFilter } from './filter';
 import { navigate } from './keyboard';
 import type { TimelineModel } from './model';
+import type { RefreshReason } from './dispatch';
 import { defaultAction, describeRow, type ActionId, type RowContent } from './rowContent';
 import { newlySeen, type SavedState } from './state';
 import { contextOf, flatten, forkDepths, indexOfKey, rowKey, type FlatRow } from './tree';
@@ -93,12 +94,12 @@ export class TimelineView {
   }
 
   /** Re-flattens after the model changed and paints the visible rows now. */
-  refresh(reason: 'snapshot' | 'delta' | 'live' | 'removed' | 'stream' | 'approvals'): void {
+  refresh(reason: RefreshReason): void {
     // Streamed text changes no row's place: repaint the visible rows only.
     if (reason === 'stream') return this.queueRender(false);
     const wasAtBottom = this.atBottom;
     const followLive = this.liveRowInView();
-    this.expandNewRuns();
+    this.expandNewRuns(reason !== 'listed');
     const filtered = filterRuns(this.host.model.list(), this.filter);
     this.filterOpen = filtered.expand;
     const open = new Set(this.expanded);
@@ -109,8 +110,8 @@ export class TimelineView {
     this.offsets = rowOffsets(this.rows.map((r) => ROW_HEIGHTS[r.kind]));
     this.tree.style.setProperty('--rows-height', `${this.offsets[this.rows.length]}px`);
     this.empty.hidden = this.rows.length > 0;
-    if (this.pendingScrollTop !== undefined && (reason === 'snapshot' || reason === 'delta')) {
-      // A long run's later steps follow the snapshot as deltas: the saved place may lie in them.
+    if (this.pendingScrollTop !== undefined && (reason === 'snapshot' || reason === 'delta' || reason === 'listed')) {
+      // A long run's later steps and the opening's other runs follow the snapshot: the saved place may lie in them.
       if (reason === 'snapshot') this.pendingUntil = performance.now() + PENDING_SCROLL_MS;
       this.tree.scrollTop = this.pendingScrollTop;
       if (this.tree.scrollTop >= this.pendingScrollTop - 2 || performance.now() > this.pendingUntil) this.pendingScrollTop = undefined;
@@ -197,12 +198,13 @@ export class TimelineView {
     return this.canvas.childElementCount;
   }
 
-  private expandNewRuns(): void {
+  /** Runs not seen before are remembered; the first of them is opened unless `expand` is false (the opening's listed runs). */
+  private expandNewRuns(expand: boolean): void {
     const ids = this.host.model.list().map((r) => r.header.runId);
     const { expandRunId, seen } = newlySeen(ids, this.seenRuns);
     if (seen.length === this.seenRuns.length) return;
     this.seenRuns = seen;
-    if (expandRunId !== undefined) this.expanded.add(`r\u001f${expandRunId}`);
+    if (expand && expandRunId !== undefined) this.expanded.add(`r\u001f${expandRunId}`);
     this.scheduleSave();
   }
 

@@ -172,7 +172,11 @@ describe('e2e: rewind that forks', function () {
 
     await phase('the parent, untouched by the fork, goes on with an instruction of its own', async () => {
       frame = await openTimeline(wb.page);
-      await runRow(frame, false).click();
+      const parent = runRow(frame, false);
+      await parent.click();
+      // The view opens only a run new to it: the parent may be shown closed (a person opens it to see its steps).
+      if ((await parent.getAttribute('aria-expanded')) === 'false') await parent.press('ArrowRight');
+      await waitUntil('the parent to be open', async () => (await parent.getAttribute('aria-expanded')) === 'true', 10_000);
       await frame.locator('.composer-target', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
       const input = frame.locator('textarea.composer-input');
       await input.fill(PARENT_INSTRUCTION);

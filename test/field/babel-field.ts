@@ -132,10 +132,12 @@ async function main(): Promise<void> {
     await reloaded;
     t = Date.now();
     const frame = await openTimeline(wb.page);
-    await frame.locator('[role="treeitem"].kind-run').first().waitFor({ timeout: 120_000 });
-    console.log(
-      `run list shown ${Date.now() - t} ms after the view was opened; rows: ${await frame.locator('[role="treeitem"].kind-run').count()}`,
-    );
+    const runRows = frame.locator('[role="treeitem"].kind-run');
+    await runRows.first().waitFor({ timeout: 120_000 });
+    console.log(`run list shown ${Date.now() - t} ms after the view was opened; rows: ${await runRows.count()}`);
+    // The tree is virtual (the expanded run's steps fill it): a run row's set size counts the runs.
+    await waitUntil('every run listed', async () => (await runRows.first().getAttribute('aria-setsize')) === String(RUNS), 120_000);
+    console.log(`all ${RUNS} runs listed ${Date.now() - t} ms after the view was opened`);
     await shots(wb, 'field-1-many-runs');
 
     const input = frame.locator('textarea.composer-input');

@@ -152,6 +152,64 @@ export function timelineSuite(): void {
       assert.equal(delta.type, 'runDelta');
     });
 
+    it("answers ready with the selected run alone, then the others whole in one message, newest first; a second ready stops the first's", async () => {
+      const base = sampleRun(3).state;
+      const runOf = (runId: string, createdAt: number): RunState => ({ ...base, run: { ...base.run, runId, createdAt } });
+      const runs = [runOf('old', 1), runOf('mid', 2), runOf('new', 3)];
+      const many = fakeBackend(() => base, new Map()).backend;
+      const reads: string[] = [];
+      const manyBackend: TimelineBackend = {
+        ...many,
+        selectedRun: () => 'mid',
+        listRuns: async () =>
+          runs.map((r) => ({
+            runId: r.run.runId,
+            task: r.run.task,
+            createdAt: r.run.createdAt,
+            status: r.status,
+            updatedAt: 0,
+            steps: 3,
+            leased: false,
+          })),
+        readRun: async (runId) => (reads.push(runId), runs.find((r) => r.run.runId === runId)!),
+      };
+      const opening = new TimelineViewProvider(
+        extensionUri,
+        new TimelineSync(manyBackend),
+        requests,
+        (m) => logs.push(m),
+        20,
+        undefined,
+        manyBackend,
+      );
+      try {
+        const fake = fakeView();
+        opening.resolveWebviewView(fake.view);
+        fake.send({ type: 'ready' });
+        await until(() => fake.posted.some((m) => HostToWebview.parse(m).type === 'runsListed'));
+        const sent = fake.posted.map((m) => HostToWebview.parse(m));
+        const ids = (m: HostToWebview) => (m.type === 'snapshot' || m.type === 'runsListed' ? m.runs.map((r) => r.header.runId) : []);
+        assert.deepEqual(
+          sent.map((m) => `${m.type} ${ids(m).join(',')}`.trim()),
+          ['snapshot mid', 'selected', 'runsListed new,old'],
+        );
+        assert.deepEqual(reads, ['mid', 'new', 'old'], 'each run read once');
+        const again = fakeView();
+        opening.resolveWebviewView(again.view);
+        again.send({ type: 'ready' });
+        again.send({ type: 'ready' });
+        await until(() => again.posted.filter((m) => HostToWebview.parse(m).type === 'runsListed').length === 1);
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(
+          again.posted.filter((m) => HostToWebview.parse(m).type === 'runsListed').length,
+          1,
+          "the first ready's runs are not sent",
+        );
+      } finally {
+        opening.dispose();
+      }
+    });
+
     it('pushes the first change after a quiet spell at once, and the burst after it as one delta', async () => {
       let grown = sampleRun(20);
       const own = fakeBackend(() => grown.state, grown.live);

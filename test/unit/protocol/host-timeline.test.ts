@@ -368,6 +368,46 @@ describe('timeline host: sync', () => {
     assert.equal(reads, 1, 'read once');
   });
 
+  it('opens with one run read (the selected, else the newest); the others follow newest first, each read and sent once, none built by a change of the listing', async () => {
+    const { state } = sampleRun(3);
+    const reads: string[] = [];
+    const runOf = (runId: string): RunState => ({ ...state, run: { ...state.run, runId } });
+    const listed = ['old', 'mid', 'new'].map((runId, i) => ({
+      runId,
+      task: runId,
+      createdAt: i,
+      status: 'paused' as const,
+      updatedAt: i,
+      steps: 3,
+      leased: false,
+    }));
+    const sync = new TimelineSync({
+      ...fakeBackend(state, []),
+      listRuns: async () => listed,
+      readRun: async (runId: string) => (reads.push(runId), runOf(runId)),
+    });
+    const opening = await sync.opening('mid');
+    assert.deepEqual(
+      opening.messages[0].runs.map((r) => r.header.runId),
+      ['mid'],
+    );
+    assert.deepEqual(opening.rest, ['new', 'old']);
+    assert.deepEqual(await sync.apply({ runs: true, records: [], paths: [] }), [], 'a change of the listing builds none of the rest');
+    assert.deepEqual(reads, ['mid']);
+    const [changed] = await sync.apply({ runs: false, records: ['new'], paths: [] });
+    assert.ok(changed?.type === 'runDelta' && changed.header.runId === 'new', 'a run the runtime writes to is sent at once');
+    assert.equal(await sync.listed('new'), undefined, 'and not again');
+    assert.deepEqual(await sync.listed('old'), buildRunView(runOf('old'), new Map(), false), 'a listed run is sent whole');
+    assert.equal(await sync.listed('old'), undefined, 'once');
+    assert.deepEqual(reads, ['mid', 'new', 'old']);
+    const again = await sync.opening();
+    assert.deepEqual(
+      again.messages[0].runs.map((r) => r.header.runId),
+      ['new'],
+      'no selection: the newest',
+    );
+  });
+
   it("sends a long run's first steps in the snapshot and the rest in chunks that add up to the whole run", async () => {
     const long = sampleRun(FIRST_STEPS + 4300);
     const sync = new TimelineSync(fakeBackend(long.state, []));

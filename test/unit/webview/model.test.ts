@@ -101,6 +101,21 @@ describe('webview: host messages', () => {
     assert.ok(model.remove('old'));
     assert.equal(model.remove('old'), false);
   });
+
+  it("adds the opening's listed runs after its snapshot (a refresh marked listed), in their place; a malformed list changes nothing", () => {
+    const h = harness();
+    const older = buildRunView(sampleRun(1, { runId: 'old' }).state, new Map(), false);
+    const newer = { ...viewA, header: { ...viewA.header, runId: 'new', createdAt: viewA.header.createdAt + 1000 } };
+    dispatchHostMessage({ type: 'snapshot', runs: [viewA] }, h.deps);
+    assert.ok(dispatchHostMessage({ type: 'runsListed', runs: [newer, older] }, h.deps));
+    assert.deepEqual(
+      h.model.list().map((r) => r.header.runId),
+      ['new', 'a', 'old'],
+    );
+    assert.deepEqual(h.events, ['snapshot', 'listed']);
+    assert.equal(dispatchHostMessage({ type: 'runsListed', runs: [{ header: {} }] }, h.deps), false);
+    assert.equal(h.model.list().length, 3);
+  });
 });
 
 describe('webview: saved state', () => {

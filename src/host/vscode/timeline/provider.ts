@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { WebviewToHost, parseMessage, type HostToWebview } from '../../../protocol/messages';
+import type { RunView } from '../../../protocol/viewModel';
 import type { ConversationBackend, StreamChunk, TimelineBackend, TimelineChange } from './backend';
 import { timelineHtml } from './html';
 import type { RequestHandler } from './requests';
@@ -8,6 +9,9 @@ import { ChangeQueue, type TimelineSync } from './sync';
 import { errorText } from '../../../core/error-text';
 
 export const TIMELINE_VIEW_ID = 'agentCheckpoints.timeline';
+
+/** How long one task of the opening reads runs before it sends them. */
+const LISTED_BATCH_MS = 100;
 
 export function newNonce(): string {
   return randomBytes(24).toString('base64');
@@ -33,6 +37,8 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
   readonly onDidChangeVisibility = this.visibilityEmitter.event;
   /** Messages refused because they did not parse (for tests and diagnostics). */
   rejectedMessages = 0;
+  /** How many times the view asked for its runs (`ready`): the runs still to send of an older ask are not sent. */
+  private openings = 0;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -158,17 +164,46 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     if (message.type === 'ready') {
       this.ready = true;
       this.queue.drain();
-      const messages = await this.sync.snapshot().catch((error: Error): HostToWebview[] => [
-        { type: 'snapshot', runs: [] },
-        { type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` },
-      ]);
-      for (const snapshotPart of messages) await this.post(snapshotPart);
-      if (this.selection) await this.post({ type: 'selected', runId: this.selection.selectedRun() ?? null });
+      const selected = this.selection?.selectedRun();
+      const opening = await this.sync.opening(selected).catch((error: Error) => ({
+        messages: [
+          { type: 'snapshot', runs: [] },
+          { type: 'notice', level: 'error', text: `Could not read the runs: ${error.message}` },
+        ] satisfies HostToWebview[],
+        rest: [],
+      }));
+      for (const part of opening.messages) await this.post(part);
+      if (this.selection) await this.post({ type: 'selected', runId: selected ?? null });
       await this.postKeyState();
       this.approvalsChanged();
+      this.sendRest(opening.rest, ++this.openings);
       return;
     }
     await this.post(await this.requests.handle(message));
+  }
+
+  /**
+   * The opening's other runs, whole, in serialised tasks of about LISTED_BATCH_MS of reading each
+   * (one message, one repaint of the view each): changes that come meanwhile go out between them.
+   * A newer opening stops it.
+   */
+  private sendRest(rest: readonly string[], opening: number): void {
+    if (rest.length === 0) return;
+    void this.serialise(async () => {
+      if (opening !== this.openings || !this.view) return;
+      const started = performance.now();
+      const runs: RunView[] = [];
+      let next = 0;
+      while (next < rest.length && performance.now() - started < LISTED_BATCH_MS) {
+        const runId = rest[next++]!;
+        const view = await this.sync
+          .listed(runId)
+          .catch((error: unknown) => this.log(`timeline: run ${runId} not shown: ${errorText(error)}`));
+        if (view) runs.push(view);
+      }
+      if (runs.length > 0) await this.post({ type: 'runsListed', runs });
+      this.sendRest(rest.slice(next), opening);
+    });
   }
 
   private async flush(): Promise<void> {

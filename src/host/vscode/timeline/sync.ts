@@ -72,6 +72,8 @@ export class TimelineSync {
   /** The lowest step the records touched since the view was built, by run (Infinity: only the header). */
   private readonly touched = new Map<string, number>();
   private summaries = new Map<string, RunSummary>();
+  /** Runs the opening listed whose view is not sent yet (`listed` gives each): a change of the listing does not build them. */
+  private unsent = new Set<string>();
 
   constructor(
     private readonly backend: SyncBackend,
@@ -177,22 +179,52 @@ export class TimelineSync {
   }
 
   /**
-   * Every run, as the view shows it on `ready`: a snapshot whose runs carry their first steps
-   * (what the view paints first), then each long run's later steps as deltas, a chunk each.
+   * What the view is sent on `ready`: a snapshot of one run (`first`, else the newest), then its
+   * later steps in chunks; `rest` names the other runs, newest first, each for `listed`. The
+   * first paint waits for one run's read, not for every run's (many long runs: seconds).
    */
-  async snapshot(): Promise<[SnapshotMessage, ...RunDeltaMessage[]]> {
+  async opening(first?: string): Promise<{ messages: [SnapshotMessage, ...RunDeltaMessage[]]; rest: string[] }> {
     this.sent.clear();
-    const runs: RunView[] = [];
-    const rest: RunDeltaMessage[] = [];
-    for (const summary of await this.refreshSummaries()) {
-      const view = await this.view(summary.runId);
-      if (!view) continue;
-      this.sent.set(summary.runId, view);
-      runs.push({ header: view.header, steps: view.steps.slice(0, FIRST_STEPS) });
-      for (let from = FIRST_STEPS; from < view.steps.length; from += STEP_CHUNK)
-        rest.push({ type: 'runDelta', header: view.header, fromStep: from, steps: view.steps.slice(from, from + STEP_CHUNK) });
+    const order = (await this.refreshSummaries()).sort(
+      (a, b) => Number(b.runId === first) - Number(a.runId === first) || b.createdAt - a.createdAt,
+    );
+    this.unsent = new Set(order.map((s) => s.runId));
+    for (const [i, summary] of order.entries()) {
+      const parts = await this.sendable(summary.runId);
+      if (parts)
+        return { messages: [{ type: 'snapshot', runs: [parts.run] }, ...parts.chunks], rest: order.slice(i + 1).map((s) => s.runId) };
     }
-    return [{ type: 'snapshot', runs }, ...rest];
+    return { messages: [{ type: 'snapshot', runs: [] }], rest: [] };
+  }
+
+  /** A run of the opening's rest, whole, unless a change sent it already or it went (or it reads no more). */
+  async listed(runId: string): Promise<RunView | undefined> {
+    if (!this.unsent.delete(runId)) return undefined;
+    const view = await this.view(runId);
+    if (view) this.sent.set(runId, view);
+    return view;
+  }
+
+  /** Every run at once (tests, benches): the opening's snapshot with the rest's runs added, then the first run's later steps in chunks. */
+  async snapshot(): Promise<[SnapshotMessage, ...RunDeltaMessage[]]> {
+    const { messages, rest } = await this.opening();
+    for (const runId of rest) {
+      const view = await this.listed(runId);
+      if (view) messages[0].runs.push(view);
+    }
+    return messages;
+  }
+
+  /** The run's view, kept as sent: its first steps, and its later ones in chunks. */
+  private async sendable(runId: string): Promise<{ run: RunView; chunks: RunDeltaMessage[] } | undefined> {
+    this.unsent.delete(runId);
+    const view = await this.view(runId);
+    if (!view) return undefined;
+    this.sent.set(runId, view);
+    const chunks: RunDeltaMessage[] = [];
+    for (let from = FIRST_STEPS; from < view.steps.length; from += STEP_CHUNK)
+      chunks.push({ type: 'runDelta', header: view.header, fromStep: from, steps: view.steps.slice(from, from + STEP_CHUNK) });
+    return { run: { header: view.header, steps: view.steps.slice(0, FIRST_STEPS) }, chunks };
   }
 
   /** Messages for one batch of changes, in order. */
@@ -207,7 +239,7 @@ export class TimelineSync {
         this.forget(runId);
         messages.push({ type: 'runRemoved', runId });
       }
-      for (const summary of list)
+      for (const summary of list.filter((s) => !this.unsent.has(s.runId)))
         if (!this.sent.has(summary.runId) || headerChanged(summary, this.sent.get(summary.runId)!, this.reviewCount(summary.runId)))
           touched.add(summary.runId);
     }
@@ -233,6 +265,7 @@ export class TimelineSync {
       }
       this.folds.drop(runId);
     }
+    this.unsent.delete(runId);
     const next = await this.view(runId);
     if (!next) {
       this.forget(runId);
@@ -249,6 +282,7 @@ export class TimelineSync {
 
   private forget(runId: string): void {
     this.sent.delete(runId);
+    this.unsent.delete(runId);
     this.folds.drop(runId);
     this.builtFrom.delete(runId);
     this.touched.delete(runId);
