@@ -19,15 +19,17 @@ export interface RunUsage {
 const REMOVABLE: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 /**
- * Which runs to remove: oldest finished runs first, until the run count and the bytes (runs
- * plus the blobs still referenced) fit the policy. Running, paused and interrupted runs stay.
+ * Which runs to remove: oldest finished runs first, until the count of finished runs (maxRuns)
+ * and the bytes (runs plus the blobs still referenced) fit the policy. Running, paused and
+ * interrupted runs stay, and do not count against maxRuns: many of them never make the store
+ * remove a run as soon as it finishes.
  */
 export function planRetention(runs: readonly RunUsage[], blobSizes: ReadonlyMap<string, number>, policy: RetentionPolicy): string[] {
   const referrers = new Map<string, number>();
   for (const run of runs) for (const blob of run.blobs ?? []) referrers.set(blob, (referrers.get(blob) ?? 0) + 1);
   let bytes = runs.reduce((sum, run) => sum + run.bytes, 0);
   for (const blob of referrers.keys()) bytes += blobSizes.get(blob) ?? 0;
-  let count = runs.length;
+  let count = runs.filter((run) => REMOVABLE.has(run.status)).length;
   const candidates = runs.filter((run) => REMOVABLE.has(run.status) && !run.protected).sort((a, b) => a.updatedAt - b.updatedAt);
   const removed: string[] = [];
   for (const run of candidates) {
